@@ -1,0 +1,16 @@
+// Package content embeds the seed content of Glimpse: brands with their
+// themes and copy, and the static images the screens show. On first start the
+// binary copies it into MongoDB, where editors change it without a redeploy.
+package content
+
+import "embed"
+
+// Brands holds brands/<key>.json: each brand's name, bundle, theme and copy.
+//
+//go:embed brands/*.json
+var Brands embed.FS
+
+// Static holds the images served under /static/.
+//
+//go:embed static
+var Static embed.FS

@@ -1,0 +1,235 @@
+// Package app wires Glimpse together: configuration, the database, the
+// services and the HTTP server, and the admin commands of the binary.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/content"
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/brand"
+	"glimpse/engine/config"
+	"glimpse/engine/server"
+	"glimpse/engine/store"
+	"glimpse/renderer"
+)
+
+const usage = `usage: glimpse [command]
+
+commands:
+  serve               start the server (the default)
+  login-link EMAIL    print a single-use sign-in link, valid for 10 minutes
+  version             print the version
+`
+
+// Run runs the command in args.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, version string) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	if cmd == "version" {
+		_, err := fmt.Fprintln(stdout, version)
+		return err
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(cfg.LogLevel)
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, logger, stdout, version)
+	case "login-link":
+		fs := flag.NewFlagSet("login-link", flag.ContinueOnError)
+		if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+			return errors.New("usage: glimpse login-link EMAIL")
+		}
+		return loginLink(ctx, cfg, logger, stdout, fs.Arg(0))
+	case "-h", "--help", "help":
+		_, err := io.WriteString(stdout, usage)
+		return err
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// App is the wired application, shared by serve, the admin commands and tests.
+type App struct {
+	Config config.Config
+	Clock  engine.Clock
+	Logger *slog.Logger
+	Store  *store.Store
+	Auth   *auth.Service
+	Brands *brand.Registry
+	Secret []byte
+}
+
+// Open connects to the database, prepares its collections, seeds what is
+// missing and loads brands. With st nil it opens the store cfg describes.
+func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock engine.Clock, st *store.Store) (*App, error) {
+	var err error
+	if st == nil {
+		st, err = store.Open(ctx, store.Config{URI: cfg.MongoURI, DataDir: cfg.DataDir, Database: cfg.Database}, logger)
+		if err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+	}
+	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
+		Auth: auth.NewService(st.DB(), clock, auth.NewHasher(), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+	specs := []store.CollectionSpec{{Name: brand.Collection}, {Name: settingsCollection}}
+	for name, idx := range auth.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
+	if err := st.EnsureCollections(ctx, specs); err != nil {
+		return nil, err
+	}
+	seed, err := brand.ReadSeed(content.Brands)
+	if err != nil {
+		return nil, err
+	}
+	if err := brand.Seed(ctx, st.DB(), seed); err != nil {
+		return nil, err
+	}
+	if err := a.Brands.Load(ctx, st.DB(), logger); err != nil {
+		return nil, err
+	}
+	if a.Secret, err = loadSecret(ctx, st.DB(), cfg.Secret); err != nil {
+		return nil, err
+	}
+	if cfg.Demo {
+		if err := SeedDemo(ctx, a); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+const settingsCollection = "settings"
+
+// loadSecret returns the configured secret, or one generated on first start
+// and kept in the database so that every instance agrees on it.
+func loadSecret(ctx context.Context, db *mongo.Database, configured string) ([]byte, error) {
+	if configured != "" {
+		return []byte(configured), nil
+	}
+	coll := db.Collection(settingsCollection)
+	_, err := coll.InsertOne(ctx, bson.M{"_id": "csrf_secret", "value": engine.NewToken()})
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return nil, fmt.Errorf("create secret: %w", err)
+	}
+	var doc struct {
+		Value string `bson:"value"`
+	}
+	if err := coll.FindOne(ctx, bson.M{"_id": "csrf_secret"}).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("read secret: %w", err)
+	}
+	return []byte(doc.Value), nil
+}
+
+// Demo account, documented in README.md.
+const (
+	DemoEmail    = "demo@example.com"
+	DemoPassword = "glimpse-demo"
+)
+
+// SeedDemo creates the demo subscriber with an active weekly plan on the
+// default brand, unless it exists. It is idempotent.
+func SeedDemo(ctx context.Context, a *App) error {
+	u, err := a.Auth.UserByEmail(ctx, DemoEmail)
+	if engine.IsNotFound(err) {
+		u, err = a.Auth.CreateUser(ctx, DemoEmail, DemoPassword)
+	}
+	if err != nil {
+		return fmt.Errorf("seed demo user: %w", err)
+	}
+	return a.Auth.PutSubscription(ctx, auth.Subscription{
+		ID: "demo-weekly", UserID: u.ID, Email: u.Email, Bundle: a.Brands.Get(brand.DefaultKey).Bundle,
+		PlanCode: "glimpse_weekly_trial", Status: auth.StatusActive, MainPlan: true,
+		StartedAt: a.Clock.Now().Add(-72 * time.Hour),
+	})
+}
+
+// Server builds the HTTP server over the app.
+func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
+	return server.New(server.Deps{
+		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands,
+		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
+		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
+		ValidateResponses: validateResponses,
+	})
+}
+
+// Close releases the database.
+func (a *App) Close(ctx context.Context) error { return a.Store.Close(ctx) }
+
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, version string) error {
+	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(closeCtx); err != nil {
+			logger.Error("close store", "error", err)
+		}
+	}()
+	srv, err := a.Server(version, false)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	fmt.Fprintf(stdout, "Glimpse %s is running at %s\n", version, cfg.BaseURL)
+	if cfg.Demo {
+		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
+		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining requests", "timeout", cfg.ShutdownTimeout)
+	if err := srv.App().ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func loginLink(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, email string) error {
+	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	token, err := a.Auth.MintLoginLink(ctx, email)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s/?login=%s\n(single use, valid for %s)\n", cfg.BaseURL, token, auth.LoginLinkLifetime)
+	return err
+}
+

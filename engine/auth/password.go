@@ -1,0 +1,103 @@
+// Package auth holds accounts, passwords, sessions, sign-in links and the
+// authorisation rule (a main subscription on the brand's bundle).
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// Argon2id parameters from the OWASP password storage cheat sheet: 19 MiB,
+// two passes, one lane. They are stored with every hash (PHC format) so they
+// can be raised later without breaking existing passwords.
+const (
+	argonMemoryKiB = 19456
+	argonTime      = 2
+	argonThreads   = 1
+	argonKeyLen    = 32
+	argonSaltLen   = 16
+)
+
+// Hasher hashes and verifies passwords. Each hash allocates 19 MiB, so a
+// semaphore sized to the cores bounds memory under a burst of sign-ins.
+type Hasher struct {
+	slots chan struct{}
+	// dummy is verified against when an email is unknown, so an unknown
+	// account costs the same time as a wrong password and reveals nothing.
+	dummy string
+}
+
+// NewHasher returns a Hasher allowing one concurrent hash per core.
+func NewHasher() *Hasher {
+	h := &Hasher{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
+	h.dummy, _ = h.Hash(context.Background(), "glimpse-dummy-password")
+	return h
+}
+
+// Hash returns the PHC-formatted argon2id hash of password.
+func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
+	salt := make([]byte, argonSaltLen)
+	_, _ = rand.Read(salt)
+	if err := h.acquire(ctx); err != nil {
+		return "", err
+	}
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)
+	h.release()
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemoryKiB, argonTime,
+		argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+}
+
+// Verify reports whether password matches the PHC hash. An empty hash (an
+// unknown account) is checked against a dummy hash and always fails.
+func (h *Hasher) Verify(ctx context.Context, hash, password string) (bool, error) {
+	known := hash != ""
+	if !known {
+		hash = h.dummy
+	}
+	var version, memory, iterations int
+	var threads uint8
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false, fmt.Errorf("verify password: unsupported hash format")
+	}
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil {
+		return false, fmt.Errorf("verify password: %w", err)
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &iterations, &threads); err != nil {
+		return false, fmt.Errorf("verify password: %w", err)
+	}
+	b64 := base64.RawStdEncoding
+	salt, err := b64.DecodeString(parts[4])
+	if err != nil {
+		return false, fmt.Errorf("verify password salt: %w", err)
+	}
+	want, err := b64.DecodeString(parts[5])
+	if err != nil {
+		return false, fmt.Errorf("verify password key: %w", err)
+	}
+	if err := h.acquire(ctx); err != nil {
+		return false, err
+	}
+	got := argon2.IDKey([]byte(password), salt, uint32(iterations), uint32(memory), threads, uint32(len(want)))
+	h.release()
+	return known && subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+func (h *Hasher) acquire(ctx context.Context) error {
+	select {
+	case h.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait to hash password: %w", ctx.Err())
+	}
+}
+
+func (h *Hasher) release() { <-h.slots }

@@ -1,0 +1,372 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
+)
+
+// The sign-in errors. Their messages are the identity provider's texts the
+// spec quotes; screens may show brand copy instead, chosen with errors.Is.
+var (
+	// ErrInvalidCredential answers both an unknown email and a wrong password,
+	// so the sign-in form reveals nothing about which accounts exist.
+	ErrInvalidCredential = engine.Errorf(engine.CodeUnauthenticated, "The supplied auth credential is malformed or has expired.")
+	ErrTooManyRequests   = engine.Errorf(engine.CodeRateLimited, "We have blocked all requests from this device due to unusual activity. Try again later.")
+	ErrUserDisabled      = engine.Errorf(engine.CodeForbidden, "The user account has been disabled by an administrator.")
+	// ErrNoSubscription means the credentials were right but no main
+	// subscription on this brand's bundle authorises the person.
+	ErrNoSubscription = engine.Errorf(engine.CodeForbidden, "No Active Subscription. It seems like you don’t have a subscription anymore")
+	// ErrNoSession means the cookie names no live session.
+	ErrNoSession = engine.Errorf(engine.CodeUnauthenticated, "Your session has ended. Please sign in again.")
+	// ErrLinkInvalid means a sign-in link is unknown, used or expired.
+	ErrLinkInvalid = engine.Errorf(engine.CodeUnauthenticated, "This sign-in link has expired or was already used.")
+)
+
+// Collection names owned by auth.
+const (
+	UsersCollection         = "users"
+	UserEmailsCollection    = "user_emails"
+	SessionsCollection      = "sessions"
+	SubscriptionsCollection = "subscriptions"
+	LoginLinksCollection    = "login_links"
+	FailuresCollection      = "signin_failures"
+)
+
+// Limits on guessing. NIST asks for no more than 100 consecutive failures on
+// one account; we stop much earlier and for a short time, so a person who
+// mistypes is barely slowed and an attacker gets nowhere.
+const (
+	AccountFailureLimit = 10
+	IPAttemptLimit      = 30
+	LimitWindow         = 15 * time.Minute
+	LoginLinkLifetime   = 10 * time.Minute
+	// cacheTTL bounds how long another instance may still honour a session
+	// that was signed out elsewhere.
+	cacheTTL = 5 * time.Second
+)
+
+// Principal is who a request acts for: the session, its user and the user's
+// subscriptions, as loaded (or cached) for one request.
+type Principal struct {
+	Session       Session
+	User          User
+	Subscriptions []Subscription
+}
+
+// Service is the accounts and sessions API.
+type Service struct {
+	db       *mongo.Database
+	clock    engine.Clock
+	hasher   *Hasher
+	lifetime time.Duration
+
+	sessions *ttlCache[sessionEntry]
+	subs     *ttlCache[[]Subscription]
+	ipTries  *windowCounter
+}
+
+type sessionEntry struct {
+	session Session
+	user    User
+}
+
+// NewService returns the auth service over db. lifetime is the absolute
+// session lifetime (5 hours in production).
+func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime time.Duration) *Service {
+	return &Service{
+		db: db, clock: clock, hasher: hasher, lifetime: lifetime,
+		sessions: newTTLCache[sessionEntry](clock, cacheTTL),
+		subs:     newTTLCache[[]Subscription](clock, cacheTTL),
+		ipTries:  newWindowCounter(clock, LimitWindow),
+	}
+}
+
+// Collections lists the collections auth uses with their indexes, for the
+// store to create at start.
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{
+		UsersCollection:         nil,
+		UserEmailsCollection:    nil,
+		SessionsCollection:      {{Keys: bson.D{{Key: "userId", Value: 1}}}},
+		SubscriptionsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
+		LoginLinksCollection:    nil,
+		FailuresCollection:      nil,
+	}
+}
+
+// CreateUser makes an account. The email-index document is written first:
+// its _id is the normalised email, so a second account with the same address
+// fails on the unique _id.
+func (s *Service) CreateUser(ctx context.Context, email, password string) (User, error) {
+	hash, err := s.hasher.Hash(ctx, password)
+	if err != nil {
+		return User{}, fmt.Errorf("create user: %w", err)
+	}
+	u := User{ID: engine.NewID(), Email: NormaliseEmail(email), PasswordHash: hash, CreatedAt: s.clock.Now()}
+	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, bson.M{"_id": u.Email, "userId": u.ID})
+	if mongo.IsDuplicateKeyError(err) {
+		return User{}, engine.Errorf(engine.CodeConflict, "The email address is already in use by another account.")
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("create user email index: %w", err)
+	}
+	if _, err := s.db.Collection(UsersCollection).InsertOne(ctx, u); err != nil {
+		return User{}, fmt.Errorf("create user: %w", err)
+	}
+	return u, nil
+}
+
+// UserByEmail finds an account by address.
+func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
+	var idx struct {
+		UserID string `bson:"userId"`
+	}
+	err := s.db.Collection(UserEmailsCollection).FindOne(ctx, bson.M{"_id": NormaliseEmail(email)}).Decode(&idx)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return User{}, engine.Errorf(engine.CodeNotFound, "There is no user record corresponding to this identifier.")
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("find user email: %w", err)
+	}
+	return s.userByID(ctx, idx.UserID)
+}
+
+func (s *Service) userByID(ctx context.Context, id string) (User, error) {
+	var u User
+	err := s.db.Collection(UsersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&u)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return User{}, engine.Errorf(engine.CodeNotFound, "There is no user record corresponding to this identifier.")
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("find user %s: %w", id, err)
+	}
+	return u, nil
+}
+
+// SignIn checks an email and password and opens a session when the person is
+// authorised on bundle. It returns the session token for the cookie. ip keys
+// the per-IP limit. Unknown emails take the same time as wrong passwords.
+func (s *Service) SignIn(ctx context.Context, email, password, ip, bundle string) (string, error) {
+	if s.ipTries.add(ip) > IPAttemptLimit {
+		return "", ErrTooManyRequests
+	}
+	email = NormaliseEmail(email)
+	failKey := "account:" + engine.HashToken(email)
+	limited, err := s.accountLimited(ctx, failKey)
+	if err != nil {
+		return "", err
+	}
+	if limited {
+		return "", ErrTooManyRequests
+	}
+	u, err := s.UserByEmail(ctx, email)
+	if err != nil && !engine.IsNotFound(err) {
+		return "", fmt.Errorf("sign in: %w", err)
+	}
+	ok, err := s.hasher.Verify(ctx, u.PasswordHash, password)
+	if err != nil {
+		return "", fmt.Errorf("sign in: %w", err)
+	}
+	if !ok {
+		if err := s.recordFailure(ctx, failKey); err != nil {
+			return "", err
+		}
+		return "", ErrInvalidCredential
+	}
+	if u.Disabled {
+		return "", ErrUserDisabled
+	}
+	if _, err := s.db.Collection(FailuresCollection).DeleteOne(ctx, bson.M{"_id": failKey}); err != nil {
+		return "", fmt.Errorf("clear sign-in failures: %w", err)
+	}
+	return s.openSession(ctx, u, bundle)
+}
+
+func (s *Service) openSession(ctx context.Context, u User, bundle string) (string, error) {
+	subs, err := s.Subscriptions(ctx, u.ID)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := MainSubscription(subs, bundle, s.clock.Now()); !ok {
+		return "", ErrNoSubscription
+	}
+	token := engine.NewToken()
+	now := s.clock.Now()
+	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime)}
+	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
+		return "", fmt.Errorf("open session: %w", err)
+	}
+	s.sessions.put(sess.ID, sessionEntry{session: sess, user: u})
+	return token, nil
+}
+
+type failureDoc struct {
+	ID          string    `bson:"_id"`
+	Count       int       `bson:"count"`
+	WindowStart time.Time `bson:"windowStart"`
+}
+
+func (s *Service) accountLimited(ctx context.Context, key string) (bool, error) {
+	var f failureDoc
+	err := s.db.Collection(FailuresCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&f)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read sign-in failures: %w", err)
+	}
+	return f.Count >= AccountFailureLimit && s.clock.Now().Before(f.WindowStart.Add(LimitWindow)), nil
+}
+
+func (s *Service) recordFailure(ctx context.Context, key string) error {
+	now := s.clock.Now()
+	coll := s.db.Collection(FailuresCollection)
+	var f failureDoc
+	err := coll.FindOne(ctx, bson.M{"_id": key}).Decode(&f)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("read sign-in failures: %w", err)
+	}
+	if errors.Is(err, mongo.ErrNoDocuments) || !now.Before(f.WindowStart.Add(LimitWindow)) {
+		f = failureDoc{ID: key, WindowStart: now}
+	}
+	f.Count++
+	_, err = coll.ReplaceOne(ctx, bson.M{"_id": key}, f, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("record sign-in failure: %w", err)
+	}
+	return nil
+}
+
+// Authenticate turns a session token into the Principal it stands for. It is
+// on every signed-in request's path, so it reads through short-lived caches.
+func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
+	if token == "" {
+		return Principal{}, ErrNoSession
+	}
+	id := engine.HashToken(token)
+	entry, ok := s.sessions.get(id)
+	if !ok {
+		var sess Session
+		err := s.db.Collection(SessionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sess)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return Principal{}, ErrNoSession
+		}
+		if err != nil {
+			return Principal{}, fmt.Errorf("find session: %w", err)
+		}
+		u, err := s.userByID(ctx, sess.UserID)
+		if engine.IsNotFound(err) {
+			return Principal{}, ErrNoSession
+		}
+		if err != nil {
+			return Principal{}, err
+		}
+		entry = sessionEntry{session: sess, user: u}
+		s.sessions.put(id, entry)
+	}
+	if !s.clock.Now().Before(entry.session.ExpiresAt) || entry.user.Disabled {
+		s.sessions.drop(id)
+		return Principal{}, ErrNoSession
+	}
+	subs, err := s.Subscriptions(ctx, entry.user.ID)
+	if err != nil {
+		return Principal{}, err
+	}
+	return Principal{Session: entry.session, User: entry.user, Subscriptions: subs}, nil
+}
+
+// SignOut ends the session of token, at once on this instance.
+func (s *Service) SignOut(ctx context.Context, token string) error {
+	if token == "" {
+		return nil
+	}
+	id := engine.HashToken(token)
+	s.sessions.drop(id)
+	if _, err := s.db.Collection(SessionsCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+		return fmt.Errorf("sign out: %w", err)
+	}
+	return nil
+}
+
+// Subscriptions lists a user's subscriptions (cached briefly).
+func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscription, error) {
+	if subs, ok := s.subs.get(userID); ok {
+		return subs, nil
+	}
+	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
+	if err != nil {
+		return nil, fmt.Errorf("find subscriptions: %w", err)
+	}
+	subs := []Subscription{}
+	if err := cur.All(ctx, &subs); err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	s.subs.put(userID, subs)
+	return subs, nil
+}
+
+// PutSubscription creates or replaces a subscription (idempotent by _id).
+func (s *Service) PutSubscription(ctx context.Context, sub Subscription) error {
+	_, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
+		options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("put subscription %s: %w", sub.ID, err)
+	}
+	s.subs.drop(sub.UserID)
+	return nil
+}
+
+type loginLink struct {
+	ID        string    `bson:"_id"`
+	UserID    string    `bson:"userId"`
+	ExpiresAt time.Time `bson:"expiresAt"`
+}
+
+// MintLoginLink makes a single-use token that signs the account in within
+// LoginLinkLifetime. Only its hash is stored.
+func (s *Service) MintLoginLink(ctx context.Context, email string) (string, error) {
+	u, err := s.UserByEmail(ctx, email)
+	if err != nil {
+		return "", fmt.Errorf("mint login link: %w", err)
+	}
+	token := engine.NewToken()
+	link := loginLink{ID: engine.HashToken(token), UserID: u.ID, ExpiresAt: s.clock.Now().Add(LoginLinkLifetime)}
+	if _, err := s.db.Collection(LoginLinksCollection).InsertOne(ctx, link); err != nil {
+		return "", fmt.Errorf("mint login link: %w", err)
+	}
+	return token, nil
+}
+
+// ConsumeLoginLink signs in with a link token, deleting it so it works once.
+func (s *Service) ConsumeLoginLink(ctx context.Context, token, ip, bundle string) (string, error) {
+	if s.ipTries.add(ip) > IPAttemptLimit {
+		return "", ErrTooManyRequests
+	}
+	var link loginLink
+	err := s.db.Collection(LoginLinksCollection).FindOneAndDelete(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return "", ErrLinkInvalid
+	}
+	if err != nil {
+		return "", fmt.Errorf("consume login link: %w", err)
+	}
+	if !s.clock.Now().Before(link.ExpiresAt) {
+		return "", ErrLinkInvalid
+	}
+	u, err := s.userByID(ctx, link.UserID)
+	if err != nil {
+		return "", fmt.Errorf("consume login link: %w", err)
+	}
+	if u.Disabled {
+		return "", ErrUserDisabled
+	}
+	return s.openSession(ctx, u, bundle)
+}

@@ -1,0 +1,126 @@
+// Package config loads the one Config of the binary from the environment,
+// once, at start. It is passed down; nothing reads the environment later.
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the binary. The table in README.md lists the
+// variables; secrets also accept a NAME_FILE variant holding a file path, so
+// they can come from a secrets mount instead of the environment.
+type Config struct {
+	Addr     string // GLIMPSE_ADDR: where the HTTP server listens
+	BaseURL  string // GLIMPSE_BASE_URL: the public origin, used for links in mail and CLI output
+	DataDir  string // GLIMPSE_DATA_DIR: the embedded database's files
+	MongoURI string // MONGODB_URI: a real MongoDB; empty starts the embedded one
+	Database string // GLIMPSE_DATABASE: the database name
+	Demo     bool   // GLIMPSE_DEMO: seed the demo subscriber
+
+	// Secret keys the CSRF tokens. Empty means one is generated and kept in
+	// the database, so every instance sharing the database agrees on it.
+	Secret string // GLIMPSE_SECRET (or GLIMPSE_SECRET_FILE)
+
+	// BrandHosts maps a request host name to a brand key.
+	BrandHosts map[string]string // GLIMPSE_BRAND_HOSTS: "x.example.com=_x_,y.example.com=_y_"
+
+	SessionLifetime time.Duration // GLIMPSE_SESSION_LIFETIME: absolute session lifetime
+	ShutdownTimeout time.Duration // GLIMPSE_SHUTDOWN_TIMEOUT: how long SIGTERM waits for requests
+
+	// Operator details shown in the legal pages and support links.
+	SupportEmail string // GLIMPSE_SUPPORT_EMAIL
+
+	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
+}
+
+// Load reads the configuration from getenv (os.Getenv in production) and
+// validates it.
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{
+		Addr:            or(getenv("GLIMPSE_ADDR"), "127.0.0.1:8080"),
+		DataDir:         or(getenv("GLIMPSE_DATA_DIR"), "./data"),
+		Database:        or(getenv("GLIMPSE_DATABASE"), "glimpse"),
+		SupportEmail:    or(getenv("GLIMPSE_SUPPORT_EMAIL"), "support@glimpse.example"),
+		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
+		SessionLifetime: 5 * time.Hour,
+		ShutdownTimeout: 10 * time.Second,
+		BrandHosts:      map[string]string{},
+	}
+	var err error
+	if c.MongoURI, err = secret(getenv, "MONGODB_URI"); err != nil {
+		return c, err
+	}
+	if c.Secret, err = secret(getenv, "GLIMPSE_SECRET"); err != nil {
+		return c, err
+	}
+	if v := getenv("GLIMPSE_DEMO"); v != "" {
+		if c.Demo, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("GLIMPSE_DEMO: %w", err)
+		}
+	}
+	if v := getenv("GLIMPSE_SESSION_LIFETIME"); v != "" {
+		if c.SessionLifetime, err = time.ParseDuration(v); err != nil || c.SessionLifetime <= 0 {
+			return c, fmt.Errorf("GLIMPSE_SESSION_LIFETIME must be a positive duration, got %q", v)
+		}
+	}
+	if v := getenv("GLIMPSE_SHUTDOWN_TIMEOUT"); v != "" {
+		if c.ShutdownTimeout, err = time.ParseDuration(v); err != nil || c.ShutdownTimeout <= 0 {
+			return c, fmt.Errorf("GLIMPSE_SHUTDOWN_TIMEOUT must be a positive duration, got %q", v)
+		}
+	}
+	if v := getenv("GLIMPSE_BRAND_HOSTS"); v != "" {
+		for _, pair := range strings.Split(v, ",") {
+			host, brand, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok || host == "" || brand == "" {
+				return c, fmt.Errorf("GLIMPSE_BRAND_HOSTS: %q is not host=brand", pair)
+			}
+			c.BrandHosts[strings.ToLower(host)] = brand
+		}
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return c, fmt.Errorf("GLIMPSE_ADDR: %w", err)
+	}
+	c.BaseURL = strings.TrimRight(or(getenv("GLIMPSE_BASE_URL"), "http://"+c.Addr), "/")
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("GLIMPSE_BASE_URL must be an http(s) origin, got %q", c.BaseURL)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return c, fmt.Errorf("GLIMPSE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
+	}
+	return c, nil
+}
+
+// SecureCookies reports whether cookies must carry Secure: always, except for
+// a plain-http loopback origin used in development and tests.
+func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+
+func or(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}
+
+// secret reads NAME, or the file named by NAME_FILE.
+func secret(getenv func(string) string, name string) (string, error) {
+	if v := getenv(name); v != "" {
+		return v, nil
+	}
+	path := getenv(name + "_FILE")
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: %w", name, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}

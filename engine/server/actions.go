@@ -1,0 +1,229 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/gofiber/fiber/v3"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+// actionSpec is one line of the action table: the request type (validated
+// with go-playground/validator), which input each failing field shows under
+// and with which copy key, and the handler.
+type actionSpec struct {
+	newRequest func() any
+	messages   map[string]string // struct field name → copy key of its message
+	handle     func(r *request, in any) (*ui.Result, error)
+}
+
+// actionTable maps action names to their handlers.
+func (s *Server) actionTable() map[string]actionSpec {
+	return map[string]actionSpec{
+		"session.sign_in": {func() any { return &signInRequest{} },
+			map[string]string{"Email": "signIn.wrongEmail", "Password": "signIn.minPassword"}, s.signIn},
+		"session.from_url": {func() any { return &fromURLRequest{} }, nil, s.signInFromURL},
+		"session.sign_out": {func() any { return &struct{}{} }, nil, s.signOut},
+		"course.purchase":  {func() any { return &struct{}{} }, nil, s.purchaseCourse},
+		"event.track":      {func() any { return &trackRequest{} }, nil, s.track},
+	}
+}
+
+type signInRequest struct {
+	Email    string `json:"email" validate:"required,max=254,email"`
+	Password string `json:"password" validate:"required,min=6,max=1024"`
+}
+
+type fromURLRequest struct {
+	Creds string `json:"creds" validate:"required_without=Login,max=4096"`
+	Login string `json:"login" validate:"required_without=Creds,max=256"`
+}
+
+type trackRequest struct {
+	Event string         `json:"event" validate:"required,max=100"`
+	Props map[string]any `json:"props" validate:"max=20"`
+}
+
+// actionBody is the body every action receives (see engine/ui/protocol.md).
+type actionBody struct {
+	Values json.RawMessage `json:"values"`
+	Path   string          `json:"path"`
+}
+
+func (s *Server) handleAction(c fiber.Ctx) error {
+	spec, ok := s.actions[c.Params("name")]
+	if !ok {
+		return engine.Errorf(engine.CodeNotFound, "Unknown action.")
+	}
+	r, err := s.newRequest(c)
+	if err != nil {
+		return err
+	}
+	in := spec.newRequest()
+	var body actionBody
+	if len(c.Body()) > 0 {
+		if err := json.Unmarshal(c.Body(), &body); err != nil {
+			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
+		}
+	}
+	if len(body.Values) > 0 && string(body.Values) != "null" {
+		if err := json.Unmarshal(body.Values, in); err != nil {
+			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
+		}
+	}
+	if err := s.validate.Struct(in); err != nil {
+		return s.fieldErrors(r, spec, err)
+	}
+	res, err := spec.handle(r, in)
+	if err != nil {
+		return err
+	}
+	return s.sendResult(c, res)
+}
+
+// fieldErrors turns validator errors into the per-input messages the screen
+// shows; the inputs' ids are the fields' JSON names.
+func (s *Server) fieldErrors(r *request, spec actionSpec, err error) error {
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) {
+		return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
+	}
+	fields := map[string]string{}
+	for _, fe := range verrs {
+		key, ok := spec.messages[fe.StructField()]
+		msg := r.ctx.T(key)
+		if !ok {
+			msg = fmt.Sprintf("This value is not valid (%s).", fe.Tag())
+		}
+		if _, seen := fields[jsonName(fe)]; !seen {
+			fields[jsonName(fe)] = msg
+		}
+	}
+	return &engine.Error{Code: engine.CodeInvalid, Fields: fields, Err: err}
+}
+
+func jsonName(fe validator.FieldError) string {
+	name := fe.Field()
+	if name == "" {
+		return fe.StructField()
+	}
+	return lowerFirst(name)
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]|0x20) + s[1:]
+}
+
+func (s *Server) signIn(r *request, in any) (*ui.Result, error) {
+	req := in.(*signInRequest)
+	token, err := s.Auth.SignIn(r.fiber.Context(), req.Email, req.Password, r.fiber.IP(), r.brand.Bundle)
+	return s.afterSignIn(r, token, err)
+}
+
+func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
+	req := in.(*fromURLRequest)
+	var token string
+	var err error
+	if req.Login != "" {
+		token, err = s.Auth.ConsumeLoginLink(r.fiber.Context(), req.Login, r.fiber.IP(), r.brand.Bundle)
+	} else {
+		email, password, decodeErr := auth.DecodeCreds(req.Creds)
+		if decodeErr != nil {
+			err = auth.ErrInvalidCredential
+		} else {
+			token, err = s.Auth.SignIn(r.fiber.Context(), email, password, r.fiber.IP(), r.brand.Bundle)
+		}
+	}
+	if err != nil {
+		// The loader gives way to sign-in, whatever went wrong; the reason
+		// is logged, never the secret.
+		s.Logger.Info("sign-in from link failed", "requestId", requestID(r.fiber), "error", err.Error())
+		if errors.Is(err, auth.ErrNoSubscription) {
+			return ui.Effects(ui.Replace(screens.PathSignIn), ui.OpenOverlay(screens.NoSubscriptionOverlay)), nil
+		}
+		if engine.ErrorCode(err) == engine.CodeInternal {
+			return nil, err
+		}
+		return ui.Effects(ui.Replace(screens.PathSignIn)), nil
+	}
+	return s.afterSignIn(r, token, nil)
+}
+
+// afterSignIn rotates the session cookie and sends the person home, or maps
+// a sign-in failure to what the form shows.
+func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, error) {
+	switch {
+	case errors.Is(err, auth.ErrNoSubscription):
+		return ui.Effects(ui.OpenOverlay(screens.NoSubscriptionOverlay)), nil
+	case errors.Is(err, auth.ErrInvalidCredential):
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("auth.invalidCredential"))
+	case errors.Is(err, auth.ErrTooManyRequests):
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+	case errors.Is(err, auth.ErrUserDisabled):
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("auth.userDisabled"))
+	case errors.Is(err, auth.ErrLinkInvalid):
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("auth.linkInvalid"))
+	case err != nil:
+		return nil, err
+	}
+	// The old session, if any, ends: a sign-in always gets a fresh token.
+	if old := r.fiber.Cookies(s.sessionCookie()); old != "" {
+		if err := s.Auth.SignOut(r.fiber.Context(), old); err != nil {
+			return nil, err
+		}
+	}
+	r.fiber.Cookie(&fiber.Cookie{Name: s.sessionCookie(), Value: token, Path: "/", HTTPOnly: true,
+		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode,
+		MaxAge: int(s.Config.SessionLifetime / time.Second)})
+	return ui.Effects(ui.Replace(screens.PathDashboard)), nil
+}
+
+func (s *Server) signOut(r *request, _ any) (*ui.Result, error) {
+	if err := s.Auth.SignOut(r.fiber.Context(), r.fiber.Cookies(s.sessionCookie())); err != nil {
+		return nil, err
+	}
+	s.clearSessionCookie(r.fiber)
+	return ui.Effects(ui.Replace(screens.PathSignIn)), nil
+}
+
+func (s *Server) clearSessionCookie(c fiber.Ctx) {
+	c.Cookie(&fiber.Cookie{Name: s.sessionCookie(), Value: "", Path: "/", HTTPOnly: true,
+		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode, MaxAge: -1,
+		Expires: time.Unix(0, 0)})
+}
+
+// purchaseCourse answers honestly until payments exist: nothing is charged
+// and nothing is granted.
+func (s *Server) purchaseCourse(r *request, _ any) (*ui.Result, error) {
+	if !r.authorised {
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+	}
+	return nil, engine.Errorf(engine.CodeUnavailable, "%s", r.ctx.T("course.purchase.unavailable"))
+}
+
+// track records a product analytics event as a structured log line, tagged
+// with the brand and (when signed in) the user id, never the email.
+func (s *Server) track(r *request, in any) (*ui.Result, error) {
+	req := in.(*trackRequest)
+	attrs := []any{"event", req.Event, "brand", r.brand.Key, "requestId", requestID(r.fiber),
+		"userAgent", r.fiber.Get("User-Agent")}
+	if r.signedIn {
+		attrs = append(attrs, "userId", r.principal.User.ID)
+	}
+	if len(req.Props) > 0 {
+		attrs = append(attrs, slog.Any("props", req.Props))
+	}
+	s.Logger.Info("event", attrs...)
+	return &ui.Result{}, nil
+}

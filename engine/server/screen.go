@@ -1,0 +1,173 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/brand"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+// guard says who may see a route.
+type guard int
+
+const (
+	public    guard = iota // anyone
+	guestOnly              // signed-out people; the signed-in go to the dashboard
+	protected              // authorised subscribers; others go to sign-in
+)
+
+// route is one line of the screen table.
+type route struct {
+	path   string // exact path, or a prefix ending in "/*"
+	guard  guard
+	screen func(r *request) (screens.Page, error)
+}
+
+// routeTable maps paths to screens. Any path not listed serves as home.
+func (s *Server) routeTable() []route {
+	return []route{
+		{screens.PathSignIn, guestOnly, func(r *request) (screens.Page, error) {
+			return screens.SignIn(r.ctx, s.billingURL()), nil
+		}},
+		{screens.PathDashboard, protected, s.homeScreen},
+	}
+}
+
+func (s *Server) billingURL() string { return "/?quiz=true&page=SUBSCRIPTION" }
+
+// request is what one screen or action request knows about its caller.
+type request struct {
+	fiber      fiber.Ctx
+	brand      brand.Brand
+	ctx        screens.Context
+	principal  auth.Principal
+	signedIn   bool
+	authorised bool
+	mainSub    auth.Subscription
+	path       string
+	query      url.Values
+}
+
+// newRequest resolves the brand and the session of a request. A missing,
+// unknown or expired session is simply a signed-out request.
+func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
+	b := s.Brands.ForHost(c.Hostname())
+	r := &request{fiber: c, brand: b, ctx: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}
+	token := c.Cookies(s.sessionCookie())
+	if token == "" {
+		return r, nil
+	}
+	p, err := s.Auth.Authenticate(c.Context(), token)
+	if errors.Is(err, auth.ErrNoSession) {
+		s.clearSessionCookie(c)
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.principal, r.signedIn = p, true
+	r.mainSub, r.authorised = auth.MainSubscription(p.Subscriptions, b.Bundle, s.Clock.Now())
+	return r, nil
+}
+
+// handleScreen answers GET /ui/screen?path=: a guard's redirect, or the
+// envelope of the screen at that path.
+func (s *Server) handleScreen(c fiber.Ctx) error {
+	u, err := url.Parse(c.Query("path", "/"))
+	if err != nil || !strings.HasPrefix(u.Path, "/") {
+		return engine.Errorf(engine.CodeInvalid, "The path must be an absolute app path.")
+	}
+	r, err := s.newRequest(c)
+	if err != nil {
+		return err
+	}
+	r.path, r.query = strings.TrimRight(u.Path, "/"), u.Query()
+	if r.path == "" {
+		r.path = "/"
+	}
+	c.Set("Cache-Control", "private, no-cache")
+	c.Set("Vary", "Cookie")
+	rt, ok := s.match(r.path)
+	switch {
+	case !ok:
+		// Any other path serves as home: the dashboard for subscribers,
+		// sign-in for everyone else.
+		if r.authorised {
+			return s.sendResult(c, ui.Effects(ui.Replace(screens.PathDashboard)))
+		}
+		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathSignIn)))
+	case rt.guard == protected && !r.authorised:
+		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathSignIn)))
+	case rt.guard == guestOnly && r.authorised:
+		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathDashboard)))
+	}
+	page, err := rt.screen(r)
+	if err != nil {
+		return err
+	}
+	return s.sendPage(c, r, page)
+}
+
+func (s *Server) match(path string) (route, bool) {
+	for _, rt := range s.routes {
+		if rt.path == path || (strings.HasSuffix(rt.path, "/*") && strings.HasPrefix(path, strings.TrimSuffix(rt.path, "*"))) {
+			return rt, true
+		}
+	}
+	return route{}, false
+}
+
+// envelope wraps a page with its metadata.
+func (s *Server) envelope(c fiber.Ctx, r *request, p screens.Page) ui.Envelope {
+	return ui.Envelope{V: ui.SchemaVersion, Screen: p.Screen, Overlays: p.Overlays, Open: p.Open, State: p.State,
+		Meta: ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), TraceID: requestID(c), Brand: r.brand.UI(),
+			CSRF: s.csrfToken(c), Version: s.Version}}
+}
+
+func (s *Server) sendPage(c fiber.Ctx, r *request, p screens.Page) error {
+	return s.sendJSON(c, fiber.StatusOK, s.envelope(c, r, p), ui.ValidateEnvelope)
+}
+
+func (s *Server) sendResult(c fiber.Ctx, res *ui.Result) error {
+	return s.sendJSON(c, fiber.StatusOK, res, ui.ValidateResult)
+}
+
+// sendJSON encodes v and, when ValidateResponses is on, refuses to send a
+// body that breaks the schema: a broken screen is a bug to see at once.
+func (s *Server) sendJSON(c fiber.Ctx, status int, v any, check func([]byte) error) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return engine.Wrap(engine.CodeInternal, err, "")
+	}
+	if s.ValidateResponses {
+		if err := check(body); err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
+	}
+	c.Set("Content-Type", "application/json")
+	return c.Status(status).Send(body)
+}
+
+func (s *Server) homeScreen(r *request) (screens.Page, error) {
+	now := s.Clock.Now()
+	owned := make([]billing.Owned, 0, len(r.principal.Subscriptions))
+	for _, sub := range r.principal.Subscriptions {
+		owned = append(owned, billing.Owned{PlanCode: sub.PlanCode, Status: sub.Status, ExpiresAt: sub.ExpiresAt})
+	}
+	ent := billing.Entitlements(owned, now)
+	return screens.Home(r.ctx, screens.HomeState{
+		Email:       r.principal.User.Email,
+		Plan:        billing.Describe(r.mainSub.PlanCode),
+		Canceled:    r.mainSub.Status == auth.StatusCanceled,
+		CourseOwned: ent[billing.PDFCourse],
+	}), nil
+}

@@ -1,0 +1,104 @@
+// Package server is the HTTP face of Glimpse: GET /ui/screen composes a
+// screen for a path, POST /ui/actions/:name runs a named action, and the rest
+// serves the renderer's files, static images and health checks. Every error
+// is an *engine.Error mapped to a status in one place (errors.go).
+package server
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/compress"
+	"github.com/gofiber/fiber/v3/middleware/etag"
+	"github.com/gofiber/fiber/v3/middleware/recover"
+	"github.com/gofiber/fiber/v3/middleware/requestid"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/brand"
+	"glimpse/engine/config"
+)
+
+// Deps is everything the server needs, built once by main.
+type Deps struct {
+	Config  config.Config
+	Clock   engine.Clock
+	Logger  *slog.Logger
+	Auth    *auth.Service
+	Brands  *brand.Registry
+	Secret  []byte // keys CSRF tokens
+	Version string
+	// Renderer holds the built renderer (index.html and assets/).
+	Renderer fs.FS
+	// Static holds content images served under /static/.
+	Static fs.FS
+	// Ready reports whether dependencies (the database) answer.
+	Ready func(ctx context.Context) error
+	// ValidateResponses checks every /ui/* body against the JSON Schema
+	// before sending it (on in tests and development).
+	ValidateResponses bool
+}
+
+// Server holds the Fiber app and its dependencies.
+type Server struct {
+	Deps
+	app      *fiber.App
+	validate *validator.Validate
+	files    *fileServer
+	routes   []route
+	actions  map[string]actionSpec
+}
+
+// New builds the HTTP app.
+func New(d Deps) (*Server, error) {
+	s := &Server{Deps: d, validate: validator.New(validator.WithRequiredStructEnabled())}
+	files, err := newFileServer(d.Renderer, d.Static)
+	if err != nil {
+		return nil, err
+	}
+	s.files = files
+	s.routes = s.routeTable()
+	s.actions = s.actionTable()
+	s.app = fiber.New(fiber.Config{
+		AppName:      "glimpse " + d.Version,
+		ErrorHandler: s.handleError,
+		BodyLimit:    1 << 20,
+		ReadTimeout:  15 * time.Second,
+		WriteTimeout: 30 * time.Second,
+		IdleTimeout:  60 * time.Second,
+		ProxyHeader:  "",
+	})
+	s.app.Use(recover.New())
+	s.app.Use(requestid.New())
+	s.app.Use(s.logRequests)
+	s.app.Use(s.securityHeaders)
+	s.app.Use(compress.New())
+
+	s.app.Get("/healthz", func(c fiber.Ctx) error { return c.SendString("ok") })
+	s.app.Get("/readyz", s.handleReady)
+	ui := s.app.Group("/ui", s.checkSchemaVersion)
+	ui.Get("/screen", etag.New(), s.handleScreen)
+	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
+	s.app.Get("/static/*", s.files.serveStatic)
+	s.app.Get("/assets/*", s.files.serveAsset)
+	s.app.Get("/*", s.files.serveApp)
+	return s, nil
+}
+
+// App returns the Fiber app, for tests and for listening.
+func (s *Server) App() *fiber.App { return s.app }
+
+func (s *Server) handleReady(c fiber.Ctx) error {
+	if s.Ready != nil {
+		ctx, cancel := context.WithTimeout(c.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.Ready(ctx); err != nil {
+			return engine.Wrap(engine.CodeUnavailable, err, "not ready")
+		}
+	}
+	return c.SendString("ready")
+}

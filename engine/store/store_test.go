@@ -1,0 +1,270 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+// TestOpenCloseEmbedded runs a private embedded server through its whole life
+// and checks that Close leaves neither goroutines nor a listening port behind.
+// It is not parallel: it counts the process's goroutines.
+func TestOpenCloseEmbedded(t *testing.T) {
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	dir := filepath.Join(t.TempDir(), "nested", "data") // Open must create it
+
+	s, err := store.Open(ctx, store.Config{DataDir: dir, Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if !s.Embedded() {
+		t.Error("Embedded() = false for a store without URI")
+	}
+	if _, err := s.DB().Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}}); err != nil {
+		t.Fatalf("InsertOne: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "app.sqlite")); err != nil {
+		t.Errorf("database file: %v", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o700 {
+		t.Errorf("data directory mode = %o, want 700", got)
+	}
+
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+
+	// Goroutines of closed connections take a moment to unwind.
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines: %d before Open, %d after Close\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestReopenKeepsData checks the embedded data survives a restart, which is
+// the point of keeping it in DataDir.
+func TestReopenKeepsData(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := store.Config{DataDir: t.TempDir(), Database: "app"}
+
+	s, err := store.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if _, err := s.DB().Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: "kept"}}); err != nil {
+		t.Fatalf("InsertOne: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	s, err = store.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close(ctx)
+	n, err := s.DB().Collection("c").CountDocuments(ctx, bson.D{{Key: "_id", Value: "kept"}})
+	if err != nil || n != 1 {
+		t.Errorf("after reopen: count = %d, %v; want 1", n, err)
+	}
+}
+
+func TestOpenConfigErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, cfg := range map[string]store.Config{
+		"no database":        {DataDir: t.TempDir()},
+		"no data dir":        {Database: "app"},
+		"data dir with ?":    {DataDir: t.TempDir() + "/a?b", Database: "app"},
+		"unreachable server": {URI: "mongodb://127.0.0.1:1/?connectTimeoutMS=200&serverSelectionTimeoutMS=300", Database: "app"},
+		"malformed URI":      {URI: "postgres://x", Database: "app"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, err := store.Open(ctx, cfg, nil)
+			if err == nil {
+				_ = s.Close(ctx)
+				t.Fatal("Open succeeded, want an error")
+			}
+			if !strings.HasPrefix(err.Error(), "store: ") {
+				t.Errorf("error %q lacks the package prefix", err)
+			}
+		})
+	}
+}
+
+// TestEmbeddedListensOnLoopback guards the promise that the embedded server,
+// which has no authentication, cannot be reached from other machines.
+func TestEmbeddedListensOnLoopback(t *testing.T) {
+	t.Parallel()
+	s := storetest.Open(t)
+	if !s.Embedded() {
+		t.Skip("external server")
+	}
+	var res bson.M
+	if err := s.Client().Database("admin").RunCommand(context.Background(), bson.D{{Key: "whatsmyuri", Value: 1}}).Decode(&res); err != nil {
+		t.Fatalf("whatsmyuri: %v", err)
+	}
+	you, _ := res["you"].(string)
+	host, _, err := net.SplitHostPort(you)
+	if err != nil || host != "127.0.0.1" {
+		t.Errorf("client address seen by the server = %q, want 127.0.0.1:port", you)
+	}
+}
+
+type item struct {
+	ID    string   `bson:"_id"`
+	Name  string   `bson:"name"`
+	Count int64    `bson:"count"`
+	Tags  []string `bson:"tags"`
+}
+
+func TestInsertFindRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	coll := storetest.Open(t).DB().Collection("items")
+
+	want := item{ID: "k1", Name: "Ünïcode ✓", Count: 1 << 40, Tags: []string{"a", "b"}}
+	if _, err := coll.InsertOne(ctx, want); err != nil {
+		t.Fatalf("InsertOne: %v", err)
+	}
+	var got item
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "k1"}}).Decode(&got); err != nil {
+		t.Fatalf("FindOne: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+
+	err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "missing"}}).Err()
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Errorf("FindOne(missing) = %v, want ErrNoDocuments", err)
+	}
+	_, err = coll.InsertOne(ctx, want)
+	if !mongo.IsDuplicateKeyError(err) {
+		t.Errorf("second InsertOne = %v, want a duplicate key error", err)
+	}
+}
+
+// TestDatabasesAreIsolated checks that storetest gives each caller its own
+// database, which is what makes parallel tests safe.
+func TestDatabasesAreIsolated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b := storetest.Open(t), storetest.Open(t)
+	if a.DB().Name() == b.DB().Name() {
+		t.Fatalf("both views use database %q", a.DB().Name())
+	}
+	if _, err := a.DB().Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := b.DB().Collection("c").CountDocuments(ctx, bson.D{})
+	if err != nil || n != 0 {
+		t.Errorf("other database: count = %d, %v; want 0", n, err)
+	}
+	if err := b.Close(ctx); err != nil {
+		t.Errorf("Close on a view: %v", err)
+	}
+	if err := a.DB().Client().Ping(ctx, nil); err != nil {
+		t.Errorf("Close on a view closed the shared client: %v", err)
+	}
+}
+
+func TestEnsureCollectionsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.Open(t)
+	specs := []store.CollectionSpec{
+		{Name: "sessions", Indexes: []mongo.IndexModel{
+			{Keys: bson.D{{Key: "user", Value: 1}}, Options: options.Index().SetName("user_1")},
+		}},
+		{Name: "jobs", Indexes: []mongo.IndexModel{
+			{Keys: bson.D{{Key: "state", Value: 1}, {Key: "due", Value: 1}}, Options: options.Index().SetName("state_due")},
+		}},
+		{Name: "plain"},
+	}
+	for i := range 2 {
+		if err := s.EnsureCollections(ctx, specs); err != nil {
+			t.Fatalf("EnsureCollections #%d: %v", i+1, err)
+		}
+	}
+
+	names, err := s.DB().ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"jobs", "plain", "sessions"}, sortedCopy(names)); diff != "" {
+		t.Errorf("collections (-want +got):\n%s", diff)
+	}
+	for coll, want := range map[string][]string{
+		"sessions": {"_id_", "user_1"},
+		"jobs":     {"_id_", "state_due"},
+		"plain":    {"_id_"},
+	} {
+		specs, err := s.DB().Collection(coll).Indexes().ListSpecifications(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, sp := range specs {
+			got = append(got, sp.Name)
+		}
+		if diff := cmp.Diff(want, sortedCopy(got)); diff != "" {
+			t.Errorf("indexes of %s (-want +got):\n%s", coll, diff)
+		}
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// insertItems puts n small documents with string ids into coll.
+func insertItems(t testing.TB, coll *mongo.Collection, n int) {
+	t.Helper()
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf("id%05d", i)}, {Key: "n", Value: i}}
+	}
+	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+		t.Fatalf("InsertMany: %v", err)
+	}
+}

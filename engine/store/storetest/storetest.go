@@ -1,0 +1,97 @@
+// Package storetest gives tests a database of their own on a server shared by
+// the whole test binary. Starting FerretDB per test would cost far more than
+// the tests themselves; a fresh, uniquely named database per test keeps them
+// independent and lets them run in parallel.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"glimpse/engine/store"
+)
+
+// EnvURI names the environment variable that points the tests at a real
+// MongoDB instead of the embedded FerretDB, to check both speak the same way.
+const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
+
+// shared is the server of this test binary, started on first use.
+type shared struct {
+	once    sync.Once
+	store   *store.Store
+	dataDir string // removed by Main; empty with an external server
+	err     error
+}
+
+// server is per test binary by construction: a package variable is the only
+// thing that outlives a single test.
+var server shared
+
+// start opens the shared server. Its logger prints only FerretDB's warnings
+// and errors, which point at real problems rather than routine connections.
+func (sh *shared) start() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test"}
+	if cfg.URI == "" {
+		dir, err := os.MkdirTemp("", "glimpse-storetest-")
+		if err != nil {
+			sh.err = err
+			return
+		}
+		sh.dataDir, cfg.DataDir = dir, dir
+	}
+	sh.store, sh.err = store.Open(ctx, cfg, logger)
+	if sh.err != nil && sh.dataDir != "" {
+		_ = os.RemoveAll(sh.dataDir)
+	}
+}
+
+// Open returns a Store on a new, empty database that is dropped when the test
+// ends. The server behind it is the embedded FerretDB (127.0.0.1 only), or
+// the MongoDB at $GLIMPSE_TEST_MONGODB_URI when that is set.
+func Open(tb testing.TB) *store.Store {
+	tb.Helper()
+	server.once.Do(server.start)
+	if server.err != nil {
+		tb.Fatalf("storetest: open shared server: %v", server.err)
+	}
+
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails
+	s := server.store.WithDatabase("t_" + hex.EncodeToString(b[:]))
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.DB().Drop(ctx); err != nil {
+			tb.Errorf("storetest: drop database %s: %v", s.DB().Name(), err)
+		}
+	})
+	return s
+}
+
+// Main runs the tests, then stops the shared server and removes its data
+// directory, which would otherwise be left in os.TempDir. Use it as
+//
+//	func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	if server.store != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := server.store.Close(ctx); err != nil {
+			slog.Error("storetest: close shared server", slog.Any("err", err))
+		}
+	}
+	if server.dataDir != "" {
+		_ = os.RemoveAll(server.dataDir)
+	}
+	return code
+}

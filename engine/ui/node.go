@@ -1,0 +1,177 @@
+// Package ui holds the vocabulary of the server-driven UI: the node and action
+// types the screens compose, builders that keep screen code short, and the
+// JSON Schema (schema.json) every composed screen is validated against. The
+// renderer mirrors the same schema with zod; protocol.md says how it behaves.
+package ui
+
+// SchemaVersion is the major version of the screen contract. The renderer
+// announces the version it understands in the X-SDUI-Version header.
+const SchemaVersion = 1
+
+// Node is one element of a screen tree. A single struct serves every node
+// type: the JSON Schema, not the Go type system, says which fields each type
+// allows (unevaluatedProperties: false), and the golden tests validate every
+// composed screen against it. Zero values are omitted from the JSON.
+type Node struct {
+	Type     string     `json:"type"`
+	ID       string     `json:"id,omitempty"`
+	Visible  *Condition `json:"visible,omitempty"`
+	Fallback *Node      `json:"fallback,omitempty"`
+
+	Title    string `json:"title,omitempty"`
+	Subtitle string `json:"subtitle,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Label    string `json:"label,omitempty"`
+	Layout   string `json:"layout,omitempty"`
+
+	Header   *Node   `json:"header,omitempty"`
+	Children []*Node `json:"children,omitzero"`
+	Footer   *Node   `json:"footer,omitempty"`
+	Leading  *Node   `json:"leading,omitempty"`
+	Trailing *Node   `json:"trailing,omitempty"`
+
+	// header
+	Back            *Action   `json:"back,omitempty"`
+	BackLabel       string    `json:"backLabel,omitempty"`
+	Logo            *ImageRef `json:"logo,omitempty"`
+	Menu            string    `json:"menu,omitempty"`
+	MenuLabel       string    `json:"menuLabel,omitempty"`
+	ElevateOnScroll bool      `json:"elevateOnScroll,omitempty"`
+
+	// layout and text
+	Gap     string `json:"gap,omitempty"`
+	Align   string `json:"align,omitempty"`
+	Justify string `json:"justify,omitempty"`
+	Wrap    bool   `json:"wrap,omitempty"`
+	Padded  bool   `json:"padded,omitempty"`
+	Style   string `json:"style,omitempty"`
+	Tone    string `json:"tone,omitempty"`
+	Live    string `json:"live,omitempty"`
+
+	Blocks []RichBlock `json:"blocks,omitzero"`
+
+	// image and icon
+	Src    string    `json:"src,omitempty"`
+	Alt    *string   `json:"alt,omitempty"`
+	Aspect string    `json:"aspect,omitempty"`
+	Fit    string    `json:"fit,omitempty"`
+	Size   string    `json:"size,omitempty"`
+	Name   string    `json:"name,omitempty"`
+	Image  *ImageRef `json:"image,omitempty"`
+
+	// interactive
+	Action       *Action    `json:"action,omitempty"`
+	ActionLabel  string     `json:"actionLabel,omitempty"`
+	Emphasis     string     `json:"emphasis,omitempty"`
+	Icon         string     `json:"icon,omitempty"`
+	DisabledWhen *Condition `json:"disabledWhen,omitempty"`
+
+	// list
+	Divided bool `json:"divided,omitempty"`
+	Ordered bool `json:"ordered,omitempty"`
+
+	// data display
+	Value        *NullableString `json:"value,omitempty"`
+	Caption      string          `json:"caption,omitempty"`
+	PendingLabel string          `json:"pendingLabel,omitempty"`
+	Level        *int            `json:"level,omitempty"`
+	ValueLabel   string          `json:"valueLabel,omitempty"`
+	Status       string          `json:"status,omitempty"`
+	Posts        []Post          `json:"posts,omitzero"`
+	EndsAt       string          `json:"endsAt,omitempty"`
+	OnExpire     *Action         `json:"onExpire,omitempty"`
+	Fullscreen   bool            `json:"fullscreen,omitempty"`
+	Sticky       string          `json:"sticky,omitempty"`
+
+	// forms
+	Submit       *Action  `json:"submit,omitempty"`
+	Form         string   `json:"form,omitempty"`
+	Bind         string   `json:"bind,omitempty"`
+	Kind         string   `json:"kind,omitempty"`
+	Placeholder  string   `json:"placeholder,omitempty"`
+	Autocomplete string   `json:"autocomplete,omitempty"`
+	Rules        []Rule   `json:"rules,omitempty"`
+	Disabled     bool     `json:"disabled,omitempty"`
+	Rows         int      `json:"rows,omitempty"`
+	MaxLength    int      `json:"maxLength,omitempty"`
+	Options      []Option `json:"options,omitempty"`
+	Max          int      `json:"max,omitempty"`
+
+	// dialog and steps
+	Presentation string  `json:"presentation,omitempty"`
+	Dismissible  bool    `json:"dismissible,omitempty"`
+	CloseLabel   string  `json:"closeLabel,omitempty"`
+	OnClose      *Action `json:"onClose,omitempty"`
+	Steps        []Step  `json:"steps,omitempty"`
+}
+
+// NullableString encodes a value that is either a string or an explicit
+// null, as a stat tile's value is null while the analysis is still running.
+type NullableString struct {
+	S     string
+	Valid bool
+}
+
+// MarshalJSON writes the string, or null when not Valid.
+func (n NullableString) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return marshalString(n.S), nil
+}
+
+// ImageRef points at an image and says what it shows.
+type ImageRef struct {
+	Src string `json:"src"`
+	Alt string `json:"alt"`
+}
+
+// Post is one entry of a post list: a picture with its date and a count.
+type Post struct {
+	Image      ImageRef `json:"image"`
+	DateLabel  string   `json:"dateLabel"`
+	CountLabel string   `json:"countLabel"`
+	Date       string   `json:"date,omitempty"`
+}
+
+// Option is one choice of a choice list.
+type Option struct {
+	Value       string `json:"value"`
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// Step is one page of a client-side steps node.
+type Step struct {
+	ID       string  `json:"id"`
+	Children []*Node `json:"children"`
+}
+
+// RichBlock is a block of rich text: a heading, a paragraph or a list. Rich
+// text is parsed on the server into these blocks; raw HTML never reaches the
+// renderer.
+type RichBlock struct {
+	Kind    string   `json:"kind"`
+	Level   int      `json:"level,omitempty"`
+	Ordered bool     `json:"ordered,omitempty"`
+	Spans   []Span   `json:"spans,omitempty"`
+	Items   [][]Span `json:"items,omitempty"`
+}
+
+// Span is a run of inline text with optional emphasis or a link.
+type Span struct {
+	Text   string `json:"text"`
+	Strong bool   `json:"strong,omitempty"`
+	Em     bool   `json:"em,omitempty"`
+	Href   string `json:"href,omitempty"`
+}
+
+// Rule is a declarative validation rule with the message it shows. The
+// renderer checks it on submit; the server checks it again (see Check).
+type Rule struct {
+	Kind    string     `json:"kind"`
+	Message string     `json:"message"`
+	Value   any        `json:"value,omitempty"`
+	Path    string     `json:"path,omitempty"`
+	When    *Condition `json:"when,omitempty"`
+}

@@ -1,0 +1,242 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// EmailPattern is the email rule's pattern, identical in the renderer: it
+// accepts what a person types as an address and rejects obvious slips.
+const EmailPattern = `^[^\s@]+@[^\s@]+\.[^\s@]+$`
+
+var emailRegexp = regexp.MustCompile(EmailPattern)
+
+// CheckRules runs rules against value, as the renderer does before a submit,
+// and returns the first failing rule's message, or "" when all pass. state is
+// the document that equals rules and when-conditions read from.
+func CheckRules(rules []Rule, value any, state map[string]any) string {
+	for _, r := range rules {
+		if r.When != nil && !r.When.Eval(state) {
+			continue
+		}
+		if !ruleHolds(r, value, state) {
+			return r.Message
+		}
+	}
+	return ""
+}
+
+func ruleHolds(r Rule, value any, state map[string]any) bool {
+	s, isString := value.(string)
+	switch r.Kind {
+	case "required":
+		return value != nil && (!isString || strings.TrimSpace(s) != "")
+	case "email":
+		return isString && emailRegexp.MatchString(s)
+	case "min_length":
+		return utf8.RuneCountInString(s) >= intValue(r.Value)
+	case "max_length":
+		return utf8.RuneCountInString(s) <= intValue(r.Value)
+	case "pattern":
+		pattern, _ := r.Value.(string)
+		re, err := regexp.Compile(pattern)
+		return err == nil && isString && re.MatchString(s)
+	case "equals":
+		return reflect.DeepEqual(value, Lookup(state, r.Path))
+	default:
+		return false
+	}
+}
+
+func intValue(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	}
+	return 0
+}
+
+// Lookup returns the value at a JSON Pointer (RFC 6901) in doc, or nil.
+func Lookup(doc map[string]any, pointer string) any {
+	if pointer == "" {
+		return doc
+	}
+	var cur any = doc
+	for _, raw := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		key := strings.ReplaceAll(strings.ReplaceAll(raw, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[key]
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			cur = c[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// Eval evaluates the condition against state with the renderer's semantics.
+func (c *Condition) Eval(state map[string]any) bool {
+	switch {
+	case c.Literal != nil:
+		return *c.Literal
+	case c.Path != "":
+		return truthy(Lookup(state, c.Path))
+	case c.Not != nil:
+		return !c.Not.Eval(state)
+	case c.And != nil:
+		for _, x := range c.And {
+			if !x.Eval(state) {
+				return false
+			}
+		}
+		return true
+	case c.Or != nil:
+		for _, x := range c.Or {
+			if x.Eval(state) {
+				return true
+			}
+		}
+		return false
+	}
+	a, b := c.Operands[0].resolve(state), c.Operands[1].resolve(state)
+	switch c.Op {
+	case "eq":
+		return looseEqual(a, b)
+	case "neq":
+		return !looseEqual(a, b)
+	case "in":
+		list, _ := b.([]any)
+		for _, x := range list {
+			if looseEqual(a, x) {
+				return true
+			}
+		}
+		return false
+	}
+	x, okA := number(a)
+	y, okB := number(b)
+	if !okA || !okB {
+		return false
+	}
+	switch c.Op {
+	case "gt":
+		return x > y
+	case "gte":
+		return x >= y
+	case "lt":
+		return x < y
+	case "lte":
+		return x <= y
+	}
+	return false
+}
+
+func (o Operand) resolve(state map[string]any) any {
+	if o.Path != "" {
+		return Lookup(state, o.Path)
+	}
+	return o.Literal
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case float64:
+		return x != 0
+	case int:
+		return x != 0
+	}
+	return true
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func looseEqual(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// UnmarshalJSON reads any form of the condition grammar.
+func (c *Condition) UnmarshalJSON(b []byte) error {
+	var lit bool
+	if err := json.Unmarshal(b, &lit); err == nil {
+		c.Literal = &lit
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || len(m) != 1 {
+		return fmt.Errorf("condition must be a boolean or an object with one key: %s", b)
+	}
+	for k, v := range m {
+		switch k {
+		case "path":
+			return json.Unmarshal(v, &c.Path)
+		case "not":
+			c.Not = &Condition{}
+			return json.Unmarshal(v, c.Not)
+		case "and":
+			return json.Unmarshal(v, &c.And)
+		case "or":
+			return json.Unmarshal(v, &c.Or)
+		case "eq", "neq", "gt", "gte", "lt", "lte", "in":
+			c.Op = k
+			var ops []json.RawMessage
+			if err := json.Unmarshal(v, &ops); err != nil || len(ops) != 2 {
+				return fmt.Errorf("condition %s needs two operands", k)
+			}
+			for i, raw := range ops {
+				if err := c.Operands[i].UnmarshalJSON(raw); err != nil {
+					return err
+				}
+			}
+			return nil
+		default:
+			return fmt.Errorf("unknown condition operator %q", k)
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads {"path": ...} or a literal.
+func (o *Operand) UnmarshalJSON(b []byte) error {
+	var p struct {
+		Path *string `json:"path"`
+	}
+	if err := json.Unmarshal(b, &p); err == nil && p.Path != nil {
+		o.Path = *p.Path
+		return nil
+	}
+	return json.Unmarshal(b, &o.Literal)
+}

@@ -1,0 +1,156 @@
+package screens
+
+import (
+	"glimpse/engine/billing"
+	"glimpse/engine/ui"
+)
+
+// Overlay ids of the home screen.
+const (
+	MenuOverlay           = "menu"
+	LogoutOverlay         = "logout"
+	CoursePurchaseOverlay = "course-purchase"
+	MyPlanOverlay         = "my-plan"
+	CoursePurchaseForm    = "course-purchase"
+)
+
+// HomeState is what the home screen shows for one subscriber.
+type HomeState struct {
+	Email       string
+	Plan        billing.Plan
+	Canceled    bool
+	CourseOwned bool
+}
+
+// Home is the dashboard: the fixed header with the menu, the blue area with
+// the trend and hack links, and the six cards.
+func Home(c Context, h HomeState) Page {
+	screen := ui.Screen("home", c.T("home.title"),
+		heroArea(c),
+		ui.Stack("md",
+			homeCard(c, "insights", "home.insights", ui.Navigate(PathInsights)),
+			homeCard(c, "secret-admirers", "home.admirers", ui.Navigate(PathArticles+"/secret-admirers")),
+			homeCard(c, "detect-stalkers", "home.stalkers", ui.Navigate(PathArticles+"/detect-stalkers")),
+			homeCard(c, "password-safety", "home.passwordSafety", ui.Navigate(PathPasswordSafety)),
+			homeCard(c, "news", "home.news", ui.Navigate(PathNews)),
+			courseCard(c, h.CourseOwned),
+		),
+	)
+	screen.Layout = "page"
+	screen.Header = &ui.Node{Type: "header", Logo: &c.Brand.Logo, Menu: MenuOverlay,
+		MenuLabel: c.T("home.menu"), ElevateOnScroll: true}
+	screen.Footer = footer(c)
+	return Page{Screen: screen, Overlays: map[string]*ui.Node{
+		MenuOverlay:           menu(c),
+		LogoutOverlay:         logoutModal(c),
+		CoursePurchaseOverlay: coursePurchase(c),
+		MyPlanOverlay:         myPlan(c, h),
+	}}
+}
+
+func heroArea(c Context) *ui.Node {
+	art := ui.Image("/static/home/hero.svg", "")
+	art.Aspect = "wide"
+	trend := ui.Link(c.T("home.trendLink"), ui.Navigate(PathTopTrends))
+	trend.Icon = "chevron"
+	hack := ui.Link(c.T("home.hackLink"), ui.Navigate(PathTopHacks))
+	hack.Icon = "chevron"
+	hero := ui.Stack("md",
+		ui.Text("title", c.T("home.heroTitle")),
+		ui.Text("body", c.T("home.heroText")),
+		art,
+		ui.List(true, trend, hack),
+	)
+	hero.Tone = "brand"
+	hero.Padded = true
+	return hero
+}
+
+func homeCard(c Context, image, key string, action *ui.Action) *ui.Node {
+	card := ui.Card(action,
+		ui.Text("heading", c.T(key+".title")),
+		ui.Text("body", c.T(key+".text")),
+	)
+	card.Image = &ui.ImageRef{Src: "/static/home/" + image + ".svg", Alt: ""}
+	card.ActionLabel = c.T(key + ".title")
+	return card
+}
+
+func courseCard(c Context, owned bool) *ui.Node {
+	action := ui.OpenOverlay(CoursePurchaseOverlay)
+	if owned {
+		action = ui.Navigate(PathCourse)
+	}
+	card := homeCard(c, "course", "home.course", action)
+	card.Children = append([]*ui.Node{ui.Badge(c.T("home.course.badge"), "brand")}, card.Children...)
+	return card
+}
+
+func menu(c Context) *ui.Node {
+	then := func(overlay string) *ui.Action {
+		return ui.Sequence(ui.CloseOverlay(MenuOverlay), ui.OpenOverlay(overlay))
+	}
+	logout := ui.Link(c.T("menu.logOut"), then(LogoutOverlay))
+	logout.Icon = "logout"
+	d := ui.Dialog(MenuOverlay, "drawer", c.T("home.menu"), ui.List(true,
+		ui.Link(c.T("menu.insights"), ui.Navigate(PathInsights)),
+		ui.Link(c.T("menu.admirers"), ui.Navigate(PathArticles+"/secret-admirers")),
+		ui.Link(c.T("menu.stalkers"), ui.Navigate(PathArticles+"/detect-stalkers")),
+		ui.Link(c.T("menu.passwordSafety"), ui.Navigate(PathPasswordSafety)),
+		ui.Link(c.T("menu.news"), ui.Navigate(PathNews)),
+		ui.Link(c.T("menu.terms"), ui.OpenURL(PathTerms, true)),
+		ui.Link(c.T("menu.privacy"), ui.OpenURL(PathPrivacy, true)),
+		ui.Link(c.T("menu.myPlan"), then(MyPlanOverlay)),
+		logout,
+	))
+	d.CloseLabel = c.T("home.closeMenu")
+	return d
+}
+
+func logoutModal(c Context) *ui.Node {
+	d := ui.Dialog(LogoutOverlay, "modal", c.T("logout.title"),
+		ui.Stack("sm",
+			ui.Button(c.T("logout.confirm"), "primary", ui.SignOut()),
+			ui.Button(c.T("logout.cancel"), "secondary", ui.CloseOverlay(LogoutOverlay)),
+		),
+	)
+	d.CloseLabel = c.T("course.purchase.close")
+	return d
+}
+
+func coursePurchase(c Context) *ui.Node {
+	full := ui.Text("caption", c.T("course.purchase.fullPrice"))
+	full.Tone = "neutral"
+	d := ui.Dialog(CoursePurchaseOverlay, "modal", c.T("course.purchase.title"),
+		ui.Image("/static/home/course.svg", ""),
+		ui.Text("body", c.T("course.purchase.text")),
+		ui.Row("sm", ui.Text("heading", c.T("course.purchase.price")), full,
+			ui.Badge(c.T("course.purchase.save"), "positive")),
+		ui.Text("caption", c.T("course.purchase.oneTime")),
+		ui.Form(CoursePurchaseForm, ui.Submit("course.purchase", CoursePurchaseForm),
+			ui.FormError(CoursePurchaseForm),
+			ui.Button(c.T("course.purchase.buy"), "primary", ui.Submit("course.purchase", CoursePurchaseForm)),
+		),
+	)
+	d.CloseLabel = c.T("course.purchase.close")
+	return d
+}
+
+func myPlan(c Context, h HomeState) *ui.Node {
+	status := ui.Badge(h.Plan.Status, "brand")
+	if h.Canceled {
+		status = ui.Badge(c.T("plan.canceled"), "warning")
+	}
+	d := ui.Dialog(MyPlanOverlay, "fullscreen", c.T("plan.title"),
+		ui.Card(nil,
+			ui.Text("caption", c.T("plan.active")),
+			ui.Row("sm", ui.Text("heading", h.Plan.Name), status),
+			ui.Text("body", h.Plan.Price+" "+c.T("plan.every")+" "+h.Plan.Period),
+			ui.Text("caption", h.Email),
+		),
+		ui.Text("body", c.T("plan.cancelHelp")),
+		ui.Button(c.T("plan.contact"), "secondary", ui.OpenURL("mailto:"+c.Brand.SupportEmail, false)),
+	)
+	d.CloseLabel = c.T("course.purchase.close")
+	return d
+}

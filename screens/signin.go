@@ -1,0 +1,57 @@
+package screens
+
+import "glimpse/engine/ui"
+
+// SignInForm is the id of the sign-in form; its inputs are email and password.
+const SignInForm = "sign-in"
+
+// NoSubscriptionOverlay is the modal shown when the credentials are right but
+// no subscription authorises the person.
+const NoSubscriptionOverlay = "no-subscription"
+
+// SignIn is the sign-in screen. billingURL is where a person without a
+// subscription can buy one.
+func SignIn(c Context, billingURL string) Page {
+	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo.Size = "sm"
+	headline := ui.Text("title", c.T("signIn.headline"))
+	headline.Align = "center"
+	submit := ui.Button(c.T("signIn.submit"), "primary", ui.Submit("session.sign_in", SignInForm))
+	form := ui.Form(SignInForm, ui.Submit("session.sign_in", SignInForm),
+		ui.TextInput("email", "email", c.T("signIn.emailLabel"), c.T("signIn.emailPlaceholder"),
+			ui.Email(c.T("signIn.wrongEmail"))),
+		ui.TextInput("password", "password", c.T("signIn.passwordLabel"), c.T("signIn.passwordPlaceholder"),
+			ui.MinLength(6, c.T("signIn.minPassword"))),
+		ui.Link(c.T("signIn.forgot"), ui.Navigate(PathAccessRecovery)),
+		ui.FormError(SignInForm),
+		submit,
+	)
+	form.Children[0].Autocomplete = "email"
+	form.Children[1].Autocomplete = "current-password"
+	screen := ui.Screen("sign-in", c.T("signIn.title"), ui.Stack("lg", logo, headline, form))
+	screen.Layout = "centered"
+	screen.Footer = footer(c)
+
+	art := ui.Image("/static/illustrations/no-subscription.svg", c.T("noSubscription.imageAlt"))
+	art.Size = "md"
+	noSub := ui.Dialog(NoSubscriptionOverlay, "modal", c.T("noSubscription.title"),
+		art,
+		ui.Text("body", c.T("noSubscription.text")),
+		ui.Button(c.T("noSubscription.continue"), "primary", ui.Sequence(
+			ui.Track("log", map[string]any{"source": "sww_modal", "message": "subscription not found"}),
+			ui.OpenURL(billingURL, false),
+		)),
+	)
+	return Page{
+		Screen:   screen,
+		Overlays: map[string]*ui.Node{NoSubscriptionOverlay: noSub},
+		State:    map[string]any{"form": map[string]any{"email": "", "password": ""}},
+	}
+}
+
+// Redirecting is the full-screen loader shown while a link signs someone in.
+func Redirecting(c Context) Page {
+	s := ui.Screen("redirecting", c.T("app.signingIn"), ui.Loader(c.T("app.signingIn"), true))
+	s.Layout = "bare"
+	return Page{Screen: s}
+}
