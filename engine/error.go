@@ -14,15 +14,15 @@ type Code string
 
 // The error codes. Add one only together with its HTTP mapping.
 const (
-	CodeInvalid         Code = "invalid"          // the request is malformed or fails validation
-	CodeUnauthenticated Code = "unauthenticated"  // no valid session
-	CodeForbidden       Code = "forbidden"        // signed in, but not allowed
-	CodeNotFound        Code = "not_found"        // the thing asked for does not exist
-	CodeConflict        Code = "conflict"         // the write clashes with existing state
-	CodeRateLimited     Code = "rate_limited"     // too many attempts; try later
-	CodeUnavailable     Code = "unavailable"      // a dependency failed or timed out
-	CodeInternal        Code = "internal"         // a bug or an unexpected failure
-	CodeStaleClient     Code = "stale_client"     // the renderer must reload to get a newer build
+	CodeInvalid         Code = "invalid"         // the request is malformed or fails validation
+	CodeUnauthenticated Code = "unauthenticated" // no valid session
+	CodeForbidden       Code = "forbidden"       // signed in, but not allowed
+	CodeNotFound        Code = "not_found"       // the thing asked for does not exist
+	CodeConflict        Code = "conflict"        // the write clashes with existing state
+	CodeRateLimited     Code = "rate_limited"    // too many attempts; try later
+	CodeUnavailable     Code = "unavailable"     // a dependency failed or timed out
+	CodeInternal        Code = "internal"        // a bug or an unexpected failure
+	CodeStaleClient     Code = "stale_client"    // the renderer must reload to get a newer build
 )
 
 // Error is the one error type of the application. Message and Fields are safe

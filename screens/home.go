@@ -114,7 +114,7 @@ func logoutModal(c Context) *ui.Node {
 			ui.Button(c.T("logout.cancel"), "secondary", ui.CloseOverlay(LogoutOverlay)),
 		),
 	)
-	d.CloseLabel = c.T("course.purchase.close")
+	d.CloseLabel = c.T("dialog.close")
 	return d
 }
 
@@ -132,7 +132,7 @@ func coursePurchase(c Context) *ui.Node {
 			ui.Button(c.T("course.purchase.buy"), "primary", ui.Submit("course.purchase", CoursePurchaseForm)),
 		),
 	)
-	d.CloseLabel = c.T("course.purchase.close")
+	d.CloseLabel = c.T("dialog.close")
 	return d
 }
 
@@ -151,6 +151,6 @@ func myPlan(c Context, h HomeState) *ui.Node {
 		ui.Text("body", c.T("plan.cancelHelp")),
 		ui.Button(c.T("plan.contact"), "secondary", ui.OpenURL("mailto:"+c.Brand.SupportEmail, false)),
 	)
-	d.CloseLabel = c.T("course.purchase.close")
+	d.CloseLabel = c.T("dialog.close")
 	return d
 }

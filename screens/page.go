@@ -67,3 +67,9 @@ func SubPage(c Context, id, title string, back *ui.Action, children ...*ui.Node)
 	s.Footer = footer(c)
 	return s
 }
+
+// Envelope wraps the page with its metadata.
+func (p Page) Envelope(meta ui.Meta) ui.Envelope {
+	return ui.Envelope{V: ui.SchemaVersion, Screen: p.Screen, Overlays: p.Overlays, Open: p.Open,
+		State: p.State, Meta: meta}
+}

@@ -232,4 +232,3 @@ func loginLink(ctx context.Context, cfg config.Config, logger *slog.Logger, stdo
 	_, err = fmt.Fprintf(stdout, "%s/?login=%s\n(single use, valid for %s)\n", cfg.BaseURL, token, auth.LoginLinkLifetime)
 	return err
 }
-

@@ -56,7 +56,7 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 		return c.Status(status).JSON(ui.Result{Reload: true})
 	}
 	msg := e.Message
-	if status >= 500 || msg == "" && len(e.Fields) == 0 {
+	if e.Code == engine.CodeInternal || msg == "" && len(e.Fields) == 0 {
 		msg = "Something went wrong"
 	}
 	return c.Status(status).JSON(ui.Result{Errors: &ui.ResultErrors{Fields: e.Fields, Form: msg}})

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
+	"html"
 	"io/fs"
 	"mime"
 	"path"
@@ -80,11 +82,17 @@ func (f *fileServer) send(c fiber.Ctx, files map[string][]byte, name, cacheContr
 // serveApp answers every other GET: paths without a file extension are app
 // routes and get index.html (the renderer asks /ui/screen for the screen);
 // anything that looks like a file and is not one is a 404.
-func (f *fileServer) serveApp(c fiber.Ctx) error {
+//
+// The page carries this browser's CSRF token in a meta tag, because the
+// renderer's first request may be a POST (a sign-in link) made before any
+// screen has delivered one.
+func (s *Server) serveApp(c fiber.Ctx) error {
+	f := s.files
 	if path.Ext(c.Path()) != "" || f.index == nil {
 		return engine.Errorf(engine.CodeNotFound, "Not found")
 	}
 	c.Set("Content-Type", "text/html; charset=utf-8")
-	c.Set("Cache-Control", "no-cache")
-	return c.Send(f.index)
+	c.Set("Cache-Control", "no-cache, private")
+	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(s.csrfToken(c)) + `">`
+	return c.Send(bytes.Replace(f.index, []byte("<head>"), []byte("<head>"+tag), 1))
 }

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
@@ -128,13 +131,41 @@ func (s *Server) match(path string) (route, bool) {
 
 // envelope wraps a page with its metadata.
 func (s *Server) envelope(c fiber.Ctx, r *request, p screens.Page) ui.Envelope {
-	return ui.Envelope{V: ui.SchemaVersion, Screen: p.Screen, Overlays: p.Overlays, Open: p.Open, State: p.State,
-		Meta: ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), TraceID: requestID(c), Brand: r.brand.UI(),
-			CSRF: s.csrfToken(c), Version: s.Version}}
+	// The trace id travels in the X-Request-Id header, not the body, so
+	// that an unchanged screen keeps its ETag.
+	return p.Envelope(ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), Brand: r.brand.UI(),
+		CSRF: s.csrfToken(c), Version: s.Version})
 }
 
+// sendPage sends an envelope with an ETag over everything but the server
+// time, so a browser revalidating an unchanged screen gets 304. The renderer
+// takes the clock offset from the Date header, which a 304 refreshes.
 func (s *Server) sendPage(c fiber.Ctx, r *request, p screens.Page) error {
-	return s.sendJSON(c, fiber.StatusOK, s.envelope(c, r, p), ui.ValidateEnvelope)
+	body, err := s.encode(s.envelope(c, r, p), ui.ValidateEnvelope)
+	if err != nil {
+		return err
+	}
+	tag := etagOf(body)
+	c.Set("ETag", tag)
+	if match := c.Get("If-None-Match"); match != "" && strings.Contains(match, tag) {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set("Content-Type", "application/json")
+	return c.Send(body)
+}
+
+// etagOf hashes an envelope without its "serverNow" value.
+func etagOf(body []byte) string {
+	h := fnv.New64a()
+	const key = `"serverNow":"`
+	if i := bytes.Index(body, []byte(key)); i >= 0 {
+		end := i + len(key) + bytes.IndexByte(body[i+len(key):], '"')
+		h.Write(body[:i])
+		h.Write(body[end:])
+	} else {
+		h.Write(body)
+	}
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
 func (s *Server) sendResult(c fiber.Ctx, res *ui.Result) error {
@@ -144,17 +175,25 @@ func (s *Server) sendResult(c fiber.Ctx, res *ui.Result) error {
 // sendJSON encodes v and, when ValidateResponses is on, refuses to send a
 // body that breaks the schema: a broken screen is a bug to see at once.
 func (s *Server) sendJSON(c fiber.Ctx, status int, v any, check func([]byte) error) error {
-	body, err := json.Marshal(v)
+	body, err := s.encode(v, check)
 	if err != nil {
-		return engine.Wrap(engine.CodeInternal, err, "")
-	}
-	if s.ValidateResponses {
-		if err := check(body); err != nil {
-			return engine.Wrap(engine.CodeInternal, err, "")
-		}
+		return err
 	}
 	c.Set("Content-Type", "application/json")
 	return c.Status(status).Send(body)
+}
+
+func (s *Server) encode(v any, check func([]byte) error) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, engine.Wrap(engine.CodeInternal, err, "")
+	}
+	if s.ValidateResponses {
+		if err := check(body); err != nil {
+			return nil, engine.Wrap(engine.CodeInternal, err, "")
+		}
+	}
+	return body, nil
 }
 
 func (s *Server) homeScreen(r *request) (screens.Page, error) {

@@ -13,7 +13,6 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/compress"
-	"github.com/gofiber/fiber/v3/middleware/etag"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 	"github.com/gofiber/fiber/v3/middleware/requestid"
 
@@ -81,11 +80,11 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/healthz", func(c fiber.Ctx) error { return c.SendString("ok") })
 	s.app.Get("/readyz", s.handleReady)
 	ui := s.app.Group("/ui", s.checkSchemaVersion)
-	ui.Get("/screen", etag.New(), s.handleScreen)
+	ui.Get("/screen", s.handleScreen)
 	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
 	s.app.Get("/static/*", s.files.serveStatic)
 	s.app.Get("/assets/*", s.files.serveAsset)
-	s.app.Get("/*", s.files.serveApp)
+	s.app.Get("/*", s.serveApp)
 	return s, nil
 }
 

@@ -1,0 +1,202 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"glimpse/content"
+	"glimpse/engine"
+	"glimpse/engine/app"
+	"glimpse/engine/auth"
+	"glimpse/engine/config"
+	"glimpse/engine/server"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+// start is the moment every harness clock begins at.
+var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+// harness is a fully wired app on a fresh database, driven through
+// fiber's in-memory transport like a browser: it keeps cookies and sends
+// the CSRF token of the last screen it fetched.
+type harness struct {
+	t       *testing.T
+	app     *app.App
+	srv     *server.Server
+	clock   *engine.ManualClock
+	cookies map[string]string
+	csrf    string
+	host    string
+}
+
+func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
+	t.Helper()
+	cfg, err := config.Load(func(k string) string {
+		return map[string]string{"GLIMPSE_BRAND_HOSTS": "x.glimpse.test=_x_"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	clock := engine.NewManualClock(start)
+	logger := slog.New(slog.DiscardHandler)
+	a, err := app.Open(context.Background(), cfg, logger, clock, storetest.Open(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendererFS := fstest.MapFS{
+		"index.html":           {Data: []byte(`<!doctype html><head></head><script type="module" src="/assets/app-abc123.js"></script>`)},
+		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
+	}
+	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands,
+		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
+		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, app: a, srv: srv, clock: clock, cookies: map[string]string{}, host: "127.0.0.1:8080"}
+}
+
+// subscriber creates an account with a main weekly plan on the default brand.
+func (h *harness) subscriber(email, password string) auth.User {
+	h.t.Helper()
+	ctx := context.Background()
+	u, err := h.app.Auth.CreateUser(ctx, email, password)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	err = h.app.Auth.PutSubscription(ctx, auth.Subscription{ID: "sub-" + u.ID, UserID: u.ID, Email: u.Email,
+		Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial", Status: auth.StatusActive, MainPlan: true,
+		StartedAt: start.Add(-24 * time.Hour)})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return u
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    []byte
+}
+
+func (h *harness) do(req *http.Request) response {
+	h.t.Helper()
+	req.Host = h.host
+	var parts []string
+	for k, v := range h.cookies {
+		parts = append(parts, k+"="+v)
+	}
+	if len(parts) > 0 {
+		req.Header.Set("Cookie", strings.Join(parts, "; "))
+	}
+	res, err := h.srv.App().Test(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	for _, c := range res.Cookies() {
+		if c.MaxAge < 0 || c.Value == "" {
+			delete(h.cookies, c.Name)
+		} else {
+			h.cookies[c.Name] = c.Value
+		}
+	}
+	raw, _ := io.ReadAll(res.Body)
+	out := response{status: res.StatusCode, header: res.Header, raw: raw}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &out.body); err != nil {
+			h.t.Fatalf("decode %s: %v", raw, err)
+		}
+	}
+	return out
+}
+
+// screen fetches /ui/screen for path and remembers the CSRF token.
+func (h *harness) screen(path string) response {
+	h.t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/ui/screen?path="+url.QueryEscape(path), nil)
+	req.Header.Set("X-SDUI-Version", "1")
+	res := h.do(req)
+	if meta, ok := res.body["meta"].(map[string]any); ok {
+		h.csrf, _ = meta["csrf"].(string)
+	}
+	return res
+}
+
+// bootPage loads the app's HTML as a browser does first, and takes the CSRF
+// token from its meta tag.
+func (h *harness) bootPage() {
+	h.t.Helper()
+	res := h.do(httptest.NewRequest(http.MethodGet, "/", nil))
+	m := regexp.MustCompile(`<meta name="glimpse-csrf" content="([^"]+)">`).FindSubmatch(res.raw)
+	if m == nil {
+		h.t.Fatalf("no CSRF meta tag in %s", res.raw)
+	}
+	h.csrf = string(m[1])
+}
+
+// action posts values to a named action as the renderer does.
+func (h *harness) action(name string, values map[string]any) response {
+	h.t.Helper()
+	body, _ := json.Marshal(map[string]any{"values": values, "path": "/sign-in"})
+	req := httptest.NewRequest(http.MethodPost, "/ui/actions/"+name, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-SDUI-Version", "1")
+	req.Header.Set("X-CSRF-Token", h.csrf)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	return h.do(req)
+}
+
+func (h *harness) signIn(email, password string) response {
+	h.t.Helper()
+	if h.csrf == "" {
+		h.screen("/sign-in")
+	}
+	return h.action("session.sign_in", map[string]any{"email": email, "password": password})
+}
+
+// effects returns the effects of a result as a list of {type, to/id}.
+func effects(r response) []map[string]any {
+	var out []map[string]any
+	list, _ := r.body["effects"].([]any)
+	for _, e := range list {
+		out = append(out, e.(map[string]any))
+	}
+	return out
+}
+
+func screenID(r response) string {
+	s, _ := r.body["screen"].(map[string]any)
+	id, _ := s["id"].(string)
+	return id
+}
+
+func formError(r response) string {
+	errs, _ := r.body["errors"].(map[string]any)
+	msg, _ := errs["form"].(string)
+	return msg
+}
+
+func fieldErrors(r response) map[string]any {
+	errs, _ := r.body["errors"].(map[string]any)
+	f, _ := errs["fields"].(map[string]any)
+	return f
+}

@@ -1,0 +1,335 @@
+package server_test
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"glimpse/engine/auth"
+)
+
+func redirect(to string) []map[string]any {
+	return []map[string]any{{"type": "replace", "to": to}}
+}
+
+func TestGuards(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	signedOut := map[string][]map[string]any{
+		"/":                redirect("/sign-in"),
+		"/dashboard":       redirect("/sign-in"),
+		"/no/such/page":    redirect("/sign-in"),
+		"/dashboard/x/y/z": redirect("/sign-in"),
+	}
+	for path, want := range signedOut {
+		if diff := cmp.Diff(want, effects(h.screen(path))); diff != "" {
+			t.Errorf("signed out %s (-want +got):\n%s", path, diff)
+		}
+	}
+	if id := screenID(h.screen("/sign-in")); id != "sign-in" {
+		t.Fatalf("signed out /sign-in shows %q", id)
+	}
+	if res := h.signIn("ann@example.com", "correct-horse"); !cmp.Equal(effects(res), redirect("/dashboard")) {
+		t.Fatalf("sign-in answered %d %s", res.status, res.raw)
+	}
+	signedIn := map[string][]map[string]any{
+		"/":             redirect("/dashboard"),
+		"/sign-in":      redirect("/dashboard"),
+		"/no/such/page": redirect("/dashboard"),
+	}
+	for path, want := range signedIn {
+		if diff := cmp.Diff(want, effects(h.screen(path))); diff != "" {
+			t.Errorf("signed in %s (-want +got):\n%s", path, diff)
+		}
+	}
+	if id := screenID(h.screen("/dashboard")); id != "home" {
+		t.Fatalf("signed in /dashboard shows %q", id)
+	}
+}
+
+func TestSignInValidation(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	cases := []struct {
+		name            string
+		email, password string
+		want            map[string]any
+	}{
+		{"bad email", "not-an-email", "123456", map[string]any{"email": "Wrong email format"}},
+		{"short password", "ann@example.com", "12345", map[string]any{"password": "Min 6 symbols"}},
+		{"both", "", "", map[string]any{"email": "Wrong email format", "password": "Min 6 symbols"}},
+	}
+	for _, tc := range cases {
+		res := h.signIn(tc.email, tc.password)
+		if res.status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: status %d, want 422", tc.name, res.status)
+		}
+		if diff := cmp.Diff(tc.want, fieldErrors(res)); diff != "" {
+			t.Errorf("%s: field errors (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestSignInFailuresRevealNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	wrong := h.signIn("ann@example.com", "wrong-horse")
+	unknown := h.signIn("nobody@example.com", "wrong-horse")
+	for name, res := range map[string]response{"wrong password": wrong, "unknown email": unknown} {
+		if res.status != http.StatusUnauthorized {
+			t.Errorf("%s: status %d, want 401", name, res.status)
+		}
+		if got := formError(res); got != "The supplied auth credential is malformed or has expired." {
+			t.Errorf("%s: form error %q", name, got)
+		}
+	}
+	if _, ok := h.cookies["glimpse_session"]; ok {
+		t.Fatal("a failed sign-in set a session cookie")
+	}
+}
+
+func TestSignInRateLimitPerAccount(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	for i := 0; i < auth.AccountFailureLimit; i++ {
+		if res := h.signIn("ann@example.com", "wrong-horse"); res.status != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: status %d", i+1, res.status)
+		}
+	}
+	blocked := h.signIn("ann@example.com", "correct-horse")
+	if blocked.status != http.StatusTooManyRequests ||
+		formError(blocked) != "We have blocked all requests from this device due to unusual activity. Try again later." {
+		t.Fatalf("after %d failures: %d %s", auth.AccountFailureLimit, blocked.status, blocked.raw)
+	}
+	h.clock.Advance(auth.LimitWindow)
+	if res := h.signIn("ann@example.com", "correct-horse"); !cmp.Equal(effects(res), redirect("/dashboard")) {
+		t.Fatalf("after the window: %d %s", res.status, res.raw)
+	}
+}
+
+func TestSignInRateLimitPerIP(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for i := 0; i < auth.IPAttemptLimit; i++ {
+		h.signIn("someone"+strings.Repeat("x", i)+"@example.com", "wrong-horse")
+	}
+	if res := h.signIn("another@example.com", "wrong-horse"); res.status != http.StatusTooManyRequests {
+		t.Fatalf("attempt past the IP limit: status %d", res.status)
+	}
+}
+
+func TestSessionExpiresAfterFiveHours(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.clock.Advance(5*time.Hour - time.Second)
+	if id := screenID(h.screen("/dashboard")); id != "home" {
+		t.Fatalf("just before 5 hours: %q", id)
+	}
+	h.clock.Advance(time.Second)
+	if got := effects(h.screen("/dashboard")); !cmp.Equal(got, redirect("/sign-in")) {
+		t.Fatalf("at 5 hours: %v", got)
+	}
+}
+
+func TestSignOutEndsSessionAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	token := h.cookies["glimpse_session"]
+	h.screen("/dashboard")
+	if res := h.action("session.sign_out", nil); !cmp.Equal(effects(res), redirect("/sign-in")) {
+		t.Fatalf("sign out: %d %s", res.status, res.raw)
+	}
+	if _, ok := h.cookies["glimpse_session"]; ok {
+		t.Fatal("sign out left the session cookie")
+	}
+	if _, err := h.app.Auth.Authenticate(context.Background(), token); err == nil {
+		t.Fatal("the old token still authenticates")
+	}
+	h.cookies["glimpse_session"] = token // a copied cookie is dead too
+	if got := effects(h.screen("/dashboard")); !cmp.Equal(got, redirect("/sign-in")) {
+		t.Fatalf("replayed token: %v", got)
+	}
+}
+
+func TestNoSubscriptionOpensModal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	if _, err := h.app.Auth.CreateUser(context.Background(), "lapsed@example.com", "correct-horse"); err != nil {
+		t.Fatal(err)
+	}
+	res := h.signIn("lapsed@example.com", "correct-horse")
+	want := []map[string]any{{"type": "open_overlay", "id": "no-subscription"}}
+	if diff := cmp.Diff(want, effects(res)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestCSRFAndSameOrigin(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.screen("/sign-in")
+	good := h.csrf
+	h.csrf = "forged"
+	if res := h.signIn("ann@example.com", "correct-horse"); res.status != http.StatusForbidden {
+		t.Errorf("forged token: status %d", res.status)
+	}
+	h.csrf = good
+	req := httptest.NewRequest(http.MethodPost, "/ui/actions/session.sign_in", strings.NewReader(`{}`))
+	req.Header.Set("X-CSRF-Token", good)
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	if res := h.do(req); res.status != http.StatusForbidden {
+		t.Errorf("cross-site: status %d", res.status)
+	}
+	req = httptest.NewRequest(http.MethodPost, "/ui/actions/session.sign_in", strings.NewReader(`{}`))
+	req.Header.Set("X-CSRF-Token", good)
+	req.Header.Set("Origin", "https://evil.example")
+	if res := h.do(req); res.status != http.StatusForbidden {
+		t.Errorf("foreign origin: status %d", res.status)
+	}
+}
+
+func TestCredsParameterSignsIn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.bootPage()
+	bad := h.action("session.from_url", map[string]any{"creds": "garbage"})
+	if !cmp.Equal(effects(bad), redirect("/sign-in")) {
+		t.Fatalf("bad creds: %d %s", bad.status, bad.raw)
+	}
+	creds := base64.StdEncoding.EncodeToString([]byte(`{"email":"ann@example.com","password":"correct-horse"}`))
+	res := h.action("session.from_url", map[string]any{"creds": creds})
+	if !cmp.Equal(effects(res), redirect("/dashboard")) {
+		t.Fatalf("creds: %d %s", res.status, res.raw)
+	}
+	if screenID(h.screen("/dashboard")) != "home" {
+		t.Fatal("creds did not sign in")
+	}
+}
+
+func TestLoginLinkIsSingleUseAndShortLived(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	ctx := context.Background()
+	token, err := h.app.Auth.MintLoginLink(ctx, "ann@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.bootPage()
+	if res := h.action("session.from_url", map[string]any{"login": token}); !cmp.Equal(effects(res), redirect("/dashboard")) {
+		t.Fatalf("first use: %d %s", res.status, res.raw)
+	}
+	h.action("session.sign_out", nil)
+	if res := h.action("session.from_url", map[string]any{"login": token}); !cmp.Equal(effects(res), redirect("/sign-in")) {
+		t.Fatalf("second use: %d %s", res.status, res.raw)
+	}
+	late, err := h.app.Auth.MintLoginLink(ctx, "ann@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(auth.LoginLinkLifetime)
+	if res := h.action("session.from_url", map[string]any{"login": late}); !cmp.Equal(effects(res), redirect("/sign-in")) {
+		t.Fatalf("expired link: %d %s", res.status, res.raw)
+	}
+}
+
+func TestStaleRendererIsToldToReload(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	req := httptest.NewRequest(http.MethodGet, "/ui/screen?path=/sign-in", nil)
+	req.Header.Set("X-SDUI-Version", "0")
+	res := h.do(req)
+	if res.status != http.StatusConflict || res.body["reload"] != true {
+		t.Fatalf("stale renderer: %d %s", res.status, res.raw)
+	}
+}
+
+func TestScreenETag(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first := h.screen("/sign-in")
+	tag := first.header.Get("ETag")
+	if tag == "" {
+		t.Fatal("no ETag")
+	}
+	req := httptest.NewRequest(http.MethodGet, "/ui/screen?path=/sign-in", nil)
+	req.Header.Set("If-None-Match", tag)
+	if res := h.do(req); res.status != http.StatusNotModified {
+		t.Fatalf("revalidation: status %d", res.status)
+	}
+}
+
+func TestBrandByHost(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.host = "x.glimpse.test"
+	meta := h.screen("/sign-in").body["meta"].(map[string]any)
+	if key := meta["brand"].(map[string]any)["key"]; key != "_x_" {
+		t.Fatalf("brand for x.glimpse.test: %v", key)
+	}
+}
+
+func TestCoursePurchaseSaysNotYet(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard")
+	res := h.action("course.purchase", nil)
+	if res.status != http.StatusServiceUnavailable || formError(res) != "Purchases are not available yet. Please check back soon." {
+		t.Fatalf("purchase: %d %s", res.status, res.raw)
+	}
+}
+
+func TestFilesAndHeaders(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	cases := []struct {
+		path, status, ctype, cache string
+	}{
+		{"/dashboard", "200", "text/html; charset=utf-8", "no-cache, private"},
+		{"/?creds=abc", "200", "text/html; charset=utf-8", "no-cache, private"},
+		{"/assets/app-abc123.js", "200", "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"},
+		{"/static/home/news.svg", "200", "image/svg+xml", "public, max-age=86400"},
+		{"/missing.js", "404", "application/json; charset=utf-8", ""},
+		{"/healthz", "200", "text/plain; charset=utf-8", ""},
+		{"/readyz", "200", "text/plain; charset=utf-8", ""},
+	}
+	for _, tc := range cases {
+		res := h.do(httptest.NewRequest(http.MethodGet, tc.path, nil))
+		got := []string{http.StatusText(res.status), res.header.Get("Content-Type"), res.header.Get("Cache-Control")}
+		want := []string{http.StatusText(atoi(tc.status)), tc.ctype, tc.cache}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.path, diff)
+		}
+		if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") ||
+			!strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("%s: CSP %q", tc.path, csp)
+		}
+		if res.header.Get("Referrer-Policy") != "no-referrer" || res.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: missing security headers", tc.path)
+		}
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

@@ -1,0 +1,172 @@
+package screens
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"glimpse/content"
+	"glimpse/engine/billing"
+	"glimpse/engine/brand"
+	"glimpse/engine/ui"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in fixtures/screens")
+
+// payloadBudget caps a screen's uncompressed size, so growth is a decision.
+const payloadBudget = 30 << 10
+
+// goldenCase is one screen in one state; every case is composed for every
+// brand.
+type goldenCase struct {
+	name    string
+	compose func(c Context) Page
+}
+
+func goldenCases() []goldenCase {
+	return []goldenCase{
+		{"sign-in", func(c Context) Page { return SignIn(c, "/?quiz=true&page=SUBSCRIPTION") }},
+		{"redirecting", Redirecting},
+		{"home__weekly", func(c Context) Page {
+			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial")})
+		}},
+		{"home__course-owner-canceled", func(c Context) Page {
+			return Home(c, HomeState{Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
+				Canceled: true, CourseOwned: true})
+		}},
+	}
+}
+
+func brands(t *testing.T) (*brand.Registry, []brand.Brand) {
+	t.Helper()
+	seed, err := brand.ReadSeed(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := brand.NewRegistry(nil)
+	r.Set(seed)
+	return r, seed
+}
+
+// copyKey matches a string that is a copy key left unresolved.
+var copyKey = regexp.MustCompile(`^[a-z][a-zA-Z]*(\.[a-zA-Z]+)+$`)
+
+func TestGoldenScreens(t *testing.T) {
+	t.Parallel()
+	reg, seed := brands(t)
+	for _, b := range seed {
+		for _, gc := range goldenCases() {
+			name := gc.name + "__" + b.Key
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				page := gc.compose(Context{Brand: b, Copy: reg.Copy(b)})
+				env := page.Envelope(ui.Meta{ServerNow: "2026-11-01T12:00:00Z", TraceID: "golden",
+					Brand: b.UI(), CSRF: "golden-csrf", Version: "golden"})
+				got, err := json.MarshalIndent(env, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, '\n')
+				if err := ui.ValidateEnvelope(got); err != nil {
+					t.Fatalf("%s breaks the schema: %v", name, err)
+				}
+				if len(got) > payloadBudget {
+					t.Errorf("%s is %d bytes, over the %d budget", name, len(got), payloadBudget)
+				}
+				assertCopyResolved(t, env)
+				path := filepath.Join("..", "fixtures", "screens", name+".json")
+				if *update {
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./screens -update to create it)", err)
+				}
+				var wantDoc, gotDoc any
+				if err := json.Unmarshal(want, &wantDoc); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(got, &gotDoc); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(wantDoc, gotDoc); diff != "" {
+					t.Errorf("%s differs from its golden file (-want +got; run with -update if intended):\n%s", name, diff)
+				}
+			})
+		}
+	}
+}
+
+// assertCopyResolved fails when a screen shows a copy key instead of text,
+// which is what Copy.T returns for a key no brand defines.
+func assertCopyResolved(t *testing.T, env ui.Envelope) {
+	t.Helper()
+	b, _ := json.Marshal(env)
+	var doc any
+	_ = json.Unmarshal(b, &doc)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if k == "action" || k == "event" || k == "key" || k == "id" || k == "form" {
+					continue // identifiers, not copy
+				}
+				walk(path+"/"+k, c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(path+"/*", c)
+			}
+		case string:
+			if copyKey.MatchString(x) && path != "/meta/brand/key" {
+				t.Errorf("unresolved copy key %q at %s", x, path)
+			}
+		}
+	}
+	walk("", doc)
+}
+
+func TestDashboardPayloadCompressesWell(t *testing.T) {
+	t.Parallel()
+	reg, _ := brands(t)
+	b := reg.Get(brand.DefaultKey)
+	page := Home(Context{Brand: b, Copy: reg.Copy(b)}, HomeState{Plan: billing.Describe("")})
+	raw, _ := json.Marshal(page.Envelope(ui.Meta{ServerNow: "2026-11-01T12:00:00Z", Brand: b.UI()}))
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(raw)
+	_ = zw.Close()
+	if buf.Len() > 6<<10 {
+		t.Errorf("dashboard gzip is %d bytes, over 6 KiB", buf.Len())
+	}
+}
+
+func BenchmarkComposeDashboard(b *testing.B) {
+	seed, err := brand.ReadSeed(content.Brands)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	br := reg.Get(brand.DefaultKey)
+	ctx := Context{Brand: br, Copy: reg.Copy(br)}
+	state := HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial")}
+	meta := ui.Meta{ServerNow: "2026-11-01T12:00:00Z", Brand: br.UI(), CSRF: "x"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(Home(ctx, state).Envelope(meta)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
