@@ -165,7 +165,8 @@ func BenchmarkComposeDashboard(b *testing.B) {
 	meta := ui.Meta{ServerNow: "2026-11-01T12:00:00Z", Brand: br.UI(), CSRF: "x"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := json.Marshal(Home(ctx, state).Envelope(meta)); err != nil {
+		env := Home(ctx, state).Envelope(meta)
+		if _, err := env.Encode(); err != nil {
 			b.Fatal(err)
 		}
 	}

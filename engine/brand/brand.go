@@ -105,9 +105,14 @@ func (c Copy) Has(key string) bool {
 
 // Registry holds the brands in memory and picks one per request.
 type Registry struct {
-	brands atomic.Pointer[map[string]Brand]
-	hosts  map[string]string
+	brands  atomic.Pointer[map[string]Brand]
+	hosts   map[string]string
+	version atomic.Uint64
 }
+
+// Version changes whenever the brands in memory change; caches of composed
+// screens include it in their keys.
+func (r *Registry) Version() uint64 { return r.version.Load() }
 
 // NewRegistry returns a registry with the given host-name → brand-key map.
 func NewRegistry(hosts map[string]string) *Registry {
@@ -124,6 +129,7 @@ func (r *Registry) Set(brands []Brand) {
 		m[b.Key] = b
 	}
 	r.brands.Store(&m)
+	r.version.Add(1)
 }
 
 // Get returns a brand by key, or the default brand.

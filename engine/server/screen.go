@@ -1,11 +1,12 @@
 package server
 
 import (
-	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ type route struct {
 	path   string // exact path, or a prefix ending in "/*"
 	guard  guard
 	screen func(r *request) (screens.Page, error)
+	// key, when set, names everything the screen depends on; the encoded
+	// page is then kept and reused for requests with the same key.
+	key func(r *request) string
 }
 
 // routeTable maps paths to screens. Any path not listed serves as home.
@@ -40,8 +44,8 @@ func (s *Server) routeTable() []route {
 	return []route{
 		{screens.PathSignIn, guestOnly, func(r *request) (screens.Page, error) {
 			return screens.SignIn(r.ctx, s.billingURL()), nil
-		}},
-		{screens.PathDashboard, protected, s.homeScreen},
+		}, func(r *request) string { return "sign-in" }},
+		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
 	}
 }
 
@@ -113,11 +117,7 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 	case rt.guard == guestOnly && r.authorised:
 		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathDashboard)))
 	}
-	page, err := rt.screen(r)
-	if err != nil {
-		return err
-	}
-	return s.sendPage(c, r, page)
+	return s.sendScreen(c, r, rt)
 }
 
 func (s *Server) match(path string) (route, bool) {
@@ -129,23 +129,50 @@ func (s *Server) match(path string) (route, bool) {
 	return route{}, false
 }
 
-// envelope wraps a page with its metadata.
-func (s *Server) envelope(c fiber.Ctx, r *request, p screens.Page) ui.Envelope {
+// sendScreen composes (or reuses) the route's page and sends it with its
+// meta and an ETag over everything but the server time, so a browser
+// revalidating an unchanged screen gets 304. The renderer takes the clock
+// offset from the Date header, which a 304 refreshes.
+func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
+	var key string
+	if rt.key != nil {
+		key = rt.path + "\x00" + r.brand.Key + "\x00" + strconv.FormatUint(s.Brands.Version(), 10) + "\x00" + rt.key(r)
+	}
+	page, ok := s.pages.get(key)
+	if !ok {
+		p, err := rt.screen(r)
+		if err != nil {
+			return err
+		}
+		env := p.Envelope(ui.Meta{})
+		body, err := env.EncodePage()
+		if err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
+		page = newEncodedPage(body)
+		if key != "" {
+			s.pages.put(key, page)
+		}
+	}
 	// The trace id travels in the X-Request-Id header, not the body, so
 	// that an unchanged screen keeps its ETag.
-	return p.Envelope(ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), Brand: r.brand.UI(),
-		CSRF: s.csrfToken(c), Version: s.Version})
-}
-
-// sendPage sends an envelope with an ETag over everything but the server
-// time, so a browser revalidating an unchanged screen gets 304. The renderer
-// takes the clock offset from the Date header, which a 304 refreshes.
-func (s *Server) sendPage(c fiber.Ctx, r *request, p screens.Page) error {
-	body, err := s.encode(s.envelope(c, r, p), ui.ValidateEnvelope)
+	version := s.Brands.Version()
+	brandJSON, err := s.brandJSON.get(r.brand.Key, version, func() ([]byte, error) { return json.Marshal(r.brand.UI()) })
 	if err != nil {
-		return err
+		return engine.Wrap(engine.CodeInternal, err, "")
 	}
-	tag := etagOf(body)
+	csrf := s.csrfToken(c)
+	body, err := ui.AppendMeta(slices.Clip(page.body), ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()),
+		CSRF: csrf, Version: s.Version}, brandJSON)
+	if err != nil {
+		return engine.Wrap(engine.CodeInternal, err, "")
+	}
+	if s.ValidateResponses {
+		if err := ui.ValidateEnvelope(body); err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
+	}
+	tag := etagOf(page.hash, r.brand.Key, version, csrf, s.Version)
 	c.Set("ETag", tag)
 	if match := c.Get("If-None-Match"); match != "" && strings.Contains(match, tag) {
 		return c.SendStatus(fiber.StatusNotModified)
@@ -154,17 +181,15 @@ func (s *Server) sendPage(c fiber.Ctx, r *request, p screens.Page) error {
 	return c.Send(body)
 }
 
-// etagOf hashes an envelope without its "serverNow" value.
-func etagOf(body []byte) string {
+// etagOf names an envelope by everything in it but the server time.
+func etagOf(pageHash uint64, brandKey string, brandVersion uint64, csrf, version string) string {
 	h := fnv.New64a()
-	const key = `"serverNow":"`
-	if i := bytes.Index(body, []byte(key)); i >= 0 {
-		end := i + len(key) + bytes.IndexByte(body[i+len(key):], '"')
-		h.Write(body[:i])
-		h.Write(body[end:])
-	} else {
-		h.Write(body)
-	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], pageHash)
+	h.Write(b[:])
+	binary.LittleEndian.PutUint64(b[:], brandVersion)
+	h.Write(b[:])
+	h.Write([]byte(brandKey + "\x00" + csrf + "\x00" + version))
 	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
@@ -175,34 +200,34 @@ func (s *Server) sendResult(c fiber.Ctx, res *ui.Result) error {
 // sendJSON encodes v and, when ValidateResponses is on, refuses to send a
 // body that breaks the schema: a broken screen is a bug to see at once.
 func (s *Server) sendJSON(c fiber.Ctx, status int, v any, check func([]byte) error) error {
-	body, err := s.encode(v, check)
+	body, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return engine.Wrap(engine.CodeInternal, err, "")
+	}
+	if s.ValidateResponses {
+		if err := check(body); err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
 	}
 	c.Set("Content-Type", "application/json")
 	return c.Status(status).Send(body)
 }
 
-func (s *Server) encode(v any, check func([]byte) error) ([]byte, error) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return nil, engine.Wrap(engine.CodeInternal, err, "")
-	}
-	if s.ValidateResponses {
-		if err := check(body); err != nil {
-			return nil, engine.Wrap(engine.CodeInternal, err, "")
-		}
-	}
-	return body, nil
+func (s *Server) homeKey(r *request) string {
+	return r.principal.User.Email + "\x00" + r.mainSub.PlanCode + "\x00" + r.mainSub.Status + "\x00" +
+		strconv.FormatBool(s.entitlements(r)[billing.PDFCourse])
 }
 
-func (s *Server) homeScreen(r *request) (screens.Page, error) {
-	now := s.Clock.Now()
+func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
 	owned := make([]billing.Owned, 0, len(r.principal.Subscriptions))
 	for _, sub := range r.principal.Subscriptions {
 		owned = append(owned, billing.Owned{PlanCode: sub.PlanCode, Status: sub.Status, ExpiresAt: sub.ExpiresAt})
 	}
-	ent := billing.Entitlements(owned, now)
+	return billing.Entitlements(owned, s.Clock.Now())
+}
+
+func (s *Server) homeScreen(r *request) (screens.Page, error) {
+	ent := s.entitlements(r)
 	return screens.Home(r.ctx, screens.HomeState{
 		Email:       r.principal.User.Email,
 		Plan:        billing.Describe(r.mainSub.PlanCode),

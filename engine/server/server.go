@@ -45,11 +45,13 @@ type Deps struct {
 // Server holds the Fiber app and its dependencies.
 type Server struct {
 	Deps
-	app      *fiber.App
-	validate *validator.Validate
-	files    *fileServer
-	routes   []route
-	actions  map[string]actionSpec
+	app       *fiber.App
+	validate  *validator.Validate
+	files     *fileServer
+	routes    []route
+	pages     *pageCache
+	brandJSON brandCache
+	actions   map[string]actionSpec
 }
 
 // New builds the HTTP app.
@@ -61,6 +63,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s.files = files
 	s.routes = s.routeTable()
+	s.pages = newPageCache(20000)
 	s.actions = s.actionTable()
 	s.app = fiber.New(fiber.Config{
 		AppName:      "glimpse " + d.Version,

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -44,6 +45,9 @@ type Config struct {
 	DataDir string
 	// Database is the name of the database the application uses.
 	Database string
+	// Monitor, when set, sees every command sent to the server; benchmarks
+	// use it to count database round trips.
+	Monitor *event.CommandMonitor
 }
 
 // Store is an open connection to one database. A Store made by Open owns the
@@ -92,7 +96,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		}
 	}
 
-	client, err := connect(ctx, uri)
+	client, err := connect(ctx, uri, cfg.Monitor)
 	if err != nil {
 		if emb != nil {
 			_ = emb.stop(context.Background())
@@ -109,11 +113,14 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 // connect makes a client and pings the server, because mongo.Connect itself
 // does no I/O and would report nothing about an unreachable server. Our
 // timeouts come before ApplyURI so that ones given in the URI win.
-func connect(ctx context.Context, uri string) (*mongo.Client, error) {
+func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*mongo.Client, error) {
 	opts := options.Client().
 		SetConnectTimeout(connectTimeout).
 		SetServerSelectionTimeout(serverSelectionTimeout).
 		ApplyURI(uri)
+	if monitor != nil {
+		opts.SetMonitor(monitor)
+	}
 	client, err := mongo.Connect(opts)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)

@@ -1,0 +1,65 @@
+# Glimpse: `make run` starts the app with demo data; `make test` runs every test.
+SHELL := /bin/bash
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO_LDFLAGS := -X main.version=$(VERSION)
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+export PERCY_POSTINSTALL_BROWSER := false
+
+.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load size
+
+## run: build everything and start Glimpse with the embedded database and the demo subscriber
+run: build
+	GLIMPSE_DEMO=1 ./bin/glimpse serve
+
+## test: every test: lint, Go (race, real embedded database), renderer unit tests, end to end in Chromium
+test: lint go-test renderer-test e2e
+
+## build: the renderer, then the binary at bin/glimpse with the renderer embedded
+build: renderer
+	go build -trimpath -ldflags "$(GO_LDFLAGS)" -o bin/glimpse .
+
+# node_modules is refreshed whenever package-lock.json changes.
+node_modules/.package-lock.json: package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.package-lock.json
+	go mod download
+
+renderer: deps
+	npm run build
+
+## lint: gofmt, go vet, staticcheck, ESLint and the TypeScript compiler
+lint: deps
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	go vet $$(go list ./... | grep -v /node_modules/)
+	go run $(STATICCHECK) $$(go list ./... | grep -v /node_modules/)
+	npm run lint
+
+go-test: renderer
+	go test -race -count=1 $$(go list ./... | grep -v /node_modules/)
+
+renderer-test: deps
+	npm test
+
+## e2e: Playwright in Debian's Chromium against the real binary (Percy snapshots when PERCY_TOKEN is set)
+e2e: build
+	npx percy exec -- npx playwright test --config e2e/playwright.config.ts
+
+## bench: Go benchmarks, the HTTP load comparison and the renderer's bundle size
+bench: build
+	go test -run '^$$' -bench . -benchmem ./screens/ ./engine/...
+	go test -run TestLoad -count=1 -v -tags load ./engine/server/
+	npm run size
+
+size: renderer
+	npm run size
+
+## fmt: format Go and TypeScript sources
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## generate: rewrite the golden screens in fixtures/screens after an intended change
+generate:
+	go test ./screens/ -run TestGoldenScreens -update
