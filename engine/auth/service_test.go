@@ -1,0 +1,136 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+var hasher = auth.NewHasher()
+
+func newService(t *testing.T) (*auth.Service, *engine.ManualClock) {
+	t.Helper()
+	st := storetest.Open(t)
+	var specs []store.CollectionSpec
+	for name, idx := range auth.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	clock := engine.NewManualClock(start)
+	return auth.NewService(st.DB(), clock, hasher, 5*time.Hour), clock
+}
+
+func TestCreateUserRejectsDuplicateEmail(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateUser(ctx, "Ann@Example.com ", "correct-horse"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := svc.CreateUser(ctx, "ann@example.com", "another-horse")
+	if engine.ErrorCode(err) != engine.CodeConflict {
+		t.Fatalf("duplicate email: %v", err)
+	}
+	u, err := svc.UserByEmail(ctx, "ANN@example.com")
+	if err != nil || u.Email != "ann@example.com" {
+		t.Fatalf("lookup by another case: %+v %v", u, err)
+	}
+	if _, err := svc.UserByEmail(ctx, "nobody@example.com"); !engine.IsNotFound(err) {
+		t.Fatalf("unknown email: %v", err)
+	}
+}
+
+func TestMainSubscription(t *testing.T) {
+	t.Parallel()
+	past, future := start.Add(-time.Hour), start.Add(time.Hour)
+	cases := []struct {
+		name string
+		sub  auth.Subscription
+		want bool
+	}{
+		{"active main", auth.Subscription{Bundle: "b", Status: auth.StatusActive, MainPlan: true}, true},
+		{"canceled main until it ends", auth.Subscription{Bundle: "b", Status: auth.StatusCanceled, MainPlan: true, ExpiresAt: &future}, true},
+		{"canceled main that ended", auth.Subscription{Bundle: "b", Status: auth.StatusCanceled, MainPlan: true, ExpiresAt: &past}, false},
+		{"expired", auth.Subscription{Bundle: "b", Status: auth.StatusExpired, MainPlan: true}, false},
+		{"add-on only", auth.Subscription{Bundle: "b", Status: auth.StatusActive}, false},
+		{"another brand's bundle", auth.Subscription{Bundle: "other", Status: auth.StatusActive, MainPlan: true}, false},
+	}
+	for _, tc := range cases {
+		if _, got := auth.MainSubscription([]auth.Subscription{tc.sub}, "b", start); got != tc.want {
+			t.Errorf("%s: authorised = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSessionLifecycle(t *testing.T) {
+	t.Parallel()
+	svc, clock := newService(t)
+	ctx := context.Background()
+	u, err := svc.CreateUser(ctx, "ann@example.com", "correct-horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SignIn(ctx, "ann@example.com", "correct-horse", "ip", "b"); !errors.Is(err, auth.ErrNoSubscription) {
+		t.Fatalf("without a subscription: %v", err)
+	}
+	if err := svc.PutSubscription(ctx, auth.Subscription{ID: "s1", UserID: u.ID, Bundle: "b", Status: auth.StatusActive, MainPlan: true}); err != nil {
+		t.Fatal(err)
+	}
+	token, err := svc.SignIn(ctx, "ann@example.com", "correct-horse", "ip", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.Authenticate(ctx, token)
+	if err != nil || p.User.ID != u.ID || len(p.Subscriptions) != 1 {
+		t.Fatalf("authenticate: %+v %v", p, err)
+	}
+	if p.Session.ID == token {
+		t.Fatal("the session is stored under the raw token")
+	}
+	clock.Advance(5 * time.Hour)
+	if _, err := svc.Authenticate(ctx, token); !errors.Is(err, auth.ErrNoSession) {
+		t.Fatalf("after 5 hours: %v", err)
+	}
+}
+
+func TestUnknownEmailCostsAHash(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	began := time.Now()
+	ok, err := hasher.Verify(ctx, "", "whatever-password")
+	if err != nil || ok {
+		t.Fatalf("verify against no hash: %v %v", ok, err)
+	}
+	// Not a timing assertion: the dummy path must run argon2 at all, which
+	// takes milliseconds, never microseconds.
+	if time.Since(began) < time.Millisecond {
+		t.Fatal("unknown emails skip the password hash")
+	}
+}
+
+func TestHashRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := hasher.Hash(ctx, "correct-horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pw, want := range map[string]bool{"correct-horse": true, "correct-horsE": false, "": false} {
+		if ok, err := hasher.Verify(ctx, h, pw); err != nil || ok != want {
+			t.Errorf("Verify(%q) = %v, %v; want %v", pw, ok, err, want)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Addr: "127.0.0.1:8080", BaseURL: "http://127.0.0.1:8080", DataDir: "./data", Database: "glimpse",
+		SupportEmail: "support@glimpse.example", LogLevel: "info", SessionLifetime: 5 * time.Hour,
+		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	if c.SecureCookies() {
+		t.Fatal("plain http must not ask for Secure cookies")
+	}
+}
+
+func TestSettingsAndSecretFiles(t *testing.T) {
+	t.Parallel()
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{
+		"GLIMPSE_ADDR": "0.0.0.0:9000", "GLIMPSE_BASE_URL": "https://glimpse.example/", "GLIMPSE_SECRET_FILE": secret,
+		"GLIMPSE_BRAND_HOSTS": "X.example.com=_x_, y.example.com=_y_", "GLIMPSE_DEMO": "1",
+		"GLIMPSE_SESSION_LIFETIME": "2h", "MONGODB_URI": "mongodb://db/?replicaSet=rs0",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Secret != "s3cret" || c.BaseURL != "https://glimpse.example" || !c.Demo || c.SessionLifetime != 2*time.Hour ||
+		!c.SecureCookies() || c.MongoURI != "mongodb://db/?replicaSet=rs0" {
+		t.Fatalf("unexpected config %+v", c)
+	}
+	if diff := cmp.Diff(map[string]string{"x.example.com": "_x_", "y.example.com": "_y_"}, c.BrandHosts); diff != "" {
+		t.Fatal(diff)
+	}
+}
+
+func TestRejectsBadValues(t *testing.T) {
+	t.Parallel()
+	for name, vars := range map[string]map[string]string{
+		"addr":     {"GLIMPSE_ADDR": "nope"},
+		"base url": {"GLIMPSE_BASE_URL": "ftp://x"},
+		"demo":     {"GLIMPSE_DEMO": "maybe"},
+		"lifetime": {"GLIMPSE_SESSION_LIFETIME": "-1h"},
+		"hosts":    {"GLIMPSE_BRAND_HOSTS": "x.example.com"},
+		"level":    {"GLIMPSE_LOG_LEVEL": "loud"},
+		"file":     {"GLIMPSE_SECRET_FILE": "/does/not/exist"},
+	} {
+		if _, err := Load(env(vars)); err == nil {
+			t.Errorf("%s: accepted %v", name, vars)
+		}
+	}
+}
