@@ -20,22 +20,34 @@ var emailRegexp = regexp.MustCompile(EmailPattern)
 // and returns the first failing rule's message, or "" when all pass. state is
 // the document that equals rules and when-conditions read from.
 func CheckRules(rules []Rule, value any, state map[string]any) string {
+	if failed := FailingRules(rules, value, state); len(failed) > 0 {
+		return failed[0]
+	}
+	return ""
+}
+
+// FailingRules returns the messages of every rule value fails, in order.
+// Lengths count code points; patterns are unanchored; an absent value is
+// empty text; required rejects null, blank text and an empty list.
+func FailingRules(rules []Rule, value any, state map[string]any) []string {
+	failed := []string{}
 	for _, r := range rules {
 		if r.When != nil && !r.When.Eval(state) {
 			continue
 		}
 		if !ruleHolds(r, value, state) {
-			return r.Message
+			failed = append(failed, r.Message)
 		}
 	}
-	return ""
+	return failed
 }
 
 func ruleHolds(r Rule, value any, state map[string]any) bool {
 	s, isString := value.(string)
 	switch r.Kind {
 	case "required":
-		return value != nil && (!isString || strings.TrimSpace(s) != "")
+		list, isList := value.([]any)
+		return value != nil && (!isString || strings.TrimSpace(s) != "") && (!isList || len(list) > 0)
 	case "email":
 		return isString && emailRegexp.MatchString(s)
 	case "min_length":

@@ -67,3 +67,21 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		})
 	}
 }
+
+func TestSchemaRejectsProtocolRelativeURLs(t *testing.T) {
+	t.Parallel()
+	for _, n := range []*Node{
+		Link("x", Navigate("//evil.example/path")),
+		Link("x", OpenURL("//evil.example", true)),
+		Link("x", Navigate(`/\evil.example`)),
+		Image("//evil.example/a.png", ""),
+	} {
+		if err := ValidateNode(n); err == nil {
+			b, _ := json.Marshal(n)
+			t.Errorf("schema accepted %s", b)
+		}
+	}
+	if err := ValidateNode(Link("x", Navigate("/"))); err != nil {
+		t.Errorf("schema rejected the root path: %v", err)
+	}
+}

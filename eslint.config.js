@@ -1,0 +1,76 @@
+// ESLint for the web renderer. Typed rules apply to renderer/ TypeScript; the import
+// boundaries keep node components pure (engine access only through engine/hooks).
+import js from "@eslint/js";
+import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", "renderer/dist/**", "e2e/**", "playwright-report/**", "test-results/**"] },
+  js.configs.recommended,
+  {
+    files: ["**/*.{js,mjs,cjs}"],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ["renderer/**/*.{ts,tsx}"],
+    extends: [tseslint.configs.strictTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: globals.browser,
+    },
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      "@typescript-eslint/no-confusing-void-expression": "off",
+      "@typescript-eslint/no-unnecessary-condition": ["error", { allowConstantLoopConditions: true }],
+    },
+  },
+  {
+    files: ["renderer/src/**/*.tsx", "renderer/src/engine/hooks.tsx"],
+    ...reactHooks.configs.flat["recommended-latest"],
+  },
+  {
+    // Tests hand spies and store methods to expect() and React freely.
+    files: ["renderer/src/**/*.test.{ts,tsx}", "renderer/src/test/**"],
+    rules: { "@typescript-eslint/unbound-method": "off" },
+  },
+  {
+    files: ["renderer/src/**/*.{ts,tsx}"],
+    ignores: ["renderer/src/**/*.test.{ts,tsx}", "renderer/src/test/**"],
+    rules: {
+      "no-console": ["error", { allow: ["error", "info", "warn"] }],
+    },
+  },
+  {
+    // Node components are props in, markup out: the engine only through its hooks module.
+    files: ["renderer/src/nodes/**/*.{ts,tsx}"],
+    ignores: ["renderer/src/nodes/**/*.test.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(\\.\\./)*engine/(?!hooks$)",
+              message: "nodes/ may use the engine only through engine/hooks.",
+            },
+            { regex: "^\\.\\./(\\.\\./)*(app|main)$", message: "nodes/ may not import the app shell." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The schema is the contract mirror: it depends on zod and nothing of ours.
+    files: ["renderer/src/schema/**/*.ts"],
+    ignores: ["renderer/src/schema/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^\\.\\./(engine|nodes|app|main)", message: "schema/ imports nothing of ours." }] },
+      ],
+    },
+  },
+);

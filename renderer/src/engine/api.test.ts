@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { envelope, fakeServer } from "../test/harness";
+import { createApi, GENERIC_ERROR } from "./api";
+
+describe("api", () => {
+  it("GETs a screen with the version header and same-origin credentials", async () => {
+    const server = fakeServer(() => ({ body: envelope([]) }));
+    let init: RequestInit | undefined;
+    const api = createApi((input, options) => {
+      init = options;
+      return server.fetch(input, options);
+    }, () => 42);
+    const answer = await api.screen("/dashboard/news?page=2");
+    expect(server.calls[0]?.url).toBe("/ui/screen?path=%2Fdashboard%2Fnews%3Fpage%3D2");
+    expect(server.calls[0]?.headers["X-SDUI-Version"]).toBe("1");
+    expect(init?.credentials).toBe("same-origin");
+    expect(answer.kind).toBe("envelope");
+    if (answer.kind === "envelope") expect(answer.receivedAt).toBe(42);
+  });
+
+  it("POSTs an action with values, path and the CSRF token of the last envelope", async () => {
+    const server = fakeServer((call) => (call.method === "GET" ? { body: envelope([], { meta: { csrf: "abc" } }) } : { body: {} }));
+    const api = createApi(server.fetch);
+    await api.action("session.sign_in", { email: "a" }, "/sign-in");
+    expect(server.calls[0]?.headers["X-CSRF-Token"]).toBeUndefined();
+    await api.screen("/sign-in");
+    const answer = await api.action("session.sign_in", { email: "a" }, "/sign-in");
+    const post = server.calls[2];
+    expect(post?.method).toBe("POST");
+    expect(post?.url).toBe("/ui/actions/session.sign_in");
+    expect(post?.headers["X-CSRF-Token"]).toBe("abc");
+    expect(post?.headers["X-SDUI-Version"]).toBe("1");
+    expect(post?.headers["Content-Type"]).toBe("application/json");
+    expect(post?.body).toEqual({ values: { email: "a" }, path: "/sign-in" });
+    expect(answer).toEqual({ kind: "result", result: {}, status: 200 });
+  });
+
+  it("starts from the CSRF token the page carries", async () => {
+    const server = fakeServer(() => ({ body: {} }));
+    await createApi(server.fetch, Date.now, "from-page").action("session.from_url", { login: "t" }, "/");
+    expect(server.calls[0]?.headers["X-CSRF-Token"]).toBe("from-page");
+  });
+
+  it("reads the JSON body whatever the status", async () => {
+    const api = createApi(fakeServer(() => ({ status: 422, body: { errors: { fields: { email: "Wrong email format" } } } })).fetch);
+    expect(await api.action("x", {}, "/")).toEqual({
+      kind: "result",
+      result: { errors: { fields: { email: "Wrong email format" } } },
+      status: 422,
+    });
+    const forbidden = createApi(fakeServer(() => ({ status: 403, body: { errors: { form: "Not allowed" } } })).fetch);
+    expect(await forbidden.screen("/")).toMatchObject({ kind: "result", result: { errors: { form: "Not allowed" } } });
+  });
+
+  it("answers a guard's redirect as effects", async () => {
+    const api = createApi(fakeServer(() => ({ body: { effects: [{ type: "replace", to: "/sign-in" }] } })).fetch);
+    expect(await api.screen("/dashboard")).toMatchObject({ kind: "result", result: { effects: [{ type: "replace", to: "/sign-in" }] } });
+  });
+
+  it("answers a stale client's 409 as a reload", async () => {
+    const api = createApi(fakeServer(() => ({ status: 409, body: { reload: true } })).fetch);
+    expect(await api.screen("/")).toEqual({ kind: "reload" });
+  });
+
+  it("turns a network failure, a non-JSON body or an unexplained error into 'Something went wrong'", async () => {
+    expect(await createApi(fakeServer(() => "network-error").fetch).action("x", {}, "/")).toEqual({
+      kind: "failure",
+      message: GENERIC_ERROR,
+      status: 0,
+    });
+    const html = createApi(() => Promise.resolve(new Response("<html>", { status: 502 })));
+    expect(await html.screen("/")).toMatchObject({ kind: "failure", message: GENERIC_ERROR, status: 502 });
+    const empty = createApi(fakeServer(() => ({ status: 500, body: {} })).fetch);
+    expect(await empty.screen("/")).toMatchObject({ kind: "failure", message: GENERIC_ERROR });
+  });
+
+  it("rejects an envelope that breaks the contract", async () => {
+    const api = createApi(fakeServer(() => ({ body: { v: 2, screen: {}, meta: {} } })).fetch);
+    const original = console.error;
+    console.error = () => undefined;
+    try {
+      expect(await api.screen("/")).toMatchObject({ kind: "failure", message: GENERIC_ERROR });
+    } finally {
+      console.error = original;
+    }
+  });
+});

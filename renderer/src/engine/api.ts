@@ -1,0 +1,92 @@
+// The transport: GET /ui/screen and POST /ui/actions/<name>, as protocol.md says. It has no
+// side effects of its own: it answers what the server said, and the engine acts on it.
+import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } from "../schema/envelope";
+
+/** The message shown when a request fails without a message from the server. */
+export const GENERIC_ERROR = "Something went wrong";
+
+/** The schema version this renderer speaks. */
+export const SDUI_VERSION = "1";
+
+export type Answer =
+  | { kind: "envelope"; envelope: Envelope; receivedAt: number }
+  | { kind: "result"; result: ActionResult; status: number }
+  | { kind: "reload" }
+  | { kind: "failure"; message: string; status: number };
+
+export interface Api {
+  /** Fetches the screen for a path with its query. */
+  screen(path: string): Promise<Answer>;
+  /** Posts a server action with the current path. */
+  action(name: string, values: Record<string, unknown>, path: string, options?: { keepalive?: boolean }): Promise<Answer>;
+  /** The CSRF token of the last envelope. */
+  csrf(): string | undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * @param initialCsrf the token the server put in the page (`<meta name="glimpse-csrf">`), for a
+ *   POST made before any envelope, such as a sign-in link's session.from_url.
+ */
+export function createApi(fetcher: typeof fetch, now: () => number = Date.now, initialCsrf?: string): Api {
+  let csrf = initialCsrf;
+
+  async function request(url: string, init: RequestInit, headers: Record<string, string> = {}): Promise<Answer> {
+    let response: Response;
+    let body: unknown;
+    try {
+      response = await fetcher(url, {
+        ...init,
+        credentials: "same-origin",
+        headers: { ...headers, Accept: "application/json", "X-SDUI-Version": SDUI_VERSION },
+      });
+    } catch {
+      return { kind: "failure", message: GENERIC_ERROR, status: 0 };
+    }
+    try {
+      body = await response.json();
+    } catch {
+      return { kind: "failure", message: GENERIC_ERROR, status: response.status };
+    }
+    return interpret(body, response.status);
+  }
+
+  function interpret(body: unknown, status: number): Answer {
+    if (isRecord(body) && body.reload === true) return { kind: "reload" };
+    if (isRecord(body) && "v" in body) {
+      const parsed = envelopeSchema.safeParse(body);
+      if (!parsed.success) {
+        console.error(`Glimpse: invalid envelope: ${parsed.error.message}`);
+        return { kind: "failure", message: GENERIC_ERROR, status };
+      }
+      csrf = parsed.data.meta.csrf ?? csrf;
+      return { kind: "envelope", envelope: parsed.data, receivedAt: now() };
+    }
+    const parsed = actionResultSchema.safeParse(body);
+    if (!parsed.success) {
+      console.error(`Glimpse: invalid action result: ${parsed.error.message}`);
+      return { kind: "failure", message: GENERIC_ERROR, status };
+    }
+    const { effects, errors } = parsed.data;
+    const said = (effects?.length ?? 0) > 0 || errors?.form !== undefined || errors?.fields !== undefined;
+    if (status >= 400 && !said) return { kind: "failure", message: GENERIC_ERROR, status };
+    return { kind: "result", result: parsed.data, status };
+  }
+
+  return {
+    screen: (path) => request(`/ui/screen?path=${encodeURIComponent(path)}`, { method: "GET" }),
+    action: (name, values, path, options) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json" };
+      if (csrf !== undefined) headers["X-CSRF-Token"] = csrf;
+      return request(
+        `/ui/actions/${name}`,
+        { method: "POST", body: JSON.stringify({ values, path }), keepalive: options?.keepalive === true },
+        headers,
+      );
+    },
+    csrf: () => csrf,
+  };
+}

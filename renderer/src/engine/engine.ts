@@ -1,0 +1,165 @@
+// The engine wires the transport, the store, the router and the action runner together, and
+// applies what the server answers: a screen, effects, errors, or a request to reload.
+import type { Action } from "../schema/action";
+import { parseAction } from "../schema/parse";
+import { type ActionContext, runAction, type RunnerHost } from "./actions";
+import { type Answer, type Api, createApi, GENERIC_ERROR } from "./api";
+import { createForms, type Forms } from "./forms";
+import { createRouter, type Origin, type Router } from "./router";
+import { createStore, type Store } from "./store";
+import { applyTheme, applyTitle } from "./theme";
+
+/** sessionStorage key of the last stale-client reload, so a loop of 409s reloads only once. */
+export const RELOAD_KEY = "glimpse.reloadedAt";
+const RELOAD_GUARD_MS = 60_000;
+
+export interface Engine {
+  readonly window: Window;
+  readonly store: Store;
+  readonly api: Api;
+  readonly forms: Forms;
+  readonly router: Router;
+  run(action: Action, context?: ActionContext): Promise<boolean>;
+  /** Applies a server answer (a screen, an action result, a reload request or a failure). */
+  apply(answer: Answer, origin: Origin): Promise<boolean>;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export interface EngineOptions {
+  window: Window;
+  fetch: typeof fetch;
+  now?: () => number;
+}
+
+/** The CSRF token the server writes into the served page for the first POST. */
+export function pageCsrf(document: Document): string | undefined {
+  const content = document.querySelector('meta[name="glimpse-csrf"]')?.getAttribute("content");
+  return content === null || content === undefined || content === "" ? undefined : content;
+}
+
+function sessionStore(window: Window): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  const { window } = options;
+  const now = options.now ?? Date.now;
+  const store = createStore();
+  const api = createApi(options.fetch, now, pageCsrf(window.document));
+  const forms = createForms();
+  const waits = new Set<() => void>();
+
+  /** Cancels every pending `after`: they belong to the screen that is going away. */
+  function cancelWaits(): void {
+    for (const cancel of waits) cancel();
+    waits.clear();
+  }
+
+  function wait(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = window.setTimeout(() => {
+        waits.delete(cancel);
+        resolve(true);
+      }, ms);
+      const cancel = (): void => {
+        window.clearTimeout(timer);
+        resolve(false);
+      };
+      waits.add(cancel);
+    });
+  }
+
+  /** A hard reload for a stale client, at most once a minute so a server loop cannot spin. */
+  function reloadStale(): void {
+    const storage = sessionStore(window);
+    const last = Number(storage?.getItem(RELOAD_KEY) ?? "0");
+    if (now() - last < RELOAD_GUARD_MS) {
+      store.setNotice(GENERIC_ERROR);
+      return;
+    }
+    storage?.setItem(RELOAD_KEY, String(now()));
+    window.location.reload();
+  }
+
+  async function runEffects(effects: readonly unknown[], context: ActionContext): Promise<boolean> {
+    for (const [index, raw] of effects.entries()) {
+      const action = parseAction(raw, `/effects/${index}`);
+      if (action === null) return false;
+      if (!(await engine.run(action, context))) return false;
+    }
+    return true;
+  }
+
+  async function apply(answer: Answer, origin: Origin): Promise<boolean> {
+    const formId = origin.kind === "action" ? origin.formId : undefined;
+    switch (answer.kind) {
+      case "envelope": {
+        const { envelope, receivedAt } = answer;
+        cancelWaits();
+        store.showScreen(envelope, receivedAt);
+        applyTheme(window.document, envelope.meta.brand);
+        const title = envelope.screen.title;
+        applyTitle(window.document, typeof title === "string" ? title : undefined, envelope.meta.brand.name);
+        sessionStore(window)?.removeItem(RELOAD_KEY);
+        return true;
+      }
+      case "reload":
+        reloadStale();
+        return false;
+      case "failure":
+        if (origin.kind === "screen") store.setNotice(answer.message);
+        else store.setErrors({}, { id: formId, message: answer.message });
+        return false;
+      case "result": {
+        const { effects, errors, reload } = answer.result;
+        if (reload === true) {
+          reloadStale();
+          return false;
+        }
+        const fields = errors?.fields ?? {};
+        if (errors?.form !== undefined || Object.keys(fields).length > 0) {
+          const form = errors?.form;
+          store.setErrors(fields, form === undefined ? undefined : { id: formId, message: form });
+          const first = formId === undefined ? undefined : forms.fields(formId).find((f) => Object.hasOwn(fields, f.id));
+          first?.element()?.focus();
+        }
+        const ran = await runEffects(effects ?? [], { formId });
+        return errors === undefined && ran;
+      }
+    }
+  }
+
+  const router = createRouter({ window, api, store, apply });
+
+  const host: RunnerHost = {
+    window,
+    store,
+    api,
+    forms,
+    router,
+    apply,
+    wait,
+    run: (action, context) => runAction(action, context, host),
+  };
+
+  const engine: Engine = {
+    window,
+    store,
+    api,
+    forms,
+    router,
+    run: (action, context = {}) => runAction(action, context, host),
+    apply,
+    start: () => router.start(),
+    stop: () => {
+      cancelWaits();
+      router.stop();
+    },
+  };
+  return engine;
+}

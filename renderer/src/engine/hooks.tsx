@@ -1,0 +1,196 @@
+// The only door from node components into the engine: hooks that read the store, run actions,
+// bind inputs and tick clocks, plus the components that render child nodes.
+import {
+  type MouseEvent,
+  type ReactNode,
+  type RefObject,
+  useCallback,
+  useContext,
+  useEffect,
+  useState,
+  useSyncExternalStore,
+} from "react";
+import type { Action } from "../schema/action";
+import type { Condition } from "../schema/condition";
+import type { Brand } from "../schema/envelope";
+import type { Rule } from "../schema/rule";
+import { type LinkTarget, linkFor } from "./actions";
+import { parseTime } from "./clock";
+import { evaluate } from "./conditions";
+import { EngineContext, FormContext, OverlayContext } from "./context";
+import type { Engine } from "./engine";
+import { getPointer } from "./pointer";
+import type { ViewState } from "./store";
+
+export type { NodeProps, Registry } from "./context";
+export { NodeList, NodeView } from "./render";
+
+function useEngine(): Engine {
+  const engine = useContext(EngineContext);
+  if (engine === null) throw new Error("Glimpse: node rendered outside the engine");
+  return engine;
+}
+
+/** A value derived from the view state; re-renders only when it changes. */
+function useView<T>(select: (view: ViewState) => T): T {
+  const { store } = useEngine();
+  return useSyncExternalStore(store.subscribe, () => select(store.get()));
+}
+
+/** The state value at a JSON Pointer. */
+export function useStateValue(pointer: string): unknown {
+  return useView((view) => getPointer(view.state, pointer));
+}
+
+/** A condition evaluated against the state; an absent one is `fallback`. */
+export function useCondition(condition: Condition | undefined, fallback = true): boolean {
+  return useView((view) => evaluate(condition, view.state, fallback));
+}
+
+/** The id of the form around this node, if any. */
+export function useFormId(): string | undefined {
+  return useContext(FormContext);
+}
+
+/** Puts a subtree inside a form: its inputs submit and clear errors together. */
+export function FormScope({ id, children }: { id: string; children: ReactNode }): ReactNode {
+  return <FormContext value={id}>{children}</FormContext>;
+}
+
+/**
+ * Runs an action from this node, with `source` as its element and the form around it (or
+ * `ownForm`, for the form node itself).
+ */
+export function useRun(source: string, ownForm?: string): (action: Action) => void {
+  const engine = useEngine();
+  const around = useFormId();
+  const formId = ownForm ?? around;
+  return useCallback(
+    (action: Action) => {
+      void engine.run(action, { formId, source });
+    },
+    [engine, formId, source],
+  );
+}
+
+/** Whether a submit started by `source` is in flight. */
+export function useBusy(source: string): boolean {
+  return useView((view) => Object.values(view.submitting).includes(source));
+}
+
+/** How a node renders an action: a real link when it navigates, else a button. */
+export type ActionBinding =
+  | { kind: "none" }
+  | ({ kind: "link"; onClick: (event: MouseEvent<HTMLAnchorElement>) => void } & LinkTarget)
+  | { kind: "button"; busy: boolean; onClick: () => void };
+
+function modified(event: MouseEvent): boolean {
+  return event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey;
+}
+
+export function useAction(action: Action | undefined, source: string): ActionBinding {
+  const run = useRun(source);
+  const busy = useBusy(source);
+  if (action === undefined) return { kind: "none" };
+  const link = linkFor(action);
+  if (link !== null) {
+    return {
+      kind: "link",
+      ...link,
+      onClick: (event) => {
+        // The browser follows native links and modified clicks (a new tab) itself.
+        if (link.native || modified(event)) return;
+        event.preventDefault();
+        run(action);
+      },
+    };
+  }
+  return { kind: "button", busy, onClick: () => run(action) };
+}
+
+/** What an input needs: its bound value, a setter that clears errors, and its error. */
+export interface FieldBinding {
+  value: unknown;
+  setValue: (value: unknown) => void;
+  error: string | undefined;
+}
+
+/**
+ * Binds an input to the state and registers it with its form while mounted (so while visible):
+ * a submit collects, validates and focuses exactly these inputs.
+ */
+export function useField(
+  spec: { id: string; bind: string; rules?: readonly Rule[] | undefined },
+  element: RefObject<HTMLElement | null>,
+): FieldBinding {
+  const engine = useEngine();
+  const formId = useFormId();
+  const { id, bind, rules } = spec;
+  const value = useStateValue(bind);
+  const error = useView((view) => view.fieldErrors[id]);
+
+  useEffect(
+    () => engine.forms.register({ id, bind, rules: rules ?? [], formId, element: () => element.current }),
+    [engine, id, bind, rules, formId, element],
+  );
+
+  const setValue = useCallback(
+    (next: unknown) => {
+      engine.store.setValue(bind, next);
+      // An edit clears the errors of its whole form (sign-in clears both fields on any edit).
+      const ids = formId === undefined ? [id] : engine.forms.fields(formId).map((field) => field.id);
+      engine.store.clearErrors(ids.includes(id) ? ids : [...ids, id], formId);
+    },
+    [engine, bind, formId, id],
+  );
+  return { value, setValue, error };
+}
+
+/** The error message of a form, if any. */
+export function useFormError(formId: string): string | undefined {
+  return useView((view) => view.formErrors[formId]);
+}
+
+/** Whether an overlay is open (for a menu button's aria-expanded). */
+export function useOverlayOpen(id: string): boolean {
+  return useView((view) => view.overlays.includes(id));
+}
+
+/** The overlay this node renders in, and a way to dismiss it (running its onClose). */
+export function useOverlay(): { id: string; top: boolean; dismiss: (onClose?: Action) => void } | null {
+  const engine = useEngine();
+  const scope = useContext(OverlayContext);
+  const dismiss = useCallback(
+    (onClose?: Action) => {
+      if (scope === null) return;
+      void engine.run({ type: "close_overlay", id: scope.id }).then(() => {
+        if (onClose !== undefined) void engine.run(onClose);
+      });
+    },
+    [engine, scope],
+  );
+  return scope === null ? null : { ...scope, dismiss };
+}
+
+/** The brand of the current screen (name, tagline, logo, support address). */
+export function useBrand(): Brand | undefined {
+  return useView((view) => view.screen?.envelope.meta.brand);
+}
+
+/**
+ * Milliseconds left until `endsAt` by the server's clock (meta.serverNow against Date.now at
+ * receipt), ticking every second; NaN for an unreadable date.
+ */
+export function useRemaining(endsAt: string): number {
+  const offset = useView((view) => view.screen?.clockOffset ?? 0);
+  const end = parseTime(endsAt);
+  const [now, setNow] = useState(() => Date.now());
+  const remaining = end - (now + offset);
+  const running = remaining > 0;
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, [running]);
+  return remaining;
+}

@@ -1,0 +1,48 @@
+// Renders raw nodes: parse one node (falling back per node), check `visible`, look the type up
+// in the registry. Children render the same way, each on its own.
+import { type ComponentType, createElement, type ReactNode, useContext, useSyncExternalStore } from "react";
+import { ErrorBoundary } from "../nodes/error-boundary";
+import type { NodeType } from "../schema/node";
+import { parseNode } from "../schema/parse";
+import { evaluate } from "./conditions";
+import { EngineContext, type NodeProps, RegistryContext } from "./context";
+
+const noSubscription = (): (() => void) => () => undefined;
+
+/** One raw node at `pointer`: its component, its fallback, or nothing. */
+export function NodeView({ raw, pointer }: { raw: unknown; pointer: string }): ReactNode {
+  const registry = useContext(RegistryContext);
+  const engine = useContext(EngineContext);
+  const node = parseNode(raw, pointer);
+  const visible = useSyncExternalStore(
+    engine?.store.subscribe ?? noSubscription,
+    () => evaluate(node?.visible, engine?.store.get().state),
+  );
+  if (node === null || !visible || registry === null) return null;
+  const component = registry[node.type] as ComponentType<NodeProps<NodeType>>;
+  return createElement(component, { node, pointer });
+}
+
+/**
+ * A list of raw nodes whose array sits at `pointer` (e.g. "/screen/children"). With `isolate`,
+ * each child gets its own error boundary, so one failing subtree leaves the rest standing.
+ */
+export function NodeList({
+  nodes,
+  pointer,
+  isolate = false,
+}: {
+  nodes: readonly unknown[] | undefined;
+  pointer: string;
+  isolate?: boolean;
+}): ReactNode {
+  return (nodes ?? []).map((raw, index) =>
+    isolate ? (
+      <ErrorBoundary key={index}>
+        <NodeView raw={raw} pointer={`${pointer}/${index}`} />
+      </ErrorBoundary>
+    ) : (
+      <NodeView key={index} raw={raw} pointer={`${pointer}/${index}`} />
+    ),
+  );
+}

@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { ruleSchema, RULE_KINDS } from "../schema/rule";
+import { repoPath } from "../test/paths";
+import { EMAIL_PATTERN, fieldSchema, isMissing, RULES, validate } from "./rules";
+
+const parityFile = repoPath("fixtures", "rules", "parity.json");
+
+const parityCase = z.object({
+  name: z.string(),
+  rules: z.array(ruleSchema),
+  value: z.unknown(),
+  state: z.record(z.string(), z.unknown()),
+  valid: z.boolean(),
+  messages: z.array(z.string()),
+});
+const cases = z.array(parityCase).parse(JSON.parse(readFileSync(parityFile, "utf8")));
+
+describe("rules", () => {
+  it("implements every rule kind", () => {
+    expect(Object.keys(RULES).sort()).toEqual([...RULE_KINDS].sort());
+  });
+
+  it("uses the protocol's email pattern", () => {
+    expect(EMAIL_PATTERN.source).toBe(String.raw`^[^\s@]+@[^\s@]+\.[^\s@]+$`);
+  });
+
+  it("treats undefined, null, blank text and empty lists as missing", () => {
+    expect([undefined, null, "", " ", []].every(isMissing)).toBe(true);
+    expect([0, false, "a", [1]].some(isMissing)).toBe(false);
+  });
+
+  it("builds a zod schema per field", () => {
+    const schema = fieldSchema([{ kind: "min_length", value: 2, message: "Too short" }], {});
+    expect(schema.safeParse("ab").success).toBe(true);
+    expect(schema.safeParse("a").error?.issues.map((issue) => issue.message)).toEqual(["Too short"]);
+  });
+
+  it("rejects a pattern that does not compile", () => {
+    expect(ruleSchema.safeParse({ kind: "pattern", value: "(", message: "x" }).success).toBe(false);
+  });
+
+  it("covers every rule kind in the parity fixtures", () => {
+    const kinds = new Set(cases.flatMap((testCase) => testCase.rules.map((rule) => rule.kind)));
+    expect([...kinds].sort()).toEqual([...RULE_KINDS].sort());
+    expect(cases.some((testCase) => testCase.rules.some((rule) => rule.when !== undefined))).toBe(true);
+  });
+
+  describe("parity with the Go side (fixtures/rules/parity.json)", () => {
+    it.each(cases.map((testCase) => [testCase.name, testCase] as const))("%s", (_name, testCase) => {
+      const messages = validate(testCase.rules, testCase.value, testCase.state);
+      expect(messages).toEqual(testCase.messages);
+      expect(messages.length === 0).toBe(testCase.valid);
+    });
+  });
+});

@@ -1,0 +1,12 @@
+// Start-up: announce the build, boot the router, mount the app.
+import { createRoot } from "react-dom/client";
+import { App } from "./app";
+import { createEngine } from "./engine/engine";
+
+console.info("Glimpse web v" + __APP_VERSION__ + " PROD");
+
+const engine = createEngine({ window, fetch: window.fetch.bind(window) });
+const root = document.getElementById("root");
+if (root === null) throw new Error("Glimpse: #root is missing from index.html");
+createRoot(root).render(<App engine={engine} />);
+void engine.start();

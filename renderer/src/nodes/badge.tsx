@@ -1,0 +1,7 @@
+import type { NodeProps } from "../engine/hooks";
+import "./badge.css";
+
+/** A short status label. */
+export function Badge({ node }: NodeProps<"badge">) {
+  return <span className={`badge tone-${node.tone ?? "neutral"}`}>{node.label}</span>;
+}

@@ -1,0 +1,6 @@
+import "./layout.css";
+
+/** A thematic break. */
+export function Divider() {
+  return <hr className="divider" />;
+}

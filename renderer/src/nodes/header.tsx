@@ -1,0 +1,52 @@
+import { useSyncExternalStore } from "react";
+import { type NodeProps, useOverlayOpen, useRun } from "../engine/hooks";
+import { ActionElement } from "./action-element";
+import { cx } from "./class-names";
+import { Glyph } from "./icon";
+import "./header.css";
+
+function subscribeScroll(onChange: () => void): () => void {
+  window.addEventListener("scroll", onChange, { passive: true });
+  return () => window.removeEventListener("scroll", onChange);
+}
+
+const scrolled = (): boolean => window.scrollY > 4;
+const never = (): (() => void) => () => undefined;
+const notScrolled = (): boolean => false;
+
+/** The top bar: back, logo, title, menu. With elevateOnScroll it is fixed and turns white on scroll. */
+export function Header({ node, pointer }: NodeProps<"header">) {
+  const elevating = node.elevateOnScroll === true;
+  const elevated = useSyncExternalStore(elevating ? subscribeScroll : never, elevating ? scrolled : notScrolled);
+  const menu = node.menu;
+  const menuOpen = useOverlayOpen(menu ?? "");
+  const run = useRun(`${pointer}/menu`);
+  return (
+    <header className={cx("header", elevating && "header--elevating", elevated && "is-elevated")}>
+      {node.back !== undefined && (
+        <ActionElement
+          action={node.back}
+          source={`${pointer}/back`}
+          className="icon-button header__back"
+          label={node.backLabel ?? "Back"}
+        >
+          <Glyph name="back" />
+        </ActionElement>
+      )}
+      {node.logo !== undefined && <img className="header__logo" src={node.logo.src} alt={node.logo.alt} />}
+      {node.title !== undefined && node.title !== "" && <h1 className="header__title">{node.title}</h1>}
+      {menu !== undefined && (
+        <button
+          type="button"
+          className="icon-button header__menu"
+          aria-label={node.menuLabel ?? "Menu"}
+          aria-haspopup="dialog"
+          aria-expanded={menuOpen}
+          onClick={() => run({ type: "open_overlay", id: menu })}
+        >
+          <Glyph name="menu" />
+        </button>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,63 @@
+import type { NodeProps } from "../engine/hooks";
+import type { RichBlock, Span } from "../schema/node";
+import "./rich-text.css";
+
+function SpanView({ span }: { span: Span }) {
+  let content = <>{span.text}</>;
+  if (span.em === true) content = <em>{content}</em>;
+  if (span.strong === true) content = <strong>{content}</strong>;
+  if (span.href === undefined) return content;
+  // Same-origin paths are routed by the router's click interception; https opens a new tab.
+  const external = span.href.startsWith("https://");
+  return (
+    <a href={span.href} target={external ? "_blank" : undefined} rel={external ? "noopener noreferrer" : undefined}>
+      {content}
+    </a>
+  );
+}
+
+function Spans({ spans }: { spans: readonly Span[] }) {
+  return spans.map((span, index) => <SpanView key={index} span={span} />);
+}
+
+function Block({ block }: { block: RichBlock }) {
+  switch (block.kind) {
+    case "heading": {
+      const Tag = (["h2", "h3", "h4"] as const)[block.level - 2] ?? "h2";
+      return (
+        <Tag>
+          <Spans spans={block.spans} />
+        </Tag>
+      );
+    }
+    case "paragraph":
+      return (
+        <p>
+          <Spans spans={block.spans} />
+        </p>
+      );
+    case "list": {
+      const Tag = block.ordered === true ? "ol" : "ul";
+      return (
+        <Tag>
+          {block.items.map((item, index) => (
+            <li key={index}>
+              <Spans spans={item} />
+            </li>
+          ))}
+        </Tag>
+      );
+    }
+  }
+}
+
+/** Pre-parsed rich text: headings, paragraphs and lists of styled spans. */
+export function RichText({ node }: NodeProps<"rich_text">) {
+  return (
+    <div className="rich-text">
+      {node.blocks.map((block, index) => (
+        <Block key={index} block={block} />
+      ))}
+    </div>
+  );
+}

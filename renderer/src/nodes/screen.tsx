@@ -1,0 +1,26 @@
+import { type NodeProps, NodeList, NodeView } from "../engine/hooks";
+import { cx } from "./class-names";
+import { ErrorBoundary } from "./error-boundary";
+import "./screen.css";
+
+/** The root of every envelope: header, main content, footer; each child isolated by a boundary. */
+export function Screen({ node, pointer }: NodeProps<"screen">) {
+  const layout = node.layout ?? "page";
+  return (
+    <div className={cx("screen", `screen--${layout}`, node.header !== undefined && "screen--with-header")}>
+      {node.header !== undefined && (
+        <ErrorBoundary>
+          <NodeView raw={node.header} pointer={`${pointer}/header`} />
+        </ErrorBoundary>
+      )}
+      <main id="main" className="screen__main" tabIndex={-1}>
+        <NodeList nodes={node.children} pointer={`${pointer}/children`} isolate />
+      </main>
+      {node.footer !== undefined && (
+        <ErrorBoundary>
+          <NodeView raw={node.footer} pointer={`${pointer}/footer`} />
+        </ErrorBoundary>
+      )}
+    </div>
+  );
+}

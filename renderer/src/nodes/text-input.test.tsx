@@ -1,0 +1,54 @@
+import { screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { renderNode } from "../test/harness";
+
+const input = {
+  type: "text_input",
+  id: "email",
+  bind: "/form/email",
+  label: "Email address",
+  kind: "email",
+  placeholder: "Enter your email address",
+  autocomplete: "email",
+  rules: [{ kind: "required", message: "Required" }],
+};
+
+describe("text_input", () => {
+  it("is labelled, bound to the state and typed", async () => {
+    const { user, engine } = await renderNode(input, { state: { form: { email: "a" } } });
+    const field = screen.getByLabelText<HTMLInputElement>("Email address");
+    expect(field.type).toBe("email");
+    expect(field.placeholder).toBe("Enter your email address");
+    expect(field.autocomplete).toBe("email");
+    expect(field.value).toBe("a");
+    await user.type(field, "nn");
+    expect(engine.store.get().state).toEqual({ form: { email: "ann" } });
+  });
+
+  it("marks an error with aria-invalid and aria-describedby, announced as an alert", async () => {
+    const { engine } = await renderNode(input, { state: { form: { email: "" } } });
+    await engine.run({ type: "submit", action: "x.y", form: undefined });
+    const field = screen.getByLabelText("Email address");
+    expect(field.getAttribute("aria-invalid")).toBeNull();
+    engine.store.setErrors({ email: "Wrong email format" });
+    const error = await screen.findByRole("alert");
+    expect(error.textContent).toBe("Wrong email format");
+    expect(field.getAttribute("aria-invalid")).toBe("true");
+    expect(field.getAttribute("aria-describedby")).toBe(error.id);
+  });
+
+  it("lets a password be shown", async () => {
+    const { user } = await renderNode({ type: "text_input", id: "password", bind: "/password", label: "Password", kind: "password" });
+    const field = screen.getByLabelText<HTMLInputElement>("Password");
+    expect(field.type).toBe("password");
+    const toggle = screen.getByRole("button", { name: "Show password" });
+    await user.click(toggle);
+    expect(field.type).toBe("text");
+    expect(toggle.getAttribute("aria-pressed")).toBe("true");
+  });
+
+  it("can be disabled", async () => {
+    await renderNode({ ...input, disabled: true });
+    expect(screen.getByLabelText<HTMLInputElement>("Email address").disabled).toBe(true);
+  });
+});

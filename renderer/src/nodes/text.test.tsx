@@ -1,0 +1,34 @@
+import { screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { renderNode, renderNodes } from "../test/harness";
+
+describe("text", () => {
+  it("renders a display text as the page heading", async () => {
+    await renderNode({ type: "text", text: "Analyze your account", style: "display" });
+    expect(screen.getByRole("heading", { level: 1, name: "Analyze your account" })).toBeTruthy();
+  });
+
+  it("renders body text as a paragraph with its tone", async () => {
+    await renderNode({ type: "text", text: "Hello", tone: "danger" });
+    const paragraph = screen.getByText("Hello");
+    expect(paragraph.tagName).toBe("P");
+    expect(paragraph.className).toContain("tone-text-danger");
+  });
+
+  it("is a live region when asked", async () => {
+    await renderNode({ type: "text", text: "Saved", live: "polite" });
+    expect(screen.getByText("Saved").getAttribute("aria-live")).toBe("polite");
+  });
+
+  it("honours visible", async () => {
+    await renderNodes(
+      [
+        { type: "text", text: "Shown", visible: { path: "/flag" } },
+        { type: "text", text: "Hidden", visible: { not: { path: "/flag" } } },
+      ],
+      { state: { flag: true } },
+    );
+    expect(screen.queryByText("Shown")).toBeTruthy();
+    expect(screen.queryByText("Hidden")).toBeNull();
+  });
+});

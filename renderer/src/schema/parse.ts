@@ -1,0 +1,94 @@
+// Per-node parsing: a node that is unknown or fails its schema renders its fallback (if valid)
+// or nothing, and the failure is logged with the node's JSON Pointer (e.g. /screen/children/3).
+import { type Action, actionSchema } from "./action";
+import { type AnyNode, NODE_SCHEMAS, type NodeType } from "./node";
+
+type Log = (message: string) => void;
+
+const logError: Log = (message) => console.error(message);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isNodeType(type: unknown): type is NodeType {
+  return typeof type === "string" && Object.hasOwn(NODE_SCHEMAS, type);
+}
+
+/** Escapes one reference token for a JSON Pointer (RFC 6901). */
+export function escapeToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** The reason a raw node does not parse, or null when it parses. */
+export function nodeProblem(raw: unknown): string | null {
+  if (!isRecord(raw)) return "not an object";
+  if (!isNodeType(raw.type)) return `unknown node type ${JSON.stringify(raw.type)}`;
+  const result = NODE_SCHEMAS[raw.type].safeParse(raw);
+  if (result.success) return null;
+  return result.error.issues.map((issue) => `${issue.path.join(".") || "(node)"}: ${issue.message}`).join("; ");
+}
+
+/** Parses one node without its fallback; null when it is unknown or invalid. */
+export function parseNodeStrict(raw: unknown): AnyNode | null {
+  if (!isRecord(raw) || !isNodeType(raw.type)) return null;
+  const result = NODE_SCHEMAS[raw.type].safeParse(raw);
+  return result.success ? result.data : null;
+}
+
+const cache = new WeakMap<object, AnyNode | null>();
+
+/**
+ * Parses one node, falling back to its `fallback` node when it is unknown or invalid.
+ * Results are cached per raw object, so a failure is logged once however often it renders.
+ */
+export function parseNode(raw: unknown, pointer: string, log: Log = logError): AnyNode | null {
+  if (isRecord(raw)) {
+    const cached = cache.get(raw);
+    if (cached !== undefined) return cached;
+  }
+  let node = parseNodeStrict(raw);
+  if (node === null) {
+    log(`Glimpse: invalid node at ${pointer}: ${nodeProblem(raw) ?? "unknown problem"}`);
+    if (isRecord(raw) && raw.fallback !== undefined) node = parseNode(raw.fallback, `${pointer}/fallback`, log);
+  }
+  if (isRecord(raw)) cache.set(raw, node);
+  return node;
+}
+
+/** Parses one action; an invalid one is logged with its pointer and skipped. */
+export function parseAction(raw: unknown, pointer: string, log: Log = logError): Action | null {
+  const result = actionSchema.safeParse(raw);
+  if (result.success) return result.data;
+  log(`Glimpse: invalid action at ${pointer}: ${result.error.issues.map((i) => i.message).join("; ")}`);
+  return null;
+}
+
+/** One child node held by a parsed node, with the pointer suffix of its slot. */
+export interface ChildSlot {
+  suffix: string;
+  raw: unknown;
+}
+
+/**
+ * The child nodes a parsed node holds, in document order. The fallback is included only on
+ * request: it renders only when its node fails, but a golden screen must keep it valid too.
+ */
+export function childSlots(node: AnyNode, includeFallback = false): ChildSlot[] {
+  const slots: ChildSlot[] = [];
+  const record = node as Record<string, unknown>;
+  for (const key of ["header", "leading", "trailing"]) {
+    if (record[key] !== undefined) slots.push({ suffix: `/${key}`, raw: record[key] });
+  }
+  if ("children" in node && node.children !== undefined) {
+    node.children.forEach((raw, index) => slots.push({ suffix: `/children/${index}`, raw }));
+  }
+  if (node.type === "steps") {
+    node.steps.forEach((step, stepIndex) =>
+      step.children.forEach((raw, index) => slots.push({ suffix: `/steps/${stepIndex}/children/${index}`, raw })),
+    );
+  }
+  if (record.footer !== undefined) slots.push({ suffix: "/footer", raw: record.footer });
+  if (includeFallback && node.fallback !== undefined) slots.push({ suffix: "/fallback", raw: node.fallback });
+  return slots;
+}
