@@ -13,7 +13,7 @@ const NoSubscriptionOverlay = "no-subscription"
 // subscription can buy one.
 func SignIn(c Context, billingURL string) Page {
 	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
-	logo.Size = "sm"
+	logo.Size = "md"
 	headline := ui.Text("title", c.T("signIn.headline"))
 	headline.Align = "center"
 	submit := ui.Button(c.T("signIn.submit"), "primary", ui.Submit("session.sign_in", SignInForm))
