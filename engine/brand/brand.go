@@ -149,6 +149,15 @@ func (r *Registry) ForHost(host string) Brand {
 	return r.Get(r.hosts[strings.ToLower(host)])
 }
 
+// HostMapped reports whether a host name has a brand of its own.
+func (r *Registry) HostMapped(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	_, ok := r.hosts[strings.ToLower(host)]
+	return ok
+}
+
 // Keys lists the brand keys, sorted.
 func (r *Registry) Keys() []string {
 	m := *r.brands.Load()

@@ -8,10 +8,10 @@ import (
 func TestRedactQuery(t *testing.T) {
 	t.Parallel()
 	cases := map[string]url.Values{
-		"creds=abc&x=1":                 {"creds": {"redacted"}, "x": {"1"}},
-		"login=tok":                     {"login": {"redacted"}},
+		"creds=abc&x=1":                  {"creds": {"redacted"}, "x": {"1"}},
+		"login=tok":                      {"login": {"redacted"}},
 		"path=%2F%3Fcreds%3Dabc%26a%3Db": {"path": {"/?a=b&creds=redacted"}},
-		"path=%2Fdashboard":             {"path": {"/dashboard"}},
+		"path=%2Fdashboard":              {"path": {"/dashboard"}},
 	}
 	for raw, want := range cases {
 		got, err := url.ParseQuery(redactQuery(raw))

@@ -83,6 +83,18 @@ func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 	}
 	r.principal, r.signedIn = p, true
 	r.mainSub, r.authorised = auth.MainSubscription(p.Subscriptions, b.Bundle, s.Clock.Now())
+	if !r.authorised && !s.Brands.HostMapped(c.Hostname()) {
+		// A host with no brand of its own follows the subscriber's plan: a
+		// partner plan code (_x_, _y_) selects that partner brand.
+		for _, sub := range p.Subscriptions {
+			pb := s.Brands.Get(brand.FromPlanCode(sub.PlanCode))
+			if main, ok := auth.MainSubscription(p.Subscriptions, pb.Bundle, s.Clock.Now()); ok && pb.Key != b.Key {
+				r.brand, r.ctx = pb, screens.Context{Brand: pb, Copy: s.Brands.Copy(pb)}
+				r.mainSub, r.authorised = main, true
+				break
+			}
+		}
+	}
 	return r, nil
 }
 

@@ -333,3 +333,32 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+func TestPartnerPlanSelectsBrandOnUnmappedHost(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	u, err := h.app.Auth.CreateUser(ctx, "pat@example.com", "correct-horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = h.app.Auth.PutSubscription(ctx, auth.Subscription{ID: "x-1", UserID: u.ID, Email: u.Email,
+		Bundle: "profilio.web", PlanCode: "profilio_x_weekly", Status: auth.StatusActive, MainPlan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Signing in on a host of the partner brand works as on any brand.
+	h.host = "x.glimpse.test"
+	if res := h.signIn("pat@example.com", "correct-horse"); !cmp.Equal(effects(res), redirect("/dashboard")) {
+		t.Fatalf("sign in on the partner host: %d %s", res.status, res.raw)
+	}
+	// On a host with no brand of its own, the plan code picks the brand.
+	h.host = "127.0.0.1:8080"
+	res := h.screen("/dashboard")
+	if screenID(res) != "home" {
+		t.Fatalf("dashboard on an unmapped host: %s", res.raw)
+	}
+	if key := res.body["meta"].(map[string]any)["brand"].(map[string]any)["key"]; key != "_x_" {
+		t.Fatalf("brand = %v, want _x_", key)
+	}
+}

@@ -84,3 +84,21 @@ func TestConditionRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func FuzzCondition(f *testing.F) {
+	for _, seed := range []string{`true`, `{"path":"/a"}`, `{"not":{"eq":[{"path":"/a"},1]}}`,
+		`{"and":[{"in":["x",["x","y"]]},{"gte":[2,1]}]}`, `{"or":[]}`, `[]`, `{"eq":[1]}`} {
+		f.Add(seed)
+	}
+	state := map[string]any{"a": 1.0, "b": map[string]any{"c": []any{"x"}}}
+	f.Fuzz(func(t *testing.T, src string) {
+		var c Condition
+		if err := json.Unmarshal([]byte(src), &c); err != nil {
+			return
+		}
+		c.Eval(state) // must not panic
+		if _, err := json.Marshal(c); err != nil {
+			t.Fatalf("a parsed condition does not encode: %v", err)
+		}
+	})
+}
