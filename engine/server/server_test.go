@@ -28,11 +28,7 @@ func TestGuards(t *testing.T) {
 		"/no/such/page":    redirect("/sign-in"),
 		"/dashboard/x/y/z": redirect("/sign-in"),
 	}
-	for path, want := range signedOut {
-		if diff := cmp.Diff(want, effects(h.screen(path))); diff != "" {
-			t.Errorf("signed out %s (-want +got):\n%s", path, diff)
-		}
-	}
+	expectEffects(t, h, "signed out", signedOut)
 	if id := screenID(h.screen("/sign-in")); id != "sign-in" {
 		t.Fatalf("signed out /sign-in shows %q", id)
 	}
@@ -44,13 +40,19 @@ func TestGuards(t *testing.T) {
 		"/sign-in":      redirect("/dashboard"),
 		"/no/such/page": redirect("/dashboard"),
 	}
-	for path, want := range signedIn {
-		if diff := cmp.Diff(want, effects(h.screen(path))); diff != "" {
-			t.Errorf("signed in %s (-want +got):\n%s", path, diff)
-		}
-	}
+	expectEffects(t, h, "signed in", signedIn)
 	if id := screenID(h.screen("/dashboard")); id != "home" {
 		t.Fatalf("signed in /dashboard shows %q", id)
+	}
+}
+
+// expectEffects fetches each path and compares the effects it answers.
+func expectEffects(t *testing.T, h *harness, who string, cases map[string][]map[string]any) {
+	t.Helper()
+	for path, want := range cases {
+		if diff := cmp.Diff(want, effects(h.screen(path))); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", who, path, diff)
+		}
 	}
 }
 
