@@ -44,7 +44,7 @@ func loadProject(t *testing.T) *types.Project {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := cli.ProjectFromOptions(ctx, opts)
+	p, err := opts.LoadProject(ctx)
 	if err != nil {
 		t.Fatalf("load compose.yaml: %v", err)
 	}
