@@ -41,6 +41,27 @@ func goldenCases() []goldenCase {
 			return Home(c, HomeState{Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
 				Canceled: true, CourseOwned: true})
 		}},
+		{"password-safety__pending", func(c Context) Page {
+			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachPending})
+		}},
+		{"password-safety__compromised", func(c Context) Page {
+			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachCompromised,
+				CheckedAt: "Nov 1, 2026, 12:00 UTC", Sample: true, Breaches: []BreachView{
+					{Title: "Pixelgram Photo Prints (sample)", Domain: "pixelgram.example", Date: "March 2019",
+						DataClasses: []string{"Email addresses", "Passwords"}, Description: "Sample breach."},
+					{Title: "Quietnote", Domain: "", Date: "", DataClasses: nil},
+				}})
+		}},
+		{"password-safety__clean", func(c Context) Page {
+			return PasswordSafety(c, PasswordSafetyState{Email: "clean@example.com", Outcome: BreachClean,
+				CheckedAt: "Nov 1, 2026, 12:00 UTC", CanRecheck: true})
+		}},
+		{"password-safety__rate-limited", func(c Context) Page {
+			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachRateLimited})
+		}},
+		{"password-safety__failed", func(c Context) Page {
+			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachFailed})
+		}},
 	}
 }
 

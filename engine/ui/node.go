@@ -27,6 +27,8 @@ type Node struct {
 	Header   *Node   `json:"header,omitempty"`
 	Children []*Node `json:"children,omitzero"`
 	Footer   *Node   `json:"footer,omitempty"`
+	// OnLoad runs once when a screen arrives (e.g. to start a slow check).
+	OnLoad *Action `json:"onLoad,omitempty"`
 	Leading  *Node   `json:"leading,omitempty"`
 	Trailing *Node   `json:"trailing,omitempty"`
 

@@ -1,6 +1,6 @@
-// Code generated from the Node and Action structs; DO NOT EDIT by hand
-// without updating both. TestFastEncodingMatchesEncodingJSON fails when this
-// file and the structs disagree.
+// This file mirrors the Node and Action structs field by field, in their
+// order: a field added there is added here too.
+// TestFastEncodingMatchesEncodingJSON fails when the two disagree.
 
 package ui
 
@@ -72,6 +72,12 @@ func (n *Node) appendJSON(b []byte) ([]byte, error) {
 	if n.Footer != nil {
 		b = appendKey(b, "footer", &first)
 		if b, err = n.Footer.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	if n.OnLoad != nil {
+		b = appendKey(b, "onLoad", &first)
+		if b, err = n.OnLoad.appendJSON(b); err != nil {
 			return nil, err
 		}
 	}

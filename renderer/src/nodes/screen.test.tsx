@@ -37,4 +37,13 @@ describe("screen", () => {
     const { container } = await renderApp(() => envelope([], { screen: { layout: "centered" } }));
     expect(container.querySelector(".screen--centered")).toBeTruthy();
   });
+
+  it("runs onLoad once when the screen arrives", async () => {
+    await renderApp(() =>
+      envelope([{ type: "text", text: "Loaded", visible: { path: "/loaded" } }], {
+        screen: { onLoad: { type: "set_state", path: "/loaded", value: true } },
+      }),
+    );
+    expect(await screen.findByText("Loaded")).toBeTruthy();
+  });
 });

@@ -1,11 +1,23 @@
-import { type NodeProps, NodeList, NodeView } from "../engine/hooks";
+import { useEffect, useRef } from "react";
+import { type NodeProps, NodeList, NodeView, useRun } from "../engine/hooks";
 import { cx } from "./class-names";
 import { ErrorBoundary } from "./error-boundary";
 import "./screen.css";
 
-/** The root of every envelope: header, main content, footer; each child isolated by a boundary. */
+/**
+ * The root of every envelope: header, main content, footer; each child isolated by a boundary.
+ * onLoad runs once when the screen arrives (a new screen is a new component instance).
+ */
 export function Screen({ node, pointer }: NodeProps<"screen">) {
   const layout = node.layout ?? "page";
+  const run = useRun(pointer);
+  const loaded = useRef(false);
+  const { onLoad } = node;
+  useEffect(() => {
+    if (loaded.current || onLoad === undefined) return;
+    loaded.current = true;
+    run(onLoad);
+  }, [onLoad, run]);
   return (
     <div className={cx("screen", `screen--${layout}`, node.header !== undefined && "screen--with-header")}>
       {node.header !== undefined && (

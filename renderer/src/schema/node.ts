@@ -137,6 +137,7 @@ export const NODE_SCHEMAS = {
     children: slots,
     footer: slot,
     layout: z.optional(z.enum(["page", "sub", "bare", "centered"])),
+    onLoad: action,
   }),
   header: z.object({
     type: z.literal("header"),
