@@ -39,6 +39,9 @@ type PasswordSafetyState struct {
 	Sample bool
 	// CanRecheck offers 'Check again' (a stored result old enough).
 	CanRecheck bool
+	// Notice is BreachRateLimited or BreachFailed when a re-check was
+	// refused and the stored result is shown instead.
+	Notice string
 }
 
 // PasswordSafety is the breach check screen: the red 'EMAIL COMPROMISED!'
@@ -67,6 +70,12 @@ func PasswordSafety(c Context, s PasswordSafetyState) Page {
 		body = append(body, errorLine(c.T("breach.rateLimited")), retryButton(c))
 	default:
 		body = append(body, errorLine(c.T("breach.failed")), retryButton(c))
+	}
+	switch s.Notice {
+	case BreachRateLimited:
+		body = append(body, errorLine(c.T("breach.rateLimited")))
+	case BreachFailed:
+		body = append(body, errorLine(c.T("breach.failed")))
 	}
 	if s.CheckedAt != "" {
 		body = append(body, ui.Text("caption", strings.ReplaceAll(c.T("breach.checkedAt"), "{when}", s.CheckedAt)))

@@ -20,9 +20,11 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/brand"
+	"glimpse/engine/breach"
 	"glimpse/engine/config"
 	"glimpse/engine/server"
 	"glimpse/engine/store"
+	"glimpse/fixtures"
 	"glimpse/renderer"
 )
 
@@ -80,6 +82,9 @@ type App struct {
 	Auth   *auth.Service
 	Brands *brand.Registry
 	Secret []byte
+	Breach *breach.Service
+	// Passwords answers whether a password appears in known breaches.
+	Passwords breach.PasswordChecker
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -94,9 +99,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
 		Auth: auth.NewService(st.DB(), clock, auth.NewHasher(), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+	if err := a.openBreach(cfg, logger); err != nil {
+		return nil, err
+	}
 	specs := []store.CollectionSpec{{Name: brand.Collection}, {Name: settingsCollection}}
-	for name, idx := range auth.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections()} {
+		for name, idx := range collections {
+			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+		}
 	}
 	if err := st.EnsureCollections(ctx, specs); err != nil {
 		return nil, err
@@ -114,12 +124,45 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if a.Secret, err = loadSecret(ctx, st.DB(), cfg.Secret); err != nil {
 		return nil, err
 	}
+	if err := a.Breach.SyncCatalogue(ctx); err != nil {
+		// The screen still works from the stored catalogue; the periodic
+		// sync tries again.
+		logger.Warn("breach catalogue sync failed", "error", err)
+	}
 	if cfg.Demo {
 		if err := SeedDemo(ctx, a); err != nil {
 			return nil, err
 		}
 	}
 	return a, nil
+}
+
+// openBreach picks the breach providers: the HIBP API when a key is
+// configured, else the bundled sample data, so the screen works on a bare
+// machine.
+func (a *App) openBreach(cfg config.Config, logger *slog.Logger) error {
+	userAgent := "Glimpse-PasswordSafety/1.0 (+" + cfg.BaseURL + ")"
+	var provider breach.Provider
+	if cfg.HIBPKey != "" {
+		provider = breach.NewClient(breach.ClientConfig{BaseURL: cfg.HIBPBaseURL, APIKey: cfg.HIBPKey,
+			UserAgent: userAgent, RPM: cfg.HIBPRPM})
+	} else {
+		local, err := breach.NewLocalProvider(fixtures.Samples)
+		if err != nil {
+			return fmt.Errorf("open sample breaches: %w", err)
+		}
+		provider = local
+	}
+	a.Breach = breach.NewService(a.Store.DB(), provider, a.Clock, logger, breach.Limits{})
+	if cfg.PwnedPasswords == "api" {
+		a.Passwords = breach.NewRangeClient(breach.RangeConfig{UserAgent: userAgent})
+	} else {
+		a.Passwords = breach.NewLocalRangeChecker(fixtures.Samples)
+	}
+	a.Auth.SetPasswordCheck(func(ctx context.Context, password string) error {
+		return breach.CheckNewPassword(ctx, a.Passwords, password, logger)
+	})
+	return nil
 }
 
 const settingsCollection = "settings"
@@ -150,27 +193,41 @@ const (
 	DemoPassword = "glimpse-demo"
 )
 
-// SeedDemo creates the demo subscriber with an active weekly plan on the
-// default brand, unless it exists. It is idempotent.
+// SeedDemo creates the demo subscriber (in the sample breaches) and a second
+// one whose email is in none, each with an active weekly plan on the default
+// brand, unless they exist. It is idempotent.
 func SeedDemo(ctx context.Context, a *App) error {
-	u, err := a.Auth.UserByEmail(ctx, DemoEmail)
+	if err := seedSubscriber(ctx, a, DemoEmail, DemoPassword, "demo-weekly"); err != nil {
+		return err
+	}
+	return seedSubscriber(ctx, a, CleanEmail, CleanPassword, "clean-weekly")
+}
+
+// A second demo subscriber whose email is in no (sample) breach.
+const (
+	CleanEmail    = "clean@example.com"
+	CleanPassword = "glimpse-clean"
+)
+
+func seedSubscriber(ctx context.Context, a *App, email, password, subID string) error {
+	u, err := a.Auth.UserByEmail(ctx, email)
 	if engine.IsNotFound(err) {
-		u, err = a.Auth.CreateUser(ctx, DemoEmail, DemoPassword)
+		u, err = a.Auth.CreateUser(ctx, email, password)
 	}
 	if err != nil {
-		return fmt.Errorf("seed demo user: %w", err)
+		return fmt.Errorf("seed %s: %w", email, err)
 	}
 	return a.Auth.PutSubscription(ctx, auth.Subscription{
-		ID: "demo-weekly", UserID: u.ID, Email: u.Email, Bundle: a.Brands.Get(brand.DefaultKey).Bundle,
+		ID: subID, UserID: u.ID, Email: u.Email, Bundle: a.Brands.Get(brand.DefaultKey).Bundle,
 		PlanCode: "glimpse_weekly_trial", Status: auth.StatusActive, MainPlan: true,
-		StartedAt: a.Clock.Now().Add(-72 * time.Hour),
+		StartedAt: a.Clock.Now().Add(-24 * time.Hour),
 	})
 }
 
 // Server builds the HTTP server over the app.
 func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
 	return server.New(server.Deps{
-		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands,
+		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,
@@ -205,6 +262,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
 	}
+	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
 	select {

@@ -68,6 +68,10 @@ type Service struct {
 	hasher   *Hasher
 	lifetime time.Duration
 
+	// passwordCheck vets every new password (a breached-password check);
+	// nil accepts any.
+	passwordCheck func(ctx context.Context, password string) error
+
 	sessions *ttlCache[sessionEntry]
 	subs     *ttlCache[[]Subscription]
 	ipTries  *windowCounter
@@ -102,10 +106,22 @@ func Collections() map[string][]mongo.IndexModel {
 	}
 }
 
+// SetPasswordCheck installs the check every password-setting path runs
+// (account creation now; password change and reset call it too). It
+// returns a field error for "password" to refuse a password.
+func (s *Service) SetPasswordCheck(check func(ctx context.Context, password string) error) {
+	s.passwordCheck = check
+}
+
 // CreateUser makes an account. The email-index document is written first:
 // its _id is the normalised email, so a second account with the same address
 // fails on the unique _id.
 func (s *Service) CreateUser(ctx context.Context, email, password string) (User, error) {
+	if s.passwordCheck != nil {
+		if err := s.passwordCheck(ctx, password); err != nil {
+			return User{}, err
+		}
+	}
 	hash, err := s.hasher.Hash(ctx, password)
 	if err != nil {
 		return User{}, fmt.Errorf("create user: %w", err)

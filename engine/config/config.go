@@ -37,6 +37,15 @@ type Config struct {
 	SupportEmail string // GLIMPSE_SUPPORT_EMAIL
 
 	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
+
+	// Have I Been Pwned. With no key, a bundled sample dataset answers.
+	HIBPKey           string        // GLIMPSE_HIBP_API_KEY (or _FILE)
+	HIBPBaseURL       string        // GLIMPSE_HIBP_BASE_URL
+	HIBPRPM           int           // GLIMPSE_HIBP_RPM: the key's requests per minute; 0 asks the service
+	HIBPCatalogueSync time.Duration // GLIMPSE_HIBP_CATALOGUE_SYNC: how often the breach catalogue is refreshed
+	// PwnedPasswords is "api" (the k-anonymity range API) or "local" (the
+	// bundled sample corpus). Default: api with an HIBP key, else local.
+	PwnedPasswords string // GLIMPSE_PWNED_PASSWORDS
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and
@@ -58,6 +67,30 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.Secret, err = secret(getenv, "GLIMPSE_SECRET"); err != nil {
 		return c, err
+	}
+	if c.HIBPKey, err = secret(getenv, "GLIMPSE_HIBP_API_KEY"); err != nil {
+		return c, err
+	}
+	c.HIBPBaseURL = getenv("GLIMPSE_HIBP_BASE_URL")
+	if v := getenv("GLIMPSE_HIBP_RPM"); v != "" {
+		if c.HIBPRPM, err = strconv.Atoi(v); err != nil || c.HIBPRPM <= 0 {
+			return c, fmt.Errorf("GLIMPSE_HIBP_RPM must be a positive whole number, got %q", v)
+		}
+	}
+	c.HIBPCatalogueSync = 24 * time.Hour
+	if v := getenv("GLIMPSE_HIBP_CATALOGUE_SYNC"); v != "" {
+		if c.HIBPCatalogueSync, err = time.ParseDuration(v); err != nil || c.HIBPCatalogueSync < time.Minute {
+			return c, fmt.Errorf("GLIMPSE_HIBP_CATALOGUE_SYNC must be a duration of at least 1m, got %q", v)
+		}
+	}
+	c.PwnedPasswords = getenv("GLIMPSE_PWNED_PASSWORDS")
+	switch {
+	case c.PwnedPasswords == "" && c.HIBPKey != "":
+		c.PwnedPasswords = "api"
+	case c.PwnedPasswords == "":
+		c.PwnedPasswords = "local"
+	case c.PwnedPasswords != "api" && c.PwnedPasswords != "local":
+		return c, fmt.Errorf("GLIMPSE_PWNED_PASSWORDS must be api or local, got %q", c.PwnedPasswords)
 	}
 	if v := getenv("GLIMPSE_DEMO"); v != "" {
 		if c.Demo, err = strconv.ParseBool(v); err != nil {

@@ -19,7 +19,8 @@ func TestDefaults(t *testing.T) {
 	}
 	want := Config{Addr: "127.0.0.1:8080", BaseURL: "http://127.0.0.1:8080", DataDir: "./data", Database: "glimpse",
 		SupportEmail: "support@glimpse.example", LogLevel: "info", SessionLifetime: 5 * time.Hour,
-		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}}
+		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
+		PwnedPasswords: "local"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -60,6 +61,9 @@ func TestRejectsBadValues(t *testing.T) {
 		"lifetime": {"GLIMPSE_SESSION_LIFETIME": "-1h"},
 		"hosts":    {"GLIMPSE_BRAND_HOSTS": "x.example.com"},
 		"level":    {"GLIMPSE_LOG_LEVEL": "loud"},
+		"rpm":      {"GLIMPSE_HIBP_RPM": "0"},
+		"sync":     {"GLIMPSE_HIBP_CATALOGUE_SYNC": "1s"},
+		"pwned":    {"GLIMPSE_PWNED_PASSWORDS": "maybe"},
 		"file":     {"GLIMPSE_SECRET_FILE": "/does/not/exist"},
 	} {
 		if _, err := Load(env(vars)); err == nil {

@@ -34,6 +34,7 @@ func (s *Server) actionTable() map[string]actionSpec {
 		"session.sign_out": {func() any { return &struct{}{} }, nil, s.signOut},
 		"course.purchase":  {func() any { return &struct{}{} }, nil, s.purchaseCourse},
 		"event.track":      {func() any { return &trackRequest{} }, nil, s.track},
+		"breach.check":     {func() any { return &struct{}{} }, nil, s.checkBreaches},
 	}
 }
 
@@ -85,6 +86,19 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 	res, err := spec.handle(r, in)
 	if err != nil {
 		return err
+	}
+	if res.Screen != nil {
+		body, err := res.Screen.Encode()
+		if err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
+		if s.ValidateResponses {
+			if err := ui.ValidateEnvelope(body); err != nil {
+				return engine.Wrap(engine.CodeInternal, err, "")
+			}
+		}
+		c.Set("Content-Type", "application/json")
+		return c.Send(body)
 	}
 	return s.sendResult(c, res)
 }

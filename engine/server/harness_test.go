@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -56,6 +57,9 @@ func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
 	}
 	clock := engine.NewManualClock(start)
 	logger := slog.New(slog.DiscardHandler)
+	if os.Getenv("GLIMPSE_TEST_LOGS") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	a, err := app.Open(context.Background(), cfg, logger, clock, storetest.Open(t))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +68,7 @@ func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
 		"index.html":           {Data: []byte(`<!doctype html><head></head><script type="module" src="/assets/app-abc123.js"></script>`)},
 		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
 	}
-	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands,
+	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach,
 		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
 		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true})
 	if err != nil {
@@ -200,3 +204,5 @@ func fieldErrors(r response) map[string]any {
 	f, _ := errs["fields"].(map[string]any)
 	return f
 }
+
+func asError(err error, target **engine.Error) bool { return errors.As(err, target) }

@@ -46,6 +46,7 @@ func (s *Server) routeTable() []route {
 			return screens.SignIn(r.ctx, s.billingURL()), nil
 		}, func(r *request) string { return "sign-in" }},
 		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
+		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
 	}
 }
 
@@ -139,6 +140,18 @@ func (s *Server) match(path string) (route, bool) {
 		}
 	}
 	return route{}, false
+}
+
+// screenResult answers an action with a whole screen, replacing the current
+// one.
+func (s *Server) screenResult(r *request, p screens.Page) (*ui.Result, error) {
+	return &ui.Result{Screen: ptr(p.Envelope(s.meta(r)))}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (s *Server) meta(r *request) ui.Meta {
+	return ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), Brand: r.brand.UI(), CSRF: s.csrfToken(r.fiber), Version: s.Version}
 }
 
 // sendScreen composes (or reuses) the route's page and sends it with its

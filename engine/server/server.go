@@ -19,6 +19,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/brand"
+	"glimpse/engine/breach"
 	"glimpse/engine/config"
 )
 
@@ -29,6 +30,7 @@ type Deps struct {
 	Logger  *slog.Logger
 	Auth    *auth.Service
 	Brands  *brand.Registry
+	Breach  *breach.Service
 	Secret  []byte // keys CSRF tokens
 	Version string
 	// Renderer holds the built renderer (index.html and assets/).

@@ -47,6 +47,9 @@ type Result struct {
 	Effects []*Action     `json:"effects,omitempty"`
 	Errors  *ResultErrors `json:"errors,omitempty"`
 	Reload  bool          `json:"reload,omitempty"`
+	// Screen, when set, is sent instead of the result: the whole envelope
+	// that replaces the current screen.
+	Screen *Envelope `json:"-"`
 }
 
 // ResultErrors are the messages shown under inputs (by input id) and on the

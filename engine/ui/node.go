@@ -28,7 +28,7 @@ type Node struct {
 	Children []*Node `json:"children,omitzero"`
 	Footer   *Node   `json:"footer,omitempty"`
 	// OnLoad runs once when a screen arrives (e.g. to start a slow check).
-	OnLoad *Action `json:"onLoad,omitempty"`
+	OnLoad   *Action `json:"onLoad,omitempty"`
 	Leading  *Node   `json:"leading,omitempty"`
 	Trailing *Node   `json:"trailing,omitempty"`
 

@@ -1,0 +1,417 @@
+package breach_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/breach"
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// fakeProvider answers what it is told and counts lookups.
+type fakeProvider struct {
+	mu        sync.Mutex
+	calls     int
+	names     []string
+	err       error
+	catalogue []breach.Breach
+	sample    bool
+}
+
+func (p *fakeProvider) BreachedAccount(ctx context.Context, email string) ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls++
+	return p.names, p.err
+}
+
+func (p *fakeProvider) Catalogue(ctx context.Context) ([]breach.Breach, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.catalogue, p.err
+}
+
+func (p *fakeProvider) Sample() bool { return p.sample }
+
+func (p *fakeProvider) set(names []string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.names, p.err = names, err
+}
+
+func (p *fakeProvider) callCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls
+}
+
+var (
+	older  = breach.Breach{Name: "Older", Title: "Older Site", Domain: "older.example", BreachDate: "2016-09-12", DataClasses: []string{"Email addresses"}}
+	newer  = breach.Breach{Name: "Newer", Title: "Newer Site", Domain: "newer.example", BreachDate: "2024-03-09", DataClasses: []string{"Passwords"}}
+	middle = breach.Breach{Name: "Middle", Title: "Middle Site", Domain: "middle.example", BreachDate: "2020-06-17"}
+)
+
+func openDB(t *testing.T) *mongo.Database {
+	t.Helper()
+	st := storetest.Open(t)
+	var specs []store.CollectionSpec
+	for name, idx := range breach.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	return st.DB()
+}
+
+func newService(t *testing.T, p breach.Provider) (*breach.Service, *engine.ManualClock, *mongo.Database) {
+	t.Helper()
+	db := openDB(t)
+	clock := engine.NewManualClock(start)
+	svc := breach.NewService(db, p, clock, discard, breach.Limits{})
+	if err := svc.SyncCatalogue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return svc, clock, db
+}
+
+// wantError checks err is an *engine.Error with code and message.
+func wantError(t *testing.T, err error, code engine.Code, message string) {
+	t.Helper()
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != code || e.Message != message {
+		t.Fatalf("error %v, want %s %q", err, code, message)
+	}
+}
+
+func TestCheckCachesAndLimitsRechecks(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{names: []string{"Older", "Unknown", "Newer", "Middle"}, catalogue: []breach.Breach{older, newer, middle}}
+	svc, clock, _ := newService(t, p)
+	ctx := context.Background()
+
+	want := breach.Result{
+		CheckedAt: start,
+		// Newest first; a name missing from the catalogue is shown by name, last.
+		Breaches:  []breach.Breach{newer, middle, older, {Name: "Unknown", Title: "Unknown"}},
+		RecheckAt: start.Add(time.Hour),
+	}
+	got, err := svc.Check(ctx, "u1", "ann@example.com", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("first check (-want +got):\n%s", diff)
+	}
+
+	clock.Advance(3 * 24 * time.Hour)
+	got, err = svc.Check(ctx, "u1", " ANN@example.com", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("next visit (-want +got):\n%s", diff)
+	}
+	cached, ok, err := svc.Cached(ctx, "u1", "ann@example.com")
+	if err != nil || !ok {
+		t.Fatalf("Cached: ok %v, %v", ok, err)
+	}
+	if diff := cmp.Diff(want, cached); diff != "" {
+		t.Errorf("Cached (-want +got):\n%s", diff)
+	}
+	if p.callCount() != 1 {
+		t.Fatalf("provider called %d times, want 1: a stored result is not fetched again", p.callCount())
+	}
+
+	// Three days after the check, a forced check is allowed; right after it,
+	// another is not.
+	p.set([]string{"Older"}, nil)
+	got, err = svc.Check(ctx, "u1", "ann@example.com", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := start.Add(3 * 24 * time.Hour)
+	want = breach.Result{CheckedAt: checked, Breaches: []breach.Breach{older}, RecheckAt: checked.Add(time.Hour)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("forced check (-want +got):\n%s", diff)
+	}
+	clock.Advance(59 * time.Minute)
+	_, err = svc.Check(ctx, "u1", "ann@example.com", true)
+	wantError(t, err, engine.CodeRateLimited, breach.MessageTryLater)
+	if p.callCount() != 2 {
+		t.Fatalf("provider called %d times, want 2", p.callCount())
+	}
+	clock.Advance(time.Minute)
+	if _, err := svc.Check(ctx, "u1", "ann@example.com", true); err != nil {
+		t.Fatalf("forced check an hour later: %v", err)
+	}
+	if p.callCount() != 3 {
+		t.Errorf("provider called %d times, want 3", p.callCount())
+	}
+}
+
+func TestCheckStoresCleanAddress(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{names: []string{}, catalogue: []breach.Breach{older}}
+	svc, _, db := newService(t, p)
+	ctx := context.Background()
+	for range 2 {
+		got, err := svc.Check(ctx, "u1", "clean@example.com", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := breach.Result{CheckedAt: start, Breaches: []breach.Breach{}, RecheckAt: start.Add(time.Hour)}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("clean result (-want +got):\n%s", diff)
+		}
+	}
+	if p.callCount() != 1 {
+		t.Errorf("provider called %d times, want 1", p.callCount())
+	}
+
+	// Only a hash of the address is stored.
+	var raw bson.M
+	if err := db.Collection(breach.ChecksCollection).FindOne(ctx, bson.D{{Key: "_id", Value: "u1"}}).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range raw {
+		if s, ok := v.(string); ok && s == "clean@example.com" {
+			t.Errorf("field %s holds the address", k)
+		}
+	}
+	if raw["emailHash"] != engine.HashToken("clean@example.com") {
+		t.Errorf("emailHash %v", raw["emailHash"])
+	}
+}
+
+func TestCheckFailuresStoreNothing(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{catalogue: []breach.Breach{older}}
+	svc, clock, _ := newService(t, p)
+	ctx := context.Background()
+
+	cases := []struct {
+		name        string
+		err         error
+		wantCode    engine.Code
+		wantMessage string
+	}{
+		{"HIBP 429", &breach.RateLimitedError{RetryAfter: 3 * time.Second}, engine.CodeRateLimited, breach.MessageTryLater},
+		{"HIBP 503", fmt.Errorf("hibp breached account: %w: HIBP answered 503", breach.ErrUnavailable), engine.CodeUnavailable, breach.MessageSomethingWent},
+		{"unclassified failure", errors.New("connection reset"), engine.CodeUnavailable, breach.MessageSomethingWent},
+		{"bad key", breach.ErrMisconfigured, engine.CodeInternal, breach.MessageSomethingWent},
+		{"bad address", breach.ErrInvalidAccount, engine.CodeInvalid, breach.MessageSomethingWent},
+	}
+	for _, tc := range cases { // sequential: they share the person and the clock
+		p.set(nil, tc.err)
+		_, err := svc.Check(ctx, "u1", "ann@example.com", false)
+		wantError(t, err, tc.wantCode, tc.wantMessage)
+		if !errors.Is(err, tc.err) {
+			t.Errorf("%s: the cause %v is not in %v", tc.name, tc.err, err)
+		}
+		if _, ok, err := svc.Cached(ctx, "u1", "ann@example.com"); ok || err != nil {
+			t.Errorf("%s: a failure left a result (ok %v, %v)", tc.name, ok, err)
+		}
+		// Straight after a failure the person must wait, without a call.
+		calls := p.callCount()
+		_, err = svc.Check(ctx, "u1", "ann@example.com", false)
+		wantError(t, err, engine.CodeRateLimited, breach.MessageTryLater)
+		if p.callCount() != calls {
+			t.Errorf("%s: a retry inside the retry interval reached the provider", tc.name)
+		}
+		clock.Advance(30 * time.Second)
+	}
+
+	var rl *breach.RateLimitedError
+	p.set(nil, &breach.RateLimitedError{RetryAfter: 3 * time.Second})
+	if _, err := svc.Check(ctx, "u1", "ann@example.com", false); !errors.As(err, &rl) || rl.RetryAfter != 3*time.Second {
+		t.Errorf("the RateLimitedError is not reachable in %v", err)
+	}
+	clock.Advance(30 * time.Second)
+
+	p.set([]string{"Older"}, nil)
+	got, err := svc.Check(ctx, "u1", "ann@example.com", false)
+	if err != nil {
+		t.Fatalf("after the failures: %v", err)
+	}
+	if len(got.Breaches) != 1 || !got.CheckedAt.Equal(clock.Now()) {
+		t.Errorf("after the failures: %+v", got)
+	}
+}
+
+func TestCheckAgainAfterEmailChange(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{names: []string{"Older"}, catalogue: []breach.Breach{older}}
+	svc, _, _ := newService(t, p)
+	ctx := context.Background()
+	if _, err := svc.Check(ctx, "u1", "old@example.com", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := svc.Cached(ctx, "u1", "new@example.com"); ok {
+		t.Error("a result for the old address served the new one")
+	}
+	p.set([]string{}, nil)
+	// Not forced, and straight after the last check: a new address is a
+	// first check, not a recheck.
+	got, err := svc.Check(ctx, "u1", "new@example.com", false)
+	if err != nil || len(got.Breaches) != 0 || p.callCount() != 2 {
+		t.Errorf("new address: %+v, %v, %d calls", got, err, p.callCount())
+	}
+	if _, ok, _ := svc.Cached(ctx, "u1", "old@example.com"); ok {
+		t.Error("the old address's result is still served")
+	}
+}
+
+func TestSyncCatalogue(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{names: []string{"Older", "Newer"}, catalogue: []breach.Breach{older, newer}, sample: true}
+	svc, _, db := newService(t, p)
+	ctx := context.Background()
+	if err := svc.SyncCatalogue(ctx); err != nil { // again: idempotent
+		t.Fatal(err)
+	}
+	coll := db.Collection(breach.CatalogueCollection)
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("%d stored breaches, %v; want 2", n, err)
+	}
+	var stored breach.Breach
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "Newer"}}).Decode(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(newer, stored); diff != "" {
+		t.Errorf("stored breach (-want +got):\n%s", diff)
+	}
+	if _, err := svc.Check(ctx, "u1", "ann@example.com", false); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another instance that has not synced reads details from the database.
+	other := breach.NewService(db, p, engine.NewManualClock(start), discard, breach.Limits{})
+	got, err := other.Check(ctx, "u1", "ann@example.com", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]breach.Breach{newer, older}, got.Breaches); diff != "" {
+		t.Errorf("details from the database (-want +got):\n%s", diff)
+	}
+
+	// A renamed title is updated in place.
+	renamed := newer
+	renamed.Title = "Newer Site (renamed)"
+	p.catalogue = []breach.Breach{older, renamed}
+	if err := svc.SyncCatalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = svc.Check(ctx, "u1", "ann@example.com", false)
+	if err != nil || got.Breaches[0].Title != "Newer Site (renamed)" {
+		t.Errorf("after a rename: %+v, %v", got.Breaches, err)
+	}
+
+	// Switching from the sample to HIBP drops the sample entries and the
+	// sample result.
+	real := &fakeProvider{names: []string{"Middle"}, catalogue: []breach.Breach{middle}}
+	switched := breach.NewService(db, real, engine.NewManualClock(start), discard, breach.Limits{})
+	if err := switched.SyncCatalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Errorf("%d stored breaches after the switch, %v; want 1", n, err)
+	}
+	if _, ok, _ := switched.Cached(ctx, "u1", "ann@example.com"); ok {
+		t.Error("a sample result is served once HIBP is configured")
+	}
+}
+
+func TestSyncCatalogueRefusesDuplicates(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	p := &fakeProvider{catalogue: []breach.Breach{older, newer, older}}
+	svc := breach.NewService(db, p, engine.NewManualClock(start), discard, breach.Limits{})
+	if err := svc.SyncCatalogue(context.Background()); err == nil {
+		t.Fatal("a catalogue with a repeated name was accepted")
+	}
+	if n, _ := db.Collection(breach.CatalogueCollection).CountDocuments(context.Background(), bson.D{}); n != 0 {
+		t.Errorf("%d breaches written from a refused catalogue", n)
+	}
+}
+
+func TestRunCatalogueSyncStopsWithContext(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	p := &fakeProvider{catalogue: []breach.Breach{older}}
+	svc := breach.NewService(db, p, engine.NewManualClock(start), discard, breach.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		svc.RunCatalogueSync(ctx, time.Hour)
+		close(done)
+	}()
+	// The first sync runs at once; wait for it, not for a schedule.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := db.Collection(breach.CatalogueCollection).CountDocuments(context.Background(), bson.D{})
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first sync did not run")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunCatalogueSync did not stop with its context")
+	}
+}
+
+func TestServiceWithLocalProvider(t *testing.T) {
+	t.Parallel()
+	svc, _, _ := newService(t, newLocalProvider(t))
+	ctx := context.Background()
+	got, err := svc.Check(ctx, "demo", "demo@example.com", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, b := range got.Breaches {
+		titles = append(titles, b.Title+" "+b.BreachDate)
+	}
+	want := []string{
+		"Pixelgram Photo Prints (sample) 2024-03-09",
+		"Nimbus Notes (sample) 2021-11-03",
+		"TrailMix Fitness (sample) 2019-04-22",
+		"Quill Writers' Forum (sample) 2016-09-12",
+	}
+	if diff := cmp.Diff(want, titles); diff != "" {
+		t.Errorf("demo breaches (-want +got):\n%s", diff)
+	}
+	if !got.Sample || !svc.Sample() {
+		t.Error("a sample result is not marked as sample")
+	}
+
+	_, err = svc.Check(ctx, "limited", "rate-limited@example.com", false)
+	wantError(t, err, engine.CodeRateLimited, breach.MessageTryLater)
+	_, err = svc.Check(ctx, "down", "unavailable@example.com", false)
+	wantError(t, err, engine.CodeUnavailable, breach.MessageSomethingWent)
+}
