@@ -144,8 +144,24 @@ func (a *App) openBreach(cfg config.Config, logger *slog.Logger) error {
 	userAgent := "Glimpse-PasswordSafety/1.0 (+" + cfg.BaseURL + ")"
 	var provider breach.Provider
 	if cfg.HIBPKey != "" {
-		provider = breach.NewClient(breach.ClientConfig{BaseURL: cfg.HIBPBaseURL, APIKey: cfg.HIBPKey,
+		client := breach.NewClient(breach.ClientConfig{BaseURL: cfg.HIBPBaseURL, APIKey: cfg.HIBPKey,
 			UserAgent: userAgent, RPM: cfg.HIBPRPM})
+		if cfg.HIBPRPM == 0 {
+			// Size the limiter from the key's own subscription; until that
+			// answers, the client's default applies.
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				defer cancel()
+				rpm, err := client.SubscriptionRPM(ctx)
+				if err != nil {
+					logger.Warn("read HIBP subscription rate", "error", err)
+					return
+				}
+				client.SetRPM(rpm)
+				logger.Info("HIBP rate limit set from the subscription", "rpm", rpm)
+			}()
+		}
+		provider = client
 	} else {
 		local, err := breach.NewLocalProvider(fixtures.Samples)
 		if err != nil {
