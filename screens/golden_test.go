@@ -47,7 +47,7 @@ func goldenCases() []goldenCase {
 		{"password-safety__compromised", func(c Context) Page {
 			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachCompromised,
 				CheckedAt: "Nov 1, 2026, 12:00 UTC", Sample: true, Breaches: []BreachView{
-					{Title: "Pixelgram Photo Prints (sample)", Domain: "pixelgram.example", Date: "March 2019",
+					{Title: "Pixelgram Photo Prints (sample)", Logo: "/static/breaches/PixelgramPrints.svg", Domain: "pixelgram.example", Date: "March 2019",
 						DataClasses: []string{"Email addresses", "Passwords"}, Description: "Sample breach."},
 					{Title: "Quietnote", Domain: "", Date: "", DataClasses: nil},
 				}})

@@ -21,7 +21,10 @@ const BreachCheckAction = "breach.check"
 
 // BreachView is one breached site as the screen shows it.
 type BreachView struct {
-	Title       string
+	Title string
+	// Logo is the breached site's logo: a path of ours or the breach
+	// service's logo host (allowed by the CSP), "" for none.
+	Logo        string
 	Domain      string
 	Date        string // formatted, e.g. "March 2019"
 	DataClasses []string
@@ -110,7 +113,14 @@ func breachCard(c Context, b BreachView) *ui.Node {
 	}
 	row := ui.Row("xs", badges...)
 	row.Wrap = true
-	children := []*ui.Node{ui.Text("subheading", b.Title), ui.If(meta != "", ui.Text("caption", meta)), ui.If(len(badges) > 0, row)}
+	title := ui.Text("subheading", b.Title)
+	if b.Logo != "" {
+		logo := ui.Image(b.Logo, "")
+		logo.Size = "sm"
+		title = ui.Row("sm", logo, title)
+		title.Align = "center"
+	}
+	children := []*ui.Node{title, ui.If(meta != "", ui.Text("caption", meta)), ui.If(len(badges) > 0, row)}
 	if b.Description != "" {
 		children = append(children, ui.Text("body", b.Description))
 	}

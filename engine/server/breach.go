@@ -72,7 +72,7 @@ func (s *Server) breachState(r *request, res breach.Result) screens.PasswordSafe
 		if t, err := time.Parse(time.DateOnly, b.BreachDate); err == nil {
 			date = t.Format("January 2006")
 		}
-		state.Breaches = append(state.Breaches, screens.BreachView{Title: b.Title, Domain: b.Domain, Date: date,
+		state.Breaches = append(state.Breaches, screens.BreachView{Title: b.Title, Logo: b.LogoPath, Domain: b.Domain, Date: date,
 			DataClasses: b.DataClasses, Description: b.Description})
 	}
 	return state

@@ -14,8 +14,10 @@ import (
 )
 
 // contentSecurityPolicy allows only our own scripts, styles, fonts and images:
-// no inline script, no third-party origin, no framing.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+// no inline script, no third-party origin, no framing. The one exception is
+// images from Have I Been Pwned's logo host, for breached sites' logos.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self' data: https://logos.haveibeenpwned.com; " +
 	"font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; " +
 	"frame-ancestors 'none'"
 
