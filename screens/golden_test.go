@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"glimpse/content"
+	"glimpse/engine/analysis"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/ui"
@@ -62,7 +64,34 @@ func goldenCases() []goldenCase {
 		{"password-safety__failed", func(c Context) Page {
 			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachFailed})
 		}},
+		{"analytics__idle", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsIdle}) }},
+		{"analytics__pending", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsPending}) }},
+		{"analytics__completed", func(c Context) Page {
+			r := goldenAnalysis()
+			return Analytics(c, AnalyticsState{Status: InsightsCompleted, Result: &r, Source: "Demo profile",
+				Pictures: map[string]string{"p1": "/static/posts/demo-1.svg"}})
+		}},
 	}
+}
+
+// goldenAnalysis is a small hand-made analysis: every figure of the screen,
+// one group without data.
+func goldenAnalysis() analysis.Result {
+	at := time.Date(2026, 10, 31, 12, 0, 0, 0, time.UTC)
+	count := func(n int) *int { return &n }
+	return analysis.Result{TakenAt: at, NextUpdate: at.Add(24 * time.Hour),
+		Engagement: analysis.Engagement{Rate: 2.4125, Level: 3, Status: "Average", Followers: 12840,
+			PostsAnalysed: 12, TotalLikes: 3512, TotalComments: 204, AverageLikes: 292.67, AverageComments: 17},
+		MostLiked:     []analysis.TopPost{{ID: "p1", TakenAt: at.Add(-48 * time.Hour), Count: 1}, {ID: "p2", TakenAt: at.Add(-72 * time.Hour), Count: 1204}},
+		MostCommented: []analysis.TopPost{{ID: "p2", TakenAt: at.Add(-72 * time.Hour), Count: 98}},
+		Audience: analysis.Audience{
+			LostFollowers:     analysis.Category{Count: count(12), Usernames: []string{"ana.travels", "bo_bakes"}, Basis: "Compared with your followers on 30 Oct 2026."},
+			NewFollowers:      analysis.Category{Count: count(0), Usernames: []string{}, Basis: "Compared with your followers on 30 Oct 2026."},
+			Friends:           analysis.Category{Count: count(1500), Usernames: []string{"cy.runs"}, Basis: "You follow each other."},
+			Fans:              analysis.Category{Count: count(11340), Usernames: []string{"dee.draws"}, Basis: "They follow you; you don't follow them."},
+			SecretFans:        analysis.Category{Basis: "Needs the usernames of the people who commented on your posts, which the data source does not give."},
+			InactiveFollowers: analysis.Category{Count: count(12001), Usernames: []string{"eli"}, Basis: "No comment on your 12 latest posts."},
+		}}
 }
 
 func brands(t *testing.T) (*brand.Registry, []brand.Brand) {

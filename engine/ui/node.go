@@ -4,6 +4,8 @@
 // renderer mirrors the same schema with zod; protocol.md says how it behaves.
 package ui
 
+import "encoding/json"
+
 // SchemaVersion is the major version of the screen contract. The renderer
 // announces the version it understands in the X-SDUI-Version header.
 const SchemaVersion = 1
@@ -120,6 +122,17 @@ func (n NullableString) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return marshalString(n.S), nil
+}
+
+// UnmarshalJSON reads a string. (A JSON null never reaches it: decoding
+// leaves the field's pointer nil, so tests compare such nodes as documents.)
+func (n *NullableString) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = NullableString{}
+		return nil
+	}
+	n.Valid = true
+	return json.Unmarshal(b, &n.S)
 }
 
 // ImageRef points at an image and says what it shows.

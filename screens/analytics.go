@@ -1,0 +1,213 @@
+package screens
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"glimpse/engine/analysis"
+	"glimpse/engine/ui"
+)
+
+// Insights statuses of a profile (spec §4): nothing connected yet, waiting
+// for the first analysis, analysing, done.
+const (
+	InsightsIdle       = "idle"
+	InsightsPending    = "pending"
+	InsightsProcessing = "processing"
+	InsightsCompleted  = "completed"
+)
+
+// AnalyticsState is what the Analytics screen shows.
+type AnalyticsState struct {
+	Status string
+	// Result is the latest completed analysis; nil before the first one.
+	Result *analysis.Result
+	// Pictures maps a post id to the picture URL the page may load (our own
+	// static files or the image proxy).
+	Pictures map[string]string
+	// Source says where the data came from, e.g. "Demo profile".
+	Source string
+}
+
+// audienceTile names one tile of the Audience section and its overlay.
+type audienceTile struct {
+	id, key string
+	cat     func(a analysis.Audience) analysis.Category
+}
+
+var audienceTiles = []audienceTile{
+	{"lost-followers", "analytics.lostFollowers", func(a analysis.Audience) analysis.Category { return a.LostFollowers }},
+	{"new-followers", "analytics.newFollowers", func(a analysis.Audience) analysis.Category { return a.NewFollowers }},
+	{"secret-fans", "analytics.secretFans", func(a analysis.Audience) analysis.Category { return a.SecretFans }},
+	{"inactive-followers", "analytics.inactiveFollowers", func(a analysis.Audience) analysis.Category { return a.InactiveFollowers }},
+	{"friends", "analytics.friends", func(a analysis.Audience) analysis.Category { return a.Friends }},
+	{"fans", "analytics.fans", func(a analysis.Audience) analysis.Category { return a.Fans }},
+}
+
+// Analytics is the Analytics screen: engagement, likes and comments, the
+// most liked and commented posts, the audience groups and the countdown to
+// the next update. Figures not known yet show the clock animation.
+func Analytics(c Context, s AnalyticsState) Page {
+	page := Page{Overlays: map[string]*ui.Node{}}
+	if s.Status == InsightsIdle && s.Result == nil {
+		empty := &ui.Node{Type: "empty_state", Title: c.T("analytics.idleTitle"), Text: c.T("analytics.idleText"), Icon: "insights"}
+		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil, empty)
+		return page
+	}
+	var r analysis.Result
+	if s.Result != nil {
+		r = *s.Result
+	}
+	known := s.Result != nil
+	e := r.Engagement
+	num := func(v string) *ui.NullableString { return &ui.NullableString{S: v, Valid: known} }
+
+	meter := &ui.Node{Type: "level_meter", Label: c.T("analytics.engagementRate"), Level: &e.Level,
+		ValueLabel: fmt.Sprintf("%.2f%%", e.Rate), Status: e.Status}
+	if !known {
+		zero := 0
+		meter.Level, meter.ValueLabel, meter.Status = &zero, c.T("analytics.calculating"), ""
+	}
+	overview := ui.Card(nil,
+		ui.Text("caption", c.T("analytics.overview")),
+		ui.Text("heading", strconv.Itoa(e.PostsAnalysed)+" "+c.T("analytics.latestPosts")),
+	)
+	if s.Source != "" {
+		overview.Children = append(overview.Children, ui.Text("caption", s.Source))
+	}
+	note := ui.Text("caption", c.T("analytics.averageNote"))
+	engagement := section(c.T("analytics.userEngagement"),
+		overview,
+		ui.Card(nil, meter),
+		ui.Row("sm",
+			tile(c.T("analytics.avgLikes"), num(fmt.Sprintf("%.1f", e.AverageLikes)), c),
+			tile(c.T("analytics.avgComments"), num(fmt.Sprintf("%.1f", e.AverageComments)), c)),
+		note,
+	)
+	likes := section(c.T("analytics.likesAndComments"),
+		ui.Row("sm",
+			tile(c.T("analytics.likes"), num(Thousands(e.TotalLikes)), c),
+			tile(c.T("analytics.comments"), num(Thousands(e.TotalComments)), c)),
+	)
+	top := section(c.T("analytics.mostLiked"),
+		postList(c, c.T("analytics.mostLiked"), r.MostLiked, s.Pictures, c.T("analytics.like"), c.T("analytics.likesWord")),
+		ui.Text("subheading", c.T("analytics.mostCommented")),
+		postList(c, c.T("analytics.mostCommented"), r.MostCommented, s.Pictures, c.T("analytics.comment"), c.T("analytics.commentsWord")),
+	)
+	var tiles []*ui.Node
+	for _, t := range audienceTiles {
+		cat := t.cat(r.Audience)
+		value := &ui.NullableString{}
+		if known && cat.Count != nil {
+			value = &ui.NullableString{S: Thousands(*cat.Count), Valid: true}
+		}
+		n := tile(c.T(t.key), value, c)
+		if known {
+			n.Caption = cat.Basis
+			if cat.Count != nil {
+				n.Action = ui.OpenOverlay("audience-" + t.id)
+				page.Overlays["audience-"+t.id] = audienceList(c, "audience-"+t.id, c.T(t.key), cat)
+			}
+		}
+		tiles = append(tiles, n)
+	}
+	audience := section(c.T("analytics.audience"), grid(tiles...))
+	promo := ui.Card(ui.Navigate(PathInsights),
+		ui.Text("heading", c.T("analytics.viewInsights")),
+		ui.Text("body", c.T("analytics.viewInsightsText")))
+	promo.Tone = "brand"
+	children := []*ui.Node{engagement, likes, top, audience, promo}
+	if next := r.NextUpdate; known && !next.IsZero() {
+		children = append(children, &ui.Node{Type: "banner", Tone: "info", Sticky: "bottom",
+			Text: c.T("analytics.banner"), Children: []*ui.Node{
+				{Type: "countdown", Label: c.T("analytics.nextUpdate"), EndsAt: ui.Timestamp(next)},
+			}})
+	} else if !known {
+		children = append(children, &ui.Node{Type: "banner", Tone: "info", Sticky: "bottom",
+			Text: c.T("analytics.banner")})
+	}
+	page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil, ui.Stack("lg", children...))
+	if len(page.Overlays) == 0 {
+		page.Overlays = nil
+	}
+	return page
+}
+
+func section(title string, children ...*ui.Node) *ui.Node {
+	return ui.Stack("sm", append([]*ui.Node{ui.Text("heading", title)}, children...)...)
+}
+
+func grid(tiles ...*ui.Node) *ui.Node {
+	var rows []*ui.Node
+	for i := 0; i < len(tiles); i += 2 {
+		rows = append(rows, ui.Row("sm", tiles[i:min(i+2, len(tiles))]...))
+	}
+	return ui.Stack("sm", rows...)
+}
+
+func tile(label string, value *ui.NullableString, c Context) *ui.Node {
+	return &ui.Node{Type: "stat_tile", Label: label, Value: value, PendingLabel: c.T("analytics.calculating")}
+}
+
+func postList(c Context, label string, posts []analysis.TopPost, pictures map[string]string, one, many string) *ui.Node {
+	if len(posts) == 0 {
+		return ui.Text("caption", c.T("analytics.noPosts"))
+	}
+	out := make([]ui.Post, 0, len(posts))
+	for _, p := range posts {
+		word := many
+		if p.Count == 1 {
+			word = one
+		}
+		src := pictures[p.ID]
+		if src == "" {
+			src = "/static/posts/placeholder.svg"
+		}
+		out = append(out, ui.Post{Image: ui.ImageRef{Src: src, Alt: c.T("analytics.postAlt") + " " + p.TakenAt.Format("2 Jan 2006")},
+			DateLabel: p.TakenAt.Format("Jan 2, 2006"), CountLabel: Thousands(p.Count) + " " + word,
+			Date: p.TakenAt.UTC().Format(time.RFC3339)})
+	}
+	return &ui.Node{Type: "post_list", Label: label, Posts: out}
+}
+
+func audienceList(c Context, id, title string, cat analysis.Category) *ui.Node {
+	items := make([]*ui.Node, 0, len(cat.Usernames))
+	for _, u := range cat.Usernames {
+		items = append(items, &ui.Node{Type: "list_item", Title: "@" + u})
+	}
+	children := []*ui.Node{ui.Text("caption", cat.Basis)}
+	if len(items) == 0 {
+		children = append(children, ui.Text("body", c.T("analytics.nobody")))
+	} else {
+		list := ui.List(true, items...)
+		list.Label = title
+		children = append(children, list)
+		if *cat.Count > len(items) {
+			children = append(children, ui.Text("caption",
+				strings.NewReplacer("{shown}", Thousands(len(items)), "{total}", Thousands(*cat.Count)).Replace(c.T("analytics.showingFirst"))))
+		}
+	}
+	d := ui.Dialog(id, "fullscreen", title, children...)
+	d.CloseLabel = c.T("dialog.close")
+	return d
+}
+
+// Thousands formats n with comma thousands separators: 12345 → "12,345".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
