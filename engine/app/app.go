@@ -22,6 +22,7 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
+	"glimpse/engine/profile"
 	"glimpse/engine/server"
 	"glimpse/engine/store"
 	"glimpse/fixtures"
@@ -83,6 +84,8 @@ type App struct {
 	Brands *brand.Registry
 	Secret []byte
 	Breach *breach.Service
+	// Profiles keeps connected Instagram profiles and their analyses.
+	Profiles *profile.Service
 	// Passwords answers whether a password appears in known breaches.
 	Passwords breach.PasswordChecker
 }
@@ -103,7 +106,8 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: brand.Collection}, {Name: settingsCollection}}
-	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections()} {
+	a.Profiles = profile.NewService(st.DB(), clock, logger)
+	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(), profile.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -216,8 +220,19 @@ func SeedDemo(ctx context.Context, a *App) error {
 	if err := seedSubscriber(ctx, a, DemoEmail, DemoPassword, "demo-weekly"); err != nil {
 		return err
 	}
+	demo, err := a.Auth.UserByEmail(ctx, DemoEmail)
+	if err != nil {
+		return err
+	}
+	// The demo subscriber's Analytics shows a generated profile.
+	if err := a.Profiles.SeedDemo(ctx, demo.ID, demoProfileSeed); err != nil {
+		return fmt.Errorf("seed demo profile: %w", err)
+	}
 	return seedSubscriber(ctx, a, CleanEmail, CleanPassword, "clean-weekly")
 }
+
+// demoProfileSeed makes the demo profile the same on every machine.
+const demoProfileSeed = 42
 
 // A second demo subscriber whose email is in no (sample) breach.
 const (
@@ -243,7 +258,7 @@ func seedSubscriber(ctx context.Context, a *App, email, password, subID string) 
 // Server builds the HTTP server over the app.
 func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
 	return server.New(server.Deps{
-		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach,
+		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,

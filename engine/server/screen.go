@@ -47,6 +47,7 @@ func (s *Server) routeTable() []route {
 		}, func(r *request) string { return "sign-in" }},
 		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
+		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
 	}
 }
 

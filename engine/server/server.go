@@ -21,18 +21,20 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
+	"glimpse/engine/profile"
 )
 
 // Deps is everything the server needs, built once by main.
 type Deps struct {
-	Config  config.Config
-	Clock   engine.Clock
-	Logger  *slog.Logger
-	Auth    *auth.Service
-	Brands  *brand.Registry
-	Breach  *breach.Service
-	Secret  []byte // keys CSRF tokens
-	Version string
+	Config   config.Config
+	Clock    engine.Clock
+	Logger   *slog.Logger
+	Auth     *auth.Service
+	Brands   *brand.Registry
+	Breach   *breach.Service
+	Profiles *profile.Service
+	Secret   []byte // keys CSRF tokens
+	Version  string
 	// Renderer holds the built renderer (index.html and assets/).
 	Renderer fs.FS
 	// Static holds content images served under /static/.

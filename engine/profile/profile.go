@@ -1,0 +1,285 @@
+// Package profile keeps the Instagram profiles subscribers connect: their
+// snapshots (follower and following lists in chunks, posts), the latest
+// analysis and the insights status, and refreshes them every 24 hours.
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
+	"glimpse/engine/analysis"
+)
+
+// Collections of this package. Every lookup is by _id, the one key the
+// embedded database can find without a scan.
+const (
+	ProfilesCollection  = "profiles"
+	SnapshotsCollection = "profile_snapshots"
+	ChunksCollection    = "profile_chunks"
+)
+
+// chunkSize bounds one chunk document: 20,000 usernames of up to 30 bytes
+// stay far below MongoDB's 16 MB document limit, and a 1,000,000-follower
+// list is 50 documents.
+const chunkSize = 20000
+
+// keptSnapshots is how many snapshots a profile keeps; older ones are
+// deleted with their chunks.
+const keptSnapshots = 30
+
+// Statuses of a profile's insights (spec §4).
+const (
+	StatusIdle       = "idle"
+	StatusPending    = "pending"
+	StatusProcessing = "processing"
+	StatusCompleted  = "completed"
+)
+
+// Sources of profile data.
+const (
+	SourceDemo   = "demo"
+	SourceExport = "export"
+	SourceAPI    = "instagram"
+)
+
+// Profile is one subscriber's connected profile: one document, so its
+// status, result and snapshot list change together.
+type Profile struct {
+	UserID    string           `bson:"_id"`
+	Source    string           `bson:"source"`
+	Username  string           `bson:"username,omitempty"`
+	Status    string           `bson:"status"`
+	Problem   string           `bson:"problem,omitempty"` // why the last refresh failed, safe to show
+	Snapshots []SnapshotRef    `bson:"snapshots"`         // oldest first
+	Result    *analysis.Result `bson:"result,omitempty"`
+	// NextRefresh is when the refresh job takes the profile again.
+	NextRefresh time.Time `bson:"nextRefresh"`
+	// LeaseUntil marks a refresh in progress on some instance.
+	LeaseUntil time.Time `bson:"leaseUntil,omitempty"`
+	Seed       int64     `bson:"seed,omitempty"` // demo profiles: the generator's seed
+}
+
+// SnapshotRef names a stored snapshot.
+type SnapshotRef struct {
+	ID      string    `bson:"id"`
+	TakenAt time.Time `bson:"takenAt"`
+}
+
+type snapshotDoc struct {
+	ID             string          `bson:"_id"`
+	UserID         string          `bson:"userId"`
+	TakenAt        time.Time       `bson:"takenAt"`
+	FollowerCount  int             `bson:"followerCount"`
+	FollowersKnown bool            `bson:"followersKnown"`
+	FollowingKnown bool            `bson:"followingKnown"`
+	FollowerChunks int             `bson:"followerChunks"`
+	FollowingChunk int             `bson:"followingChunks"`
+	Posts          []analysis.Post `bson:"posts"`
+}
+
+type chunkDoc struct {
+	ID    string   `bson:"_id"`
+	Names []string `bson:"names"`
+}
+
+// Service stores and analyses profiles.
+type Service struct {
+	db     *mongo.Database
+	clock  engine.Clock
+	logger *slog.Logger
+}
+
+// NewService returns the profile service over db.
+func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
+	return &Service{db: db, clock: clock, logger: logger}
+}
+
+// Collections lists this package's collections for the store to create.
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil}
+}
+
+// Get returns a user's profile; a user with none gets an idle profile.
+func (s *Service) Get(ctx context.Context, userID string) (Profile, error) {
+	var p Profile
+	err := s.db.Collection(ProfilesCollection).FindOne(ctx, bson.M{"_id": userID}).Decode(&p)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Profile{UserID: userID, Status: StatusIdle}, nil
+	}
+	if err != nil {
+		return Profile{}, fmt.Errorf("get profile: %w", err)
+	}
+	return p, nil
+}
+
+// Connect creates (or resets) a user's profile for a source; the first
+// snapshot arrives with AddSnapshot.
+func (s *Service) Connect(ctx context.Context, userID, source, username string, seed int64) error {
+	p := Profile{UserID: userID, Source: source, Username: username, Status: StatusPending, Seed: seed,
+		Snapshots: []SnapshotRef{}, NextRefresh: s.clock.Now()}
+	_, err := s.db.Collection(ProfilesCollection).ReplaceOne(ctx, bson.M{"_id": userID}, p, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("connect profile: %w", err)
+	}
+	return nil
+}
+
+// AddSnapshot stores a snapshot (lists in chunks) and records it on the
+// profile. Writing chunks before the reference keeps a half-written snapshot
+// invisible; writes are by _id and idempotent.
+func (s *Service) AddSnapshot(ctx context.Context, userID string, snap analysis.Snapshot) (SnapshotRef, error) {
+	ref := SnapshotRef{ID: userID + ":" + strconv.FormatInt(snap.TakenAt.UnixMilli(), 10), TakenAt: snap.TakenAt.UTC()}
+	doc := snapshotDoc{ID: ref.ID, UserID: userID, TakenAt: ref.TakenAt, FollowerCount: snap.FollowerCount,
+		FollowersKnown: snap.Followers != nil, FollowingKnown: snap.Following != nil, Posts: snap.Posts}
+	var err error
+	if doc.FollowerChunks, err = s.putChunks(ctx, ref.ID+":followers", snap.Followers); err != nil {
+		return SnapshotRef{}, err
+	}
+	if doc.FollowingChunk, err = s.putChunks(ctx, ref.ID+":following", snap.Following); err != nil {
+		return SnapshotRef{}, err
+	}
+	if _, err := s.db.Collection(SnapshotsCollection).ReplaceOne(ctx, bson.M{"_id": ref.ID}, doc,
+		options.Replace().SetUpsert(true)); err != nil {
+		return SnapshotRef{}, fmt.Errorf("store snapshot: %w", err)
+	}
+	p, err := s.Get(ctx, userID)
+	if err != nil {
+		return SnapshotRef{}, err
+	}
+	refs := append(p.Snapshots, ref)
+	var dropped []SnapshotRef
+	if len(refs) > keptSnapshots {
+		dropped, refs = refs[:len(refs)-keptSnapshots], refs[len(refs)-keptSnapshots:]
+	}
+	if _, err := s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": userID},
+		bson.M{"$set": bson.M{"snapshots": refs}}); err != nil {
+		return SnapshotRef{}, fmt.Errorf("record snapshot: %w", err)
+	}
+	for _, d := range dropped {
+		s.deleteSnapshot(ctx, d.ID)
+	}
+	return ref, nil
+}
+
+func (s *Service) putChunks(ctx context.Context, prefix string, names []string) (int, error) {
+	n := 0
+	for start := 0; start < len(names); start += chunkSize {
+		part := names[start:min(start+chunkSize, len(names))]
+		id := prefix + ":" + strconv.Itoa(n)
+		if _, err := s.db.Collection(ChunksCollection).ReplaceOne(ctx, bson.M{"_id": id},
+			chunkDoc{ID: id, Names: part}, options.Replace().SetUpsert(true)); err != nil {
+			return 0, fmt.Errorf("store %s: %w", id, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+func (s *Service) getChunks(ctx context.Context, prefix string, n int, known bool) ([]string, error) {
+	if !known {
+		return nil, nil
+	}
+	names := make([]string, 0, n*chunkSize)
+	for i := 0; i < n; i++ {
+		var c chunkDoc
+		id := prefix + ":" + strconv.Itoa(i)
+		if err := s.db.Collection(ChunksCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&c); err != nil {
+			return nil, fmt.Errorf("read %s: %w", id, err)
+		}
+		names = append(names, c.Names...)
+	}
+	return names, nil
+}
+
+// Snapshot loads a stored snapshot with its lists.
+func (s *Service) Snapshot(ctx context.Context, id string) (analysis.Snapshot, error) {
+	var d snapshotDoc
+	if err := s.db.Collection(SnapshotsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&d); err != nil {
+		return analysis.Snapshot{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	followers, err := s.getChunks(ctx, id+":followers", d.FollowerChunks, d.FollowersKnown)
+	if err != nil {
+		return analysis.Snapshot{}, err
+	}
+	following, err := s.getChunks(ctx, id+":following", d.FollowingChunk, d.FollowingKnown)
+	if err != nil {
+		return analysis.Snapshot{}, err
+	}
+	return analysis.Snapshot{TakenAt: d.TakenAt, FollowerCount: d.FollowerCount, Followers: followers,
+		Following: following, Posts: d.Posts}, nil
+}
+
+func (s *Service) deleteSnapshot(ctx context.Context, id string) {
+	var d snapshotDoc
+	if err := s.db.Collection(SnapshotsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&d); err != nil {
+		return
+	}
+	for list, n := range map[string]int{"followers": d.FollowerChunks, "following": d.FollowingChunk} {
+		for i := 0; i < n; i++ {
+			_, _ = s.db.Collection(ChunksCollection).DeleteOne(ctx, bson.M{"_id": id + ":" + list + ":" + strconv.Itoa(i)})
+		}
+	}
+	_, _ = s.db.Collection(SnapshotsCollection).DeleteOne(ctx, bson.M{"_id": id})
+}
+
+// Analyse runs the analysis over the two latest snapshots and stores the
+// result with status completed. A failure leaves the previous result in
+// place and records what happened.
+func (s *Service) Analyse(ctx context.Context, userID string) (Profile, error) {
+	p, err := s.Get(ctx, userID)
+	if err != nil {
+		return Profile{}, err
+	}
+	if len(p.Snapshots) == 0 {
+		return p, engine.Errorf(engine.CodeInvalid, "There is no profile data to analyse yet.")
+	}
+	coll := s.db.Collection(ProfilesCollection)
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{"status": StatusProcessing}}); err != nil {
+		return p, fmt.Errorf("mark processing: %w", err)
+	}
+	result, err := s.analyse(ctx, p)
+	if err != nil {
+		_, _ = coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{
+			"status": statusAfterFailure(p), "problem": "The last update failed; we will try again soon."}})
+		return p, err
+	}
+	p.Result, p.Status, p.Problem = &result, StatusCompleted, ""
+	p.NextRefresh = result.NextUpdate
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{
+		"result": result, "status": StatusCompleted, "problem": "", "nextRefresh": p.NextRefresh}}); err != nil {
+		return p, fmt.Errorf("store analysis: %w", err)
+	}
+	return p, nil
+}
+
+func statusAfterFailure(p Profile) string {
+	if p.Result != nil {
+		return StatusCompleted
+	}
+	return StatusPending
+}
+
+func (s *Service) analyse(ctx context.Context, p Profile) (analysis.Result, error) {
+	current, err := s.Snapshot(ctx, p.Snapshots[len(p.Snapshots)-1].ID)
+	if err != nil {
+		return analysis.Result{}, err
+	}
+	in := analysis.Input{Current: current}
+	if len(p.Snapshots) > 1 {
+		prev, err := s.Snapshot(ctx, p.Snapshots[len(p.Snapshots)-2].ID)
+		if err != nil {
+			return analysis.Result{}, err
+		}
+		in.Previous = &prev
+	}
+	return analysis.Analyse(in), nil
+}

@@ -1,0 +1,150 @@
+package profile_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"glimpse/engine"
+	"glimpse/engine/analysis"
+	"glimpse/engine/profile"
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+func newService(t *testing.T) (*profile.Service, *engine.ManualClock) {
+	t.Helper()
+	st := storetest.Open(t)
+	var specs []store.CollectionSpec
+	for name, idx := range profile.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	clock := engine.NewManualClock(start)
+	return profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler)), clock
+}
+
+func names(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%06d", prefix, i)
+	}
+	return out
+}
+
+func TestSnapshotListsRoundTripInChunks(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	ctx := context.Background()
+	if err := svc.Connect(ctx, "u1", profile.SourceExport, "ann", 0); err != nil {
+		t.Fatal(err)
+	}
+	// 45,001 followers span three chunks; following is unknown (nil).
+	snap := analysis.Snapshot{TakenAt: start, FollowerCount: 45001, Followers: names("f", 45001),
+		Posts: []analysis.Post{{ID: "p1", TakenAt: start.Add(-time.Hour), Likes: 3, Comments: 1}}}
+	ref, err := svc.AddSnapshot(ctx, "u1", snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.Snapshot(ctx, ref.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(snap, got); diff != "" {
+		t.Fatalf("round trip (-want +got):\n%s", diff)
+	}
+	if got.Following != nil {
+		t.Fatal("an unknown list came back known")
+	}
+}
+
+func TestAnalyseStoresResultAndStatus(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	ctx := context.Background()
+	p, err := svc.Get(ctx, "u2")
+	if err != nil || p.Status != profile.StatusIdle {
+		t.Fatalf("a user with nothing connected: %+v %v", p, err)
+	}
+	if _, err := svc.Analyse(ctx, "u2"); err == nil {
+		t.Fatal("analysing with no data must fail")
+	}
+	_ = svc.Connect(ctx, "u2", profile.SourceExport, "bo", 0)
+	if p, _ := svc.Get(ctx, "u2"); p.Status != profile.StatusPending {
+		t.Fatalf("after connecting: %s", p.Status)
+	}
+	prev := analysis.Snapshot{TakenAt: start.Add(-24 * time.Hour), Followers: []string{"a", "b", "c"}, Following: []string{"a"}}
+	cur := analysis.Snapshot{TakenAt: start, Followers: []string{"b", "c", "d"}, Following: []string{"a", "b"},
+		Posts: []analysis.Post{{ID: "p", TakenAt: start.Add(-time.Hour), Likes: 2, Comments: 1, Commenters: []string{"x"}}}}
+	for _, s := range []analysis.Snapshot{prev, cur} {
+		if _, err := svc.AddSnapshot(ctx, "u2", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err = svc.Analyse(ctx, "u2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := svc.Get(ctx, "u2")
+	if stored.Status != profile.StatusCompleted || stored.Result == nil {
+		t.Fatalf("after analysing: %+v", stored)
+	}
+	a := stored.Result.Audience
+	if *a.LostFollowers.Count != 1 || *a.NewFollowers.Count != 1 || *a.Friends.Count != 1 || *a.SecretFans.Count != 1 {
+		t.Fatalf("audience from the two snapshots: lost %d new %d friends %d secret %d",
+			*a.LostFollowers.Count, *a.NewFollowers.Count, *a.Friends.Count, *a.SecretFans.Count)
+	}
+	if !stored.NextRefresh.Equal(start.Add(24 * time.Hour)) {
+		t.Fatalf("next refresh %v", stored.NextRefresh)
+	}
+	_ = p
+}
+
+func TestDemoProfileIsDeterministicAndRealistic(t *testing.T) {
+	t.Parallel()
+	a := profile.DemoSnapshot(42, start)
+	b := profile.DemoSnapshot(42, start)
+	if !cmp.Equal(a, b) {
+		t.Fatal("the same seed and time gave different demo profiles")
+	}
+	if n := len(a.Followers); n < 10000 || n > 30000 {
+		t.Fatalf("demo followers: %d", n)
+	}
+	if len(a.Posts) < 200 || len(a.Following) == 0 {
+		t.Fatalf("demo posts %d, following %d", len(a.Posts), len(a.Following))
+	}
+	next := profile.DemoSnapshot(42, start.Add(24*time.Hour))
+	r := analysis.Analyse(analysis.Input{Current: next, Previous: &a})
+	if *r.Audience.LostFollowers.Count == 0 || *r.Audience.NewFollowers.Count == 0 {
+		t.Fatal("a day of the demo audience shows no churn")
+	}
+	if r.Engagement.Level == 0 || r.Engagement.Rate <= 0 {
+		t.Fatalf("demo engagement %+v", r.Engagement)
+	}
+}
+
+func TestSeedDemoOnce(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if err := svc.SeedDemo(ctx, "demo", 42); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := svc.Get(ctx, "demo")
+	if p.Status != profile.StatusCompleted || len(p.Snapshots) != 3 || p.Result == nil {
+		t.Fatalf("seeded demo: status %s, %d snapshots", p.Status, len(p.Snapshots))
+	}
+}
