@@ -1,0 +1,40 @@
+import { expect, test } from "@playwright/test";
+
+test("the demo subscriber's analytics shows every section of the demo profile", async ({ page }) => {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email address").fill("demo@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("glimpse-demo");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.goto("/dashboard/analytics");
+  for (const heading of ["User Engagement", "Likes & Comments", "Most Liked Posts", "Audience"]) {
+    await expect(page.getByRole("heading", { name: heading, exact: true })).toBeVisible();
+  }
+  await expect(page.getByText("Analysis of your Instagram account based on")).toBeVisible();
+  await expect(page.getByText("12 latest posts")).toBeVisible();
+  await expect(page.getByText("*calculated as total likes + comments divided by total posts")).toBeVisible();
+  await expect(page.getByText("It takes time for our algorithms to analyse your profile data.")).toBeVisible();
+  await expect(page.getByRole("timer", { name: "Next update in" })).toBeVisible();
+  for (const tile of ["Lost followers", "New followers", "Secret fans", "Inactive followers", "Your friends", "Your fans"]) {
+    // Each tile shows a count with thousands separators.
+    await expect(page.getByText(tile, { exact: true })).toBeVisible();
+  }
+  await expect(page.getByText(/^\d{1,3}(,\d{3})+$/).first()).toBeVisible();
+  await expect(page.getByText(/^\d[\d,]* likes?$/).first()).toBeVisible();
+  // A tile opens the list of accounts.
+  await page.getByRole("button", { name: /Your friends/ }).click();
+  const dialog = page.getByRole("dialog", { name: "Your friends" });
+  await expect(dialog.getByRole("listitem").first()).toContainText("@");
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await expect(dialog).toHaveCount(0);
+});
+
+test("a subscriber with nothing connected is told how to connect", async ({ page }) => {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email address").fill("clean@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("glimpse-clean");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.goto("/dashboard/analytics");
+  await expect(page.getByText("Connect your Instagram profile")).toBeVisible();
+});
