@@ -294,6 +294,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
 	}
 	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
+	go a.Profiles.RunRefresh(ctx, time.Minute)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
 	select {

@@ -148,3 +148,28 @@ func TestSeedDemoOnce(t *testing.T) {
 		t.Fatalf("seeded demo: status %s, %d snapshots", p.Status, len(p.Snapshots))
 	}
 }
+
+func TestRefreshDueAddsASnapshotEvery24Hours(t *testing.T) {
+	t.Parallel()
+	svc, clock := newService(t)
+	ctx := context.Background()
+	if err := svc.SeedDemo(ctx, "demo", 42); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := svc.Get(ctx, "demo")
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 0 {
+		t.Fatalf("nothing is due yet: %d %v", n, err)
+	}
+	clock.Set(before.NextRefresh)
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 1 {
+		t.Fatalf("the demo profile is due: %d %v", n, err)
+	}
+	after, _ := svc.Get(ctx, "demo")
+	if len(after.Snapshots) != len(before.Snapshots)+1 || !after.Result.TakenAt.Equal(before.NextRefresh) ||
+		!after.NextRefresh.Equal(before.NextRefresh.Add(24*time.Hour)) {
+		t.Fatalf("after the refresh: %d snapshots, taken %v, next %v", len(after.Snapshots), after.Result.TakenAt, after.NextRefresh)
+	}
+	if n, _ := svc.RefreshDue(ctx); n != 0 {
+		t.Fatal("a refreshed profile was refreshed again at once")
+	}
+}
