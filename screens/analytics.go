@@ -29,6 +29,9 @@ type AnalyticsState struct {
 	Pictures map[string]string
 	// Source says where the data came from, e.g. "Demo profile".
 	Source string
+	// Followers and Engagement are the series over stored snapshots, oldest
+	// first; a chart is drawn once there are two points.
+	Followers, Engagement []analysis.Point
 }
 
 // audienceTile names one tile of the Audience section and its overlay.
@@ -114,11 +117,22 @@ func Analytics(c Context, s AnalyticsState) Page {
 		tiles = append(tiles, n)
 	}
 	audience := section(c.T("analytics.audience"), grid(tiles...))
+	var trends []*ui.Node
+	if len(s.Followers) > 1 {
+		trends = append(trends, chart(c.T("analytics.followerChart"), s.Followers, func(v float64) string { return Thousands(int(v)) }))
+	}
+	if len(s.Engagement) > 1 {
+		trends = append(trends, chart(c.T("analytics.engagementChart"), s.Engagement, func(v float64) string { return fmt.Sprintf("%.2f%%", v) }))
+	}
 	promo := ui.Card(ui.Navigate(PathInsights),
 		ui.Text("heading", c.T("analytics.viewInsights")),
 		ui.Text("body", c.T("analytics.viewInsightsText")))
 	promo.Tone = "brand"
-	children := []*ui.Node{engagement, likes, top, audience, promo}
+	children := []*ui.Node{engagement, likes, top, audience}
+	if len(trends) > 0 {
+		children = append(children, section(c.T("analytics.trends"), trends...))
+	}
+	children = append(children, promo)
 	if next := r.NextUpdate; known && !next.IsZero() {
 		children = append(children, &ui.Node{Type: "banner", Tone: "info", Sticky: "bottom",
 			Text: c.T("analytics.banner"), Children: []*ui.Node{
@@ -133,6 +147,14 @@ func Analytics(c Context, s AnalyticsState) Page {
 		page.Overlays = nil
 	}
 	return page
+}
+
+func chart(label string, series []analysis.Point, format func(float64) string) *ui.Node {
+	points := make([]ui.ChartPoint, 0, len(series))
+	for _, p := range series {
+		points = append(points, ui.ChartPoint{X: p.At.Format("Jan 2"), Y: p.Value, YLabel: format(p.Value)})
+	}
+	return &ui.Node{Type: "chart", Label: label, Points: points}
 }
 
 func section(title string, children ...*ui.Node) *ui.Node {

@@ -68,10 +68,30 @@ type Profile struct {
 	Seed       int64     `bson:"seed,omitempty"` // demo profiles: the generator's seed
 }
 
-// SnapshotRef names a stored snapshot.
+// SnapshotRef names a stored snapshot and keeps the two figures the charts
+// need, so drawing them reads no lists.
 type SnapshotRef struct {
-	ID      string    `bson:"id"`
-	TakenAt time.Time `bson:"takenAt"`
+	ID             string    `bson:"id"`
+	TakenAt        time.Time `bson:"takenAt"`
+	Followers      float64   `bson:"followers"`
+	EngagementRate float64   `bson:"engagementRate"`
+	HasFollowers   bool      `bson:"hasFollowers"`
+	HasEngagement  bool      `bson:"hasEngagement"`
+}
+
+// Series returns the follower count and engagement rate over the stored
+// snapshots, oldest first, for the Analytics charts.
+func (p Profile) Series() (followers, engagement []analysis.Point) {
+	followers, engagement = []analysis.Point{}, []analysis.Point{}
+	for _, r := range p.Snapshots {
+		if r.HasFollowers {
+			followers = append(followers, analysis.Point{At: r.TakenAt, Value: r.Followers})
+		}
+		if r.HasEngagement {
+			engagement = append(engagement, analysis.Point{At: r.TakenAt, Value: r.EngagementRate})
+		}
+	}
+	return followers, engagement
 }
 
 type snapshotDoc struct {
@@ -138,6 +158,12 @@ func (s *Service) Connect(ctx context.Context, userID, source, username string, 
 // invisible; writes are by _id and idempotent.
 func (s *Service) AddSnapshot(ctx context.Context, userID string, snap analysis.Snapshot) (SnapshotRef, error) {
 	ref := SnapshotRef{ID: userID + ":" + strconv.FormatInt(snap.TakenAt.UnixMilli(), 10), TakenAt: snap.TakenAt.UTC()}
+	if f := analysis.FollowerSeries([]analysis.Snapshot{snap}); len(f) == 1 {
+		ref.Followers, ref.HasFollowers = f[0].Value, true
+	}
+	if e := analysis.EngagementSeries([]analysis.Snapshot{snap}, 0); len(e) == 1 {
+		ref.EngagementRate, ref.HasEngagement = e[0].Value, true
+	}
 	doc := snapshotDoc{ID: ref.ID, UserID: userID, TakenAt: ref.TakenAt, FollowerCount: snap.FollowerCount,
 		FollowersKnown: snap.Followers != nil, FollowingKnown: snap.Following != nil, Posts: snap.Posts}
 	var err error

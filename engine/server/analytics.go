@@ -14,6 +14,7 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 		return screens.Page{}, err
 	}
 	state := screens.AnalyticsState{Status: p.Status, Result: p.Result, Pictures: map[string]string{}}
+	state.Followers, state.Engagement = p.Series()
 	if p.Source == profile.SourceDemo {
 		state.Source = r.ctx.T("analytics.demoSource")
 	}

@@ -17,6 +17,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/gofiber/fiber/v3"
+
 	"glimpse/content"
 	"glimpse/engine"
 	"glimpse/engine/app"
@@ -111,7 +113,8 @@ func (h *harness) do(req *http.Request) response {
 	if len(parts) > 0 {
 		req.Header.Set("Cookie", strings.Join(parts, "; "))
 	}
-	res, err := h.srv.App().Test(req)
+	// A busy CI machine can take more than fiber's default second.
+	res, err := h.srv.App().Test(req, fiber.TestConfig{Timeout: time.Minute, FailOnTimeout: true})
 	if err != nil {
 		h.t.Fatal(err)
 	}

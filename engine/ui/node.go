@@ -107,6 +107,17 @@ type Node struct {
 	CloseLabel   string  `json:"closeLabel,omitempty"`
 	OnClose      *Action `json:"onClose,omitempty"`
 	Steps        []Step  `json:"steps,omitempty"`
+
+	// chart
+	Points []ChartPoint `json:"points,omitzero"`
+}
+
+// ChartPoint is one point of a line chart: its x label, its value and how
+// the value reads to a person.
+type ChartPoint struct {
+	X      string  `json:"x"`
+	Y      float64 `json:"y"`
+	YLabel string  `json:"yLabel"`
 }
 
 // NullableString encodes a value that is either a string or an explicit

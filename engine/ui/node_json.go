@@ -351,6 +351,12 @@ func (n *Node) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if n.Points != nil {
+		b = appendKey(b, "points", &first)
+		if b, err = appendMarshal(b, n.Points); err != nil {
+			return nil, err
+		}
+	}
 	return append(b, '}'), nil
 }
 

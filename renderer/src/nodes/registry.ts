@@ -28,6 +28,7 @@ import { Screen } from "./screen";
 import { Stack } from "./stack";
 import { StatTile } from "./stat-tile";
 import { Steps } from "./steps";
+import { Chart } from "./chart";
 import { Text } from "./text";
 import { Textarea } from "./textarea";
 import { TextInput } from "./text-input";
@@ -51,6 +52,7 @@ export const registry = {
   badge: Badge,
   stat_tile: StatTile,
   level_meter: LevelMeter,
+  chart: Chart,
   post_list: PostList,
   countdown: Countdown,
   loader: Loader,

@@ -26,6 +26,7 @@ export const NODE_TYPES = [
   "badge",
   "stat_tile",
   "level_meter",
+  "chart",
   "post_list",
   "countdown",
   "loader",
@@ -90,6 +91,12 @@ export const imageRefSchema = z.object({
   alt: text,
 });
 export type ImageRef = z.infer<typeof imageRefSchema>;
+
+export const chartPointSchema = z.object({
+  x: nonEmpty,
+  y: z.number(),
+  yLabel: nonEmpty,
+});
 
 export const postSchema = z.object({
   image: imageRefSchema,
@@ -276,6 +283,12 @@ export const NODE_SCHEMAS = {
     level: between(0, 5),
     valueLabel: optionalText,
     status: optionalText,
+  }),
+  chart: z.object({
+    type: z.literal("chart"),
+    ...base,
+    label: nonEmpty,
+    points: z.array(chartPointSchema).check(z.minLength(1)),
   }),
   post_list: z.object({
     type: z.literal("post_list"),
