@@ -14,3 +14,9 @@ var Brands embed.FS
 //
 //go:embed static
 var Static embed.FS
+
+// Library holds what subscribers read: insights, articles, topics and news,
+// as Markdown with front matter (see README.md in this folder).
+//
+//go:embed insights articles news
+var Library embed.FS

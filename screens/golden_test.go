@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,13 +18,14 @@ import (
 	"glimpse/engine/analysis"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
+	library "glimpse/engine/content"
 	"glimpse/engine/ui"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in fixtures/screens")
 
 // payloadBudget caps a screen's uncompressed size, so growth is a decision.
-const payloadBudget = 30 << 10
+const payloadBudget = 40 << 10
 
 // goldenCase is one screen in one state; every case is composed for every
 // brand.
@@ -74,8 +76,31 @@ func goldenCases() []goldenCase {
 				Followers:  []analysis.Point{{At: day, Value: 12700}, {At: day.Add(24 * time.Hour), Value: 12790}, {At: day.Add(48 * time.Hour), Value: 12840}},
 				Engagement: []analysis.Point{{At: day, Value: 2.3}, {At: day.Add(48 * time.Hour), Value: 2.4125}}})
 		}},
+		{"insights", func(c Context) Page {
+			lib := goldenLibrary()
+			return Insights(c, lib.Insights, &lib.News[0])
+		}},
+		{"top-trends", func(c Context) Page { return ReadingArticle(c, "top-trends", goldenLibrary().Trends) }},
+		{"top-hacks", func(c Context) Page { return ReadingArticle(c, "top-hacks", goldenLibrary().Hacks) }},
+		{"topic__secret-admirers", func(c Context) Page { return TopicPage(c, goldenLibrary().Topics["secret-admirers"]) }},
+		{"topic__detect-stalkers", func(c Context) Page { return TopicPage(c, goldenLibrary().Topics["detect-stalkers"]) }},
+		{"article__secret-admirers-1", func(c Context) Page {
+			t := goldenLibrary().Topics["secret-admirers"]
+			return TopicArticle(c, t, t.Parts[0])
+		}},
+		{"news", func(c Context) Page { return NewsList(c, goldenLibrary().News) }},
+		{"news-post", func(c Context) Page { return NewsPost(c, &goldenLibrary().News[0]) }},
+		{"news-post__unknown", func(c Context) Page { return NewsPost(c, nil) }},
 	}
 }
+
+var goldenLibrary = sync.OnceValue(func() *library.Library {
+	lib, err := library.Load(content.Library)
+	if err != nil {
+		panic(err)
+	}
+	return lib
+})
 
 // goldenAnalysis is a small hand-made analysis: every figure of the screen,
 // one group without data.

@@ -22,6 +22,7 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
+	library "glimpse/engine/content"
 	"glimpse/engine/profile"
 	"glimpse/engine/server"
 	"glimpse/engine/store"
@@ -86,6 +87,8 @@ type App struct {
 	Breach *breach.Service
 	// Profiles keeps connected Instagram profiles and their analyses.
 	Profiles *profile.Service
+	// Library is the reading content (insights, articles, news).
+	Library *library.Library
 	// Passwords answers whether a password appears in known breaches.
 	Passwords breach.PasswordChecker
 }
@@ -124,6 +127,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	if err := a.Brands.Load(ctx, st.DB(), logger); err != nil {
 		return nil, err
+	}
+	if a.Library, err = library.Load(content.Library); err != nil {
+		return nil, fmt.Errorf("load content: %w", err)
 	}
 	if a.Secret, err = loadSecret(ctx, st.DB(), cfg.Secret); err != nil {
 		return nil, err
@@ -258,7 +264,7 @@ func seedSubscriber(ctx context.Context, a *App, email, password, subID string) 
 // Server builds the HTTP server over the app.
 func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
 	return server.New(server.Deps{
-		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles,
+		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,

@@ -70,7 +70,7 @@ func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
 		"index.html":           {Data: []byte(`<!doctype html><head></head><script type="module" src="/assets/app-abc123.js"></script>`)},
 		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
 	}
-	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles,
+	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
 		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true})
 	if err != nil {

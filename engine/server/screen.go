@@ -48,6 +48,12 @@ func (s *Server) routeTable() []route {
 		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
+		{screens.PathInsights, protected, s.insightsScreen, byPath},
+		{screens.PathTopTrends, protected, s.trendsScreen, byPath},
+		{screens.PathTopHacks, protected, s.hacksScreen, byPath},
+		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
+		{screens.PathNews, protected, s.newsScreen, byPath},
+		{screens.PathNews + "/*", protected, s.newsPostScreen, byPath},
 	}
 }
 
@@ -167,6 +173,10 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	page, ok := s.pages.get(key)
 	if !ok {
 		p, err := rt.screen(r)
+		var to redirect
+		if errors.As(err, &to) {
+			return s.sendResult(c, ui.Effects(ui.Replace(string(to))))
+		}
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
+	"glimpse/engine/content"
 	"glimpse/engine/profile"
 )
 
@@ -33,8 +34,10 @@ type Deps struct {
 	Brands   *brand.Registry
 	Breach   *breach.Service
 	Profiles *profile.Service
-	Secret   []byte // keys CSRF tokens
-	Version  string
+	// Library is the reading content, held in memory.
+	Library *content.Library
+	Secret  []byte // keys CSRF tokens
+	Version string
 	// Renderer holds the built renderer (index.html and assets/).
 	Renderer fs.FS
 	// Static holds content images served under /static/.

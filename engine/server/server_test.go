@@ -364,3 +364,35 @@ func TestPartnerPlanSelectsBrandOnUnmappedHost(t *testing.T) {
 		t.Fatalf("brand = %v, want _x_", key)
 	}
 }
+
+func TestReadingRoutes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	screens := map[string]string{
+		"/dashboard/insights":                 "insights",
+		"/dashboard/top-trends":               "top-trends",
+		"/dashboard/top-hacks":                "top-hacks",
+		"/dashboard/articles/secret-admirers": "topic",
+		"/dashboard/articles/detect-stalkers/protecting-your-data-and-privacy": "article",
+		"/dashboard/news":                    "news",
+		"/dashboard/news/carousels-are-back": "news-post",
+		"/dashboard/news/no-such-news":       "news-post",
+	}
+	for path, id := range screens {
+		if got := screenID(h.screen(path)); got != id {
+			t.Errorf("%s shows %q, want %q", path, got, id)
+		}
+	}
+	expectEffects(t, h, "signed in", map[string][]map[string]any{
+		"/dashboard/articles/no-such-topic":           redirect("/dashboard"),
+		"/dashboard/articles":                         redirect("/dashboard"),
+		"/dashboard/articles/secret-admirers/no-such": redirect("/dashboard/articles/secret-admirers"),
+		"/dashboard/articles/secret-admirers/a/b/c":   redirect("/dashboard/articles/secret-admirers"),
+	})
+	unknown := h.screen("/dashboard/news/no-such-news")
+	if contains(texts(unknown.body["screen"]), "Carousels Are Back — How to Use Them") {
+		t.Error("an unknown news slug shows a post")
+	}
+}

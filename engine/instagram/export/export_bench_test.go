@@ -1,0 +1,93 @@
+package export_test
+
+import (
+	"archive/zip"
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"glimpse/engine/instagram/export"
+)
+
+// benchEntries is the length of each list in BenchmarkImport1M.
+const benchEntries = 1_000_000
+
+// writeBenchExport writes an export ZIP in the 2025 layout with n followers
+// (Form 1, /_u/ hrefs) and n following (Form 2, username only in title) to
+// path. Usernames are random letters plus a base-36 counter, so they are
+// distinct and compress like real ones.
+func writeBenchExport(tb testing.TB, path string, n int) {
+	tb.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer out.Close()
+	zw := zip.NewWriter(out)
+	r := rand.New(rand.NewPCG(2026, 5))
+	name := func(i int) string {
+		letters := make([]byte, 0, 24)
+		for range 4 + r.IntN(8) {
+			letters = append(letters, byte('a'+r.IntN(26)))
+		}
+		return string(letters) + "." + strconv.FormatInt(int64(i), 36)
+	}
+	write := func(file, open, close string, item func(i int) string) {
+		f, err := zw.Create("connections/followers_and_following/" + file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<16)
+		w.WriteString(open)
+		for i := range n {
+			if i > 0 {
+				w.WriteString(",\n")
+			}
+			w.WriteString(item(i))
+		}
+		w.WriteString(close)
+		if err := w.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	write("followers_1.json", "[\n", "\n]\n", func(i int) string {
+		u := name(i)
+		return fmt.Sprintf(`  {"title": "", "media_list_data": [], "string_list_data": [{"href": "https://www.instagram.com/_u/%s", "value": "%s", "timestamp": %d}]}`, u, u, 1_500_000_000+i*100)
+	})
+	write("following.json", "{\"relationships_following\": [\n", "\n]}\n", func(i int) string {
+		u := name(i + n/2)
+		return fmt.Sprintf(`  {"title": "%s", "string_list_data": [{"href": "https://www.instagram.com/_u/%s", "timestamp": %d}]}`, u, u, 1_500_000_000+i*100)
+	})
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkImport1M imports an export of 1,000,000 followers and 1,000,000
+// following from a ZIP file on disk.
+//
+//	go test -run '^$' -bench Import1M -benchmem -benchtime 3x ./engine/instagram/export/
+func BenchmarkImport1M(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "export.zip")
+	writeBenchExport(b, path, benchEntries)
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := export.ImportFile(context.Background(), path, export.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got.Followers) != benchEntries || len(got.Following) != benchEntries || got.Range != nil {
+			b.Fatalf("got %d followers, %d following, range %v", len(got.Followers), len(got.Following), got.Range)
+		}
+	}
+	b.ReportMetric(float64(info.Size())/(1<<20), "zip-MiB")
+}

@@ -1,0 +1,290 @@
+package export
+
+import (
+	"archive/zip"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// kind is what a file in the export holds.
+type kind int
+
+const (
+	kindNone kind = iota
+	kindFollowers
+	kindFollowing
+	kindUnfollowed
+	kindPending
+	kindRecentRequests
+	kindFlat
+	kindProfile
+	kindSignup
+	kindHTML
+)
+
+// routes find files by name, wherever they are (§4.2: "route by file name
+// (regex), not fixed path"). The first group, when present, is the page
+// number of a split file. following_hashtags.json does not match: it lists
+// hashtags, not accounts (§4.4).
+var routes = []struct {
+	name *regexp.Regexp
+	kind kind
+}{
+	{regexp.MustCompile(`^followers(?:_(\d+))?\.json$`), kindFollowers},
+	{regexp.MustCompile(`^following(?:_(\d+))?\.json$`), kindFollowing},
+	{regexp.MustCompile(`^recently_unfollowed_(?:profiles|accounts)\.json$`), kindUnfollowed},
+	{regexp.MustCompile(`^pending_follow_requests\.json$`), kindPending},
+	{regexp.MustCompile(`^recent_follow_requests\.json$`), kindRecentRequests},
+	{regexp.MustCompile(`^connections\.json$`), kindFlat},
+	{regexp.MustCompile(`^(?:personal_information|profile)\.json$`), kindProfile},
+	{regexp.MustCompile(`^signup_details\.json$`), kindSignup},
+	{regexp.MustCompile(`^(?:followers(?:_\d+)?|following)\.html$`), kindHTML},
+}
+
+// profilesName matches the 2025 names (blocked_profiles.json, …; §4.2).
+var profilesName = regexp.MustCompile(`^[a-z_]+_profiles\.json$`)
+
+// listFolder is the folder every layout since 2021 keeps the lists in.
+const listFolder = "followers_and_following"
+
+// candidate is one file Import may read.
+type candidate struct {
+	file   *zip.File
+	kind   kind
+	dir    string
+	prefix string // the name before the page number: "followers"
+	page   int    // 0 for an unnumbered file
+}
+
+type importer struct {
+	ctx     context.Context
+	archive *zip.Reader
+	limits  Limits
+	total   int64 // decompressed bytes so far, for MaxUncompressedBytes
+	markers markers
+	out     Export
+}
+
+func (imp *importer) run() (Export, error) {
+	byKind := map[kind][]candidate{}
+	profilesNames := false
+	for _, f := range imp.archive.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		dir, base := path.Split(f.Name)
+		dir = strings.TrimSuffix(dir, "/")
+		if path.Base(dir) == listFolder && profilesName.MatchString(base) {
+			profilesNames = true
+		}
+		for _, route := range routes {
+			m := route.name.FindStringSubmatch(base)
+			if m == nil {
+				continue
+			}
+			c := candidate{file: f, kind: route.kind, dir: dir}
+			if len(m) > 1 && m[1] != "" {
+				c.page, _ = strconv.Atoi(m[1])
+				c.prefix = strings.TrimSuffix(base, "_"+m[1]+".json")
+			} else {
+				c.prefix = strings.TrimSuffix(base, ".json")
+			}
+			byKind[route.kind] = append(byKind[route.kind], c)
+			break
+		}
+	}
+	if len(byKind[kindFollowers]) == 0 && len(byKind[kindFollowing]) == 0 && len(byKind[kindFlat]) == 0 {
+		if len(byKind[kindHTML]) > 0 {
+			return Export{}, fail(ErrNoConnections, "", "This export is in HTML format. Request a new one with Format: JSON.", nil)
+		}
+		return Export{}, fail(ErrNoConnections, "", "The ZIP has no followers or following list. Request a new export with “Followers and following” selected, Format: JSON and Date range: All time.", nil)
+	}
+
+	lists := []struct {
+		kind kind
+		list *[]Account
+	}{
+		{kindFollowers, &imp.out.Followers},
+		{kindFollowing, &imp.out.Following},
+		{kindUnfollowed, &imp.out.RecentlyUnfollowed},
+		{kindPending, &imp.out.PendingRequests},
+		{kindRecentRequests, &imp.out.RecentFollowRequests},
+	}
+	for _, l := range lists {
+		files := imp.plan(byKind[l.kind])
+		for _, c := range files {
+			if err := imp.readList(c, l.list); err != nil {
+				return Export{}, err
+			}
+		}
+		if len(files) > 0 && *l.list == nil {
+			*l.list = []Account{}
+		}
+	}
+	for _, c := range byKind[kindFlat] {
+		err := imp.read(c, func(r io.Reader) error {
+			return decodeFlat(r, map[string]*[]Account{
+				"followers": &imp.out.Followers, "following": &imp.out.Following,
+				// The ≤ 2020 key for requests you sent (unverified).
+				"follow_requests_sent": &imp.out.PendingRequests,
+			})
+		})
+		if err != nil {
+			return Export{}, err
+		}
+	}
+	if imp.out.Followers == nil && imp.out.Following == nil {
+		return Export{}, fail(ErrNoConnections, "", "The ZIP has no followers or following list. Request a new export with “Followers and following” selected, Format: JSON and Date range: All time.", nil)
+	}
+	for _, c := range byKind[kindProfile] {
+		if imp.out.Owner != "" {
+			break
+		}
+		err := imp.read(c, func(r io.Reader) (err error) {
+			imp.out.Owner, err = decodeOwner(r)
+			return err
+		})
+		if err != nil {
+			return Export{}, err
+		}
+	}
+	var signup time.Time
+	for _, c := range byKind[kindSignup] {
+		err := imp.read(c, func(r io.Reader) (err error) {
+			signup, err = decodeEarliest(r)
+			return err
+		})
+		if err != nil {
+			return Export{}, err
+		}
+	}
+
+	imp.out.Layout = layout(byKind, imp.markers.any() || profilesNames)
+	if r := detectRange(imp.out.Followers, imp.out.Following, signup); r != nil {
+		imp.out.Range = r
+		imp.warn("Your followers in this export only go back to %s, though you were following accounts from %s. The export looks limited to a date range, so it lists only followers gained since then, and lost followers are not worked out from it. Request a new export with Date range: All time.",
+			day(r.From), day(earliest(imp.out.Following, signup)))
+	}
+	if len(imp.out.MissingFiles) > 0 {
+		imp.warn("The export is missing %s, so some followers may be left out and lost followers are not worked out from it. Download the export again.", strings.Join(imp.out.MissingFiles, ", "))
+	}
+	return imp.out, nil
+}
+
+// plan orders the files of one list and notes missing pages. When some
+// files sit in a followers_and_following folder, files of the same name
+// elsewhere are ignored: other products in a full export (§4.2) may use the
+// same names.
+func (imp *importer) plan(files []candidate) []candidate {
+	if slices.ContainsFunc(files, func(c candidate) bool { return path.Base(c.dir) == listFolder }) {
+		files = slices.DeleteFunc(slices.Clone(files), func(c candidate) bool { return path.Base(c.dir) != listFolder })
+	}
+	slices.SortFunc(files, func(a, b candidate) int {
+		return cmp.Or(strings.Compare(a.dir, b.dir), cmp.Compare(a.page, b.page), strings.Compare(a.file.Name, b.file.Name))
+	})
+	dirs := map[string]bool{}
+	pages := map[string]map[int]bool{}
+	for _, c := range files {
+		dirs[c.dir] = true
+		if c.page > 0 {
+			key := path.Join(c.dir, c.prefix)
+			if pages[key] == nil {
+				pages[key] = map[int]bool{}
+			}
+			pages[key][c.page] = true
+		}
+	}
+	if len(dirs) > 1 {
+		imp.warn("The ZIP holds more than one copy of %s (in %s); all were read. Upload one export at a time.", files[0].prefix, strings.Join(slices.Sorted(maps.Keys(dirs)), ", "))
+	}
+	for _, key := range slices.Sorted(maps.Keys(pages)) {
+		last := slices.Max(slices.Collect(maps.Keys(pages[key])))
+		for page := 1; page < last; page++ {
+			if !pages[key][page] {
+				imp.out.MissingFiles = append(imp.out.MissingFiles, fmt.Sprintf("%s_%d.json", key, page))
+			}
+		}
+	}
+	return files
+}
+
+// readList appends the accounts of one list file to list.
+func (imp *importer) readList(c candidate, list *[]Account) error {
+	var skipped int
+	err := imp.read(c, func(r io.Reader) (err error) {
+		skipped, err = decodeList(r, &imp.markers, func(a Account) { *list = append(*list, a) })
+		return err
+	})
+	if skipped > 0 {
+		if skipped == 1 {
+			imp.warn("1 entry in %s had no username and was left out.", c.file.Name)
+		} else {
+			imp.warn("%d entries in %s had no username and were left out.", skipped, c.file.Name)
+		}
+	}
+	return err
+}
+
+// read opens one file within the limits and hands it to decode, turning
+// failures into the errors Import returns.
+func (imp *importer) read(c candidate, decode func(io.Reader) error) error {
+	if err := imp.ctx.Err(); err != nil {
+		return fmt.Errorf("import export: %w", err)
+	}
+	r, closer, err := openEntry(imp.ctx, c.file, imp.limits, &imp.total)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	err = decode(r)
+	switch {
+	case r.err != nil:
+		return readError(imp.ctx, c.file.Name, r.err)
+	case err != nil:
+		return fail(ErrMalformedJSON, c.file.Name,
+			fmt.Sprintf("The file %s in the ZIP is not valid JSON, so nothing was imported. Download the export again, or request a new one with Format: JSON.", c.file.Name), err)
+	}
+	return nil
+}
+
+func (imp *importer) warn(format string, args ...any) {
+	imp.out.Warnings = append(imp.out.Warnings, fmt.Sprintf(format, args...))
+}
+
+// layout names the layout from where the list files are (§4.2).
+func layout(byKind map[kind][]candidate, markers2025 bool) string {
+	root := false
+	for _, k := range []kind{kindFollowers, kindFollowing} {
+		for _, c := range byKind[k] {
+			if path.Base(c.dir) != listFolder {
+				continue
+			}
+			if path.Base(path.Dir(c.dir)) == "connections" {
+				if markers2025 {
+					return LayoutAccountsCenter2025
+				}
+				return LayoutAccountsCenter2023
+			}
+			root = true
+		}
+	}
+	switch {
+	case root:
+		return LayoutRoot2021
+	case len(byKind[kindFlat]) > 0:
+		return LayoutFlat2020
+	default:
+		return LayoutOther
+	}
+}
+
+func day(t time.Time) string { return t.Format("2 Jan 2006") }

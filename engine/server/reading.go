@@ -1,0 +1,63 @@
+package server
+
+import (
+	"strings"
+
+	"glimpse/screens"
+)
+
+// redirect is returned by a screen function to send the person elsewhere
+// (an unknown topic to the dashboard, an unknown part to its topic).
+type redirect string
+
+func (r redirect) Error() string { return "redirect to " + string(r) }
+
+func (s *Server) insightsScreen(r *request) (screens.Page, error) {
+	var latest = s.Library.News
+	if len(latest) == 0 {
+		return screens.Insights(r.ctx, s.Library.Insights, nil), nil
+	}
+	return screens.Insights(r.ctx, s.Library.Insights, &latest[0]), nil
+}
+
+func (s *Server) trendsScreen(r *request) (screens.Page, error) {
+	return screens.ReadingArticle(r.ctx, "top-trends", s.Library.Trends), nil
+}
+
+func (s *Server) hacksScreen(r *request) (screens.Page, error) {
+	return screens.ReadingArticle(r.ctx, "top-hacks", s.Library.Hacks), nil
+}
+
+// articlesScreen serves /dashboard/articles/{topic}[/{part}].
+func (s *Server) articlesScreen(r *request) (screens.Page, error) {
+	rest := strings.Trim(strings.TrimPrefix(r.path, screens.PathArticles), "/")
+	topicSlug, partSlug, _ := strings.Cut(rest, "/")
+	topic, ok := s.Library.Topics[topicSlug]
+	if !ok {
+		return screens.Page{}, redirect(screens.PathDashboard)
+	}
+	if partSlug == "" {
+		return screens.TopicPage(r.ctx, topic), nil
+	}
+	part, ok := topic.Part(partSlug)
+	if !ok || strings.Contains(partSlug, "/") {
+		return screens.Page{}, redirect(screens.PathArticles + "/" + topic.Slug)
+	}
+	return screens.TopicArticle(r.ctx, topic, part), nil
+}
+
+func (s *Server) newsScreen(r *request) (screens.Page, error) {
+	return screens.NewsList(r.ctx, s.Library.News), nil
+}
+
+func (s *Server) newsPostScreen(r *request) (screens.Page, error) {
+	slug := strings.Trim(strings.TrimPrefix(r.path, screens.PathNews), "/")
+	if n, ok := s.Library.NewsItem(slug); ok {
+		return screens.NewsPost(r.ctx, &n), nil
+	}
+	return screens.NewsPost(r.ctx, nil), nil
+}
+
+// byPath keys cached content pages by their path: they depend on nothing
+// else but the brand, which every key includes.
+func byPath(r *request) string { return r.path }
