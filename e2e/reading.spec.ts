@@ -40,3 +40,17 @@ test("tips, trends and news are readable", async ({ page }) => {
   await page.getByRole("link", { name: "To all news" }).click();
   await expect(page).toHaveURL(/\/dashboard\/news$/);
 });
+
+test("the legal pages are public, dated and open from the footer in a new window", async ({ page, context }) => {
+  await page.goto("/sign-in");
+  const [popup] = await Promise.all([
+    context.waitForEvent("page"),
+    page.getByRole("link", { name: "Privacy Policy" }).click(),
+  ]);
+  await expect(popup).toHaveURL(/\/privacy$/);
+  await expect(popup.getByRole("heading", { name: "Privacy Policy" }).first()).toBeVisible();
+  await expect(popup.getByText("Last updated Mar 29, 2024")).toBeVisible();
+  await popup.goto("/terms-of-use");
+  await expect(popup.getByText("Last updated Mar 29, 2024")).toBeVisible();
+  expect(await popup.content()).not.toContain("{{");
+});

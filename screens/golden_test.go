@@ -91,6 +91,16 @@ func goldenCases() []goldenCase {
 		{"news", func(c Context) Page { return NewsList(c, goldenLibrary().News) }},
 		{"news-post", func(c Context) Page { return NewsPost(c, &goldenLibrary().News[0]) }},
 		{"news-post__unknown", func(c Context) Page { return NewsPost(c, nil) }},
+		{"privacy", func(c Context) Page {
+			l := goldenLibrary().Privacy
+			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",
+				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name}))
+		}},
+		{"terms", func(c Context) Page {
+			l := goldenLibrary().Terms
+			return LegalPage(c, "terms", l, l.Render(map[string]string{"operator_name": "Ana Example",
+				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name}))
+		}},
 	}
 }
 

@@ -134,3 +134,16 @@ func NewsPost(c Context, n *content.NewsItem) Page {
 		richText(n.Body), back)
 	return Page{Screen: SubPage(c, "news-post", n.Title, ui.Navigate(PathNews), ui.Stack("md", children...))}
 }
+
+// LegalPage is the privacy policy or the terms: public and unwrapped, dated,
+// with the operator's details already filled in.
+func LegalPage(c Context, id string, l content.Legal, body []ui.RichBlock) Page {
+	s := ui.Screen(id, l.Title,
+		ui.Stack("md",
+			ui.Text("title", l.Title),
+			ui.Text("caption", strings.ReplaceAll(c.T("legal.updated"), "{date}", l.Updated.Format("Jan 2, 2006"))),
+			richText(body),
+		))
+	s.Layout = "bare"
+	return Page{Screen: s}
+}

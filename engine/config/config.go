@@ -34,7 +34,9 @@ type Config struct {
 	ShutdownTimeout time.Duration // GLIMPSE_SHUTDOWN_TIMEOUT: how long SIGTERM waits for requests
 
 	// Operator details shown in the legal pages and support links.
-	SupportEmail string // GLIMPSE_SUPPORT_EMAIL
+	SupportEmail    string // GLIMPSE_SUPPORT_EMAIL
+	OperatorName    string // GLIMPSE_OPERATOR_NAME: the data controller named in the legal pages
+	OperatorAddress string // GLIMPSE_OPERATOR_ADDRESS: its registered address
 
 	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
 
@@ -56,6 +58,8 @@ func Load(getenv func(string) string) (Config, error) {
 		DataDir:         or(getenv("GLIMPSE_DATA_DIR"), "./data"),
 		Database:        or(getenv("GLIMPSE_DATABASE"), "glimpse"),
 		SupportEmail:    or(getenv("GLIMPSE_SUPPORT_EMAIL"), "support@glimpse.example"),
+		OperatorName:    or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
+		OperatorAddress: or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
 		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
 		SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second,

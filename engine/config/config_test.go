@@ -18,7 +18,9 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Addr: "127.0.0.1:8080", BaseURL: "http://127.0.0.1:8080", DataDir: "./data", Database: "glimpse",
-		SupportEmail: "support@glimpse.example", LogLevel: "info", SessionLifetime: 5 * time.Hour,
+		SupportEmail: "support@glimpse.example", LogLevel: "info",
+		OperatorName:    "the operator named in your purchase receipt",
+		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
 		PwnedPasswords: "local"}
 	if diff := cmp.Diff(want, c); diff != "" {

@@ -69,6 +69,23 @@ type Insights struct {
 	Summary    [][]ui.Span
 }
 
+// Legal is a legal page: its title, its date and its text, with the
+// operator's details left as {{placeholders}} for the server to fill in.
+type Legal struct {
+	Title   string    `yaml:"title"`
+	Updated time.Time `yaml:"updated"`
+	Source  string    // Markdown with {{operator_name}}, {{operator_address}}, {{support_email}}, {{product_name}}
+}
+
+// Render fills in the operator's details and parses the text.
+func (l Legal) Render(values map[string]string) []ui.RichBlock {
+	src := l.Source
+	for k, v := range values {
+		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
+	}
+	return Markdown(src)
+}
+
 // Library is everything subscribers read, parsed once and held in memory so
 // content screens need no database round trip.
 type Library struct {
@@ -77,6 +94,8 @@ type Library struct {
 	Hacks    Article
 	Topics   map[string]Topic
 	News     []NewsItem // newest first
+	Privacy  Legal
+	Terms    Legal
 }
 
 // NewsItem returns the news post with a slug.
@@ -101,6 +120,11 @@ func Load(fsys fs.FS) (*Library, error) {
 	}
 	if lib.Hacks, err = loadArticle(fsys, "articles/top-hacks.md"); err != nil {
 		return nil, err
+	}
+	for p, into := range map[string]*Legal{"legal/privacy.md": &lib.Privacy, "legal/terms-of-use.md": &lib.Terms} {
+		if into.Source, err = readDoc(fsys, p, into); err != nil {
+			return nil, err
+		}
 	}
 	topics, err := fs.Glob(fsys, "articles/*/topic.md")
 	if err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 
+	"glimpse/engine/content"
 	"glimpse/screens"
 )
 
@@ -61,3 +62,13 @@ func (s *Server) newsPostScreen(r *request) (screens.Page, error) {
 // byPath keys cached content pages by their path: they depend on nothing
 // else but the brand, which every key includes.
 func byPath(r *request) string { return r.path }
+
+func (s *Server) legalScreen(id string, page func() content.Legal) func(r *request) (screens.Page, error) {
+	return func(r *request) (screens.Page, error) {
+		l := page()
+		body := l.Render(map[string]string{"operator_name": s.Config.OperatorName,
+			"operator_address": s.Config.OperatorAddress, "support_email": r.brand.SupportEmail,
+			"product_name": r.brand.Name})
+		return screens.LegalPage(r.ctx, id, l, body), nil
+	}
+}

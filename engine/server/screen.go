@@ -16,6 +16,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
+	"glimpse/engine/content"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -54,6 +55,8 @@ func (s *Server) routeTable() []route {
 		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
 		{screens.PathNews, protected, s.newsScreen, byPath},
 		{screens.PathNews + "/*", protected, s.newsPostScreen, byPath},
+		{screens.PathPrivacy, public, s.legalScreen("privacy", func() content.Legal { return s.Library.Privacy }), byPath},
+		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.Library.Terms }), byPath},
 	}
 }
 

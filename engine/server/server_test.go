@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"glimpse/engine/auth"
+	"glimpse/engine/config"
 )
 
 func redirect(to string) []map[string]any {
@@ -394,5 +395,22 @@ func TestReadingRoutes(t *testing.T) {
 	unknown := h.screen("/dashboard/news/no-such-news")
 	if contains(texts(unknown.body["screen"]), "Carousels Are Back — How to Use Them") {
 		t.Error("an unknown news slug shows a post")
+	}
+}
+
+func TestLegalPagesArePublicAndFilledIn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.OperatorName = "Ana Example" })
+	for path, id := range map[string]string{"/privacy": "privacy", "/terms-of-use": "terms"} {
+		res := h.screen(path)
+		if screenID(res) != id {
+			t.Fatalf("%s signed out: %s", path, res.raw)
+		}
+		if strings.Contains(string(res.raw), "{{") || !strings.Contains(string(res.raw), "Ana Example") {
+			t.Errorf("%s: operator details not filled in", path)
+		}
+		if !contains(texts(res.body["screen"]), "Last updated Mar 29, 2024") {
+			t.Errorf("%s: date missing", path)
+		}
 	}
 }
