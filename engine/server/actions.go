@@ -124,20 +124,9 @@ func (s *Server) fieldErrors(r *request, spec actionSpec, err error) error {
 	return &engine.Error{Code: engine.CodeInvalid, Fields: fields, Err: err}
 }
 
-func jsonName(fe validator.FieldError) string {
-	name := fe.Field()
-	if name == "" {
-		return fe.StructField()
-	}
-	return lowerFirst(name)
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return string(s[0]|0x20) + s[1:]
-}
+// jsonName is the input id a field error belongs to: the request field's
+// JSON name, which validator reports once the tag-name function is set (New).
+func jsonName(fe validator.FieldError) string { return fe.Field() }
 
 func (s *Server) signIn(r *request, in any) (*ui.Result, error) {
 	req := in.(*signInRequest)

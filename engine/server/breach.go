@@ -32,7 +32,7 @@ func (s *Server) checkBreaches(r *request, _ any) (*ui.Result, error) {
 	}
 	ctx := r.fiber.Context()
 	email := r.principal.User.Email
-	_, cached, err := s.Breach.Cached(ctx, r.principal.User.ID, email)
+	prev, cached, err := s.Breach.Cached(ctx, r.principal.User.ID, email)
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +51,9 @@ func (s *Server) checkBreaches(r *request, _ any) (*ui.Result, error) {
 	}
 	if err != nil && cached {
 		// A refused re-check keeps showing the stored result with the message.
-		if prev, ok, cerr := s.Breach.Cached(ctx, r.principal.User.ID, email); cerr == nil && ok {
-			kept := s.breachState(r, prev)
-			kept.Notice = state.Outcome
-			state = kept
-		}
+		kept := s.breachState(r, prev)
+		kept.Notice = state.Outcome
+		state = kept
 	}
 	return s.screenResult(r, screens.PasswordSafety(r.ctx, state))
 }

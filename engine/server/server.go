@@ -8,6 +8,8 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -64,6 +66,15 @@ type Server struct {
 // New builds the HTTP app.
 func New(d Deps) (*Server, error) {
 	s := &Server{Deps: d, validate: validator.New(validator.WithRequiredStructEnabled())}
+	// Field errors are reported by the fields' JSON names, which are the ids
+	// of the inputs that show them.
+	s.validate.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			return f.Name
+		}
+		return name
+	})
 	files, err := newFileServer(d.Renderer, d.Static)
 	if err != nil {
 		return nil, err
