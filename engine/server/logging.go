@@ -1,12 +1,17 @@
 package server
 
 import (
+	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/requestid"
+
+	"glimpse/engine"
 )
 
 // secretParams are query parameters whose values never reach a log line.
@@ -15,10 +20,22 @@ var secretParams = map[string]bool{"creds": true, "login": true, "token": true, 
 
 func requestID(c fiber.Ctx) string { return requestid.FromContext(c) }
 
+// newRequestIDs returns a generator of request ids: a random per-process
+// prefix and a counter. Ids only need to be unique, not secret, and this
+// keeps a random read off every request.
+func newRequestIDs() func() string {
+	prefix := engine.NewID()[:12]
+	var n atomic.Uint64
+	return func() string { return prefix + "-" + strconv.FormatUint(n.Add(1), 36) }
+}
+
 // logRequests writes one line per request with the query's secrets redacted.
 // The screen endpoint carries the page's own query inside ?path=, so that is
 // redacted one level deeper too.
 func (s *Server) logRequests(c fiber.Ctx) error {
+	if !s.Logger.Enabled(c.Context(), slog.LevelInfo) {
+		return c.Next()
+	}
 	start := time.Now()
 	err := c.Next()
 	status := c.Response().StatusCode()

@@ -93,7 +93,7 @@ func New(d Deps) (*Server, error) {
 		ProxyHeader:  "",
 	})
 	s.app.Use(recover.New())
-	s.app.Use(requestid.New())
+	s.app.Use(requestid.New(requestid.Config{Generator: newRequestIDs()}))
 	s.app.Use(s.logRequests)
 	s.app.Use(s.securityHeaders)
 	s.app.Use(compress.New())
