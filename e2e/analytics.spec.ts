@@ -1,4 +1,9 @@
 import { expect, test } from "@playwright/test";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { zipTree } from "./zip";
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 test("the demo subscriber's analytics shows every section of the demo profile", async ({ page }) => {
   await page.goto("/sign-in");
@@ -29,7 +34,7 @@ test("the demo subscriber's analytics shows every section of the demo profile", 
   await expect(dialog).toHaveCount(0);
 });
 
-test("a subscriber with nothing connected is told how to connect", async ({ page }) => {
+test("a subscriber with nothing connected uploads a data export and sees the audience", async ({ page }) => {
   await page.goto("/sign-in");
   await page.getByLabel("Email address").fill("clean@example.com");
   await page.getByLabel("Password", { exact: true }).fill("glimpse-clean");
@@ -37,4 +42,18 @@ test("a subscriber with nothing connected is told how to connect", async ({ page
   await expect(page).toHaveURL(/\/dashboard$/);
   await page.goto("/dashboard/analytics");
   await expect(page.getByText("Connect your Instagram profile")).toBeVisible();
+  // Uploading without choosing a file asks for one.
+  await page.getByRole("button", { name: "Upload and analyse" }).click();
+  await expect(page.getByText("Choose your export ZIP file first.")).toBeVisible();
+  // A data export is imported and analysed: the status moves to completed.
+  const zip = zipTree(join(here, "..", "fixtures", "instagram", "exports", "accounts-center-2024"));
+  await page.getByLabel("Instagram data export (ZIP)").setInputFiles({ name: "export.zip", mimeType: "application/zip", buffer: zip });
+  await page.getByRole("button", { name: "Upload and analyse" }).click();
+  await expect(page.getByRole("heading", { name: "Audience", exact: true })).toBeVisible();
+  for (const tile of ["Your friends", "Your fans"]) {
+    await expect(page.getByText(tile, { exact: true })).toBeVisible();
+  }
+  await expect(page.getByText("Choose your export ZIP file first.")).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "User Engagement", exact: true })).toBeVisible();
 });

@@ -19,6 +19,17 @@ const (
 	InsightsCompleted  = "completed"
 )
 
+// ExportInput is the id of the data-export file input; upload errors show
+// under it.
+const ExportInput = "export"
+
+// UploadExportAction is the server action that takes the export ZIP.
+const UploadExportAction = "profile.upload_export"
+
+// maxExportBytes matches the server's cap, so the renderer can refuse a
+// larger file before sending it.
+const maxExportBytes = 512 << 20
+
 // AnalyticsState is what the Analytics screen shows.
 type AnalyticsState struct {
 	Status string
@@ -29,6 +40,9 @@ type AnalyticsState struct {
 	Pictures map[string]string
 	// Source says where the data came from, e.g. "Demo profile".
 	Source string
+	// CanUpload offers the data-export upload (nothing connected, or an
+	// export-based profile that a newer export can update).
+	CanUpload bool
 	// Followers and Engagement are the series over stored snapshots, oldest
 	// first; a chart is drawn once there are two points.
 	Followers, Engagement []analysis.Point
@@ -56,7 +70,7 @@ func Analytics(c Context, s AnalyticsState) Page {
 	page := Page{Overlays: map[string]*ui.Node{}}
 	if s.Status == InsightsIdle && s.Result == nil {
 		empty := &ui.Node{Type: "empty_state", Title: c.T("analytics.idleTitle"), Text: c.T("analytics.idleText"), Icon: "insights"}
-		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil, empty)
+		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil, ui.Stack("lg", empty, uploadCard(c)))
 		return page
 	}
 	var r analysis.Result
@@ -133,6 +147,9 @@ func Analytics(c Context, s AnalyticsState) Page {
 		children = append(children, section(c.T("analytics.trends"), trends...))
 	}
 	children = append(children, promo)
+	if s.CanUpload {
+		children = append(children, uploadCard(c))
+	}
 	if next := r.NextUpdate; known && !next.IsZero() {
 		children = append(children, &ui.Node{Type: "banner", Tone: "info", Sticky: "bottom",
 			Text: c.T("analytics.banner"), Children: []*ui.Node{
@@ -155,6 +172,19 @@ func chart(label string, series []analysis.Point, format func(float64) string) *
 		points = append(points, ui.ChartPoint{X: p.At.Format("Jan 2"), Y: p.Value, YLabel: format(p.Value)})
 	}
 	return &ui.Node{Type: "chart", Label: label, Points: points}
+}
+
+// uploadCard explains the data-export route and takes the ZIP.
+func uploadCard(c Context) *ui.Node {
+	input := &ui.Node{Type: "file_input", ID: ExportInput, Label: c.T("upload.label"), Accept: ".zip,application/zip",
+		Help: c.T("upload.help"), MaxBytes: maxExportBytes, RequiredMessage: c.T("upload.required"),
+		TooLargeMessage: c.T("upload.tooLarge")}
+	return ui.Card(nil,
+		ui.Text("heading", c.T("upload.title")),
+		ui.Text("body", c.T("upload.text")),
+		input,
+		ui.Button(c.T("upload.button"), "primary", ui.Upload(UploadExportAction, ExportInput)),
+	)
 }
 
 func section(title string, children ...*ui.Node) *ui.Node {

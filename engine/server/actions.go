@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -23,20 +24,26 @@ type actionSpec struct {
 	newRequest func() any
 	messages   map[string]string // struct field name → copy key of its message
 	handle     func(r *request, in any) (*ui.Result, error)
+	// upload, when set, takes the raw request body (a file) instead.
+	upload func(r *request, body io.Reader) (*ui.Result, error)
 }
 
 // actionTable maps action names to their handlers.
 func (s *Server) actionTable() map[string]actionSpec {
 	return map[string]actionSpec{
-		"session.sign_in": {func() any { return &signInRequest{} },
-			map[string]string{"Email": "signIn.wrongEmail", "Password": "signIn.minPassword"}, s.signIn},
-		"session.from_url": {func() any { return &fromURLRequest{} }, nil, s.signInFromURL},
-		"session.sign_out": {func() any { return &struct{}{} }, nil, s.signOut},
-		"course.purchase":  {func() any { return &struct{}{} }, nil, s.purchaseCourse},
-		"event.track":      {func() any { return &trackRequest{} }, nil, s.track},
-		"breach.check":     {func() any { return &struct{}{} }, nil, s.checkBreaches},
+		"session.sign_in": {newRequest: func() any { return &signInRequest{} }, handle: s.signIn,
+			messages: map[string]string{"Email": "signIn.wrongEmail", "Password": "signIn.minPassword"}},
+		"session.from_url":      {newRequest: func() any { return &fromURLRequest{} }, handle: s.signInFromURL},
+		"session.sign_out":      {newRequest: noValues, handle: s.signOut},
+		"course.purchase":       {newRequest: noValues, handle: s.purchaseCourse},
+		"event.track":           {newRequest: func() any { return &trackRequest{} }, handle: s.track},
+		"breach.check":          {newRequest: noValues, handle: s.checkBreaches},
+		"profile.upload_export": {upload: s.uploadExport},
 	}
 }
+
+// noValues is the request of actions that take none.
+func noValues() any { return &struct{}{} }
 
 type signInRequest struct {
 	Email    string `json:"email" validate:"required,max=254,email"`
@@ -68,10 +75,21 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if spec.upload != nil {
+		res, err := spec.upload(r, requestBody(c))
+		if err != nil {
+			return err
+		}
+		return s.sendAny(c, res)
+	}
 	in := spec.newRequest()
 	var body actionBody
-	if len(c.Body()) > 0 {
-		if err := json.Unmarshal(c.Body(), &body); err != nil {
+	raw, err := readActionBody(c)
+	if err != nil {
+		return err
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &body); err != nil {
 			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
 		}
 	}
@@ -87,6 +105,11 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	return s.sendAny(c, res)
+}
+
+// sendAny sends a result, or the whole screen it carries.
+func (s *Server) sendAny(c fiber.Ctx, res *ui.Result) error {
 	if res.Screen != nil {
 		body, err := res.Screen.Encode()
 		if err != nil {

@@ -15,6 +15,7 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 	}
 	state := screens.AnalyticsState{Status: p.Status, Result: p.Result, Pictures: map[string]string{}}
 	state.Followers, state.Engagement = p.Series()
+	state.CanUpload = p.Source == "" || p.Source == profile.SourceExport
 	if p.Source == profile.SourceDemo {
 		state.Source = r.ctx.T("analytics.demoSource")
 	}

@@ -86,11 +86,15 @@ func New(d Deps) (*Server, error) {
 	s.app = fiber.New(fiber.Config{
 		AppName:      "glimpse " + d.Version,
 		ErrorHandler: s.handleError,
-		BodyLimit:    1 << 20,
-		ReadTimeout:  15 * time.Second,
-		WriteTimeout: 30 * time.Second,
-		IdleTimeout:  60 * time.Second,
-		ProxyHeader:  "",
+		// Bodies over the limit are streamed to the handler, not refused:
+		// uploads read the stream under their own cap, and every other
+		// action reads at most maxActionBody.
+		BodyLimit:         maxActionBody,
+		StreamRequestBody: true,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		ProxyHeader:       "",
 	})
 	s.app.Use(recover.New())
 	s.app.Use(requestid.New(requestid.Config{Generator: newRequestIDs()}))

@@ -23,6 +23,7 @@ type Action struct {
 	Event     string    `json:"event,omitempty"`
 	Props     any       `json:"props,omitempty"`
 	Actions   []*Action `json:"actions,omitempty"`
+	Input     string    `json:"input,omitempty"`
 }
 
 // RawValue wraps any JSON value so that set_state can carry false, 0 or null
@@ -90,6 +91,9 @@ func Reload() *Action { return &Action{Type: "reload"} }
 
 // Refresh fetches the current screen again.
 func Refresh() *Action { return &Action{Type: "refresh"} }
+
+// Upload posts the file chosen in a file input to the named server action.
+func Upload(action, input string) *Action { return &Action{Type: "upload", Name: action, Input: input} }
 
 // Sequence runs actions in order, stopping at the first that fails.
 func Sequence(actions ...*Action) *Action { return &Action{Type: "sequence", Actions: actions} }

@@ -20,7 +20,7 @@ func fill(v reflect.Value, depth int) {
 			f.SetString("x<&>\u2028\"\\\n" + v.Type().Field(i).Name)
 		case reflect.Bool:
 			f.SetBool(true)
-		case reflect.Int:
+		case reflect.Int, reflect.Int64:
 			f.SetInt(int64(i + 1))
 		case reflect.Pointer:
 			if depth == 0 {

@@ -110,6 +110,13 @@ type Node struct {
 
 	// chart
 	Points []ChartPoint `json:"points,omitzero"`
+
+	// file input
+	Accept          string `json:"accept,omitempty"`
+	Help            string `json:"help,omitempty"`
+	MaxBytes        int64  `json:"maxBytes,omitempty"`
+	RequiredMessage string `json:"requiredMessage,omitempty"`
+	TooLargeMessage string `json:"tooLargeMessage,omitempty"`
 }
 
 // ChartPoint is one point of a line chart: its x label, its value and how

@@ -357,6 +357,26 @@ func (n *Node) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if n.Accept != "" {
+		b = appendKey(b, "accept", &first)
+		b = appendString(b, n.Accept)
+	}
+	if n.Help != "" {
+		b = appendKey(b, "help", &first)
+		b = appendString(b, n.Help)
+	}
+	if n.MaxBytes != 0 {
+		b = appendKey(b, "maxBytes", &first)
+		b = strconv.AppendInt(b, n.MaxBytes, 10)
+	}
+	if n.RequiredMessage != "" {
+		b = appendKey(b, "requiredMessage", &first)
+		b = appendString(b, n.RequiredMessage)
+	}
+	if n.TooLargeMessage != "" {
+		b = appendKey(b, "tooLargeMessage", &first)
+		b = appendString(b, n.TooLargeMessage)
+	}
 	return append(b, '}'), nil
 }
 
@@ -452,6 +472,10 @@ func (a *Action) appendJSON(b []byte) ([]byte, error) {
 			}
 		}
 		b = append(b, ']')
+	}
+	if a.Input != "" {
+		b = appendKey(b, "input", &first)
+		b = appendString(b, a.Input)
 	}
 	return append(b, '}'), nil
 }

@@ -68,6 +68,38 @@ async function submit(action: ActionOf<"submit">, context: ActionContext, host: 
   }
 }
 
+/**
+ * Checks the file chosen in a file input (present, not too large) and posts it. Errors show
+ * under the input, like a field's.
+ */
+async function upload(action: ActionOf<"upload">, context: ActionContext, host: RunnerHost): Promise<boolean> {
+  const { store, forms, api } = host;
+  const input = forms.file(action.input);
+  if (input === undefined) {
+    console.error(`Glimpse: no file input ${JSON.stringify(action.input)} on this screen`);
+    return false;
+  }
+  store.clearErrors([input.id], undefined);
+  const problem =
+    input.file === null
+      ? input.requiredMessage
+      : input.maxBytes !== undefined && input.file.size > input.maxBytes
+        ? (input.tooLargeMessage ?? input.requiredMessage)
+        : undefined;
+  if (problem !== undefined || input.file === null) {
+    store.setErrors({ [input.id]: problem ?? input.requiredMessage });
+    input.element()?.focus();
+    return false;
+  }
+  if (!store.beginSubmit(action.action, context.source ?? action.input)) return false;
+  try {
+    const answer = await api.upload(action.action, input.file);
+    return await host.apply(answer, { kind: "action", formId: context.formId });
+  } finally {
+    store.endSubmit(action.action);
+  }
+}
+
 /** Every action type's handler. */
 export const HANDLERS = {
   navigate: (action, _context, host) => host.router.navigate(action.to),
@@ -80,6 +112,7 @@ export const HANDLERS = {
     return Promise.resolve(true);
   },
   submit,
+  upload,
   open_overlay: (action, _context, host) => {
     const overlays = host.store.get().screen?.envelope.overlays ?? {};
     if (!Object.hasOwn(overlays, action.id)) {

@@ -19,6 +19,8 @@ export interface Api {
   screen(path: string): Promise<Answer>;
   /** Posts a server action with the current path. */
   action(name: string, values: Record<string, unknown>, path: string, options?: { keepalive?: boolean }): Promise<Answer>;
+  /** Posts a file as the raw body of a server action (protocol.md, Uploads). */
+  upload(name: string, file: Blob): Promise<Answer>;
   /** The CSRF token of the last envelope. */
   csrf(): string | undefined;
 }
@@ -86,6 +88,11 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
         { method: "POST", body: JSON.stringify({ values, path }), keepalive: options?.keepalive === true },
         headers,
       );
+    },
+    upload: (name, file) => {
+      const headers: Record<string, string> = { "Content-Type": file.type === "" ? "application/octet-stream" : file.type };
+      if (csrf !== undefined) headers["X-CSRF-Token"] = csrf;
+      return request(`/ui/actions/${name}`, { method: "POST", body: file }, headers);
     },
     csrf: () => csrf,
   };

@@ -12,7 +12,21 @@ export interface FieldSpec {
   element: () => HTMLElement | null;
 }
 
+/** A mounted file input and what was chosen in it. */
+export interface FileSpec {
+  id: string;
+  file: File | null;
+  maxBytes?: number | undefined;
+  requiredMessage: string;
+  tooLargeMessage?: string | undefined;
+  element: () => HTMLElement | null;
+}
+
 export interface Forms {
+  /** Registers a mounted file input; the returned function unregisters it. */
+  registerFile(spec: FileSpec): () => void;
+  /** The file input with an id. */
+  file(inputId: string): FileSpec | undefined;
   /** Registers a mounted input; the returned function unregisters it. */
   register(field: FieldSpec): () => void;
   /** The mounted inputs of a form, in document order. */
@@ -27,7 +41,15 @@ function documentOrder(a: HTMLElement | null, b: HTMLElement | null): number {
 
 export function createForms(): Forms {
   const mounted = new Set<FieldSpec>();
+  const files = new Map<string, FileSpec>();
   return {
+    registerFile(spec) {
+      files.set(spec.id, spec);
+      return () => {
+        if (files.get(spec.id) === spec) files.delete(spec.id);
+      };
+    },
+    file: (inputId) => files.get(inputId),
     register(field) {
       mounted.add(field);
       return () => {

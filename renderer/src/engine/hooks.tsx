@@ -7,6 +7,7 @@ import {
   useCallback,
   useContext,
   useEffect,
+  useRef,
   useState,
   useSyncExternalStore,
 } from "react";
@@ -144,6 +145,45 @@ export function useField(
     [engine, bind, formId, id],
   );
   return { value, setValue, error };
+}
+
+/**
+ * Registers a file input with the engine (so an upload action can find its file) and returns
+ * its error and a way to choose a file, which clears that error.
+ */
+export function useFileInput(
+  spec: { id: string; maxBytes?: number | undefined; requiredMessage: string; tooLargeMessage?: string | undefined },
+  element: RefObject<HTMLElement | null>,
+): { error: string | undefined; choose: (file: File | null) => void } {
+  const engine = useEngine();
+  const { id, maxBytes, requiredMessage, tooLargeMessage } = spec;
+  const error = useView((view) => view.fieldErrors[id]);
+  const chosen = useRef<File | null>(null);
+  useEffect(
+    () =>
+      engine.forms.registerFile({
+        id,
+        maxBytes,
+        requiredMessage,
+        tooLargeMessage,
+        element: () => element.current,
+        get file() {
+          return chosen.current;
+        },
+        set file(file: File | null) {
+          chosen.current = file;
+        },
+      }),
+    [engine, id, maxBytes, requiredMessage, tooLargeMessage, element],
+  );
+  const choose = useCallback(
+    (file: File | null) => {
+      chosen.current = file;
+      engine.store.clearErrors([id], undefined);
+    },
+    [engine, id],
+  );
+  return { error, choose };
 }
 
 /** The error message of a form, if any. */

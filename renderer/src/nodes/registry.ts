@@ -29,6 +29,7 @@ import { Stack } from "./stack";
 import { StatTile } from "./stat-tile";
 import { Steps } from "./steps";
 import { Chart } from "./chart";
+import { FileInput } from "./file-input";
 import { Text } from "./text";
 import { Textarea } from "./textarea";
 import { TextInput } from "./text-input";
@@ -53,6 +54,7 @@ export const registry = {
   stat_tile: StatTile,
   level_meter: LevelMeter,
   chart: Chart,
+  file_input: FileInput,
   post_list: PostList,
   countdown: Countdown,
   loader: Loader,

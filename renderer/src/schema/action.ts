@@ -20,6 +20,7 @@ export const ACTION_TYPES = [
   "reload",
   "refresh",
   "sequence",
+  "upload",
 ] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
@@ -44,7 +45,8 @@ export type Action =
   | { type: "track"; event: string; props?: Record<string, unknown> | undefined }
   | { type: "reload" }
   | { type: "refresh" }
-  | { type: "sequence"; actions: Action[] };
+  | { type: "sequence"; actions: Action[] }
+  | { type: "upload"; action: string; input: string };
 
 export type ActionOf<T extends ActionType> = Extract<Action, { type: T }>;
 
@@ -83,5 +85,10 @@ export const actionSchema: z.ZodMiniType<Action> = z.lazy(() =>
     z.object({ type: z.literal("reload") }),
     z.object({ type: z.literal("refresh") }),
     z.object({ type: z.literal("sequence"), actions: z.array(actionSchema).check(z.minLength(1)) }),
+    z.object({
+      type: z.literal("upload"),
+      action: z.string().check(z.regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/)),
+      input: nonEmpty,
+    }),
   ]),
 );

@@ -13,6 +13,8 @@ export interface Call {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** The body as sent, for uploads (a Blob). */
+  raw: unknown;
 }
 
 /** What the fake server answers: a JSON body with a status, or a network failure. */
@@ -30,7 +32,14 @@ export function fakeServer(handler: Handler): FakeServer {
     const url = input instanceof Request ? input.url : String(input);
     const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>));
     const body: unknown = typeof init?.body === "string" ? JSON.parse(init.body) : undefined;
-    const call: Call = { method: init?.method ?? "GET", url, path: new URL(url, "http://test").pathname, headers, body };
+    const call: Call = {
+      method: init?.method ?? "GET",
+      url,
+      path: new URL(url, "http://test").pathname,
+      headers,
+      body,
+      raw: init?.body,
+    };
     calls.push(call);
     const reply = await handler(call);
     if (reply === "network-error") throw new TypeError("Failed to fetch");

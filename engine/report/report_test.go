@@ -1,0 +1,306 @@
+package report
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRender(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		report Report
+		// minPages is the least number of pages the PDF must have.
+		minPages int
+		// lines are whole text lines expected on the page with that number.
+		lines map[int][]string
+		// contains are fragments expected somewhere in the text, for wrapped
+		// paragraphs whose line breaks depend on the font.
+		contains []string
+		// absent are fragments that must not appear anywhere.
+		absent []string
+	}{
+		{
+			name:     "sample profile",
+			report:   sampleReport(),
+			minPages: 4,
+			lines: map[int][]string{
+				1: {"Glimpse", "Instagram profile report", "@ana.müller", "Generated 8 Mar 2026 12:30 UTC",
+					"Source: Demo profile (generated sample data)", "3.12 %", "Level 4 of 5 · Above average",
+					"Followers analysed", "12,959", "Posts analysed", "12", "385.0", "19.4", "4,620"},
+				2: {"Follower count over time", "Engagement rate over time", "1 Mar", "8 Mar", "12,000", "Level 4 of 5 · Above average"},
+				3: {"Audience", "Lost followers", "3", "New followers", "140", "Secret fans", "not available", "Your fans", "11,709", "Not following back", "0"},
+			},
+			contains: []string{
+				"@jörg, @lena, @zoë",
+				"@newt_19 and 120 more",
+				"Needs the usernames of the people who commented",
+				"Engagement rate = average (likes + comments) per post ÷ followers × 100",
+				"Likes are never attributed to accounts",
+				"1,204 likes", "1 like", "88 comments", "Posted 3 Mar 2026",
+			},
+			absent: []string{"@newu_20", "1 likes"},
+		},
+		{
+			name:     "empty result",
+			report:   Report{Brand: "Glimpse", Username: "nobody", GeneratedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+			minPages: 4,
+			lines: map[int][]string{
+				1: {"Instagram profile report", "@nobody", "Not enough data"},
+				2: {"Follower count over time"},
+				3: {"Lost followers", "not available"},
+				4: {"Top posts", "None of the analysed posts has a like yet.", "None of the analysed posts has a comment yet."},
+			},
+			contains: []string{"No data yet"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pdf, err := Render(tt.report)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+				t.Fatalf("output starts with %q, want %%PDF-", pdf[:min(8, len(pdf))])
+			}
+			doc := parsePDF(t, pdf)
+			if got := len(regexp.MustCompile(`/Type\s*/Page\b`).FindAll(pdf, -1)); got != len(doc.pages) {
+				t.Errorf("%d /Type /Page objects, but the page tree has %d kids", got, len(doc.pages))
+			}
+			if len(doc.pages) < tt.minPages {
+				t.Fatalf("%d pages, want at least %d", len(doc.pages), tt.minPages)
+			}
+			// Both fonts (regular and bold) are embedded as TrueType programs
+			// and each has a ToUnicode map, which is what makes text extractable.
+			if got := bytes.Count(pdf, []byte("/FontFile2")); got != 2 {
+				t.Errorf("%d /FontFile2 entries, want 2 (regular and bold embedded)", got)
+			}
+			if got := bytes.Count(pdf, []byte("/ToUnicode")); got != 2 {
+				t.Errorf("%d /ToUnicode entries, want 2", got)
+			}
+			for n, page := range doc.pages {
+				footer := fmt.Sprintf("Page %d of %d", n+1, len(doc.pages))
+				if !slices.Contains(page, footer) {
+					t.Errorf("page %d has no footer %q", n+1, footer)
+				}
+			}
+			for n, want := range tt.lines {
+				for _, line := range want {
+					if !slices.Contains(doc.pages[n-1], line) {
+						t.Errorf("page %d has no line %q; its lines are %q", n, line, doc.pages[n-1])
+					}
+				}
+			}
+			all := doc.text()
+			for _, fragment := range tt.contains {
+				if !strings.Contains(all, fragment) {
+					t.Errorf("text has no %q", fragment)
+				}
+			}
+			for _, fragment := range tt.absent {
+				if strings.Contains(all, fragment) {
+					t.Errorf("text has %q, want it left out", fragment)
+				}
+			}
+		})
+	}
+}
+
+// TestRenderDeterministic checks that the same report gives the same bytes,
+// so the only moving part is GeneratedAt, which becomes the creation date.
+func TestRenderDeterministic(t *testing.T) {
+	t.Parallel()
+	first, err := Render(sampleReport())
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	second, err := Render(sampleReport())
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Error("two renders of the same report differ")
+	}
+	if want := "/CreationDate(D:20260308123000"; !bytes.Contains(first, []byte(want)) {
+		t.Errorf("no %s in the document information", want)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ got, want string }{
+		{thousands(0), "0"},
+		{thousands(999), "999"},
+		{thousands(1000), "1,000"},
+		{thousands(-1234567), "-1,234,567"},
+		{decimal(12345.678, 1), "12,345.7"},
+		{decimal(-0.001, 2), "0.00"},
+		{percent(3.456), "3.46 %"},
+		{plural(1, "like", "likes"), "1 like"},
+		{plural(0, "like", "likes"), "0 likes"},
+		{plural(2500, "comment", "comments"), "2,500 comments"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	r := sampleReport()
+	var size int
+	for b.Loop() {
+		pdf, err := Render(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(pdf)
+	}
+	b.ReportMetric(float64(size), "bytes/pdf")
+}
+
+// parsedPDF is the text of a PDF, one slice of lines (text-showing
+// operations) per page, in page order.
+type parsedPDF struct {
+	pages [][]string
+}
+
+// text joins every line of every page with spaces, which undoes the
+// wrapping of paragraphs.
+func (p parsedPDF) text() string {
+	var all []string
+	for _, page := range p.pages {
+		all = append(all, page...)
+	}
+	return strings.Join(all, " ")
+}
+
+var (
+	objectPattern  = regexp.MustCompile(`(?s)(\d+) 0 obj\s*(.*?)endobj`)
+	kidsPattern    = regexp.MustCompile(`/Kids\s*\[([^\]]*)\]`)
+	refPattern     = regexp.MustCompile(`(\d+) 0 R`)
+	contentsRef    = regexp.MustCompile(`/Contents\s+(\d+) 0 R`)
+	resourcesRef   = regexp.MustCompile(`/Resources\s+(\d+) 0 R`)
+	fontRef        = regexp.MustCompile(`/F(\d+)\s+(\d+) 0 R`)
+	toUnicodeRef   = regexp.MustCompile(`/ToUnicode\s+(\d+) 0 R`)
+	rangePattern   = regexp.MustCompile(`<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>`)
+	operatorRegexp = regexp.MustCompile(`/F(\d+) [\d.]+ Tf|\[([^\]]*)\] TJ`)
+	hexString      = regexp.MustCompile(`<([0-9A-Fa-f]*)>`)
+)
+
+// parsePDF extracts the text of pdf the way a PDF reader does for fonts
+// embedded as CID fonts with Identity-H encoding: the content streams show
+// glyph IDs, and each font's ToUnicode CMap maps them back to characters.
+// It understands the subset of PDF that gopdf writes (uncompressed object
+// table, one content stream per page, FlateDecode or plain streams), which is
+// enough to prove the text is extractable without a PDF reader dependency.
+func parsePDF(t *testing.T, pdf []byte) parsedPDF {
+	t.Helper()
+	objects := map[string][]byte{}
+	for _, m := range objectPattern.FindAllSubmatch(pdf, -1) {
+		objects[string(m[1])] = m[2]
+	}
+	stream := func(id string) []byte {
+		body, ok := objects[id]
+		if !ok {
+			t.Fatalf("no object %s", id)
+		}
+		dict, data, ok := bytes.Cut(body, []byte("stream"))
+		if !ok {
+			t.Fatalf("object %s is not a stream", id)
+		}
+		data = bytes.TrimPrefix(bytes.TrimPrefix(data, []byte("\r")), []byte("\n"))
+		data, _, _ = bytes.Cut(data, []byte("endstream"))
+		if !bytes.Contains(dict, []byte("/FlateDecode")) {
+			return data
+		}
+		z, err := zlib.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("object %s: %v", id, err)
+		}
+		plain, err := io.ReadAll(z)
+		if err != nil {
+			t.Fatalf("object %s: %v", id, err)
+		}
+		return plain
+	}
+	cmap := func(id string) map[uint16]rune {
+		m := map[uint16]rune{}
+		for _, r := range rangePattern.FindAllSubmatch(stream(id), -1) {
+			low, _ := strconv.ParseUint(string(r[1]), 16, 16)
+			high, _ := strconv.ParseUint(string(r[2]), 16, 16)
+			dst, _ := strconv.ParseUint(string(r[3]), 16, 32)
+			for g := low; g <= high; g++ {
+				m[uint16(g)] = rune(dst + g - low)
+			}
+		}
+		return m
+	}
+
+	var tree []byte
+	for _, body := range objects {
+		if regexp.MustCompile(`/Type\s*/Pages\b`).Match(body) {
+			tree = body
+		}
+	}
+	kids := kidsPattern.FindSubmatch(tree)
+	if kids == nil {
+		t.Fatal("no page tree")
+	}
+	var doc parsedPDF
+	for _, kid := range refPattern.FindAllSubmatch(kids[1], -1) {
+		page := objects[string(kid[1])]
+		fonts := map[string]map[uint16]rune{}
+		if res := resourcesRef.FindSubmatch(page); res != nil {
+			for _, f := range fontRef.FindAllSubmatch(objects[string(res[1])], -1) {
+				if u := toUnicodeRef.FindSubmatch(objects[string(f[2])]); u != nil {
+					fonts[string(f[1])] = cmap(string(u[1]))
+				}
+			}
+		}
+		contents := contentsRef.FindSubmatch(page)
+		if contents == nil {
+			t.Fatalf("page object %s has no contents", kid[1])
+		}
+		var lines []string
+		var current map[uint16]rune
+		for _, op := range operatorRegexp.FindAllSubmatch(stream(string(contents[1])), -1) {
+			if op[1] != nil {
+				current = fonts[string(op[1])]
+				if current == nil {
+					t.Fatalf("font F%s has no ToUnicode map", op[1])
+				}
+				continue
+			}
+			var line strings.Builder
+			for _, h := range hexString.FindAllSubmatch(op[2], -1) {
+				glyphs, err := hex.DecodeString(string(h[1]))
+				if err != nil {
+					t.Fatalf("bad glyph string %q: %v", h[1], err)
+				}
+				for i := 0; i+1 < len(glyphs); i += 2 {
+					g := uint16(glyphs[i])<<8 | uint16(glyphs[i+1])
+					r, ok := current[g]
+					if !ok {
+						t.Fatalf("glyph %d is not in the ToUnicode map", g)
+					}
+					line.WriteRune(r)
+				}
+			}
+			lines = append(lines, line.String())
+		}
+		doc.pages = append(doc.pages, lines)
+	}
+	return doc
+}

@@ -1,0 +1,102 @@
+package server_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// zipTree zips a fixture export tree as Instagram would.
+func zipTree(t *testing.T, dir string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	root := filepath.Join("..", "..", "fixtures", "instagram", "exports", dir)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func (h *harness) upload(body []byte) response {
+	h.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/ui/actions/profile.upload_export", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/zip")
+	req.Header.Set("X-SDUI-Version", "1")
+	req.Header.Set("X-CSRF-Token", h.csrf)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	return h.do(req)
+}
+
+func TestUploadExportAnalysesIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	if !contains(texts(h.screen("/dashboard/analytics").body["screen"]), "Connect your Instagram profile") {
+		t.Fatal("an unconnected subscriber is not offered a way to connect")
+	}
+	res := h.upload(zipTree(t, "accounts-center-2024"))
+	if res.status != 200 || res.body["v"] != float64(1) {
+		t.Fatalf("upload: %d %s", res.status, res.raw)
+	}
+	all := strings.Join(texts(res.body["screen"]), "\n")
+	for _, want := range []string{"User Engagement", "Audience", "Your friends", "Your fans"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the analysed screen lacks %q", want)
+		}
+	}
+	// Stored: the next visit shows the same analysis.
+	if screenID(h.screen("/dashboard/analytics")) != "analytics" {
+		t.Fatal("analytics after the upload")
+	}
+}
+
+func TestUploadRefusesBadExports(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard/analytics")
+	cases := map[string][]byte{
+		"not a zip":          []byte("this is not a zip file"),
+		"malformed json":     zipTree(t, "malformed"),
+		"date-range limited": zipTree(t, "date-range-limited"),
+		"empty":              {},
+	}
+	for name, body := range cases {
+		res := h.upload(body)
+		msg, _ := fieldErrors(res)["export"].(string)
+		if res.status != http.StatusUnprocessableEntity || msg == "" {
+			t.Errorf("%s: %d %s", name, res.status, res.raw)
+		}
+	}
+	if contains(texts(h.screen("/dashboard/analytics").body["screen"]), "User Engagement") {
+		t.Error("a refused upload stored something")
+	}
+}
