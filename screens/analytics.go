@@ -40,6 +40,8 @@ type AnalyticsState struct {
 	Pictures map[string]string
 	// Source says where the data came from, e.g. "Demo profile".
 	Source string
+	// ReportURL, for owners of the profile report, is where it downloads.
+	ReportURL string
 	// CanUpload offers the data-export upload (nothing connected, or an
 	// export-based profile that a newer export can update).
 	CanUpload bool
@@ -147,6 +149,10 @@ func Analytics(c Context, s AnalyticsState) Page {
 		children = append(children, section(c.T("analytics.trends"), trends...))
 	}
 	children = append(children, promo)
+	if s.ReportURL != "" {
+		children = append(children, ui.Button(c.T("analytics.downloadReport"), "secondary",
+			ui.Download(s.ReportURL, "profile-report.pdf")))
+	}
 	if s.CanUpload {
 		children = append(children, uploadCard(c))
 	}

@@ -71,7 +71,7 @@ func goldenCases() []goldenCase {
 		{"analytics__completed", func(c Context) Page {
 			r := goldenAnalysis()
 			day := time.Date(2026, 10, 29, 12, 0, 0, 0, time.UTC)
-			return Analytics(c, AnalyticsState{Status: InsightsCompleted, Result: &r, Source: "Demo profile",
+			return Analytics(c, AnalyticsState{Status: InsightsCompleted, Result: &r, Source: "Demo profile", ReportURL: "/reports/profile.pdf",
 				Pictures:   map[string]string{"p1": "/static/posts/demo-1.svg"},
 				Followers:  []analysis.Point{{At: day, Value: 12700}, {At: day.Add(24 * time.Hour), Value: 12790}, {At: day.Add(48 * time.Hour), Value: 12840}},
 				Engagement: []analysis.Point{{At: day, Value: 2.3}, {At: day.Add(48 * time.Hour), Value: 2.4125}}})

@@ -4,6 +4,8 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +25,7 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
 	library "glimpse/engine/content"
+	"glimpse/engine/imageproxy"
 	"glimpse/engine/profile"
 	"glimpse/engine/server"
 	"glimpse/engine/store"
@@ -265,10 +268,19 @@ func seedSubscriber(ctx context.Context, a *App, email, password, subID string) 
 func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
+		Images: imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,
 	})
+}
+
+// deriveKey makes a key for one purpose from the app secret, so a key
+// leaked from one use cannot forge another's tokens.
+func deriveKey(secret []byte, purpose string) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
 }
 
 // Close releases the database.

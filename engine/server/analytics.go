@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 
+	"glimpse/engine/billing"
 	"glimpse/engine/profile"
 	"glimpse/screens"
 )
@@ -16,16 +17,21 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 	state := screens.AnalyticsState{Status: p.Status, Result: p.Result, Pictures: map[string]string{}}
 	state.Followers, state.Engagement = p.Series()
 	state.CanUpload = p.Source == "" || p.Source == profile.SourceExport
+	if p.Result != nil && s.entitlements(r)[billing.ProfileReport] {
+		state.ReportURL = PathProfileReport
+	}
 	if p.Source == profile.SourceDemo {
 		state.Source = r.ctx.T("analytics.demoSource")
 	}
 	if p.Result != nil {
-		// Only our own files are shown directly; pictures from Instagram
-		// will go through the image proxy, which arrives with the Instagram
-		// connection. Until then they show a placeholder.
+		// Our own files are shown directly; pictures from Instagram go
+		// through the image proxy under a signed URL.
 		for _, tp := range append(p.Result.MostLiked, p.Result.MostCommented...) {
-			if strings.HasPrefix(tp.PictureURL, "/static/") {
+			switch {
+			case strings.HasPrefix(tp.PictureURL, "/static/"):
 				state.Pictures[tp.ID] = tp.PictureURL
+			case strings.HasPrefix(tp.PictureURL, "https://"):
+				state.Pictures[tp.ID] = s.Images.URL(tp.PictureURL)
 			}
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"glimpse/engine/app"
 	"glimpse/engine/auth"
 	"glimpse/engine/config"
+	"glimpse/engine/imageproxy"
 	"glimpse/engine/server"
 	"glimpse/engine/store/storetest"
 )
@@ -71,6 +72,7 @@ func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
 		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
 	}
 	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
+		Images: imageproxy.New(imageproxy.Config{Secret: []byte("test")}),
 		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
 		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true})
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
 	"glimpse/engine/content"
+	"glimpse/engine/imageproxy"
 	"glimpse/engine/profile"
 )
 
@@ -36,6 +37,8 @@ type Deps struct {
 	Brands   *brand.Registry
 	Breach   *breach.Service
 	Profiles *profile.Service
+	// Images proxies post pictures from Instagram's CDN.
+	Images *imageproxy.Proxy
 	// Library is the reading content, held in memory.
 	Library *content.Library
 	Secret  []byte // keys CSRF tokens
@@ -108,6 +111,8 @@ func New(d Deps) (*Server, error) {
 	ui.Get("/screen", s.handleScreen)
 	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
 	s.app.Get("/static/*", s.files.serveStatic)
+	s.app.Get("/img", s.serveImage)
+	s.app.Get(PathProfileReport, s.serveProfileReport)
 	s.app.Get("/assets/*", s.files.serveAsset)
 	s.app.Get("/*", s.serveApp)
 	return s, nil

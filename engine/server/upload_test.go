@@ -3,6 +3,7 @@ package server_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"glimpse/engine/auth"
 )
 
 // zipTree zips a fixture export tree as Instagram would.
@@ -98,5 +101,50 @@ func TestUploadRefusesBadExports(t *testing.T) {
 	}
 	if contains(texts(h.screen("/dashboard/analytics").body["screen"]), "User Engagement") {
 		t.Error("a refused upload stored something")
+	}
+}
+
+func TestProfileReportForOwners(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	u := h.subscriber("ann@example.com", "correct-horse")
+	if err := h.app.Profiles.SeedDemo(context.Background(), u.ID, 7); err != nil {
+		t.Fatal(err)
+	}
+	h.signIn("ann@example.com", "correct-horse")
+	get := func() response {
+		return h.do(httptest.NewRequest(http.MethodGet, "/reports/profile.pdf", nil))
+	}
+	if res := get(); res.status != http.StatusForbidden {
+		t.Fatalf("without the add-on: %d", res.status)
+	}
+	if strings.Contains(string(h.screen("/dashboard/analytics").raw), "/reports/profile.pdf") {
+		t.Fatal("a non-owner is offered the report")
+	}
+	err := h.app.Auth.PutSubscription(context.Background(), auth.Subscription{ID: "report-1", UserID: u.ID,
+		Email: u.Email, Bundle: "glimpse.web", PlanCode: "glimpse_profile_report", Status: auth.StatusActive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := get()
+	if res.status != http.StatusOK || res.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(res.raw, []byte("%PDF")) {
+		t.Fatalf("owner: %d %s", res.status, res.header.Get("Content-Type"))
+	}
+	if !strings.Contains(string(h.screen("/dashboard/analytics").raw), "/reports/profile.pdf") {
+		t.Fatal("an owner is not offered the report")
+	}
+}
+
+func TestImageProxyRoute(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for name, query := range map[string]string{
+		"unsigned":      "u=https%3A%2F%2Fscontent.cdninstagram.com%2Fa.jpg",
+		"bad signature": "u=https%3A%2F%2Fscontent.cdninstagram.com%2Fa.jpg&s=AAAA",
+	} {
+		res := h.do(httptest.NewRequest(http.MethodGet, "/img?"+query, nil))
+		if res.status != http.StatusForbidden {
+			t.Errorf("%s: %d", name, res.status)
+		}
 	}
 }
