@@ -40,6 +40,10 @@ type AnalyticsState struct {
 	Pictures map[string]string
 	// Source says where the data came from, e.g. "Demo profile".
 	Source string
+	// ConnectURL starts Instagram Login; "" when it is not configured.
+	ConnectURL string
+	// Notice explains a failed connection or refresh.
+	Notice string
 	// ReportURL, for owners of the profile report, is where it downloads.
 	ReportURL string
 	// CanUpload offers the data-export upload (nothing connected, or an
@@ -70,9 +74,11 @@ var audienceTiles = []audienceTile{
 // the next update. Figures not known yet show the clock animation.
 func Analytics(c Context, s AnalyticsState) Page {
 	page := Page{Overlays: map[string]*ui.Node{}}
+	notice := ui.If(s.Notice != "", errorLine(s.Notice))
 	if s.Status == InsightsIdle && s.Result == nil {
 		empty := &ui.Node{Type: "empty_state", Title: c.T("analytics.idleTitle"), Text: c.T("analytics.idleText"), Icon: "insights"}
-		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil, ui.Stack("lg", empty, uploadCard(c)))
+		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil,
+			ui.Stack("lg", empty, notice, connectCard(c, s.ConnectURL), uploadCard(c)))
 		return page
 	}
 	var r analysis.Result
@@ -144,7 +150,11 @@ func Analytics(c Context, s AnalyticsState) Page {
 		ui.Text("heading", c.T("analytics.viewInsights")),
 		ui.Text("body", c.T("analytics.viewInsightsText")))
 	promo.Tone = "brand"
-	children := []*ui.Node{engagement, likes, top, audience}
+	children := []*ui.Node{}
+	if notice != nil {
+		children = append(children, notice)
+	}
+	children = append(children, engagement, likes, top, audience)
 	if len(trends) > 0 {
 		children = append(children, section(c.T("analytics.trends"), trends...))
 	}
@@ -178,6 +188,19 @@ func chart(label string, series []analysis.Point, format func(float64) string) *
 		points = append(points, ui.ChartPoint{X: p.At.Format("Jan 2"), Y: p.Value, YLabel: format(p.Value)})
 	}
 	return &ui.Node{Type: "chart", Label: label, Points: points}
+}
+
+// connectCard offers Instagram Login and says what it gives; nil when the
+// server has no Instagram app configured.
+func connectCard(c Context, url string) *ui.Node {
+	if url == "" {
+		return nil
+	}
+	return ui.Card(nil,
+		ui.Text("heading", c.T("instagram.title")),
+		ui.Text("body", c.T("instagram.text")),
+		ui.Button(c.T("instagram.connect"), "primary", ui.OpenURL(url, false)),
+	)
 }
 
 // uploadCard explains the data-export route and takes the ZIP.

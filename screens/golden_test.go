@@ -68,6 +68,11 @@ func goldenCases() []goldenCase {
 		}},
 		{"analytics__idle", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsIdle}) }},
 		{"analytics__pending", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsPending}) }},
+		{"analytics__processing", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsProcessing}) }},
+		{"analytics__idle-connect-denied", func(c Context) Page {
+			return Analytics(c, AnalyticsState{Status: InsightsIdle, ConnectURL: "/instagram/connect", CanUpload: true,
+				Notice: "You did not allow the connection, so nothing was connected."})
+		}},
 		{"analytics__completed", func(c Context) Page {
 			r := goldenAnalysis()
 			day := time.Date(2026, 10, 29, 12, 0, 0, 0, time.UTC)

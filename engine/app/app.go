@@ -20,12 +20,15 @@ import (
 
 	"glimpse/content"
 	"glimpse/engine"
+	"glimpse/engine/analysis"
 	"glimpse/engine/auth"
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
 	library "glimpse/engine/content"
 	"glimpse/engine/imageproxy"
+	"glimpse/engine/instagram"
+	"glimpse/engine/instagram/api"
 	"glimpse/engine/profile"
 	"glimpse/engine/server"
 	"glimpse/engine/store"
@@ -90,6 +93,10 @@ type App struct {
 	Breach *breach.Service
 	// Profiles keeps connected Instagram profiles and their analyses.
 	Profiles *profile.Service
+	// Instagram is the Instagram Login client, nil when not configured.
+	Instagram *api.Client
+	// Sealer encrypts stored Instagram tokens.
+	Sealer *instagram.Sealer
 	// Library is the reading content (insights, articles, news).
 	Library *library.Library
 	// Passwords answers whether a password appears in known breaches.
@@ -133,6 +140,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	if a.Library, err = library.Load(content.Library); err != nil {
 		return nil, fmt.Errorf("load content: %w", err)
+	}
+	if a.Sealer, err = instagram.NewSealer(deriveKey(a.Secret, "instagram-token")); err != nil {
+		return nil, err
+	}
+	if cfg.InstagramAppID != "" {
+		a.Instagram = api.New(api.Config{AppID: cfg.InstagramAppID, AppSecret: cfg.InstagramAppSecret,
+			RedirectURI: cfg.InstagramRedirectURI, AuthBaseURL: cfg.InstagramAuthBaseURL,
+			APIBaseURL: cfg.InstagramAPIBaseURL, TokenBaseURL: cfg.InstagramTokenBaseURL, Clock: clock})
+		a.Profiles.SetFetcher(profile.SourceAPI, a.fetchInstagram)
 	}
 	if a.Secret, err = loadSecret(ctx, st.DB(), cfg.Secret); err != nil {
 		return nil, err
@@ -268,11 +284,35 @@ func seedSubscriber(ctx context.Context, a *App, email, password, subID string) 
 func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
-		Images: imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
+		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
+		Instagram: a.Instagram, Sealer: a.Sealer,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,
 	})
+}
+
+// fetchInstagram takes a new snapshot of an API-connected profile for the
+// refresh job, refreshing the token when it is due.
+func (a *App) fetchInstagram(ctx context.Context, p profile.Profile, now time.Time) (analysis.Snapshot, string, error) {
+	tok, err := a.Sealer.Open(p.Credential)
+	if err != nil {
+		return analysis.Snapshot{}, "", err
+	}
+	sealed := ""
+	if api.NeedsRefresh(tok, now) {
+		if tok, err = a.Instagram.Refresh(ctx, tok); err != nil {
+			return analysis.Snapshot{}, "", api.AppError(err)
+		}
+		if sealed, err = a.Sealer.Seal(tok); err != nil {
+			return analysis.Snapshot{}, "", err
+		}
+	}
+	snap, _, err := instagram.Snapshot(ctx, a.Instagram, tok, now)
+	if err != nil {
+		return analysis.Snapshot{}, "", api.AppError(err)
+	}
+	return snap, sealed, nil
 }
 
 // deriveKey makes a key for one purpose from the app secret, so a key

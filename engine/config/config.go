@@ -45,6 +45,15 @@ type Config struct {
 	HIBPBaseURL       string        // GLIMPSE_HIBP_BASE_URL
 	HIBPRPM           int           // GLIMPSE_HIBP_RPM: the key's requests per minute; 0 asks the service
 	HIBPCatalogueSync time.Duration // GLIMPSE_HIBP_CATALOGUE_SYNC: how often the breach catalogue is refreshed
+	// Instagram Login. With no app id, the Instagram connection is not
+	// offered and profiles come from data-export uploads.
+	InstagramAppID        string // GLIMPSE_INSTAGRAM_APP_ID
+	InstagramAppSecret    string // GLIMPSE_INSTAGRAM_APP_SECRET (or _FILE)
+	InstagramRedirectURI  string // GLIMPSE_INSTAGRAM_REDIRECT_URI: default GLIMPSE_BASE_URL/instagram/callback
+	InstagramAuthBaseURL  string // GLIMPSE_INSTAGRAM_AUTH_BASE_URL (tests point these at a fake)
+	InstagramAPIBaseURL   string // GLIMPSE_INSTAGRAM_API_BASE_URL
+	InstagramTokenBaseURL string // GLIMPSE_INSTAGRAM_TOKEN_BASE_URL
+
 	// PwnedPasswords is "api" (the k-anonymity range API) or "local" (the
 	// bundled sample corpus). Default: api with an HIBP key, else local.
 	PwnedPasswords string // GLIMPSE_PWNED_PASSWORDS
@@ -76,6 +85,17 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.HIBPBaseURL = getenv("GLIMPSE_HIBP_BASE_URL")
+	c.InstagramAppID = getenv("GLIMPSE_INSTAGRAM_APP_ID")
+	if c.InstagramAppSecret, err = secret(getenv, "GLIMPSE_INSTAGRAM_APP_SECRET"); err != nil {
+		return c, err
+	}
+	if c.InstagramAppID != "" && c.InstagramAppSecret == "" {
+		return c, fmt.Errorf("GLIMPSE_INSTAGRAM_APP_SECRET is required with GLIMPSE_INSTAGRAM_APP_ID")
+	}
+	c.InstagramRedirectURI = getenv("GLIMPSE_INSTAGRAM_REDIRECT_URI")
+	c.InstagramAuthBaseURL = getenv("GLIMPSE_INSTAGRAM_AUTH_BASE_URL")
+	c.InstagramAPIBaseURL = getenv("GLIMPSE_INSTAGRAM_API_BASE_URL")
+	c.InstagramTokenBaseURL = getenv("GLIMPSE_INSTAGRAM_TOKEN_BASE_URL")
 	if v := getenv("GLIMPSE_HIBP_RPM"); v != "" {
 		if c.HIBPRPM, err = strconv.Atoi(v); err != nil || c.HIBPRPM <= 0 {
 			return c, fmt.Errorf("GLIMPSE_HIBP_RPM must be a positive whole number, got %q", v)
@@ -124,6 +144,7 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("GLIMPSE_ADDR: %w", err)
 	}
 	c.BaseURL = strings.TrimRight(or(getenv("GLIMPSE_BASE_URL"), "http://"+c.Addr), "/")
+	c.InstagramRedirectURI = or(c.InstagramRedirectURI, c.BaseURL+"/instagram/callback")
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("GLIMPSE_BASE_URL must be an http(s) origin, got %q", c.BaseURL)
 	}

@@ -22,7 +22,7 @@ func TestDefaults(t *testing.T) {
 		OperatorName:    "the operator named in your purchase receipt",
 		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
-		PwnedPasswords: "local"}
+		PwnedPasswords: "local", InstagramRedirectURI: "http://127.0.0.1:8080/instagram/callback"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}

@@ -66,6 +66,9 @@ type Profile struct {
 	// LeaseUntil marks a refresh in progress on some instance.
 	LeaseUntil time.Time `bson:"leaseUntil,omitempty"`
 	Seed       int64     `bson:"seed,omitempty"` // demo profiles: the generator's seed
+	// Credential is the source's access token, sealed (never stored in
+	// the clear); empty for demo and export profiles.
+	Credential string `bson:"credential,omitempty"`
 }
 
 // SnapshotRef names a stored snapshot and keeps the two figures the charts
@@ -111,16 +114,33 @@ type chunkDoc struct {
 	Names []string `bson:"names"`
 }
 
+// Fetcher takes a new snapshot of a profile from its source, returning the
+// credential to keep (a refreshed token) or "" to keep the old one.
+type Fetcher func(ctx context.Context, p Profile, now time.Time) (analysis.Snapshot, string, error)
+
 // Service stores and analyses profiles.
 type Service struct {
-	db     *mongo.Database
-	clock  engine.Clock
-	logger *slog.Logger
+	db       *mongo.Database
+	clock    engine.Clock
+	logger   *slog.Logger
+	fetchers map[string]Fetcher
+}
+
+// SetFetcher installs how the refresh job reads a source (the Instagram API).
+func (s *Service) SetFetcher(source string, f Fetcher) { s.fetchers[source] = f }
+
+// SetCredential stores a profile's sealed credential.
+func (s *Service) SetCredential(ctx context.Context, userID, sealed string) error {
+	if _, err := s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": userID},
+		bson.M{"$set": bson.M{"credential": sealed}}); err != nil {
+		return fmt.Errorf("store credential: %w", err)
+	}
+	return nil
 }
 
 // NewService returns the profile service over db.
 func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
-	return &Service{db: db, clock: clock, logger: logger}
+	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{}}
 }
 
 // Collections lists this package's collections for the store to create.

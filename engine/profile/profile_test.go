@@ -173,3 +173,38 @@ func TestRefreshDueAddsASnapshotEvery24Hours(t *testing.T) {
 		t.Fatal("a refreshed profile was refreshed again at once")
 	}
 }
+
+func TestRefreshUsesTheSourceFetcher(t *testing.T) {
+	t.Parallel()
+	svc, clock := newService(t)
+	ctx := context.Background()
+	calls := 0
+	svc.SetFetcher(profile.SourceAPI, func(_ context.Context, p profile.Profile, now time.Time) (analysis.Snapshot, string, error) {
+		calls++
+		if p.Credential != "sealed-1" {
+			t.Errorf("fetcher got credential %q", p.Credential)
+		}
+		return analysis.Snapshot{TakenAt: now, FollowerCount: 100 + calls,
+			Posts: []analysis.Post{{ID: "p", TakenAt: now.Add(-time.Hour), Likes: 5, Comments: 1}}}, "sealed-2", nil
+	})
+	_ = svc.Connect(ctx, "u", profile.SourceAPI, "ann", 0)
+	_ = svc.SetCredential(ctx, "u", "sealed-1")
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 1 || calls != 1 {
+		t.Fatalf("first refresh: %d %v, %d calls", n, err, calls)
+	}
+	p, _ := svc.Get(ctx, "u")
+	if p.Credential != "sealed-2" || p.Status != profile.StatusCompleted || p.Result.Engagement.Followers != 101 {
+		t.Fatalf("after refresh: %+v", p)
+	}
+	clock.Advance(24 * time.Hour)
+	svc.SetFetcher(profile.SourceAPI, func(context.Context, profile.Profile, time.Time) (analysis.Snapshot, string, error) {
+		return analysis.Snapshot{}, "", engine.Errorf(engine.CodeForbidden, "Reconnect Instagram to keep your analysis up to date.")
+	})
+	if n, _ := svc.RefreshDue(ctx); n != 0 {
+		t.Fatal("a failed refresh counted as done")
+	}
+	p, _ = svc.Get(ctx, "u")
+	if p.Problem != "Reconnect Instagram to keep your analysis up to date." || p.Result == nil {
+		t.Fatalf("a failed refresh: problem %q, result kept %v", p.Problem, p.Result != nil)
+	}
+}

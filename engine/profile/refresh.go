@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
 )
 
 // leaseFor is how long one instance may hold a profile's refresh before
@@ -44,8 +46,13 @@ func (s *Service) RefreshDue(ctx context.Context) (int, error) {
 		}
 		if err := s.refresh(ctx, p); err != nil {
 			s.logger.Warn("profile refresh failed", "userId", p.UserID, "error", err)
+			problem := "The last update failed; we will try again within the hour."
+			var e *engine.Error
+			if errors.As(err, &e) && e.Message != "" {
+				problem = e.Message
+			}
 			_, _ = s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": p.UserID}, bson.M{"$set": bson.M{
-				"nextRefresh": now.Add(time.Hour), "leaseUntil": time.Time{}}})
+				"nextRefresh": now.Add(time.Hour), "leaseUntil": time.Time{}, "problem": problem}})
 			continue
 		}
 		done++
@@ -78,6 +85,20 @@ func (s *Service) refresh(ctx context.Context, p Profile) error {
 			return err
 		}
 	default:
+		if fetch, ok := s.fetchers[p.Source]; ok {
+			snap, credential, err := fetch(ctx, p, now)
+			if err != nil {
+				return err
+			}
+			if credential != "" {
+				if err := s.SetCredential(ctx, p.UserID, credential); err != nil {
+					return err
+				}
+			}
+			if _, err := s.AddSnapshot(ctx, p.UserID, snap); err != nil {
+				return err
+			}
+		}
 		// An uploaded export changes only when the person uploads another;
 		// analysing again keeps the countdown honest.
 	}

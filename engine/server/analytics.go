@@ -17,6 +17,18 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 	state := screens.AnalyticsState{Status: p.Status, Result: p.Result, Pictures: map[string]string{}}
 	state.Followers, state.Engagement = p.Series()
 	state.CanUpload = p.Source == "" || p.Source == profile.SourceExport
+	if s.Instagram != nil {
+		state.ConnectURL = PathInstagramConnect
+	}
+	switch r.query.Get("instagram") {
+	case "denied":
+		state.Notice = r.ctx.T("instagram.denied")
+	case "failed":
+		state.Notice = r.ctx.T("instagram.failed")
+	}
+	if state.Notice == "" && p.Problem != "" {
+		state.Notice = p.Problem
+	}
 	if p.Result != nil && s.entitlements(r)[billing.ProfileReport] {
 		state.ReportURL = PathProfileReport
 	}

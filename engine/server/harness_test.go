@@ -48,6 +48,12 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
+	return newHarnessDeps(t, nil, edit...)
+}
+
+// newHarnessDeps is newHarness with a last word on the server's
+// dependencies (e.g. an Instagram client pointed at a fake).
+func newHarnessDeps(t *testing.T, editDeps func(*server.Deps), edit ...func(*config.Config)) *harness {
 	t.Helper()
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"GLIMPSE_BRAND_HOSTS": "x.glimpse.test=_x_"}[k]
@@ -71,10 +77,15 @@ func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
 		"index.html":           {Data: []byte(`<!doctype html><head></head><script type="module" src="/assets/app-abc123.js"></script>`)},
 		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
 	}
-	srv, err := server.New(server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
+	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images: imageproxy.New(imageproxy.Config{Secret: []byte("test")}),
 		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
-		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true})
+		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true,
+		Sealer: a.Sealer}
+	if editDeps != nil {
+		editDeps(&deps)
+	}
+	srv, err := server.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,8 @@ import (
 	"glimpse/engine/config"
 	"glimpse/engine/content"
 	"glimpse/engine/imageproxy"
+	"glimpse/engine/instagram"
+	"glimpse/engine/instagram/api"
 	"glimpse/engine/profile"
 )
 
@@ -37,6 +39,11 @@ type Deps struct {
 	Brands   *brand.Registry
 	Breach   *breach.Service
 	Profiles *profile.Service
+	// Instagram is the Instagram Login client; nil when no app is
+	// configured, and then only data-export uploads are offered.
+	Instagram *api.Client
+	// Sealer encrypts stored Instagram tokens.
+	Sealer *instagram.Sealer
 	// Images proxies post pictures from Instagram's CDN.
 	Images *imageproxy.Proxy
 	// Library is the reading content, held in memory.
@@ -112,6 +119,8 @@ func New(d Deps) (*Server, error) {
 	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
 	s.app.Get("/static/*", s.files.serveStatic)
 	s.app.Get("/img", s.serveImage)
+	s.app.Get(PathInstagramConnect, s.connectInstagram)
+	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
 	s.app.Get("/assets/*", s.files.serveAsset)
 	s.app.Get("/*", s.serveApp)
