@@ -14,7 +14,7 @@ func texts(v any) []string {
 	var out []string
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range []string{"title", "text", "label"} {
+		for _, k := range []string{"title", "text", "label", "value", "valueLabel", "countLabel"} {
 			if s, ok := x[k].(string); ok {
 				out = append(out, s)
 			}

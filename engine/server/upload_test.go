@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"glimpse/engine/auth"
+	"glimpse/screens"
 )
 
 // zipTree zips a fixture export tree as Instagram would.
@@ -145,6 +147,40 @@ func TestImageProxyRoute(t *testing.T) {
 		res := h.do(httptest.NewRequest(http.MethodGet, "/img?"+query, nil))
 		if res.status != http.StatusForbidden {
 			t.Errorf("%s: %d", name, res.status)
+		}
+	}
+}
+
+func TestAnalyticsShowsTheDemoProfilesNumbers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	u := h.subscriber("ann@example.com", "correct-horse")
+	if err := h.app.Profiles.SeedDemo(context.Background(), u.ID, 42); err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.app.Profiles.Get(context.Background(), u.ID)
+	if err != nil || p.Result == nil {
+		t.Fatalf("demo profile: %v", err)
+	}
+	h.signIn("ann@example.com", "correct-horse")
+	shown := texts(h.screen("/dashboard/analytics").body["screen"])
+	a, e := p.Result.Audience, p.Result.Engagement
+	want := []string{
+		fmt.Sprintf("%.2f%%", e.Rate),
+		fmt.Sprintf("%.1f", e.AverageLikes),
+		fmt.Sprintf("%.1f", e.AverageComments),
+		screens.Thousands(e.TotalLikes),
+		fmt.Sprintf("%d latest posts", e.PostsAnalysed),
+		screens.Thousands(*a.LostFollowers.Count),
+		screens.Thousands(*a.NewFollowers.Count),
+		screens.Thousands(*a.SecretFans.Count),
+		screens.Thousands(*a.InactiveFollowers.Count),
+		screens.Thousands(*a.Friends.Count),
+		screens.Thousands(*a.Fans.Count),
+	}
+	for _, w := range want {
+		if !contains(shown, w) {
+			t.Errorf("Analytics does not show %q from the demo profile's analysis", w)
 		}
 	}
 }
