@@ -18,5 +18,5 @@ var Static embed.FS
 // Library holds what subscribers read: insights, articles, topics and news,
 // as Markdown with front matter (see README.md in this folder).
 //
-//go:embed insights articles news legal
+//go:embed insights articles news legal lessons
 var Library embed.FS

@@ -54,3 +54,16 @@ test("the legal pages are public, dated and open from the footer in a new window
   await expect(popup.getByText("Last updated Mar 29, 2024")).toBeVisible();
   expect(await popup.content()).not.toContain("{{");
 });
+
+test("a subscriber without the course gets the purchase modal", async ({ page }) => {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email address").fill("demo@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("glimpse-demo");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.goto("/dashboard/course");
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole("dialog", { name: "Instagram PRO course" })).toBeVisible();
+  const pdf = await page.request.get("/course/lessons/lesson-01.pdf");
+  expect(pdf.status()).toBe(403);
+});

@@ -96,6 +96,14 @@ func goldenCases() []goldenCase {
 		{"news", func(c Context) Page { return NewsList(c, goldenLibrary().News) }},
 		{"news-post", func(c Context) Page { return NewsPost(c, &goldenLibrary().News[0]) }},
 		{"news-post__unknown", func(c Context) Page { return NewsPost(c, nil) }},
+		{"course", func(c Context) Page {
+			return Course(c, []LessonView{
+				{Number: 1, Title: "Crafting the Perfect Bio", Subtitle: "Turn the first thing visitors read into a reason to follow.",
+					Image: "/static/lessons/lesson-01.svg", PDF: "/course/lessons/lesson-01.pdf"},
+				{Number: 2, Title: "Profile Picture and Highlights That Build Trust", Subtitle: "Look recognisable at a glance.",
+					Image: "/static/lessons/lesson-02.svg", PDF: "/course/lessons/lesson-02.pdf"},
+			})
+		}},
 		{"privacy", func(c Context) Page {
 			l := goldenLibrary().Privacy
 			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",

@@ -29,6 +29,7 @@ import (
 	"glimpse/engine/imageproxy"
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
+	"glimpse/engine/lesson"
 	"glimpse/engine/profile"
 	"glimpse/engine/server"
 	"glimpse/engine/store"
@@ -97,6 +98,8 @@ type App struct {
 	Instagram *api.Client
 	// Sealer encrypts stored Instagram tokens.
 	Sealer *instagram.Sealer
+	// Lessons are the course's lessons and the Reels playbook.
+	Lessons []lesson.Doc
 	// Library is the reading content (insights, articles, news).
 	Library *library.Library
 	// Passwords answers whether a password appears in known breaches.
@@ -140,6 +143,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	if a.Library, err = library.Load(content.Library); err != nil {
 		return nil, fmt.Errorf("load content: %w", err)
+	}
+	if a.Lessons, err = lesson.Load(content.Library); err != nil {
+		return nil, fmt.Errorf("load lessons: %w", err)
 	}
 	if a.Sealer, err = instagram.NewSealer(deriveKey(a.Secret, "instagram-token")); err != nil {
 		return nil, err
@@ -285,7 +291,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
-		Instagram: a.Instagram, Sealer: a.Sealer,
+		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,

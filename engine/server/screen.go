@@ -49,6 +49,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
+		{screens.PathCourse, protected, s.courseScreen, nil},
 		{screens.PathInsights, protected, s.insightsScreen, byPath},
 		{screens.PathTopTrends, protected, s.trendsScreen, byPath},
 		{screens.PathTopHacks, protected, s.hacksScreen, byPath},
@@ -179,6 +180,10 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 		var to redirect
 		if errors.As(err, &to) {
 			return s.sendResult(c, ui.Effects(ui.Replace(string(to))))
+		}
+		var rw redirectWith
+		if errors.As(err, &rw) {
+			return s.sendResult(c, ui.Effects(ui.Replace(rw.to), rw.then))
 		}
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -27,6 +28,7 @@ import (
 	"glimpse/engine/imageproxy"
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
+	"glimpse/engine/lesson"
 	"glimpse/engine/profile"
 )
 
@@ -46,6 +48,8 @@ type Deps struct {
 	Sealer *instagram.Sealer
 	// Images proxies post pictures from Instagram's CDN.
 	Images *imageproxy.Proxy
+	// Lessons are the course's lessons and the Reels playbook.
+	Lessons []lesson.Doc
 	// Library is the reading content, held in memory.
 	Library *content.Library
 	Secret  []byte // keys CSRF tokens
@@ -64,13 +68,14 @@ type Deps struct {
 // Server holds the Fiber app and its dependencies.
 type Server struct {
 	Deps
-	app       *fiber.App
-	validate  *validator.Validate
-	files     *fileServer
-	routes    []route
-	pages     *pageCache
-	brandJSON brandCache
-	actions   map[string]actionSpec
+	app        *fiber.App
+	validate   *validator.Validate
+	files      *fileServer
+	routes     []route
+	pages      *pageCache
+	lessonPDFs sync.Map // brand name → *lesson.Cache
+	brandJSON  brandCache
+	actions    map[string]actionSpec
 }
 
 // New builds the HTTP app.
@@ -122,6 +127,8 @@ func New(d Deps) (*Server, error) {
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
 	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
+	s.app.Get(PathLessonPDFs+":file", s.serveLessonPDF)
+	s.app.Get(PathReelsPlaybook, s.serveReelsPlaybook)
 	s.app.Get("/assets/*", s.files.serveAsset)
 	s.app.Get("/*", s.serveApp)
 	return s, nil

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"glimpse/engine/auth"
 	"glimpse/screens"
 )
@@ -182,5 +184,56 @@ func TestAnalyticsShowsTheDemoProfilesNumbers(t *testing.T) {
 		if !contains(shown, w) {
 			t.Errorf("Analytics does not show %q from the demo profile's analysis", w)
 		}
+	}
+}
+
+func TestCourseForOwnersOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	u := h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	want := []map[string]any{{"type": "replace", "to": "/dashboard"}, {"type": "open_overlay", "id": "course-purchase"}}
+	if got := effects(h.screen("/dashboard/course")); !cmp.Equal(got, want) {
+		t.Fatalf("non-owner course: %v", got)
+	}
+	lesson := func(path string, header ...string) response {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		if len(header) == 2 {
+			req.Header.Set(header[0], header[1])
+		}
+		return h.do(req)
+	}
+	if res := lesson("/course/lessons/lesson-01.pdf"); res.status != http.StatusForbidden {
+		t.Fatalf("non-owner lesson: %d", res.status)
+	}
+	for _, code := range []string{"glimpse_pdf_course", "glimpse_reels_playbook"} {
+		if err := h.app.Auth.PutSubscription(context.Background(), auth.Subscription{ID: code, UserID: u.ID, Email: u.Email,
+			Bundle: "glimpse.web", PlanCode: code, Status: auth.StatusActive}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	course := h.screen("/dashboard/course")
+	if screenID(course) != "course" {
+		t.Fatalf("owner course: %s", course.raw)
+	}
+	shown := texts(course.body["screen"])
+	for _, w := range []string{"10-lessons pdf course", "Instagram PRO course", "Strategies to Boost Engagement on Your Instagram Profile",
+		"Lesson 1", "Lesson 10", "View lesson 1", "View lesson 10"} {
+		if !contains(shown, w) {
+			t.Errorf("course lacks %q", w)
+		}
+	}
+	first := lesson("/course/lessons/lesson-01.pdf")
+	if first.status != http.StatusOK || first.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(first.raw, []byte("%PDF")) {
+		t.Fatalf("lesson pdf: %d %s", first.status, first.header.Get("Content-Type"))
+	}
+	if again := lesson("/course/lessons/lesson-01.pdf", "If-None-Match", first.header.Get("ETag")); again.status != http.StatusNotModified {
+		t.Fatalf("cached lesson revalidation: %d", again.status)
+	}
+	if res := lesson("/reels-playbook.pdf"); res.status != http.StatusOK || !bytes.HasPrefix(res.raw, []byte("%PDF")) {
+		t.Fatalf("reels playbook: %d", res.status)
+	}
+	if res := lesson("/course/lessons/no-such-lesson.pdf"); res.status != http.StatusNotFound {
+		t.Fatalf("unknown lesson: %d", res.status)
 	}
 }

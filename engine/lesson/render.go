@@ -1,0 +1,565 @@
+package lesson
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/signintech/gopdf"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gobolditalic"
+	"golang.org/x/image/font/gofont/goitalic"
+	"golang.org/x/image/font/gofont/goregular"
+
+	"glimpse/engine/ui"
+)
+
+// Page geometry in PDF points (A4 portrait).
+const (
+	pageWidth    = 595.28
+	pageHeight   = 841.89
+	margin       = 56.0
+	contentWidth = pageWidth - 2*margin
+	// contentBottom is the lowest y body text may reach; the footer sits
+	// below it.
+	contentBottom = pageHeight - margin - 20
+)
+
+// Font families registered with the PDF: the Go fonts (BSD licence), which
+// cover Latin, Greek and Cyrillic, so every lesson's text renders and is
+// embedded as a subset with a ToUnicode map that keeps it searchable.
+const (
+	regular    = "go"
+	bold       = "go-bold"
+	italic     = "go-italic"
+	boldItalic = "go-bold-italic"
+)
+
+// rgb is a colour.
+type rgb struct{ r, g, b uint8 }
+
+// Colours: ink and muted for text, and the brand palette for the cover
+// illustration, links and accents.
+var (
+	ink    = rgb{0x1d, 0x22, 0x2b}
+	muted  = rgb{0x5f, 0x67, 0x73}
+	rule   = rgb{0xd9, 0xdd, 0xe3}
+	white  = rgb{0xff, 0xff, 0xff}
+	blue   = rgb{0x3d, 0x5a, 0xfe}
+	pink   = rgb{0xff, 0x4f, 0x81}
+	yellow = rgb{0xf2, 0xb7, 0x05}
+	green  = rgb{0x14, 0x91, 0x5f}
+)
+
+// Body text sizes in points.
+const (
+	bodySize   = 10.5
+	bodyLead   = 1.45 // line height as a multiple of the size
+	blockGap   = 7.0  // space after a paragraph or list
+	listIndent = 20.0 // from the margin to list item text
+)
+
+// headingSizes maps a heading level (2 to 4, as content.Markdown makes
+// them) to its size.
+var headingSizes = map[int]float64{2: 17, 3: 14, 4: 12}
+
+// Render draws d as an A4 PDF: a cover page with brand, course, lesson
+// number, title, subtitle and a vector illustration in the brand palette,
+// then the body with headings, wrapped paragraphs and lists, every page
+// numbered "Page n of m". It depends on nothing but its arguments: the PDF
+// carries no creation date, so the same input gives the same bytes.
+func Render(d Doc, brand string) ([]byte, error) {
+	doc, err := newDocument(d, brand)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", d.Slug, err)
+	}
+	doc.cover(d, brand)
+	doc.body(d.Body)
+	doc.footers(d, brand)
+	if doc.err != nil {
+		return nil, fmt.Errorf("render %s: %w", d.Slug, doc.err)
+	}
+	var out bytes.Buffer
+	if _, err := doc.pdf.WriteTo(&out); err != nil {
+		return nil, fmt.Errorf("render %s: write pdf: %w", d.Slug, err)
+	}
+	return out.Bytes(), nil
+}
+
+// kind names the series a document belongs to, as printed on its cover.
+func kind(d Doc) string {
+	if d.IsLesson() {
+		return "Instagram PRO course"
+	}
+	return "Reels playbook"
+}
+
+// document is a PDF being drawn. Drawing methods record the first error in
+// err and do nothing once it is set, so page code reads as a list of steps.
+type document struct {
+	pdf *gopdf.GoPdf
+	// y is where the next block starts on the current page.
+	y   float64
+	err error
+}
+
+// newDocument starts an A4 PDF with the Go fonts registered and the
+// document information taken from d.
+func newDocument(d Doc, brand string) (*document, error) {
+	pdf := &gopdf.GoPdf{}
+	pdf.Start(gopdf.Config{PageSize: *gopdf.PageSizeA4})
+	fonts := []struct {
+		family string
+		ttf    []byte
+	}{{regular, goregular.TTF}, {bold, gobold.TTF}, {italic, goitalic.TTF}, {boldItalic, gobolditalic.TTF}}
+	for _, f := range fonts {
+		if err := pdf.AddTTFFontData(f.family, f.ttf); err != nil {
+			return nil, fmt.Errorf("load font %s: %w", f.family, err)
+		}
+	}
+	pdf.SetInfo(gopdf.PdfInfo{
+		Title:    d.Title,
+		Subject:  kind(d),
+		Author:   brand,
+		Creator:  brand,
+		Producer: brand,
+	})
+	return &document{pdf: pdf}, nil
+}
+
+// newPage starts a page and puts y at its top margin.
+func (d *document) newPage() {
+	d.pdf.AddPage()
+	d.y = margin
+}
+
+// ensure starts a new page when a block of height h does not fit below y.
+func (d *document) ensure(h float64) {
+	if d.y+h > contentBottom {
+		d.newPage()
+	}
+}
+
+// font selects a family and size.
+func (d *document) font(family string, size float64) {
+	if d.err == nil {
+		d.err = d.pdf.SetFont(family, "", size)
+	}
+}
+
+// text draws s with its top-left corner at (x, y) in colour c.
+func (d *document) text(x, y float64, s string, c rgb) {
+	d.textAligned(x, y, 0, s, c, gopdf.Left)
+}
+
+// textAligned draws s in a box of width w whose top-left corner is (x, y),
+// aligned with align (gopdf.Left, gopdf.Center or gopdf.Right); a zero w is
+// the text's own width.
+func (d *document) textAligned(x, y, w float64, s string, c rgb, align int) {
+	if d.err != nil || s == "" {
+		return
+	}
+	if w == 0 {
+		if w = d.width(s); d.err != nil {
+			return
+		}
+	}
+	d.pdf.SetTextColor(c.r, c.g, c.b)
+	d.pdf.SetXY(x, y)
+	d.err = d.pdf.CellWithOption(&gopdf.Rect{W: w, H: 1}, s, gopdf.CellOption{Align: align | gopdf.Top})
+}
+
+// width is the width of s in the current font.
+func (d *document) width(s string) float64 {
+	if d.err != nil {
+		return 0
+	}
+	w, err := d.pdf.MeasureTextWidth(s)
+	if err != nil {
+		d.err = err
+	}
+	return w
+}
+
+// line draws a straight line from (x1, y1) to (x2, y2).
+func (d *document) line(x1, y1, x2, y2, width float64, c rgb) {
+	d.pdf.SetLineWidth(width)
+	d.pdf.SetStrokeColor(c.r, c.g, c.b)
+	d.pdf.Line(x1, y1, x2, y2)
+}
+
+// fill paints a rectangle whose top-left corner is (x, y).
+func (d *document) fill(x, y, w, h float64, c rgb) {
+	d.pdf.SetFillColor(c.r, c.g, c.b)
+	d.pdf.RectFromUpperLeftWithStyle(x, y, w, h, "F")
+}
+
+// roundedFill paints a rectangle with rounded corners of radius r.
+func (d *document) roundedFill(x, y, w, h, r float64, c rgb) {
+	if d.err != nil {
+		return
+	}
+	d.pdf.SetFillColor(c.r, c.g, c.b)
+	d.err = d.pdf.Rectangle(x, y, x+w, y+h, "F", r, 6)
+}
+
+// circle paints a disc of radius r centred on (cx, cy), as a polygon
+// because gopdf's Oval only strokes.
+func (d *document) circle(cx, cy, r float64, c rgb) {
+	const steps = 40
+	points := make([]gopdf.Point, steps)
+	for i := range points {
+		a := 2 * math.Pi * float64(i) / steps
+		points[i] = gopdf.Point{X: cx + r*math.Cos(a), Y: cy + r*math.Sin(a)}
+	}
+	d.pdf.SetFillColor(c.r, c.g, c.b)
+	d.pdf.Polygon(points, "F")
+}
+
+// cover draws page 1: brand, series, lesson number, title and subtitle over
+// an illustration of a profile on a phone.
+func (d *document) cover(doc Doc, brand string) {
+	d.newPage()
+	// A strip of the four brand colours across the top edge.
+	for i, c := range []rgb{blue, pink, yellow, green} {
+		d.fill(float64(i)*pageWidth/4, 0, pageWidth/4, 10, c)
+	}
+	d.y = margin + 8
+	d.font(bold, 15)
+	d.text(margin, d.y, brand, blue)
+	d.y += 22
+	d.font(regular, 12)
+	d.text(margin, d.y, kind(doc), muted)
+	d.y += 64
+	if doc.IsLesson() {
+		d.font(bold, 16)
+		d.text(margin, d.y, fmt.Sprintf("Lesson %d", doc.Number), pink)
+		d.y += 30
+	}
+	d.rich([]ui.Span{{Text: doc.Title}}, look{size: 30, lead: 1.2, colour: ink, strong: true}, margin, contentWidth)
+	d.y += 10
+	if doc.Subtitle != "" {
+		d.rich([]ui.Span{{Text: doc.Subtitle}}, look{size: 15, lead: 1.35, colour: muted}, margin, contentWidth)
+	}
+	top := max(d.y+30, 420)
+	d.illustration(margin, top, contentWidth, contentBottom-top-10)
+}
+
+// illustration draws a phone showing a profile (picture, story highlights,
+// a grid of posts) with a like heart and decorative discs, scaled into the
+// box whose top-left corner is (x, y).
+func (d *document) illustration(x, y, w, h float64) {
+	if h < 120 {
+		return
+	}
+	// Background discs, clear of the phone.
+	d.circle(x+w-90, y+90, 80, rgb{0xfd, 0xf1, 0xc8})
+	d.circle(x+w-40, y+h-60, 46, rgb{0xd9, 0xf0, 0xe5})
+	d.circle(x+60, y+h-40, 30, rgb{0xff, 0xe0, 0xe9})
+
+	phoneH := min(h, 330.0)
+	phoneW := phoneH * 0.52
+	px, py := x+w/2-phoneW/2, y+(h-phoneH)/2
+	d.roundedFill(px, py, phoneW, phoneH, 22, ink)
+	sx, sy, sw, sh := px+8, py+16, phoneW-16, phoneH-32
+	d.roundedFill(sx, sy, sw, sh, 14, white)
+
+	// Profile header: picture with a story ring, then name and bio lines.
+	d.circle(sx+30, sy+32, 20, pink)
+	d.circle(sx+30, sy+32, 17, white)
+	d.circle(sx+30, sy+32, 14.5, blue)
+	d.roundedFill(sx+58, sy+22, sw-72, 7, 3.5, ink)
+	d.roundedFill(sx+58, sy+35, sw-90, 5, 2.5, rule)
+	d.roundedFill(sx+58, sy+44, sw-100, 5, 2.5, rule)
+
+	// Story highlights.
+	highlights := []rgb{yellow, green, pink, blue}
+	step := (sw - 20) / float64(len(highlights))
+	for i, c := range highlights {
+		cx := sx + 10 + step*(float64(i)+0.5)
+		d.circle(cx, sy+80, 11, rule)
+		d.circle(cx, sy+80, 9, c)
+	}
+
+	// A 3×3 grid of posts in the palette.
+	palette := []rgb{blue, pink, yellow, green, yellow, blue, pink, green, blue}
+	gap := 3.0
+	tile := (sw - 2*gap) / 3
+	gridY := sy + 102
+	for i, c := range palette {
+		tx := sx + float64(i%3)*(tile+gap)
+		ty := gridY + float64(i/3)*(tile+gap)
+		if ty+tile > sy+sh-6 {
+			break
+		}
+		d.fill(tx, ty, tile, tile, c)
+	}
+
+	// A like heart beside the phone: two discs over a triangle.
+	hx, hy, r := px+phoneW+46, py+phoneH*0.55, 16.0
+	d.circle(hx-r*0.7, hy, r, pink)
+	d.circle(hx+r*0.7, hy, r, pink)
+	d.pdf.SetFillColor(pink.r, pink.g, pink.b)
+	d.pdf.Polygon([]gopdf.Point{{X: hx - 1.62*r, Y: hy + 0.45*r}, {X: hx + 1.62*r, Y: hy + 0.45*r}, {X: hx, Y: hy + 2.1*r}}, "F")
+	// A speech bubble on the other side.
+	bx, by := px-110, py+phoneH*0.3
+	d.roundedFill(bx, by, 70, 40, 12, blue)
+	d.pdf.SetFillColor(blue.r, blue.g, blue.b)
+	d.pdf.Polygon([]gopdf.Point{{X: bx + 46, Y: by + 38}, {X: bx + 62, Y: by + 38}, {X: bx + 66, Y: by + 52}}, "F")
+	for i := range 3 {
+		d.circle(bx+21+float64(i)*14, by+20, 3.5, white)
+	}
+}
+
+// body draws the document's blocks from a new page on.
+func (d *document) body(blocks []ui.RichBlock) {
+	d.newPage()
+	text := look{size: bodySize, lead: bodyLead, colour: ink}
+	for i, b := range blocks {
+		switch b.Kind {
+		case "heading":
+			size := headingSizes[min(max(b.Level, 2), 4)]
+			if i > 0 {
+				d.y += size * 0.6
+			}
+			// Keep a heading with the first lines under it.
+			d.ensure(size*1.3 + 3*bodySize*bodyLead)
+			d.rich(b.Spans, look{size: size, lead: 1.3, colour: ink, strong: true}, margin, contentWidth)
+			d.y += size * 0.35
+		case "paragraph":
+			d.rich(b.Spans, text, margin, contentWidth)
+			d.y += blockGap
+		case "list":
+			for n, item := range b.Items {
+				marker := "•"
+				if b.Ordered {
+					marker = fmt.Sprintf("%d.", n+1)
+				}
+				d.ensure(bodySize * bodyLead)
+				d.font(regular, bodySize)
+				d.textAligned(margin, d.y, listIndent-6, marker, muted, gopdf.Right)
+				d.rich(item, text, margin+listIndent, contentWidth-listIndent)
+				d.y += blockGap / 2
+			}
+			d.y += blockGap / 2
+		}
+	}
+}
+
+// footers numbers every page "Page n of m" and names the document, once all
+// pages exist and m is known.
+func (d *document) footers(doc Doc, brand string) {
+	name := doc.Title
+	if doc.IsLesson() {
+		name = fmt.Sprintf("Lesson %d: %s", doc.Number, doc.Title)
+	}
+	total := d.pdf.GetNumberOfPages()
+	for page := 1; page <= total && d.err == nil; page++ {
+		if d.err = d.pdf.SetPage(page); d.err != nil {
+			return
+		}
+		y := pageHeight - margin + 6
+		d.line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
+		d.font(regular, 8)
+		d.text(margin, y, brand+" · "+name, muted)
+		d.textAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
+	}
+}
+
+// look is how a run of rich text is set: size, line height (a multiple of
+// the size), colour, and whether all of it is bold (headings, titles).
+type look struct {
+	size, lead float64
+	colour     rgb
+	strong     bool
+}
+
+// style is the inline style of a piece of text.
+type style struct{ strong, em, link bool }
+
+// family is the font a style is set in.
+func (s style) family() string {
+	switch {
+	case s.strong && s.em:
+		return boldItalic
+	case s.strong:
+		return bold
+	case s.em:
+		return italic
+	}
+	return regular
+}
+
+// piece is a run of text in one style inside a word, with its width.
+type piece struct {
+	text  string
+	style style
+	width float64
+}
+
+// word is what lines break between: pieces with no space between them, such
+// as a bold word and the comma after it.
+type word struct {
+	pieces []piece
+	width  float64
+}
+
+// words splits spans into words. A link whose address differs from its text
+// is followed by the address in parentheses, since paper cannot be clicked.
+func words(spans []ui.Span, strong bool) []word {
+	var out []word
+	open := false // whether the last word continues until a space
+	add := func(text string, s style) {
+		for _, r := range text {
+			if unicode.IsSpace(r) {
+				open = false
+				continue
+			}
+			if !open {
+				out = append(out, word{})
+				open = true
+			}
+			w := &out[len(out)-1]
+			if n := len(w.pieces); n > 0 && w.pieces[n-1].style == s {
+				w.pieces[n-1].text += string(r)
+			} else {
+				w.pieces = append(w.pieces, piece{text: string(r), style: s})
+			}
+		}
+	}
+	for _, sp := range spans {
+		s := style{strong: strong || sp.Strong, em: sp.Em, link: sp.Href != ""}
+		add(sp.Text, s)
+		if href := sp.Href; href != "" && href != sp.Text && href != "mailto:"+sp.Text && href != "https://"+sp.Text {
+			add(" ("+strings.TrimPrefix(href, "mailto:")+")", style{strong: s.strong, em: s.em})
+		}
+	}
+	return out
+}
+
+// measure sets the width of every piece and word at size.
+func (d *document) measure(ws []word, size float64) {
+	for i := range ws {
+		w := &ws[i]
+		w.width = 0
+		for j := range w.pieces {
+			p := &w.pieces[j]
+			d.font(p.style.family(), size)
+			p.width = d.width(p.text)
+			w.width += p.width
+		}
+	}
+}
+
+// split breaks a word wider than width into words that fit, between
+// characters, so a long address cannot run off the page.
+func (d *document) split(w word, width, size float64) []word {
+	var out []word
+	cur := word{}
+	for _, p := range w.pieces {
+		d.font(p.style.family(), size)
+		run := ""
+		for _, r := range p.text {
+			cw := d.width(string(r))
+			if cur.width+d.width(run)+cw > width && (run != "" || len(cur.pieces) > 0) {
+				if run != "" {
+					cur.pieces = append(cur.pieces, piece{text: run, style: p.style, width: d.width(run)})
+					cur.width += d.width(run)
+				}
+				out = append(out, cur)
+				cur, run = word{}, ""
+			}
+			run += string(r)
+		}
+		if run != "" {
+			rw := d.width(run)
+			cur.pieces = append(cur.pieces, piece{text: run, style: p.style, width: rw})
+			cur.width += rw
+		}
+	}
+	if len(cur.pieces) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// rich draws spans wrapped to width from (x, y), switching font per style,
+// starting new pages as needed, and moves y below them. Consecutive words in
+// the same style are drawn as one string, so the text extracts as phrases.
+func (d *document) rich(spans []ui.Span, l look, x, width float64) {
+	ws := words(spans, l.strong)
+	d.measure(ws, l.size)
+	d.font(regular, l.size)
+	space := d.width(" ")
+	lineHeight := l.size * l.lead
+
+	var lines [][]word
+	var line []word
+	used := 0.0
+	for _, w := range ws {
+		parts := []word{w}
+		if w.width > width {
+			parts = d.split(w, width, l.size)
+		}
+		for _, p := range parts {
+			if len(line) > 0 && used+space+p.width > width {
+				lines = append(lines, line)
+				line, used = nil, 0
+			}
+			if len(line) > 0 {
+				used += space
+			}
+			line = append(line, p)
+			used += p.width
+		}
+	}
+	if len(line) > 0 {
+		lines = append(lines, line)
+	}
+	for _, line := range lines {
+		d.ensure(lineHeight)
+		d.drawLine(line, l, x, space)
+		d.y += lineHeight
+	}
+}
+
+// run is text in one style at a horizontal position.
+type run struct {
+	text  string
+	style style
+	x     float64
+}
+
+// drawLine draws one line of words at y, merging neighbouring pieces of the
+// same style into runs.
+func (d *document) drawLine(line []word, l look, x, space float64) {
+	var runs []run
+	cursor := x
+	for i, w := range line {
+		if i > 0 {
+			cursor += space
+		}
+		for j, p := range w.pieces {
+			n := len(runs)
+			switch {
+			case n > 0 && runs[n-1].style == p.style && j == 0:
+				runs[n-1].text += " " + p.text
+			case n > 0 && runs[n-1].style == p.style:
+				runs[n-1].text += p.text
+			default:
+				runs = append(runs, run{text: p.text, style: p.style, x: cursor})
+			}
+			cursor += p.width
+		}
+	}
+	for _, r := range runs {
+		d.font(r.style.family(), l.size)
+		c := l.colour
+		if r.style.link {
+			c = blue
+		}
+		d.text(r.x, d.y, r.text, c)
+	}
+}
