@@ -72,12 +72,18 @@ func TestLoad(t *testing.T) {
 		req.Header.Set("X-SDUI-Version", "1")
 	}
 	bareReq := func(req *fasthttp.Request) { req.SetRequestURI("http://" + bareAddr + "/bare") }
+	articleReq := func(req *fasthttp.Request) {
+		req.SetRequestURI("http://" + appAddr + "/ui/screen?path=%2Fdashboard%2Farticles%2Fsecret-admirers")
+		req.Header.SetCookie("glimpse_session", token)
+		req.Header.Set("X-SDUI-Version", "1")
+	}
 
 	// Warm both (caches, connections) before measuring.
 	drive(appAddr, conns, time.Second, screenReq)
 	drive(bareAddr, conns, time.Second, bareReq)
 
-	var bareStats, screenStats []stats
+	drive(appAddr, conns, time.Second, articleReq)
+	var bareStats, screenStats, articleStats []stats
 	var screenRequests, screenCommands int64
 	for i := 0; i < rounds; i++ {
 		bareStats = append(bareStats, drive(bareAddr, conns, round, bareReq))
@@ -86,15 +92,18 @@ func TestLoad(t *testing.T) {
 		screenCommands += commands.Load() - before
 		screenRequests += s.requests
 		screenStats = append(screenStats, s)
+		articleStats = append(articleStats, drive(appAddr, conns, round, articleReq))
 	}
-	b, s := median(bareStats), median(screenStats)
-	if s.errors > 0 || b.errors > 0 {
+	b, s, art := median(bareStats), median(screenStats), median(articleStats)
+	if s.errors > 0 || b.errors > 0 || art.errors > 0 {
 		t.Fatalf("errors under load: screen %d, bare %d", s.errors, b.errors)
 	}
 	fmt.Printf("load: %d connections, %d interleaved rounds of %s (medians)\n", conns, rounds, round)
 	fmt.Printf("  bare fiber 1 KB JSON:       %8.0f req/s  p99 %6.2f ms\n", b.rps, ms(b.p99))
 	fmt.Printf("  /ui/screen?path=/dashboard: %8.0f req/s  p99 %6.2f ms\n", s.rps, ms(s.p99))
 	fmt.Printf("  ratio screen/bare:          %8.2f\n", s.rps/b.rps)
+	fmt.Printf("  /ui/screen?path=/dashboard/articles/secret-admirers: %8.0f req/s  p99 %6.2f ms (ratio %.2f)\n",
+		art.rps, ms(art.p99), art.rps/b.rps)
 	fmt.Printf("  database commands during screen rounds: %d for %d requests (%.4f per request)\n",
 		screenCommands, screenRequests, float64(screenCommands)/float64(screenRequests))
 }
