@@ -1,0 +1,543 @@
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
+)
+
+// The collections the editors' studio stores content in.
+const (
+	// DocsCollection holds one document per content item, _id "<kind>:<slug>".
+	DocsCollection = "content_docs"
+	// MetaCollection holds the single "version" document instances poll.
+	MetaCollection = "content_meta"
+)
+
+// The kinds of content item.
+const (
+	KindNews    = "news"
+	KindArticle = "article" // a topic part; its slug is "<topic>/<part>"
+	KindTopic   = "topic"
+	KindPage    = "page" // one of Pages
+)
+
+// The statuses of a content item.
+const (
+	StatusDraft       = "draft"
+	StatusPublished   = "published"
+	StatusUnpublished = "unpublished"
+)
+
+// The actions a revision records.
+const (
+	ActionSeed      = "seed"
+	ActionSave      = "save"
+	ActionPublish   = "publish"
+	ActionUnpublish = "unpublish"
+	ActionRestore   = "restore"
+)
+
+// MaxRevisions is how many revisions a document keeps; older ones are
+// dropped. FerretDB v1.24 ignores $push's $slice, so the cap is applied in Go
+// on a read-modify-write (see Repo.modify).
+const MaxRevisions = 50
+
+// Pages are the slugs of the single pages editors can change.
+var Pages = []string{"insights", "top-trends", "top-hacks", "privacy", "terms"}
+
+// writeAttempts bounds the retries of a read-modify-write that lost a race
+// with another editor's write to the same document.
+const writeAttempts = 10
+
+// Revision is one saved state of a content item.
+type Revision struct {
+	N      int               `bson:"n"`
+	At     time.Time         `bson:"at"`
+	By     string            `bson:"by"`
+	Action string            `bson:"action"`
+	Fields map[string]string `bson:"fields"`
+	// Changed names the fields that differ from the previous revision.
+	Changed []string `bson:"changed"`
+}
+
+// Doc is one content item: its editable draft, what subscribers see
+// (Published) and its history.
+type Doc struct {
+	ID        string            `bson:"_id"`
+	Kind      string            `bson:"kind"`
+	Slug      string            `bson:"slug"`
+	Draft     map[string]string `bson:"draft"`
+	Published map[string]string `bson:"published,omitempty"`
+	Status    string            `bson:"status"`
+	UpdatedAt time.Time         `bson:"updatedAt"`
+	UpdatedBy string            `bson:"updatedBy"`
+	// Rev is the number of the newest revision. Each write claims the next
+	// number first, so two editors saving at once cannot drop each other's
+	// revision.
+	Rev       int        `bson:"rev"`
+	Revisions []Revision `bson:"revisions"` // newest last, at most MaxRevisions
+}
+
+// HasUnpublishedChanges reports whether a published item has a draft that
+// differs from what subscribers see.
+func (d Doc) HasUnpublishedChanges() bool {
+	return d.Status == StatusPublished && !maps.Equal(d.Draft, d.Published)
+}
+
+// DocID returns the _id of a content item.
+func DocID(kind, slug string) string { return kind + ":" + slug }
+
+// RepoCollections lists the collections of the studio's content with their
+// indexes, for the store to create at start.
+func RepoCollections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{
+		DocsCollection: {{Keys: bson.D{{Key: "kind", Value: 1}}, Options: options.Index().SetName("kind")}},
+		MetaCollection: nil,
+	}
+}
+
+// Repo stores the content editors change. Every write touches one document
+// by _id: FerretDB has no transactions.
+type Repo struct {
+	db    *mongo.Database
+	clock engine.Clock
+}
+
+// NewRepo returns the content repository over db.
+func NewRepo(db *mongo.Database, clock engine.Clock) *Repo {
+	return &Repo{db: db, clock: clock}
+}
+
+func (r *Repo) docs() *mongo.Collection { return r.db.Collection(DocsCollection) }
+
+// now is the clock's time at the millisecond precision BSON keeps, so that a
+// Doc returned by a write equals the same Doc read back.
+func (r *Repo) now() time.Time { return r.clock.Now().UTC().Truncate(time.Millisecond) }
+
+func notFound(kind, slug string) error {
+	return engine.Errorf(engine.CodeNotFound, "There is no %s %q.", kind, slug)
+}
+
+// SeedItem stores an item read from the content/ files as published, with a
+// "seed" revision, unless an item with that kind and slug already exists: it
+// runs at every start and never overwrites an editor's change.
+func (r *Repo) SeedItem(ctx context.Context, kind, slug string, fields map[string]string) error {
+	now := r.now()
+	fields = maps.Clone(fields)
+	d := Doc{ID: DocID(kind, slug), Kind: kind, Slug: slug, Draft: fields, Published: fields,
+		Status: StatusPublished, UpdatedAt: now, UpdatedBy: ActionSeed, Rev: 1,
+		Revisions: []Revision{{N: 1, At: now, By: ActionSeed, Action: ActionSeed, Fields: fields, Changed: changed(nil, fields)}}}
+	_, err := r.docs().InsertOne(ctx, d)
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("seed content %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+// Get returns one item; a missing item is a not-found *engine.Error.
+func (r *Repo) Get(ctx context.Context, kind, slug string) (Doc, error) {
+	var d Doc
+	err := r.docs().FindOne(ctx, bson.M{"_id": DocID(kind, slug)}).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Doc{}, notFound(kind, slug)
+	}
+	if err != nil {
+		return Doc{}, fmt.Errorf("get content %s: %w", DocID(kind, slug), err)
+	}
+	return d, nil
+}
+
+// List returns the items of a kind ordered by slug, without their
+// revisions. It scans the kind; the studio is not a hot path.
+func (r *Repo) List(ctx context.Context, kind string) ([]Doc, error) {
+	cur, err := r.docs().Find(ctx, bson.M{"kind": kind}, options.Find().SetProjection(bson.M{"revisions": 0}))
+	if err != nil {
+		return nil, fmt.Errorf("list content %s: %w", kind, err)
+	}
+	docs := []Doc{}
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("list content %s: %w", kind, err)
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].Slug < docs[j].Slug })
+	return docs, nil
+}
+
+// Save validates an editor's fields and stores them as the item's draft with
+// a "save" revision. A published item stays published, with the draft
+// pending until Publish. isNew creates the item: a slug already used is a
+// field error. Invalid input returns engine.FieldErrors and changes nothing;
+// saving fields equal to the draft adds no revision, so a retried save is
+// harmless.
+func (r *Repo) Save(ctx context.Context, kind, slug string, fields map[string]string, by string, isNew bool) (Doc, error) {
+	fields, problems := Validate(kind, slug, fields)
+	if len(problems) > 0 {
+		return Doc{}, engine.FieldErrors(problems)
+	}
+	if isNew {
+		now := r.now()
+		d := Doc{ID: DocID(kind, slug), Kind: kind, Slug: slug, Draft: fields, Status: StatusDraft,
+			UpdatedAt: now, UpdatedBy: by, Rev: 1,
+			Revisions: []Revision{{N: 1, At: now, By: by, Action: ActionSave, Fields: fields, Changed: changed(nil, fields)}}}
+		_, err := r.docs().InsertOne(ctx, d)
+		if mongo.IsDuplicateKeyError(err) {
+			return Doc{}, engine.FieldErrors(map[string]string{"slug": "This slug is already used."})
+		}
+		if err != nil {
+			return Doc{}, fmt.Errorf("create content %s: %w", d.ID, err)
+		}
+		return d, nil
+	}
+	return r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
+		if maps.Equal(d.Draft, fields) {
+			return "", false
+		}
+		d.Draft = fields
+		if d.Status != StatusPublished {
+			d.Status = StatusDraft
+		}
+		return ActionSave, true
+	}, by)
+}
+
+// Publish makes the draft what subscribers see and bumps the version every
+// instance polls. Publishing an item already published as is adds no
+// revision but still bumps the version, so retrying after a failed bump
+// completes it.
+func (r *Repo) Publish(ctx context.Context, kind, slug, by string) (Doc, error) {
+	d, err := r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
+		if d.Status == StatusPublished && maps.Equal(d.Draft, d.Published) {
+			return "", false
+		}
+		d.Published, d.Status = maps.Clone(d.Draft), StatusPublished
+		return ActionPublish, true
+	}, by)
+	if err != nil {
+		return Doc{}, err
+	}
+	return d, r.bump(ctx)
+}
+
+// Unpublish hides an item from subscribers, keeping its draft, and bumps the
+// version.
+func (r *Repo) Unpublish(ctx context.Context, kind, slug, by string) (Doc, error) {
+	d, err := r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
+		if d.Status == StatusUnpublished {
+			return "", false
+		}
+		d.Published, d.Status = nil, StatusUnpublished
+		return ActionUnpublish, true
+	}, by)
+	if err != nil {
+		return Doc{}, err
+	}
+	return d, r.bump(ctx)
+}
+
+// Revisions returns an item's kept revisions, oldest first.
+func (r *Repo) Revisions(ctx context.Context, kind, slug string) ([]Revision, error) {
+	d, err := r.Get(ctx, kind, slug)
+	if err != nil {
+		return nil, err
+	}
+	return d.Revisions, nil
+}
+
+// Restore makes revision n's fields the draft, recorded as a "restore"
+// revision. It does not publish: the editor previews, then publishes.
+func (r *Repo) Restore(ctx context.Context, kind, slug string, n int, by string) (Doc, error) {
+	missing := false
+	d, err := r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
+		i := slices.IndexFunc(d.Revisions, func(v Revision) bool { return v.N == n })
+		if i < 0 {
+			missing = true
+			return "", false
+		}
+		d.Draft = maps.Clone(d.Revisions[i].Fields)
+		if d.Status != StatusPublished {
+			d.Status = StatusDraft
+		}
+		return ActionRestore, true
+	}, by)
+	if err == nil && missing {
+		return Doc{}, engine.Errorf(engine.CodeNotFound, "There is no revision %d of %s %q.", n, kind, slug)
+	}
+	return d, err
+}
+
+// modify applies change to the stored item and writes it back with a new
+// revision, unless change reports nothing to record.
+//
+// A filter on rev alone does not make the write conditional: FerretDB v1.24
+// matches and replaces in two steps, so two editors could both replace
+// revision n. Inserting a unique _id is atomic, though, so a writer first
+// claims revision n+1 by inserting a claim document (holding the new Doc)
+// into MetaCollection, and only the winner writes. A writer that finds the
+// claim taken waits briefly and starts over on the newer Doc. Only a claim
+// older than staleClaim is completed by another writer (its writer died
+// between claiming and writing): completing a live one could land after
+// later writes and undo them.
+func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) (action string, ok bool), by string) (Doc, error) {
+	meta := r.db.Collection(MetaCollection)
+	for attempt := range writeAttempts {
+		d, err := r.Get(ctx, kind, slug)
+		if err != nil {
+			return Doc{}, err
+		}
+		read := d.Rev
+		action, ok := change(&d)
+		if !ok {
+			return d, nil
+		}
+		now := r.now()
+		var previous map[string]string
+		if len(d.Revisions) > 0 {
+			previous = d.Revisions[len(d.Revisions)-1].Fields
+		}
+		d.Rev++
+		d.UpdatedAt, d.UpdatedBy = now, by
+		d.Revisions = append(d.Revisions, Revision{N: d.Rev, At: now, By: by, Action: action,
+			Fields: maps.Clone(d.Draft), Changed: changed(previous, d.Draft)})
+		if extra := len(d.Revisions) - MaxRevisions; extra > 0 {
+			d.Revisions = slices.Clone(d.Revisions[extra:])
+		}
+		_, err = meta.InsertOne(ctx, claim{ID: claimID(d.ID, d.Rev), At: now, Doc: d})
+		if mongo.IsDuplicateKeyError(err) {
+			if err := r.completeStaleClaim(ctx, d.ID, d.Rev); err != nil {
+				return Doc{}, err
+			}
+			select {
+			case <-ctx.Done():
+				return Doc{}, ctx.Err()
+			case <-time.After(time.Duration(attempt+1) * 10 * time.Millisecond):
+			}
+			continue
+		}
+		if err != nil {
+			return Doc{}, fmt.Errorf("%s content %s: claim: %w", action, d.ID, err)
+		}
+		if _, err := r.docs().ReplaceOne(ctx, bson.M{"_id": d.ID, "rev": read}, d); err != nil {
+			return Doc{}, fmt.Errorf("%s content %s: %w", action, d.ID, err)
+		}
+		// The previous claim is done with; a failure only leaves a small document.
+		_, _ = meta.DeleteOne(ctx, bson.M{"_id": claimID(d.ID, read)})
+		return d, nil
+	}
+	return Doc{}, engine.Errorf(engine.CodeConflict, "Someone else is changing this %s; try again.", kind)
+}
+
+// claim is a writer's reservation of a revision number of one Doc, with the
+// Doc it is writing so that others can complete the write.
+type claim struct {
+	ID  string    `bson:"_id"`
+	At  time.Time `bson:"at"`
+	Doc Doc       `bson:"doc"`
+}
+
+// staleClaim is how long after its claim a write must have finished; an
+// older claim on a Doc that was not written is completed by the next writer.
+const staleClaim = time.Minute
+
+func claimID(docID string, rev int) string { return "claim:" + docID + ":" + strconv.Itoa(rev) }
+
+// completeStaleClaim writes the Doc of the claim on revision rev if the
+// claim is stale and the stored Doc is still at the revision before it.
+func (r *Repo) completeStaleClaim(ctx context.Context, docID string, rev int) error {
+	var c claim
+	err := r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": claimID(docID, rev)}).Decode(&c)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil // completed and cleared by the next write
+	}
+	if err != nil {
+		return fmt.Errorf("read claim on %s: %w", docID, err)
+	}
+	if r.clock.Now().Sub(c.At) < staleClaim {
+		return nil
+	}
+	if _, err := r.docs().ReplaceOne(ctx, bson.M{"_id": docID, "rev": rev - 1}, c.Doc); err != nil {
+		return fmt.Errorf("complete claim on %s: %w", docID, err)
+	}
+	return nil
+}
+
+// Version returns the content version, 0 before the first publish.
+func (r *Repo) Version(ctx context.Context) (int64, error) {
+	var v struct {
+		Version int64 `bson:"version"`
+	}
+	err := r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": "version"}).Decode(&v)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("content version: %w", err)
+	}
+	return v.Version, nil
+}
+
+func (r *Repo) bump(ctx context.Context) error {
+	_, err := r.db.Collection(MetaCollection).UpdateOne(ctx, bson.M{"_id": "version"},
+		bson.M{"$inc": bson.M{"version": int64(1)}}, options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("bump content version: %w", err)
+	}
+	return nil
+}
+
+// Watch polls the version every interval until ctx ends and calls onChange
+// with each new version. The first successful read sets the baseline
+// without a call; failed reads are retried at the next tick. It blocks, so
+// run it in its own goroutine.
+func (r *Repo) Watch(ctx context.Context, every time.Duration, onChange func(version int64)) {
+	ticker := time.NewTicker(every)
+	defer ticker.Stop()
+	var last int64
+	known := false
+	for {
+		if v, err := r.Version(ctx); err == nil {
+			if known && v != last {
+				onChange(v)
+			}
+			last, known = v, true
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// changed returns the sorted names of the fields that differ between two
+// revisions' fields.
+func changed(before, after map[string]string) []string {
+	names := []string{}
+	for k, v := range after {
+		if w, ok := before[k]; !ok || w != v {
+			names = append(names, k)
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+var (
+	slugPattern  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	imagePattern = regexp.MustCompile(`^/static/[A-Za-z0-9._/-]+\.(svg|png|jpg|webp)$`)
+)
+
+// fieldLimits caps each editable field, in characters; a field not listed
+// here is not editable.
+var fieldLimits = map[string]int{
+	"title": 140, "summary": 300, "description": 300, "date": 10, "updated": 10, "image": 200,
+	"overview": 5000, "conclusion": 5000, "background": 5000, "part": 3, "body": 100 << 10,
+}
+
+// requiredFields are the fields each kind must have.
+var requiredFields = map[string][]string{
+	KindNews:    {"title", "date", "summary", "body"},
+	KindArticle: {"title", "description", "body"},
+	KindTopic:   {"title", "description"},
+	KindPage:    {"title", "body"},
+}
+
+// Validate checks an editor's input for an item and returns the fields to
+// store (single-line fields trimmed, empty fields dropped) and a message per
+// invalid input, keyed by field name ("slug" for the slug).
+func Validate(kind, slug string, fields map[string]string) (map[string]string, map[string]string) {
+	problems := map[string]string{}
+	required, ok := requiredFields[kind]
+	if !ok {
+		problems["kind"] = "Unknown kind of content."
+		return nil, problems
+	}
+	if msg := checkSlug(kind, slug); msg != "" {
+		problems["slug"] = msg
+	}
+	clean := map[string]string{}
+	for name, value := range fields {
+		if name != "body" {
+			value = strings.TrimSpace(value)
+		}
+		if strings.TrimSpace(value) == "" {
+			continue
+		}
+		limit, ok := fieldLimits[name]
+		switch {
+		case !ok:
+			problems[name] = "This field cannot be edited."
+		case utf8.RuneCountInString(value) > limit:
+			problems[name] = fmt.Sprintf("Keep this under %d characters.", limit+1)
+		case (name == "date" || name == "updated") && !isDate(value):
+			problems[name] = "Use a date like 2025-01-31."
+		case name == "image" && !imagePattern.MatchString(value):
+			problems[name] = "Use an image under /static/ (.svg, .png, .jpg or .webp); links to other sites are not allowed."
+		case name == "part" && !isPartNumber(value):
+			problems[name] = "Use a whole number from 1."
+		}
+		clean[name] = value
+	}
+	for _, name := range required {
+		if _, ok := clean[name]; !ok {
+			if _, bad := problems[name]; !bad {
+				problems[name] = "This field is required."
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return clean, nil
+}
+
+func checkSlug(kind, slug string) string {
+	const format = "Use lowercase letters and digits, with single hyphens between words."
+	switch kind {
+	case KindPage:
+		if !slices.Contains(Pages, slug) {
+			return "Unknown page."
+		}
+	case KindArticle:
+		topic, part, ok := strings.Cut(slug, "/")
+		if !ok || !slugPattern.MatchString(topic) || !slugPattern.MatchString(part) {
+			return "Use topic/part, each " + strings.ToLower(format[:1]) + format[1:]
+		}
+	default:
+		if !slugPattern.MatchString(slug) {
+			return format
+		}
+	}
+	if len(slug) > 100 {
+		return "Keep the slug under 101 characters."
+	}
+	return ""
+}
+
+func isDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+func isPartNumber(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 1 && strconv.Itoa(n) == s
+}
