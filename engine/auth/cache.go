@@ -72,6 +72,17 @@ func newWindowCounter(clock engine.Clock, window time.Duration) *windowCounter {
 	return &windowCounter{clock: clock, window: window, m: map[string]ttlEntry[int]{}}
 }
 
+// count returns the events counted for key in the current window.
+func (w *windowCounter) count(key string) int {
+	now := w.clock.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e, ok := w.m[key]; ok && now.Before(e.expires) {
+		return e.v
+	}
+	return 0
+}
+
 // add counts one event for key and returns the count in the current window.
 func (w *windowCounter) add(key string) int {
 	now := w.clock.Now()

@@ -45,7 +45,10 @@ const (
 // mistypes is barely slowed and an attacker gets nowhere.
 const (
 	AccountFailureLimit = 10
-	IPAttemptLimit      = 30
+	// IPFailureLimit counts failed attempts only, so people sharing an
+	// address (an office, a carrier's NAT) are not locked out by each
+	// other's successful sign-ins.
+	IPFailureLimit = 30
 	LimitWindow         = 15 * time.Minute
 	LoginLinkLifetime   = 10 * time.Minute
 	// cacheTTL bounds how long another instance may still honour a session
@@ -171,7 +174,7 @@ func (s *Service) userByID(ctx context.Context, id string) (User, error) {
 // authorised on bundle. It returns the session token for the cookie. ip keys
 // the per-IP limit. Unknown emails take the same time as wrong passwords.
 func (s *Service) SignIn(ctx context.Context, email, password, ip, bundle string) (string, error) {
-	if s.ipTries.add(ip) > IPAttemptLimit {
+	if s.ipTries.count(ip) >= IPFailureLimit {
 		return "", ErrTooManyRequests
 	}
 	email = NormaliseEmail(email)
@@ -192,6 +195,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip, bundle string
 		return "", fmt.Errorf("sign in: %w", err)
 	}
 	if !ok {
+		s.ipTries.add(ip)
 		if err := s.recordFailure(ctx, failKey); err != nil {
 			return "", err
 		}
@@ -363,12 +367,13 @@ func (s *Service) MintLoginLink(ctx context.Context, email string) (string, erro
 
 // ConsumeLoginLink signs in with a link token, deleting it so it works once.
 func (s *Service) ConsumeLoginLink(ctx context.Context, token, ip, bundle string) (string, error) {
-	if s.ipTries.add(ip) > IPAttemptLimit {
+	if s.ipTries.count(ip) >= IPFailureLimit {
 		return "", ErrTooManyRequests
 	}
 	var link loginLink
 	err := s.db.Collection(LoginLinksCollection).FindOneAndDelete(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
 	if errors.Is(err, mongo.ErrNoDocuments) {
+		s.ipTries.add(ip) // a guessed token is a failure like a wrong password
 		return "", ErrLinkInvalid
 	}
 	if err != nil {

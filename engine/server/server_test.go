@@ -122,7 +122,7 @@ func TestSignInRateLimitPerAccount(t *testing.T) {
 func TestSignInRateLimitPerIP(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	for i := 0; i < auth.IPAttemptLimit; i++ {
+	for i := 0; i < auth.IPFailureLimit; i++ {
 		h.signIn("someone"+strings.Repeat("x", i)+"@example.com", "wrong-horse")
 	}
 	if res := h.signIn("another@example.com", "wrong-horse"); res.status != http.StatusTooManyRequests {
@@ -412,5 +412,19 @@ func TestLegalPagesArePublicAndFilledIn(t *testing.T) {
 		if !contains(texts(res.body["screen"]), "Last updated Mar 29, 2024") {
 			t.Errorf("%s: date missing", path)
 		}
+	}
+}
+
+func TestSuccessfulSignInsDoNotCountTowardsTheIPLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	for i := 0; i < auth.IPFailureLimit+5; i++ {
+		if res := h.signIn("ann@example.com", "correct-horse"); !cmp.Equal(effects(res), redirect("/dashboard")) {
+			t.Fatalf("sign-in %d: %d %s", i+1, res.status, res.raw)
+		}
+	}
+	if res := h.signIn("ann@example.com", "wrong-horse"); res.status != http.StatusUnauthorized {
+		t.Fatalf("a wrong password after many good sign-ins: %d", res.status)
 	}
 }
