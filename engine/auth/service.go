@@ -48,9 +48,9 @@ const (
 	// IPFailureLimit counts failed attempts only, so people sharing an
 	// address (an office, a carrier's NAT) are not locked out by each
 	// other's successful sign-ins.
-	IPFailureLimit = 30
-	LimitWindow         = 15 * time.Minute
-	LoginLinkLifetime   = 10 * time.Minute
+	IPFailureLimit    = 30
+	LimitWindow       = 15 * time.Minute
+	LoginLinkLifetime = 10 * time.Minute
 	// cacheTTL bounds how long another instance may still honour a session
 	// that was signed out elsewhere.
 	cacheTTL = 5 * time.Second
