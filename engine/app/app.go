@@ -32,6 +32,7 @@ import (
 	"glimpse/engine/lesson"
 	"glimpse/engine/profile"
 	"glimpse/engine/server"
+	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/fixtures"
 	"glimpse/renderer"
@@ -42,6 +43,8 @@ const usage = `usage: glimpse [command]
 commands:
   serve               start the server (the default)
   login-link EMAIL    print a single-use sign-in link, valid for 10 minutes
+  staff add --role editor|tester|admin EMAIL
+                      create a staff account (or reset it) and print its password
   version             print the version
 `
 
@@ -69,6 +72,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			return errors.New("usage: glimpse login-link EMAIL")
 		}
 		return loginLink(ctx, cfg, logger, stdout, fs.Arg(0))
+	case "staff":
+		return staffCommand(ctx, cfg, logger, stdout, args)
 	case "-h", "--help", "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -100,6 +105,10 @@ type App struct {
 	Sealer *instagram.Sealer
 	// Lessons are the course's lessons and the Reels playbook.
 	Lessons []lesson.Doc
+	// Staff are the editors', testers' and admins' accounts.
+	Staff *staff.Service
+	// Content is the editors' content repository.
+	Content *library.Repo
 	// Library is the reading content (insights, articles, news).
 	Library *library.Library
 	// Passwords answers whether a password appears in known breaches.
@@ -123,7 +132,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	specs := []store.CollectionSpec{{Name: brand.Collection}, {Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
-	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(), profile.Collections()} {
+	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
+	a.Content = library.NewRepo(st.DB(), clock)
+	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
+		profile.Collections(), staff.Collections(), library.RepoCollections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -371,6 +383,29 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
+	if len(args) == 0 || args[0] != "add" {
+		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
+	}
+	fs := flag.NewFlagSet("staff add", flag.ContinueOnError)
+	role := fs.String("role", "", "editor, tester or admin")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 || *role == "" {
+		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
+	}
+	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	password, err := a.Staff.Add(ctx, fs.Arg(0), *role)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "Staff member %s (%s) added.\nPassword (shown once): %s\nSign in at %s/studio\n",
+		fs.Arg(0), *role, password, cfg.BaseURL)
+	return err
 }
 
 func loginLink(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, email string) error {
