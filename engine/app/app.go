@@ -153,7 +153,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := a.Brands.Load(ctx, st.DB(), logger); err != nil {
 		return nil, err
 	}
-	if a.Library, err = library.Load(content.Library); err != nil {
+	if err := library.SeedRepo(ctx, a.Content, content.Library); err != nil {
+		return nil, fmt.Errorf("seed content: %w", err)
+	}
+	if a.Library, err = library.LoadPublished(ctx, a.Content); err != nil {
 		return nil, fmt.Errorf("load content: %w", err)
 	}
 	if a.Lessons, err = lesson.Load(content.Library); err != nil {
@@ -371,6 +374,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	}
 	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
 	go a.Profiles.RunRefresh(ctx, time.Minute)
+	// Published content reaches every instance within seconds.
+	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
+		lib, err := library.LoadPublished(ctx, a.Content)
+		if err != nil {
+			logger.Error("reload content", "error", err)
+			return
+		}
+		srv.SetLibrary(lib)
+	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
 	select {

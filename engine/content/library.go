@@ -125,6 +125,7 @@ func Load(fsys fs.FS) (*Library, error) {
 		if into.Source, err = readDoc(fsys, p, into); err != nil {
 			return nil, err
 		}
+		into.Source = strings.TrimSpace(into.Source)
 	}
 	topics, err := fs.Glob(fsys, "articles/*/topic.md")
 	if err != nil {
@@ -193,13 +194,24 @@ func loadArticle(fsys fs.FS, p string) (Article, error) {
 // loadInsights reads the Tips & Insights page: "## Increase engagement" and
 // "## Increase followers" hold "### " recommendations; "## Summary" a list.
 func loadInsights(fsys fs.FS, p string) (Insights, error) {
-	var in Insights
+	var title string
 	body, err := readDoc(fsys, p, &struct {
 		Title *string `yaml:"title"`
-	}{&in.Title})
+	}{&title})
 	if err != nil {
-		return in, err
+		return Insights{}, err
 	}
+	in, err := parseInsights(body)
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", p, err)
+	}
+	in.Title = title
+	return in, nil
+}
+
+// parseInsights reads the Tips & Insights body.
+func parseInsights(body string) (Insights, error) {
+	var in Insights
 	for _, section := range splitHeadings(body, "## ") {
 		switch strings.ToLower(section.title) {
 		case "increase engagement":
@@ -215,7 +227,7 @@ func loadInsights(fsys fs.FS, p string) (Insights, error) {
 		}
 	}
 	if len(in.Engagement) == 0 || len(in.Followers) == 0 || len(in.Summary) == 0 {
-		return in, fmt.Errorf("%s: needs engagement and follower recommendations and a summary", p)
+		return in, fmt.Errorf("insights need engagement and follower recommendations and a summary")
 	}
 	return in, nil
 }

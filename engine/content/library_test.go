@@ -3,6 +3,8 @@ package content
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"glimpse/content"
 )
 
@@ -53,5 +55,29 @@ func TestLibraryLoadsTheSeedContent(t *testing.T) {
 		if lib.News[i].Date.After(lib.News[i-1].Date) {
 			t.Errorf("news not newest first at %d", i)
 		}
+	}
+}
+
+func TestLibraryFromDocsMatchesTheFiles(t *testing.T) {
+	t.Parallel()
+	fromFiles, err := Load(content.Library)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := SeedDocs(content.Library)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if _, errs := Validate(d.Kind, d.Slug, d.Fields); len(errs) > 0 {
+			t.Errorf("seed %s:%s is not valid editor input: %v", d.Kind, d.Slug, errs)
+		}
+	}
+	fromDocs, err := FromDocs(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fromFiles, fromDocs); diff != "" {
+		t.Fatalf("library from docs differs from the files (-files +docs):\n%s", diff)
 	}
 }

@@ -14,26 +14,26 @@ type redirect string
 func (r redirect) Error() string { return "redirect to " + string(r) }
 
 func (s *Server) insightsScreen(r *request) (screens.Page, error) {
-	var latest = s.Library.News
+	var latest = s.library().News
 	if len(latest) == 0 {
-		return screens.Insights(r.ctx, s.Library.Insights, nil), nil
+		return screens.Insights(r.ctx, s.library().Insights, nil), nil
 	}
-	return screens.Insights(r.ctx, s.Library.Insights, &latest[0]), nil
+	return screens.Insights(r.ctx, s.library().Insights, &latest[0]), nil
 }
 
 func (s *Server) trendsScreen(r *request) (screens.Page, error) {
-	return screens.ReadingArticle(r.ctx, "top-trends", s.Library.Trends), nil
+	return screens.ReadingArticle(r.ctx, "top-trends", s.library().Trends), nil
 }
 
 func (s *Server) hacksScreen(r *request) (screens.Page, error) {
-	return screens.ReadingArticle(r.ctx, "top-hacks", s.Library.Hacks), nil
+	return screens.ReadingArticle(r.ctx, "top-hacks", s.library().Hacks), nil
 }
 
 // articlesScreen serves /dashboard/articles/{topic}[/{part}].
 func (s *Server) articlesScreen(r *request) (screens.Page, error) {
 	rest := strings.Trim(strings.TrimPrefix(r.path, screens.PathArticles), "/")
 	topicSlug, partSlug, _ := strings.Cut(rest, "/")
-	topic, ok := s.Library.Topics[topicSlug]
+	topic, ok := s.library().Topics[topicSlug]
 	if !ok {
 		return screens.Page{}, redirect(screens.PathDashboard)
 	}
@@ -48,12 +48,12 @@ func (s *Server) articlesScreen(r *request) (screens.Page, error) {
 }
 
 func (s *Server) newsScreen(r *request) (screens.Page, error) {
-	return screens.NewsList(r.ctx, s.Library.News), nil
+	return screens.NewsList(r.ctx, s.library().News), nil
 }
 
 func (s *Server) newsPostScreen(r *request) (screens.Page, error) {
 	slug := strings.Trim(strings.TrimPrefix(r.path, screens.PathNews), "/")
-	if n, ok := s.Library.NewsItem(slug); ok {
+	if n, ok := s.library().NewsItem(slug); ok {
 		return screens.NewsPost(r.ctx, &n), nil
 	}
 	return screens.NewsPost(r.ctx, nil), nil

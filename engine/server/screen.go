@@ -56,8 +56,8 @@ func (s *Server) routeTable() []route {
 		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
 		{screens.PathNews, protected, s.newsScreen, byPath},
 		{screens.PathNews + "/*", protected, s.newsPostScreen, byPath},
-		{screens.PathPrivacy, public, s.legalScreen("privacy", func() content.Legal { return s.Library.Privacy }), byPath},
-		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.Library.Terms }), byPath},
+		{screens.PathPrivacy, public, s.legalScreen("privacy", func() content.Legal { return s.library().Privacy }), byPath},
+		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
 	}
 }
 
@@ -172,7 +172,8 @@ func (s *Server) meta(r *request) ui.Meta {
 func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	var key string
 	if rt.key != nil {
-		key = rt.path + "\x00" + r.brand.Key + "\x00" + strconv.FormatUint(s.Brands.Version(), 10) + "\x00" + rt.key(r)
+		key = rt.path + "\x00" + r.brand.Key + "\x00" + strconv.FormatUint(s.Brands.Version(), 10) + "\x00" +
+			strconv.FormatUint(s.libVersion.Load(), 10) + "\x00" + rt.key(r)
 	}
 	page, ok := s.pages.get(key)
 	if !ok {

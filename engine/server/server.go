@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -73,6 +74,8 @@ type Server struct {
 	files      *fileServer
 	routes     []route
 	pages      *pageCache
+	lib        atomic.Pointer[content.Library]
+	libVersion atomic.Uint64
 	lessonPDFs sync.Map // brand name → *lesson.Cache
 	brandJSON  brandCache
 	actions    map[string]actionSpec
@@ -95,6 +98,7 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s.files = files
+	s.lib.Store(d.Library)
 	s.routes = s.routeTable()
 	s.pages = newPageCache(20000)
 	s.actions = s.actionTable()
@@ -133,6 +137,15 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/*", s.serveApp)
 	return s, nil
 }
+
+// SetLibrary swaps in newly published content. Cached pages are keyed by the
+// content version, so the next request composes from the new content.
+func (s *Server) SetLibrary(lib *content.Library) {
+	s.lib.Store(lib)
+	s.libVersion.Add(1)
+}
+
+func (s *Server) library() *content.Library { return s.lib.Load() }
 
 // App returns the Fiber app, for tests and for listening.
 func (s *Server) App() *fiber.App { return s.app }
