@@ -104,6 +104,29 @@ func goldenCases() []goldenCase {
 					Image: "/static/lessons/lesson-02.svg", PDF: "/course/lessons/lesson-02.pdf"},
 			})
 		}},
+		{"studio-sign-in", StudioSignIn},
+		{"studio-home", func(c Context) Page {
+			return StudioHome(c, "ed@glimpse.example (editor)", map[string][]StudioItem{
+				"news": {{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back", Status: "published", Pending: true}},
+				"page": {{Kind: "page", Slug: "insights", Title: "Tips & Insights", Status: "published"}},
+			})
+		}},
+		{"studio-edit", func(c Context) Page {
+			return StudioEdit(c, StudioEditState{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back",
+				Status: "published", CanEdit: true, Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}},
+				Values: map[string]string{"title": "Carousels Are Back", "body": "Hello"},
+				Revisions: []StudioRevision{{N: 2, Action: "save", By: "ed@glimpse.example", At: "Nov 1, 2026 12:00 UTC", Changed: []string{"title"}},
+					{N: 1, Action: "seed", By: "seed", At: "Nov 1, 2026 09:00 UTC"}}})
+		}},
+		{"studio-edit__read-only", func(c Context) Page {
+			return StudioEdit(c, StudioEditState{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back",
+				Status: "draft", Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}},
+				Values: map[string]string{"title": "Carousels Are Back", "body": "Hello"}})
+		}},
+		{"studio-new", func(c Context) Page {
+			return StudioEdit(c, StudioEditState{Kind: "news", New: true, CanEdit: true,
+				Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}}, Values: map[string]string{}})
+		}},
 		{"privacy", func(c Context) Page {
 			l := goldenLibrary().Privacy
 			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",

@@ -274,8 +274,18 @@ func SeedDemo(ctx context.Context, a *App) error {
 	if err := a.Profiles.SeedDemo(ctx, demo.ID, demoProfileSeed); err != nil {
 		return fmt.Errorf("seed demo profile: %w", err)
 	}
-	return seedSubscriber(ctx, a, CleanEmail, CleanPassword, "clean-weekly")
+	if err := seedSubscriber(ctx, a, CleanEmail, CleanPassword, "clean-weekly"); err != nil {
+		return err
+	}
+	// A demo editor for the studio.
+	return a.Staff.Put(ctx, EditorEmail, staff.RoleEditor, EditorPassword)
 }
+
+// The demo editor, documented in README.md.
+const (
+	EditorEmail    = "editor@example.com"
+	EditorPassword = "glimpse-editor"
+)
 
 // demoProfileSeed makes the demo profile the same on every machine.
 const demoProfileSeed = 42
@@ -306,7 +316,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
-		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons,
+		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
 		ValidateResponses: validateResponses,
@@ -371,6 +381,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if cfg.Demo {
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
+		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s\n", cfg.BaseURL, EditorEmail, EditorPassword)
 	}
 	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
 	go a.Profiles.RunRefresh(ctx, time.Minute)

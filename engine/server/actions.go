@@ -39,8 +39,16 @@ func (s *Server) actionTable() map[string]actionSpec {
 		"event.track":           {newRequest: func() any { return &trackRequest{} }, handle: s.track},
 		"breach.check":          {newRequest: noValues, handle: s.checkBreaches},
 		"profile.upload_export": {upload: s.uploadExport},
+		"studio.sign_in":        {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn},
+		"studio.sign_out":       {newRequest: noValues, handle: s.studioSignOut},
+		"studio.save":           {newRequest: studioItem, handle: s.studioSave},
+		"studio.publish":        {newRequest: studioItem, handle: s.studioPublish},
+		"studio.unpublish":      {newRequest: studioItem, handle: s.studioUnpublish},
+		"studio.restore":        {newRequest: studioItem, handle: s.studioRestore},
 	}
 }
+
+func studioItem() any { return &studioItemRequest{} }
 
 // noValues is the request of actions that take none.
 func noValues() any { return &struct{}{} }

@@ -77,7 +77,7 @@ func newHarnessDeps(t *testing.T, editDeps func(*server.Deps), edit ...func(*con
 		"index.html":           {Data: []byte(`<!doctype html><head></head><script type="module" src="/assets/app-abc123.js"></script>`)},
 		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
 	}
-	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library, Lessons: a.Lessons,
+	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
 		Images: imageproxy.New(imageproxy.Config{Secret: []byte("test")}),
 		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
 		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true,

@@ -31,6 +31,7 @@ import (
 	"glimpse/engine/instagram/api"
 	"glimpse/engine/lesson"
 	"glimpse/engine/profile"
+	"glimpse/engine/staff"
 )
 
 // Deps is everything the server needs, built once by main.
@@ -51,6 +52,9 @@ type Deps struct {
 	Images *imageproxy.Proxy
 	// Lessons are the course's lessons and the Reels playbook.
 	Lessons []lesson.Doc
+	// Staff and Content serve the editors' studio.
+	Staff   *staff.Service
+	Content *content.Repo
 	// Library is the reading content, held in memory.
 	Library *content.Library
 	Secret  []byte // keys CSRF tokens

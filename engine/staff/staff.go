@@ -79,26 +79,32 @@ func Collections() map[string][]mongo.IndexModel {
 // role and password of an existing one, and returns the password to hand
 // over. It is shown once and stored only hashed.
 func (s *Service) Add(ctx context.Context, email, role string) (string, error) {
+	password := engine.NewToken()[:20]
+	return password, s.Put(ctx, email, role, password)
+}
+
+// Put creates or resets a staff account with a given password (the demo
+// editor of `make run`).
+func (s *Service) Put(ctx context.Context, email, role, password string) error {
 	switch role {
 	case RoleEditor, RoleTester, RoleAdmin:
 	default:
-		return "", fmt.Errorf("role must be editor, tester or admin, got %q", role)
+		return fmt.Errorf("role must be editor, tester or admin, got %q", role)
 	}
 	email = auth.NormaliseEmail(email)
 	if !strings.Contains(email, "@") {
-		return "", fmt.Errorf("%q is not an email address", email)
+		return fmt.Errorf("%q is not an email address", email)
 	}
-	password := engine.NewToken()[:20]
 	hash, err := s.hasher.Hash(ctx, password)
 	if err != nil {
-		return "", err
+		return err
 	}
 	m := Member{Email: email, Role: role, PasswordHash: hash, CreatedAt: s.clock.Now()}
 	if _, err := s.db.Collection(MembersCollection).ReplaceOne(ctx, bson.M{"_id": email}, m,
 		options.Replace().SetUpsert(true)); err != nil {
-		return "", fmt.Errorf("add staff member: %w", err)
+		return fmt.Errorf("add staff member: %w", err)
 	}
-	return password, nil
+	return nil
 }
 
 // SignIn checks a staff member's password and opens a session, returning

@@ -1,0 +1,245 @@
+package server
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+
+	"glimpse/engine"
+	"glimpse/engine/content"
+	"glimpse/engine/staff"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+func (s *Server) staffCookie() string {
+	if s.Config.SecureCookies() {
+		return "__Host-glimpse_staff"
+	}
+	return "glimpse_staff"
+}
+
+// studioMember returns the signed-in staff member, or nil.
+func (s *Server) studioMember(c fiber.Ctx) (*staff.Member, error) {
+	if s.Staff == nil {
+		return nil, nil
+	}
+	m, err := s.Staff.Authenticate(c.Context(), c.Cookies(s.staffCookie()))
+	if errors.Is(err, staff.ErrNoSession) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// studioFields are the inputs each kind of content has, in form order.
+func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
+	f := func(name string, multiline bool) screens.StudioField {
+		return screens.StudioField{Name: name, Label: c.T("studio.field." + name), Multiline: multiline}
+	}
+	switch kind {
+	case content.KindNews:
+		return []screens.StudioField{f("title", false), f("date", false), f("image", false), f("summary", false), f("body", true)}
+	case content.KindArticle:
+		return []screens.StudioField{f("part", false), f("title", false), f("description", false), f("overview", true),
+			f("body", true), f("conclusion", true)}
+	case content.KindTopic:
+		return []screens.StudioField{f("title", false), f("description", true), f("background", false)}
+	default:
+		if slug == "privacy" || slug == "terms" {
+			return []screens.StudioField{f("title", false), f("updated", false), f("body", true)}
+		}
+		return []screens.StudioField{f("title", false), f("body", true)}
+	}
+}
+
+func (s *Server) studioHome(r *request) (screens.Page, error) {
+	m, err := s.studioMember(r.fiber)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	if m == nil {
+		return screens.StudioSignIn(r.ctx), nil
+	}
+	groups := map[string][]screens.StudioItem{}
+	for _, kind := range []string{content.KindNews, content.KindTopic, content.KindArticle, content.KindPage} {
+		docs, err := s.Content.List(r.fiber.Context(), kind)
+		if err != nil {
+			return screens.Page{}, err
+		}
+		for _, d := range docs {
+			groups[kind] = append(groups[kind], screens.StudioItem{Kind: d.Kind, Slug: d.Slug, Title: d.Draft["title"],
+				Status: d.Status, Pending: d.HasUnpublishedChanges()})
+		}
+	}
+	return screens.StudioHome(r.ctx, m.Email+" ("+m.Role+")", groups), nil
+}
+
+func (s *Server) studioEdit(r *request) (screens.Page, error) {
+	m, err := s.studioMember(r.fiber)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	if m == nil {
+		return screens.Page{}, redirect(screens.PathStudio)
+	}
+	if r.path == screens.PathStudioNew {
+		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: content.KindNews, New: true, CanEdit: m.CanEdit(),
+			Fields: studioFields(r.ctx, content.KindNews, ""), Values: map[string]string{}}), nil
+	}
+	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
+	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
+	if engine.IsNotFound(err) {
+		return screens.Page{}, redirect(screens.PathStudio)
+	}
+	if err != nil {
+		return screens.Page{}, err
+	}
+	revs := make([]screens.StudioRevision, 0, len(d.Revisions))
+	for i := len(d.Revisions) - 1; i >= 0; i-- {
+		rv := d.Revisions[i]
+		revs = append(revs, screens.StudioRevision{N: rv.N, Action: rv.Action, By: rv.By,
+			At: rv.At.UTC().Format("Jan 2, 2006 15:04 UTC"), Changed: rv.Changed})
+	}
+	return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: d.Draft["title"],
+		Status: d.Status, Pending: d.HasUnpublishedChanges(), CanEdit: m.CanEdit(),
+		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs}), nil
+}
+
+type studioSignInRequest struct {
+	Email    string `json:"email" validate:"required,max=254,email"`
+	Password string `json:"password" validate:"required,max=1024"`
+}
+
+// studioItemRequest carries an item's identity (from the screen's state)
+// and its fields (the form's inputs).
+type studioItemRequest struct {
+	Kind        string `json:"/doc/kind" validate:"required,max=20"`
+	Slug        string `json:"/doc/slug" validate:"max=200"`
+	NewSlug     string `json:"slug" validate:"max=200"`
+	Restore     int    `json:"/restore" validate:"min=0"`
+	Title       string `json:"title" validate:"max=1000"`
+	Summary     string `json:"summary" validate:"max=1000"`
+	Description string `json:"description" validate:"max=1000"`
+	Date        string `json:"date" validate:"max=40"`
+	Updated     string `json:"updated" validate:"max=40"`
+	Image       string `json:"image" validate:"max=300"`
+	Overview    string `json:"overview" validate:"max=5000"`
+	Conclusion  string `json:"conclusion" validate:"max=5000"`
+	Background  string `json:"background" validate:"max=300"`
+	Part        string `json:"part" validate:"max=10"`
+	Body        string `json:"body" validate:"max=200000"`
+}
+
+func (q studioItemRequest) fields(kind, slug string, c screens.Context) map[string]string {
+	all := map[string]string{"title": q.Title, "summary": q.Summary, "description": q.Description, "date": q.Date,
+		"updated": q.Updated, "image": q.Image, "overview": q.Overview, "conclusion": q.Conclusion,
+		"background": q.Background, "part": q.Part, "body": q.Body}
+	out := map[string]string{}
+	for _, f := range studioFields(c, kind, slug) {
+		out[f.Name] = all[f.Name]
+	}
+	return out
+}
+
+func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
+	req := in.(*studioSignInRequest)
+	token, err := s.Staff.SignIn(r.fiber.Context(), req.Email, req.Password)
+	if errors.Is(err, staff.ErrInvalidCredential) {
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.invalidCredential"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.fiber.Cookie(&fiber.Cookie{Name: s.staffCookie(), Value: token, Path: "/", HTTPOnly: true,
+		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteStrictMode,
+		MaxAge: int(staff.SessionLifetime / time.Second)})
+	return ui.Effects(ui.Replace(screens.PathStudio)), nil
+}
+
+func (s *Server) studioSignOut(r *request, _ any) (*ui.Result, error) {
+	if token := r.fiber.Cookies(s.staffCookie()); token != "" {
+		if err := s.Staff.SignOut(r.fiber.Context(), token); err != nil {
+			return nil, err
+		}
+	}
+	r.fiber.Cookie(&fiber.Cookie{Name: s.staffCookie(), Value: "", Path: "/", HTTPOnly: true,
+		Secure: s.Config.SecureCookies(), MaxAge: -1, Expires: time.Unix(0, 0)})
+	return ui.Effects(ui.Replace(screens.PathStudio)), nil
+}
+
+// editor returns the signed-in member allowed to edit, or the error to show.
+func (s *Server) editor(r *request) (*staff.Member, error) {
+	m, err := s.studioMember(r.fiber)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.signInFirst"))
+	}
+	if !m.CanEdit() {
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("studio.readOnly"))
+	}
+	return m, nil
+}
+
+func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
+	m, err := s.editor(r)
+	if err != nil {
+		return nil, err
+	}
+	req := in.(*studioItemRequest)
+	slug, isNew := req.Slug, req.Slug == ""
+	if isNew {
+		slug = strings.TrimSpace(req.NewSlug)
+	}
+	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, req.fields(req.Kind, slug, r.ctx), m.Email, isNew); err != nil {
+		return nil, err
+	}
+	return ui.Effects(ui.Replace(screens.PathStudioEdit + req.Kind + "/" + slug)), nil
+}
+
+func (s *Server) studioPublish(r *request, in any) (*ui.Result, error) {
+	return s.studioChange(r, in, func(req *studioItemRequest, by string) error {
+		_, err := s.Content.Publish(r.fiber.Context(), req.Kind, req.Slug, by)
+		return err
+	})
+}
+
+func (s *Server) studioUnpublish(r *request, in any) (*ui.Result, error) {
+	return s.studioChange(r, in, func(req *studioItemRequest, by string) error {
+		_, err := s.Content.Unpublish(r.fiber.Context(), req.Kind, req.Slug, by)
+		return err
+	})
+}
+
+func (s *Server) studioRestore(r *request, in any) (*ui.Result, error) {
+	return s.studioChange(r, in, func(req *studioItemRequest, by string) error {
+		_, err := s.Content.Restore(r.fiber.Context(), req.Kind, req.Slug, req.Restore, by)
+		return err
+	})
+}
+
+// studioChange runs a change to a stored item, reloads what subscribers read
+// on this instance at once (others follow through the content watch) and
+// shows the item again.
+func (s *Server) studioChange(r *request, in any, change func(*studioItemRequest, string) error) (*ui.Result, error) {
+	m, err := s.editor(r)
+	if err != nil {
+		return nil, err
+	}
+	req := in.(*studioItemRequest)
+	if err := change(req, m.Email); err != nil {
+		return nil, err
+	}
+	lib, err := content.LoadPublished(r.fiber.Context(), s.Content)
+	if err != nil {
+		return nil, err
+	}
+	s.SetLibrary(lib)
+	return ui.Effects(ui.Refresh()), nil
+}

@@ -1,0 +1,109 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"glimpse/engine/staff"
+)
+
+// studioSignIn signs a staff member in to the studio.
+func (h *harness) studioSignIn(role string) {
+	h.t.Helper()
+	pw, err := h.app.Staff.Add(context.Background(), role+"@glimpse.example", role)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if id := screenID(h.screen("/studio")); id != "studio-sign-in" {
+		h.t.Fatalf("studio signed out shows %q", id)
+	}
+	res := h.action("studio.sign_in", map[string]any{"email": role + "@glimpse.example", "password": pw})
+	if got := effects(res); len(got) != 1 || got[0]["to"] != "/studio" {
+		h.t.Fatalf("studio sign-in: %d %s", res.status, res.raw)
+	}
+}
+
+func item(kind, slug string, fields map[string]any) map[string]any {
+	v := map[string]any{"/doc/kind": kind, "/doc/slug": slug}
+	for k, f := range fields {
+		v[k] = f
+	}
+	return v
+}
+
+func TestEditorPublishesANewsTitleSubscribersSee(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleEditor)
+	if id := screenID(h.screen("/studio")); id != "studio" {
+		t.Fatalf("studio home: %q", id)
+	}
+	edit := h.screen("/studio/edit/news/carousels-are-back")
+	if screenID(edit) != "studio-edit" {
+		t.Fatalf("edit screen: %s", edit.raw)
+	}
+	form := edit.body["state"].(map[string]any)["form"].(map[string]any)
+	form["title"] = "Carousels are back, and better"
+	bad := h.action("studio.save", item("news", "carousels-are-back", map[string]any{"title": "", "date": "yesterday",
+		"summary": form["summary"], "body": form["body"], "image": form["image"]}))
+	if bad.status != http.StatusUnprocessableEntity || fieldErrors(bad)["title"] == nil || fieldErrors(bad)["date"] == nil {
+		t.Fatalf("a bad save: %d %s", bad.status, bad.raw)
+	}
+	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != 200 {
+		t.Fatalf("save: %d %s", res.status, res.raw)
+	}
+	// Saved but not published: subscribers still see the old title.
+	sub := newSubscriberView(t, h)
+	if contains(texts(sub.screen("/dashboard/news").body["screen"]), "Carousels are back, and better") {
+		t.Fatal("a draft reached subscribers")
+	}
+	if res := h.action("studio.publish", item("news", "carousels-are-back", nil)); res.status != 200 {
+		t.Fatalf("publish: %d %s", res.status, res.raw)
+	}
+	if !contains(texts(sub.screen("/dashboard/news").body["screen"]), "Carousels are back, and better") {
+		t.Fatal("the published title does not reach subscribers")
+	}
+	// The revision history lets the old title come back.
+	edit = h.screen("/studio/edit/news/carousels-are-back")
+	if !strings.Contains(string(edit.raw), "#1 seed") || !strings.Contains(string(edit.raw), "#3 publish") {
+		t.Fatalf("revisions: %s", edit.raw)
+	}
+	if res := h.action("studio.restore", item("news", "carousels-are-back", map[string]any{"/restore": 1})); res.status != 200 {
+		t.Fatalf("restore: %d %s", res.status, res.raw)
+	}
+	h.action("studio.publish", item("news", "carousels-are-back", nil))
+	if contains(texts(sub.screen("/dashboard/news").body["screen"]), "Carousels are back, and better") {
+		t.Fatal("restoring and publishing the seed did not bring the old title back")
+	}
+}
+
+func TestTestersAndSubscribersCannotEdit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard")
+	if res := h.action("studio.publish", item("news", "carousels-are-back", nil)); res.status != http.StatusUnauthorized {
+		t.Fatalf("a subscriber publishing: %d", res.status)
+	}
+	h.studioSignIn(staff.RoleTester)
+	edit := h.screen("/studio/edit/news/carousels-are-back")
+	if !contains(texts(edit.body["screen"]), "Your role can look at content but not change it.") {
+		t.Fatalf("a tester is not told they cannot edit: %.400s", edit.raw)
+	}
+	if res := h.action("studio.save", item("news", "carousels-are-back", map[string]any{"title": "x"})); res.status != http.StatusForbidden {
+		t.Fatalf("a tester saving: %d %s", res.status, res.raw)
+	}
+}
+
+// newSubscriberView is a second browser, signed in as a subscriber, on the
+// same server.
+func newSubscriberView(t *testing.T, h *harness) *harness {
+	t.Helper()
+	sub := &harness{t: t, app: h.app, srv: h.srv, clock: h.clock, cookies: map[string]string{}, host: h.host}
+	sub.subscriber("reader@example.com", "correct-horse")
+	sub.signIn("reader@example.com", "correct-horse")
+	return sub
+}

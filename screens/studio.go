@@ -1,0 +1,159 @@
+package screens
+
+import (
+	"strconv"
+	"strings"
+
+	"glimpse/engine/ui"
+)
+
+// Studio paths and forms.
+const (
+	PathStudio       = "/studio"
+	PathStudioEdit   = "/studio/edit/"
+	PathStudioNew    = "/studio/new/news"
+	StudioSignInForm = "studio-sign-in"
+	StudioEditForm   = "studio-edit"
+)
+
+// StudioItem is one content item in the studio's lists.
+type StudioItem struct {
+	Kind, Slug, Title, Status string
+	Pending                   bool // published, with unpublished changes
+}
+
+// StudioRevision is one line of an item's history.
+type StudioRevision struct {
+	N              int
+	Action, By, At string
+	Changed        []string
+}
+
+// StudioField is one input of the edit form.
+type StudioField struct {
+	Name, Label string
+	Multiline   bool
+}
+
+// StudioEditState is the edit screen of one item (or a new news item).
+type StudioEditState struct {
+	Kind, Slug, Title, Status string
+	New, Pending, CanEdit     bool
+	Fields                    []StudioField
+	Values                    map[string]string
+	Revisions                 []StudioRevision // newest first
+}
+
+// StudioSignIn is the staff sign-in screen.
+func StudioSignIn(c Context) Page {
+	form := ui.Form(StudioSignInForm, ui.Submit("studio.sign_in", StudioSignInForm),
+		ui.TextInput("email", "email", c.T("signIn.emailLabel"), c.T("signIn.emailPlaceholder"), ui.Email(c.T("signIn.wrongEmail"))),
+		ui.TextInput("password", "password", c.T("signIn.passwordLabel"), c.T("signIn.passwordPlaceholder"),
+			ui.Required(c.T("studio.passwordRequired"))),
+		ui.FormError(StudioSignInForm),
+		ui.Button(c.T("signIn.submit"), "primary", ui.Submit("studio.sign_in", StudioSignInForm)),
+	)
+	s := ui.Screen("studio-sign-in", c.T("studio.title"), ui.Stack("lg", ui.Text("title", c.T("studio.title")),
+		ui.Text("body", c.T("studio.signInText")), form))
+	s.Layout = "centered"
+	return Page{Screen: s, State: map[string]any{"form": map[string]any{"email": "", "password": ""}}}
+}
+
+// StudioHome lists every editable item by kind.
+func StudioHome(c Context, staff string, groups map[string][]StudioItem) Page {
+	children := []*ui.Node{ui.Text("caption", strings.ReplaceAll(c.T("studio.signedInAs"), "{who}", staff)),
+		ui.Button(c.T("studio.newNews"), "primary", ui.Navigate(PathStudioNew))}
+	for _, kind := range []string{"news", "topic", "article", "page"} {
+		items := groups[kind]
+		rows := make([]*ui.Node, 0, len(items))
+		for _, it := range items {
+			status := c.T("studio.status." + it.Status)
+			if it.Pending {
+				status = c.T("studio.pending")
+			}
+			rows = append(rows, &ui.Node{Type: "list_item", Title: it.Title, Subtitle: it.Slug + " · " + status,
+				Action: ui.Navigate(PathStudioEdit + it.Kind + "/" + it.Slug)})
+		}
+		list := ui.List(true, rows...)
+		list.Label = c.T("studio.kind." + kind)
+		children = append(children, ui.Text("heading", c.T("studio.kind."+kind)), list)
+	}
+	children = append(children, ui.Button(c.T("studio.signOut"), "secondary", ui.Call("studio.sign_out")))
+	s := ui.Screen("studio", c.T("studio.title"), ui.Stack("md", children...))
+	s.Header = &ui.Node{Type: "header", Title: c.T("studio.title")}
+	return Page{Screen: s}
+}
+
+// StudioEdit edits one item: its fields, save, publish or unpublish, a
+// preview link, and its revisions with restore.
+func StudioEdit(c Context, s StudioEditState) Page {
+	state := map[string]any{"doc": map[string]any{"kind": s.Kind, "slug": s.Slug}, "restore": 0}
+	form := map[string]any{}
+	inputs := []*ui.Node{}
+	if s.New {
+		in := ui.TextInput("slug", "text", c.T("studio.slug"), "my-news-item",
+			ui.Required(c.T("studio.required")))
+		inputs = append(inputs, in)
+		form["slug"] = ""
+	}
+	for _, f := range s.Fields {
+		form[f.Name] = s.Values[f.Name]
+		if f.Multiline && !s.CanEdit {
+			// Read-only: the text itself, as a textarea cannot be disabled.
+			inputs = append(inputs, ui.Text("label", f.Label), ui.If(s.Values[f.Name] != "", ui.Text("body", s.Values[f.Name])))
+			continue
+		}
+		if f.Multiline {
+			inputs = append(inputs, &ui.Node{Type: "textarea", ID: f.Name, Bind: "/form/" + f.Name, Label: f.Label, Rows: 16})
+			continue
+		}
+		in := ui.TextInput(f.Name, "text", f.Label, "")
+		in.Disabled = !s.CanEdit
+		inputs = append(inputs, in)
+	}
+	state["form"] = form
+	include := []string{"/doc/kind", "/doc/slug"}
+	save := &ui.Action{Type: "submit", Name: "studio.save", Form: StudioEditForm, Include: include}
+	children := []*ui.Node{}
+	status := c.T("studio.status." + s.Status)
+	if s.Pending {
+		status = c.T("studio.pending")
+	}
+	if !s.New {
+		children = append(children, ui.Badge(status, "brand"))
+	}
+	if !s.CanEdit {
+		children = append(children, errorLine(c.T("studio.readOnly")))
+	}
+	formNode := ui.Form(StudioEditForm, save, append(inputs, ui.FormError(StudioEditForm))...)
+	children = append(children, formNode)
+	if s.CanEdit {
+		children = append(children, ui.Button(c.T("studio.save"), "primary", save))
+		if !s.New {
+			children = append(children,
+				ui.Button(c.T("studio.publish"), "primary", ui.Call("studio.publish", include...)),
+				ui.Button(c.T("studio.unpublish"), "secondary", ui.Call("studio.unpublish", include...)))
+		}
+	}
+	if len(s.Revisions) > 0 {
+		rows := make([]*ui.Node, 0, len(s.Revisions))
+		for _, r := range s.Revisions {
+			line := strings.NewReplacer("{n}", strconv.Itoa(r.N), "{action}", r.Action, "{by}", r.By, "{at}", r.At).Replace(c.T("studio.revision"))
+			item := &ui.Node{Type: "list_item", Title: line, Subtitle: strings.Join(r.Changed, ", ")}
+			if s.CanEdit {
+				item.Trailing = ui.Button(c.T("studio.restore"), "tertiary",
+					ui.Sequence(ui.SetState("/restore", r.N), ui.Call("studio.restore", append(include, "/restore")...)))
+			}
+			rows = append(rows, item)
+		}
+		list := ui.List(true, rows...)
+		list.Label = c.T("studio.revisions")
+		children = append(children, ui.Text("heading", c.T("studio.revisions")), list)
+	}
+	title := s.Title
+	if title == "" {
+		title = c.T("studio.newNews")
+	}
+	scr := SubPage(c, "studio-edit", title, ui.Navigate(PathStudio), ui.Stack("md", children...))
+	return Page{Screen: scr, State: state}
+}
