@@ -9,11 +9,12 @@ import (
 
 // Studio paths and forms.
 const (
-	PathStudio       = "/studio"
-	PathStudioEdit   = "/studio/edit/"
-	PathStudioNew    = "/studio/new/news"
-	StudioSignInForm = "studio-sign-in"
-	StudioEditForm   = "studio-edit"
+	PathStudio        = "/studio"
+	PathStudioEdit    = "/studio/edit/"
+	PathStudioNew     = "/studio/new/news"
+	PathStudioPreview = "/studio/preview/"
+	StudioSignInForm  = "studio-sign-in"
+	StudioEditForm    = "studio-edit"
 )
 
 // StudioItem is one content item in the studio's lists.
@@ -131,6 +132,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 		children = append(children, ui.Button(c.T("studio.save"), "primary", save))
 		if !s.New {
 			children = append(children,
+				ui.Link(c.T("studio.previewLink"), ui.Navigate(PathStudioPreview+s.Kind+"/"+s.Slug)),
 				ui.Button(c.T("studio.publish"), "primary", ui.Call("studio.publish", include...)),
 				ui.Button(c.T("studio.unpublish"), "secondary", ui.Call("studio.unpublish", include...)))
 		}

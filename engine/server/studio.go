@@ -243,3 +243,74 @@ func (s *Server) studioChange(r *request, in any, change func(*studioItemRequest
 	s.SetLibrary(lib)
 	return ui.Effects(ui.Refresh()), nil
 }
+
+// studioPreview shows a draft as subscribers would see it once published.
+func (s *Server) studioPreview(r *request) (screens.Page, error) {
+	m, err := s.studioMember(r.fiber)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	if m == nil {
+		return screens.Page{}, redirect(screens.PathStudio)
+	}
+	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioPreview), "/")
+	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
+	if engine.IsNotFound(err) {
+		return screens.Page{}, redirect(screens.PathStudio)
+	}
+	if err != nil {
+		return screens.Page{}, err
+	}
+	docs := []content.SeedDoc{{Kind: d.Kind, Slug: d.Slug, Fields: d.Draft}}
+	if d.Kind == content.KindArticle {
+		// A part is shown inside its topic.
+		topicSlug, _, _ := strings.Cut(d.Slug, "/")
+		topic := s.library().Topics[topicSlug]
+		docs = append(docs, content.SeedDoc{Kind: content.KindTopic, Slug: topicSlug,
+			Fields: map[string]string{"title": topic.Title, "description": topic.Description}})
+	}
+	lib, err := content.FromDocs(docs)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	var page screens.Page
+	switch d.Kind {
+	case content.KindNews:
+		page = screens.NewsPost(r.ctx, &lib.News[0])
+	case content.KindTopic:
+		t := lib.Topics[d.Slug]
+		t.Parts = s.library().Topics[d.Slug].Parts
+		page = screens.TopicPage(r.ctx, t)
+	case content.KindArticle:
+		topicSlug, _, _ := strings.Cut(d.Slug, "/")
+		topic := lib.Topics[topicSlug]
+		if len(topic.Parts) == 0 {
+			return screens.Page{}, redirect(screens.PathStudio)
+		}
+		page = screens.TopicArticle(r.ctx, topic, topic.Parts[0])
+	default:
+		switch d.Slug {
+		case "insights":
+			page = screens.Insights(r.ctx, lib.Insights, nil)
+		case "top-trends":
+			page = screens.ReadingArticle(r.ctx, "top-trends", lib.Trends)
+		case "top-hacks":
+			page = screens.ReadingArticle(r.ctx, "top-hacks", lib.Hacks)
+		case "privacy", "terms":
+			l := lib.Privacy
+			if d.Slug == "terms" {
+				l = lib.Terms
+			}
+			page, err = s.legalScreen(d.Slug, func() content.Legal { return l })(r)
+			if err != nil {
+				return screens.Page{}, err
+			}
+		default:
+			return screens.Page{}, redirect(screens.PathStudio)
+		}
+	}
+	// The preview keeps the studio's way back.
+	page.Screen.Header = &ui.Node{Type: "header", Title: r.ctx.T("studio.preview"),
+		Back: ui.Navigate(screens.PathStudioEdit + d.Kind + "/" + d.Slug), BackLabel: r.ctx.T("subpage.back")}
+	return page, nil
+}

@@ -54,6 +54,10 @@ func TestEditorPublishesANewsTitleSubscribersSee(t *testing.T) {
 	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != 200 {
 		t.Fatalf("save: %d %s", res.status, res.raw)
 	}
+	// The preview shows the draft.
+	if !contains(texts(h.screen("/studio/preview/news/carousels-are-back").body["screen"]), "Carousels are back, and better") {
+		t.Fatal("the preview does not show the draft")
+	}
 	// Saved but not published: subscribers still see the old title.
 	sub := newSubscriberView(t, h)
 	if contains(texts(sub.screen("/dashboard/news").body["screen"]), "Carousels are back, and better") {
@@ -106,4 +110,25 @@ func newSubscriberView(t *testing.T, h *harness) *harness {
 	sub.subscriber("reader@example.com", "correct-horse")
 	sub.signIn("reader@example.com", "correct-horse")
 	return sub
+}
+
+func TestStudioPreviewsEveryKind(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleEditor)
+	for path, id := range map[string]string{
+		"/studio/preview/news/carousels-are-back":                                         "news-post",
+		"/studio/preview/topic/secret-admirers":                                           "topic",
+		"/studio/preview/article/secret-admirers/key-metrics-to-identify-secret-admirers": "article",
+		"/studio/preview/page/insights":                                                   "insights",
+		"/studio/preview/page/top-trends":                                                 "top-trends",
+		"/studio/preview/page/privacy":                                                    "privacy",
+	} {
+		if got := screenID(h.screen(path)); got != id {
+			t.Errorf("%s shows %q, want %q", path, got, id)
+		}
+	}
+	if got := effects(h.screen("/studio/preview/news/no-such")); len(got) != 1 || got[0]["to"] != "/studio" {
+		t.Errorf("an unknown item: %v", got)
+	}
 }
