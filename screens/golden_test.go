@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +128,10 @@ func goldenCases() []goldenCase {
 			return StudioEdit(c, StudioEditState{Kind: "news", New: true, CanEdit: true,
 				Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}}, Values: map[string]string{}})
 		}},
+		{"studio-copy", func(c Context) Page {
+			return StudioCopy(c, "_x_", []string{"_x_", "_y_", "default"}, []StudioItem{
+				{Kind: "copy", Slug: "_x_/signIn.headline", Title: "Analyze your Instagram account and gain valuable insights"}})
+		}},
 		{"privacy", func(c Context) Page {
 			l := goldenLibrary().Privacy
 			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",
@@ -204,7 +209,9 @@ func TestGoldenScreens(t *testing.T) {
 				if len(got) > payloadBudget {
 					t.Errorf("%s is %d bytes, over the %d budget", name, len(got), payloadBudget)
 				}
-				assertCopyResolved(t, env)
+				if !strings.HasPrefix(gc.name, "studio-copy") { // the copy editor lists keys by name
+					assertCopyResolved(t, env)
+				}
 				path := filepath.Join("..", "fixtures", "screens", name+".json")
 				if *update {
 					if err := os.WriteFile(path, got, 0o644); err != nil {

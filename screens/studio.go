@@ -13,6 +13,7 @@ const (
 	PathStudioEdit    = "/studio/edit/"
 	PathStudioNew     = "/studio/new/news"
 	PathStudioPreview = "/studio/preview/"
+	PathStudioCopy    = "/studio/copy/"
 	StudioSignInForm  = "studio-sign-in"
 	StudioEditForm    = "studio-edit"
 )
@@ -79,7 +80,8 @@ func StudioHome(c Context, staff string, groups map[string][]StudioItem) Page {
 		list.Label = c.T("studio.kind." + kind)
 		children = append(children, ui.Text("heading", c.T("studio.kind."+kind)), list)
 	}
-	children = append(children, ui.Button(c.T("studio.signOut"), "secondary", ui.Call("studio.sign_out")))
+	children = append(children, ui.Button(c.T("studio.editCopy"), "secondary", ui.Navigate(PathStudioCopy+"default")),
+		ui.Button(c.T("studio.signOut"), "secondary", ui.Call("studio.sign_out")))
 	s := ui.Screen("studio", c.T("studio.title"), ui.Stack("md", children...))
 	s.Header = &ui.Node{Type: "header", Title: c.T("studio.title")}
 	return Page{Screen: s}
@@ -158,4 +160,24 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	}
 	scr := SubPage(c, "studio-edit", title, ui.Navigate(PathStudio), ui.Stack("md", children...))
 	return Page{Screen: scr, State: state}
+}
+
+// StudioCopy lists one brand's copy: every key with the text it shows now.
+func StudioCopy(c Context, brandKey string, brands []string, items []StudioItem) Page {
+	switcher := make([]*ui.Node, 0, len(brands))
+	for _, b := range brands {
+		switcher = append(switcher, ui.Link(b, ui.Navigate(PathStudioCopy+b)))
+	}
+	rows := make([]*ui.Node, 0, len(items))
+	for _, it := range items {
+		_, key, _ := strings.Cut(it.Slug, "/")
+		rows = append(rows, &ui.Node{Type: "list_item", Title: key, Subtitle: it.Title,
+			Action: ui.Navigate(PathStudioEdit + it.Kind + "/" + it.Slug)})
+	}
+	list := ui.List(true, rows...)
+	list.Label = c.T("studio.copyList")
+	row := ui.Row("sm", switcher...)
+	row.Wrap = true
+	body := ui.Stack("md", ui.Text("body", strings.ReplaceAll(c.T("studio.copyText"), "{brand}", brandKey)), row, list)
+	return Page{Screen: SubPage(c, "studio-copy", c.T("studio.editCopy"), ui.Navigate(PathStudio), body)}
 }

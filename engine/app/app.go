@@ -159,6 +159,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if a.Library, err = library.LoadPublished(ctx, a.Content); err != nil {
 		return nil, fmt.Errorf("load content: %w", err)
 	}
+	overrides, err := library.LoadCopyOverrides(ctx, a.Content)
+	if err != nil {
+		return nil, fmt.Errorf("load copy: %w", err)
+	}
+	a.Brands.SetOverrides(overrides)
 	if a.Lessons, err = lesson.Load(content.Library); err != nil {
 		return nil, fmt.Errorf("load lessons: %w", err)
 	}
@@ -387,12 +392,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	go a.Profiles.RunRefresh(ctx, time.Minute)
 	// Published content reaches every instance within seconds.
 	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
-		lib, err := library.LoadPublished(ctx, a.Content)
-		if err != nil {
+		if err := srv.ReloadContent(ctx); err != nil {
 			logger.Error("reload content", "error", err)
-			return
 		}
-		srv.SetLibrary(lib)
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()

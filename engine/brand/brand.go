@@ -78,36 +78,40 @@ func (b Brand) UI() ui.Brand {
 		SupportEmail: b.SupportEmail, Theme: b.Theme}
 }
 
-// Copy resolves copy keys for one brand, falling back to the default brand.
+// Copy resolves copy keys for one brand: the brand's published edits, its
+// seeded copy, then the default brand's edits and copy.
 type Copy struct {
-	brand, fallback map[string]string
+	layers []map[string]string
 }
 
 // T returns the text for key. A key missing everywhere returns the key itself
 // so the gap is visible rather than blank; a test asserts that every key the
 // screens use exists in the default brand.
 func (c Copy) T(key string) string {
-	if v, ok := c.brand[key]; ok {
-		return v
-	}
-	if v, ok := c.fallback[key]; ok {
-		return v
+	for _, l := range c.layers {
+		if v, ok := l[key]; ok {
+			return v
+		}
 	}
 	return key
 }
 
 // Has reports whether key resolves to real copy.
 func (c Copy) Has(key string) bool {
-	_, a := c.brand[key]
-	_, b := c.fallback[key]
-	return a || b
+	for _, l := range c.layers {
+		if _, ok := l[key]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Registry holds the brands in memory and picks one per request.
 type Registry struct {
-	brands  atomic.Pointer[map[string]Brand]
-	hosts   map[string]string
-	version atomic.Uint64
+	brands    atomic.Pointer[map[string]Brand]
+	overrides atomic.Pointer[map[string]map[string]string]
+	hosts     map[string]string
+	version   atomic.Uint64
 }
 
 // Version changes whenever the brands in memory change; caches of composed
@@ -171,7 +175,18 @@ func (r *Registry) Keys() []string {
 
 // Copy returns the copy resolver of a brand.
 func (r *Registry) Copy(b Brand) Copy {
-	return Copy{brand: b.Copy, fallback: r.Get(DefaultKey).Copy}
+	var edits map[string]map[string]string
+	if o := r.overrides.Load(); o != nil {
+		edits = *o
+	}
+	return Copy{layers: []map[string]string{edits[b.Key], b.Copy, edits[DefaultKey], r.Get(DefaultKey).Copy}}
+}
+
+// SetOverrides installs editors' published copy (brand → key → text); the
+// version changes so cached screens are composed again.
+func (r *Registry) SetOverrides(o map[string]map[string]string) {
+	r.overrides.Store(&o)
+	r.version.Add(1)
 }
 
 // FromPlanCode returns the brand key a plan code belongs to: plan codes carry

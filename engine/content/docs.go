@@ -170,3 +170,23 @@ func LoadPublished(ctx context.Context, repo *Repo) (*Library, error) {
 	}
 	return FromDocs(docs)
 }
+
+// LoadCopyOverrides returns the published copy edits: brand → key → text.
+func LoadCopyOverrides(ctx context.Context, repo *Repo) (map[string]map[string]string, error) {
+	items, err := repo.List(ctx, KindCopy)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]string{}
+	for _, d := range items {
+		if d.Status != StatusPublished || d.Published == nil {
+			continue
+		}
+		brandKey, key, _ := strings.Cut(d.Slug, "/")
+		if out[brandKey] == nil {
+			out[brandKey] = map[string]string{}
+		}
+		out[brandKey][key] = d.Published["body"]
+	}
+	return out, nil
+}

@@ -458,7 +458,14 @@ var requiredFields = map[string][]string{
 	KindArticle: {"title", "description", "body"},
 	KindTopic:   {"title", "description"},
 	KindPage:    {"title", "body"},
+	KindCopy:    {"body"},
 }
+
+// KindCopy is one brand's text for one copy key; its slug is "<brand>/<key>"
+// and its body the text. Published copy overrides the seeded brand copy.
+const KindCopy = "copy"
+
+var copySlugPattern = regexp.MustCompile(`^(default|_[a-z]_)/[a-z][a-zA-Z0-9]*(\.[a-zA-Z0-9]+)+$`)
 
 // Validate checks an editor's input for an item and returns the fields to
 // store (single-line fields trimmed, empty fields dropped) and a message per
@@ -515,6 +522,10 @@ func checkSlug(kind, slug string) string {
 	case KindPage:
 		if !slices.Contains(Pages, slug) {
 			return "Unknown page."
+		}
+	case KindCopy:
+		if !copySlugPattern.MatchString(slug) {
+			return "Use brand/key, such as default/signIn.headline."
 		}
 	case KindArticle:
 		topic, part, ok := strings.Cut(slug, "/")

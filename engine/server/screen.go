@@ -54,6 +54,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathStudioNew, public, s.studioEdit, nil},
 		{screens.PathStudioEdit + "*", public, s.studioEdit, nil},
 		{screens.PathStudioPreview + "*", public, s.studioPreview, nil},
+		{screens.PathStudioCopy + "*", public, s.studioCopy, nil},
 		{screens.PathInsights, protected, s.insightsScreen, byPath},
 		{screens.PathTopTrends, protected, s.trendsScreen, byPath},
 		{screens.PathTopHacks, protected, s.hacksScreen, byPath},

@@ -1,13 +1,16 @@
 package server
 
 import (
+	"context"
 	"errors"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 	"glimpse/engine/content"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
@@ -49,6 +52,8 @@ func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
 			f("body", true), f("conclusion", true)}
 	case content.KindTopic:
 		return []screens.StudioField{f("title", false), f("description", true), f("background", false)}
+	case content.KindCopy:
+		return []screens.StudioField{{Name: "body", Label: c.T("studio.field.copy"), Multiline: true}}
 	default:
 		if slug == "privacy" || slug == "terms" {
 			return []screens.StudioField{f("title", false), f("updated", false), f("body", true)}
@@ -93,6 +98,13 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
 	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
+	if engine.IsNotFound(err) && kind == content.KindCopy {
+		// Copy not edited yet: start from the text the brand shows now.
+		brandKey, key, _ := strings.Cut(slug, "/")
+		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
+		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, Slug: slug, Title: key, Status: content.StatusDraft,
+			CanEdit: m.CanEdit(), Fields: studioFields(r.ctx, kind, slug), Values: map[string]string{"body": current}}), nil
+	}
 	if engine.IsNotFound(err) {
 		return screens.Page{}, redirect(screens.PathStudio)
 	}
@@ -105,7 +117,7 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		revs = append(revs, screens.StudioRevision{N: rv.N, Action: rv.Action, By: rv.By,
 			At: rv.At.UTC().Format("Jan 2, 2006 15:04 UTC"), Changed: rv.Changed})
 	}
-	return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: d.Draft["title"],
+	return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d),
 		Status: d.Status, Pending: d.HasUnpublishedChanges(), CanEdit: m.CanEdit(),
 		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs}), nil
 }
@@ -197,6 +209,11 @@ func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
 	if isNew {
 		slug = strings.TrimSpace(req.NewSlug)
 	}
+	if req.Kind == content.KindCopy {
+		// Copy items come into being on their first save.
+		_, err := s.Content.Get(r.fiber.Context(), req.Kind, slug)
+		isNew = engine.IsNotFound(err)
+	}
 	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, req.fields(req.Kind, slug, r.ctx), m.Email, isNew); err != nil {
 		return nil, err
 	}
@@ -236,12 +253,58 @@ func (s *Server) studioChange(r *request, in any, change func(*studioItemRequest
 	if err := change(req, m.Email); err != nil {
 		return nil, err
 	}
-	lib, err := content.LoadPublished(r.fiber.Context(), s.Content)
-	if err != nil {
+	if err := s.ReloadContent(r.fiber.Context()); err != nil {
 		return nil, err
 	}
-	s.SetLibrary(lib)
 	return ui.Effects(ui.Refresh()), nil
+}
+
+// ReloadContent reads what is published (reading content and copy edits)
+// and swaps it in; the content watch calls it when another instance
+// publishes.
+func (s *Server) ReloadContent(ctx context.Context) error {
+	lib, err := content.LoadPublished(ctx, s.Content)
+	if err != nil {
+		return err
+	}
+	overrides, err := content.LoadCopyOverrides(ctx, s.Content)
+	if err != nil {
+		return err
+	}
+	s.SetLibrary(lib)
+	s.Brands.SetOverrides(overrides)
+	return nil
+}
+
+// studioCopy lists a brand's copy keys with their current text; each opens
+// its editor.
+func (s *Server) studioCopy(r *request) (screens.Page, error) {
+	m, err := s.studioMember(r.fiber)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	if m == nil {
+		return screens.Page{}, redirect(screens.PathStudio)
+	}
+	brandKey := strings.Trim(strings.TrimPrefix(r.path, screens.PathStudioCopy), "/")
+	if brandKey == "" {
+		brandKey = brand.DefaultKey
+	}
+	b := s.Brands.Get(brandKey)
+	if b.Key != brandKey {
+		return screens.Page{}, redirect(screens.PathStudioCopy + brand.DefaultKey)
+	}
+	copyOf := s.Brands.Copy(b)
+	keys := make([]string, 0, len(s.Brands.Get(brand.DefaultKey).Copy))
+	for k := range s.Brands.Get(brand.DefaultKey).Copy {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	items := make([]screens.StudioItem, 0, len(keys))
+	for _, k := range keys {
+		items = append(items, screens.StudioItem{Kind: content.KindCopy, Slug: brandKey + "/" + k, Title: copyOf.T(k)})
+	}
+	return screens.StudioCopy(r.ctx, brandKey, s.Brands.Keys(), items), nil
 }
 
 // studioPreview shows a draft as subscribers would see it once published.
@@ -313,4 +376,13 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 	page.Screen.Header = &ui.Node{Type: "header", Title: r.ctx.T("studio.preview"),
 		Back: ui.Navigate(screens.PathStudioEdit + d.Kind + "/" + d.Slug), BackLabel: r.ctx.T("subpage.back")}
 	return page, nil
+}
+
+// studioTitle names an item in the studio: its title, or a copy item's key.
+func studioTitle(d content.Doc) string {
+	if d.Kind == content.KindCopy {
+		_, key, _ := strings.Cut(d.Slug, "/")
+		return key
+	}
+	return d.Draft["title"]
 }

@@ -132,3 +132,32 @@ func TestStudioPreviewsEveryKind(t *testing.T) {
 		t.Errorf("an unknown item: %v", got)
 	}
 }
+
+func TestEditorChangesOneBrandsCopy(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleEditor)
+	list := h.screen("/studio/copy/_x_")
+	if screenID(list) != "studio-copy" || !strings.Contains(string(list.raw), "signIn.headline") {
+		t.Fatalf("copy list: %.300s", list.raw)
+	}
+	edit := h.screen("/studio/edit/copy/_x_/signIn.headline")
+	if screenID(edit) != "studio-edit" {
+		t.Fatalf("copy edit: %.300s", edit.raw)
+	}
+	headline := "See your Instagram the way your audience does"
+	if res := h.action("studio.save", item("copy", "_x_/signIn.headline", map[string]any{"body": headline})); res.status != 200 {
+		t.Fatalf("save copy: %d %s", res.status, res.raw)
+	}
+	if res := h.action("studio.publish", item("copy", "_x_/signIn.headline", nil)); res.status != 200 {
+		t.Fatalf("publish copy: %d %s", res.status, res.raw)
+	}
+	x := &harness{t: t, app: h.app, srv: h.srv, clock: h.clock, cookies: map[string]string{}, host: "x.glimpse.test"}
+	if !contains(texts(x.screen("/sign-in").body["screen"]), headline) {
+		t.Fatal("the _x_ brand does not show its edited headline")
+	}
+	d := &harness{t: t, app: h.app, srv: h.srv, clock: h.clock, cookies: map[string]string{}, host: h.host}
+	if contains(texts(d.screen("/sign-in").body["screen"]), headline) {
+		t.Fatal("the default brand shows _x_'s headline")
+	}
+}
