@@ -11,7 +11,7 @@ import (
 const (
 	PathStudio        = "/studio"
 	PathStudioEdit    = "/studio/edit/"
-	PathStudioNew     = "/studio/new/news"
+	PathStudioNew     = "/studio/new/"
 	PathStudioPreview = "/studio/preview/"
 	PathStudioCopy    = "/studio/copy/"
 	StudioSignInForm  = "studio-sign-in"
@@ -63,8 +63,12 @@ func StudioSignIn(c Context) Page {
 
 // StudioHome lists every editable item by kind.
 func StudioHome(c Context, staff string, groups map[string][]StudioItem) Page {
-	children := []*ui.Node{ui.Text("caption", strings.ReplaceAll(c.T("studio.signedInAs"), "{who}", staff)),
-		ui.Button(c.T("studio.newNews"), "primary", ui.Navigate(PathStudioNew))}
+	newRow := ui.Row("sm",
+		ui.Button(c.T("studio.new.news"), "primary", ui.Navigate(PathStudioNew+"news")),
+		ui.Button(c.T("studio.new.article"), "secondary", ui.Navigate(PathStudioNew+"article")),
+		ui.Button(c.T("studio.new.topic"), "secondary", ui.Navigate(PathStudioNew+"topic")))
+	newRow.Wrap = true
+	children := []*ui.Node{ui.Text("caption", strings.ReplaceAll(c.T("studio.signedInAs"), "{who}", staff)), newRow}
 	for _, kind := range []string{"news", "topic", "article", "page"} {
 		items := groups[kind]
 		rows := make([]*ui.Node, 0, len(items))
@@ -94,7 +98,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	form := map[string]any{}
 	inputs := []*ui.Node{}
 	if s.New {
-		in := ui.TextInput("slug", "text", c.T("studio.slug"), "my-news-item",
+		in := ui.TextInput("slug", "text", c.T("studio.slug."+s.Kind), "",
 			ui.Required(c.T("studio.required")))
 		inputs = append(inputs, in)
 		form["slug"] = ""
@@ -156,7 +160,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	}
 	title := s.Title
 	if title == "" {
-		title = c.T("studio.newNews")
+		title = c.T("studio.new." + s.Kind)
 	}
 	scr := SubPage(c, "studio-edit", title, ui.Navigate(PathStudio), ui.Stack("md", children...))
 	return Page{Screen: scr, State: state}

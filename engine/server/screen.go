@@ -51,7 +51,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
 		{screens.PathCourse, protected, s.courseScreen, nil},
 		{screens.PathStudio, public, s.studioHome, nil},
-		{screens.PathStudioNew, public, s.studioEdit, nil},
+		{screens.PathStudioNew + "*", public, s.studioEdit, nil},
 		{screens.PathStudioEdit + "*", public, s.studioEdit, nil},
 		{screens.PathStudioPreview + "*", public, s.studioPreview, nil},
 		{screens.PathStudioCopy + "*", public, s.studioCopy, nil},

@@ -92,9 +92,14 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	if m == nil {
 		return screens.Page{}, redirect(screens.PathStudio)
 	}
-	if r.path == screens.PathStudioNew {
-		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: content.KindNews, New: true, CanEdit: m.CanEdit(),
-			Fields: studioFields(r.ctx, content.KindNews, ""), Values: map[string]string{}}), nil
+	if kind, ok := strings.CutPrefix(r.path, screens.PathStudioNew); ok {
+		switch kind {
+		case content.KindNews, content.KindArticle, content.KindTopic:
+		default:
+			return screens.Page{}, redirect(screens.PathStudio)
+		}
+		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, New: true, CanEdit: m.CanEdit(),
+			Fields: studioFields(r.ctx, kind, ""), Values: map[string]string{}}), nil
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
 	d, err := s.Content.Get(r.fiber.Context(), kind, slug)

@@ -161,3 +161,33 @@ func TestEditorChangesOneBrandsCopy(t *testing.T) {
 		t.Fatal("the default brand shows _x_'s headline")
 	}
 }
+
+func TestEditorCreatesATopicAndAPart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleEditor)
+	if id := screenID(h.screen("/studio/new/topic")); id != "studio-edit" {
+		t.Fatalf("new topic screen: %q", id)
+	}
+	res := h.action("studio.save", map[string]any{"/doc/kind": "topic", "/doc/slug": "", "slug": "growth-basics",
+		"title": "Growth basics", "description": "Where every account starts."})
+	if res.status != 200 {
+		t.Fatalf("create topic: %d %s", res.status, res.raw)
+	}
+	res = h.action("studio.save", map[string]any{"/doc/kind": "article", "/doc/slug": "", "slug": "growth-basics/first-steps",
+		"part": "1", "title": "First steps", "description": "Begin here.", "body": "## Start\n\nPost often."})
+	if res.status != 200 {
+		t.Fatalf("create part: %d %s", res.status, res.raw)
+	}
+	dup := h.action("studio.save", map[string]any{"/doc/kind": "topic", "/doc/slug": "", "slug": "growth-basics",
+		"title": "Again", "description": "Again."})
+	if dup.status != http.StatusUnprocessableEntity || fieldErrors(dup)["slug"] == nil {
+		t.Fatalf("a duplicate slug: %d %s", dup.status, dup.raw)
+	}
+	h.action("studio.publish", map[string]any{"/doc/kind": "topic", "/doc/slug": "growth-basics"})
+	h.action("studio.publish", map[string]any{"/doc/kind": "article", "/doc/slug": "growth-basics/first-steps"})
+	sub := newSubscriberView(t, h)
+	if id := screenID(sub.screen("/dashboard/articles/growth-basics/first-steps")); id != "article" {
+		t.Fatalf("the new part for subscribers: %q", id)
+	}
+}
