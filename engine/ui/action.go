@@ -1,5 +1,7 @@
 package ui
 
+import "encoding/json"
+
 // Action is something a person can make happen: navigate, submit a form to a
 // named server action, open an overlay, and so on. Actions are data; the
 // renderer runs them and the server answers submits with more of them
@@ -32,6 +34,9 @@ type RawValue struct{ V any }
 
 // MarshalJSON writes the wrapped value as it is.
 func (r RawValue) MarshalJSON() ([]byte, error) { return marshalAny(r.V) }
+
+// UnmarshalJSON reads any JSON value.
+func (r *RawValue) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &r.V) }
 
 // Navigate pushes a history entry for an in-app path.
 func Navigate(to string) *Action { return &Action{Type: "navigate", To: to} }
