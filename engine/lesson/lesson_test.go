@@ -74,11 +74,11 @@ func TestRender(t *testing.T) {
 				t.Fatalf("output starts with %q, want %%PDF-", pdf[:min(8, len(pdf))])
 			}
 			doc := parsePDF(t, pdf)
-			if got := len(regexp.MustCompile(`/Type\s*/Page\b`).FindAll(pdf, -1)); got != len(doc.pages) {
-				t.Errorf("%d /Type /Page objects, but the page tree has %d kids", got, len(doc.pages))
+			if got := len(regexp.MustCompile(`/Type\s*/Page\b`).FindAll(pdf, -1)); got != len(doc.Pages) {
+				t.Errorf("%d /Type /Page objects, but the page tree has %d kids", got, len(doc.Pages))
 			}
-			if len(doc.pages) < 3 {
-				t.Fatalf("%d pages, want at least 3", len(doc.pages))
+			if len(doc.Pages) < 3 {
+				t.Fatalf("%d pages, want at least 3", len(doc.Pages))
 			}
 			// Every font is embedded as a TrueType program with a ToUnicode
 			// map, which is what makes the text extractable.
@@ -87,19 +87,19 @@ func TestRender(t *testing.T) {
 				t.Errorf("%d /FontFile2 and %d /ToUnicode entries, want at least 2 fonts each with a map", fonts, maps)
 			}
 			for _, line := range tt.cover {
-				if !slices.Contains(doc.pages[0], line) {
-					t.Errorf("cover has no line %q; its lines are %q", line, doc.pages[0])
+				if !slices.Contains(doc.Pages[0], line) {
+					t.Errorf("cover has no line %q; its lines are %q", line, doc.Pages[0])
 				}
 			}
-			for n, page := range doc.pages {
-				footer := fmt.Sprintf("Page %d of %d", n+1, len(doc.pages))
+			for n, page := range doc.Pages {
+				footer := fmt.Sprintf("Page %d of %d", n+1, len(doc.Pages))
 				if !slices.Contains(page, footer) {
 					t.Errorf("page %d has no footer %q", n+1, footer)
 				}
 			}
 			// The body's headings are extractable, and its text survives
 			// wrapping: each heading is one line, since none is long.
-			all := doc.text()
+			all := doc.Joined()
 			for _, b := range tt.doc.Body {
 				if b.Kind == "heading" && !strings.Contains(all, plain(b.Spans)) {
 					t.Errorf("text has no heading %q", plain(b.Spans))
@@ -141,7 +141,7 @@ func TestRenderRichText(t *testing.T) {
 	if got := bytes.Count(pdf, []byte("/FontFile2")); got != 4 {
 		t.Errorf("%d fonts embedded, want 4 (regular, bold, italic, bold italic)", got)
 	}
-	body := parsePDF(t, pdf).pages[1]
+	body := parsePDF(t, pdf).Pages[1]
 	for _, line := range []string{"Mixed", "spans", "bold", "italic", "both", "a link", "(https://example.com/a) and",
 		"https://example.com/b", "1.", "first", "2.", "second", "•", "bullet"} {
 		if !slices.Contains(body, line) {
@@ -200,7 +200,7 @@ func TestCache(t *testing.T) {
 	if cache.Renders() != 2 || etag3 == etag || bytes.Equal(third, first) {
 		t.Errorf("Get after the body changed: %d renders, etag %s (was %s); want a second render and a new etag", cache.Renders(), etag3, etag)
 	}
-	if !strings.Contains(parsePDF(t, third).text(), "A new closing line.") {
+	if !strings.Contains(parsePDF(t, third).Joined(), "A new closing line.") {
 		t.Error("the regenerated PDF lacks the new text")
 	}
 }

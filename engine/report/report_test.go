@@ -2,16 +2,14 @@ package report
 
 import (
 	"bytes"
-	"compress/zlib"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"glimpse/engine/pdftext"
 )
 
 func TestRender(t *testing.T) {
@@ -74,11 +72,11 @@ func TestRender(t *testing.T) {
 				t.Fatalf("output starts with %q, want %%PDF-", pdf[:min(8, len(pdf))])
 			}
 			doc := parsePDF(t, pdf)
-			if got := len(regexp.MustCompile(`/Type\s*/Page\b`).FindAll(pdf, -1)); got != len(doc.pages) {
-				t.Errorf("%d /Type /Page objects, but the page tree has %d kids", got, len(doc.pages))
+			if got := len(regexp.MustCompile(`/Type\s*/Page\b`).FindAll(pdf, -1)); got != len(doc.Pages) {
+				t.Errorf("%d /Type /Page objects, but the page tree has %d kids", got, len(doc.Pages))
 			}
-			if len(doc.pages) < tt.minPages {
-				t.Fatalf("%d pages, want at least %d", len(doc.pages), tt.minPages)
+			if len(doc.Pages) < tt.minPages {
+				t.Fatalf("%d pages, want at least %d", len(doc.Pages), tt.minPages)
 			}
 			// Both fonts (regular and bold) are embedded as TrueType programs
 			// and each has a ToUnicode map, which is what makes text extractable.
@@ -88,20 +86,20 @@ func TestRender(t *testing.T) {
 			if got := bytes.Count(pdf, []byte("/ToUnicode")); got != 2 {
 				t.Errorf("%d /ToUnicode entries, want 2", got)
 			}
-			for n, page := range doc.pages {
-				footer := fmt.Sprintf("Page %d of %d", n+1, len(doc.pages))
+			for n, page := range doc.Pages {
+				footer := fmt.Sprintf("Page %d of %d", n+1, len(doc.Pages))
 				if !slices.Contains(page, footer) {
 					t.Errorf("page %d has no footer %q", n+1, footer)
 				}
 			}
 			for n, want := range tt.lines {
 				for _, line := range want {
-					if !slices.Contains(doc.pages[n-1], line) {
-						t.Errorf("page %d has no line %q; its lines are %q", n, line, doc.pages[n-1])
+					if !slices.Contains(doc.Pages[n-1], line) {
+						t.Errorf("page %d has no line %q; its lines are %q", n, line, doc.Pages[n-1])
 					}
 				}
 			}
-			all := doc.text()
+			all := doc.Joined()
 			for _, fragment := range tt.contains {
 				if !strings.Contains(all, fragment) {
 					t.Errorf("text has no %q", fragment)
@@ -170,137 +168,12 @@ func BenchmarkRender(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes/pdf")
 }
 
-// parsedPDF is the text of a PDF, one slice of lines (text-showing
-// operations) per page, in page order.
-type parsedPDF struct {
-	pages [][]string
-}
-
-// text joins every line of every page with spaces, which undoes the
-// wrapping of paragraphs.
-func (p parsedPDF) text() string {
-	var all []string
-	for _, page := range p.pages {
-		all = append(all, page...)
-	}
-	return strings.Join(all, " ")
-}
-
-var (
-	objectPattern  = regexp.MustCompile(`(?s)(\d+) 0 obj\s*(.*?)endobj`)
-	kidsPattern    = regexp.MustCompile(`/Kids\s*\[([^\]]*)\]`)
-	refPattern     = regexp.MustCompile(`(\d+) 0 R`)
-	contentsRef    = regexp.MustCompile(`/Contents\s+(\d+) 0 R`)
-	resourcesRef   = regexp.MustCompile(`/Resources\s+(\d+) 0 R`)
-	fontRef        = regexp.MustCompile(`/F(\d+)\s+(\d+) 0 R`)
-	toUnicodeRef   = regexp.MustCompile(`/ToUnicode\s+(\d+) 0 R`)
-	rangePattern   = regexp.MustCompile(`<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>`)
-	operatorRegexp = regexp.MustCompile(`/F(\d+) [\d.]+ Tf|\[([^\]]*)\] TJ`)
-	hexString      = regexp.MustCompile(`<([0-9A-Fa-f]*)>`)
-)
-
-// parsePDF extracts the text of pdf the way a PDF reader does for fonts
-// embedded as CID fonts with Identity-H encoding: the content streams show
-// glyph IDs, and each font's ToUnicode CMap maps them back to characters.
-// It understands the subset of PDF that gopdf writes (uncompressed object
-// table, one content stream per page, FlateDecode or plain streams), which is
-// enough to prove the text is extractable without a PDF reader dependency.
-func parsePDF(t *testing.T, pdf []byte) parsedPDF {
+// parsePDF reads back a PDF's text, failing the test if it cannot.
+func parsePDF(t *testing.T, pdf []byte) pdftext.Text {
 	t.Helper()
-	objects := map[string][]byte{}
-	for _, m := range objectPattern.FindAllSubmatch(pdf, -1) {
-		objects[string(m[1])] = m[2]
+	text, err := pdftext.Extract(pdf)
+	if err != nil {
+		t.Fatal(err)
 	}
-	stream := func(id string) []byte {
-		body, ok := objects[id]
-		if !ok {
-			t.Fatalf("no object %s", id)
-		}
-		dict, data, ok := bytes.Cut(body, []byte("stream"))
-		if !ok {
-			t.Fatalf("object %s is not a stream", id)
-		}
-		data = bytes.TrimPrefix(bytes.TrimPrefix(data, []byte("\r")), []byte("\n"))
-		data, _, _ = bytes.Cut(data, []byte("endstream"))
-		if !bytes.Contains(dict, []byte("/FlateDecode")) {
-			return data
-		}
-		z, err := zlib.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatalf("object %s: %v", id, err)
-		}
-		plain, err := io.ReadAll(z)
-		if err != nil {
-			t.Fatalf("object %s: %v", id, err)
-		}
-		return plain
-	}
-	cmap := func(id string) map[uint16]rune {
-		m := map[uint16]rune{}
-		for _, r := range rangePattern.FindAllSubmatch(stream(id), -1) {
-			low, _ := strconv.ParseUint(string(r[1]), 16, 16)
-			high, _ := strconv.ParseUint(string(r[2]), 16, 16)
-			dst, _ := strconv.ParseUint(string(r[3]), 16, 32)
-			for g := low; g <= high; g++ {
-				m[uint16(g)] = rune(dst + g - low)
-			}
-		}
-		return m
-	}
-
-	var tree []byte
-	for _, body := range objects {
-		if regexp.MustCompile(`/Type\s*/Pages\b`).Match(body) {
-			tree = body
-		}
-	}
-	kids := kidsPattern.FindSubmatch(tree)
-	if kids == nil {
-		t.Fatal("no page tree")
-	}
-	var doc parsedPDF
-	for _, kid := range refPattern.FindAllSubmatch(kids[1], -1) {
-		page := objects[string(kid[1])]
-		fonts := map[string]map[uint16]rune{}
-		if res := resourcesRef.FindSubmatch(page); res != nil {
-			for _, f := range fontRef.FindAllSubmatch(objects[string(res[1])], -1) {
-				if u := toUnicodeRef.FindSubmatch(objects[string(f[2])]); u != nil {
-					fonts[string(f[1])] = cmap(string(u[1]))
-				}
-			}
-		}
-		contents := contentsRef.FindSubmatch(page)
-		if contents == nil {
-			t.Fatalf("page object %s has no contents", kid[1])
-		}
-		var lines []string
-		var current map[uint16]rune
-		for _, op := range operatorRegexp.FindAllSubmatch(stream(string(contents[1])), -1) {
-			if op[1] != nil {
-				current = fonts[string(op[1])]
-				if current == nil {
-					t.Fatalf("font F%s has no ToUnicode map", op[1])
-				}
-				continue
-			}
-			var line strings.Builder
-			for _, h := range hexString.FindAllSubmatch(op[2], -1) {
-				glyphs, err := hex.DecodeString(string(h[1]))
-				if err != nil {
-					t.Fatalf("bad glyph string %q: %v", h[1], err)
-				}
-				for i := 0; i+1 < len(glyphs); i += 2 {
-					g := uint16(glyphs[i])<<8 | uint16(glyphs[i+1])
-					r, ok := current[g]
-					if !ok {
-						t.Fatalf("glyph %d is not in the ToUnicode map", g)
-					}
-					line.WriteRune(r)
-				}
-			}
-			lines = append(lines, line.String())
-		}
-		doc.pages = append(doc.pages, lines)
-	}
-	return doc
+	return text
 }
