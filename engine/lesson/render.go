@@ -13,6 +13,7 @@ import (
 	"golang.org/x/image/font/gofont/goitalic"
 	"golang.org/x/image/font/gofont/goregular"
 
+	"glimpse/engine/pdfdraw"
 	"glimpse/engine/ui"
 )
 
@@ -38,19 +39,19 @@ const (
 )
 
 // rgb is a colour.
-type rgb struct{ r, g, b uint8 }
+type rgb = pdfdraw.RGB
 
 // Colours: ink and muted for text, and the brand palette for the cover
 // illustration, links and accents.
 var (
-	ink    = rgb{0x1d, 0x22, 0x2b}
-	muted  = rgb{0x5f, 0x67, 0x73}
-	rule   = rgb{0xd9, 0xdd, 0xe3}
-	white  = rgb{0xff, 0xff, 0xff}
-	blue   = rgb{0x3d, 0x5a, 0xfe}
-	pink   = rgb{0xff, 0x4f, 0x81}
-	yellow = rgb{0xf2, 0xb7, 0x05}
-	green  = rgb{0x14, 0x91, 0x5f}
+	ink    = rgb{R: 0x1d, G: 0x22, B: 0x2b}
+	muted  = rgb{R: 0x5f, G: 0x67, B: 0x73}
+	rule   = rgb{R: 0xd9, G: 0xdd, B: 0xe3}
+	white  = rgb{R: 0xff, G: 0xff, B: 0xff}
+	blue   = rgb{R: 0x3d, G: 0x5a, B: 0xfe}
+	pink   = rgb{R: 0xff, G: 0x4f, B: 0x81}
+	yellow = rgb{R: 0xf2, G: 0xb7, B: 0x05}
+	green  = rgb{R: 0x14, G: 0x91, B: 0x5f}
 )
 
 // Body text sizes in points.
@@ -78,11 +79,11 @@ func Render(d Doc, brand string) ([]byte, error) {
 	doc.cover(d, brand)
 	doc.body(d.Body)
 	doc.footers(d, brand)
-	if doc.err != nil {
-		return nil, fmt.Errorf("render %s: %w", d.Slug, doc.err)
+	if doc.Err != nil {
+		return nil, fmt.Errorf("render %s: %w", d.Slug, doc.Err)
 	}
 	var out bytes.Buffer
-	if _, err := doc.pdf.WriteTo(&out); err != nil {
+	if _, err := doc.PDF.WriteTo(&out); err != nil {
 		return nil, fmt.Errorf("render %s: write pdf: %w", d.Slug, err)
 	}
 	return out.Bytes(), nil
@@ -96,113 +97,35 @@ func kind(d Doc) string {
 	return "Reels playbook"
 }
 
-// document is a PDF being drawn. Drawing methods record the first error in
-// err and do nothing once it is set, so page code reads as a list of steps.
-type document struct {
-	pdf *gopdf.GoPdf
-	// y is where the next block starts on the current page.
-	y   float64
-	err error
-}
+// document is a PDF being drawn (see pdfdraw.Canvas).
+type document struct{ *pdfdraw.Canvas }
 
 // newDocument starts an A4 PDF with the Go fonts registered and the
 // document information taken from d.
 func newDocument(d Doc, brand string) (*document, error) {
-	pdf := &gopdf.GoPdf{}
-	pdf.Start(gopdf.Config{PageSize: *gopdf.PageSizeA4})
-	fonts := []struct {
-		family string
-		ttf    []byte
-	}{{regular, goregular.TTF}, {bold, gobold.TTF}, {italic, goitalic.TTF}, {boldItalic, gobolditalic.TTF}}
-	for _, f := range fonts {
-		if err := pdf.AddTTFFontData(f.family, f.ttf); err != nil {
-			return nil, fmt.Errorf("load font %s: %w", f.family, err)
-		}
+	c, err := pdfdraw.New(margin, contentBottom, pdfdraw.Font{Family: regular, TTF: goregular.TTF},
+		pdfdraw.Font{Family: bold, TTF: gobold.TTF}, pdfdraw.Font{Family: italic, TTF: goitalic.TTF},
+		pdfdraw.Font{Family: boldItalic, TTF: gobolditalic.TTF})
+	if err != nil {
+		return nil, err
 	}
-	pdf.SetInfo(gopdf.PdfInfo{
+	c.PDF.SetInfo(gopdf.PdfInfo{
 		Title:    d.Title,
 		Subject:  kind(d),
 		Author:   brand,
 		Creator:  brand,
 		Producer: brand,
 	})
-	return &document{pdf: pdf}, nil
-}
-
-// newPage starts a page and puts y at its top margin.
-func (d *document) newPage() {
-	d.pdf.AddPage()
-	d.y = margin
-}
-
-// ensure starts a new page when a block of height h does not fit below y.
-func (d *document) ensure(h float64) {
-	if d.y+h > contentBottom {
-		d.newPage()
-	}
-}
-
-// font selects a family and size.
-func (d *document) font(family string, size float64) {
-	if d.err == nil {
-		d.err = d.pdf.SetFont(family, "", size)
-	}
-}
-
-// text draws s with its top-left corner at (x, y) in colour c.
-func (d *document) text(x, y float64, s string, c rgb) {
-	d.textAligned(x, y, 0, s, c, gopdf.Left)
-}
-
-// textAligned draws s in a box of width w whose top-left corner is (x, y),
-// aligned with align (gopdf.Left, gopdf.Center or gopdf.Right); a zero w is
-// the text's own width.
-func (d *document) textAligned(x, y, w float64, s string, c rgb, align int) {
-	if d.err != nil || s == "" {
-		return
-	}
-	if w == 0 {
-		if w = d.width(s); d.err != nil {
-			return
-		}
-	}
-	d.pdf.SetTextColor(c.r, c.g, c.b)
-	d.pdf.SetXY(x, y)
-	d.err = d.pdf.CellWithOption(&gopdf.Rect{W: w, H: 1}, s, gopdf.CellOption{Align: align | gopdf.Top})
-}
-
-// width is the width of s in the current font.
-func (d *document) width(s string) float64 {
-	if d.err != nil {
-		return 0
-	}
-	w, err := d.pdf.MeasureTextWidth(s)
-	if err != nil {
-		d.err = err
-	}
-	return w
-}
-
-// line draws a straight line from (x1, y1) to (x2, y2).
-func (d *document) line(x1, y1, x2, y2, width float64, c rgb) {
-	d.pdf.SetLineWidth(width)
-	d.pdf.SetStrokeColor(c.r, c.g, c.b)
-	d.pdf.Line(x1, y1, x2, y2)
-}
-
-// fill paints a rectangle whose top-left corner is (x, y).
-func (d *document) fill(x, y, w, h float64, c rgb) {
-	d.pdf.SetFillColor(c.r, c.g, c.b)
-	d.pdf.RectFromUpperLeftWithStyle(x, y, w, h, "F")
+	return &document{c}, nil
 }
 
 // roundedFill paints a rectangle with rounded corners of radius r.
 func (d *document) roundedFill(x, y, w, h, r float64, c rgb) {
-	if d.err != nil {
+	if d.Err != nil {
 		return
 	}
-	d.pdf.SetFillColor(c.r, c.g, c.b)
-	d.err = d.pdf.Rectangle(x, y, x+w, y+h, "F", r, 6)
+	d.PDF.SetFillColor(c.R, c.G, c.B)
+	d.Err = d.PDF.Rectangle(x, y, x+w, y+h, "F", r, 6)
 }
 
 // circle paints a disc of radius r centred on (cx, cy), as a polygon
@@ -214,36 +137,36 @@ func (d *document) circle(cx, cy, r float64, c rgb) {
 		a := 2 * math.Pi * float64(i) / steps
 		points[i] = gopdf.Point{X: cx + r*math.Cos(a), Y: cy + r*math.Sin(a)}
 	}
-	d.pdf.SetFillColor(c.r, c.g, c.b)
-	d.pdf.Polygon(points, "F")
+	d.PDF.SetFillColor(c.R, c.G, c.B)
+	d.PDF.Polygon(points, "F")
 }
 
 // cover draws page 1: brand, series, lesson number, title and subtitle over
 // an illustration of a profile on a phone.
 func (d *document) cover(doc Doc, brand string) {
-	d.newPage()
+	d.NewPage()
 	// A strip of the four brand colours across the top edge.
 	for i, c := range []rgb{blue, pink, yellow, green} {
-		d.fill(float64(i)*pageWidth/4, 0, pageWidth/4, 10, c)
+		d.Fill(float64(i)*pageWidth/4, 0, pageWidth/4, 10, c)
 	}
-	d.y = margin + 8
-	d.font(bold, 15)
-	d.text(margin, d.y, brand, blue)
-	d.y += 22
-	d.font(regular, 12)
-	d.text(margin, d.y, kind(doc), muted)
-	d.y += 64
+	d.Y = margin + 8
+	d.Font(bold, 15)
+	d.Text(margin, d.Y, brand, blue)
+	d.Y += 22
+	d.Font(regular, 12)
+	d.Text(margin, d.Y, kind(doc), muted)
+	d.Y += 64
 	if doc.IsLesson() {
-		d.font(bold, 16)
-		d.text(margin, d.y, fmt.Sprintf("Lesson %d", doc.Number), pink)
-		d.y += 30
+		d.Font(bold, 16)
+		d.Text(margin, d.Y, fmt.Sprintf("Lesson %d", doc.Number), pink)
+		d.Y += 30
 	}
 	d.rich([]ui.Span{{Text: doc.Title}}, look{size: 30, lead: 1.2, colour: ink, strong: true}, margin, contentWidth)
-	d.y += 10
+	d.Y += 10
 	if doc.Subtitle != "" {
 		d.rich([]ui.Span{{Text: doc.Subtitle}}, look{size: 15, lead: 1.35, colour: muted}, margin, contentWidth)
 	}
-	top := max(d.y+30, 420)
+	top := max(d.Y+30, 420)
 	d.illustration(margin, top, contentWidth, contentBottom-top-10)
 }
 
@@ -255,9 +178,9 @@ func (d *document) illustration(x, y, w, h float64) {
 		return
 	}
 	// Background discs, clear of the phone.
-	d.circle(x+w-90, y+90, 80, rgb{0xfd, 0xf1, 0xc8})
-	d.circle(x+w-40, y+h-60, 46, rgb{0xd9, 0xf0, 0xe5})
-	d.circle(x+60, y+h-40, 30, rgb{0xff, 0xe0, 0xe9})
+	d.circle(x+w-90, y+90, 80, rgb{R: 0xfd, G: 0xf1, B: 0xc8})
+	d.circle(x+w-40, y+h-60, 46, rgb{R: 0xd9, G: 0xf0, B: 0xe5})
+	d.circle(x+60, y+h-40, 30, rgb{R: 0xff, G: 0xe0, B: 0xe9})
 
 	phoneH := min(h, 330.0)
 	phoneW := phoneH * 0.52
@@ -294,20 +217,20 @@ func (d *document) illustration(x, y, w, h float64) {
 		if ty+tile > sy+sh-6 {
 			break
 		}
-		d.fill(tx, ty, tile, tile, c)
+		d.Fill(tx, ty, tile, tile, c)
 	}
 
 	// A like heart beside the phone: two discs over a triangle.
 	hx, hy, r := px+phoneW+46, py+phoneH*0.55, 16.0
 	d.circle(hx-r*0.7, hy, r, pink)
 	d.circle(hx+r*0.7, hy, r, pink)
-	d.pdf.SetFillColor(pink.r, pink.g, pink.b)
-	d.pdf.Polygon([]gopdf.Point{{X: hx - 1.62*r, Y: hy + 0.45*r}, {X: hx + 1.62*r, Y: hy + 0.45*r}, {X: hx, Y: hy + 2.1*r}}, "F")
+	d.PDF.SetFillColor(pink.R, pink.G, pink.B)
+	d.PDF.Polygon([]gopdf.Point{{X: hx - 1.62*r, Y: hy + 0.45*r}, {X: hx + 1.62*r, Y: hy + 0.45*r}, {X: hx, Y: hy + 2.1*r}}, "F")
 	// A speech bubble on the other side.
 	bx, by := px-110, py+phoneH*0.3
 	d.roundedFill(bx, by, 70, 40, 12, blue)
-	d.pdf.SetFillColor(blue.r, blue.g, blue.b)
-	d.pdf.Polygon([]gopdf.Point{{X: bx + 46, Y: by + 38}, {X: bx + 62, Y: by + 38}, {X: bx + 66, Y: by + 52}}, "F")
+	d.PDF.SetFillColor(blue.R, blue.G, blue.B)
+	d.PDF.Polygon([]gopdf.Point{{X: bx + 46, Y: by + 38}, {X: bx + 62, Y: by + 38}, {X: bx + 66, Y: by + 52}}, "F")
 	for i := range 3 {
 		d.circle(bx+21+float64(i)*14, by+20, 3.5, white)
 	}
@@ -315,35 +238,35 @@ func (d *document) illustration(x, y, w, h float64) {
 
 // body draws the document's blocks from a new page on.
 func (d *document) body(blocks []ui.RichBlock) {
-	d.newPage()
+	d.NewPage()
 	text := look{size: bodySize, lead: bodyLead, colour: ink}
 	for i, b := range blocks {
 		switch b.Kind {
 		case "heading":
 			size := headingSizes[min(max(b.Level, 2), 4)]
 			if i > 0 {
-				d.y += size * 0.6
+				d.Y += size * 0.6
 			}
 			// Keep a heading with the first lines under it.
-			d.ensure(size*1.3 + 3*bodySize*bodyLead)
+			d.Ensure(size*1.3 + 3*bodySize*bodyLead)
 			d.rich(b.Spans, look{size: size, lead: 1.3, colour: ink, strong: true}, margin, contentWidth)
-			d.y += size * 0.35
+			d.Y += size * 0.35
 		case "paragraph":
 			d.rich(b.Spans, text, margin, contentWidth)
-			d.y += blockGap
+			d.Y += blockGap
 		case "list":
 			for n, item := range b.Items {
 				marker := "•"
 				if b.Ordered {
 					marker = fmt.Sprintf("%d.", n+1)
 				}
-				d.ensure(bodySize * bodyLead)
-				d.font(regular, bodySize)
-				d.textAligned(margin, d.y, listIndent-6, marker, muted, gopdf.Right)
+				d.Ensure(bodySize * bodyLead)
+				d.Font(regular, bodySize)
+				d.TextAligned(margin, d.Y, listIndent-6, marker, muted, gopdf.Right)
 				d.rich(item, text, margin+listIndent, contentWidth-listIndent)
-				d.y += blockGap / 2
+				d.Y += blockGap / 2
 			}
-			d.y += blockGap / 2
+			d.Y += blockGap / 2
 		}
 	}
 }
@@ -355,16 +278,16 @@ func (d *document) footers(doc Doc, brand string) {
 	if doc.IsLesson() {
 		name = fmt.Sprintf("Lesson %d: %s", doc.Number, doc.Title)
 	}
-	total := d.pdf.GetNumberOfPages()
-	for page := 1; page <= total && d.err == nil; page++ {
-		if d.err = d.pdf.SetPage(page); d.err != nil {
+	total := d.PDF.GetNumberOfPages()
+	for page := 1; page <= total && d.Err == nil; page++ {
+		if d.Err = d.PDF.SetPage(page); d.Err != nil {
 			return
 		}
 		y := pageHeight - margin + 6
-		d.line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
-		d.font(regular, 8)
-		d.text(margin, y, brand+" · "+name, muted)
-		d.textAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
+		d.Line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
+		d.Font(regular, 8)
+		d.Text(margin, y, brand+" · "+name, muted)
+		d.TextAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
 	}
 }
 
@@ -446,8 +369,8 @@ func (d *document) measure(ws []word, size float64) {
 		w.width = 0
 		for j := range w.pieces {
 			p := &w.pieces[j]
-			d.font(p.style.family(), size)
-			p.width = d.width(p.text)
+			d.Font(p.style.family(), size)
+			p.width = d.Width(p.text)
 			w.width += p.width
 		}
 	}
@@ -459,14 +382,14 @@ func (d *document) split(w word, width, size float64) []word {
 	var out []word
 	cur := word{}
 	for _, p := range w.pieces {
-		d.font(p.style.family(), size)
+		d.Font(p.style.family(), size)
 		run := ""
 		for _, r := range p.text {
-			cw := d.width(string(r))
-			if cur.width+d.width(run)+cw > width && (run != "" || len(cur.pieces) > 0) {
+			cw := d.Width(string(r))
+			if cur.width+d.Width(run)+cw > width && (run != "" || len(cur.pieces) > 0) {
 				if run != "" {
-					cur.pieces = append(cur.pieces, piece{text: run, style: p.style, width: d.width(run)})
-					cur.width += d.width(run)
+					cur.pieces = append(cur.pieces, piece{text: run, style: p.style, width: d.Width(run)})
+					cur.width += d.Width(run)
 				}
 				out = append(out, cur)
 				cur, run = word{}, ""
@@ -474,7 +397,7 @@ func (d *document) split(w word, width, size float64) []word {
 			run += string(r)
 		}
 		if run != "" {
-			rw := d.width(run)
+			rw := d.Width(run)
 			cur.pieces = append(cur.pieces, piece{text: run, style: p.style, width: rw})
 			cur.width += rw
 		}
@@ -491,8 +414,8 @@ func (d *document) split(w word, width, size float64) []word {
 func (d *document) rich(spans []ui.Span, l look, x, width float64) {
 	ws := words(spans, l.strong)
 	d.measure(ws, l.size)
-	d.font(regular, l.size)
-	space := d.width(" ")
+	d.Font(regular, l.size)
+	space := d.Width(" ")
 	lineHeight := l.size * l.lead
 
 	var lines [][]word
@@ -519,9 +442,9 @@ func (d *document) rich(spans []ui.Span, l look, x, width float64) {
 		lines = append(lines, line)
 	}
 	for _, line := range lines {
-		d.ensure(lineHeight)
+		d.Ensure(lineHeight)
 		d.drawLine(line, l, x, space)
-		d.y += lineHeight
+		d.Y += lineHeight
 	}
 }
 
@@ -555,11 +478,11 @@ func (d *document) drawLine(line []word, l look, x, space float64) {
 		}
 	}
 	for _, r := range runs {
-		d.font(r.style.family(), l.size)
+		d.Font(r.style.family(), l.size)
 		c := l.colour
 		if r.style.link {
 			c = blue
 		}
-		d.text(r.x, d.y, r.text, c)
+		d.Text(r.x, d.Y, r.text, c)
 	}
 }

@@ -23,10 +23,10 @@ func (d *document) lineChart(x, y, w, h float64, series []analysis.Point, label 
 	plotW, plotH := w-axisGutter-8, h-dateGutter-8
 
 	if len(series) == 0 {
-		d.line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, muted)
-		d.line(plotX, plotY, plotX, plotY+plotH, 0.8, muted)
-		d.font(regular, 10)
-		d.textAligned(plotX, plotY+plotH/2-5, plotW, "No data yet: the chart fills in as snapshots are taken.", muted, gopdf.Center)
+		d.Line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, muted)
+		d.Line(plotX, plotY, plotX, plotY+plotH, 0.8, muted)
+		d.Font(regular, 10)
+		d.TextAligned(plotX, plotY+plotH/2-5, plotW, "No data yet: the chart fills in as snapshots are taken.", muted, gopdf.Center)
 		return
 	}
 
@@ -41,21 +41,21 @@ func (d *document) lineChart(x, y, w, h float64, series []analysis.Point, label 
 	}
 	py := func(v float64) float64 { return plotY + plotH - (v-low)/(high-low)*plotH }
 
-	d.font(regular, 7.5)
+	d.Font(regular, 7.5)
 	for i := 0; i <= grid; i++ {
 		v := low + (high-low)*float64(i)/grid
 		gy := py(v)
-		d.line(plotX, gy, plotX+plotW, gy, 0.4, rule)
-		d.textAligned(x, gy-4, axisGutter-6, label(v), muted, gopdf.Right)
+		d.Line(plotX, gy, plotX+plotW, gy, 0.4, rule)
+		d.TextAligned(x, gy-4, axisGutter-6, label(v), muted, gopdf.Right)
 	}
-	d.line(plotX, plotY, plotX, plotY+plotH, 0.8, muted)
-	d.line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, muted)
+	d.Line(plotX, plotY, plotX, plotY+plotH, 0.8, muted)
+	d.Line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, muted)
 
 	for i := 1; i < len(series); i++ {
-		d.line(px(series[i-1]), py(series[i-1].Value), px(series[i]), py(series[i].Value), 1.6, accent)
+		d.Line(px(series[i-1]), py(series[i-1].Value), px(series[i]), py(series[i].Value), 1.6, accent)
 	}
 	for _, p := range series {
-		d.fill(px(p)-1.8, py(p.Value)-1.8, 3.6, 3.6, accent)
+		d.Fill(px(p)-1.8, py(p.Value)-1.8, 3.6, 3.6, accent)
 	}
 
 	// First and last values above their points and their dates under the
@@ -72,10 +72,10 @@ func (d *document) lineChart(x, y, w, h float64, series []analysis.Point, label 
 // pointLabels writes p's value just above valueY and its date just below
 // axisY, in a box from x of width w aligned with align.
 func (d *document) pointLabels(x, w, valueY, axisY float64, p analysis.Point, label func(float64) string, align int) {
-	d.font(bold, 8)
-	d.textAligned(x, valueY-13, w, label(p.Value), ink, align)
-	d.font(regular, 8)
-	d.textAligned(x, axisY+5, w, shortDay(p.At), muted, align)
+	d.Font(bold, 8)
+	d.TextAligned(x, valueY-13, w, label(p.Value), ink, align)
+	d.Font(regular, 8)
+	d.TextAligned(x, axisY+5, w, shortDay(p.At), muted, align)
 }
 
 // valueRange returns the value axis bounds of series: its lowest and highest
@@ -109,17 +109,17 @@ func (d *document) levelBar(x, y, w float64, level int, labels [5]string) {
 			colour = levelColours[level-1]
 		}
 		cx := x + float64(i)*(cell+gap)
-		d.fill(cx, y, cell, height, colour)
-		d.font(regular, 7.5)
+		d.Fill(cx, y, cell, height, colour)
+		d.Font(regular, 7.5)
 		text := muted
 		if i+1 == level {
-			d.font(bold, 7.5)
+			d.Font(bold, 7.5)
 			text = ink
 		}
-		d.textAligned(cx, y+height+4, cell, labels[i], text, gopdf.Center)
+		d.TextAligned(cx, y+height+4, cell, labels[i], text, gopdf.Center)
 	}
 	// A strip of each level's colour under the labels keys the scale.
 	for i := range 5 {
-		d.fill(x+float64(i)*(cell+gap), y+height+16, cell, 3, levelColours[i])
+		d.Fill(x+float64(i)*(cell+gap), y+height+16, cell, 3, levelColours[i])
 	}
 }

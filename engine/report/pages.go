@@ -11,47 +11,47 @@ import (
 // cover draws page 1: who the report is about, when and from what it was
 // made, the summary figures and the methodology note.
 func (d *document) cover(r Report) {
-	d.newPage()
-	d.fill(margin, d.y, contentWidth, 4, accent)
-	d.y += 28
-	d.font(bold, 30)
-	d.text(margin, d.y, r.Brand, ink)
-	d.y += 44
-	d.font(bold, 20)
-	d.text(margin, d.y, "Instagram profile report", ink)
-	d.y += 30
-	d.font(regular, 18)
-	d.text(margin, d.y, "@"+r.Username, accent)
-	d.y += 34
-	d.font(regular, 10)
-	d.text(margin, d.y, "Generated "+r.GeneratedAt.Format("2 Jan 2006 15:04 MST"), muted)
-	d.y += 15
+	d.NewPage()
+	d.Fill(margin, d.Y, contentWidth, 4, accent)
+	d.Y += 28
+	d.Font(bold, 30)
+	d.Text(margin, d.Y, r.Brand, ink)
+	d.Y += 44
+	d.Font(bold, 20)
+	d.Text(margin, d.Y, "Instagram profile report", ink)
+	d.Y += 30
+	d.Font(regular, 18)
+	d.Text(margin, d.Y, "@"+r.Username, accent)
+	d.Y += 34
+	d.Font(regular, 10)
+	d.Text(margin, d.Y, "Generated "+r.GeneratedAt.Format("2 Jan 2006 15:04 MST"), muted)
+	d.Y += 15
 	if !r.Result.TakenAt.IsZero() {
-		d.text(margin, d.y, "Data as of "+r.Result.TakenAt.Format("2 Jan 2006 15:04 MST"), muted)
-		d.y += 15
+		d.Text(margin, d.Y, "Data as of "+r.Result.TakenAt.Format("2 Jan 2006 15:04 MST"), muted)
+		d.Y += 15
 	}
 	if r.Source != "" {
-		d.text(margin, d.y, "Source: "+r.Source, muted)
-		d.y += 15
+		d.Text(margin, d.Y, "Source: "+r.Source, muted)
+		d.Y += 15
 	}
-	d.y += 30
+	d.Y += 30
 
 	e := r.Result.Engagement
 	d.heading("Summary", 16)
-	d.font(regular, 10)
-	d.text(margin, d.y, "Engagement rate", muted)
-	d.y += 15
-	d.font(bold, 30)
+	d.Font(regular, 10)
+	d.Text(margin, d.Y, "Engagement rate", muted)
+	d.Y += 15
+	d.Font(bold, 30)
 	rate := "–"
 	if e.Level > 0 {
 		rate = percent(e.Rate)
 	}
-	d.text(margin, d.y, rate, ink)
-	d.font(regular, 12)
-	d.text(margin+180, d.y+12, levelPhrase(e), levelTextColour(e.Level))
-	d.y += 44
-	d.levelBar(margin, d.y, contentWidth, e.Level, levelLabels(e))
-	d.y += 44
+	d.Text(margin, d.Y, rate, ink)
+	d.Font(regular, 12)
+	d.Text(margin+180, d.Y+12, levelPhrase(e), levelTextColour(e.Level))
+	d.Y += 44
+	d.levelBar(margin, d.Y, contentWidth, e.Level, levelLabels(e))
+	d.Y += 44
 
 	rows := [][2]string{
 		{"Followers analysed", thousands(e.Followers)},
@@ -62,14 +62,14 @@ func (d *document) cover(r Report) {
 		{"Total comments", thousands(e.TotalComments)},
 	}
 	for _, row := range rows {
-		d.font(regular, 11)
-		d.text(margin, d.y, row[0], ink)
-		d.font(bold, 11)
-		d.textAligned(margin, d.y, contentWidth, row[1], ink, gopdf.Right)
-		d.y += 16
-		d.line(margin, d.y-3, pageWidth-margin, d.y-3, 0.4, rule)
+		d.Font(regular, 11)
+		d.Text(margin, d.Y, row[0], ink)
+		d.Font(bold, 11)
+		d.TextAligned(margin, d.Y, contentWidth, row[1], ink, gopdf.Right)
+		d.Y += 16
+		d.Line(margin, d.Y-3, pageWidth-margin, d.Y-3, 0.4, rule)
 	}
-	d.y += 24
+	d.Y += 24
 	d.heading("Methodology", 12)
 	d.paragraph(regular, 9.5, Methodology, muted)
 	d.paragraph(regular, 9.5, "The rate is compared with benchmarks for accounts of a similar size to give its level from 1 (low) to 5 (high).", muted)
@@ -81,25 +81,25 @@ func (d *document) cover(r Report) {
 // charts draws page 2: follower count and engagement rate over time, and
 // the level bar.
 func (d *document) charts(r Report) {
-	d.newPage()
+	d.NewPage()
 	d.heading("Growth and engagement", 20)
-	d.y += 6
+	d.Y += 6
 
 	d.heading("Follower count over time", 13)
-	d.lineChart(margin, d.y, contentWidth, 230, r.Followers, func(v float64) string { return thousands(int(v + 0.5)) })
-	d.y += 250
+	d.lineChart(margin, d.Y, contentWidth, 230, r.Followers, func(v float64) string { return thousands(int(v + 0.5)) })
+	d.Y += 250
 
 	d.heading("Engagement rate over time", 13)
-	d.lineChart(margin, d.y, contentWidth, 230, r.Engagement, percent)
-	d.y += 250
+	d.lineChart(margin, d.Y, contentWidth, 230, r.Engagement, percent)
+	d.Y += 250
 
 	e := r.Result.Engagement
 	d.heading("Engagement level", 13)
-	d.font(regular, 10)
-	d.text(margin, d.y, levelPhrase(e), levelTextColour(e.Level))
-	d.y += 18
-	d.levelBar(margin, d.y, contentWidth, e.Level, levelLabels(e))
-	d.y += 44
+	d.Font(regular, 10)
+	d.Text(margin, d.Y, levelPhrase(e), levelTextColour(e.Level))
+	d.Y += 18
+	d.levelBar(margin, d.Y, contentWidth, e.Level, levelLabels(e))
+	d.Y += 44
 }
 
 // sampleNames is how many usernames the report lists per audience group.
@@ -108,7 +108,7 @@ const sampleNames = 20
 // audience draws page 3 (and more when needed): each audience group with its
 // size or "not available", what it is based on, and its first usernames.
 func (d *document) audience(r Report) {
-	d.newPage()
+	d.NewPage()
 	d.heading("Audience", 20)
 	a := r.Result.Audience
 	groups := []struct {
@@ -124,20 +124,20 @@ func (d *document) audience(r Report) {
 		{"Not following back", a.NotFollowingBack},
 	}
 	for _, g := range groups {
-		d.ensure(60)
-		d.y += 6
-		d.font(bold, 12)
-		d.text(margin, d.y, g.name, ink)
+		d.Ensure(60)
+		d.Y += 6
+		d.Font(bold, 12)
+		d.Text(margin, d.Y, g.name, ink)
 		count, colour := "not available", muted
 		if g.category.Count != nil {
 			count, colour = thousands(*g.category.Count), ink
 		}
-		d.textAligned(margin, d.y, contentWidth, count, colour, gopdf.Right)
-		d.y += 17
+		d.TextAligned(margin, d.Y, contentWidth, count, colour, gopdf.Right)
+		d.Y += 17
 		d.paragraph(regular, 9, g.category.Basis, muted)
 		names := g.category.Usernames[:min(sampleNames, len(g.category.Usernames))]
 		if len(names) > 0 {
-			d.y += 2
+			d.Y += 2
 			list := ""
 			for i, name := range names {
 				if i > 0 {
@@ -150,18 +150,18 @@ func (d *document) audience(r Report) {
 			}
 			d.paragraph(regular, 9.5, list, ink)
 		}
-		d.y += 4
-		d.line(margin, d.y, pageWidth-margin, d.y, 0.4, rule)
-		d.y += 4
+		d.Y += 4
+		d.Line(margin, d.Y, pageWidth-margin, d.Y, 0.4, rule)
+		d.Y += 4
 	}
 }
 
 // topPosts draws the last page: the most liked and most commented posts.
 func (d *document) topPosts(r Report) {
-	d.newPage()
+	d.NewPage()
 	d.heading("Top posts", 20)
 	d.postTable("Most liked", r.Result.MostLiked, "like", "likes", "None of the analysed posts has a like yet.")
-	d.y += 16
+	d.Y += 16
 	d.postTable("Most commented", r.Result.MostCommented, "comment", "comments", "None of the analysed posts has a comment yet.")
 }
 
@@ -174,17 +174,17 @@ func (d *document) postTable(title string, posts []analysis.TopPost, singular, m
 		return
 	}
 	for i, p := range posts {
-		d.ensure(20)
-		d.font(bold, 11)
-		d.text(margin, d.y, fmt.Sprintf("%d.", i+1), ink)
-		d.font(regular, 11)
-		d.text(margin+24, d.y, "Posted "+day(p.TakenAt), ink)
-		d.font(regular, 8.5)
-		d.text(margin+170, d.y+2, "Post "+p.ID, muted)
-		d.font(bold, 11)
-		d.textAligned(margin, d.y, contentWidth, plural(p.Count, singular, many), ink, gopdf.Right)
-		d.y += 18
-		d.line(margin, d.y-4, pageWidth-margin, d.y-4, 0.4, rule)
+		d.Ensure(20)
+		d.Font(bold, 11)
+		d.Text(margin, d.Y, fmt.Sprintf("%d.", i+1), ink)
+		d.Font(regular, 11)
+		d.Text(margin+24, d.Y, "Posted "+day(p.TakenAt), ink)
+		d.Font(regular, 8.5)
+		d.Text(margin+170, d.Y+2, "Post "+p.ID, muted)
+		d.Font(bold, 11)
+		d.TextAligned(margin, d.Y, contentWidth, plural(p.Count, singular, many), ink, gopdf.Right)
+		d.Y += 18
+		d.Line(margin, d.Y-4, pageWidth-margin, d.Y-4, 0.4, rule)
 	}
 }
 

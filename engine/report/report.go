@@ -21,6 +21,7 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 
 	"glimpse/engine/analysis"
+	"glimpse/engine/pdfdraw"
 )
 
 // Report is everything one profile report shows.
@@ -63,16 +64,16 @@ const (
 )
 
 // rgb is a colour.
-type rgb struct{ r, g, b uint8 }
+type rgb = pdfdraw.RGB
 
 // Colours of the report. levelColours[i] colours level i+1, as on the
 // Analytics screen's 5-cell bar.
 var (
-	ink          = rgb{0x1d, 0x22, 0x2b}
-	muted        = rgb{0x5f, 0x67, 0x73}
-	rule         = rgb{0xd9, 0xdd, 0xe3}
-	accent       = rgb{0x3b, 0x5b, 0xdb}
-	levelColours = [5]rgb{{0xd9, 0x2d, 0x42}, {0xf0, 0x6b, 0x2a}, {0xf2, 0xb7, 0x05}, {0x5a, 0xc2, 0x6a}, {0x14, 0x91, 0x5f}}
+	ink          = rgb{R: 0x1d, G: 0x22, B: 0x2b}
+	muted        = rgb{R: 0x5f, G: 0x67, B: 0x73}
+	rule         = rgb{R: 0xd9, G: 0xdd, B: 0xe3}
+	accent       = rgb{R: 0x3b, G: 0x5b, B: 0xdb}
+	levelColours = [5]rgb{{R: 0xd9, G: 0x2d, B: 0x42}, {R: 0xf0, G: 0x6b, B: 0x2a}, {R: 0xf2, G: 0xb7, B: 0x05}, {R: 0x5a, G: 0xc2, B: 0x6a}, {R: 0x14, G: 0x91, B: 0x5f}}
 )
 
 // Render draws r as a PDF of at least four pages: the cover with the summary
@@ -88,37 +89,28 @@ func Render(r Report) ([]byte, error) {
 	d.audience(r)
 	d.topPosts(r)
 	d.footers(r)
-	if d.err != nil {
-		return nil, fmt.Errorf("render report: %w", d.err)
+	if d.Err != nil {
+		return nil, fmt.Errorf("render report: %w", d.Err)
 	}
 	var out bytes.Buffer
-	if _, err := d.pdf.WriteTo(&out); err != nil {
+	if _, err := d.PDF.WriteTo(&out); err != nil {
 		return nil, fmt.Errorf("render report: write pdf: %w", err)
 	}
 	return out.Bytes(), nil
 }
 
-// document is a PDF being drawn. Drawing methods record the first error in
-// err and do nothing once it is set, so page code reads as a list of steps.
-type document struct {
-	pdf *gopdf.GoPdf
-	// y is where the next block starts on the current page.
-	y   float64
-	err error
-}
+// document is a PDF being drawn (see pdfdraw.Canvas).
+type document struct{ *pdfdraw.Canvas }
 
 // newDocument starts an A4 PDF with the Go fonts registered and the
 // document information taken from r.
 func newDocument(r Report) (*document, error) {
-	pdf := &gopdf.GoPdf{}
-	pdf.Start(gopdf.Config{PageSize: *gopdf.PageSizeA4})
-	if err := pdf.AddTTFFontData(regular, goregular.TTF); err != nil {
-		return nil, fmt.Errorf("load regular font: %w", err)
+	c, err := pdfdraw.New(margin, contentBottom, pdfdraw.Font{Family: regular, TTF: goregular.TTF},
+		pdfdraw.Font{Family: bold, TTF: gobold.TTF})
+	if err != nil {
+		return nil, err
 	}
-	if err := pdf.AddTTFFontData(bold, gobold.TTF); err != nil {
-		return nil, fmt.Errorf("load bold font: %w", err)
-	}
-	pdf.SetInfo(gopdf.PdfInfo{
+	c.PDF.SetInfo(gopdf.PdfInfo{
 		Title:        fmt.Sprintf("Instagram profile report for @%s", r.Username),
 		Subject:      "Instagram profile report",
 		Author:       r.Brand,
@@ -126,72 +118,18 @@ func newDocument(r Report) (*document, error) {
 		Producer:     r.Brand,
 		CreationDate: r.GeneratedAt,
 	})
-	return &document{pdf: pdf}, nil
-}
-
-// newPage starts a page and puts y at its top margin.
-func (d *document) newPage() {
-	d.pdf.AddPage()
-	d.y = margin
-}
-
-// ensure starts a new page when a block of height h does not fit below y.
-func (d *document) ensure(h float64) {
-	if d.y+h > contentBottom {
-		d.newPage()
-	}
-}
-
-// font selects a family and size.
-func (d *document) font(family string, size float64) {
-	if d.err == nil {
-		d.err = d.pdf.SetFont(family, "", size)
-	}
-}
-
-// text draws s with its top-left corner at (x, y) in colour c.
-func (d *document) text(x, y float64, s string, c rgb) {
-	d.textAligned(x, y, 0, s, c, gopdf.Left)
-}
-
-// textAligned draws s in a box of width w whose top-left corner is (x, y),
-// aligned with align (gopdf.Left, gopdf.Center or gopdf.Right).
-func (d *document) textAligned(x, y, w float64, s string, c rgb, align int) {
-	if d.err != nil || s == "" {
-		return
-	}
-	if w == 0 {
-		w, d.err = d.pdf.MeasureTextWidth(s)
-		if d.err != nil {
-			return
-		}
-	}
-	d.pdf.SetTextColor(c.r, c.g, c.b)
-	d.pdf.SetXY(x, y)
-	d.err = d.pdf.CellWithOption(&gopdf.Rect{W: w, H: 1}, s, gopdf.CellOption{Align: align | gopdf.Top})
-}
-
-// width is the width of s in the current font.
-func (d *document) width(s string) float64 {
-	if d.err != nil {
-		return 0
-	}
-	w, err := d.pdf.MeasureTextWidth(s)
-	if err != nil {
-		d.err = err
-	}
-	return w
+	return &document{c}, nil
 }
 
 // paragraph draws s wrapped to width at the left margin from y, in the given
 // font, starting new pages as needed, and moves y below it.
 func (d *document) paragraph(family string, size float64, s string, c rgb) {
-	d.font(family, size)
+	d.Font(family, size)
 	lineHeight := size * 1.35
 	for _, line := range d.wrap(s, contentWidth) {
-		d.ensure(lineHeight)
-		d.text(margin, d.y, line, c)
-		d.y += lineHeight
+		d.Ensure(lineHeight)
+		d.Text(margin, d.Y, line, c)
+		d.Y += lineHeight
 	}
 }
 
@@ -205,7 +143,7 @@ func (d *document) wrap(s string, width float64) []string {
 		if line != "" {
 			candidate = line + " " + word
 		}
-		if d.width(candidate) <= width {
+		if d.Width(candidate) <= width {
 			line = candidate
 			continue
 		}
@@ -214,7 +152,7 @@ func (d *document) wrap(s string, width float64) []string {
 		}
 		line = ""
 		for _, r := range word {
-			if line != "" && d.width(line+string(r)) > width {
+			if line != "" && d.Width(line+string(r)) > width {
 				lines = append(lines, line)
 				line = ""
 			}
@@ -227,39 +165,26 @@ func (d *document) wrap(s string, width float64) []string {
 	return lines
 }
 
-// line draws a straight line from (x1, y1) to (x2, y2).
-func (d *document) line(x1, y1, x2, y2, width float64, c rgb) {
-	d.pdf.SetLineWidth(width)
-	d.pdf.SetStrokeColor(c.r, c.g, c.b)
-	d.pdf.Line(x1, y1, x2, y2)
-}
-
-// fill paints a rectangle whose top-left corner is (x, y).
-func (d *document) fill(x, y, w, h float64, c rgb) {
-	d.pdf.SetFillColor(c.r, c.g, c.b)
-	d.pdf.RectFromUpperLeftWithStyle(x, y, w, h, "F")
-}
-
 // heading draws a page or section title and moves y below it.
 func (d *document) heading(s string, size float64) {
-	d.ensure(size * 2)
-	d.font(bold, size)
-	d.text(margin, d.y, s, ink)
-	d.y += size * 1.6
+	d.Ensure(size * 2)
+	d.Font(bold, size)
+	d.Text(margin, d.Y, s, ink)
+	d.Y += size * 1.6
 }
 
 // footers numbers every page "Page n of m" and names the report, once all
 // pages exist and m is known.
 func (d *document) footers(r Report) {
-	total := d.pdf.GetNumberOfPages()
-	for page := 1; page <= total && d.err == nil; page++ {
-		if d.err = d.pdf.SetPage(page); d.err != nil {
+	total := d.PDF.GetNumberOfPages()
+	for page := 1; page <= total && d.Err == nil; page++ {
+		if d.Err = d.PDF.SetPage(page); d.Err != nil {
 			return
 		}
 		y := pageHeight - margin
-		d.line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
-		d.font(regular, 8)
-		d.text(margin, y, fmt.Sprintf("%s · Instagram profile report · @%s", r.Brand, r.Username), muted)
-		d.textAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
+		d.Line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
+		d.Font(regular, 8)
+		d.Text(margin, y, fmt.Sprintf("%s · Instagram profile report · @%s", r.Brand, r.Username), muted)
+		d.TextAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
 	}
 }
