@@ -6,6 +6,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"reflect"
@@ -111,7 +113,8 @@ func New(d Deps) (*Server, error) {
 		ErrorHandler: s.handleError,
 		// Bodies over the limit are streamed to the handler, not refused:
 		// uploads read the stream under their own cap, and every other
-		// action reads at most maxActionBody.
+		// action reads at most maxActionBody; finishRequestBody deals with
+		// whatever a handler leaves unread.
 		BodyLimit:         maxActionBody,
 		StreamRequestBody: true,
 		ReadTimeout:       15 * time.Second,
@@ -119,6 +122,7 @@ func New(d Deps) (*Server, error) {
 		IdleTimeout:       60 * time.Second,
 		ProxyHeader:       "",
 	})
+	s.app.Use(s.finishRequestBody)
 	s.app.Use(recover.New())
 	s.app.Use(requestid.New(requestid.Config{Generator: newRequestIDs()}))
 	s.app.Use(s.logRequests)
@@ -140,6 +144,39 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/assets/*", s.files.serveAsset)
 	s.app.Get("/*", s.serveApp)
 	return s, nil
+}
+
+// maxBodyDrain is how much of a request body left unread by its handler is
+// read and discarded to keep the connection alive (net/http drains the same
+// amount); a longer remainder closes the connection instead.
+const maxBodyDrain = 256 << 10
+
+// finishRequestBody makes sure no request leaves part of its body on the
+// connection. With StreamRequestBody fasthttp pre-reads only the first 8 KiB
+// of a body and hands the rest to the handler as a stream; whatever a handler
+// answers without reading (a CSRF refusal, an unknown action, a body over the
+// limit, a refused upload) would otherwise be parsed as the next request on a
+// kept-alive connection: request smuggling behind any proxy that reuses
+// connections. A short remainder is drained; anything else, or a chunked body
+// (whose stream cannot be read again safely once it ended), closes the
+// connection after the response.
+func (s *Server) finishRequestBody(c fiber.Ctx) error {
+	err := c.Next()
+	req := c.Request()
+	if !req.IsBodyStream() {
+		// Never streamed, or read whole by c.Body(), which ends the stream.
+		return err
+	}
+	if req.Header.ContentLength() < 0 {
+		c.RequestCtx().SetConnectionClose()
+		return err
+	}
+	// A fixed-length stream answers io.EOF at once when fully read, so this
+	// reads only what the handler left.
+	if _, derr := io.CopyN(io.Discard, req.BodyStream(), maxBodyDrain+1); !errors.Is(derr, io.EOF) {
+		c.RequestCtx().SetConnectionClose()
+	}
+	return err
 }
 
 // SetLibrary swaps in newly published content. Cached pages are keyed by the
