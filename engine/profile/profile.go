@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/analysis"
+	"glimpse/engine/store"
 )
 
 // Collections of this package. Every lookup is by _id, the one key the
@@ -61,11 +63,10 @@ type Profile struct {
 	Problem   string           `bson:"problem,omitempty"` // why the last refresh failed, safe to show
 	Snapshots []SnapshotRef    `bson:"snapshots"`         // oldest first
 	Result    *analysis.Result `bson:"result,omitempty"`
-	// NextRefresh is when the refresh job takes the profile again.
+	// NextRefresh is when the refresh job takes the profile again; the
+	// refresh lease is a store claim named after it (refresh.go).
 	NextRefresh time.Time `bson:"nextRefresh"`
-	// LeaseUntil marks a refresh in progress on some instance.
-	LeaseUntil time.Time `bson:"leaseUntil,omitempty"`
-	Seed       int64     `bson:"seed,omitempty"` // demo profiles: the generator's seed
+	Seed        int64     `bson:"seed,omitempty"` // demo profiles: the generator's seed
 	// Credential is the source's access token, sealed (never stored in
 	// the clear); empty for demo and export profiles.
 	Credential string `bson:"credential,omitempty"`
@@ -124,6 +125,9 @@ type Service struct {
 	clock    engine.Clock
 	logger   *slog.Logger
 	fetchers map[string]Fetcher
+	claims   *store.Claims
+	// owner names this Service in the refresh leases it takes.
+	owner string
 }
 
 // SetFetcher installs how the refresh job reads a source (the Instagram API).
@@ -140,12 +144,16 @@ func (s *Service) SetCredential(ctx context.Context, userID, sealed string) erro
 
 // NewService returns the profile service over db.
 func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
-	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{}}
+	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{},
+		claims: store.NewClaims(db), owner: "profile-refresh:" + engine.NewID()}
 }
 
-// Collections lists this package's collections for the store to create.
+// Collections lists this package's collections for the store to create,
+// with the claims collection its refresh leases live in.
 func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil}
+	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil}
+	maps.Copy(c, store.ClaimsCollections())
+	return c
 }
 
 // Get returns a user's profile; a user with none gets an idle profile.

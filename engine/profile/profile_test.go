@@ -2,9 +2,12 @@ package profile_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -207,4 +210,132 @@ func TestRefreshUsesTheSourceFetcher(t *testing.T) {
 	if p.Problem != "Reconnect Instagram to keep your analysis up to date." || p.Result == nil {
 		t.Fatalf("a failed refresh: problem %q, result kept %v", p.Problem, p.Result != nil)
 	}
+}
+
+// openStore returns a fresh database with this package's collections.
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st := storetest.Open(t)
+	var specs []store.CollectionSpec
+	for name, idx := range profile.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// countingFetcher counts the fetches of each profile and returns a small
+// snapshot, so a double refresh shows as a count of two.
+type countingFetcher struct {
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (f *countingFetcher) fetch(_ context.Context, p profile.Profile, now time.Time) (analysis.Snapshot, string, error) {
+	f.mu.Lock()
+	f.calls[p.UserID]++
+	f.mu.Unlock()
+	return analysis.Snapshot{TakenAt: now, FollowerCount: 10,
+		Posts: []analysis.Post{{ID: "p", TakenAt: now.Add(-time.Hour), Likes: 1, Comments: 1}}}, "", nil
+}
+
+// TestConcurrentRefreshRunnersRefreshEachProfileOnce runs several RefreshDue
+// runners (as several instances would) at once over the same due profiles
+// on one database: each profile must be fetched and refreshed exactly once.
+// The lease used to be a conditional findOneAndUpdate, which the embedded
+// FerretDB granted to several runners at once.
+func TestConcurrentRefreshRunnersRefreshEachProfileOnce(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	ctx := context.Background()
+	clock := engine.NewManualClock(start)
+	const profiles, runners, rounds = 8, 6, 2
+	f := &countingFetcher{calls: map[string]int{}}
+	services := make([]*profile.Service, runners)
+	for i := range services {
+		services[i] = profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler))
+		services[i].SetFetcher(profile.SourceAPI, f.fetch)
+	}
+	for round := range rounds {
+		for i := range profiles {
+			if err := services[0].Connect(ctx, fmt.Sprintf("u%d-%d", round, i), profile.SourceAPI, "ann", 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		var done atomic.Int64
+		startRun := make(chan struct{})
+		errs := make(chan error, runners)
+		for _, svc := range services {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-startRun
+				n, err := svc.RefreshDue(ctx)
+				if err != nil {
+					errs <- err
+				}
+				done.Add(int64(n))
+			}()
+		}
+		close(startRun)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: RefreshDue: %v", round, err)
+		}
+		if n := done.Load(); n != profiles {
+			t.Errorf("round %d: runners reported %d refreshes of %d due profiles", round, n, profiles)
+		}
+		f.mu.Lock()
+		for i := range profiles {
+			if n := f.calls[fmt.Sprintf("u%d-%d", round, i)]; n != 1 {
+				t.Errorf("round %d: profile u%d-%d fetched %d times, want 1", round, round, i, n)
+			}
+		}
+		f.mu.Unlock()
+	}
+}
+
+// TestRefreshLeaseOfACrashedRunnerLapses: a runner that took a profile and
+// never finished (its fetch blocks) keeps others off for at least one lease
+// window, and another runner takes the profile over once its lease lapsed.
+func TestRefreshLeaseOfACrashedRunnerLapses(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	ctx := context.Background()
+	stuckClock, clock := engine.NewManualClock(start), engine.NewManualClock(start)
+	stuck := profile.NewService(st.DB(), stuckClock, slog.New(slog.DiscardHandler))
+	entered, unblock := make(chan struct{}), make(chan struct{})
+	stuck.SetFetcher(profile.SourceAPI, func(context.Context, profile.Profile, time.Time) (analysis.Snapshot, string, error) {
+		close(entered)
+		<-unblock
+		return analysis.Snapshot{}, "", errors.New("the runner crashed")
+	})
+	f := &countingFetcher{calls: map[string]int{}}
+	other := profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler))
+	other.SetFetcher(profile.SourceAPI, f.fetch)
+	if err := other.Connect(ctx, "u", profile.SourceAPI, "ann", 0); err != nil {
+		t.Fatal(err)
+	}
+	stuckDone := make(chan struct{})
+	go func() {
+		defer close(stuckDone)
+		_, _ = stuck.RefreshDue(ctx)
+	}()
+	<-entered
+	for _, after := range []time.Duration{0, 5 * time.Minute, 10 * time.Minute, 19 * time.Minute} {
+		clock.Set(start.Add(after))
+		if n, err := other.RefreshDue(ctx); err != nil || n != 0 {
+			t.Fatalf("%v after the lease was taken: refreshed %d, %v; want 0 while it holds", after, n, err)
+		}
+	}
+	clock.Set(start.Add(30 * time.Minute))
+	if n, err := other.RefreshDue(ctx); err != nil || n != 1 || f.calls["u"] != 1 {
+		t.Fatalf("after the lease lapsed: refreshed %d, %v, %d fetches; want the profile taken over", n, err, f.calls["u"])
+	}
+	close(unblock)
+	<-stuckDone
 }

@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
-// leaseFor is how long one instance may hold a profile's refresh before
-// another may take it over (a crashed worker's lease runs out).
+// leaseFor is the length of a lease window. A runner that takes a profile
+// keeps it from the other runners for the rest of its window and the whole
+// next one, so for at least leaseFor; after that another runner may take it
+// over (the first one crashed, or a refresh hung).
 const leaseFor = 10 * time.Minute
 
 // RefreshDue refreshes every profile whose next refresh has come: it takes a
@@ -25,56 +28,104 @@ const leaseFor = 10 * time.Minute
 func (s *Service) RefreshDue(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	cur, err := s.db.Collection(ProfilesCollection).Find(ctx, bson.M{"nextRefresh": bson.M{"$lte": now}},
-		options.Find().SetProjection(bson.M{"_id": 1}))
+		options.Find().SetProjection(bson.M{"_id": 1, "nextRefresh": 1}))
 	if err != nil {
 		return 0, fmt.Errorf("find due profiles: %w", err)
 	}
 	var due []struct {
-		ID string `bson:"_id"`
+		ID          string    `bson:"_id"`
+		NextRefresh time.Time `bson:"nextRefresh"`
 	}
 	if err := cur.All(ctx, &due); err != nil {
 		return 0, fmt.Errorf("read due profiles: %w", err)
 	}
 	done := 0
 	for _, d := range due {
-		p, ok, err := s.lease(ctx, d.ID, now)
+		l, ok, err := s.lease(ctx, d.ID, d.NextRefresh, now)
 		if err != nil {
 			return done, err
 		}
 		if !ok {
-			continue // another instance has it
+			continue // another runner has it
 		}
-		if err := s.refresh(ctx, p); err != nil {
-			s.logger.Warn("profile refresh failed", "userId", p.UserID, "error", err)
-			problem := "The last update failed; we will try again within the hour."
-			var e *engine.Error
-			if errors.As(err, &e) && e.Message != "" {
-				problem = e.Message
-			}
-			_, _ = s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": p.UserID}, bson.M{"$set": bson.M{
-				"nextRefresh": now.Add(time.Hour), "leaseUntil": time.Time{}, "problem": problem}})
-			continue
+		refreshed, err := s.refreshLeased(ctx, d.ID, d.NextRefresh, now)
+		// Released only now, when the profile's nextRefresh has moved on (or
+		// the refresh failed and may be retried): a runner that takes the
+		// same claim afterwards reads the new nextRefresh and skips.
+		if rerr := s.claims.Release(ctx, l); rerr != nil {
+			s.logger.Warn("release refresh lease", "userId", d.ID, "error", rerr)
 		}
-		done++
+		if err != nil {
+			return done, err
+		}
+		if refreshed {
+			done++
+		}
 	}
 	return done, nil
 }
 
-// lease takes a profile for refreshing unless another worker holds it.
-func (s *Service) lease(ctx context.Context, userID string, now time.Time) (Profile, bool, error) {
-	var p Profile
-	err := s.db.Collection(ProfilesCollection).FindOneAndUpdate(ctx,
-		bson.M{"_id": userID, "nextRefresh": bson.M{"$lte": now}, "$or": bson.A{
-			bson.M{"leaseUntil": bson.M{"$exists": false}}, bson.M{"leaseUntil": bson.M{"$lt": now}}}},
-		bson.M{"$set": bson.M{"leaseUntil": now.Add(leaseFor)}},
-		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&p)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Profile{}, false, nil
-	}
+// refreshLeased refreshes a profile this runner holds the lease on, unless
+// it was refreshed since the list of due profiles was read.
+func (s *Service) refreshLeased(ctx context.Context, userID string, due, now time.Time) (bool, error) {
+	p, err := s.Get(ctx, userID)
 	if err != nil {
-		return Profile{}, false, fmt.Errorf("lease profile %s: %w", userID, err)
+		return false, err
 	}
-	return p, true, nil
+	if !p.NextRefresh.Equal(due) {
+		return false, nil // another runner finished it before we took the lease
+	}
+	if err := s.refresh(ctx, p); err != nil {
+		s.logger.Warn("profile refresh failed", "userId", p.UserID, "error", err)
+		problem := "The last update failed; we will try again within the hour."
+		var e *engine.Error
+		if errors.As(err, &e) && e.Message != "" {
+			problem = e.Message
+		}
+		if _, err := s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": p.UserID}, bson.M{"$set": bson.M{
+			"nextRefresh": now.Add(time.Hour), "problem": problem}}); err != nil {
+			s.logger.Warn("record profile refresh failure", "userId", p.UserID, "error", err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// lease takes the refresh of a profile that is due at `due`, returning the
+// claim to release when done.
+//
+// A conditional findOneAndUpdate on the profile is no lease on the embedded
+// FerretDB, which grants it to several concurrent callers; a unique insert
+// has exactly one winner on it as on MongoDB (store.Claims). The claim's id
+// names the profile, its due time and the current lease window, so a new due
+// time is a new claim and a crashed runner's claim stops mattering two
+// windows later. Right after winning, the runner looks for a claim in the
+// window before and after its own: one there means another runner took the
+// profile near a window boundary (or on a clock slightly off), and this one
+// backs off. Both insert before they look, so of two such runners at least
+// one sees the other.
+func (s *Service) lease(ctx context.Context, userID string, due, now time.Time) (string, bool, error) {
+	key := "refresh:" + userID + ":" + strconv.FormatInt(due.UnixMilli(), 10) + ":"
+	id := key + store.Window(now, leaseFor)
+	// Kept until the sweeper's cut-off well after its window is over.
+	ok, err := s.claims.Take(ctx, id, s.owner, now.Add(3*leaseFor))
+	if err != nil || !ok {
+		return "", false, err
+	}
+	for _, near := range []time.Time{now.Add(-leaseFor), now.Add(leaseFor)} {
+		holder, err := s.claims.Owner(ctx, key+store.Window(near, leaseFor))
+		if err == nil && holder == "" {
+			continue
+		}
+		if rerr := s.claims.Release(ctx, id); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("lease profile %s: %w", userID, err)
+		}
+		return "", false, nil
+	}
+	return id, true, nil
 }
 
 func (s *Service) refresh(ctx context.Context, p Profile) error {
@@ -105,9 +156,7 @@ func (s *Service) refresh(ctx context.Context, p Profile) error {
 	if _, err := s.Analyse(ctx, p.UserID); err != nil {
 		return err
 	}
-	_, err := s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": p.UserID},
-		bson.M{"$set": bson.M{"leaseUntil": time.Time{}}})
-	return err
+	return nil
 }
 
 // RunRefresh refreshes due profiles every interval until ctx ends.
