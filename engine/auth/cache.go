@@ -60,7 +60,7 @@ func (c *ttlCache[V]) drop(key string) {
 
 // windowCounter counts events per key in fixed windows; the per-IP sign-in
 // limit uses it. It lives in memory: an attacker spreading over instances is
-// still held by the per-account limit, which lives in the database.
+// still held by the per-account-and-client limit, which lives in the database.
 type windowCounter struct {
 	clock  engine.Clock
 	window time.Duration
@@ -72,19 +72,11 @@ func newWindowCounter(clock engine.Clock, window time.Duration) *windowCounter {
 	return &windowCounter{clock: clock, window: window, m: map[string]ttlEntry[int]{}}
 }
 
-// count returns the events counted for key in the current window.
-func (w *windowCounter) count(key string) int {
-	now := w.clock.Now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if e, ok := w.m[key]; ok && now.Before(e.expires) {
-		return e.v
-	}
-	return 0
-}
-
-// add counts one event for key and returns the count in the current window.
-func (w *windowCounter) add(key string) int {
+// reserve counts one event for key unless limit are already counted in the
+// current window. Checking and counting under one lock is what keeps
+// parallel requests from all passing a check made before any of them
+// counted.
+func (w *windowCounter) reserve(key string, limit int) bool {
 	now := w.clock.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -99,7 +91,22 @@ func (w *windowCounter) add(key string) int {
 		}
 		e = ttlEntry[int]{expires: now.Add(w.window)}
 	}
+	if e.v >= limit {
+		return false
+	}
 	e.v++
 	w.m[key] = e
-	return e.v
+	return true
+}
+
+// release takes back one event of key's current window, for a reservation
+// that turned out not to count.
+func (w *windowCounter) release(key string) {
+	now := w.clock.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e, ok := w.m[key]; ok && now.Before(e.expires) && e.v > 0 {
+		e.v--
+		w.m[key] = e
+	}
 }

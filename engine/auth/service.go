@@ -37,13 +37,16 @@ const (
 	SessionsCollection      = "sessions"
 	SubscriptionsCollection = "subscriptions"
 	LoginLinksCollection    = "login_links"
-	FailuresCollection      = "signin_failures"
+	// legacyFailuresCollection held the read-then-write failure counts
+	// that store.Claims slots replaced; Sweep empties it.
+	legacyFailuresCollection = "signin_failures"
 )
 
-// Limits on guessing. NIST asks for no more than 100 consecutive failures on
-// one account; we stop much earlier and for a short time, so a person who
-// mistypes is barely slowed and an attacker gets nowhere.
+// Limits on guessing: the production values of DefaultLimits (limit.go says
+// why they are shaped as they are).
 const (
+	// AccountFailureLimit is the failures per account and client IP per
+	// window before that client is refused.
 	AccountFailureLimit = 10
 	// IPFailureLimit counts failed attempts only, so people sharing an
 	// address (an office, a carrier's NAT) are not locked out by each
@@ -77,7 +80,7 @@ type Service struct {
 
 	sessions *ttlCache[sessionEntry]
 	subs     *ttlCache[[]Subscription]
-	ipTries  *windowCounter
+	limiter  *Limiter
 }
 
 type sessionEntry struct {
@@ -92,7 +95,7 @@ func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime
 		db: db, clock: clock, hasher: hasher, lifetime: lifetime,
 		sessions: newTTLCache[sessionEntry](clock, cacheTTL),
 		subs:     newTTLCache[[]Subscription](clock, cacheTTL),
-		ipTries:  newWindowCounter(clock, LimitWindow),
+		limiter:  NewLimiter(db, clock, "signin", DefaultLimits),
 	}
 }
 
@@ -105,7 +108,6 @@ func Collections() map[string][]mongo.IndexModel {
 		SessionsCollection:      {{Keys: bson.D{{Key: "userId", Value: 1}}}},
 		SubscriptionsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
 		LoginLinksCollection:    nil,
-		FailuresCollection:      nil,
 	}
 }
 
@@ -170,42 +172,38 @@ func (s *Service) userByID(ctx context.Context, id string) (User, error) {
 	return u, nil
 }
 
+// Limiter returns the sign-in limiter, for tests to change its limits and
+// slowdown.
+func (s *Service) Limiter() *Limiter { return s.limiter }
+
 // SignIn checks an email and password and opens a session when the person is
-// authorised on bundle. It returns the session token for the cookie. ip keys
-// the per-IP limit. Unknown emails take the same time as wrong passwords.
+// authorised on bundle. It returns the session token for the cookie. ip is
+// the client the limits count per. Unknown emails take the same time as
+// wrong passwords.
 func (s *Service) SignIn(ctx context.Context, email, password, ip, bundle string) (string, error) {
-	if s.ipTries.count(ip) >= IPFailureLimit {
-		return "", ErrTooManyRequests
-	}
 	email = NormaliseEmail(email)
-	failKey := "account:" + engine.HashToken(email)
-	limited, err := s.accountLimited(ctx, failKey)
+	attempt, err := s.limiter.Reserve(ctx, email, ip)
 	if err != nil {
 		return "", err
 	}
-	if limited {
-		return "", ErrTooManyRequests
-	}
 	u, err := s.UserByEmail(ctx, email)
 	if err != nil && !engine.IsNotFound(err) {
+		attempt.Abandon(ctx)
 		return "", fmt.Errorf("sign in: %w", err)
 	}
 	ok, err := s.hasher.Verify(ctx, u.PasswordHash, password)
 	if err != nil {
+		attempt.Abandon(ctx)
 		return "", fmt.Errorf("sign in: %w", err)
 	}
 	if !ok {
-		s.ipTries.add(ip)
-		if err := s.recordFailure(ctx, failKey); err != nil {
-			return "", err
-		}
-		return "", ErrInvalidCredential
+		return "", ErrInvalidCredential // the reservation stays: it was a failure
+	}
+	if err := attempt.Succeeded(ctx); err != nil {
+		return "", err
 	}
 	if u.Disabled {
 		return "", ErrUserDisabled
-	}
-	if _, err := s.db.Collection(FailuresCollection).DeleteOne(ctx, bson.M{"_id": failKey}); err != nil {
-		return "", fmt.Errorf("clear sign-in failures: %w", err)
 	}
 	return s.openSession(ctx, u, bundle)
 }
@@ -226,43 +224,6 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	}
 	s.sessions.put(sess.ID, sessionEntry{session: sess, user: u})
 	return token, nil
-}
-
-type failureDoc struct {
-	ID          string    `bson:"_id"`
-	Count       int       `bson:"count"`
-	WindowStart time.Time `bson:"windowStart"`
-}
-
-func (s *Service) accountLimited(ctx context.Context, key string) (bool, error) {
-	var f failureDoc
-	err := s.db.Collection(FailuresCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&f)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read sign-in failures: %w", err)
-	}
-	return f.Count >= AccountFailureLimit && s.clock.Now().Before(f.WindowStart.Add(LimitWindow)), nil
-}
-
-func (s *Service) recordFailure(ctx context.Context, key string) error {
-	now := s.clock.Now()
-	coll := s.db.Collection(FailuresCollection)
-	var f failureDoc
-	err := coll.FindOne(ctx, bson.M{"_id": key}).Decode(&f)
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("read sign-in failures: %w", err)
-	}
-	if errors.Is(err, mongo.ErrNoDocuments) || !now.Before(f.WindowStart.Add(LimitWindow)) {
-		f = failureDoc{ID: key, WindowStart: now}
-	}
-	f.Count++
-	_, err = coll.ReplaceOne(ctx, bson.M{"_id": key}, f, options.Replace().SetUpsert(true))
-	if err != nil {
-		return fmt.Errorf("record sign-in failure: %w", err)
-	}
-	return nil
 }
 
 // Authenticate turns a session token into the Principal it stands for. It is
@@ -367,15 +328,18 @@ func (s *Service) MintLoginLink(ctx context.Context, email string) (string, erro
 
 // ConsumeLoginLink signs in with a link token, deleting it so it works once.
 func (s *Service) ConsumeLoginLink(ctx context.Context, token, ip, bundle string) (string, error) {
-	if s.ipTries.count(ip) >= IPFailureLimit {
+	// A guessed token is a failure like a wrong password, so it is reserved
+	// against the per-IP limit before the lookup and given back when the
+	// token existed.
+	if !s.limiter.reserveIP(ip) {
 		return "", ErrTooManyRequests
 	}
 	var link loginLink
 	err := s.db.Collection(LoginLinksCollection).FindOneAndDelete(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		s.ipTries.add(ip) // a guessed token is a failure like a wrong password
 		return "", ErrLinkInvalid
 	}
+	s.limiter.releaseIP(ip)
 	if err != nil {
 		return "", fmt.Errorf("consume login link: %w", err)
 	}
@@ -390,4 +354,24 @@ func (s *Service) ConsumeLoginLink(ctx context.Context, token, ip, bundle string
 		return "", ErrUserDisabled
 	}
 	return s.openSession(ctx, u, bundle)
+}
+
+// Sweep deletes expired sessions and sign-in links (a used link is deleted
+// when it is used) and what the old failure counter left behind, so these
+// collections do not grow without bound. It scans, so run it now and then
+// (engine/app does, every few minutes), never per request.
+func (s *Service) Sweep(ctx context.Context) (int64, error) {
+	expired := bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}}
+	var n int64
+	for _, q := range []struct {
+		coll   string
+		filter bson.M
+	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
+		res, err := s.db.Collection(q.coll).DeleteMany(ctx, q.filter)
+		if err != nil {
+			return n, fmt.Errorf("sweep %s: %w", q.coll, err)
+		}
+		n += res.DeletedCount
+	}
+	return n, nil
 }
