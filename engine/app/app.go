@@ -45,6 +45,9 @@ commands:
   login-link EMAIL    print a single-use sign-in link, valid for 10 minutes
   staff add --role editor|tester|admin EMAIL
                       create a staff account (or reset it) and print its password
+  db-server --data DIR [--socket PATH]
+                      run the embedded database as a process of its own on a
+                      Unix socket and print its MONGODB_URI (fault tests)
   version             print the version
 `
 
@@ -74,6 +77,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return loginLink(ctx, cfg, logger, stdout, fs.Arg(0))
 	case "staff":
 		return staffCommand(ctx, cfg, logger, stdout, args)
+	case "db-server":
+		return dbServer(ctx, args, logger, stdout)
 	case "-h", "--help", "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
