@@ -6,7 +6,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 export PERCY_POSTINSTALL_BROWSER := false
 
-.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load size
+.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load size faults fault-load fault-db fault-instances
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
@@ -55,6 +55,20 @@ bench: build
 
 size: renderer
 	npm run size
+
+## faults: the real binary under faults (issue #8): load with a sign-in flood (FAULT_SECONDS, default 60),
+## the database killed under load and brought back, two instances on one database; figures with -v
+faults: build
+	go test -tags faults -count=1 -v -timeout 20m ./e2e/faults/
+
+fault-load: build
+	go test -tags faults -count=1 -v -timeout 20m -run TestLoadWithSignInFlood ./e2e/faults/
+
+fault-db: build
+	go test -tags faults -count=1 -v -timeout 10m -run TestDatabaseOutage ./e2e/faults/
+
+fault-instances: build
+	go test -tags faults -count=1 -v -timeout 10m -run TestTwoInstances ./e2e/faults/
 
 ## fmt: format Go and TypeScript sources
 fmt:
