@@ -10,9 +10,11 @@ import "embed"
 //go:embed brands/*.json
 var Brands embed.FS
 
-// Static holds the images served under /static/.
+// Static holds the images served under /static/. "all:" because go:embed
+// otherwise skips names starting with '_', and the partner brands' folders
+// are static/brands/_x_ and _y_.
 //
-//go:embed static
+//go:embed all:static
 var Static embed.FS
 
 // Library holds what subscribers read: insights, articles, topics and news,
