@@ -188,14 +188,27 @@ func bomb(file string, cause error) error {
 	return fail(ErrZipBomb, file, "A file in the ZIP expands to far more data than an Instagram export holds, so it was not read.", cause)
 }
 
+// errTimeout is the cause Import gives its own deadline, to tell it from the
+// caller's.
+var errTimeout = errors.New("import deadline passed")
+
+// contextError is the error Import returns once ctx is done: ErrTimeout for
+// Import's own deadline, the context's error for the caller's cancellation.
+func contextError(ctx context.Context, limits Limits) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
+		return fail(ErrTimeout, "", fmt.Sprintf("Reading the export took longer than %s, so it was stopped. Request an export of “Followers and following” only, then upload that.", limits.Timeout), cause)
+	}
+	return fmt.Errorf("import export: %w", ctx.Err())
+}
+
 // readError turns the failure recorded by an entryReader into the error
 // Import returns.
-func readError(ctx context.Context, file string, err error) error {
+func readError(ctx context.Context, limits Limits, file string, err error) error {
 	switch {
 	case errors.Is(err, errLimit):
 		return bomb(file, err)
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return fmt.Errorf("import export: %w", err)
+		return contextError(ctx, limits)
 	default:
 		return fail(ErrNotZip, file, "The ZIP is damaged. Download the export again and upload it unchanged.", err)
 	}

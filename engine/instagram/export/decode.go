@@ -58,7 +58,7 @@ var entryFields = map[string]bool{
 // itself one entry. Entries are decoded one at a time, so memory holds one
 // entry plus the accounts emitted so far, never the whole file.
 func decodeList(r io.Reader, m *markers, emit func(Account)) (skipped int, err error) {
-	l := &listDecoder{dec: json.NewDecoder(r), markers: m, emit: emit}
+	l := &listDecoder{dec: newDecoder(r), markers: m, emit: emit}
 	tok, err := l.dec.Token()
 	if err != nil {
 		return 0, noEOF(err)
@@ -268,7 +268,7 @@ func usernameFromHref(href string) string {
 // lists maps a top-level key to the list it fills; a key that is present
 // makes its list non-nil even when empty.
 func decodeFlat(r io.Reader, lists map[string]*[]Account) error {
-	dec := json.NewDecoder(r)
+	dec := newDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func decodeOwner(r io.Reader) (string, error) {
 		} `json:"profile_user"`
 		Username string `json:"username"`
 	}
-	dec := json.NewDecoder(r)
+	dec := newDecoder(r)
 	if err := decodeLenient(dec, &doc); err != nil {
 		return "", noEOF(err)
 	}
@@ -363,7 +363,7 @@ func decodeOwner(r io.Reader) (string, error) {
 // document. It reads signup_details.json, whose shape the reference does not
 // give (§4.1 names only the file), so it looks for the key at any depth.
 func decodeEarliest(r io.Reader) (time.Time, error) {
-	dec := json.NewDecoder(r)
+	dec := newDecoder(r)
 	var earliest float64
 	// objects[i] says whether the i-th open container is an object; wantKey
 	// whether the next string in the innermost object is a key.

@@ -34,6 +34,10 @@ var (
 	// following file in JSON: the user left out "Followers and following",
 	// or chose the HTML format (§4.1).
 	ErrNoConnections = errors.New("export: no followers or following")
+	// ErrTimeout means reading the archive took longer than
+	// Limits.Timeout. A cancellation by the caller is not this error: Import
+	// then returns the context's own error.
+	ErrTimeout = errors.New("export: import took too long")
 )
 
 // fail builds the error Import returns: message is shown to the person, kind

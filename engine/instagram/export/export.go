@@ -152,6 +152,11 @@ type Limits struct {
 	// about tenfold (a 1,000,000-follower list: 168 MB to 15 MB); deflate
 	// cannot exceed about 1,000, which is what zip bombs use.
 	MaxRatio int64
+	// Timeout caps the time one import may take (default 2 minutes; a
+	// 1,000,000-follower export takes a few seconds). Decoding is linear in
+	// the bytes decompressed, which the other limits cap, so this is a
+	// backstop against a slow machine, not the first line of defence.
+	Timeout time.Duration
 }
 
 // The default limits.
@@ -161,6 +166,7 @@ const (
 	DefaultMaxEntryBytes        int64 = 512 << 20
 	DefaultMaxEntries                 = 20_000
 	DefaultMaxRatio             int64 = 200
+	DefaultTimeout                    = 2 * time.Minute
 )
 
 func (l Limits) withDefaults() Limits {
@@ -178,6 +184,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxRatio <= 0 {
 		l.MaxRatio = DefaultMaxRatio
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
 	}
 	return l
 }
@@ -201,9 +210,13 @@ func ImportFile(ctx context.Context, path string, limits Limits) (Export, error)
 
 // Import reads the export ZIP of size bytes from r. On any error it returns a
 // zero Export, so nothing partial is ever stored: an *engine.Error wrapping
-// one Err* sentinel, or the context's error when ctx ends first.
+// one Err* sentinel, or the context's error when ctx ends first. Import checks
+// ctx at every read of decompressed data, so it stops within a few
+// kilobytes of work once ctx is done.
 func Import(ctx context.Context, r io.ReaderAt, size int64, limits Limits) (Export, error) {
 	limits = limits.withDefaults()
+	ctx, cancel := context.WithTimeoutCause(ctx, limits.Timeout, errTimeout)
+	defer cancel()
 	a, err := openArchive(r, size, limits)
 	if err != nil {
 		return Export{}, err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -388,3 +389,90 @@ func TestImportForgedDirectory(t *testing.T) {
 }
 
 var _ io.ReaderAt = readerAtFunc(nil)
+
+// cancelingReaderAt cancels the import once it has handed out after bytes,
+// and counts the bytes it hands out after that.
+type cancelingReaderAt struct {
+	r      io.ReaderAt
+	after  int64
+	read   int64
+	late   int64
+	cancel context.CancelFunc
+}
+
+func (c *cancelingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	if c.read > c.after {
+		c.late += int64(n)
+	}
+	if c.read += int64(n); c.read > c.after {
+		c.cancel()
+	}
+	return n, err
+}
+
+// bigList is a followers list of n entries, stored uncompressed so that the
+// bytes read from the ZIP track the decoding.
+func bigList(tb testing.TB, n int) []byte {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"title":"","string_list_data":[{"href":"https://www.instagram.com/u%d","value":"u%d","timestamp":1600000000}]}`, i, i)
+	}
+	b.WriteString("]")
+	e := file("connections/followers_and_following/followers_1.json", b.String())
+	e.header.Method = zip.Store
+	return zipEntries(tb, e)
+}
+
+func TestImportStopsWhenCanceled(t *testing.T) {
+	t.Parallel()
+	data := bigList(t, 100_000) // about 11 MB
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &cancelingReaderAt{r: bytes.NewReader(data), after: 1 << 20, cancel: cancel}
+	got, err := export.Import(ctx, r, int64(len(data)), export.Limits{})
+	if !errors.Is(err, context.Canceled) || got.Followers != nil {
+		t.Fatalf("got %d followers, %v; want context.Canceled", len(got.Followers), err)
+	}
+	var e *engine.Error
+	if errors.As(err, &e) {
+		t.Errorf("a cancellation is not the upload's fault, but got %v", e)
+	}
+	if r.late > 256<<10 {
+		t.Errorf("read %d bytes after the cancellation", r.late)
+	}
+}
+
+func TestImportTimeout(t *testing.T) {
+	t.Parallel()
+	data := bigList(t, 10)
+	_, err := importBytes(data, export.Limits{Timeout: time.Nanosecond})
+	var e *engine.Error
+	if !errors.Is(err, export.ErrTimeout) || !errors.As(err, &e) || e.Code != engine.CodeInvalid || !strings.Contains(e.Message, "took longer than") {
+		t.Fatalf("got %v, want ErrTimeout with a message", err)
+	}
+	if got, err := importBytes(data, export.Limits{}); err != nil || len(got.Followers) != 10 {
+		t.Fatalf("default timeout: %d %v", len(got.Followers), err)
+	}
+}
+
+// TestWhiteSpaceMemberIsRejected is the upload of the report: a
+// ZIP whose followers file is "[" and tens of megabytes of spaces. Its cost
+// is counted in TestWhiteSpaceRunCostsNoMemory; here the whole import must
+// refuse it as malformed JSON, not as a timeout.
+func TestWhiteSpaceMemberIsRejected(t *testing.T) {
+	t.Parallel()
+	data := zipEntries(t, file("connections/followers_and_following/followers_1.json", "["+strings.Repeat(" ", 48<<20)))
+	_, err := importBytes(data, export.Limits{MaxRatio: 2000, Timeout: time.Minute})
+	if !errors.Is(err, export.ErrMalformedJSON) {
+		t.Fatalf("got %v, want ErrMalformedJSON", err)
+	}
+	// With the default ratio cap it is refused as a bomb before that.
+	if _, err := importBytes(data, export.Limits{}); !errors.Is(err, export.ErrZipBomb) {
+		t.Fatalf("default limits: %v, want ErrZipBomb", err)
+	}
+}

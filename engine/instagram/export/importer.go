@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -237,8 +238,8 @@ func (imp *importer) readList(c candidate, list *[]Account) error {
 // read opens one file within the limits and hands it to decode, turning
 // failures into the errors Import returns.
 func (imp *importer) read(c candidate, decode func(io.Reader) error) error {
-	if err := imp.ctx.Err(); err != nil {
-		return fmt.Errorf("import export: %w", err)
+	if imp.ctx.Err() != nil {
+		return contextError(imp.ctx, imp.limits)
 	}
 	r, closer, err := openEntry(imp.ctx, c.file, imp.limits, &imp.total)
 	if err != nil {
@@ -248,7 +249,10 @@ func (imp *importer) read(c candidate, decode func(io.Reader) error) error {
 	err = decode(r)
 	switch {
 	case r.err != nil:
-		return readError(imp.ctx, c.file.Name, r.err)
+		return readError(imp.ctx, imp.limits, c.file.Name, r.err)
+	case errors.Is(err, errJSONBound):
+		return fail(ErrMalformedJSON, c.file.Name,
+			fmt.Sprintf("The file %s in the ZIP nests deeper or holds longer text than an Instagram export does, so it was not read. Upload the ZIP that Instagram e-mailed you, unchanged.", c.file.Name), err)
 	case err != nil:
 		return fail(ErrMalformedJSON, c.file.Name,
 			fmt.Sprintf("The file %s in the ZIP is not valid JSON, so nothing was imported. Download the export again, or request a new one with Format: JSON.", c.file.Name), err)
