@@ -165,12 +165,21 @@ func (q studioItemRequest) fields(kind, slug string, c screens.Context) map[stri
 
 func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
 	req := in.(*studioSignInRequest)
-	token, err := s.Staff.SignIn(r.fiber.Context(), req.Email, req.Password)
-	if errors.Is(err, staff.ErrInvalidCredential) {
+	token, err := s.Staff.SignIn(r.fiber.Context(), req.Email, req.Password, r.fiber.IP())
+	switch {
+	case errors.Is(err, staff.ErrInvalidCredential):
 		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.invalidCredential"))
-	}
-	if err != nil {
+	case errors.Is(err, staff.ErrTooManyRequests):
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+	case err != nil:
 		return nil, err
+	}
+	// The browser's previous session ends, as at subscriber sign-in: a
+	// sign-in always gets a fresh token, and the old one is not left valid.
+	if old := r.fiber.Cookies(s.staffCookie()); old != "" {
+		if err := s.Staff.SignOut(r.fiber.Context(), old); err != nil {
+			return nil, err
+		}
 	}
 	r.fiber.Cookie(&fiber.Cookie{Name: s.staffCookie(), Value: token, Path: "/", HTTPOnly: true,
 		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteStrictMode,

@@ -41,6 +41,10 @@ var ErrInvalidCredential = engine.Errorf(engine.CodeUnauthenticated, "The email 
 // ErrNoSession means the staff cookie names no live session.
 var ErrNoSession = engine.Errorf(engine.CodeUnauthenticated, "Please sign in to the studio.")
 
+// ErrTooManyRequests refuses a client over a sign-in limit; it is the
+// subscribers' error, so screens map both alike.
+var ErrTooManyRequests = auth.ErrTooManyRequests
+
 // Member is a staff account, keyed by its normalised email.
 type Member struct {
 	Email        string    `bson:"_id"`
@@ -53,26 +57,39 @@ type Member struct {
 func (m Member) CanEdit() bool { return m.Role == RoleEditor || m.Role == RoleAdmin }
 
 type session struct {
-	ID        string    `bson:"_id"`
-	Email     string    `bson:"email"`
-	ExpiresAt time.Time `bson:"expiresAt"`
+	ID    string `bson:"_id"`
+	Email string `bson:"email"`
+	// Credential fingerprints the password hash the session was opened
+	// with, so a reset ends a session even if it was opened by a sign-in
+	// that raced the reset's deletion of the member's sessions.
+	Credential string    `bson:"credential"`
+	ExpiresAt  time.Time `bson:"expiresAt"`
 }
 
 // Service manages staff accounts and sessions.
 type Service struct {
-	db     *mongo.Database
-	clock  engine.Clock
-	hasher *auth.Hasher
+	db      *mongo.Database
+	clock   engine.Clock
+	hasher  *auth.Hasher
+	limiter *auth.Limiter
 }
 
-// NewService returns the staff service over db.
+// NewService returns the staff service over db. Staff sign-in has the
+// subscribers' limits (auth.Limits), counted apart from theirs: a studio
+// password opens every brand's copy, so it needs them at least as much.
 func NewService(db *mongo.Database, clock engine.Clock, hasher *auth.Hasher) *Service {
-	return &Service{db: db, clock: clock, hasher: hasher}
+	return &Service{db: db, clock: clock, hasher: hasher,
+		limiter: auth.NewLimiter(db, clock, "staff", auth.DefaultLimits)}
 }
+
+// Limiter returns the sign-in limiter, for tests to change its limits.
+func (s *Service) Limiter() *auth.Limiter { return s.limiter }
 
 // Collections lists this package's collections for the store to create.
+// Sessions are indexed by email so that a reset or removal ends them all.
 func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{MembersCollection: nil, SessionsCollection: nil}
+	return map[string][]mongo.IndexModel{MembersCollection: nil,
+		SessionsCollection: {{Keys: bson.D{{Key: "email", Value: 1}}}}}
 }
 
 // Add creates a staff account with a new random password, or resets the
@@ -84,7 +101,8 @@ func (s *Service) Add(ctx context.Context, email, role string) (string, error) {
 }
 
 // Put creates or resets a staff account with a given password (the demo
-// editor of `make run`).
+// editor of `make run`). A reset ends every session of the member, since a
+// password is reset when it may be known to someone else.
 func (s *Service) Put(ctx context.Context, email, role, password string) error {
 	switch role {
 	case RoleEditor, RoleTester, RoleAdmin:
@@ -104,26 +122,67 @@ func (s *Service) Put(ctx context.Context, email, role, password string) error {
 		options.Replace().SetUpsert(true)); err != nil {
 		return fmt.Errorf("add staff member: %w", err)
 	}
+	return s.endSessions(ctx, email)
+}
+
+// Remove deletes a staff account and ends all its sessions. The sessions go
+// after the account, so a sign-in racing the removal finds no account to
+// open a session for.
+func (s *Service) Remove(ctx context.Context, email string) error {
+	email = auth.NormaliseEmail(email)
+	res, err := s.db.Collection(MembersCollection).DeleteOne(ctx, bson.M{"_id": email})
+	if err != nil {
+		return fmt.Errorf("remove staff member: %w", err)
+	}
+	if err := s.endSessions(ctx, email); err != nil {
+		return err
+	}
+	if res.DeletedCount == 0 {
+		return engine.Errorf(engine.CodeNotFound, "There is no staff member %s.", email)
+	}
+	return nil
+}
+
+// endSessions deletes every session of a member. Authenticate reads the
+// database on every request (there is no session cache), so they end on
+// every instance at once.
+func (s *Service) endSessions(ctx context.Context, email string) error {
+	if _, err := s.db.Collection(SessionsCollection).DeleteMany(ctx, bson.M{"email": email}); err != nil {
+		return fmt.Errorf("end staff sessions of %s: %w", email, err)
+	}
 	return nil
 }
 
 // SignIn checks a staff member's password and opens a session, returning
-// its token. Unknown emails cost the same time as wrong passwords.
-func (s *Service) SignIn(ctx context.Context, email, password string) (string, error) {
+// its token. ip is the client the limits count per; the attempt is reserved
+// before the password is hashed, so parallel guesses cannot outrun the
+// limit. Unknown emails cost the same time as wrong passwords.
+func (s *Service) SignIn(ctx context.Context, email, password, ip string) (string, error) {
+	email = auth.NormaliseEmail(email)
+	attempt, err := s.limiter.Reserve(ctx, email, ip)
+	if err != nil {
+		return "", err
+	}
 	var m Member
-	err := s.db.Collection(MembersCollection).FindOne(ctx, bson.M{"_id": auth.NormaliseEmail(email)}).Decode(&m)
+	err = s.db.Collection(MembersCollection).FindOne(ctx, bson.M{"_id": email}).Decode(&m)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		attempt.Abandon(ctx)
 		return "", fmt.Errorf("staff sign in: %w", err)
 	}
 	ok, err := s.hasher.Verify(ctx, m.PasswordHash, password)
 	if err != nil {
+		attempt.Abandon(ctx)
 		return "", fmt.Errorf("staff sign in: %w", err)
 	}
 	if !ok {
-		return "", ErrInvalidCredential
+		return "", ErrInvalidCredential // the reservation stays: it was a failure
+	}
+	if err := attempt.Succeeded(ctx); err != nil {
+		return "", err
 	}
 	token := engine.NewToken()
-	sess := session{ID: engine.HashToken(token), Email: m.Email, ExpiresAt: s.clock.Now().Add(SessionLifetime)}
+	sess := session{ID: engine.HashToken(token), Email: m.Email, Credential: engine.HashToken(m.PasswordHash),
+		ExpiresAt: s.clock.Now().Add(SessionLifetime)}
 	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
 		return "", fmt.Errorf("open staff session: %w", err)
 	}
@@ -144,8 +203,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Member, error
 		return Member{}, fmt.Errorf("find staff session: %w", err)
 	}
 	var m Member
-	if err := s.db.Collection(MembersCollection).FindOne(ctx, bson.M{"_id": sess.Email}).Decode(&m); err != nil {
-		return Member{}, ErrNoSession
+	err = s.db.Collection(MembersCollection).FindOne(ctx, bson.M{"_id": sess.Email}).Decode(&m)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Member{}, ErrNoSession // the member was removed
+	}
+	if err != nil {
+		return Member{}, fmt.Errorf("find staff member: %w", err)
+	}
+	if sess.Credential != engine.HashToken(m.PasswordHash) {
+		return Member{}, ErrNoSession // the password was reset since
 	}
 	return m, nil
 }
@@ -156,4 +222,14 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		return fmt.Errorf("staff sign out: %w", err)
 	}
 	return nil
+}
+
+// Sweep deletes expired staff sessions so the collection does not grow
+// without bound. It scans, so run it now and then, never per request.
+func (s *Service) Sweep(ctx context.Context) (int64, error) {
+	res, err := s.db.Collection(SessionsCollection).DeleteMany(ctx, bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}})
+	if err != nil {
+		return 0, fmt.Errorf("sweep staff sessions: %w", err)
+	}
+	return res.DeletedCount, nil
 }

@@ -3,13 +3,16 @@ package staff_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/staff"
+	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
 )
 
@@ -18,7 +21,7 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 func TestStaffAccounts(t *testing.T) {
 	t.Parallel()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	svc := staff.NewService(storetest.Open(t).DB(), clock, auth.NewHasher())
+	svc := staff.NewService(storetest.Open(t).DB(), clock, hasher)
 	ctx := context.Background()
 	if _, err := svc.Add(ctx, "ed@example.com", "owner"); err == nil {
 		t.Fatal("an unknown role was accepted")
@@ -27,13 +30,13 @@ func TestStaffAccounts(t *testing.T) {
 	if err != nil || len(pw) < 16 {
 		t.Fatalf("add: %q %v", pw, err)
 	}
-	if _, err := svc.SignIn(ctx, "ed@example.com", "wrong"); !errors.Is(err, staff.ErrInvalidCredential) {
+	if _, err := svc.SignIn(ctx, "ed@example.com", "wrong", "ip"); !errors.Is(err, staff.ErrInvalidCredential) {
 		t.Fatalf("wrong password: %v", err)
 	}
-	if _, err := svc.SignIn(ctx, "nobody@example.com", pw); !errors.Is(err, staff.ErrInvalidCredential) {
+	if _, err := svc.SignIn(ctx, "nobody@example.com", pw, "ip"); !errors.Is(err, staff.ErrInvalidCredential) {
 		t.Fatalf("unknown member: %v", err)
 	}
-	token, err := svc.SignIn(ctx, "ed@example.com", pw)
+	token, err := svc.SignIn(ctx, "ed@example.com", pw, "ip")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +46,173 @@ func TestStaffAccounts(t *testing.T) {
 	}
 	// Resetting makes the old password useless.
 	pw2, _ := svc.Add(ctx, "ed@example.com", staff.RoleTester)
-	if _, err := svc.SignIn(ctx, "ed@example.com", pw); err == nil || pw2 == pw {
+	if _, err := svc.SignIn(ctx, "ed@example.com", pw, "ip"); err == nil || pw2 == pw {
 		t.Fatal("the old password still works after a reset")
 	}
-	if m, _ := svc.Authenticate(ctx, token); m.CanEdit() {
-		t.Fatal("a tester can edit")
+	token, err = svc.SignIn(ctx, "ed@example.com", pw2, "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := svc.Authenticate(ctx, token); err != nil || m.CanEdit() {
+		t.Fatalf("a tester: %+v %v", m, err)
 	}
 	clock.Advance(staff.SessionLifetime)
 	if _, err := svc.Authenticate(ctx, token); !errors.Is(err, staff.ErrNoSession) {
 		t.Fatalf("an expired session: %v", err)
+	}
+}
+
+func newStaff(t *testing.T) (*staff.Service, *engine.ManualClock) {
+	t.Helper()
+	st := storetest.Open(t)
+	var specs []store.CollectionSpec
+	for name, idx := range staff.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	return staff.NewService(st.DB(), clock, hasher), clock
+}
+
+var hasher = auth.NewHasher()
+
+// Issue #8, defect 2: 60 wrong editor passwords in 2.4 s, then the right one
+// worked. Staff sign-in now has the subscribers' limits, reserved before the
+// hash, so parallel guesses cannot outrun them either.
+func TestStaffSignInIsLimitedUnderParallelGuesses(t *testing.T) {
+	t.Parallel()
+	svc, clock := newStaff(t)
+	ctx := context.Background()
+	if err := svc.Put(ctx, "ed@example.com", staff.RoleEditor, "editor-password"); err != nil {
+		t.Fatal(err)
+	}
+	const total = 60
+	results := make([]error, total)
+	var wg sync.WaitGroup
+	for i := range total {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, results[i] = svc.SignIn(ctx, "ed@example.com", "guess", "203.0.113.66")
+		}()
+	}
+	wg.Wait()
+	evaluated := 0
+	for i, err := range results {
+		switch {
+		case errors.Is(err, staff.ErrInvalidCredential):
+			evaluated++
+		case errors.Is(err, staff.ErrTooManyRequests):
+		default:
+			t.Errorf("guess %d: %v", i, err)
+		}
+	}
+	if evaluated != auth.DefaultLimits.PerClient {
+		t.Errorf("%d of %d guesses evaluated, want %d", evaluated, total, auth.DefaultLimits.PerClient)
+	}
+	if _, err := svc.SignIn(ctx, "ed@example.com", "editor-password", "203.0.113.66"); !errors.Is(err, staff.ErrTooManyRequests) {
+		t.Fatalf("the right password after the limit: %v", err)
+	}
+	// The editor on her own machine is not locked out by the guesser.
+	if _, err := svc.SignIn(ctx, "ed@example.com", "editor-password", "198.51.100.7"); err != nil {
+		t.Fatalf("the editor from another client: %v", err)
+	}
+	clock.Advance(auth.DefaultLimits.Window)
+	if _, err := svc.SignIn(ctx, "ed@example.com", "editor-password", "203.0.113.66"); err != nil {
+		t.Fatalf("in the next window: %v", err)
+	}
+}
+
+// The per-IP limit holds across accounts: guessing many editors' addresses
+// from one client stops too.
+func TestStaffSignInIsLimitedPerIP(t *testing.T) {
+	t.Parallel()
+	svc, _ := newStaff(t)
+	svc.Limiter().SetLimits(auth.Limits{PerClient: 10, PerIP: 4, PerAccount: 100, Window: time.Hour})
+	ctx := context.Background()
+	for i := range 4 {
+		if _, err := svc.SignIn(ctx, fmt.Sprintf("ed%d@example.com", i), "guess", "203.0.113.66"); !errors.Is(err, staff.ErrInvalidCredential) {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	if _, err := svc.SignIn(ctx, "another@example.com", "guess", "203.0.113.66"); !errors.Is(err, staff.ErrTooManyRequests) {
+		t.Fatalf("a guess past the IP limit: %v", err)
+	}
+}
+
+// Issue #8, defect 8: a reset left sessions valid and nobody could be
+// removed. Both now end the member's sessions at once: there is no session
+// cache, so no TTL to wait for.
+func TestStaffAccessCanBeRevoked(t *testing.T) {
+	t.Parallel()
+	svc, clock := newStaff(t)
+	ctx := context.Background()
+	if err := svc.Put(ctx, "ed@example.com", staff.RoleEditor, "editor-password"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Put(ctx, "ann@example.com", staff.RoleEditor, "ann-password"); err != nil {
+		t.Fatal(err)
+	}
+	signIn := func(email, password string) string {
+		t.Helper()
+		token, err := svc.SignIn(ctx, email, password, "ip")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	ed1, ed2, ann := signIn("ed@example.com", "editor-password"), signIn("ed@example.com", "editor-password"),
+		signIn("ann@example.com", "ann-password")
+
+	if _, err := svc.Add(ctx, "ed@example.com", staff.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []string{ed1, ed2} {
+		if _, err := svc.Authenticate(ctx, token); !errors.Is(err, staff.ErrNoSession) {
+			t.Fatalf("a session after the password reset: %v", err)
+		}
+	}
+	if _, err := svc.Authenticate(ctx, ann); err != nil {
+		t.Fatalf("another member's session after ed's reset: %v", err)
+	}
+
+	if err := svc.Remove(ctx, "Ann@Example.com"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Nanosecond) // no cache to outwait: at once
+	if _, err := svc.Authenticate(ctx, ann); !errors.Is(err, staff.ErrNoSession) {
+		t.Fatalf("a removed member's session: %v", err)
+	}
+	if _, err := svc.SignIn(ctx, "ann@example.com", "ann-password", "ip"); !errors.Is(err, staff.ErrInvalidCredential) {
+		t.Fatalf("a removed member signs in: %v", err)
+	}
+	if err := svc.Remove(ctx, "ann@example.com"); !engine.IsNotFound(err) {
+		t.Fatalf("removing nobody: %v", err)
+	}
+}
+
+func TestStaffSweepRemovesExpiredSessions(t *testing.T) {
+	t.Parallel()
+	svc, clock := newStaff(t)
+	ctx := context.Background()
+	if err := svc.Put(ctx, "ed@example.com", staff.RoleEditor, "editor-password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SignIn(ctx, "ed@example.com", "editor-password", "ip"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(staff.SessionLifetime - time.Hour)
+	live, err := svc.SignIn(ctx, "ed@example.com", "editor-password", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour + time.Second)
+	if n, err := svc.Sweep(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep: %d %v, want the expired session", n, err)
+	}
+	if _, err := svc.Authenticate(ctx, live); err != nil {
+		t.Fatalf("the live session after the sweep: %v", err)
 	}
 }
