@@ -175,7 +175,7 @@ func goldenAnalysis() analysis.Result {
 
 func brands(t *testing.T) (*brand.Registry, []brand.Brand) {
 	t.Helper()
-	seed, err := brand.ReadSeed(content.Brands)
+	seed, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestDashboardPayloadCompressesWell(t *testing.T) {
 }
 
 func BenchmarkComposeDashboard(b *testing.B) {
-	seed, err := brand.ReadSeed(content.Brands)
+	seed, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -135,12 +135,12 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
-	specs := []store.CollectionSpec{{Name: brand.Collection}, {Name: settingsCollection}}
+	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
 	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
 	a.Content = library.NewRepo(st.DB(), clock)
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), library.RepoCollections()} {
+		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -148,14 +148,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := st.EnsureCollections(ctx, specs); err != nil {
 		return nil, err
 	}
-	seed, err := brand.ReadSeed(content.Brands)
+	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err
 	}
-	if err := brand.Seed(ctx, st.DB(), seed); err != nil {
-		return nil, err
-	}
-	if err := a.Brands.Load(ctx, st.DB(), logger); err != nil {
+	if err := a.Brands.Install(shipped); err != nil {
 		return nil, err
 	}
 	if err := library.SeedRepo(ctx, a.Content, content.Library); err != nil {

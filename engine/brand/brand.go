@@ -1,74 +1,36 @@
 // Package brand holds the brands Glimpse is sold under (the default and the
 // partner brands _x_ and _y_): their names, bundles, themes and copy. Brands
-// are data in MongoDB, seeded from content/brands, and read from memory on
-// the hot path.
+// ship in content/brands and are read from memory on the hot path; editors'
+// published copy comes from the database and is layered over them.
 package brand
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"net"
 	"sort"
 	"strings"
 	"sync/atomic"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine/ui"
 )
-
-// Collection is where brands are stored.
-const Collection = "brands"
 
 // DefaultKey is the brand used when nothing else selects one.
 const DefaultKey = "default"
 
 // Brand is one brand's data.
 type Brand struct {
-	Key          string            `bson:"_id" json:"key"`
-	Name         string            `bson:"name" json:"name"`
-	Tagline      string            `bson:"tagline" json:"tagline"`
-	Bundle       string            `bson:"bundle" json:"bundle"`
-	SupportEmail string            `bson:"supportEmail" json:"supportEmail"`
-	Logo         ui.ImageRef       `bson:"logo" json:"logo"`
-	Theme        map[string]string `bson:"theme" json:"theme"`
-	// Copy maps copy keys ("signIn.headline") to text. MongoDB documents
-	// cannot have dotted keys on FerretDB, so it is stored as a list.
-	Copy map[string]string `bson:"-" json:"copy"`
-}
-
-// stored is a Brand as it is kept in the database.
-type stored struct {
-	Brand `bson:",inline"`
-	Copy  []copyEntry `bson:"copy"`
-}
-
-type copyEntry struct {
-	Key  string `bson:"k"`
-	Text string `bson:"t"`
-}
-
-func toStored(b Brand) stored {
-	s := stored{Brand: b, Copy: make([]copyEntry, 0, len(b.Copy))}
-	for k, v := range b.Copy {
-		s.Copy = append(s.Copy, copyEntry{Key: k, Text: v})
-	}
-	sort.Slice(s.Copy, func(i, j int) bool { return s.Copy[i].Key < s.Copy[j].Key })
-	return s
-}
-
-func (s stored) brand() Brand {
-	b := s.Brand
-	b.Copy = make(map[string]string, len(s.Copy))
-	for _, e := range s.Copy {
-		b.Copy[e.Key] = e.Text
-	}
-	return b
+	Key          string            `json:"key"`
+	Name         string            `json:"name"`
+	Tagline      string            `json:"tagline"`
+	Bundle       string            `json:"bundle"`
+	SupportEmail string            `json:"supportEmail"`
+	Logo         ui.ImageRef       `json:"logo"`
+	Theme        map[string]string `json:"theme"`
+	// Copy maps copy keys ("signIn.headline") to text.
+	Copy map[string]string `json:"copy"`
 }
 
 // UI returns the brand as the envelope's meta carries it.
@@ -79,7 +41,7 @@ func (b Brand) UI() ui.Brand {
 }
 
 // Copy resolves copy keys for one brand: the brand's published edits, its
-// seeded copy, then the default brand's edits and copy.
+// shipped copy, then the default brand's edits and copy.
 type Copy struct {
 	layers []map[string]string
 }
@@ -201,8 +163,8 @@ func FromPlanCode(planCode string) string {
 	return DefaultKey
 }
 
-// ReadSeed reads brands/<key>.json files from fsys.
-func ReadSeed(fsys fs.FS) ([]Brand, error) {
+// ReadShipped reads brands/<key>.json files from fsys.
+func ReadShipped(fsys fs.FS) ([]Brand, error) {
 	paths, err := fs.Glob(fsys, "brands/*.json")
 	if err != nil {
 		return nil, fmt.Errorf("list brand seeds: %w", err)
@@ -225,41 +187,16 @@ func ReadSeed(fsys fs.FS) ([]Brand, error) {
 	return out, nil
 }
 
-// Seed inserts the seed brands that the database does not have yet. Brands
-// already stored are left alone, so editors' changes survive restarts.
-func Seed(ctx context.Context, db *mongo.Database, seed []Brand) error {
-	coll := db.Collection(Collection)
-	for _, b := range seed {
-		_, err := coll.InsertOne(ctx, toStored(b))
-		if err != nil && !mongo.IsDuplicateKeyError(err) {
-			return fmt.Errorf("seed brand %s: %w", b.Key, err)
+// Install puts the shipped brands into the registry. The files in
+// content/brands are the source at every start, so a copy key or a theme
+// colour added in a new release reaches every existing database; what
+// editors publish lives apart (SetOverrides) and is layered on top.
+func (r *Registry) Install(shipped []Brand) error {
+	for _, b := range shipped {
+		if b.Key == DefaultKey {
+			r.Set(shipped)
+			return nil
 		}
 	}
-	return nil
-}
-
-// Load reads every brand from the database into the registry.
-func (r *Registry) Load(ctx context.Context, db *mongo.Database, logger *slog.Logger) error {
-	cur, err := db.Collection(Collection).Find(ctx, bson.M{})
-	if err != nil {
-		return fmt.Errorf("load brands: %w", err)
-	}
-	var docs []stored
-	if err := cur.All(ctx, &docs); err != nil {
-		return fmt.Errorf("read brands: %w", err)
-	}
-	brands := make([]Brand, 0, len(docs))
-	for _, d := range docs {
-		brands = append(brands, d.brand())
-	}
-	found := false
-	for _, b := range brands {
-		found = found || b.Key == DefaultKey
-	}
-	if !found {
-		return errors.New("load brands: the default brand is missing")
-	}
-	r.Set(brands)
-	logger.Debug("brands loaded", "count", len(brands))
-	return nil
+	return errors.New("brands: the default brand is missing")
 }
