@@ -44,7 +44,9 @@ commands:
   serve               start the server (the default)
   login-link EMAIL    print a single-use sign-in link, valid for 10 minutes
   staff add --role editor|tester|admin EMAIL
-                      create a staff account (or reset it) and print its password
+                      create a staff account (or reset it) and print its password;
+                      a reset ends the member's sessions
+  staff remove EMAIL  delete a staff account and end its sessions
   db-server --data DIR [--socket PATH]
                       run the embedded database as a process of its own on a
                       Unix socket and print its MONGODB_URI (fault tests)
@@ -392,6 +394,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	}
 	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
 	go a.Profiles.RunRefresh(ctx, time.Minute)
+	go a.RunSweeper(ctx, sweepEvery)
 	// Published content reaches every instance within seconds.
 	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
 		if err := srv.ReloadContent(ctx); err != nil {
@@ -412,7 +415,56 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	return nil
 }
 
+// sweepEvery is how often expired sessions, sign-in links and sign-in
+// counters are deleted. They stop counting when they expire whether swept or
+// not, so this only bounds how much dead data the collections hold.
+const sweepEvery = 10 * time.Minute
+
+// Sweep deletes what has expired: subscriber and staff sessions, sign-in
+// links and claims (the sign-in counters among them).
+func (a *App) Sweep(ctx context.Context) error {
+	if _, err := a.Auth.Sweep(ctx); err != nil {
+		return err
+	}
+	if _, err := a.Staff.Sweep(ctx); err != nil {
+		return err
+	}
+	if _, err := store.NewClaims(a.Store.DB()).Sweep(ctx, a.Clock.Now()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RunSweeper sweeps every interval until ctx ends. Every instance runs it;
+// deleting what is expired is the same work whoever does it first.
+func (a *App) RunSweeper(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
+				a.Logger.Error("sweep expired sessions and claims", "error", err)
+			}
+		}
+	}
+}
+
 func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
+	if len(args) == 2 && args[0] == "remove" {
+		a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+		if err != nil {
+			return err
+		}
+		defer a.Close(context.Background())
+		if err := a.Staff.Remove(ctx, args[1]); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "Staff member %s removed; their sessions have ended.\n", args[1])
+		return err
+	}
 	if len(args) == 0 || args[0] != "add" {
 		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
 	}
