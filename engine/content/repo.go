@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"sort"
@@ -18,14 +19,19 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
 // The collections the editors' studio stores content in.
 const (
 	// DocsCollection holds one document per content item, _id "<kind>:<slug>".
 	DocsCollection = "content_docs"
-	// MetaCollection holds the single "version" document instances poll.
+	// MetaCollection holds the claims of revision numbers (Repo.modify) and
+	// the legacy "version" counter.
 	MetaCollection = "content_meta"
+	// VersionsCollection holds one document per content version; instances
+	// poll the newest to reload published content.
+	VersionsCollection = "content_versions"
 )
 
 // The kinds of content item.
@@ -61,8 +67,9 @@ const MaxRevisions = 50
 var Pages = []string{"insights", "top-trends", "top-hacks", "privacy", "terms"}
 
 // writeAttempts bounds the retries of a read-modify-write that lost a race
-// with another editor's write to the same document.
-const writeAttempts = 10
+// with another editor's write to the same document; with the waits between
+// them a save gives up after about two seconds.
+const writeAttempts = 20
 
 // Revision is one saved state of a content item.
 type Revision struct {
@@ -106,8 +113,9 @@ func DocID(kind, slug string) string { return kind + ":" + slug }
 // indexes, for the store to create at start.
 func RepoCollections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
-		DocsCollection: {{Keys: bson.D{{Key: "kind", Value: 1}}, Options: options.Index().SetName("kind")}},
-		MetaCollection: nil,
+		DocsCollection:     {{Keys: bson.D{{Key: "kind", Value: 1}}, Options: options.Index().SetName("kind")}},
+		MetaCollection:     nil,
+		VersionsCollection: nil,
 	}
 }
 
@@ -229,7 +237,10 @@ func (r *Repo) Publish(ctx context.Context, kind, slug, by string) (Doc, error) 
 	if err != nil {
 		return Doc{}, err
 	}
-	return d, r.bump(ctx)
+	if _, err := r.bump(ctx); err != nil {
+		return Doc{}, err
+	}
+	return d, nil
 }
 
 // Unpublish hides an item from subscribers, keeping its draft, and bumps the
@@ -245,7 +256,10 @@ func (r *Repo) Unpublish(ctx context.Context, kind, slug, by string) (Doc, error
 	if err != nil {
 		return Doc{}, err
 	}
-	return d, r.bump(ctx)
+	if _, err := r.bump(ctx); err != nil {
+		return Doc{}, err
+	}
+	return d, nil
 }
 
 // Revisions returns an item's kept revisions, oldest first.
@@ -280,7 +294,9 @@ func (r *Repo) Restore(ctx context.Context, kind, slug string, n int, by string)
 }
 
 // modify applies change to the stored item and writes it back with a new
-// revision, unless change reports nothing to record.
+// revision, unless change reports nothing to record. It returns the written
+// Doc only if that Doc became the stored one, so a save that returns nil is
+// in the history; otherwise it returns a conflict *engine.Error.
 //
 // A filter on rev alone does not make the write conditional: FerretDB v1.24
 // matches and replaces in two steps, so two editors could both replace
@@ -291,6 +307,12 @@ func (r *Repo) Restore(ctx context.Context, kind, slug string, n int, by string)
 // older than staleClaim is completed by another writer (its writer died
 // between claiming and writing): completing a live one could land after
 // later writes and undo them.
+//
+// Claims stay after the write, shrunk to a small tombstone, for keptClaims
+// revisions: a claim deleted right away let a writer that had read an old
+// revision claim the same number again and "succeed" with a write that
+// matched nothing. The match count is checked as well, for a writer stalled
+// so long that its number's claim was pruned.
 func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) (action string, ok bool), by string) (Doc, error) {
 	meta := r.db.Collection(MetaCollection)
 	for attempt := range writeAttempts {
@@ -315,87 +337,193 @@ func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) 
 		if extra := len(d.Revisions) - MaxRevisions; extra > 0 {
 			d.Revisions = slices.Clone(d.Revisions[extra:])
 		}
-		_, err = meta.InsertOne(ctx, claim{ID: claimID(d.ID, d.Rev), At: now, Doc: d})
-		if mongo.IsDuplicateKeyError(err) {
+		_, err = meta.InsertOne(ctx, claim{ID: claimID(d.ID, d.Rev), At: now, Doc: &d})
+		if store.IsDuplicateKey(err) {
 			if err := r.completeStaleClaim(ctx, d.ID, d.Rev); err != nil {
 				return Doc{}, err
 			}
-			select {
-			case <-ctx.Done():
-				return Doc{}, ctx.Err()
-			case <-time.After(time.Duration(attempt+1) * 10 * time.Millisecond):
+			// Jittered, growing waits keep many writers from retrying in step.
+			wait := time.Duration(attempt+1)*5*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+			if err := sleep(ctx, wait); err != nil {
+				return Doc{}, err
 			}
 			continue
 		}
 		if err != nil {
 			return Doc{}, fmt.Errorf("%s content %s: claim: %w", action, d.ID, err)
 		}
-		if _, err := r.docs().ReplaceOne(ctx, bson.M{"_id": d.ID, "rev": read}, d); err != nil {
+		res, err := r.docs().ReplaceOne(ctx, bson.M{"_id": d.ID, "rev": read}, d)
+		if err != nil {
 			return Doc{}, fmt.Errorf("%s content %s: %w", action, d.ID, err)
 		}
-		// The previous claim is done with; a failure only leaves a small document.
-		_, _ = meta.DeleteOne(ctx, bson.M{"_id": claimID(d.ID, read)})
+		if res.MatchedCount == 0 && !r.writtenByOther(ctx, d) {
+			return Doc{}, engine.Errorf(engine.CodeConflict,
+				"Someone else changed this %s while you were saving; reload it and try again.", kind)
+		}
+		// The claim keeps its number taken; the Doc in it is no longer
+		// needed, and the claim keptClaims revisions back is dropped.
+		// Failures only leave bigger or more documents behind.
+		_, _ = meta.ReplaceOne(ctx, bson.M{"_id": claimID(d.ID, d.Rev)}, claim{ID: claimID(d.ID, d.Rev), At: now})
+		if old := d.Rev - keptClaims; old > 0 {
+			_, _ = meta.DeleteOne(ctx, bson.M{"_id": claimID(d.ID, old)})
+		}
 		return d, nil
 	}
 	return Doc{}, engine.Errorf(engine.CodeConflict, "Someone else is changing this %s; try again.", kind)
 }
 
-// claim is a writer's reservation of a revision number of one Doc, with the
-// Doc it is writing so that others can complete the write.
+// writtenByOther reports whether d is stored although our replace matched
+// nothing: another writer completed our claim, thinking it stale.
+func (r *Repo) writtenByOther(ctx context.Context, d Doc) bool {
+	var cur Doc
+	if err := r.docs().FindOne(ctx, bson.M{"_id": d.ID}).Decode(&cur); err != nil {
+		return false
+	}
+	i := slices.IndexFunc(cur.Revisions, func(v Revision) bool { return v.N == d.Rev })
+	if i < 0 {
+		return false
+	}
+	mine := d.Revisions[len(d.Revisions)-1]
+	v := cur.Revisions[i]
+	return v.At.Equal(mine.At) && v.By == mine.By && v.Action == mine.Action && maps.Equal(v.Fields, mine.Fields)
+}
+
+// claim is a writer's reservation of a revision number of one Doc. Until the
+// write is done it holds the Doc being written, so that others can complete
+// the write; afterwards only the reservation stays.
 type claim struct {
 	ID  string    `bson:"_id"`
 	At  time.Time `bson:"at"`
-	Doc Doc       `bson:"doc"`
+	Doc *Doc      `bson:"doc,omitempty"`
 }
 
 // staleClaim is how long after its claim a write must have finished; an
 // older claim on a Doc that was not written is completed by the next writer.
 const staleClaim = time.Minute
 
+// keptClaims is how many revision numbers back a claim is kept, so that a
+// writer that read an old revision finds its next number taken. It is twice
+// MaxRevisions, far more than the writes that fit in a save's attempts.
+const keptClaims = 2 * MaxRevisions
+
 func claimID(docID string, rev int) string { return "claim:" + docID + ":" + strconv.Itoa(rev) }
 
 // completeStaleClaim writes the Doc of the claim on revision rev if the
-// claim is stale and the stored Doc is still at the revision before it.
+// claim is stale, not done, and the stored Doc is still at the revision
+// before it.
 func (r *Repo) completeStaleClaim(ctx context.Context, docID string, rev int) error {
 	var c claim
 	err := r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": claimID(docID, rev)}).Decode(&c)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil // completed and cleared by the next write
+		return nil // pruned: long done
 	}
 	if err != nil {
 		return fmt.Errorf("read claim on %s: %w", docID, err)
 	}
-	if r.clock.Now().Sub(c.At) < staleClaim {
+	if c.Doc == nil || r.clock.Now().Sub(c.At) < staleClaim {
 		return nil
 	}
-	if _, err := r.docs().ReplaceOne(ctx, bson.M{"_id": docID, "rev": rev - 1}, c.Doc); err != nil {
+	if _, err := r.docs().ReplaceOne(ctx, bson.M{"_id": docID, "rev": rev - 1}, *c.Doc); err != nil {
 		return fmt.Errorf("complete claim on %s: %w", docID, err)
 	}
 	return nil
 }
 
-// Version returns the content version, 0 before the first publish.
+// Version returns the content version: the highest number in
+// VersionsCollection, or, before the first publish since versions moved
+// there, the legacy counter in MetaCollection (0 if there is none).
 func (r *Repo) Version(ctx context.Context) (int64, error) {
-	var v struct {
+	var v versionDoc
+	err := r.db.Collection(VersionsCollection).FindOne(ctx, bson.M{},
+		options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&v)
+	if err == nil {
+		return v.N, nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, fmt.Errorf("content version: %w", err)
+	}
+	var legacy struct {
 		Version int64 `bson:"version"`
 	}
-	err := r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": "version"}).Decode(&v)
+	err = r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": "version"}).Decode(&legacy)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("content version: %w", err)
 	}
-	return v.Version, nil
+	return legacy.Version, nil
 }
 
-func (r *Repo) bump(ctx context.Context) error {
-	_, err := r.db.Collection(MetaCollection).UpdateOne(ctx, bson.M{"_id": "version"},
-		bson.M{"$inc": bson.M{"version": int64(1)}}, options.UpdateOne().SetUpsert(true))
-	if err != nil {
-		return fmt.Errorf("bump content version: %w", err)
+// versionDoc is one content version; its number is its _id, so inserting it
+// is the claim of that number.
+type versionDoc struct {
+	N  int64     `bson:"_id"`
+	At time.Time `bson:"at"`
+}
+
+// Versions are kept for keptVersions numbers and at least keepVersionsFor,
+// so that the newest always stays and a number is never handed out twice: a
+// publisher that read the newest number and then stalled (a day at most,
+// given request timeouts) finds its next number still taken.
+const (
+	keptVersions    = 100
+	keepVersionsFor = 24 * time.Hour
+	bumpAttempts    = 100
+)
+
+// bump records a new content version, one above the newest, and returns it.
+//
+// It inserts the version rather than $inc-ing a counter because an $inc is
+// not atomic on the embedded FerretDB (concurrent increments are lost, and
+// two publishes could leave the same version), while an insert of one _id has
+// exactly one winner. A publisher whose number was taken tries the next one;
+// each round has a winner, so N concurrent publishers finish in at most N
+// rounds. A number is tried only once the one below it exists, so versions
+// appear in order, and every version is inserted after the publish that
+// asked for it was written: a watcher that sees the newest version and
+// reloads sees every publish.
+func (r *Repo) bump(ctx context.Context) (int64, error) {
+	coll := r.db.Collection(VersionsCollection)
+	var next int64
+	for attempt := range bumpAttempts {
+		// A lost number means a newer one exists; trying the one after it
+		// saves a read, and reading again now and then catches up with a
+		// burst that went further.
+		if attempt%8 == 0 {
+			v, err := r.Version(ctx)
+			if err != nil {
+				return 0, fmt.Errorf("bump content version: %w", err)
+			}
+			next = max(next, v+1)
+		}
+		now := r.now()
+		_, err := coll.InsertOne(ctx, versionDoc{N: next, At: now})
+		if store.IsDuplicateKey(err) {
+			next++
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("bump content version: %w", err)
+		}
+		// Old versions only take space; failing to drop them is harmless.
+		_, _ = coll.DeleteMany(ctx, bson.M{"_id": bson.M{"$lte": next - keptVersions},
+			"at": bson.M{"$lt": now.Add(-keepVersionsFor)}})
+		return next, nil
 	}
-	return nil
+	return 0, engine.Errorf(engine.CodeConflict, "Too many publishes at once; try again.")
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Watch polls the version every interval until ctx ends and calls onChange
@@ -403,16 +531,25 @@ func (r *Repo) bump(ctx context.Context) error {
 // without a call; failed reads are retried at the next tick. It blocks, so
 // run it in its own goroutine.
 func (r *Repo) Watch(ctx context.Context, every time.Duration, onChange func(version int64)) {
+	r.watch(ctx, every, onChange, func() {})
+}
+
+// watch is Watch with a call once the baseline is set, for tests.
+func (r *Repo) watch(ctx context.Context, every time.Duration, onChange func(version int64), ready func()) {
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	var last int64
 	known := false
 	for {
 		if v, err := r.Version(ctx); err == nil {
-			if known && v != last {
+			switch {
+			case !known:
+				last, known = v, true
+				ready()
+			case v != last:
+				last = v
 				onChange(v)
 			}
-			last, known = v, true
 		}
 		select {
 		case <-ctx.Done():

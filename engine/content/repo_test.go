@@ -324,6 +324,11 @@ func TestGetMissing(t *testing.T) {
 	}
 }
 
+// TestConcurrentSavesKeepEveryRevision runs 50 editors saving one item at
+// once. Each save either succeeds and is in the history, or is refused with
+// a conflict; none may succeed and vanish (a stale writer used to re-claim a
+// revision number whose claim had been deleted, and the replace's match count
+// was not checked).
 func TestConcurrentSavesKeepEveryRevision(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -331,29 +336,137 @@ func TestConcurrentSavesKeepEveryRevision(t *testing.T) {
 	if _, err := r.Save(ctx, KindTopic, "stalkers", map[string]string{"title": "v0", "description": "D"}, "ann", true); err != nil {
 		t.Fatal(err)
 	}
-	const editors = 4
-	errs := make(chan error, editors)
+	const editors = 50
+	type result struct {
+		editor int
+		err    error
+	}
+	results := make(chan result, editors)
+	start := make(chan struct{})
 	for i := range editors {
 		go func() {
+			<-start
 			_, err := r.Save(ctx, KindTopic, "stalkers", map[string]string{"title": fmt.Sprint("by ", i), "description": "D"}, fmt.Sprint("editor", i), false)
-			errs <- err
+			results <- result{i, err}
 		}()
 	}
-	saved := 1
+	close(start)
+	var saved []int
 	for range editors {
-		switch err := <-errs; engine.ErrorCode(err) {
+		res := <-results
+		switch engine.ErrorCode(res.err) {
 		case "":
-			saved++
+			saved = append(saved, res.editor)
 		case engine.CodeConflict:
 		default:
-			t.Fatal(err)
+			t.Fatal(res.err)
 		}
 	}
-	revs, err := r.Revisions(ctx, KindTopic, "stalkers")
+	if len(saved) == 0 {
+		t.Fatal("no save of 50 succeeded")
+	}
+	d, err := r.Get(ctx, KindTopic, "stalkers")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(revs) != saved {
-		t.Errorf("%d revisions kept for %d successful saves", len(revs), saved)
+	inHistory := map[string]bool{}
+	for i, v := range d.Revisions {
+		if i > 0 && v.N != d.Revisions[i-1].N+1 {
+			t.Errorf("revision %d follows revision %d", v.N, d.Revisions[i-1].N)
+		}
+		inHistory[v.By+": "+v.Fields["title"]] = true
+	}
+	for _, i := range saved {
+		if !inHistory[fmt.Sprintf("editor%d: by %d", i, i)] {
+			t.Errorf("editor%d's save succeeded but is not in the history", i)
+		}
+	}
+	if want := min(len(saved)+1, MaxRevisions); len(d.Revisions) != want {
+		t.Errorf("%d revisions kept for %d successful saves and the first, want %d", len(d.Revisions), len(saved), want)
+	}
+	last := d.Revisions[len(d.Revisions)-1]
+	if d.Rev != last.N || !cmp.Equal(d.Draft, last.Fields) {
+		t.Errorf("head at rev %d with draft %v; newest revision %d has %v", d.Rev, d.Draft, last.N, last.Fields)
+	}
+	t.Logf("%d of %d concurrent saves succeeded; the rest were refused as conflicts", len(saved), editors)
+}
+
+// TestConcurrentPublishesGetDistinctVersions publishes 30 items at once: each
+// publish must get a version of its own (the version used to be an $inc,
+// whose increments the embedded FerretDB loses under concurrent writers), and
+// a watcher must end on the last.
+func TestConcurrentPublishesGetDistinctVersions(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, _, _ := openRepo(t)
+	const publishers = 30
+	for i := range publishers {
+		if _, err := r.Save(ctx, KindNews, fmt.Sprint("item-", i), newsFields(fmt.Sprint("Item ", i)), "ann", true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v0, err := r.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan int64, 1000)
+	watching := make(chan struct{})
+	go r.watch(ctx, 5*time.Millisecond, func(v int64) { seen <- v }, func() { close(watching) })
+	<-watching
+
+	versions := make(chan int64, publishers)
+	errs := make(chan error, publishers)
+	start := make(chan struct{})
+	for i := range publishers {
+		go func() {
+			<-start
+			if _, err := r.Publish(ctx, KindNews, fmt.Sprint("item-", i), "bob"); err != nil {
+				errs <- err
+				return
+			}
+			// The version this publish made, read through the same path.
+			v, err := r.bump(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			versions <- v
+		}()
+	}
+	close(start)
+	got := map[int64]bool{}
+	for range publishers {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case v := <-versions:
+			if got[v] {
+				t.Errorf("version %d given to two publishes", v)
+			}
+			got[v] = true
+		}
+	}
+	last, err := r.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each goroutine bumped twice: once in Publish, once itself.
+	if want := v0 + 2*publishers; last != want {
+		t.Errorf("version after %d publishes and %d bumps from %d: %d, want %d", publishers, publishers, v0, last, want)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case v := <-seen:
+			if v == last {
+				return
+			}
+			if v > last {
+				t.Fatalf("watcher saw %d, beyond the last version %d", v, last)
+			}
+		case <-deadline:
+			t.Fatalf("the watcher never saw the last version %d", last)
+		}
 	}
 }
