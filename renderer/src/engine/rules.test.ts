@@ -22,8 +22,11 @@ describe("rules", () => {
     expect(Object.keys(RULES).sort()).toEqual([...RULE_KINDS].sort());
   });
 
-  it("uses the protocol's email pattern", () => {
-    expect(EMAIL_PATTERN.source).toBe(String.raw`^[^\s@]+@[^\s@]+\.[^\s@]+$`);
+  it("uses the same email pattern as the server", () => {
+    const goRules = readFileSync(repoPath("engine", "ui", "rules.go"), "utf8");
+    const server = /const EmailPattern = `([^`]+)`/.exec(goRules)?.[1];
+    expect(server).toBeDefined();
+    expect(EMAIL_PATTERN.source).toBe(server);
   });
 
   it("treats undefined, null, blank text and empty lists as missing", () => {

@@ -1,6 +1,8 @@
-import { screen } from "@testing-library/react";
+import { act, render, screen } from "@testing-library/react";
+import { StrictMode } from "react";
 import { describe, expect, it, vi } from "vitest";
-import { renderApp, envelope } from "../test/harness";
+import { App } from "../app";
+import { envelope, fakeServer, makeEngine, renderApp, settle } from "../test/harness";
 
 describe("screen", () => {
   it("renders header, main content and footer, and sets the document title", async () => {
@@ -38,12 +40,37 @@ describe("screen", () => {
     expect(container.querySelector(".screen--centered")).toBeTruthy();
   });
 
-  it("runs onLoad once when the screen arrives", async () => {
-    await renderApp(() =>
-      envelope([{ type: "text", text: "Loaded", visible: { path: "/loaded" } }], {
-        screen: { onLoad: { type: "set_state", path: "/loaded", value: true } },
-      }),
+  // React may run an effect twice for one mount (StrictMode does so on purpose, to find effects
+  // that are not idempotent): onLoad must still run once.
+  it("runs onLoad once when the screen arrives, even when effects run twice", async () => {
+    window.history.replaceState(null, "", "/");
+    const server = fakeServer((call) =>
+      call.method === "POST"
+        ? { body: {} }
+        : {
+            body: envelope([{ type: "text", text: "Loaded", visible: { path: "/loaded" } }], {
+              screen: {
+                onLoad: {
+                  type: "sequence",
+                  actions: [
+                    { type: "track", event: "screen_loaded" },
+                    { type: "set_state", path: "/loaded", value: true },
+                  ],
+                },
+              },
+            }),
+          },
     );
+    const engine = makeEngine(server);
+    render(
+      <StrictMode>
+        <App engine={engine} />
+      </StrictMode>,
+    );
+    await act(() => engine.start());
     expect(await screen.findByText("Loaded")).toBeTruthy();
+    await settle();
+    const tracks = server.calls.filter((call) => call.path === "/ui/actions/event.track");
+    expect(tracks).toHaveLength(1);
   });
 });

@@ -64,8 +64,13 @@ function envelopeProblems(document: unknown): string[] {
 const files = jsonFiles(root);
 
 describe("golden screen fixtures", () => {
-  it("finds the fixtures directory's JSON files (there may be none yet)", () => {
-    expect(Array.isArray(files)).toBe(true);
+  // Without this, a moved or deleted fixtures directory would leave every check below with
+  // nothing to check, and the suite green. The Go golden test writes one file per screen,
+  // state and brand: dozens.
+  it("finds the golden screens the Go side writes", () => {
+    expect(existsSync(root)).toBe(true);
+    expect(files.length).toBeGreaterThanOrEqual(20);
+    expect(files.map((file) => relative(root, file))).toContain("sign-in__default.json");
   });
 
   it("flags a node that would fall back, and an unknown key", () => {
