@@ -85,6 +85,7 @@ type Server struct {
 	lessonPDFs sync.Map // brand name → *lesson.Cache
 	brandJSON  brandCache
 	actions    map[string]actionSpec
+	uploads    uploadGate
 }
 
 // New builds the HTTP app.
@@ -106,7 +107,7 @@ func New(d Deps) (*Server, error) {
 	s.files = files
 	s.lib.Store(d.Library)
 	s.routes = s.routeTable()
-	s.pages = newPageCache(20000)
+	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()
 	s.app = fiber.New(fiber.Config{
 		AppName:      "glimpse " + d.Version,
@@ -121,7 +122,11 @@ func New(d Deps) (*Server, error) {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       60 * time.Second,
 		ProxyHeader:       "",
+		// The request line and headers must fit here; a longer head is
+		// answered 431 (or 414 for a long request line) by handleError.
+		ReadBufferSize: maxRequestHead,
 	})
+	s.app.Server().ErrorHandler = noteRequestLineTooLong(s.app.Server().ErrorHandler)
 	s.app.Use(s.finishRequestBody)
 	s.app.Use(recover.New())
 	s.app.Use(requestid.New(requestid.Config{Generator: newRequestIDs()}))
@@ -134,6 +139,12 @@ func New(d Deps) (*Server, error) {
 	ui := s.app.Group("/ui", s.checkSchemaVersion)
 	ui.Get("/screen", s.handleScreen)
 	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
+	// Without this the app's catch-all GET below would answer a GET of an
+	// action as an unknown file (404) instead of a wrong method.
+	ui.Get("/actions/:name", func(c fiber.Ctx) error {
+		c.Set(fiber.HeaderAllow, fiber.MethodPost)
+		return fiber.ErrMethodNotAllowed
+	})
 	s.app.Get("/static/*", s.files.serveStatic)
 	s.app.Get("/img", s.serveImage)
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
@@ -145,6 +156,10 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/*", s.serveApp)
 	return s, nil
 }
+
+// maxRequestHead bounds a request's line and headers together: 8 KiB, like
+// nginx's default, leaves room for other cookies on the same site.
+const maxRequestHead = 8 << 10
 
 // maxBodyDrain is how much of a request body left unread by its handler is
 // read and discarded to keep the connection alive (net/http drains the same

@@ -2,15 +2,20 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+
+	"glimpse/engine/server"
 )
 
 // listen serves the harness's app on a real TCP listener on loopback, for
@@ -130,5 +135,70 @@ func TestUnreadBodyIsNeverParsedAsARequest(t *testing.T) {
 				t.Errorf("got %d responses, want the first and the follow-up (a small body is drained)", len(got))
 			}
 		})
+	}
+}
+
+// syncBuffer is a log sink the server's goroutines may write to at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestProtocolErrorsKeepTheirStatus: a request head too large for the read
+// buffer is the client's fault (431, or 414 when the request line alone is
+// too long), and a known path asked with the wrong method is 405 with an
+// Allow header; none of them is a 500 or an ERROR in the log.
+func TestProtocolErrorsKeepTheirStatus(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	h := newHarnessDeps(t, func(d *server.Deps) { d.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	addr := h.listen()
+
+	cases := []struct {
+		name, raw string
+		status    int
+		allow     string
+	}{
+		{"huge header", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("b", 20<<10) + "\r\n\r\n",
+			http.StatusRequestHeaderFieldsTooLarge, ""},
+		{"many headers", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + strings.Repeat("X-Some: "+strings.Repeat("h", 300)+"\r\n", 60) + "\r\n",
+			http.StatusRequestHeaderFieldsTooLarge, ""},
+		{"huge path", "GET /" + strings.Repeat("p", 100<<10) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+			http.StatusRequestURITooLong, ""},
+		{"huge query", "GET /ui/screen?path=/" + strings.Repeat("q", 100<<10) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+			http.StatusRequestURITooLong, ""},
+		{"post to a GET route", "POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+			http.StatusMethodNotAllowed, "GET"},
+		{"get of an action", "GET /ui/actions/session.sign_in HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+			http.StatusMethodNotAllowed, "POST"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := rawExchange(t, addr, []byte(tc.raw))
+			if len(got) != 1 {
+				t.Fatalf("got %d responses, want 1", len(got))
+			}
+			if got[0].status != tc.status {
+				t.Errorf("status %d (%s), want %d", got[0].status, got[0].body, tc.status)
+			}
+			if allow := got[0].header.Get("Allow"); tc.allow != "" && !strings.Contains(allow, tc.allow) {
+				t.Errorf("Allow = %q, want it to list %s", allow, tc.allow)
+			}
+		})
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a client's protocol error was logged as a server error:\n%s", logs.String())
 	}
 }
