@@ -36,7 +36,8 @@ type route struct {
 	guard  guard
 	screen func(r *request) (screens.Page, error)
 	// key, when set, names everything the screen depends on; the encoded
-	// page is then kept and reused for requests with the same key.
+	// page is then kept and reused for requests with the same key. It
+	// returns "" for a page not worth keeping (e.g. a "not found" page).
 	key func(r *request) string
 }
 
@@ -60,7 +61,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathTopHacks, protected, s.hacksScreen, byPath},
 		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
 		{screens.PathNews, protected, s.newsScreen, byPath},
-		{screens.PathNews + "/*", protected, s.newsPostScreen, byPath},
+		{screens.PathNews + "/*", protected, s.newsPostScreen, s.newsPostKey},
 		{screens.PathPrivacy, public, s.legalScreen("privacy", func() content.Legal { return s.library().Privacy }), byPath},
 		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
 	}
@@ -177,8 +178,11 @@ func (s *Server) meta(r *request) ui.Meta {
 func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	var key string
 	if rt.key != nil {
-		key = rt.path + "\x00" + r.brand.Key + "\x00" + strconv.FormatUint(s.Brands.Version(), 10) + "\x00" +
-			strconv.FormatUint(s.libVersion.Load(), 10) + "\x00" + rt.key(r)
+		// An empty key from the route means "do not keep this page".
+		if k := rt.key(r); k != "" {
+			key = rt.path + "\x00" + r.brand.Key + "\x00" + strconv.FormatUint(s.Brands.Version(), 10) + "\x00" +
+				strconv.FormatUint(s.libVersion.Load(), 10) + "\x00" + k
+		}
 	}
 	page, ok := s.pages.get(key)
 	if !ok {
@@ -261,6 +265,16 @@ func (s *Server) sendJSON(c fiber.Ctx, status int, v any, check func([]byte) err
 	}
 	c.Set("Content-Type", "application/json")
 	return c.Status(status).Send(body)
+}
+
+// newsPostKey keeps only the pages of posts that exist: the "no such post"
+// page answers every other path under /dashboard/news/, and caching it per
+// path would let anyone fill the cache with unique paths.
+func (s *Server) newsPostKey(r *request) string {
+	if _, ok := s.library().NewsItem(strings.Trim(strings.TrimPrefix(r.path, screens.PathNews), "/")); !ok {
+		return ""
+	}
+	return r.path
 }
 
 func (s *Server) homeKey(r *request) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -426,5 +427,41 @@ func TestSuccessfulSignInsDoNotCountTowardsTheIPLimit(t *testing.T) {
 	}
 	if res := h.signIn("ann@example.com", "wrong-horse"); res.status != http.StatusUnauthorized {
 		t.Fatalf("a wrong password after many good sign-ins: %d", res.status)
+	}
+}
+
+// TestUnknownPathsAreNotCached: unique paths under a cached route
+// (news posts that do not exist; pages_test.go has 10,000 at the cache
+// itself) answer the "no such post" page but leave the
+// page cache as it was, while a real post's page is kept.
+func TestUnknownPathsAreNotCached(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("cache@example.com", "correct horse")
+	if res := h.signIn("cache@example.com", "correct horse"); res.status != http.StatusOK {
+		t.Fatalf("sign-in: %d %s", res.status, res.raw)
+	}
+	h.screen("/dashboard")
+	entries, _ := h.srv.PageCacheStats()
+	for i := range 500 {
+		res := h.screen("/dashboard/news/no-such-post-" + strconv.Itoa(i))
+		if res.status != http.StatusOK || screenID(res) == "" {
+			t.Fatalf("unknown post %d: %d %s", i, res.status, res.raw)
+		}
+	}
+	after, bytes := h.srv.PageCacheStats()
+	if after != entries {
+		t.Errorf("unknown paths added %d cache entries (%d bytes held)", after-entries, bytes)
+	}
+	if bytes > 32<<20 {
+		t.Errorf("page cache holds %d bytes, over its 32 MiB budget", bytes)
+	}
+	news := h.app.Library.News
+	if len(news) == 0 {
+		t.Skip("no news in the seed content")
+	}
+	h.screen("/dashboard/news/" + news[0].Slug)
+	if n, _ := h.srv.PageCacheStats(); n != entries+1 {
+		t.Errorf("a real post's page was not cached: %d entries, want %d", n, entries+1)
 	}
 }

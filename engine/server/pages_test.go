@@ -1,0 +1,55 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPageCacheIsBoundedByBytes: 10,000 unique keys (what a client asking
+// unique paths produces) never hold more than the cache's byte budget, the
+// most recently used pages stay, and a page larger than the budget is not
+// kept at all.
+func TestPageCacheIsBoundedByBytes(t *testing.T) {
+	t.Parallel()
+	const budget = 1 << 20
+	p := newPageCache(budget)
+	body := []byte(strings.Repeat("x", 2000))
+	for i := range 10000 {
+		p.put("/dashboard/news/"+strconv.Itoa(i), newEncodedPage(body))
+		if _, n := p.stats(); n > budget {
+			t.Fatalf("after %d puts the cache holds %d bytes, over its %d", i+1, n, budget)
+		}
+	}
+	entries, n := p.stats()
+	if entries == 0 || n < budget/2 {
+		t.Fatalf("cache holds %d entries, %d bytes: it should be near its budget", entries, n)
+	}
+	if _, ok := p.get("/dashboard/news/0"); ok {
+		t.Error("the oldest page is still held")
+	}
+	if _, ok := p.get("/dashboard/news/9999"); !ok {
+		t.Error("the newest page was evicted")
+	}
+
+	// A page used recently survives newer puts that evict older ones.
+	p = newPageCache(10 * (2000 + 100 + entryOverhead))
+	for i := range 10 {
+		p.put(strconv.Itoa(i), newEncodedPage(body))
+	}
+	p.get("0")
+	for i := 10; i < 15; i++ {
+		p.put(strconv.Itoa(i), newEncodedPage(body))
+	}
+	if _, ok := p.get("0"); !ok {
+		t.Error("a recently used page was evicted before older ones")
+	}
+	if _, ok := p.get("1"); ok {
+		t.Error("the least recently used page was kept")
+	}
+
+	p.put("huge", newEncodedPage(make([]byte, 20*2000)))
+	if _, ok := p.get("huge"); ok {
+		t.Error("a page over the whole budget was kept")
+	}
+}
