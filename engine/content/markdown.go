@@ -24,7 +24,7 @@ const maxMarkdown = 256 << 10
 // a single # becomes ##, since the page title is the h1), paragraphs, lists
 // and, inside them, bold, italics and links. Everything else is reduced to
 // its text: raw HTML is dropped, code, quotes and images become plain text.
-// Links are kept only for https, mailto and app paths.
+// Links are kept only for https, mailto and app paths (see safeHref).
 func Markdown(src string) []ui.RichBlock {
 	if len(src) > maxMarkdown {
 		src = src[:maxMarkdown]
@@ -121,15 +121,15 @@ func (w walker) inline(n ast.Node, style span) []ui.Span {
 			out = appendSpans(out, w.inline(c, inner))
 		case *ast.Link:
 			inner := style
-			if safeHref(string(c.Destination)) {
-				inner.href = string(c.Destination)
+			if href, ok := safeHref(string(c.Destination)); ok {
+				inner.href = href
 			}
 			out = appendSpans(out, w.inline(c, inner))
 		case *ast.AutoLink:
 			url := string(c.URL(w.src))
 			inner := style
-			if safeHref(url) {
-				inner.href = url
+			if href, ok := safeHref(url); ok {
+				inner.href = href
 			}
 			out = appendText(out, inner, string(c.Label(w.src)))
 		case *ast.Image:
@@ -193,14 +193,50 @@ func nonEmpty(b ui.RichBlock) []ui.RichBlock {
 	return []ui.RichBlock{b}
 }
 
-// safeHref keeps links the schema allows: https, mailto, and app paths (not
-// protocol-relative ones).
-func safeHref(h string) bool {
-	switch {
-	case strings.HasPrefix(h, "https://"), strings.HasPrefix(h, "mailto:"):
-		return !strings.ContainsAny(h, " \t\n<>\"")
-	case strings.HasPrefix(h, "/"):
-		return len(h) == 1 || (h[1] != '/' && h[1] != '\\')
+// safeHref returns the link target as a browser would read it, if it is one
+// the schema allows: https, mailto, or a same-origin app path. Browsers parse
+// URLs by the WHATWG URL standard: they strip leading and trailing C0
+// controls and spaces, remove every tab and newline, and read a backslash as
+// a slash. Judging the raw text instead would pass "/\t/evil.example", which
+// a browser opens as //evil.example. The normalised target is what is sent,
+// so the renderer sees exactly what was judged.
+func safeHref(raw string) (string, bool) {
+	h := strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
+	h = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(h)
+	if strings.IndexFunc(h, func(r rune) bool { return r < ' ' || r == 0x7f || r == ' ' || strings.ContainsRune("<>\"", r) }) >= 0 {
+		return "", false
 	}
-	return false
+	scheme, rest, hasScheme := strings.Cut(h, ":")
+	switch {
+	case hasScheme && strings.EqualFold(scheme, "https"):
+		// https is a special scheme, so its backslashes are slashes.
+		rest = strings.ReplaceAll(rest, `\`, "/")
+		host, ok := strings.CutPrefix(rest, "//")
+		if !ok || host == "" || host[0] == '/' {
+			return "", false
+		}
+		return "https://" + host, true
+	case hasScheme && strings.EqualFold(scheme, "mailto"):
+		return "mailto:" + rest, true
+	case strings.HasPrefix(h, "/") || strings.HasPrefix(h, `\`):
+		// The page is served over a special scheme, so a relative
+		// reference's backslashes are slashes too.
+		p := strings.ReplaceAll(h, `\`, "/")
+		if strings.HasPrefix(p, "//") || hasEncodedSlashPrefix(p[1:]) {
+			return "", false
+		}
+		return p, true
+	}
+	return "", false
+}
+
+// hasEncodedSlashPrefix reports a path continuing with an encoded slash or
+// backslash ("/%2f/host"): harmless to a browser, but a decoding router or
+// proxy would turn it into "//host".
+func hasEncodedSlashPrefix(p string) bool {
+	if len(p) < 3 || p[0] != '%' {
+		return false
+	}
+	code := strings.ToLower(p[1:3])
+	return code == "2f" || code == "5c"
 }

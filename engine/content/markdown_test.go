@@ -57,6 +57,64 @@ func assertValid(t *testing.T, blocks []ui.RichBlock) {
 	}
 }
 
+// TestHostileLinksBecomeText: link targets are read the way a browser's URL
+// parser reads them (leading and trailing controls and spaces stripped, tabs
+// and newlines removed, a backslash taken as a slash), so nothing a browser
+// would open as another origin or a script keeps its link.
+func TestHostileLinksBecomeText(t *testing.T) {
+	t.Parallel()
+	hostile := []string{
+		"[x](</\t/evil.example>)",
+		"[x](</\t\t/evil.example>)",
+		"[x](</\n/evil.example>)",
+		"[x](</\\\\evil.example>)",
+		"[x](<\\\\\\\\evil.example>)",
+		"[x](<\\\\/evil.example>)",
+		"[x](<//evil.example>)",
+		"[x](< //evil.example>)",
+		"[x](<\t//evil.example>)",
+		"[x](<\x01//evil.example>)",
+		"[x](</%2f/evil.example>)",
+		"[x](</%2F%2Fevil.example>)",
+		"[x](</%5cevil.example>)",
+		"[x](<JaVaScRiPt:alert(1)>)",
+		"[x](<java\tscript:alert(1)>)",
+		"[x](<\x01javascript:alert(1)>)",
+		"[x](< javascript:alert(1)>)",
+		"<JAVASCRIPT:alert(1)>",
+		"[x](<data:text/html,x>)",
+		"[x](<http://plain.example>)",
+		"[x](<https:evil.example>)",
+		"[x](<https:///evil.example>)",
+		"[x](<https://>)",
+	}
+	for _, src := range hostile {
+		for _, b := range Markdown(src) {
+			for _, sp := range b.Spans {
+				if sp.Href != "" {
+					t.Errorf("%q kept a link to %q", src, sp.Href)
+				}
+			}
+		}
+	}
+	kept := map[string]string{
+		"[x](</dashboard/news>)":        "/dashboard/news",
+		"[x](</dash\tboard>)":           "/dashboard",
+		"[x](<\t/dashboard >)":          "/dashboard",
+		"[x](<HTTPS://help.example/a>)": "https://help.example/a",
+		"[x](<https:\\\\help.example>)": "https://help.example",
+		"[x](<MailTo:a@b.example>)":     "mailto:a@b.example",
+		"[x](</a\\b>)":                  "/a/b",
+	}
+	for src, want := range kept {
+		got := Markdown(src)
+		if len(got) != 1 || len(got[0].Spans) != 1 || got[0].Spans[0].Href != want {
+			t.Errorf("%q: got %+v, want one link to %q", src, got, want)
+		}
+		assertValid(t, got)
+	}
+}
+
 func FuzzMarkdown(f *testing.F) {
 	for _, s := range []string{"# a\n\n*b* **c** [d](https://e.example)", "- x\n  - y\n\n> q", "<div>x</div>", "[a](/b)", "`x`"} {
 		f.Add(s)
