@@ -6,14 +6,14 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 export PERCY_POSTINSTALL_BROWSER := false
 
-.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load size faults fault-load fault-db fault-instances
+.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load size fuzz fuzz-short faults fault-load fault-db fault-instances
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
 	GLIMPSE_DEMO=1 ./bin/glimpse serve
 
 ## test: every test: lint, Go (race, real embedded database), renderer unit tests, end to end in Chromium
-test: lint go-test renderer-test e2e
+test: lint go-test fuzz-short renderer-test e2e
 
 ## build: the renderer, then the binary at bin/glimpse with the renderer embedded
 build: renderer
@@ -39,6 +39,15 @@ lint: deps
 
 go-test: renderer
 	go test -race -count=1 $$(go list ./... | grep -v /node_modules/)
+
+# fuzz-short: every fuzz target briefly (12 targets × 3s ≈ 40s), so a decoder
+# that crashes on the seeds or on nearby inputs fails `make test`.
+fuzz-short:
+	FUZZTIME=$(or $(FUZZTIME_SHORT),3s) scripts/fuzz
+
+## fuzz: every fuzz target for FUZZTIME each (default 60s); crashers land in testdata/fuzz/
+fuzz:
+	FUZZTIME=$(or $(FUZZTIME),60s) scripts/fuzz
 
 renderer-test: deps
 	npm test
