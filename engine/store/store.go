@@ -1,8 +1,10 @@
 // Package store owns the connection to MongoDB. With a URI it talks to a real
 // deployment (production: a replica set); without one it starts FerretDB with
-// its SQLite backend inside the process, listening on 127.0.0.1 only, so a
-// fresh install needs no database server while the same driver code runs
-// against both. The embedded path also repairs FerretDB's missed `_id` index
+// its SQLite backend inside the process, listening only on a Unix socket in a
+// directory no other user can enter (FerretDB has no authentication, and a
+// loopback TCP port would answer every user on the machine), so a fresh
+// install needs no database server while the same driver code runs against
+// both. The embedded path also repairs FerretDB's missed `_id` index
 // (see EnsureCollections), because every hot lookup in the application is by
 // `_id`.
 package store
@@ -66,9 +68,21 @@ type Store struct {
 // embedded is a FerretDB running in this process.
 type embedded struct {
 	dataDir string // absolute; FerretDB keeps <dataDir>/<database>.sqlite
+	socket  string // the Unix socket it listens on
+	// tempDir is the private directory holding the socket when the data
+	// directory could not (path too long, or open to others); removed at stop.
+	tempDir string
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when FerretDB's Run has returned
 }
+
+// socketName ends in "sock" because that is how the Go driver tells a Unix
+// socket from a host name in a URI (address.Address.Network).
+const socketName = "mongodb.sock"
+
+// maxSocketPath is the longest socket path we use: sun_path holds 108 bytes
+// on Linux and 104 on macOS, including the terminating NUL.
+const maxSocketPath = 100
 
 // newFerretDBMu serialises ferretdb.New: it writes a package-level version
 // field, which races when two stores start at once (tests do).
@@ -105,7 +119,8 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 	}
 
 	if emb != nil {
-		logger.InfoContext(ctx, "store: embedded FerretDB started", slog.String("dataDir", emb.dataDir))
+		logger.InfoContext(ctx, "store: embedded FerretDB started", slog.String("dataDir", emb.dataDir),
+			slog.String("socket", emb.socket))
 	}
 	return &Store{client: client, db: client.Database(cfg.Database), emb: emb, owner: true}, nil
 }
@@ -132,8 +147,8 @@ func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*m
 	return client, nil
 }
 
-// startEmbedded starts FerretDB on a random loopback port and returns its URI
-// once it accepts connections.
+// startEmbedded starts FerretDB on a Unix socket and returns its URI once
+// it accepts connections.
 func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*embedded, string, error) {
 	if dataDir == "" {
 		return nil, "", errors.New("store: Config.DataDir is empty and no URI is set")
@@ -150,9 +165,25 @@ func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*e
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, "", fmt.Errorf("store: create data directory: %w", err)
 	}
+	sockDir, tempDir, err := socketDir(abs)
+	if err != nil {
+		return nil, "", err
+	}
+	cleanup := func() {
+		if tempDir != "" {
+			_ = os.RemoveAll(tempDir)
+		}
+	}
+	sock := filepath.Join(sockDir, socketName)
+	if err := removeStaleSocket(ctx, sock); err != nil {
+		cleanup()
+		return nil, "", err
+	}
 
 	fcfg := &ferretdb.Config{
-		Listener: ferretdb.ListenerConfig{TCP: "127.0.0.1:0"}, // loopback only: it has no authentication
+		// A Unix socket only: FerretDB has no authentication, so who may
+		// connect is decided by the file system (a 0700 directory).
+		Listener: ferretdb.ListenerConfig{Unix: sock},
 		Logger:   slog.New(minLevelHandler{Handler: logger.Handler(), min: slog.LevelError}).With(slog.String("component", "ferretdb")),
 		Handler:  "sqlite",
 		// The trailing slash matters: FerretDB treats the URI as a directory.
@@ -162,39 +193,83 @@ func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*e
 	f, err := ferretdb.New(fcfg)
 	newFerretDBMu.Unlock()
 	if err != nil {
+		cleanup()
 		return nil, "", fmt.Errorf("store: start embedded FerretDB: %w", err)
+	}
+	// The directory already keeps others out; the mode is a second fence
+	// should the directory's mode ever be loosened.
+	if err := os.Chmod(sock, 0o600); err != nil {
+		cleanup()
+		return nil, "", fmt.Errorf("store: restrict embedded FerretDB socket: %w", err)
 	}
 
 	// Its own context: the server lives until Close, not until the caller's
 	// start-up context ends.
 	runCtx, cancel := context.WithCancel(context.Background())
-	emb := &embedded{dataDir: abs, cancel: cancel, done: make(chan struct{})}
+	emb := &embedded{dataDir: abs, socket: sock, tempDir: tempDir, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(emb.done)
 		_ = f.Run(runCtx) // always nil; it stops when runCtx is canceled
 	}()
 
-	// The listener exists once New returns, so MongoDBURI does not block.
-	uri := f.MongoDBURI()
-	if err := waitAccepting(ctx, uri, emb.done); err != nil {
+	// The driver wants the socket path, escaped, as the URI's host.
+	uri := "mongodb://" + url.PathEscape(sock) + "/"
+	if err := waitAccepting(ctx, sock, emb.done); err != nil {
 		_ = emb.stop(context.Background())
 		return nil, "", err
 	}
 	return emb, uri, nil
 }
 
-// waitAccepting dials the server until a TCP connection succeeds, so that the
-// driver's first attempt does not race the accept loop.
-func waitAccepting(ctx context.Context, uri string, stopped <-chan struct{}) error {
-	u, err := url.Parse(uri)
+// socketDir picks the directory for the socket: the data directory when the
+// path fits in a socket address and the directory is closed to other users,
+// otherwise a new private directory under os.TempDir, returned as tempDir
+// too so that stop removes it.
+func socketDir(dataDir string) (dir, tempDir string, err error) {
+	fi, err := os.Stat(dataDir)
 	if err != nil {
-		return fmt.Errorf("store: embedded FerretDB URI %q: %w", uri, err)
+		return "", "", fmt.Errorf("store: data directory: %w", err)
 	}
+	if len(filepath.Join(dataDir, socketName)) <= maxSocketPath && fi.Mode().Perm()&0o077 == 0 {
+		return dataDir, "", nil
+	}
+	tempDir, err = os.MkdirTemp("", "glimpse-db-") // created 0700
+	if err != nil {
+		return "", "", fmt.Errorf("store: directory for the embedded FerretDB socket: %w", err)
+	}
+	if len(filepath.Join(tempDir, socketName)) > maxSocketPath {
+		_ = os.RemoveAll(tempDir)
+		return "", "", fmt.Errorf("store: no socket path under %d bytes: %q and %q are too long", maxSocketPath, dataDir, tempDir)
+	}
+	return tempDir, tempDir, nil
+}
+
+// removeStaleSocket removes a socket file a killed process left behind,
+// which would make the listen fail, but refuses to take over one that
+// answers: another process serves this data directory.
+func removeStaleSocket(ctx context.Context, sock string) error {
+	if _, err := os.Lstat(sock); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	d := net.Dialer{Timeout: time.Second}
+	if conn, err := d.DialContext(ctx, "unix", sock); err == nil {
+		_ = conn.Close()
+		return fmt.Errorf("store: %s is in use: another process serves this data directory", sock)
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("store: remove stale socket: %w", err)
+	}
+	return nil
+}
+
+// waitAccepting dials the socket until a connection succeeds, so that the
+// driver's first attempt does not race the accept loop.
+func waitAccepting(ctx context.Context, sock string, stopped <-chan struct{}) error {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	var d net.Dialer
 	for {
-		conn, err := d.DialContext(ctx, "tcp", u.Host)
+		conn, err := d.DialContext(ctx, "unix", sock)
 		if err == nil {
 			_ = conn.Close()
 			return nil
@@ -215,10 +290,20 @@ func (e *embedded) stop(ctx context.Context) error {
 	e.cancel()
 	select {
 	case <-e.done:
-		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("store: wait for embedded FerretDB to stop: %w", ctx.Err())
 	}
+	// The listener normally unlinks its socket; a leftover would only be
+	// removed at the next start.
+	if err := os.Remove(e.socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("store: remove embedded FerretDB socket: %w", err)
+	}
+	if e.tempDir != "" {
+		if err := os.RemoveAll(e.tempDir); err != nil {
+			return fmt.Errorf("store: remove embedded FerretDB socket directory: %w", err)
+		}
+	}
+	return nil
 }
 
 // DB returns the application's database.
@@ -232,6 +317,16 @@ func (s *Store) Client() *mongo.Client { return s.client }
 // limits (no transactions, no change streams, only `_id` pushdown) callers
 // may need to respect.
 func (s *Store) Embedded() bool { return s.emb != nil }
+
+// Socket returns the Unix socket the embedded FerretDB listens on, for
+// tools run by the same user (mongosh "mongodb://<escaped path>/"), or ""
+// when connected to an external server.
+func (s *Store) Socket() string {
+	if s.emb == nil {
+		return ""
+	}
+	return s.emb.socket
+}
 
 // WithDatabase returns a view of the same connection on another database.
 // It exists so tests can give each test its own database on one shared

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -123,23 +122,171 @@ func TestOpenConfigErrors(t *testing.T) {
 	}
 }
 
-// TestEmbeddedListensOnLoopback guards the promise that the embedded server,
-// which has no authentication, cannot be reached from other machines.
-func TestEmbeddedListensOnLoopback(t *testing.T) {
-	t.Parallel()
-	s := storetest.Open(t)
-	if !s.Embedded() {
-		t.Skip("external server")
+// TestEmbeddedListensOnAUnixSocketOnly guards the promise that the embedded
+// server, which has no authentication, answers only this user: it listens on
+// a 0600 Unix socket in a 0700 directory and on no TCP port at all (a
+// loopback port answers every user of the machine).
+func TestEmbeddedListensOnAUnixSocketOnly(t *testing.T) {
+	// Not parallel: it compares the process's TCP listeners before and
+	// after Open.
+	ctx := context.Background()
+	before, err := tcpListeners()
+	if err != nil {
+		t.Skipf("cannot list TCP listeners here: %v", err)
 	}
+	dir := privateDir(t)
+	s, err := store.Open(ctx, store.Config{DataDir: dir, Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(ctx)
+	after, err := tcpListeners()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for inode, addr := range after {
+		if _, ok := before[inode]; !ok {
+			t.Errorf("Open added a TCP listener on %s", addr)
+		}
+	}
+
+	sock := s.Socket()
+	if sock != filepath.Join(dir, "mongodb.sock") {
+		t.Errorf("socket %q, want mongodb.sock in the data directory %q", sock, dir)
+	}
+	checkPrivateSocket(t, sock)
+
 	var res bson.M
-	if err := s.Client().Database("admin").RunCommand(context.Background(), bson.D{{Key: "whatsmyuri", Value: 1}}).Decode(&res); err != nil {
+	if err := s.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "whatsmyuri", Value: 1}}).Decode(&res); err != nil {
 		t.Fatalf("whatsmyuri: %v", err)
 	}
-	you, _ := res["you"].(string)
-	host, _, err := net.SplitHostPort(you)
-	if err != nil || host != "127.0.0.1" {
-		t.Errorf("client address seen by the server = %q, want 127.0.0.1:port", you)
+	if you, _ := res["you"].(string); strings.HasPrefix(you, "127.0.0.1:") || strings.HasPrefix(you, "[::1]:") {
+		t.Errorf("the client reached the server over TCP (%s)", you)
 	}
+}
+
+// TestEmbeddedSocketInAPrivateTempDirWhenThePathIsTooLong: a data directory
+// too deep for a socket address (about 107 bytes) gets its socket in a new
+// 0700 directory under os.TempDir, removed at Close.
+func TestEmbeddedSocketInAPrivateTempDirWhenThePathIsTooLong(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60))
+	s, err := store.Open(ctx, store.Config{DataDir: dir, Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	sock := s.Socket()
+	if strings.HasPrefix(sock, dir) || len(sock) > 100 {
+		t.Errorf("socket %q: want a short path outside %q", sock, dir)
+	}
+	checkPrivateSocket(t, sock)
+	if _, err := s.DB().Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("InsertOne: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(sock)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket directory after Close: %v, want it removed", err)
+	}
+}
+
+// TestEmbeddedRefusesADataDirectoryInUse: a second server on the same data
+// directory would corrupt it; the live socket of the first says it is in use.
+func TestEmbeddedRefusesADataDirectoryInUse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := store.Config{DataDir: privateDir(t), Database: "app"}
+	s, err := store.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(ctx)
+	if s2, err := store.Open(ctx, cfg, nil); err == nil {
+		_ = s2.Close(ctx)
+		t.Fatal("a second Open on a data directory in use succeeded")
+	}
+}
+
+// TestEmbeddedSocketNotInADataDirectoryOpenToOthers: a data directory others
+// may enter (made by hand, 0755) does not get the socket; a private
+// temporary directory does.
+func TestEmbeddedSocketNotInADataDirectoryOpenToOthers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(ctx, store.Config{DataDir: dir, Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(ctx)
+	if strings.HasPrefix(s.Socket(), dir) {
+		t.Errorf("socket %q in a directory open to others", s.Socket())
+	}
+	checkPrivateSocket(t, s.Socket())
+}
+
+// privateDir returns a new 0700 directory (t.TempDir's are 0755).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func checkPrivateSocket(t *testing.T, sock string) {
+	t.Helper()
+	fi, err := os.Lstat(sock)
+	if err != nil {
+		t.Fatalf("socket: %v", err)
+	}
+	if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %v, want a socket with mode 0600", fi.Mode())
+	}
+	di, err := os.Stat(filepath.Dir(sock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory mode %o, want 700", di.Mode().Perm())
+	}
+}
+
+// tcpListeners returns this process's listening TCP sockets by inode, from
+// Linux's /proc: the inodes of /proc/self/fd that /proc/net/tcp{,6} list in
+// state LISTEN (0A).
+func tcpListeners() (map[string]string, error) {
+	mine := map[string]bool{}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, "socket:[") {
+			mine[strings.TrimSuffix(strings.TrimPrefix(target, "socket:["), "]")] = true
+		}
+	}
+	out := map[string]string{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) > 9 && f[3] == "0A" && mine[f[9]] {
+				out[f[9]] = f[1]
+			}
+		}
+	}
+	return out, nil
 }
 
 type item struct {

@@ -55,8 +55,8 @@ func (sh *shared) start() {
 }
 
 // Open returns a Store on a new, empty database that is dropped when the test
-// ends. The server behind it is the embedded FerretDB (127.0.0.1 only), or
-// the MongoDB at $GLIMPSE_TEST_MONGODB_URI when that is set.
+// ends. The server behind it is the embedded FerretDB (on a private Unix
+// socket), or the MongoDB at $GLIMPSE_TEST_MONGODB_URI when that is set.
 func Open(tb testing.TB) *store.Store {
 	tb.Helper()
 	server.once.Do(server.start)
