@@ -19,7 +19,7 @@ import (
 // The failure kinds, for errors.Is. Every error this package returns wraps
 // exactly one of them, except the caller's own cancellation, which wraps
 // context.Canceled. Classification follows the API's error code, not the
-// HTTP status (reference §3.9); the status decides only when the reply has
+// HTTP status (docs/instagram.md §3.8); the status decides only when the reply has
 // no code.
 var (
 	// ErrReauthorize means the token is invalid or expired (code 190 with any
@@ -46,12 +46,12 @@ var (
 	// authorization code): our request was wrong, so retrying cannot help.
 	ErrInvalidRequest = errors.New("instagram: invalid request")
 	// ErrDenied means the person declined consent on Instagram's screen
-	// (?error=access_denied on the redirect, reference §3.2).
+	// (?error=access_denied on the redirect, docs/instagram.md §3.2).
 	ErrDenied = errors.New("instagram: consent declined")
 )
 
 // Error is a failure reply of the API (the Graph envelope or the legacy OAuth
-// one, reference §3.2 and §3.9) or a failure to get a reply. Every text field
+// one, docs/instagram.md §3.2 and §3.8) or a failure to get a reply. Every text field
 // has had secrets removed; Message is for logs, not for people (see
 // PersonMessage).
 type Error struct {
@@ -139,7 +139,7 @@ func (e *RateLimitError) Unwrap() []error {
 
 // DefaultBackoff is how long a rate-limited token rests when the reply says
 // nothing about when access returns. The platform's windows roll over an hour
-// and calls made while throttled prolong the throttling (reference §3.10), so
+// and calls made while throttled prolong the throttling (docs/instagram.md §3.9), so
 // this is long rather than short.
 const DefaultBackoff = 15 * time.Minute
 
@@ -164,7 +164,7 @@ func replyError(status int, header http.Header, body []byte, secrets []string) e
 
 // parseErrorBody reads the Graph error envelope
 // {"error":{"message","type","code","error_subcode","fbtrace_id",…}} or the
-// legacy {"error_type","code","error_message"} (reference §3.2, §3.9), and
+// legacy {"error_type","code","error_message"} (docs/instagram.md §3.2, §3.8), and
 // classifies it. A body that is neither (an HTML 502 page) is classified by
 // status alone. It never fails.
 func parseErrorBody(status int, body []byte, secrets []string) *Error {
@@ -174,22 +174,25 @@ func parseErrorBody(status int, body []byte, secrets []string) *Error {
 		Code         flexInt         `json:"code"`
 		ErrorMessage string          `json:"error_message"`
 	}
+	// Flexible types throughout: one field of a surprising type must not
+	// lose the whole envelope, or a 190 would no longer ask the person to
+	// reconnect (found by the fault tests: a numeric fbtrace_id did that).
 	var graph struct {
-		Message     string  `json:"message"`
-		Type        string  `json:"type"`
-		Code        flexInt `json:"code"`
-		Subcode     flexInt `json:"error_subcode"`
-		UserTitle   string  `json:"error_user_title"`
-		UserMessage string  `json:"error_user_msg"`
-		TraceID     string  `json:"fbtrace_id"`
-		Transient   bool    `json:"is_transient"`
+		Message     flexString `json:"message"`
+		Type        flexString `json:"type"`
+		Code        flexInt    `json:"code"`
+		Subcode     flexInt    `json:"error_subcode"`
+		UserTitle   flexString `json:"error_user_title"`
+		UserMessage flexString `json:"error_user_msg"`
+		TraceID     flexString `json:"fbtrace_id"`
+		Transient   flexBool   `json:"is_transient"`
 	}
 	e := &Error{Status: status}
 	if json.Unmarshal(body, &env) == nil {
 		if len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &graph) == nil {
-			e.Code, e.Subcode, e.Type = int(graph.Code), int(graph.Subcode), graph.Type
-			e.Message, e.UserTitle, e.UserMessage = graph.Message, graph.UserTitle, graph.UserMessage
-			e.TraceID, e.Transient = graph.TraceID, graph.Transient
+			e.Code, e.Subcode, e.Type = int(graph.Code), int(graph.Subcode), string(graph.Type)
+			e.Message, e.UserTitle, e.UserMessage = string(graph.Message), string(graph.UserTitle), string(graph.UserMessage)
+			e.TraceID, e.Transient = string(graph.TraceID), bool(graph.Transient)
 		} else if env.ErrorType != "" || env.ErrorMessage != "" {
 			e.Code, e.Type, e.Message = int(env.Code), env.ErrorType, env.ErrorMessage
 		}
@@ -210,12 +213,12 @@ func parseErrorBody(status int, body []byte, secrets []string) *Error {
 }
 
 // reauthorizeSubcodes are the OAuthException subcodes of an unusable token
-// (reference §3.9): app removed, checkpoint, password changed, expired,
+// (docs/instagram.md §3.8): app removed, checkpoint, password changed, expired,
 // unconfirmed user, invalid token.
 var reauthorizeSubcodes = map[int]bool{458: true, 459: true, 460: true, 463: true, 464: true, 467: true}
 
 // classify maps an error code (or, without one, the HTTP status) to a
-// sentinel, following the table in reference §3.9.
+// sentinel, following the table in docs/instagram.md §3.8.
 func classify(status, code, subcode int, typ string, transient bool) error {
 	switch {
 	case code == 190 || code == 102:
@@ -249,7 +252,7 @@ func classify(status, code, subcode int, typ string, transient bool) error {
 	return ErrInvalidRequest
 }
 
-// usage is what the usage headers say (reference §3.10).
+// usage is what the usage headers say (docs/instagram.md §3.9).
 type usage struct {
 	// percent is the highest call_count, total_cputime or total_time seen;
 	// the platform throttles at 100.
@@ -262,7 +265,7 @@ type usage struct {
 // usageOf reads X-App-Usage ({"call_count":28,…}), X-Business-Use-Case-Usage
 // ({"<id>":[{"type":"instagram","call_count":…,
 // "estimated_time_to_regain_access":<minutes>}]}) and Retry-After. The BUC
-// shape is unverified (reference §3.10), so anything unreadable is ignored
+// shape is unverified (docs/instagram.md §3.9), so anything unreadable is ignored
 // rather than failed on.
 func usageOf(h http.Header) usage {
 	var u usage
@@ -369,6 +372,16 @@ func (n *flexInt) UnmarshalJSON(b []byte) error {
 	} else {
 		*n = 0
 	}
+	return nil
+}
+
+// flexBool decodes a JSON boolean; anything else is false, for the same
+// reason as flexInt.
+type flexBool bool
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *flexBool) UnmarshalJSON(b []byte) error {
+	*v = flexBool(string(b) == "true")
 	return nil
 }
 

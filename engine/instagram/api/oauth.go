@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,26 +13,25 @@ import (
 )
 
 // LongLivedLifetime is how long a long-lived token lives from its exchange or
-// last refresh (reference §3.2, steps 3–4). It is assumed when a reply has no
+// last refresh (docs/instagram.md §3.2, steps 3–4). It is assumed when a reply has no
 // expires_in, and to estimate a token's age when IssuedAt is unknown.
 const LongLivedLifetime = 60 * 24 * time.Hour
 
 // MinRefreshAge is how old a token must be before the API will refresh it
-// (reference §3.2, step 4).
+// (docs/instagram.md §3.2, step 4).
 const MinRefreshAge = 24 * time.Hour
 
 // RefreshWhenLeft is how much lifetime may remain before NeedsRefresh says
 // to refresh: 53 of 60 days, so a token is refreshed once it is about a week
-// old, as the reference plans (§3.2: "a daily job refreshes tokens older than
-// about 7 days"). Refreshing early leaves seven weeks for a failing job to be
-// noticed before the token dies for good.
+// old (docs/instagram.md §3.2, step 4). Refreshing early leaves seven weeks
+// for a failing job to be noticed before the token dies for good.
 const RefreshWhenLeft = LongLivedLifetime - 7*24*time.Hour
 
 // ShortToken is the short-lived (1 h) token the code exchange returns.
 type ShortToken struct {
 	AccessToken string
 	// UserID is the Instagram professional account ID, as a string: the API
-	// sends it as a JSON number above 2^53 (reference §3.2).
+	// sends it as a JSON number above 2^53 (docs/instagram.md §3.2).
 	UserID string
 	// Permissions are the scopes the person granted, which may be fewer than
 	// asked for.
@@ -50,7 +50,7 @@ type Token struct {
 }
 
 // AuthorizeURL returns the consent screen's address to send the person to
-// (reference §3.2, step 1). state must be an unguessable value bound to the
+// (docs/instagram.md §3.2, step 1). state must be an unguessable value bound to the
 // person's session; Instagram echoes it on the redirect, and the caller must
 // check it there (CallbackCode does) before exchanging the code, or anyone
 // could connect their Instagram account to someone else's Glimpse account
@@ -69,7 +69,7 @@ func (c *Client) AuthorizeURL(state string) string {
 // CallbackCode reads the redirect's query: it checks state against the value
 // sent with AuthorizeURL (in constant time), reports a declined consent as
 // ErrDenied, and returns the code with the trailing "#_" Instagram appends
-// removed (reference §3.2). A mismatched or missing state is
+// removed (docs/instagram.md §3.2). A mismatched or missing state is
 // ErrInvalidRequest.
 func CallbackCode(query url.Values, state string) (string, error) {
 	got := query.Get("state")
@@ -90,7 +90,7 @@ func CallbackCode(query url.Values, state string) (string, error) {
 }
 
 // ExchangeCode trades an authorization code for a short-lived token (POST
-// /oauth/access_token on TokenBaseURL, reference §3.2 step 2). Codes are
+// /oauth/access_token on TokenBaseURL, docs/instagram.md §3.2 step 2). Codes are
 // single-use; any failure means the person must go through AuthorizeURL again.
 func (c *Client) ExchangeCode(ctx context.Context, code string) (ShortToken, error) {
 	code = strings.TrimSuffix(code, "#_")
@@ -127,8 +127,8 @@ type shortReply struct {
 	Permissions permissions `json:"permissions"`
 }
 
-// permissions decodes a comma-separated string or an array (reference §3.2
-// saw both).
+// permissions decodes a comma-separated string or an array: both have been
+// seen (docs/instagram.md §3.2, step 2).
 type permissions []string
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -157,7 +157,7 @@ func (p permissions) list() []string {
 }
 
 // LongLived trades a short-lived token for a long-lived one (60 days; GET
-// /access_token?grant_type=ig_exchange_token on APIBaseURL, reference §3.2
+// /access_token?grant_type=ig_exchange_token on APIBaseURL, docs/instagram.md §3.2
 // step 3). It carries the app secret, so it runs on the server only.
 func (c *Client) LongLived(ctx context.Context, short ShortToken) (Token, error) {
 	q := url.Values{
@@ -170,7 +170,7 @@ func (c *Client) LongLived(ctx context.Context, short ShortToken) (Token, error)
 }
 
 // Refresh extends a long-lived token by another 60 days from now (GET
-// /refresh_access_token?grant_type=ig_refresh_token, reference §3.2 step 4).
+// /refresh_access_token?grant_type=ig_refresh_token, docs/instagram.md §3.2 step 4).
 // The API refuses tokens younger than 24 h or already expired; an expired
 // token is ErrReauthorize.
 func (c *Client) Refresh(ctx context.Context, tok Token) (Token, error) {
@@ -178,7 +178,21 @@ func (c *Client) Refresh(ctx context.Context, tok Token) (Token, error) {
 		"grant_type":   {"ig_refresh_token"},
 		"access_token": {tok.AccessToken},
 	}
+	// The refresh is a call made with the token, so it honours the token's
+	// rest and a throttled reply rests it, as the Graph calls do: calling
+	// while throttled prolongs the throttling (reference §3.10). Found by the
+	// fault tests: a rate-limited refresh used to leave the token unrested.
+	waitCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	err := c.limits.wait(waitCtx, tok.AccessToken)
+	cancel()
+	if err != nil {
+		if ctxErr := context.Cause(ctx); ctxErr != nil {
+			return Token{}, wrap("refresh token", fmt.Errorf("instagram: request abandoned: %w", ctxErr))
+		}
+		return Token{}, wrap("refresh token", err)
+	}
 	fresh, err := c.tokenCall(ctx, "/refresh_access_token?"+q.Encode(), tok.AccessToken)
+	c.limits.observe(tok.AccessToken, nil, err)
 	return fresh, wrap("refresh token", err)
 }
 
