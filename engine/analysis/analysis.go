@@ -12,8 +12,8 @@
 // engagement, and nobody can see likers. A figure that needs missing data is
 // reported as unknown (a nil Count) with a Basis saying why, never guessed.
 //
-// The formulas and benchmark tables come from
-// /work/shared/reference/instagram.md (cited below as "reference §n").
+// The formulas and benchmark tables, with their public sources, are in
+// docs/instagram.md §2 (cited below by section, e.g. docs/instagram.md §2.1).
 package analysis
 
 import (
@@ -24,7 +24,7 @@ import (
 
 // DefaultLatestN is how many of the newest posts are analysed when
 // Input.LatestN is not set. Twelve is the common convention of engagement
-// calculators (reference §2.1, "ER by followers over the last 12 feed posts").
+// calculators (docs/instagram.md §2.1, "ER by followers over the last 12 feed posts").
 const DefaultLatestN = 12
 
 // DefaultTopK is how many posts the most liked and most commented lists hold

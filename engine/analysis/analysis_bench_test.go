@@ -15,7 +15,7 @@ import (
 // following (half of them mutual), an earlier snapshot with 2 % churn, and
 // 1,000 posts with commenters. BenchmarkBaselineMaps1M does the same set
 // operations with plain Go maps, so the two can be compared as a ratio
-// measured in one run (machine-limits.md: absolute numbers drift).
+// measured in one run (docs/benchmarks.md §1: absolute numbers drift).
 //
 //	go test -run '^$' -bench 1M -benchmem -benchtime 3x ./engine/analysis/
 

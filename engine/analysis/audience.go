@@ -21,7 +21,7 @@ type Category struct {
 }
 
 // Audience holds the audience groups, each defined as a set operation in
-// reference §2.3. Fw is the follower list, Fg the following list and E the
+// docs/instagram.md §2.3. Fw is the follower list, Fg the following list and E the
 // accounts that commented on the analysed posts.
 type Audience struct {
 	// LostFollowers is Fw(previous) − Fw(current).

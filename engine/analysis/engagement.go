@@ -11,7 +11,7 @@ type Engagement struct {
 	//
 	//	Rate = ((ΣLikes + ΣComments) / PostsAnalysed) / Followers × 100
 	//
-	// the "Account ER by followers" of reference §2.1 in its Phlanx form,
+	// the "Account ER by followers" of docs/instagram.md §2.1 in its Phlanx form,
 	// which is also what the screen's note says ("total likes + comments
 	// divided by total posts"), divided by followers. It is 0 when there are
 	// no posts or no followers to divide by; Level is then 0.
@@ -29,7 +29,7 @@ type Engagement struct {
 	TotalLikes    int
 	TotalComments int
 	// AverageLikes and AverageComments are ΣLikes/N and ΣComments/N
-	// (reference §2.1); 0 when N is 0.
+	// (docs/instagram.md §2.1); 0 when N is 0.
 	AverageLikes    float64
 	AverageComments float64
 }
@@ -44,7 +44,7 @@ type Tier struct {
 }
 
 // Thresholds map an engagement rate and a follower count to a level and a
-// status label. Engagement rates fall as accounts grow (reference §2.2), so
+// status label. Engagement rates fall as accounts grow (docs/instagram.md §2.2), so
 // each follower-size tier has its own boundaries.
 type Thresholds struct {
 	// Tiers in ascending MinFollowers order; the first starts at 0.
@@ -54,13 +54,13 @@ type Thresholds struct {
 	Labels [6]string
 }
 
-// DefaultThresholds are the bands proposed in reference §2.2:
+// DefaultThresholds are the bands proposed in docs/instagram.md §2.2:
 //   - 1k to 1M followers: The Social Cat's 5-band benchmark
 //     (thesocialcat.com/instagram-engagement-rate-calculator), whose columns
 //     Low, Below average, Average, Above average and High are levels 1–5.
-//     Its 500k–1M row has a gap (band 4 "1.13–1.46", band 5 "> 2.46"); as the
-//     reference advises, band 4 ends at 2.46.
-//   - Under 1k: the reference's judgement call, the 1k–5k bands scaled up
+//     Its 500k–1M row has a gap (band 4 "1.13–1.46", band 5 "> 2.46"); taking
+//     1.46 for a typo, band 4 ends at 2.46.
+//   - Under 1k: our judgement call (no public table), the 1k–5k bands scaled up
 //     about ×2 towards HypeAuditor's 0–1K median of 16.99 %.
 //   - Over 1M: the 500k–1M row again, as HypeAuditor shows ER flat above 100k.
 //
@@ -148,7 +148,7 @@ func (t Thresholds) orDefault() Thresholds {
 }
 
 // engagement computes the engagement figures over posts for a profile with
-// followers followers (reference §2.1).
+// followers followers (docs/instagram.md §2.1).
 func engagement(posts []Post, followers int, thresholds Thresholds) Engagement {
 	thresholds = thresholds.orDefault()
 	e := Engagement{Followers: followers, PostsAnalysed: len(posts)}

@@ -9,8 +9,8 @@ import (
 // usernames. Go maps of strings cost about 100 bytes and a cache miss per
 // name, so instead each list becomes a sorted slice of 64-bit hashes (8 bytes
 // a name, sorted by radix in a few linear passes) and the groups are counted
-// by walking two sorted slices side by side. machine-limits.md measured this
-// at 0.45 s against 0.73–1.2 s for maps on 2 × 1,000,000 names.
+// by walking two sorted slices side by side. On a 2-core VM this took 0.45 s
+// against 0.73–1.2 s for maps on 2 × 1,000,000 names (docs/benchmarks.md §2).
 //
 // Counts are exact unless two different usernames share a hash. With n names
 // the chance of any such collision is about n²/2⁶⁵: 1e-7 for 2,000,000 names.

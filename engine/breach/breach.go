@@ -9,8 +9,8 @@
 // looks a password up in Pwned Passwords by k-anonymity: only five hex
 // characters of its SHA-1 leave the server.
 //
-// Contract notes: https://haveibeenpwned.com/API/v3 and
-// /work/shared/reference/breach-security.md §1.
+// Contract notes: https://haveibeenpwned.com/API/v3, summarised in
+// docs/hibp.md (breach API §1–§5, Pwned Passwords §6).
 package breach
 
 import (

@@ -12,8 +12,8 @@ import (
 
 func TestBreachDecodesHIBPModel(t *testing.T) {
 	t.Parallel()
-	// Shaped like the Minefield entry of HIBP's catalogue (breach-security.md
-	// §1.5), with an HTML description as HIBP sends them.
+	// Shaped like the Minefield entry of HIBP's catalogue (the breach model of
+	// docs/hibp.md §4), with an HTML description as HIBP sends them.
 	const body = `{"Name":"Minefield","Title":"Minefield","Domain":"minefield.fr","BreachDate":"2015-06-28",
 		"AddedDate":"2016-03-09T08:18:43Z","ModifiedDate":"2016-03-09T08:18:43Z","PwnCount":188343,
 		"Description":"In June 2015, the French Minecraft server <a href=\"https://www.zataz.com/\" target=\"_blank\" rel=\"noopener\">Minefield was hacked</a> &amp; leaked.",

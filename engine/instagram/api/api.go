@@ -5,8 +5,8 @@
 // paginated, kept within the rate limits, with every failure classified by
 // the API's error code.
 //
-// The contract comes from /work/shared/reference/instagram.md §3, cited below
-// as "reference §3.n". Meta changes field names without notice, so decoding is
+// The contract, with its public sources, is summarised in docs/instagram.md §3,
+// cited below as "docs/instagram.md §3.n". Meta changes field names without notice, so decoding is
 // deliberately lenient (IDs as strings or numbers, both token reply shapes,
 // two timestamp layouts) and everything unexpected is ErrUnavailable rather
 // than a panic or a silent zero.
@@ -36,24 +36,24 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultAuthBaseURL serves the consent screen (reference §3.2, step 1).
+	// DefaultAuthBaseURL serves the consent screen (docs/instagram.md §3.2, step 1).
 	DefaultAuthBaseURL = "https://www.instagram.com"
 	// DefaultAPIBaseURL serves the Graph calls and the long-lived token
-	// exchange and refresh (reference §3.2 steps 3–4, §3.3–3.7).
+	// exchange and refresh (docs/instagram.md §3.2 steps 3–4, §3.3–3.6).
 	DefaultAPIBaseURL = "https://graph.instagram.com"
-	// DefaultTokenBaseURL serves the code exchange (reference §3.2, step 2).
+	// DefaultTokenBaseURL serves the code exchange (docs/instagram.md §3.2, step 2).
 	DefaultTokenBaseURL = "https://api.instagram.com"
-	// DefaultVersion is the Graph API version in data paths. The reference
-	// (§3.1) says to pin a configurable version; its examples use v23.0.
+	// DefaultVersion is the Graph API version in data paths. Versions are
+	// retired over time, so it is configurable (docs/instagram.md §3.1).
 	DefaultVersion = "v23.0"
 	// DefaultTimeout bounds each request, and separately the wait for our
 	// own rate limiter.
 	DefaultTimeout = 10 * time.Second
 )
 
-// DefaultScopes are the permissions asked for at consent (reference §3.2):
+// DefaultScopes are the permissions asked for at consent (docs/instagram.md §3.2):
 // basic profile and media, commenters' usernames (required for them since
-// 27 Aug 2024, §3.5) and account insights (§3.7).
+// 27 Aug 2024, §3.5) and account insights (§3.6).
 var DefaultScopes = []string{
 	"instagram_business_basic",
 	"instagram_business_manage_comments",
@@ -73,7 +73,7 @@ type Config struct {
 	// and APIBaseURL on the token calls, and never appears in an error.
 	AppSecret string
 	// RedirectURI must match a URI configured for the app exactly, trailing
-	// slash included (reference §3.2).
+	// slash included (docs/instagram.md §3.2).
 	RedirectURI string
 	// AuthBaseURL is the consent screen's origin; DefaultAuthBaseURL when
 	// empty. Tests point all three base URLs at a local fake.
@@ -192,7 +192,7 @@ func (c *Client) do(ctx context.Context, r request, out any) (http.Header, error
 		return resp.Header, replyError(resp.StatusCode, resp.Header, data, r.secrets)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // IDs above 2^53 arrive as JSON numbers (reference §3.2)
+	dec.UseNumber() // IDs above 2^53 arrive as JSON numbers (docs/instagram.md §3.2)
 	if err := dec.Decode(out); err != nil {
 		return resp.Header, &Error{Kind: ErrUnavailable, Status: resp.StatusCode,
 			Message: "malformed reply: " + redact(err.Error(), r.secrets)}

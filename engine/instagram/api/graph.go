@@ -12,13 +12,13 @@ import (
 
 // MaxPages caps the pages one Media or Comments call follows, so an API that
 // keeps answering with a next link (or a bug of ours) cannot loop forever
-// (reference §3.8: "cap the page count per job").
+// (docs/instagram.md §3.7: "cap the page count per job").
 const MaxPages = 25
 
-// pageSize is the limit asked per page; the reference's examples use 50.
+// pageSize is the limit asked per page (docs/instagram.md §3.7).
 const pageSize = 50
 
-// Profile is the connected account (GET /me, reference §3.3).
+// Profile is the connected account (GET /me, docs/instagram.md §3.3).
 type Profile struct {
 	// ID is the app-scoped user ID; UserID is the professional account ID
 	// webhooks use. Both are numeric strings.
@@ -26,7 +26,7 @@ type Profile struct {
 	Username   string
 	Name       string
 	// AccountType is BUSINESS or MEDIA_CREATOR, upper-cased here because the
-	// casing is unverified (reference §3.3).
+	// casing is unverified (docs/instagram.md §3.3).
 	AccountType       string
 	MediaCount        int
 	FollowersCount    int
@@ -34,7 +34,7 @@ type Profile struct {
 	ProfilePictureURL string
 }
 
-// Media is one post (reference §3.4).
+// Media is one post (docs/instagram.md §3.4).
 type Media struct {
 	ID      string
 	Caption string
@@ -50,7 +50,7 @@ type Media struct {
 	// LikesHidden reports that like_count was absent: the owner hid the
 	// like count, so LikeCount is 0 for want of a number, not a count.
 	LikesHidden bool
-	// CommentsCount includes replies (reference §3.4).
+	// CommentsCount includes replies (docs/instagram.md §3.4).
 	CommentsCount int
 }
 
@@ -63,7 +63,7 @@ func (m Media) PictureURL() string {
 	return m.MediaURL
 }
 
-// Comment is one comment on a post (reference §3.5).
+// Comment is one comment on a post (docs/instagram.md §3.5).
 type Comment struct {
 	ID string
 	// Username is the commenter's; empty when the token lacks
@@ -169,7 +169,7 @@ func (r commentReply) comment() Comment {
 
 // Comments returns up to limit top-level comments on a post, each with its
 // first replies. Meta recommends fetching comments only for the latest posts
-// (reference §3.5); this call costs one request per page.
+// (docs/instagram.md §3.5); this call costs one request per page.
 func (c *Client) Comments(ctx context.Context, tok Token, mediaID string, limit int) ([]Comment, error) {
 	if mediaID == "" {
 		return nil, wrap("comments", &Error{Kind: ErrInvalidRequest, Message: "no media ID"})
@@ -186,7 +186,7 @@ func (c *Client) Comments(ctx context.Context, tok Token, mediaID string, limit 
 	return comments, nil
 }
 
-// paginate follows cursor pages (reference §3.8). It stops when a page has no
+// paginate follows cursor pages (docs/instagram.md §3.7). It stops when a page has no
 // paging.next (not when a page is short: privacy filtering removes items),
 // when limit items are in, when a cursor repeats, or after MaxPages. Each
 // next request is rebuilt from our own base URL and the after cursor
@@ -266,7 +266,7 @@ func wrap(op string, err error) error {
 }
 
 // graphTime decodes the API's timestamps, "2019-04-05T07:56:32+0000" (no
-// colon in the offset, which time.RFC3339 rejects; reference §3.4), or
+// colon in the offset, which time.RFC3339 rejects; docs/instagram.md §3.4), or
 // RFC 3339 should Meta ever switch. An empty string is the zero time.
 type graphTime time.Time
 

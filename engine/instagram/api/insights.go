@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Account insight metrics that still work (reference §3.7). Impressions and
+// Account insight metrics that still work (docs/instagram.md §3.6). Impressions and
 // profile_views are gone; use views.
 const (
 	MetricFollowerCount        = "follower_count"        // new followers per day, time_series, ≤ 30 days, ≥ 100 followers
@@ -23,8 +23,8 @@ const (
 	MetricFollowerDemographics = "follower_demographics" // lifetime, total_value, timeframe + one breakdown
 )
 
-// InsightsQuery asks for account insights (GET /{ig-id}/insights, reference
-// §3.7). Empty fields are left out of the request.
+// InsightsQuery asks for account insights (GET /{ig-id}/insights,
+// docs/instagram.md §3.6). Empty fields are left out of the request.
 type InsightsQuery struct {
 	// UserID is the professional account ID; "me" when empty.
 	UserID  string
@@ -37,8 +37,8 @@ type InsightsQuery struct {
 	Breakdown string
 	// Timeframe is this_week or this_month, for the demographics.
 	Timeframe string
-	// Since and Until bound the window; keep it within 30 days (reference
-	// §3.7).
+	// Since and Until bound the window; keep it within 30 days
+	// (docs/instagram.md §3.6).
 	Since, Until time.Time
 }
 
@@ -64,7 +64,7 @@ func (in Insights) Metric(name string) (Metric, bool) {
 
 // Metric is one metric's values. A time_series metric has Values; a
 // total_value metric has Total. "If data does not exist the API returns an
-// empty data set instead of 0" (reference §3.7), so a metric may be absent.
+// empty data set instead of 0" (docs/instagram.md §3.6), so a metric may be absent.
 type Metric struct {
 	Name, Period, Title string
 	Values              []Value
@@ -93,7 +93,7 @@ type Breakdown struct {
 }
 
 // BreakdownResult is the value for one combination of dimension values. The
-// labels vary (FOLLOWER or FOLLOW…), so compare loosely (reference §3.7).
+// labels vary (FOLLOWER or FOLLOW…), so compare loosely (docs/instagram.md §3.6).
 type BreakdownResult struct {
 	DimensionValues []string
 	Value           int64

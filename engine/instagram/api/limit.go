@@ -14,7 +14,7 @@ import (
 )
 
 // DefaultCallsPerHour is the per-token budget of our own limiter: the old
-// rule of thumb of 200 calls per user per hour (reference §3.10). The real
+// rule of thumb of 200 calls per user per hour (docs/instagram.md §3.9). The real
 // business use case budget is 4800 × the account's daily impressions, which a
 // quiet account can make much smaller, so we stay at the conservative figure
 // and let the API's headers slow us further.
@@ -23,11 +23,11 @@ const DefaultCallsPerHour = 200
 // DefaultBurst is how many calls a token may make at once before the hourly
 // rate applies: one full refresh of an account (profile, 1–3 media pages,
 // comments of the latest posts, a few insights calls ≈ 30–60 calls,
-// reference §3.10) goes through without waiting.
+// docs/instagram.md §3.9) goes through without waiting.
 const DefaultBurst = 60
 
 // throttleAt is the usage percentage from which a reply's headers make us
-// rest the token; the platform throttles at 100 (reference §3.10).
+// rest the token; the platform throttles at 100 (docs/instagram.md §3.9).
 const throttleAt = 95
 
 // limiter holds one rate limiter per access token, plus the time until which

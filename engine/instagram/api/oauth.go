@@ -180,7 +180,7 @@ func (c *Client) Refresh(ctx context.Context, tok Token) (Token, error) {
 	}
 	// The refresh is a call made with the token, so it honours the token's
 	// rest and a throttled reply rests it, as the Graph calls do: calling
-	// while throttled prolongs the throttling (reference §3.10). Found by the
+	// while throttled prolongs the throttling (docs/instagram.md §3.9). Found by the
 	// fault tests: a rate-limited refresh used to leave the token unrested.
 	waitCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	err := c.limits.wait(waitCtx, tok.AccessToken)

@@ -3,8 +3,8 @@
 // fixtures/instagram/api (see the README there) by route, checks the app
 // credentials and the access token as the real API would, pages by the after
 // cursor, and has knobs to inject error replies and delays and to count
-// requests. It follows the checklist in /work/shared/reference/instagram.md
-// §3.12.
+// requests. What it reproduces, and what it does not, is listed in
+// docs/instagram.md §3.10.
 package apitest
 
 import (
