@@ -57,6 +57,12 @@ type Config struct {
 	// PwnedPasswords is "api" (the k-anonymity range API) or "local" (the
 	// bundled sample corpus). Default: api with an HIBP key, else local.
 	PwnedPasswords string // GLIMPSE_PWNED_PASSWORDS
+
+	// Data-export uploads. A slow upload is fine as long as bytes keep
+	// arriving; imports are CPU-bound, so few run at once.
+	UploadIdleTimeout time.Duration // GLIMPSE_UPLOAD_IDLE_TIMEOUT: an upload with no bytes for this long fails
+	ImportTimeout     time.Duration // GLIMPSE_IMPORT_TIMEOUT: the most one import may take
+	ImportConcurrency int           // GLIMPSE_IMPORT_CONCURRENCY: imports running at once on this instance
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and
@@ -129,6 +135,19 @@ func Load(getenv func(string) string) (Config, error) {
 	if v := getenv("GLIMPSE_SHUTDOWN_TIMEOUT"); v != "" {
 		if c.ShutdownTimeout, err = time.ParseDuration(v); err != nil || c.ShutdownTimeout <= 0 {
 			return c, fmt.Errorf("GLIMPSE_SHUTDOWN_TIMEOUT must be a positive duration, got %q", v)
+		}
+	}
+	c.UploadIdleTimeout, c.ImportTimeout, c.ImportConcurrency = 15*time.Second, 2*time.Minute, 2
+	for name, d := range map[string]*time.Duration{"GLIMPSE_UPLOAD_IDLE_TIMEOUT": &c.UploadIdleTimeout, "GLIMPSE_IMPORT_TIMEOUT": &c.ImportTimeout} {
+		if v := getenv(name); v != "" {
+			if *d, err = time.ParseDuration(v); err != nil || *d <= 0 {
+				return c, fmt.Errorf("%s must be a positive duration, got %q", name, v)
+			}
+		}
+	}
+	if v := getenv("GLIMPSE_IMPORT_CONCURRENCY"); v != "" {
+		if c.ImportConcurrency, err = strconv.Atoi(v); err != nil || c.ImportConcurrency <= 0 {
+			return c, fmt.Errorf("GLIMPSE_IMPORT_CONCURRENCY must be a positive whole number, got %q", v)
 		}
 	}
 	if v := getenv("GLIMPSE_BRAND_HOSTS"); v != "" {

@@ -2,25 +2,39 @@ package server_test
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gofiber/fiber/v3"
 	"github.com/google/go-cmp/cmp"
 
 	"glimpse/engine/auth"
+	"glimpse/engine/config"
 	"glimpse/screens"
 )
 
 // zipTree zips a fixture export tree as Instagram would.
 func zipTree(t *testing.T, dir string) []byte {
+	t.Helper()
+	return zipTreeWith(t, dir, nil)
+}
+
+// zipTreeWith zips a fixture export tree and extra files, stored as they are.
+func zipTreeWith(t *testing.T, dir string, extra map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -43,6 +57,15 @@ func zipTree(t *testing.T, dir string) []byte {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for name, b := range extra {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
@@ -236,4 +259,226 @@ func TestCourseForOwnersOnly(t *testing.T) {
 	if res := lesson("/course/lessons/no-such-lesson.pdf"); res.status != http.StatusNotFound {
 		t.Fatalf("unknown lesson: %d", res.status)
 	}
+}
+
+// paddedExport is a fixture export with an extra 64 KiB file Import does
+// not read. fasthttp reads the first 8 KiB of a body before the handler
+// runs and streams the rest, so only a body well over 8 KiB reaches the
+// upload handler while it is still arriving, as every real export does.
+func paddedExport(t *testing.T) []byte {
+	t.Helper()
+	pad := make([]byte, 64<<10)
+	for i := range pad {
+		pad[i] = byte(i * 7919 >> 3)
+	}
+	return zipTreeWith(t, "accounts-center-2024", map[string][]byte{"media/padding.bin": pad})
+}
+
+// listenUploads serves h's app on a real TCP listener, with fasthttp's total read
+// timeout set to readTimeout, and returns the address.
+func (h *harness) listenUploads(readTimeout time.Duration) string {
+	h.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.srv.App().Server().ReadTimeout = readTimeout
+	served := make(chan error, 1)
+	go func() { served <- h.srv.App().Listener(ln, fiber.ListenConfig{DisableStartupMessage: true}) }()
+	h.t.Cleanup(func() {
+		_ = h.srv.App().ShutdownWithTimeout(5 * time.Second)
+		<-served
+	})
+	return ln.Addr().String()
+}
+
+// rawUpload sends the upload request head for a body of size bytes on a new
+// connection and returns it; the caller writes the body.
+func (h *harness) rawUpload(addr string, size int) net.Conn {
+	h.t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { conn.Close() })
+	var cookies []string
+	for k, v := range h.cookies {
+		cookies = append(cookies, k+"="+v)
+	}
+	head := fmt.Sprintf("POST /ui/actions/profile.upload_export HTTP/1.1\r\nHost: %s\r\nContent-Type: application/zip\r\n"+
+		"Content-Length: %d\r\nX-SDUI-Version: 1\r\nX-CSRF-Token: %s\r\nSec-Fetch-Site: same-origin\r\nCookie: %s\r\n\r\n",
+		h.host, size, h.csrf, strings.Join(cookies, "; "))
+	if _, err := io.WriteString(conn, head); err != nil {
+		h.t.Fatal(err)
+	}
+	return conn
+}
+
+// readResponse reads one response from conn.
+func readResponse(t *testing.T, conn net.Conn) response {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := response{status: res.StatusCode, header: res.Header, raw: raw}
+	if res.Close {
+		// ReadResponse moves "Connection: close" into res.Close.
+		out.header.Set("Connection", "close")
+	}
+	if err := json.Unmarshal(raw, &out.body); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	return out
+}
+
+// trickle writes body in pieces spread evenly over d.
+func trickle(t *testing.T, conn net.Conn, body []byte, pieces int, d time.Duration) {
+	t.Helper()
+	size := (len(body) + pieces - 1) / pieces
+	for off := 0; off < len(body); off += size {
+		if _, err := conn.Write(body[off:min(off+size, len(body))]); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(d / time.Duration(pieces))
+	}
+}
+
+// TestSlowUploadSucceeds: an upload that takes twice the server's total
+// read timeout succeeds while bytes keep arriving (it used to fail at the
+// 15 s ReadTimeout whatever the progress).
+func TestSlowUploadSucceeds(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.UploadIdleTimeout = 800 * time.Millisecond })
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard/analytics")
+	addr := h.listenUploads(time.Second)
+	body := paddedExport(t)
+	conn := h.rawUpload(addr, len(body))
+	trickle(t, conn, body, 20, 2*time.Second)
+	if res := readResponse(t, conn); res.status != http.StatusOK || res.body["v"] != float64(1) {
+		t.Fatalf("slow upload: %d %s", res.status, res.raw)
+	}
+}
+
+// TestStalledUploadFails: an upload that stops sending fails after the idle
+// timeout with a message under the input, not a 500.
+func TestStalledUploadFails(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.UploadIdleTimeout = 500 * time.Millisecond })
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard/analytics")
+	addr := h.listenUploads(time.Minute)
+	body := paddedExport(t)
+	conn := h.rawUpload(addr, len(body))
+	if _, err := conn.Write(body[:len(body)/2]); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	res := readResponse(t, conn)
+	msg, _ := fieldErrors(res)["export"].(string)
+	if res.status != http.StatusUnprocessableEntity || !strings.Contains(msg, "nothing arrived for") {
+		t.Fatalf("stalled upload: %d %s", res.status, res.raw)
+	}
+	if waited := time.Since(began); waited > 20*time.Second {
+		t.Errorf("answered after %s, want about the idle timeout", waited)
+	}
+	if res.header.Get("Connection") != "close" {
+		t.Error("the connection is kept open with the rest of the body unread")
+	}
+}
+
+// TestOneUploadPerSubscriber: while one upload of a subscriber is in
+// progress a second is refused at once with a clear message. Not parallel:
+// see waitSpooled.
+func TestOneUploadPerSubscriber(t *testing.T) {
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard/analytics")
+	addr := h.listenUploads(time.Minute)
+	body := paddedExport(t)
+	first := h.rawUpload(addr, len(body))
+	if _, err := first.Write(body[:16<<10]); err != nil {
+		t.Fatal(err)
+	}
+	// The first upload holds the subscriber's claim once its handler runs,
+	// which is when it spools.
+	waitSpooled(t)
+	res := h.upload(body)
+	if res.status != http.StatusConflict || !strings.Contains(string(res.raw), "An upload is already being processed.") {
+		t.Fatalf("second upload: %d %s", res.status, res.raw)
+	}
+	if _, err := first.Write(body[16<<10:]); err != nil {
+		t.Fatal(err)
+	}
+	if res := readResponse(t, first); res.status != http.StatusOK {
+		t.Fatalf("first upload: %d %s", res.status, res.raw)
+	}
+	h.clock.Advance(time.Minute) // a snapshot per moment
+	if res := h.upload(body); res.status != http.StatusOK {
+		t.Fatalf("an upload after the first finished: %d %s", res.status, res.raw)
+	}
+}
+
+// TestShutdownRemovesTheSpooledUpload: an upload cut off by shutdown stops
+// and removes its temporary file. The file is found among this process's
+// open files, so uploads by other test processes sharing the temporary
+// folder do not count. Not parallel: see waitSpooled.
+func TestShutdownRemovesTheSpooledUpload(t *testing.T) {
+	h := newHarness(t)
+	h.subscriber("ann@example.com", "correct-horse")
+	h.signIn("ann@example.com", "correct-horse")
+	h.screen("/dashboard/analytics")
+	addr := h.listenUploads(time.Minute)
+	body := paddedExport(t)
+	conn := h.rawUpload(addr, len(body))
+	if _, err := conn.Write(body[:len(body)/2]); err != nil {
+		t.Fatal(err)
+	}
+	spooled := waitSpooled(t)
+	if err := h.srv.App().ShutdownWithTimeout(10 * time.Second); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	for _, name := range spooled {
+		if _, err := os.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left behind: %v", name, err)
+		}
+	}
+}
+
+// waitSpooled waits until an upload handler of this process is spooling,
+// and returns its temporary files. Tests using it run one at a time (it
+// would see another test's spooling).
+func waitSpooled(t *testing.T) []string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if names := openFiles(t, "glimpse-export-"); len(names) > 0 {
+			return names
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upload was never spooled")
+		}
+	}
+}
+
+// openFiles lists the files this process holds open whose base name starts
+// with prefix.
+func openFiles(t *testing.T, prefix string) []string {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []string
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(filepath.Base(target), prefix) {
+			out = append(out, target)
+		}
+	}
+	return out
 }
