@@ -3,6 +3,7 @@
 import type { Action, ActionOf, ActionType } from "../schema/action";
 import type { Answer, Api } from "./api";
 import type { Forms } from "./forms";
+import { isOpenable } from "./href";
 import { getPointer } from "./pointer";
 import { isLocalPath, type Origin, type Router } from "./router";
 import { validate } from "./rules";
@@ -28,10 +29,6 @@ export interface RunnerHost {
 
 type Handler<K extends ActionType> = (action: ActionOf<K>, context: ActionContext, host: RunnerHost) => Promise<boolean>;
 
-/** An http(s) or mailto URL, or a same-origin path. */
-function isOpenable(url: string): boolean {
-  return url.startsWith("https://") || url.startsWith("mailto:") || isLocalPath(url);
-}
 
 /** Collects, validates and posts a form (protocol.md, Actions). */
 async function submit(action: ActionOf<"submit">, context: ActionContext, host: RunnerHost): Promise<boolean> {

@@ -25,6 +25,7 @@ import type { ViewState } from "./store";
 
 export type { NodeProps, Registry } from "./context";
 export { NodeList, NodeView } from "./render";
+export { normaliseHref } from "./href";
 
 function useEngine(): Engine {
   const engine = useContext(EngineContext);

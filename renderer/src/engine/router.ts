@@ -3,6 +3,7 @@
 // top), and at boot takes the secret `creds`/`login` parameters out of the address bar before
 // any request, then signs in with them through session.from_url.
 import type { Answer, Api } from "./api";
+import { isLocalPath } from "./href";
 import type { Store } from "./store";
 
 /** Where an answer came from: a screen fetch or a posted action (of a form, if any). */
@@ -34,10 +35,8 @@ export const SECRET_PARAMS = ["creds", "login"] as const;
 /** The default target of `back` when there is no previous entry of ours. */
 export const DEFAULT_BACK = "/dashboard";
 
-/** A same-origin path: starts with one slash (never "//host" or "/\host"). */
-export function isLocalPath(path: string): boolean {
-  return /^\/(?![/\\])/.test(path);
-}
+// A same-origin path as a browser reads it (never "//host", "/\host" or "/\t/host"); see href.ts.
+export { isLocalPath };
 
 function historyIndex(state: unknown): number | null {
   if (typeof state !== "object" || state === null || !("glimpse" in state)) return null;

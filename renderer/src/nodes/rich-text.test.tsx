@@ -46,4 +46,24 @@ describe("rich_text", () => {
     expect(window.location.pathname).toBe("/news");
     expect(server.calls.at(-1)?.url).toBe("/ui/screen?path=%2Fnews");
   });
+
+  it("shows a link whose target a browser would read as another origin or script as plain text", async () => {
+    // Each passes the schema's pattern (one slash, then not a slash) yet opens another origin.
+    const hostile = ["/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "/%2f/evil.example", "/%5Cevil.example"];
+    await renderNode({
+      type: "rich_text",
+      blocks: [
+        {
+          kind: "paragraph",
+          spans: [...hostile.map((href, index) => ({ text: `bad${index} `, href })), { text: "good", href: "/dash\tboard" }],
+        },
+      ],
+    });
+    hostile.forEach((_, index) => {
+      expect(screen.queryByRole("link", { name: `bad${index}` })).toBeNull();
+      expect(screen.getByText(`bad${index}`, { exact: false })).toBeTruthy();
+    });
+    expect(screen.getAllByRole("link")).toHaveLength(1);
+    expect(screen.getByRole("link", { name: "good" }).getAttribute("href")).toBe("/dashboard");
+  });
 });

@@ -1,4 +1,4 @@
-import type { NodeProps } from "../engine/hooks";
+import { normaliseHref, type NodeProps } from "../engine/hooks";
 import type { RichBlock, Span } from "../schema/node";
 import "./rich-text.css";
 
@@ -7,10 +7,13 @@ function SpanView({ span }: { span: Span }) {
   if (span.em === true) content = <em>{content}</em>;
   if (span.strong === true) content = <strong>{content}</strong>;
   if (span.href === undefined) return content;
+  // A target the browser would read as another origin or a script is shown as plain text.
+  const href = normaliseHref(span.href);
+  if (href === null) return content;
   // Same-origin paths are routed by the router's click interception; https opens a new tab.
-  const external = span.href.startsWith("https://");
+  const external = href.startsWith("https://");
   return (
-    <a href={span.href} target={external ? "_blank" : undefined} rel={external ? "noopener noreferrer" : undefined}>
+    <a href={href} target={external ? "_blank" : undefined} rel={external ? "noopener noreferrer" : undefined}>
       {content}
     </a>
   );
