@@ -327,7 +327,8 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
-		Ready:             func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) },
+		// A write, not a ping: a full disk still answers pings.
+		Ready:             a.Store.CheckWritable,
 		ValidateResponses: validateResponses,
 	})
 }

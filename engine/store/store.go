@@ -26,6 +26,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
 )
 
 // Timeouts for reaching the server. They are generous for the embedded
@@ -60,6 +62,8 @@ type Store struct {
 	db     *mongo.Database
 	emb    *embedded // nil when connected to an external server
 	owner  bool      // only the Store returned by Open shuts things down
+	// instance names this process's Store in CheckWritable's document.
+	instance string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -122,7 +126,8 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		logger.InfoContext(ctx, "store: embedded FerretDB started", slog.String("dataDir", emb.dataDir),
 			slog.String("socket", emb.socket))
 	}
-	return &Store{client: client, db: client.Database(cfg.Database), emb: emb, owner: true}, nil
+	return &Store{client: client, db: client.Database(cfg.Database), emb: emb, owner: true,
+		instance: engine.NewID()}, nil
 }
 
 // connect makes a client and pings the server, because mongo.Connect itself
@@ -332,7 +337,7 @@ func (s *Store) Socket() string {
 // It exists so tests can give each test its own database on one shared
 // server. The view's Close does nothing; close the Store it came from.
 func (s *Store) WithDatabase(name string) *Store {
-	return &Store{client: s.client, db: s.client.Database(name), emb: s.emb}
+	return &Store{client: s.client, db: s.client.Database(name), emb: s.emb, instance: s.instance}
 }
 
 // Close disconnects the client and then stops the embedded FerretDB, in that

@@ -1,0 +1,33 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
+)
+
+// HealthCollection holds one small document per instance, rewritten by
+// CheckWritable. It needs no declaration: it never holds more documents than
+// there are instances, so a scan costs nothing.
+const HealthCollection = "health"
+
+// CheckWritable reports whether the database takes writes, for a readiness
+// probe: a ping answers even when every write fails (a full disk, a
+// read-only file system, a replica set without a primary, a locked SQLite
+// file), and an instance that cannot write cannot sign anyone in. It
+// rewrites this instance's document with a fresh value, so the server must
+// really write; the id is per instance so that instances never write the
+// same document.
+func (s *Store) CheckWritable(ctx context.Context) error {
+	id := "writable:" + s.instance
+	_, err := s.db.Collection(HealthCollection).ReplaceOne(ctx, bson.M{"_id": id},
+		bson.M{"_id": id, "nonce": engine.NewToken()}, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("store: write check: %w", err)
+	}
+	return nil
+}
