@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -205,18 +206,28 @@ func (s *Service) AddSnapshot(ctx context.Context, userID string, snap analysis.
 		options.Replace().SetUpsert(true)); err != nil {
 		return SnapshotRef{}, fmt.Errorf("store snapshot: %w", err)
 	}
-	p, err := s.Get(ctx, userID)
+	var dropped []SnapshotRef
+	err = s.exclusively(ctx, userID, func() error {
+		p, err := s.Get(ctx, userID)
+		if err != nil {
+			return err
+		}
+		// Kept in time order whatever order writers finish in; the same
+		// snapshot added twice (a retry) is one entry.
+		refs := slices.DeleteFunc(slices.Clone(p.Snapshots), func(r SnapshotRef) bool { return r.ID == ref.ID })
+		i, _ := slices.BinarySearchFunc(refs, ref, func(a, b SnapshotRef) int { return a.TakenAt.Compare(b.TakenAt) })
+		refs = slices.Insert(refs, i, ref)
+		if len(refs) > keptSnapshots {
+			dropped, refs = refs[:len(refs)-keptSnapshots], refs[len(refs)-keptSnapshots:]
+		}
+		if _, err := s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": userID},
+			bson.M{"$set": bson.M{"snapshots": refs}}); err != nil {
+			return fmt.Errorf("record snapshot: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return SnapshotRef{}, err
-	}
-	refs := append(p.Snapshots, ref)
-	var dropped []SnapshotRef
-	if len(refs) > keptSnapshots {
-		dropped, refs = refs[:len(refs)-keptSnapshots], refs[len(refs)-keptSnapshots:]
-	}
-	if _, err := s.db.Collection(ProfilesCollection).UpdateOne(ctx, bson.M{"_id": userID},
-		bson.M{"$set": bson.M{"snapshots": refs}}); err != nil {
-		return SnapshotRef{}, fmt.Errorf("record snapshot: %w", err)
 	}
 	for _, d := range dropped {
 		s.deleteSnapshot(ctx, d.ID)

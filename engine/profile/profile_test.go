@@ -339,3 +339,45 @@ func TestRefreshLeaseOfACrashedRunnerLapses(t *testing.T) {
 	close(unblock)
 	<-stuckDone
 }
+
+// TestConcurrentSnapshotsAreAllRecorded adds 12 snapshots of one profile at
+// once (an upload while the refresh job runs, on several instances): every
+// one must be in the profile's list. Recording a snapshot reads the list and
+// writes it back, which lost entries when writers overlapped.
+func TestConcurrentSnapshotsAreAllRecorded(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	ctx := context.Background()
+	if err := svc.Connect(ctx, "u", profile.SourceExport, "ann", 0); err != nil {
+		t.Fatal(err)
+	}
+	const writers = 12
+	errs := make(chan error, writers)
+	startAdd := make(chan struct{})
+	for i := range writers {
+		go func() {
+			<-startAdd
+			_, err := svc.AddSnapshot(ctx, "u", analysis.Snapshot{TakenAt: start.Add(time.Duration(i) * time.Minute),
+				FollowerCount: i, Followers: []string{"a"}})
+			errs <- err
+		}()
+	}
+	close(startAdd)
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := svc.Get(ctx, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Snapshots) != writers {
+		t.Fatalf("%d snapshots recorded of %d added", len(p.Snapshots), writers)
+	}
+	for i := 1; i < len(p.Snapshots); i++ {
+		if !p.Snapshots[i].TakenAt.After(p.Snapshots[i-1].TakenAt) {
+			t.Errorf("snapshots out of order: %v after %v", p.Snapshots[i].TakenAt, p.Snapshots[i-1].TakenAt)
+		}
+	}
+}

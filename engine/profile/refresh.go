@@ -11,7 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // leaseFor is the length of a lease window. A runner that takes a profile
@@ -41,7 +40,7 @@ func (s *Service) RefreshDue(ctx context.Context) (int, error) {
 	}
 	done := 0
 	for _, d := range due {
-		l, ok, err := s.lease(ctx, d.ID, d.NextRefresh, now)
+		l, ok, err := s.lease(ctx, d.ID, d.NextRefresh)
 		if err != nil {
 			return done, err
 		}
@@ -92,40 +91,10 @@ func (s *Service) refreshLeased(ctx context.Context, userID string, due, now tim
 }
 
 // lease takes the refresh of a profile that is due at `due`, returning the
-// claim to release when done.
-//
-// A conditional findOneAndUpdate on the profile is no lease on the embedded
-// FerretDB, which grants it to several concurrent callers; a unique insert
-// has exactly one winner on it as on MongoDB (store.Claims). The claim's id
-// names the profile, its due time and the current lease window, so a new due
-// time is a new claim and a crashed runner's claim stops mattering two
-// windows later. Right after winning, the runner looks for a claim in the
-// window before and after its own: one there means another runner took the
-// profile near a window boundary (or on a clock slightly off), and this one
-// backs off. Both insert before they look, so of two such runners at least
-// one sees the other.
-func (s *Service) lease(ctx context.Context, userID string, due, now time.Time) (string, bool, error) {
-	key := "refresh:" + userID + ":" + strconv.FormatInt(due.UnixMilli(), 10) + ":"
-	id := key + store.Window(now, leaseFor)
-	// Kept until the sweeper's cut-off well after its window is over.
-	ok, err := s.claims.Take(ctx, id, s.owner, now.Add(3*leaseFor))
-	if err != nil || !ok {
-		return "", false, err
-	}
-	for _, near := range []time.Time{now.Add(-leaseFor), now.Add(leaseFor)} {
-		holder, err := s.claims.Owner(ctx, key+store.Window(near, leaseFor))
-		if err == nil && holder == "" {
-			continue
-		}
-		if rerr := s.claims.Release(ctx, id); rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-		if err != nil {
-			return "", false, fmt.Errorf("lease profile %s: %w", userID, err)
-		}
-		return "", false, nil
-	}
-	return id, true, nil
+// claim to release when done. The key holds the due time, so a new due time
+// is a new lease (see tryExclusive for why a claim and how it lapses).
+func (s *Service) lease(ctx context.Context, userID string, due time.Time) (string, bool, error) {
+	return s.tryExclusive(ctx, "refresh:"+userID+":"+strconv.FormatInt(due.UnixMilli(), 10), leaseFor)
 }
 
 func (s *Service) refresh(ctx context.Context, p Profile) error {
