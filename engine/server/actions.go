@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -63,10 +62,23 @@ type fromURLRequest struct {
 	Login string `json:"login" validate:"required_without=Creds,max=256"`
 }
 
+// trackRequest is an analytics event. Every accepted one writes a log line,
+// so its size is bounded here (a few props of short keys and scalar values)
+// and its rate per client in track.
 type trackRequest struct {
-	Event string         `json:"event" validate:"required,max=100"`
-	Props map[string]any `json:"props" validate:"max=20"`
+	Event string         `json:"event" validate:"required,max=100,printascii"`
+	Props map[string]any `json:"props" validate:"max=20,dive,keys,min=1,max=64,printascii,endkeys"`
 }
+
+// maxTrackValue bounds a string prop of an event.
+const maxTrackValue = 256
+
+// Each client (IP) may send a burst of trackBurst events, then one every
+// trackEvery; more is dropped. Screens send a handful per visit.
+const (
+	trackBurst = 30
+	trackEvery = time.Second
+)
 
 // actionBody is the body every action receives (see engine/ui/protocol.md).
 type actionBody struct {
@@ -247,16 +259,35 @@ func (s *Server) purchaseCourse(r *request, _ any) (*ui.Result, error) {
 }
 
 // track records a product analytics event as a structured log line, tagged
-// with the brand and (when signed in) the user id, never the email.
+// with the brand and (when signed in) the user id, never the email. Props are
+// checked (scalars, short strings) but never logged: they come from the
+// client, and a line per event is only affordable when it is small. Events
+// over a client's rate are dropped without a line; analytics is sampled
+// rather than letting one client fill the disk.
 func (s *Server) track(r *request, in any) (*ui.Result, error) {
 	req := in.(*trackRequest)
-	attrs := []any{"event", req.Event, "brand", r.brand.Key, "requestId", requestID(r.fiber),
-		"userAgent", r.fiber.Get("User-Agent")}
+	for key, v := range req.Props {
+		switch v := v.(type) {
+		case string:
+			if len(v) > maxTrackValue {
+				return nil, engine.Errorf(engine.CodeInvalid, "The event property %q is too long.", key)
+			}
+		case float64, bool, nil:
+		default:
+			return nil, engine.Errorf(engine.CodeInvalid, "The event property %q must be a string, number or boolean.", key)
+		}
+	}
+	if !s.trackLimit.allow(r.fiber.IP()) {
+		return &ui.Result{}, nil
+	}
+	ua := r.fiber.Get("User-Agent")
+	if len(ua) > maxTrackValue {
+		ua = ua[:maxTrackValue]
+	}
+	attrs := []any{"event", req.Event, "props", len(req.Props), "brand", r.brand.Key,
+		"requestId", requestID(r.fiber), "userAgent", ua}
 	if r.signedIn {
 		attrs = append(attrs, "userId", r.principal.User.ID)
-	}
-	if len(req.Props) > 0 {
-		attrs = append(attrs, slog.Any("props", req.Props))
 	}
 	s.Logger.Info("event", attrs...)
 	return &ui.Result{}, nil

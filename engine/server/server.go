@@ -21,6 +21,7 @@ import (
 	"github.com/gofiber/fiber/v3/middleware/compress"
 	"github.com/gofiber/fiber/v3/middleware/recover"
 	"github.com/gofiber/fiber/v3/middleware/requestid"
+	"golang.org/x/time/rate"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
@@ -85,6 +86,7 @@ type Server struct {
 	lessonPDFs sync.Map // brand name → *lesson.Cache
 	brandJSON  brandCache
 	actions    map[string]actionSpec
+	trackLimit *keyedLimiter
 	uploads    uploadGate
 }
 
@@ -109,6 +111,7 @@ func New(d Deps) (*Server, error) {
 	s.routes = s.routeTable()
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()
+	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
 	s.app = fiber.New(fiber.Config{
 		AppName:      "glimpse " + d.Version,
 		ErrorHandler: s.handleError,

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"glimpse/engine/auth"
 	"glimpse/engine/config"
+	"glimpse/engine/server"
 )
 
 func redirect(to string) []map[string]any {
@@ -463,5 +465,59 @@ func TestUnknownPathsAreNotCached(t *testing.T) {
 	h.screen("/dashboard/news/" + news[0].Slug)
 	if n, _ := h.srv.PageCacheStats(); n != entries+1 {
 		t.Errorf("a real post's page was not cached: %d entries, want %d", n, entries+1)
+	}
+}
+
+// TestTrackEventsAreBoundedAndPropsNeverLogged: an event's props are checked
+// (count, key and value sizes, scalars only) and never written to the log,
+// and one client's events are written at a bounded rate. The probe that grew
+// the log past 1 GB sent 20 props of 50 KB each, again and again.
+func TestTrackEventsAreBoundedAndPropsNeverLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	h := newHarnessDeps(t, func(d *server.Deps) { d.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	h.bootPage()
+
+	big := map[string]any{}
+	for i := range 20 {
+		big["p"+strconv.Itoa(i)] = strings.Repeat("v", 50_000)
+	}
+	tooMany := map[string]any{}
+	for i := range 21 {
+		tooMany["p"+strconv.Itoa(i)] = "x"
+	}
+	for name, props := range map[string]map[string]any{
+		"20 props of 50 KB": big,
+		"21 props":          tooMany,
+		"a long key":        {strings.Repeat("k", 65): "x"},
+		"a nested value":    {"k": map[string]any{"deep": strings.Repeat("v", 1000)}},
+		"a list value":      {"k": []any{"a", "b"}},
+	} {
+		before := len(logs.String())
+		res := h.action("event.track", map[string]any{"event": "probe", "props": props})
+		if res.status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: status %d, want 422", name, res.status)
+		}
+		if grew := len(logs.String()) - before; grew > 2000 {
+			t.Errorf("%s: the log grew by %d bytes", name, grew)
+		}
+	}
+
+	res := h.action("event.track", map[string]any{"event": "opened", "props": map[string]any{"source": "SECRET-PROP-VALUE", "n": 3}})
+	if res.status != http.StatusOK {
+		t.Fatalf("a valid event: %d %s", res.status, res.raw)
+	}
+	if out := logs.String(); strings.Contains(out, "SECRET-PROP-VALUE") || !strings.Contains(out, "event=opened") ||
+		!strings.Contains(out, "props=2") {
+		t.Errorf("the event line should name the event and count its props, never show them:\n%s", out)
+	}
+
+	for range 100 {
+		if res := h.action("event.track", map[string]any{"event": "flood"}); res.status != http.StatusOK {
+			t.Fatalf("an event over the rate: %d, want 200 (dropped quietly)", res.status)
+		}
+	}
+	if n := strings.Count(logs.String(), "event=flood"); n > 31 {
+		t.Errorf("one client wrote %d event lines in a moment, want at most the burst", n)
 	}
 }
