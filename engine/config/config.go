@@ -40,6 +40,11 @@ type Config struct {
 
 	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
 
+	// Error reporting to a Sentry-compatible service; off without a DSN
+	// (docs/error-reporting.md).
+	SentryDSN   string // GLIMPSE_SENTRY_DSN (or _FILE)
+	Environment string // GLIMPSE_ENVIRONMENT: the reports' environment, default production
+
 	// Have I Been Pwned. With no key, a bundled sample dataset answers.
 	HIBPKey           string        // GLIMPSE_HIBP_API_KEY (or _FILE)
 	HIBPBaseURL       string        // GLIMPSE_HIBP_BASE_URL
@@ -76,6 +81,7 @@ func Load(getenv func(string) string) (Config, error) {
 		OperatorName:    or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
 		OperatorAddress: or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
 		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
+		Environment:     or(getenv("GLIMPSE_ENVIRONMENT"), "production"),
 		SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second,
 		BrandHosts:      map[string]string{},
@@ -89,6 +95,17 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.HIBPKey, err = secret(getenv, "GLIMPSE_HIBP_API_KEY"); err != nil {
 		return c, err
+	}
+	if c.SentryDSN, err = secret(getenv, "GLIMPSE_SENTRY_DSN"); err != nil {
+		return c, err
+	}
+	if c.SentryDSN != "" {
+		// A DSN is scheme://publickey@host/projectid; checked here so a typo
+		// stops the start instead of silently losing every report.
+		u, err := url.Parse(c.SentryDSN)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User == nil || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return c, fmt.Errorf("GLIMPSE_SENTRY_DSN must look like https://publickey@host/projectid")
+		}
 	}
 	c.HIBPBaseURL = getenv("GLIMPSE_HIBP_BASE_URL")
 	c.InstagramAppID = getenv("GLIMPSE_INSTAGRAM_APP_ID")

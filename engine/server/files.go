@@ -93,6 +93,6 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	}
 	c.Set("Content-Type", "text/html; charset=utf-8")
 	c.Set("Cache-Control", "no-cache, private")
-	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(s.csrfToken(c)) + `">`
+	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(s.csrfToken(c)) + `">` + reportingMeta(c)
 	return c.Send(bytes.Replace(f.index, []byte("<head>"), []byte("<head>"+tag), 1))
 }

@@ -132,6 +132,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Server().ErrorHandler = noteRequestLineTooLong(s.app.Server().ErrorHandler)
 	s.app.Use(s.finishRequestBody)
 	s.app.Use(recover.New())
+	s.app.Use(s.reportErrors()) // inside recover: reports a panic, then lets recover answer 500
 	s.app.Use(requestid.New(requestid.Config{Generator: newRequestIDs()}))
 	s.app.Use(s.logRequests)
 	s.app.Use(s.securityHeaders)
@@ -150,6 +151,7 @@ func New(d Deps) (*Server, error) {
 	})
 	s.app.Get("/static/*", s.files.serveStatic)
 	s.app.Get("/img", s.serveImage)
+	s.app.Post(PathErrorTunnel, s.checkSameOrigin, s.tunnelErrors)
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
 	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
