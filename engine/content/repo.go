@@ -312,7 +312,7 @@ func (r *Repo) Restore(ctx context.Context, kind, slug string, n int, by string)
 // revisions: a claim deleted right away let a writer that had read an old
 // revision claim the same number again and "succeed" with a write that
 // matched nothing. The match count is checked as well, for a writer stalled
-// so long that its number's claim was pruned.
+// so long that its number's claim was pruned (docs/store.md §4).
 func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) (action string, ok bool), by string) (Doc, error) {
 	meta := r.db.Collection(MetaCollection)
 	for attempt := range writeAttempts {
@@ -482,7 +482,7 @@ const (
 // rounds. A number is tried only once the one below it exists, so versions
 // appear in order, and every version is inserted after the publish that
 // asked for it was written: a watcher that sees the newest version and
-// reloads sees every publish.
+// reloads sees every publish (docs/store.md §4).
 func (r *Repo) bump(ctx context.Context) (int64, error) {
 	coll := r.db.Collection(VersionsCollection)
 	var next int64

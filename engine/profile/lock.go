@@ -22,7 +22,8 @@ import (
 // after winning, the taker looks for a claim in the window before and after
 // its own: one there means another holder took key near a window boundary
 // (or on a clock slightly off), and this taker backs off. Both insert before
-// they look, so of two such takers at least one sees the other.
+// they look, so of two such takers at least one sees the other
+// (docs/store.md §3).
 func (s *Service) tryExclusive(ctx context.Context, key string, window time.Duration) (string, bool, error) {
 	now := s.clock.Now()
 	id := key + ":" + store.Window(now, window)

@@ -24,7 +24,7 @@ const ClaimsCollection = "claims"
 // concurrent writers (with 30 writers on one document, up to 17 "won" a
 // conditional update and increments were lost), while inserting one `_id`
 // and deleting one `_id` have exactly one winner there as on MongoDB, where
-// the unique `_id` index decides (docs/store.md). So a lease is a claim
+// the unique `_id` index decides (docs/store.md §1). So a lease is a claim
 // document per job and period, and a counter of at most N is N slot
 // documents; both hold on either server.
 type Claims struct {

@@ -21,7 +21,7 @@ const HealthCollection = "health"
 // file), and an instance that cannot write cannot sign anyone in. It
 // rewrites this instance's document with a fresh value, so the server must
 // really write; the id is per instance so that instances never write the
-// same document.
+// same document (docs/store.md §7).
 func (s *Store) CheckWritable(ctx context.Context) error {
 	id := "writable:" + s.instance
 	_, err := s.db.Collection(HealthCollection).ReplaceOne(ctx, bson.M{"_id": id},

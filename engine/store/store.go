@@ -2,11 +2,11 @@
 // deployment (production: a replica set); without one it starts FerretDB with
 // its SQLite backend inside the process, listening only on a Unix socket in a
 // directory no other user can enter (FerretDB has no authentication, and a
-// loopback TCP port would answer every user on the machine), so a fresh
-// install needs no database server while the same driver code runs against
-// both. The embedded path also repairs FerretDB's missed `_id` index
-// (see EnsureCollections), because every hot lookup in the application is by
-// `_id`.
+// loopback TCP port would answer every user on the machine; docs/store.md §5),
+// so a fresh install needs no database server while the same driver code runs
+// against both. The embedded path also repairs FerretDB's missed `_id` index
+// (see EnsureCollections, docs/store.md §6), because every hot lookup in the
+// application is by `_id`.
 package store
 
 import (
