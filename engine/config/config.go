@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -39,6 +40,11 @@ type Config struct {
 	OperatorAddress string // GLIMPSE_OPERATOR_ADDRESS: its registered address
 
 	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
+
+	// TrustedProxies are the proxies (CIDRs or single addresses) in front of
+	// the server; only a request from one of them has its X-Forwarded-For
+	// believed. Empty trusts none, and the client is the socket peer.
+	TrustedProxies []netip.Prefix // GLIMPSE_TRUSTED_PROXIES: "10.0.0.0/8,192.0.2.7"
 
 	// Error reporting to a Sentry-compatible service; off without a DSN
 	// (docs/error-reporting.md).
@@ -176,6 +182,9 @@ func Load(getenv func(string) string) (Config, error) {
 			c.BrandHosts[strings.ToLower(host)] = brand
 		}
 	}
+	if c.TrustedProxies, err = trustedProxies(getenv("GLIMPSE_TRUSTED_PROXIES")); err != nil {
+		return c, err
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return c, fmt.Errorf("GLIMPSE_ADDR: %w", err)
 	}
@@ -195,6 +204,28 @@ func Load(getenv func(string) string) (Config, error) {
 // SecureCookies reports whether cookies must carry Secure: always, except for
 // a plain-http loopback origin used in development and tests.
 func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+
+// trustedProxies parses a comma-separated list of CIDRs or addresses; an
+// address is a prefix of its full length.
+func trustedProxies(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, fmt.Errorf("GLIMPSE_TRUSTED_PROXIES: %q is not a CIDR or an IP address: %w", part, err)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
 
 func or(v, fallback string) string {
 	if v == "" {

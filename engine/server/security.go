@@ -4,8 +4,10 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -59,6 +61,64 @@ func (s *Server) checkSameOrigin(c fiber.Ctx) error {
 		}
 	}
 	return c.Next()
+}
+
+// clientIPHeader carries the client address this server resolved for a
+// request that came through a trusted proxy. Fiber's c.IP() reads it (it is
+// the app's ProxyHeader) only for requests from a trusted proxy, and then it
+// always holds our own value, whatever the request brought.
+const clientIPHeader = "X-Glimpse-Client-Ip"
+
+// fiberTrust turns the trusted proxies into Fiber's settings: c.IP() is then
+// the client resolved by resolveClientIP for requests from those proxies and
+// the socket peer for every other request.
+func fiberTrust(proxies []netip.Prefix) (trust bool, cfg fiber.TrustProxyConfig, header string) {
+	if len(proxies) == 0 {
+		return false, fiber.TrustProxyConfig{}, ""
+	}
+	for _, p := range proxies {
+		cfg.Proxies = append(cfg.Proxies, p.String())
+	}
+	return true, cfg, clientIPHeader
+}
+
+// resolveClientIP finds the client of a request that came through trusted
+// proxies. X-Forwarded-For lists each hop's client, and each proxy appends
+// the address it saw, so the list is read from the right: the first address
+// that is not one of our proxies is the client. Anything left of it was
+// written by the client and proves nothing (Fiber's own reading takes the
+// left-most address, which anyone can set to a fresh value per request).
+func (s *Server) resolveClientIP(c fiber.Ctx) error {
+	if len(s.Config.TrustedProxies) == 0 || !c.IsProxyTrusted() {
+		return c.Next()
+	}
+	client := c.RequestCtx().RemoteIP().String()
+	var hops []string
+	for _, v := range c.Request().Header.PeekAll(fiber.HeaderXForwardedFor) {
+		hops = append(hops, strings.Split(string(v), ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a malformed hop: nothing left of it can be trusted
+		}
+		client = a.Unmap().String()
+		if !s.trustedProxy(a) {
+			break
+		}
+	}
+	c.Request().Header.Set(clientIPHeader, client)
+	return c.Next()
+}
+
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.Config.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // browserCookie names the HttpOnly cookie that CSRF tokens are bound to.

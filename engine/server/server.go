@@ -112,6 +112,7 @@ func New(d Deps) (*Server, error) {
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()
 	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
+	trust, trustConfig, proxyHeader := fiberTrust(d.Config.TrustedProxies)
 	s.app = fiber.New(fiber.Config{
 		AppName:      "glimpse " + d.Version,
 		ErrorHandler: s.handleError,
@@ -124,12 +125,16 @@ func New(d Deps) (*Server, error) {
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       60 * time.Second,
-		ProxyHeader:       "",
+		// Client addresses: see resolveClientIP.
+		TrustProxy:       trust,
+		TrustProxyConfig: trustConfig,
+		ProxyHeader:      proxyHeader,
 		// The request line and headers must fit here; a longer head is
 		// answered 431 (or 414 for a long request line) by handleError.
 		ReadBufferSize: maxRequestHead,
 	})
 	s.app.Server().ErrorHandler = noteRequestLineTooLong(s.app.Server().ErrorHandler)
+	s.app.Use(s.resolveClientIP)
 	s.app.Use(s.finishRequestBody)
 	s.app.Use(recover.New())
 	s.app.Use(s.reportErrors()) // inside recover: reports a panic, then lets recover answer 500

@@ -1,11 +1,14 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -519,5 +522,58 @@ func TestTrackEventsAreBoundedAndPropsNeverLogged(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "event=flood"); n > 31 {
 		t.Errorf("one client wrote %d event lines in a moment, want at most the burst", n)
+	}
+}
+
+// trackFrom posts an analytics event as if through a proxy that forwarded
+// for the given X-Forwarded-For.
+func (h *harness) trackFrom(forwardedFor, event string) response {
+	h.t.Helper()
+	body, _ := json.Marshal(map[string]any{"values": map[string]any{"event": event}, "path": "/"})
+	req := httptest.NewRequest(http.MethodPost, "/ui/actions/event.track", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-SDUI-Version", "1")
+	req.Header.Set("X-CSRF-Token", h.csrf)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("X-Forwarded-For", forwardedFor)
+	req.Header.Set("X-Glimpse-Client-Ip", "192.0.2.99") // a client's attempt at our own header
+	return h.do(req)
+}
+
+// TestClientIPBehindTrustedProxies: with GLIMPSE_TRUSTED_PROXIES, each client
+// behind the proxy has its own per-IP limits, taken from the right of
+// X-Forwarded-For so a client cannot pick a fresh address per request;
+// without it, X-Forwarded-For is ignored. (The in-memory transport's peer is
+// 0.0.0.0; per-IP limits show through the analytics event lines.)
+func TestClientIPBehindTrustedProxies(t *testing.T) {
+	t.Parallel()
+	count := func(logs *syncBuffer, event string) int { return strings.Count(logs.String(), "event="+event+" ") }
+
+	var behind syncBuffer
+	h := newHarnessDeps(t, func(d *server.Deps) { d.Logger = slog.New(slog.NewTextHandler(&behind, nil)) },
+		func(c *config.Config) {
+			c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/32"), netip.MustParsePrefix("10.0.0.0/8")}
+		})
+	h.bootPage()
+	for i := range 40 {
+		// The client writes a new address each time; our proxies append the real one.
+		h.trackFrom("198.51.100."+strconv.Itoa(i)+", 203.0.113.7, 10.1.2.3", "a")
+	}
+	if n := count(&behind, "a"); n != 30 {
+		t.Errorf("one client behind the proxy wrote %d event lines, want its burst of 30", n)
+	}
+	h.trackFrom("203.0.113.8", "b")
+	if n := count(&behind, "b"); n != 1 {
+		t.Errorf("a second client behind the same proxy shares the first one's limit (%d lines)", n)
+	}
+
+	var direct syncBuffer
+	h = newHarnessDeps(t, func(d *server.Deps) { d.Logger = slog.New(slog.NewTextHandler(&direct, nil)) })
+	h.bootPage()
+	for i := range 40 {
+		h.trackFrom("203.0.113."+strconv.Itoa(i), "c")
+	}
+	if n := count(&direct, "c"); n != 30 {
+		t.Errorf("with no trusted proxy, X-Forwarded-For was believed: %d event lines, want 30", n)
 	}
 }
