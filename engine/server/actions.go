@@ -206,8 +206,8 @@ func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
 	return s.afterSignIn(r, token, nil)
 }
 
-// afterSignIn rotates the session cookie and sends the person home, or maps
-// a sign-in failure to what the form shows.
+// afterSignIn rotates the session cookie and the CSRF token and sends the
+// person home, or maps a sign-in failure to what the form shows.
 func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, error) {
 	switch {
 	case errors.Is(err, auth.ErrNoSubscription):
@@ -232,6 +232,7 @@ func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, e
 	r.fiber.Cookie(&fiber.Cookie{Name: s.sessionCookie(), Value: token, Path: "/", HTTPOnly: true,
 		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode,
 		MaxAge: int(s.Config.SessionLifetime / time.Second)})
+	s.rotateCSRF(r.fiber)
 	return ui.Effects(ui.Replace(screens.PathDashboard)), nil
 }
 

@@ -142,22 +142,41 @@ func (s *Server) sessionCookie() string {
 func (s *Server) csrfToken(c fiber.Ctx) string {
 	id := c.Cookies(s.browserCookie())
 	if len(id) < 32 {
-		id = engine.NewToken()
-		c.Cookie(&fiber.Cookie{Name: s.browserCookie(), Value: id, Path: "/", HTTPOnly: true,
-			Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode, MaxAge: 400 * 24 * 3600})
-		// Later reads within this request see the new id.
-		c.Request().Header.SetCookie(s.browserCookie(), id)
+		id = s.newBrowserCookie(c)
 	}
 	mac := hmac.New(sha256.New, s.Secret)
 	mac.Write([]byte("csrf:" + id))
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
+// newBrowserCookie sets a new browser cookie and returns its id.
+func (s *Server) newBrowserCookie(c fiber.Ctx) string {
+	id := engine.NewToken()
+	c.Cookie(&fiber.Cookie{Name: s.browserCookie(), Value: id, Path: "/", HTTPOnly: true,
+		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode, MaxAge: 400 * 24 * 3600})
+	// Later reads within this request see the new id.
+	c.Request().Header.SetCookie(s.browserCookie(), id)
+	return id
+}
+
+// csrfTokenHeader carries a CSRF token issued by an action's answer; the
+// renderer takes it up for its next POST (renderer/src/engine/api.ts).
+const csrfTokenHeader = "X-CSRF-Token"
+
+// rotateCSRF gives the browser a new cookie, and so a new CSRF token, at a
+// change of privilege (a sign-in): a token someone learnt before, or a cookie
+// planted in the browser, is then worth nothing for the signed-in session.
+// The new token goes out in a header, since an action's answer has no meta.
+func (s *Server) rotateCSRF(c fiber.Ctx) {
+	s.newBrowserCookie(c)
+	c.Set(csrfTokenHeader, s.csrfToken(c))
+}
+
 func (s *Server) checkCSRF(c fiber.Ctx) error {
 	if c.Cookies(s.browserCookie()) == "" {
 		return engine.Errorf(engine.CodeForbidden, "Your browser session is missing. Please reload the page.")
 	}
-	if !hmac.Equal([]byte(c.Get("X-CSRF-Token")), []byte(s.csrfToken(c))) {
+	if !hmac.Equal([]byte(c.Get(csrfTokenHeader)), []byte(s.csrfToken(c))) {
 		return engine.Errorf(engine.CodeForbidden, "Your page is out of date. Please reload it.")
 	}
 	return c.Next()

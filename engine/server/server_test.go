@@ -577,3 +577,49 @@ func TestClientIPBehindTrustedProxies(t *testing.T) {
 		t.Errorf("with no trusted proxy, X-Forwarded-For was believed: %d event lines, want 30", n)
 	}
 }
+
+// TestCSRFTokenRotatesAtSignIn: a sign-in issues a new browser cookie and so
+// a new CSRF token, sent in the X-CSRF-Token response header for the
+// renderer; the token from before the sign-in no longer works.
+func TestCSRFTokenRotatesAtSignIn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.subscriber("rotate@example.com", "correct horse")
+	h.bootPage()
+	before, cookieBefore := h.csrf, h.cookies["glimpse_browser"]
+	if res := h.action("event.track", map[string]any{"event": "before"}); res.status != http.StatusOK {
+		t.Fatalf("the page's token does not work before sign-in: %d", res.status)
+	}
+
+	res := h.action("session.sign_in", map[string]any{"email": "rotate@example.com", "password": "correct horse"})
+	if res.status != http.StatusOK {
+		t.Fatalf("sign-in: %d %s", res.status, res.raw)
+	}
+	after := res.header.Get("X-CSRF-Token")
+	if after == "" || after == before {
+		t.Fatalf("sign-in sent token %q, want a new one (before: %q)", after, before)
+	}
+	if h.cookies["glimpse_browser"] == cookieBefore {
+		t.Error("the browser cookie was not replaced at sign-in")
+	}
+
+	h.csrf = before
+	if res := h.action("event.track", map[string]any{"event": "stale"}); res.status != http.StatusForbidden {
+		t.Errorf("the token from before sign-in still works: %d", res.status)
+	}
+	h.csrf = after
+	if res := h.action("event.track", map[string]any{"event": "fresh"}); res.status != http.StatusOK {
+		t.Errorf("the new token does not work: %d %s", res.status, res.raw)
+	}
+	// Screens carry the same new token.
+	h.screen("/dashboard")
+	if h.csrf != after {
+		t.Errorf("the dashboard's token %q differs from the one sent at sign-in %q", h.csrf, after)
+	}
+
+	// A failed sign-in rotates nothing.
+	res = h.action("session.sign_in", map[string]any{"email": "rotate@example.com", "password": "wrong horse!"})
+	if res.header.Get("X-CSRF-Token") != "" {
+		t.Error("a failed sign-in issued a token")
+	}
+}

@@ -35,6 +35,20 @@ describe("api", () => {
     expect(answer).toEqual({ kind: "result", result: {}, status: 200 });
   });
 
+  it("takes up the CSRF token a sign-in's answer issues, for the very next POST", async () => {
+    const server = fakeServer((call) =>
+      call.path === "/ui/actions/session.sign_in"
+        ? { body: { effects: [{ type: "replace", to: "/dashboard" }] }, headers: { "X-CSRF-Token": "after-sign-in" } }
+        : { body: {} },
+    );
+    const api = createApi(server.fetch, Date.now, "before-sign-in");
+    await api.action("session.sign_in", { email: "a" }, "/sign-in");
+    expect(server.calls[0]?.headers["X-CSRF-Token"]).toBe("before-sign-in");
+    await api.action("event.track", { event: "x" }, "/dashboard");
+    expect(server.calls[1]?.headers["X-CSRF-Token"]).toBe("after-sign-in");
+    expect(api.csrf()).toBe("after-sign-in");
+  });
+
   it("starts from the CSRF token the page carries", async () => {
     const server = fakeServer(() => ({ body: {} }));
     await createApi(server.fetch, Date.now, "from-page").action("session.from_url", { login: "t" }, "/");

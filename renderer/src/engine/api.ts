@@ -5,6 +5,9 @@ import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } 
 /** The message shown when a request fails without a message from the server. */
 export const GENERIC_ERROR = "Something went wrong";
 
+/** The header that carries the CSRF token on a POST, and a newly issued one on an answer. */
+const CSRF_HEADER = "X-CSRF-Token";
+
 /** The schema version this renderer speaks. */
 export const SDUI_VERSION = "1";
 
@@ -21,7 +24,7 @@ export interface Api {
   action(name: string, values: Record<string, unknown>, path: string, options?: { keepalive?: boolean }): Promise<Answer>;
   /** Posts a file as the raw body of a server action (protocol.md, Uploads). */
   upload(name: string, file: Blob): Promise<Answer>;
-  /** The CSRF token of the last envelope. */
+  /** The CSRF token of the last envelope, or the newer one an answer's header carried. */
   csrf(): string | undefined;
 }
 
@@ -48,6 +51,10 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     } catch {
       return { kind: "failure", message: GENERIC_ERROR, status: 0 };
     }
+    // An action that changes who is signed in (a sign-in) rotates the token and sends the new
+    // one in a header; a POST made before the next envelope must already carry it.
+    const rotated = response.headers.get(CSRF_HEADER);
+    if (rotated !== null && rotated !== "") csrf = rotated;
     try {
       body = await response.json();
     } catch {
@@ -82,7 +89,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     screen: (path) => request(`/ui/screen?path=${encodeURIComponent(path)}`, { method: "GET" }),
     action: (name, values, path, options) => {
       const headers: Record<string, string> = { "Content-Type": "application/json" };
-      if (csrf !== undefined) headers["X-CSRF-Token"] = csrf;
+      if (csrf !== undefined) headers[CSRF_HEADER] = csrf;
       return request(
         `/ui/actions/${name}`,
         { method: "POST", body: JSON.stringify({ values, path }), keepalive: options?.keepalive === true },
@@ -91,7 +98,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     },
     upload: (name, file) => {
       const headers: Record<string, string> = { "Content-Type": file.type === "" ? "application/octet-stream" : file.type };
-      if (csrf !== undefined) headers["X-CSRF-Token"] = csrf;
+      if (csrf !== undefined) headers[CSRF_HEADER] = csrf;
       return request(`/ui/actions/${name}`, { method: "POST", body: file }, headers);
     },
     csrf: () => csrf,

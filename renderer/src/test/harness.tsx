@@ -17,8 +17,8 @@ export interface Call {
   raw: unknown;
 }
 
-/** What the fake server answers: a JSON body with a status, or a network failure. */
-export type Reply = { status?: number; body: unknown } | "network-error";
+/** What the fake server answers: a JSON body with a status (and headers), or a network failure. */
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | "network-error";
 export type Handler = (call: Call) => Reply | Promise<Reply>;
 
 export interface FakeServer {
@@ -45,7 +45,7 @@ export function fakeServer(handler: Handler): FakeServer {
     if (reply === "network-error") throw new TypeError("Failed to fetch");
     return new Response(JSON.stringify(reply.body), {
       status: reply.status ?? 200,
-      headers: { "Content-Type": "application/json" },
+      headers: { ...reply.headers, "Content-Type": "application/json" },
     });
   });
   return { fetch: fetcher, calls };
