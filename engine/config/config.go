@@ -70,7 +70,8 @@ type Config struct {
 	PwnedPasswords string // GLIMPSE_PWNED_PASSWORDS
 
 	// Data-export uploads. A slow upload is fine as long as bytes keep
-	// arriving; imports are CPU-bound, so few run at once.
+	// arriving; imports are CPU-bound, so few run at once. Zero means the
+	// default, which the upload handler applies (15s, 2m and 2).
 	UploadIdleTimeout time.Duration // GLIMPSE_UPLOAD_IDLE_TIMEOUT: an upload with no bytes for this long fails
 	ImportTimeout     time.Duration // GLIMPSE_IMPORT_TIMEOUT: the most one import may take
 	ImportConcurrency int           // GLIMPSE_IMPORT_CONCURRENCY: imports running at once on this instance
@@ -160,7 +161,6 @@ func Load(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("GLIMPSE_SHUTDOWN_TIMEOUT must be a positive duration, got %q", v)
 		}
 	}
-	c.UploadIdleTimeout, c.ImportTimeout, c.ImportConcurrency = 15*time.Second, 2*time.Minute, 2
 	for name, d := range map[string]*time.Duration{"GLIMPSE_UPLOAD_IDLE_TIMEOUT": &c.UploadIdleTimeout, "GLIMPSE_IMPORT_TIMEOUT": &c.ImportTimeout} {
 		if v := getenv(name); v != "" {
 			if *d, err = time.ParseDuration(v); err != nil || *d <= 0 {
