@@ -2,8 +2,14 @@
 import { createRoot } from "react-dom/client";
 import { App } from "./app";
 import { createEngine } from "./engine/engine";
+import { startReporting } from "./reporting/reporting";
+import { mountTestErrorButton } from "./reporting/TestErrorButton";
 
 console.info("Glimpse web v" + __APP_VERSION__ + " PROD");
+
+// Before the engine starts: the router may rewrite the address, and errors of its start should be reported.
+void startReporting(document, window.location.origin);
+mountTestErrorButton(document, window.location.search);
 
 const engine = createEngine({ window, fetch: window.fetch.bind(window) });
 const root = document.getElementById("root");
