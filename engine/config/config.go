@@ -49,7 +49,7 @@ type Config struct {
 	// Error reporting to a Sentry-compatible service; off without a DSN
 	// (docs/error-reporting.md).
 	SentryDSN   string // GLIMPSE_SENTRY_DSN (or _FILE)
-	Environment string // GLIMPSE_ENVIRONMENT: the reports' environment, default production
+	Environment string // GLIMPSE_ENVIRONMENT: the reports' environment; empty means production
 
 	// Have I Been Pwned. With no key, a bundled sample dataset answers.
 	HIBPKey           string        // GLIMPSE_HIBP_API_KEY (or _FILE)
@@ -88,7 +88,6 @@ func Load(getenv func(string) string) (Config, error) {
 		OperatorName:    or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
 		OperatorAddress: or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
 		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
-		Environment:     or(getenv("GLIMPSE_ENVIRONMENT"), "production"),
 		SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second,
 		BrandHosts:      map[string]string{},
@@ -103,6 +102,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.HIBPKey, err = secret(getenv, "GLIMPSE_HIBP_API_KEY"); err != nil {
 		return c, err
 	}
+	c.Environment = getenv("GLIMPSE_ENVIRONMENT") // empty: the reporter's default, production
 	if c.SentryDSN, err = secret(getenv, "GLIMPSE_SENTRY_DSN"); err != nil {
 		return c, err
 	}

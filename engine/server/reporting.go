@@ -67,6 +67,9 @@ func newReporter(dsn, environment, version string, logger *slog.Logger, transpor
 	if err != nil {
 		return nil, fmt.Errorf("error reporting: %w", err)
 	}
+	if environment == "" {
+		environment = "production" // the spec's environment
+	}
 	release := "glimpse@" + version
 	client, err := sentry.NewClient(sentry.ClientOptions{
 		Dsn:              dsn,
