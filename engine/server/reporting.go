@@ -72,11 +72,22 @@ func newReporter(dsn, environment, version string, logger *slog.Logger, transpor
 	}
 	release := "glimpse@" + version
 	client, err := sentry.NewClient(sentry.ClientOptions{
-		Dsn:              dsn,
-		Environment:      environment,
-		Release:          release,
-		Debug:            false,
-		SendDefaultPII:   true,
+		Dsn:         dsn,
+		Environment: environment,
+		Release:     release,
+		Debug:       false,
+		// "Personal data sending enabled" (spec): user info such as the
+		// client address is sent. DataCollection is sentry-go's successor
+		// to SendDefaultPII; it also keeps cookies and bodies out and
+		// deny-lists our secret headers and parameters. scrubEvent below
+		// repeats that for the request we attach ourselves.
+		DataCollection: &sentry.DataCollection{
+			UserInfo:    sentry.Set(true),
+			Cookies:     &sentry.KeyValueCollectionBehavior{Mode: sentry.CollectionOff},
+			HTTPBodies:  []sentry.BodyType{},
+			HTTPHeaders: &sentry.HeaderCollectionConfig{Request: &sentry.KeyValueCollectionBehavior{Mode: sentry.CollectionDenyList, Terms: scrubbedHeaders}},
+			QueryParams: &sentry.KeyValueCollectionBehavior{Mode: sentry.CollectionDenyList, Terms: scrubbedParams},
+		},
 		EnableTracing:    true,
 		TracesSampleRate: reportingTracesSampleRate,
 		AttachStacktrace: true,
