@@ -40,13 +40,14 @@ lint: deps
 go-test: renderer
 	go test -race -count=1 $$(go list ./... | grep -v /node_modules/)
 
-# fuzz-short: every fuzz target briefly (12 targets × 3s ≈ 40s), so a decoder
-# that crashes on the seeds or on nearby inputs fails `make test`.
-fuzz-short:
+# fuzz-short: every fuzz target briefly (14 targets × 3s ≈ 45s plus builds), so a
+# decoder that crashes on the seeds or on nearby inputs fails `make test`. The
+# renderer is built first because the server's targets embed it.
+fuzz-short: renderer
 	FUZZTIME=$(or $(FUZZTIME_SHORT),3s) scripts/fuzz
 
 ## fuzz: every fuzz target for FUZZTIME each (default 60s); crashers land in testdata/fuzz/
-fuzz:
+fuzz: renderer
 	FUZZTIME=$(or $(FUZZTIME),60s) scripts/fuzz
 
 renderer-test: deps
