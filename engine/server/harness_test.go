@@ -139,6 +139,11 @@ func (h *harness) do(req *http.Request) response {
 			h.cookies[c.Name] = c.Value
 		}
 	}
+	// As the renderer does: an answer that issues a new CSRF token (a
+	// sign-in) is taken up for the next POST.
+	if tok := res.Header.Get("X-CSRF-Token"); tok != "" {
+		h.csrf = tok
+	}
 	raw, _ := io.ReadAll(res.Body)
 	out := response{status: res.StatusCode, header: res.Header, raw: raw}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
