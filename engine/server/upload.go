@@ -85,7 +85,7 @@ func (s *Server) uploadExport(r *request, body io.Reader) (*ui.Result, error) {
 	// Every return, including a cancellation, removes the spooled copy.
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	idle := cmp.Or(s.Config.UploadIdleTimeout, 15*time.Second)
+	idle := cmp.Or(s.Config.UploadIdleTimeout, defaultUploadIdleTimeout)
 	in := &idleReader{ctx: ctx, r: body, conn: conn, idle: idle}
 	stopUnblock := context.AfterFunc(ctx, in.unblock)
 	defer stopUnblock()
@@ -157,12 +157,20 @@ func (s *Server) uploadExport(r *request, body io.Reader) (*ui.Result, error) {
 // import slots is free.
 func (s *Server) importExport(ctx context.Context, tmp *os.File, size int64) (export.Export, error) {
 	timeout := cmp.Or(s.Config.ImportTimeout, export.DefaultTimeout)
-	if err := s.uploads.acquire(ctx, cmp.Or(s.Config.ImportConcurrency, 2), timeout); err != nil {
+	if err := s.uploads.acquire(ctx, cmp.Or(s.Config.ImportConcurrency, defaultImportConcurrency), timeout); err != nil {
 		return export.Export{}, err
 	}
 	defer s.uploads.release()
 	return export.Import(ctx, tmp, size, export.Limits{Timeout: timeout})
 }
+
+// The defaults of Config's upload settings. An idle upload is one whose
+// client sends nothing: 15 s is far longer than any pause of a working
+// connection. Two imports at once suit the two-core default machine.
+const (
+	defaultUploadIdleTimeout = 15 * time.Second
+	defaultImportConcurrency = 2
+)
 
 // The refusals of uploadExport. They are not brand copy yet: no key for
 // them exists in content/brands, and the import's own messages are English
