@@ -410,6 +410,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down: draining requests", "timeout", cfg.ShutdownTimeout)
+	defer srv.FlushReports(2 * time.Second) // error reports of the last requests, when reporting is on
 	if err := srv.App().ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

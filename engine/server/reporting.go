@@ -58,6 +58,21 @@ type reporter struct {
 
 type reporterKey struct{}
 
+// reporterStateKey names the reporter in the Fiber app's state, where
+// FlushReports finds it.
+const reporterStateKey = "glimpse.reporter"
+
+// FlushReports waits up to timeout for queued reports to be sent, so errors
+// of the last requests before a shutdown are not lost. It reports whether the
+// queue emptied; with reporting off it returns true at once.
+func (s *Server) FlushReports(timeout time.Duration) bool {
+	r, ok := s.app.State().Get(reporterStateKey)
+	if !ok {
+		return true
+	}
+	return r.(*reporter).hub.Flush(timeout)
+}
+
 // newReporter returns nil, and no error, when no DSN is configured.
 func newReporter(dsn, environment, version string, logger *slog.Logger, transport http.RoundTripper) (*reporter, error) {
 	if dsn == "" {
@@ -129,6 +144,7 @@ func (s *Server) reportErrors() fiber.Handler {
 	if r == nil {
 		return func(c fiber.Ctx) error { return c.Next() }
 	}
+	s.app.State().Set(reporterStateKey, r)
 	return func(c fiber.Ctx) (err error) {
 		c.Locals(reporterKey{}, r)
 		hub := r.hub.Clone()
