@@ -30,12 +30,19 @@ import (
 	"glimpse/engine"
 )
 
-// Timeouts for reaching the server. They are generous for the embedded
-// server on a busy 2-core machine, yet short enough that a wrong URI fails
-// start-up instead of hanging it.
+// Timeouts for reaching the server. Start-up waits up to startupTimeout
+// for the server to answer (generous for the embedded server on a busy
+// 2-core machine, yet short enough that a wrong URI fails start-up instead
+// of hanging it). Once running, a request that needs a server that is gone
+// waits at most serverSelectionTimeout before it fails with an error
+// IsUnavailable recognises, so people get a clear 503 within seconds rather
+// than a hung page, and the driver's monitor reconnects by itself when the
+// server returns (heartbeatInterval bounds how long that takes to notice).
 const (
 	connectTimeout         = 10 * time.Second
-	serverSelectionTimeout = 10 * time.Second
+	startupTimeout         = 10 * time.Second
+	serverSelectionTimeout = 2 * time.Second
+	heartbeatInterval      = time.Second
 )
 
 // Config says which MongoDB to use. It is passed in rather than read from the
@@ -137,6 +144,7 @@ func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*m
 	opts := options.Client().
 		SetConnectTimeout(connectTimeout).
 		SetServerSelectionTimeout(serverSelectionTimeout).
+		SetHeartbeatInterval(heartbeatInterval).
 		ApplyURI(uri)
 	if monitor != nil {
 		opts.SetMonitor(monitor)
@@ -145,11 +153,23 @@ func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*m
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	if err := client.Ping(ctx, nil); err != nil {
-		_ = client.Disconnect(context.Background())
-		return nil, fmt.Errorf("store: ping: %w", err)
+	// Each ping gives up after the short selection timeout; start-up keeps
+	// trying for longer, since a server that is still starting (a replica set
+	// electing, a container coming up) is not a wrong configuration.
+	ctx, cancel := context.WithTimeout(ctx, startupTimeout)
+	defer cancel()
+	for {
+		err := client.Ping(ctx, nil)
+		if err == nil {
+			return client, nil
+		}
+		select {
+		case <-ctx.Done():
+			_ = client.Disconnect(context.Background())
+			return nil, fmt.Errorf("store: ping: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	return client, nil
 }
 
 // startEmbedded starts FerretDB on a Unix socket and returns its URI once
