@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 	"glimpse/engine/ui"
 )
 
@@ -57,6 +58,12 @@ func (s *Server) handleError(c fiber.Ctx, err error) error {
 	var e *engine.Error
 	if !errors.As(err, &e) {
 		e = &engine.Error{Code: engine.CodeInternal, Err: err}
+	}
+	// A database that is away (stopped, failing over, unreachable) is not a
+	// bug: the person is told to try again and the status says so, and the
+	// request has already given up within the store's selection timeout.
+	if e.Code == engine.CodeInternal && store.IsUnavailable(err) {
+		e = &engine.Error{Code: engine.CodeUnavailable, Message: "Something went wrong. Please try again later.", Err: err}
 	}
 	if status == 0 {
 		status = statusOf(e.Code)
