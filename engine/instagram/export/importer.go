@@ -218,13 +218,28 @@ func (imp *importer) plan(files []candidate) []candidate {
 	return files
 }
 
-// readList appends the accounts of one list file to list.
+// readList appends the accounts of one list file to list. It tries
+// decodeListFast first, and reads the file again with decodeList when that
+// declines it.
 func (imp *importer) readList(c candidate, list *[]Account) error {
 	var skipped int
-	err := imp.read(c, func(r io.Reader) (err error) {
-		skipped, err = decodeList(r, &imp.markers, func(a Account) { *list = append(*list, a) })
-		return err
+	emit := func(a Account) { *list = append(*list, a) }
+	n, markers, total := len(*list), imp.markers, imp.total
+	fast := false
+	err := imp.read(c, func(r io.Reader) error {
+		skipped, fast = decodeListFast(r, &imp.markers, emit)
+		return nil
 	})
+	if err == nil && !fast {
+		// Undo the attempt, including its count of decompressed bytes: the
+		// file is read again, but its size has not changed.
+		clear((*list)[n:])
+		*list, imp.markers, imp.total = (*list)[:n], markers, total
+		err = imp.read(c, func(r io.Reader) (err error) {
+			skipped, err = decodeList(r, &imp.markers, emit)
+			return err
+		})
+	}
 	if skipped > 0 {
 		if skipped == 1 {
 			imp.warn("1 entry in %s had no username and was left out.", c.file.Name)
