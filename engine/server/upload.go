@@ -229,6 +229,13 @@ func (g *uploadGate) acquire(ctx context.Context, n int, wait time.Duration) err
 	}
 	slots := g.slots
 	g.mu.Unlock()
+	// A free slot is taken first: a select with a timer that has also fired
+	// would pick at random.
+	select {
+	case slots <- struct{}{}:
+		return nil
+	default:
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
