@@ -524,7 +524,7 @@ func (s *fastScanner) stringItems(dst *[]stringItem) bool {
 				case 0:
 					ok = s.text(&it.Href)
 				case 1:
-					ok = s.text(&it.Value)
+					ok = s.suffixText(&it.Value, it.Href)
 				case 2:
 					it.Timestamp, ok = s.timestamp()
 				}
@@ -596,6 +596,36 @@ func (s *fastScanner) text(dst *string) bool {
 	v, ok := s.str()
 	*dst = v
 	return ok
+}
+
+// suffixText reads a string field like text, but when the string is plain
+// and ends href, as a username ends its profile link, it shares href's
+// bytes instead of allocating: account() keeps the href's copy anyway.
+func (s *fastScanner) suffixText(dst *string, href string) bool {
+	if c, ok := s.peek(); !ok || c != '"' {
+		return false
+	}
+	s.pos++
+	start := s.pos
+	for s.pos < s.end {
+		switch c := s.buf[s.pos]; {
+		case c == '"':
+			if v := s.buf[start:s.pos]; len(v) > 0 && len(v) <= len(href) && string(v) == href[len(href)-len(v):] {
+				*dst = href[len(href)-len(v):]
+				s.pos++
+				return true
+			}
+			s.pos = start - 1
+			return s.text(dst)
+		case c < 0x20 || c == '\\' || c >= 0x80:
+			s.pos = start - 1
+			return s.text(dst)
+		}
+		s.pos++
+	}
+	// The string runs past the buffer: rare, and text handles it.
+	s.pos = start - 1
+	return s.text(dst)
 }
 
 func (s *fastScanner) timestamp() (int64, bool) {
