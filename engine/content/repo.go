@@ -349,10 +349,24 @@ func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) 
 			}
 			continue
 		}
+		if store.IsUnavailable(err) && attempt+1 < writeAttempts {
+			// Nothing was written (an overloaded embedded store gave up
+			// waiting for its write lock): the same as losing the race.
+			if err := sleep(ctx, time.Duration(attempt+1)*5*time.Millisecond+time.Duration(rand.IntN(20))*time.Millisecond); err != nil {
+				return Doc{}, err
+			}
+			continue
+		}
 		if err != nil {
 			return Doc{}, fmt.Errorf("%s content %s: claim: %w", action, d.ID, err)
 		}
 		res, err := r.docs().ReplaceOne(ctx, bson.M{"_id": d.ID, "rev": read}, d)
+		if store.IsUnavailable(err) {
+			// Not acknowledged, so nothing acknowledged is lost; the editor
+			// is told to try again (503), as for any database outage.
+			return Doc{}, engine.Wrap(engine.CodeUnavailable, fmt.Errorf("%s content %s: %w", action, d.ID, err),
+				"Saving failed for a moment. Please try again.")
+		}
 		if err != nil {
 			return Doc{}, fmt.Errorf("%s content %s: %w", action, d.ID, err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
@@ -16,5 +17,15 @@ func IsUnavailable(err error) bool {
 		return false
 	}
 	var selection topology.ServerSelectionError
-	return errors.As(err, &selection) || mongo.IsNetworkError(err) || mongo.IsTimeout(err)
+	return errors.As(err, &selection) || mongo.IsNetworkError(err) || mongo.IsTimeout(err) || isBusy(err)
+}
+
+// isBusy reports SQLite's SQLITE_BUSY as the embedded FerretDB passes it on:
+// a write waited out SQLite's busy timeout (10 s) for the database's one
+// write lock, which happens only when the machine is overloaded. FerretDB
+// sends it as a generic server error whose text is SQLite's, so the text is
+// all there is to go by.
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }

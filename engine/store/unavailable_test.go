@@ -3,12 +3,14 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine/store"
 )
@@ -49,6 +51,10 @@ func TestServerGoneIsUnavailableQuickly(t *testing.T) {
 	}
 	if took > 5*time.Second {
 		t.Errorf("the failing insert took %v; want a prompt failure", took)
+	}
+	busy := mongo.CommandError{Code: 1, Message: "sqlite: step: database is locked (5) (SQLITE_BUSY)"}
+	if !store.IsUnavailable(fmt.Errorf("save: %w", busy)) {
+		t.Error("an overloaded embedded store's SQLITE_BUSY is not unavailable")
 	}
 	if store.IsUnavailable(errors.New("some bug")) || store.IsUnavailable(nil) {
 		t.Error("IsUnavailable is true for an unrelated error")
