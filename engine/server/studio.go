@@ -184,6 +184,9 @@ func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
 	r.fiber.Cookie(&fiber.Cookie{Name: s.staffCookie(), Value: token, Path: "/", HTTPOnly: true,
 		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteStrictMode,
 		MaxAge: int(staff.SessionLifetime / time.Second)})
+	// A token seen before the sign-in (planted, or read off a shared
+	// screen) must not carry over to an editor's session.
+	s.rotateCSRF(r.fiber)
 	return ui.Effects(ui.Replace(screens.PathStudio)), nil
 }
 

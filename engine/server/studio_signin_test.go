@@ -23,9 +23,13 @@ func TestStudioSignInRotatesTheSession(t *testing.T) {
 	signIn := func() string {
 		t.Helper()
 		h.screen("/studio")
+		before := h.csrf
 		res := h.action("studio.sign_in", map[string]any{"email": "ed@glimpse.example", "password": "editor-password"})
 		if got := effects(res); len(got) != 1 || got[0]["to"] != "/studio" {
 			t.Fatalf("studio sign-in: %d %s", res.status, res.raw)
+		}
+		if tok := res.header.Get("X-CSRF-Token"); tok == "" || tok == before {
+			t.Fatalf("studio sign-in sent CSRF token %q, want a new one (before: %q)", tok, before)
 		}
 		return h.cookies["glimpse_staff"]
 	}
