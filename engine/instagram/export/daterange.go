@@ -16,7 +16,7 @@ import "time"
 // miss shows hundreds of false unfollowers, so the rule leans sensitive.
 const rangeGap = 90 * 24 * time.Hour
 
-// detectRange applies the rule of reference §4.1: the oldest follow time of
+// detectRange applies the rule of docs/instagram.md §4.1: the oldest follow time of
 // the followers must reach back near the start of the account. The start is
 // the earlier of the sign-up time (signup_details.json, when the export has
 // it) and the oldest follow in following. It returns nil when the export

@@ -12,7 +12,7 @@ import (
 var errShape = errors.New("not an Instagram list")
 
 // markers records the traits of the 2025 layout seen while decoding
-// (reference §4.2, last row), for the Layout field.
+// (docs/instagram.md §4.2, last row), for the Layout field.
 type markers struct {
 	uHref       bool // an href with /_u/ (Oct 2025)
 	titleOnly   bool // a username only in title (following.json, 2025)
@@ -21,7 +21,7 @@ type markers struct {
 
 func (m markers) any() bool { return m.uHref || m.titleOnly || m.labelValues }
 
-// entry is the union of the three entry shapes of reference §4.3. Unknown
+// entry is the union of the three entry shapes of docs/instagram.md §4.3. Unknown
 // fields (media_list_data, fbid, media, …) are ignored by the decoder.
 type entry struct {
 	Title          string       `json:"title"`
@@ -42,8 +42,8 @@ type labelValue struct {
 	Href  string `json:"href"`
 }
 
-// entryFields are the keys that mark a root object as a single entry: "a
-// one-item list can arrive as a bare object without the array" (§4.3).
+// entryFields are the keys that mark a root object as a single entry: a file
+// holding one entry may hold the bare object instead of an array (§4.3).
 var entryFields = map[string]bool{
 	"title": true, "string_list_data": true, "label_values": true, "timestamp": true,
 	"media_list_data": true, "media": true, "fbid": true,
@@ -53,7 +53,7 @@ var entryFields = map[string]bool{
 // many entries had no username. It accepts every root §4.3 and §4.4 describe:
 // a bare array (Form 1, Form 3); an object whose array-valued properties are
 // the list, whatever the wrapper key is called (relationships_followers,
-// relationships_following, …: §4.4's "exactly one array-valued property",
+// relationships_following, …: §4.4's single array-valued property,
 // loosened to any, since the key names change); and a bare object that is
 // itself one entry. Entries are decoded one at a time, so memory holds one
 // entry plus the accounts emitted so far, never the whole file.
@@ -227,7 +227,7 @@ func unix(ts int64) time.Time {
 
 // usernameLabels are the lower-cased words for "user" in the labels of Form 3
 // entries and string_map_data keys, which follow the account's language
-// (§4.3: pt-BR "Nome de usuário"; §4.5: Dutch labels). The reference names
+// (§4.3: Portuguese "Nome de usuário"; §4.5: Dutch labels). docs/instagram.md names
 // English and Portuguese; the rest are Instagram's usual translations and may
 // need extending when a real export shows otherwise.
 var usernameLabels = []string{
@@ -329,8 +329,8 @@ func decodeFlat(r io.Reader, lists map[string]*[]Account) error {
 
 // decodeOwner reads the owner's username from personal_information.json
 // (profile_user[0].string_map_data, key "Username" or its translation, §4.5)
-// or from the ≤ 2020 profile.json (a top-level "username", unverified: the
-// reference names the file but not its shape).
+// or from the ≤ 2020 profile.json (a top-level "username", unverified,
+// docs/instagram.md §4.5).
 func decodeOwner(r io.Reader) (string, error) {
 	var doc struct {
 		ProfileUser []struct {
@@ -360,8 +360,8 @@ func decodeOwner(r io.Reader) (string, error) {
 }
 
 // decodeEarliest returns the earliest positive "timestamp" anywhere in the
-// document. It reads signup_details.json, whose shape the reference does not
-// give (§4.1 names only the file), so it looks for the key at any depth.
+// document. It reads signup_details.json, whose shape is not
+// known (docs/instagram.md §4.5), so it looks for the key at any depth.
 func decodeEarliest(r io.Reader) (time.Time, error) {
 	dec := newDecoder(r)
 	var earliest float64

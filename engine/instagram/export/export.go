@@ -2,7 +2,7 @@
 // ZIP in JSON format) and returns the account lists it holds: followers,
 // following, the user's recent unfollows and their follow requests.
 //
-// The official API never names followers (reference §0.1), so these lists are
+// The official API never names followers (docs/instagram.md §1), so these lists are
 // the only legitimate source of lost and new followers, friends and fans. The
 // export's format is unstable: four folder layouts since 2019 (§4.2), three
 // entry shapes inside one 2026 ZIP (§4.3), a dozen wrapper keys (§4.4) and
@@ -17,7 +17,7 @@
 // []byte. Every failure is one *engine.Error with a message safe to show a
 // person, wrapping exactly one of the Err* sentinels for errors.Is.
 //
-// "The reference" and "§n" below mean /work/shared/reference/instagram.md.
+// "§n" below means a section of docs/instagram.md.
 package export
 
 import (
@@ -28,7 +28,7 @@ import (
 	"time"
 )
 
-// The layouts Import recognises, in the order of the eras of reference §4.2.
+// The layouts Import recognises, in the order of the eras of docs/instagram.md §4.2.
 const (
 	// LayoutFlat2020 is the ≤ 2020 export: one connections.json mapping
 	// usernames to date strings.
@@ -45,7 +45,7 @@ const (
 	// title, or label_values entries. Any one of these marks it.
 	LayoutAccountsCenter2025 = "2025-accounts-center"
 	// LayoutOther means the list files were found by name outside every
-	// folder the reference describes, e.g. in a ZIP the user rebuilt by hand.
+	// folder docs/instagram.md §4.2 describes, e.g. in a ZIP the user rebuilt by hand.
 	LayoutOther = "other"
 )
 
@@ -67,8 +67,8 @@ type Export struct {
 	// Following are the accounts the owner follows.
 	Following []Account
 	// RecentlyUnfollowed are accounts the owner unfollowed recently
-	// (recently_unfollowed_{profiles,accounts}.json). The reference reads it
-	// as the owner's own unfollows, not people who unfollowed the owner
+	// (recently_unfollowed_{profiles,accounts}.json). They appear to be the
+	// owner's own unfollows, not people who unfollowed the owner
 	// (§2.3, unverified), so it must never be shown as "lost followers".
 	RecentlyUnfollowed []Account
 	// PendingRequests are follow requests the owner sent that are still

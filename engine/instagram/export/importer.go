@@ -32,8 +32,8 @@ const (
 	kindHTML
 )
 
-// routes find files by name, wherever they are (§4.2: "route by file name
-// (regex), not fixed path"). The first group, when present, is the page
+// routes find files by name, wherever they are (§4.2: route files by name,
+// not by path). The first group, when present, is the page
 // number of a split file. following_hashtags.json does not match: it lists
 // hashtags, not accounts (§4.4).
 var routes = []struct {

@@ -6,10 +6,10 @@ import (
 
 // RepairMojibake undoes UTF-8 text that was decoded as Latin-1 and encoded
 // again: Instagram writes "é" as the JSON escapes \u00c3\u00a9, which decode
-// to "Ã©" (reference §4.3, Form 3 and "Mojibake repair"). It also undoes the
+// to "Ã©" (docs/instagram.md §4.3, Form 3 and "Mojibake"). It also undoes the
 // Windows-1252 variant ("â€™" for "’") that tools re-saving the files produce.
 //
-// The rule is the reference's: when every rune fits in one byte (Latin-1, or
+// The rule is that of docs/instagram.md §4.3: when every rune fits in one byte (Latin-1, or
 // one of the 27 Windows-1252 punctuation runes) and some are ≥ 0x80, take the
 // runes as bytes; keep the result only if those bytes are valid UTF-8. Real
 // text rarely passes: a lone "é" or "€" becomes a byte that is not valid
