@@ -502,76 +502,53 @@ func (s *fastScanner) entry(e *entry) bool {
 }
 
 func (s *fastScanner) stringItems(dst *[]stringItem) bool {
-	*dst = []stringItem{}
-	empty, ok := s.open('[', ']')
-	if !ok || empty {
-		return ok
-	}
-	for {
-		var it stringItem
-		if empty, ok := s.open('{', '}'); !ok {
-			return false
-		} else if !empty {
-			seen := 0
-			for more := true; more; {
-				i, ok := s.member(itemNames, &seen)
-				if !ok {
-					return false
-				}
-				switch i {
-				case -1:
-					ok = s.skip()
-				case 0:
-					ok = s.text(&it.Href)
-				case 1:
-					ok = s.suffixText(&it.Value, it.Href)
-				case 2:
-					it.Timestamp, ok = s.timestamp()
-				}
-				if !ok {
-					return false
-				}
-				if more, ok = s.next('}'); !ok {
-					return false
-				}
-			}
-		}
-		*dst = append(*dst, it)
-		more, ok := s.next(']')
-		if !ok || !more {
+	return objectList(s, dst, itemNames, func(i int, it *stringItem) bool {
+		switch i {
+		case 0:
+			return s.text(&it.Href)
+		case 1:
+			return s.suffixText(&it.Value, it.Href)
+		case 2:
+			var ok bool
+			it.Timestamp, ok = s.timestamp()
 			return ok
 		}
-	}
+		return s.skip()
+	})
 }
 
 func (s *fastScanner) labelValues(dst *[]labelValue) bool {
-	*dst = []labelValue{}
+	return objectList(s, dst, labelNames, func(i int, lv *labelValue) bool {
+		switch i {
+		case 0:
+			return s.text(&lv.Label)
+		case 1:
+			return s.text(&lv.Value)
+		case 2:
+			return s.text(&lv.Href)
+		}
+		return s.skip()
+	})
+}
+
+// objectList reads an array of objects into dst (an empty slice, not nil,
+// for [] as encoding/json gives). For each member, field gets the index of
+// its name in names, or -1 for an unknown one (which it must skip).
+func objectList[T any](s *fastScanner, dst *[]T, names []string, field func(i int, v *T) bool) bool {
+	*dst = []T{}
 	empty, ok := s.open('[', ']')
 	if !ok || empty {
 		return ok
 	}
 	for {
-		var lv labelValue
+		var v T
 		if empty, ok := s.open('{', '}'); !ok {
 			return false
 		} else if !empty {
 			seen := 0
 			for more := true; more; {
-				i, ok := s.member(labelNames, &seen)
-				if !ok {
-					return false
-				}
-				switch i {
-				case -1:
-					ok = s.skip()
-				case 0:
-					ok = s.text(&lv.Label)
-				case 1:
-					ok = s.text(&lv.Value)
-				case 2:
-					ok = s.text(&lv.Href)
-				}
-				if !ok {
+				i, ok := s.member(names, &seen)
+				if !ok || !field(i, &v) {
 					return false
 				}
 				if more, ok = s.next('}'); !ok {
@@ -579,7 +556,7 @@ func (s *fastScanner) labelValues(dst *[]labelValue) bool {
 				}
 			}
 		}
-		*dst = append(*dst, lv)
+		*dst = append(*dst, v)
 		more, ok := s.next(']')
 		if !ok || !more {
 			return ok
