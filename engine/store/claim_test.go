@@ -3,10 +3,13 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/event"
 
 	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
@@ -141,5 +144,69 @@ func TestClaimReleaseAndSweep(t *testing.T) {
 	}
 	if n, _ := claims.Count(ctx, "k", 3); n != 0 {
 		t.Fatalf("Count after Reset = %d, want 0", n)
+	}
+}
+
+// TestClaimsLookUpOnlyByID watches every command Claims sends: each filter
+// must be one `_id` equality, the only lookup the embedded FerretDB answers
+// from an index. A filter such as {_id: {$in: …}} scans the collection,
+// which with the claims a sign-in flood leaves behind made every sign-in
+// take seconds.
+func TestClaimsLookUpOnlyByID(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var filters []string
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.DatabaseName != "app" {
+			return
+		}
+		for _, name := range []string{"filter", "query", "pipeline"} {
+			if v, err := e.Command.LookupErr(name); err == nil {
+				mu.Lock()
+				filters = append(filters, e.CommandName+" "+v.String())
+				mu.Unlock()
+			}
+		}
+		if deletes, err := e.Command.LookupErr("deletes"); err == nil {
+			mu.Lock()
+			filters = append(filters, e.CommandName+" "+deletes.String())
+			mu.Unlock()
+		}
+	}}
+	s, err := store.Open(ctx, store.Config{DataDir: t.TempDir(), Database: "app", Monitor: monitor}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	claims := store.NewClaims(s.DB())
+	expires := time.Now().Add(time.Hour)
+	for range 7 {
+		if _, err := claims.TakeSlot(ctx, "k", 10, expires); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := claims.Count(ctx, "k", 10); err != nil || n != 7 {
+		t.Fatalf("Count = %d, %v; want 7", n, err)
+	}
+	if err := claims.ReleaseSlot(ctx, "k", 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := claims.Reset(ctx, "k", 10); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := claims.Count(ctx, "k", 10); n != 0 {
+		t.Fatalf("Count after Reset = %d", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(filters) < 10 {
+		t.Fatalf("saw %d filtered commands: %q", len(filters), filters)
+	}
+	// find {"_id": "k#3"}; delete [{"q": {"_id": "k#6"}, "limit": …}].
+	idOnly := regexp.MustCompile(`^\w+ (\[\{"q": )?\{"_id": "[^"{}$]+"\}`)
+	for _, f := range filters {
+		if !idOnly.MatchString(f) {
+			t.Errorf("a claims command filters by more than one _id: %s", f)
+		}
 	}
 }
