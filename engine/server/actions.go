@@ -12,6 +12,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -25,6 +26,11 @@ type actionSpec struct {
 	handle     func(r *request, in any) (*ui.Result, error)
 	// upload, when set, takes the raw request body (a file) instead.
 	upload func(r *request, body io.Reader) (*ui.Result, error)
+	// staff, when set, is the staff role the action needs (staff.RoleEditor
+	// admits editors and admins; staff.RoleTester any staff member). The
+	// handler then finds the member in request.member; anyone else is
+	// refused before the body is read.
+	staff string
 }
 
 // actionTable maps action names to their handlers.
@@ -40,10 +46,10 @@ func (s *Server) actionTable() map[string]actionSpec {
 		"profile.upload_export": {upload: s.uploadExport},
 		"studio.sign_in":        {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn},
 		"studio.sign_out":       {newRequest: noValues, handle: s.studioSignOut},
-		"studio.save":           {newRequest: studioItem, handle: s.studioSave},
-		"studio.publish":        {newRequest: studioItem, handle: s.studioPublish},
-		"studio.unpublish":      {newRequest: studioItem, handle: s.studioUnpublish},
-		"studio.restore":        {newRequest: studioItem, handle: s.studioRestore},
+		"studio.save":           {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor},
+		"studio.publish":        {newRequest: studioItem, handle: s.studioPublish, staff: staff.RoleEditor},
+		"studio.unpublish":      {newRequest: studioItem, handle: s.studioUnpublish, staff: staff.RoleEditor},
+		"studio.restore":        {newRequest: studioItem, handle: s.studioRestore, staff: staff.RoleEditor},
 	}
 }
 
@@ -94,6 +100,11 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 	r, err := s.newRequest(c)
 	if err != nil {
 		return err
+	}
+	if spec.staff != "" {
+		if err := s.admitStaff(r, spec.staff); err != nil {
+			return err
+		}
 	}
 	if spec.upload != nil {
 		res, err := spec.upload(r, requestBody(c))

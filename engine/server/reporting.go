@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -73,10 +74,14 @@ func (s *Server) FlushReports(timeout time.Duration) bool {
 	return r.(*reporter).hub.Flush(timeout)
 }
 
-// newReporter returns nil, and no error, when no DSN is configured.
+// errReportingOff is newReporter's answer when no DSN is configured: not a
+// failure, but the caller must serve without a reporter.
+var errReportingOff = errors.New("error reporting is not configured")
+
+// newReporter returns errReportingOff when no DSN is configured.
 func newReporter(dsn, environment, version string, logger *slog.Logger, transport http.RoundTripper) (*reporter, error) {
 	if dsn == "" {
-		return nil, nil
+		return nil, errReportingOff
 	}
 	parsed, err := sentry.NewDsn(dsn)
 	if err != nil {
@@ -137,11 +142,11 @@ func newReporter(dsn, environment, version string, logger *slog.Logger, transpor
 func (s *Server) reportErrors() fiber.Handler {
 	r, err := newReporter(s.Config.SentryDSN, s.Config.Environment, s.Version, s.Logger, nil)
 	if err != nil {
-		// config.Load has checked the DSN's shape; a failure here only
-		// loses reports, which must not stop the app from serving.
-		s.Logger.Error("error reporting is off", slog.Any("err", err))
-	}
-	if r == nil {
+		if !errors.Is(err, errReportingOff) {
+			// config.Load has checked the DSN's shape; a failure here only
+			// loses reports, which must not stop the app from serving.
+			s.Logger.Error("error reporting is off", slog.Any("err", err))
+		}
 		return func(c fiber.Ctx) error { return c.Next() }
 	}
 	s.app.State().Set(reporterStateKey, r)

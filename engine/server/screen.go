@@ -17,6 +17,7 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/content"
+	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -28,6 +29,12 @@ const (
 	public    guard = iota // anyone
 	guestOnly              // signed-out people; the signed-in go to the dashboard
 	protected              // authorised subscribers; others go to sign-in
+	// guardStaff admits any signed-in staff member (the route's screen finds
+	// them in request.member). Everyone else gets the studio sign-in: at
+	// /studio itself, or sent there from any other studio path. What a role
+	// may change is the actions' concern (actionSpec.staff), since a tester
+	// may look at every studio screen.
+	guardStaff
 )
 
 // route is one line of the screen table.
@@ -51,11 +58,11 @@ func (s *Server) routeTable() []route {
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
 		{screens.PathCourse, protected, s.courseScreen, nil},
-		{screens.PathStudio, public, s.studioHome, nil},
-		{screens.PathStudioNew + "*", public, s.studioEdit, nil},
-		{screens.PathStudioEdit + "*", public, s.studioEdit, nil},
-		{screens.PathStudioPreview + "*", public, s.studioPreview, nil},
-		{screens.PathStudioCopy + "*", public, s.studioCopy, nil},
+		{screens.PathStudio, guardStaff, s.studioHome, nil},
+		{screens.PathStudioNew + "*", guardStaff, s.studioEdit, nil},
+		{screens.PathStudioEdit + "*", guardStaff, s.studioEdit, nil},
+		{screens.PathStudioPreview + "*", guardStaff, s.studioPreview, nil},
+		{screens.PathStudioCopy + "*", guardStaff, s.studioCopy, nil},
 		{screens.PathInsights, protected, s.insightsScreen, byPath},
 		{screens.PathTopTrends, protected, s.trendsScreen, byPath},
 		{screens.PathTopHacks, protected, s.hacksScreen, byPath},
@@ -80,6 +87,10 @@ type request struct {
 	mainSub    auth.Subscription
 	path       string
 	query      url.Values
+	// member is the signed-in staff member, set only once a staff guard
+	// (guardStaff on a route, actionSpec.staff on an action) has admitted
+	// the request.
+	member staff.Member
 }
 
 // newRequest resolves the brand and the session of a request. A missing,
@@ -146,6 +157,20 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathSignIn)))
 	case rt.guard == guestOnly && r.authorised:
 		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathDashboard)))
+	case rt.guard == guardStaff:
+		m, err := s.studioMember(c)
+		if errors.Is(err, staff.ErrNoSession) {
+			if r.path == screens.PathStudio {
+				return s.sendScreen(c, r, route{path: rt.path, screen: func(r *request) (screens.Page, error) {
+					return screens.StudioSignIn(r.ctx), nil
+				}})
+			}
+			return s.sendResult(c, ui.Effects(ui.Replace(screens.PathStudio)))
+		}
+		if err != nil {
+			return err
+		}
+		r.member = m
 	}
 	return s.sendScreen(c, r, rt)
 }

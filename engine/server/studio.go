@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -24,19 +25,51 @@ func (s *Server) staffCookie() string {
 	return "glimpse_staff"
 }
 
-// studioMember returns the signed-in staff member, or nil.
-func (s *Server) studioMember(c fiber.Ctx) (*staff.Member, error) {
+// studioMember returns the signed-in staff member, or staff.ErrNoSession
+// when the browser has no live staff session (or the server runs without a
+// studio).
+func (s *Server) studioMember(c fiber.Ctx) (staff.Member, error) {
 	if s.Staff == nil {
-		return nil, nil
+		return staff.Member{}, staff.ErrNoSession
 	}
 	m, err := s.Staff.Authenticate(c.Context(), c.Cookies(s.staffCookie()))
+	if err != nil {
+		return staff.Member{}, fmt.Errorf("studio member: %w", err)
+	}
+	return m, nil
+}
+
+// admitStaff is the action table's staff guard: it lets the request through
+// with r.member set when a member holding role is signed in, and otherwise
+// returns what the studio shows (sign in first, or read only).
+func (s *Server) admitStaff(r *request, role string) error {
+	m, err := s.studioMember(r.fiber)
 	if errors.Is(err, staff.ErrNoSession) {
-		return nil, nil
+		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.signInFirst"))
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return &m, nil
+	if !roleAllows(m, role) {
+		return engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("studio.readOnly"))
+	}
+	r.member = m
+	return nil
+}
+
+// roleAllows reports whether m holds the role an action needs. An editor's
+// role is held by admins too; a role this does not know admits no one, so a
+// typo in the action table fails closed.
+func roleAllows(m staff.Member, role string) bool {
+	switch role {
+	case staff.RoleTester:
+		return true
+	case staff.RoleEditor:
+		return m.CanEdit()
+	case staff.RoleAdmin:
+		return m.Role == staff.RoleAdmin
+	}
+	return false
 }
 
 // studioFields are the inputs each kind of content has, in form order.
@@ -63,13 +96,6 @@ func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
 }
 
 func (s *Server) studioHome(r *request) (screens.Page, error) {
-	m, err := s.studioMember(r.fiber)
-	if err != nil {
-		return screens.Page{}, err
-	}
-	if m == nil {
-		return screens.StudioSignIn(r.ctx), nil
-	}
 	groups := map[string][]screens.StudioItem{}
 	for _, kind := range []string{content.KindNews, content.KindTopic, content.KindArticle, content.KindPage} {
 		docs, err := s.Content.List(r.fiber.Context(), kind)
@@ -81,24 +107,17 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 				Status: d.Status, Pending: d.HasUnpublishedChanges()})
 		}
 	}
-	return screens.StudioHome(r.ctx, m.Email+" ("+m.Role+")", groups), nil
+	return screens.StudioHome(r.ctx, r.member.Email+" ("+r.member.Role+")", groups), nil
 }
 
 func (s *Server) studioEdit(r *request) (screens.Page, error) {
-	m, err := s.studioMember(r.fiber)
-	if err != nil {
-		return screens.Page{}, err
-	}
-	if m == nil {
-		return screens.Page{}, redirect(screens.PathStudio)
-	}
 	if kind, ok := strings.CutPrefix(r.path, screens.PathStudioNew); ok {
 		switch kind {
 		case content.KindNews, content.KindArticle, content.KindTopic:
 		default:
 			return screens.Page{}, redirect(screens.PathStudio)
 		}
-		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, New: true, CanEdit: m.CanEdit(),
+		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, New: true, CanEdit: r.member.CanEdit(),
 			Fields: studioFields(r.ctx, kind, ""), Values: map[string]string{}}), nil
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
@@ -108,7 +127,7 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		brandKey, key, _ := strings.Cut(slug, "/")
 		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
 		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, Slug: slug, Title: key, Status: content.StatusDraft,
-			CanEdit: m.CanEdit(), Fields: studioFields(r.ctx, kind, slug), Values: map[string]string{"body": current}}), nil
+			CanEdit: r.member.CanEdit(), Fields: studioFields(r.ctx, kind, slug), Values: map[string]string{"body": current}}), nil
 	}
 	if engine.IsNotFound(err) {
 		return screens.Page{}, redirect(screens.PathStudio)
@@ -123,7 +142,7 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 			At: rv.At.UTC().Format("Jan 2, 2006 15:04 UTC"), Changed: rv.Changed})
 	}
 	return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d),
-		Status: d.Status, Pending: d.HasUnpublishedChanges(), CanEdit: m.CanEdit(),
+		Status: d.Status, Pending: d.HasUnpublishedChanges(), CanEdit: r.member.CanEdit(),
 		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs}), nil
 }
 
@@ -201,26 +220,7 @@ func (s *Server) studioSignOut(r *request, _ any) (*ui.Result, error) {
 	return ui.Effects(ui.Replace(screens.PathStudio)), nil
 }
 
-// editor returns the signed-in member allowed to edit, or the error to show.
-func (s *Server) editor(r *request) (*staff.Member, error) {
-	m, err := s.studioMember(r.fiber)
-	if err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.signInFirst"))
-	}
-	if !m.CanEdit() {
-		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("studio.readOnly"))
-	}
-	return m, nil
-}
-
 func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
-	m, err := s.editor(r)
-	if err != nil {
-		return nil, err
-	}
 	req := in.(*studioItemRequest)
 	slug, isNew := req.Slug, req.Slug == ""
 	if isNew {
@@ -231,7 +231,7 @@ func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
 		_, err := s.Content.Get(r.fiber.Context(), req.Kind, slug)
 		isNew = engine.IsNotFound(err)
 	}
-	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, req.fields(req.Kind, slug, r.ctx), m.Email, isNew); err != nil {
+	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, req.fields(req.Kind, slug, r.ctx), r.member.Email, isNew); err != nil {
 		return nil, err
 	}
 	return ui.Effects(ui.Replace(screens.PathStudioEdit + req.Kind + "/" + slug)), nil
@@ -262,12 +262,8 @@ func (s *Server) studioRestore(r *request, in any) (*ui.Result, error) {
 // on this instance at once (others follow through the content watch) and
 // shows the item again.
 func (s *Server) studioChange(r *request, in any, change func(*studioItemRequest, string) error) (*ui.Result, error) {
-	m, err := s.editor(r)
-	if err != nil {
-		return nil, err
-	}
 	req := in.(*studioItemRequest)
-	if err := change(req, m.Email); err != nil {
+	if err := change(req, r.member.Email); err != nil {
 		return nil, err
 	}
 	if err := s.ReloadContent(r.fiber.Context()); err != nil {
@@ -296,13 +292,6 @@ func (s *Server) ReloadContent(ctx context.Context) error {
 // studioCopy lists a brand's copy keys with their current text; each opens
 // its editor.
 func (s *Server) studioCopy(r *request) (screens.Page, error) {
-	m, err := s.studioMember(r.fiber)
-	if err != nil {
-		return screens.Page{}, err
-	}
-	if m == nil {
-		return screens.Page{}, redirect(screens.PathStudio)
-	}
 	brandKey := strings.Trim(strings.TrimPrefix(r.path, screens.PathStudioCopy), "/")
 	if brandKey == "" {
 		brandKey = brand.DefaultKey
@@ -326,13 +315,6 @@ func (s *Server) studioCopy(r *request) (screens.Page, error) {
 
 // studioPreview shows a draft as subscribers would see it once published.
 func (s *Server) studioPreview(r *request) (screens.Page, error) {
-	m, err := s.studioMember(r.fiber)
-	if err != nil {
-		return screens.Page{}, err
-	}
-	if m == nil {
-		return screens.Page{}, redirect(screens.PathStudio)
-	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioPreview), "/")
 	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
 	if engine.IsNotFound(err) {
