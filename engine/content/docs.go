@@ -18,11 +18,6 @@ type SeedDoc struct {
 	Fields     map[string]string
 }
 
-// editable lists the front matter keys editors can change; others (such as
-// a legal page's review note) stay in the files.
-var editable = map[string]bool{"title": true, "summary": true, "description": true, "date": true,
-	"updated": true, "image": true, "overview": true, "conclusion": true, "background": true, "part": true}
-
 // SeedDocs reads the content files as editable items.
 func SeedDocs(fsys fs.FS) ([]SeedDoc, error) {
 	var out []SeedDoc
@@ -34,7 +29,10 @@ func SeedDocs(fsys fs.FS) ([]SeedDoc, error) {
 		}
 		fields := map[string]string{"body": strings.TrimSpace(body)}
 		for k, v := range meta {
-			if !editable[k] {
+			// Only what editors can change (the field table, Fields) is
+			// copied; other keys, such as a legal page's review note, stay
+			// in the files.
+			if _, ok := fieldRules[k]; k == "body" || !ok {
 				continue
 			}
 			switch x := v.(type) {

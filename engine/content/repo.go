@@ -596,20 +596,97 @@ var (
 	imagePattern = regexp.MustCompile(`^/static/[A-Za-z0-9._/-]+\.(svg|png|jpg|webp)$`)
 )
 
-// fieldLimits caps each editable field, in characters; a field not listed
-// here is not editable.
-var fieldLimits = map[string]int{
-	"title": 140, "summary": 300, "description": 300, "date": 10, "updated": 10, "image": 200,
-	"overview": 5000, "conclusion": 5000, "background": 5000, "part": 3, "body": 100 << 10,
+// FieldFormat is a check a field's value must pass beyond its length.
+type FieldFormat int
+
+// The formats of fields.
+const (
+	FormatText  FieldFormat = iota // any text
+	FormatDate                     // 2025-01-31
+	FormatImage                    // a path under /static/
+	FormatPart                     // a whole number from 1
+)
+
+// Field is one editable field of a kind of item, in the studio's form: the
+// rules Save checks (kept only here; the studio's form and request take
+// their fields from Fields) and whether its input spans lines.
+type Field struct {
+	Name      string
+	Required  bool
+	Multiline bool
+	Max       int // characters
+	Format    FieldFormat
 }
 
-// requiredFields are the fields each kind must have.
-var requiredFields = map[string][]string{
-	KindNews:    {"title", "date", "summary", "body"},
-	KindArticle: {"title", "description", "body"},
-	KindTopic:   {"title", "description"},
-	KindPage:    {"title", "body"},
-	KindCopy:    {"body"},
+// fieldRule is what a field's value must be, whatever the kind of item.
+type fieldRule struct {
+	max    int // characters
+	format FieldFormat
+}
+
+// fieldRules are the editable fields and their rules; a field not listed
+// cannot be edited on any item. A field keeps its rule across kinds, so an
+// item may carry a field its kind's form does not show (a seeded file's
+// front matter, say) and it is still checked.
+var fieldRules = map[string]fieldRule{
+	"title": {max: 140}, "summary": {max: 300}, "description": {max: 300},
+	"date": {max: 10, format: FormatDate}, "updated": {max: 10, format: FormatDate},
+	"image": {max: 200, format: FormatImage}, "part": {max: 3, format: FormatPart},
+	"overview": {max: 5000}, "conclusion": {max: 5000}, "background": {max: 5000}, "body": {max: 100 << 10},
+}
+
+// kindFields lists each kind's fields in form order, and which it must
+// have. A page's fields depend on its slug (see Fields).
+var kindFields = map[string][]Field{
+	KindNews: {{Name: "title", Required: true}, {Name: "date", Required: true}, {Name: "image"},
+		{Name: "summary", Required: true}, {Name: "body", Required: true, Multiline: true}},
+	KindArticle: {{Name: "part"}, {Name: "title", Required: true}, {Name: "description", Required: true},
+		{Name: "overview", Multiline: true}, {Name: "body", Required: true, Multiline: true}, {Name: "conclusion", Multiline: true}},
+	KindTopic: {{Name: "title", Required: true}, {Name: "description", Required: true, Multiline: true}, {Name: "background"}},
+	KindPage:  {{Name: "title", Required: true}, {Name: "body", Required: true, Multiline: true}},
+	KindCopy:  {{Name: "body", Required: true, Multiline: true}},
+}
+
+// legalPageFields are the fields of the legal pages, which also carry the
+// date they were last updated.
+var legalPageFields = []Field{{Name: "title", Required: true}, {Name: "updated"},
+	{Name: "body", Required: true, Multiline: true}}
+
+// Fields returns the fields of the item kind/slug in form order with their
+// rules, or nil for an unknown kind.
+func Fields(kind, slug string) []Field {
+	fields := kindFields[kind]
+	if kind == KindPage && (slug == "privacy" || slug == "terms") {
+		fields = legalPageFields
+	}
+	if fields == nil {
+		return nil
+	}
+	out := make([]Field, len(fields))
+	for i, f := range fields {
+		f.Max, f.Format = fieldRules[f.Name].max, fieldRules[f.Name].format
+		out[i] = f
+	}
+	return out
+}
+
+// checkField returns what is wrong with a non-empty value of the field
+// name, or "".
+func checkField(name, value string) string {
+	rule, ok := fieldRules[name]
+	switch {
+	case !ok:
+		return "This field cannot be edited."
+	case utf8.RuneCountInString(value) > rule.max:
+		return fmt.Sprintf("Keep this under %d characters.", rule.max+1)
+	case rule.format == FormatDate && !isDate(value):
+		return "Use a date like 2025-01-31."
+	case rule.format == FormatImage && !imagePattern.MatchString(value):
+		return "Use an image under /static/ (.svg, .png, .jpg or .webp); links to other sites are not allowed."
+	case rule.format == FormatPart && !isPartNumber(value):
+		return "Use a whole number from 1."
+	}
+	return ""
 }
 
 // KindCopy is one brand's text for one copy key; its slug is "<brand>/<key>"
@@ -623,8 +700,8 @@ var copySlugPattern = regexp.MustCompile(`^(default|_[a-z]_)/[a-z][a-zA-Z0-9]*(\
 // invalid input, keyed by field name ("slug" for the slug).
 func Validate(kind, slug string, fields map[string]string) (map[string]string, map[string]string) {
 	problems := map[string]string{}
-	required, ok := requiredFields[kind]
-	if !ok {
+	rules := Fields(kind, slug)
+	if rules == nil {
 		problems["kind"] = "Unknown kind of content."
 		return nil, problems
 	}
@@ -639,25 +716,15 @@ func Validate(kind, slug string, fields map[string]string) (map[string]string, m
 		if strings.TrimSpace(value) == "" {
 			continue
 		}
-		limit, ok := fieldLimits[name]
-		switch {
-		case !ok:
-			problems[name] = "This field cannot be edited."
-		case utf8.RuneCountInString(value) > limit:
-			problems[name] = fmt.Sprintf("Keep this under %d characters.", limit+1)
-		case (name == "date" || name == "updated") && !isDate(value):
-			problems[name] = "Use a date like 2025-01-31."
-		case name == "image" && !imagePattern.MatchString(value):
-			problems[name] = "Use an image under /static/ (.svg, .png, .jpg or .webp); links to other sites are not allowed."
-		case name == "part" && !isPartNumber(value):
-			problems[name] = "Use a whole number from 1."
+		if msg := checkField(name, value); msg != "" {
+			problems[name] = msg
 		}
 		clean[name] = value
 	}
-	for _, name := range required {
-		if _, ok := clean[name]; !ok {
-			if _, bad := problems[name]; !bad {
-				problems[name] = "This field is required."
+	for _, f := range rules {
+		if _, ok := clean[f.Name]; f.Required && !ok {
+			if _, bad := problems[f.Name]; !bad {
+				problems[f.Name] = "This field is required."
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -72,27 +73,18 @@ func roleAllows(m staff.Member, role string) bool {
 	return false
 }
 
-// studioFields are the inputs each kind of content has, in form order.
+// studioFields are the inputs of an item, in form order: the content
+// package's fields for its kind, labelled in the brand's copy.
 func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
-	f := func(name string, multiline bool) screens.StudioField {
-		return screens.StudioField{Name: name, Label: c.T("studio.field." + name), Multiline: multiline}
-	}
-	switch kind {
-	case content.KindNews:
-		return []screens.StudioField{f("title", false), f("date", false), f("image", false), f("summary", false), f("body", true)}
-	case content.KindArticle:
-		return []screens.StudioField{f("part", false), f("title", false), f("description", false), f("overview", true),
-			f("body", true), f("conclusion", true)}
-	case content.KindTopic:
-		return []screens.StudioField{f("title", false), f("description", true), f("background", false)}
-	case content.KindCopy:
-		return []screens.StudioField{{Name: "body", Label: c.T("studio.field.copy"), Multiline: true}}
-	default:
-		if slug == "privacy" || slug == "terms" {
-			return []screens.StudioField{f("title", false), f("updated", false), f("body", true)}
+	var out []screens.StudioField
+	for _, f := range content.Fields(kind, slug) {
+		label := c.T("studio.field." + f.Name)
+		if kind == content.KindCopy {
+			label = c.T("studio.field.copy")
 		}
-		return []screens.StudioField{f("title", false), f("body", true)}
+		out = append(out, screens.StudioField{Name: f.Name, Label: label, Multiline: f.Multiline})
 	}
+	return out
 }
 
 func (s *Server) studioHome(r *request) (screens.Page, error) {
@@ -152,34 +144,61 @@ type studioSignInRequest struct {
 }
 
 // studioItemRequest carries an item's identity (from the screen's state)
-// and its fields (the form's inputs).
+// and, in Fields, every other value the form sent. The fields' rules are the
+// content package's (content.Fields, checked by Save); here only the 1 MiB
+// bound of an action body limits them.
 type studioItemRequest struct {
-	Kind        string `json:"/doc/kind" validate:"required,max=20"`
-	Slug        string `json:"/doc/slug" validate:"max=200"`
-	NewSlug     string `json:"slug" validate:"max=200"`
-	Restore     int    `json:"/restore" validate:"min=0"`
-	Title       string `json:"title" validate:"max=1000"`
-	Summary     string `json:"summary" validate:"max=1000"`
-	Description string `json:"description" validate:"max=1000"`
-	Date        string `json:"date" validate:"max=40"`
-	Updated     string `json:"updated" validate:"max=40"`
-	Image       string `json:"image" validate:"max=300"`
-	Overview    string `json:"overview" validate:"max=5000"`
-	Conclusion  string `json:"conclusion" validate:"max=5000"`
-	Background  string `json:"background" validate:"max=300"`
-	Part        string `json:"part" validate:"max=10"`
-	Body        string `json:"body" validate:"max=200000"`
+	Kind    string `json:"/doc/kind" validate:"required,max=20"`
+	Slug    string `json:"/doc/slug" validate:"max=200"`
+	NewSlug string `json:"slug" validate:"max=200"`
+	Restore int    `json:"/restore" validate:"min=0"`
+	// Fields holds the values by input id, undecoded: which of them are
+	// the item's fields depends on its kind (see fields).
+	Fields map[string]json.RawMessage `json:"-"`
 }
 
-func (q studioItemRequest) fields(kind, slug string, c screens.Context) map[string]string {
-	all := map[string]string{"title": q.Title, "summary": q.Summary, "description": q.Description, "date": q.Date,
-		"updated": q.Updated, "image": q.Image, "overview": q.Overview, "conclusion": q.Conclusion,
-		"background": q.Background, "part": q.Part, "body": q.Body}
-	out := map[string]string{}
-	for _, f := range studioFields(c, kind, slug) {
-		out[f.Name] = all[f.Name]
+// UnmarshalJSON reads the identity into the struct's fields and keeps the
+// rest of the values for fields.
+func (q *studioItemRequest) UnmarshalJSON(b []byte) error {
+	type identity studioItemRequest // without this method
+	var id identity
+	if err := json.Unmarshal(b, &id); err != nil {
+		return fmt.Errorf("studio item: %w", err)
 	}
-	return out
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return fmt.Errorf("studio item: %w", err)
+	}
+	for _, k := range []string{"/doc/kind", "/doc/slug", "slug", "/restore"} {
+		delete(all, k)
+	}
+	*q = studioItemRequest(id)
+	q.Fields = all
+	return nil
+}
+
+// fields returns the values of the item's fields for the repository to
+// check; an input the kind does not have is left out, as the form never
+// shows it. A value that is not text is a field error of its own.
+func (q studioItemRequest) fields(kind, slug string) (map[string]string, error) {
+	out := map[string]string{}
+	problems := map[string]string{}
+	for _, f := range content.Fields(kind, slug) {
+		raw, ok := q.Fields[f.Name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			problems[f.Name] = "This value is not valid (text)."
+			continue
+		}
+		out[f.Name] = v
+	}
+	if len(problems) > 0 {
+		return nil, engine.FieldErrors(problems)
+	}
+	return out, nil
 }
 
 func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
@@ -231,7 +250,11 @@ func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
 		_, err := s.Content.Get(r.fiber.Context(), req.Kind, slug)
 		isNew = engine.IsNotFound(err)
 	}
-	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, req.fields(req.Kind, slug, r.ctx), r.member.Email, isNew); err != nil {
+	fields, err := req.fields(req.Kind, slug)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, fields, r.member.Email, isNew); err != nil {
 		return nil, err
 	}
 	return ui.Effects(ui.Replace(screens.PathStudioEdit + req.Kind + "/" + slug)), nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"glimpse/engine/content"
 	"glimpse/engine/staff"
 )
 
@@ -189,5 +190,46 @@ func TestEditorCreatesATopicAndAPart(t *testing.T) {
 	sub := newSubscriberView(t, h)
 	if id := screenID(sub.screen("/dashboard/articles/growth-basics/first-steps")); id != "article" {
 		t.Fatalf("the new part for subscribers: %q", id)
+	}
+}
+
+// The studio's field rules are the content package's: a title one
+// character over content's limit is refused through HTTP with content's
+// message, whatever its length, and nothing is saved.
+func TestStudioSaveReportsContentsFieldRules(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleEditor)
+	edit := h.screen("/studio/edit/news/carousels-are-back")
+	form := edit.body["state"].(map[string]any)["form"].(map[string]any)
+	before := form["title"]
+	var limit int
+	for _, f := range content.Fields(content.KindNews, "carousels-are-back") {
+		if f.Name == "title" {
+			limit = f.Max
+		}
+	}
+	if limit != 140 {
+		t.Fatalf("content's title limit is %d, want 140", limit)
+	}
+	for _, n := range []int{limit + 1, 5000} {
+		form["title"] = strings.Repeat("a", n)
+		res := h.action("studio.save", item("news", "carousels-are-back", form))
+		if res.status != http.StatusUnprocessableEntity || fieldErrors(res)["title"] != "Keep this under 141 characters." {
+			t.Errorf("a %d-character title: %d %s", n, res.status, res.raw)
+		}
+	}
+	form["title"] = 42
+	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != http.StatusUnprocessableEntity ||
+		fieldErrors(res)["title"] != "This value is not valid (text)." {
+		t.Errorf("a title that is not text: %d %s", res.status, res.raw)
+	}
+	form["title"] = strings.Repeat("a", limit)
+	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != http.StatusOK {
+		t.Fatalf("a title at the limit: %d %s", res.status, res.raw)
+	}
+	after := h.screen("/studio/edit/news/carousels-are-back").body["state"].(map[string]any)["form"].(map[string]any)
+	if after["title"] != strings.Repeat("a", limit) || after["title"] == before {
+		t.Errorf("the draft's title after the saves: %q", after["title"])
 	}
 }
