@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 )
 
 // fileServer serves the embedded renderer build and static images from
@@ -21,6 +23,9 @@ type fileServer struct {
 	index  []byte
 	assets map[string][]byte
 	static map[string][]byte
+	// shellCopy holds each brand's <meta name="glimpse-copy"> tag for the
+	// brands' version, so serving a page does not encode the copy again.
+	shellCopy brandCache
 }
 
 func newFileServer(renderer, static fs.FS) (*fileServer, error) {
@@ -93,6 +98,54 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	}
 	c.Set("Content-Type", "text/html; charset=utf-8")
 	c.Set("Cache-Control", "no-cache, private")
-	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(s.csrfToken(c)) + `">` + reportingMeta(c)
+	copyTag, err := s.shellCopyMeta(c)
+	if err != nil {
+		return err
+	}
+	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(s.csrfToken(c)) + `">` + copyTag + reportingMeta(c)
 	return c.Send(bytes.Replace(f.index, []byte("<head>"), []byte("<head>"+tag), 1))
+}
+
+// rendererCopyPrefix marks the copy keys the renderer draws itself (its
+// loader, 'Try again', a password's reveal button, a countdown's units...).
+const rendererCopyPrefix = "renderer."
+
+// shellCopyMeta returns the <meta name="glimpse-copy"> tag that carries the
+// renderer's own words for the brand of the request's host: a JSON object
+// from the key without its prefix to the text. A meta tag rather than a
+// script: the CSP (script-src 'self') forbids inline script, and the renderer
+// needs the words before its first screen arrives (the boot loader) or when
+// none arrives at all (a network failure).
+//
+// The shell is chosen by host alone, as the page is served before any
+// session is read; the screens that follow bring their own copy.
+func (s *Server) shellCopyMeta(c fiber.Ctx) (string, error) {
+	if s.Brands == nil {
+		return "", nil
+	}
+	b := s.Brands.ForHost(c.Hostname())
+	// The version is read before the copy: a change made meanwhile is then
+	// cached under the older version and encoded again on the next request,
+	// never the other way round.
+	version := s.Brands.Version()
+	tag, err := s.files.shellCopy.get(b.Key, version, func() ([]byte, error) {
+		words := s.Brands.Copy(b)
+		// The default brand ships every key (the other brands and editors'
+		// overrides only change text), so its keys are the full set.
+		block := map[string]string{}
+		for key := range s.Brands.Get(brand.DefaultKey).Copy {
+			if name, ok := strings.CutPrefix(key, rendererCopyPrefix); ok {
+				block[name] = words.T(key)
+			}
+		}
+		encoded, err := json.Marshal(block) // keys sorted: one brand's tag is always the same bytes
+		if err != nil {
+			return nil, err
+		}
+		return []byte(`<meta name="glimpse-copy" content="` + html.EscapeString(string(encoded)) + `">`), nil
+	})
+	if err != nil {
+		return "", engine.Wrap(engine.CodeInternal, err, "")
+	}
+	return string(tag), nil
 }

@@ -1,7 +1,7 @@
 // The app shell: the boot loader, the current screen, its overlays, and a notice banner that
 // keeps the last good screen visible when a request fails.
 import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
-import { GENERIC_ERROR } from "./engine/api";
+import { t } from "./engine/copy";
 import { EngineContext, OverlayContext, RegistryContext } from "./engine/context";
 import type { Engine } from "./engine/engine";
 import { NodeView } from "./engine/render";
@@ -13,9 +13,6 @@ import { Spinner } from "./nodes/loader";
 import { registry } from "./nodes/registry";
 import "./styles/global.css";
 
-/** The label of the renderer's own full-screen loader (before any screen has copy for it). */
-export const LOADING_LABEL = "Loading";
-
 function useView<T>(engine: Engine, select: (view: ViewState) => T): T {
   return useSyncExternalStore(engine.store.subscribe, () => select(engine.store.get()));
 }
@@ -26,7 +23,7 @@ function Notice({ engine, message }: { engine: Engine; message: string }): React
       <Glyph name="alert" />
       <span className="notice__text">{message}</span>
       <button type="button" className="notice__retry" onClick={() => void engine.router.refresh()}>
-        Try again
+        {t("tryAgain")}
       </button>
     </div>
   );
@@ -77,17 +74,17 @@ function Shell({ engine }: { engine: Engine }): ReactNode {
       ) : (
         !loading && (
           <div className="app app--error">
-            <p className="render-error">{notice ?? GENERIC_ERROR}</p>
+            <p className="render-error">{notice ?? t("genericError")}</p>
           </div>
         )
       )}
       {screen !== null && <Overlays engine={engine} />}
-      {loading && <Spinner label={LOADING_LABEL} fullscreen />}
+      {loading && <Spinner label={t("loading")} fullscreen />}
     </>
   );
 }
 
-/** The whole app inside one error boundary: a render failure shows 'Something went wrong'. */
+/** The whole app inside one error boundary: a render failure shows the generic error text. */
 export function App({ engine }: { engine: Engine }): ReactNode {
   return (
     <EngineContext value={engine}>

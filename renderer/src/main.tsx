@@ -1,6 +1,7 @@
 // Start-up: announce the build, boot the router, mount the app.
 import { createRoot } from "react-dom/client";
 import { App } from "./app";
+import { loadShellCopy } from "./engine/copy";
 import { createEngine } from "./engine/engine";
 import { startReporting } from "./reporting/reporting";
 import { mountTestErrorButton } from "./reporting/TestErrorButton";
@@ -11,6 +12,8 @@ console.info("Glimpse web v" + __APP_VERSION__ + " PROD");
 void startReporting(document, window.location.origin);
 mountTestErrorButton(document, window.location.search);
 
+// Before the first render: the boot loader already speaks the brand's words.
+loadShellCopy(document);
 const engine = createEngine({ window, fetch: window.fetch.bind(window) });
 const root = document.getElementById("root");
 if (root === null) throw new Error("Glimpse: #root is missing from index.html");

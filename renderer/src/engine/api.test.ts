@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { envelope, fakeServer } from "../test/harness";
-import { createApi, GENERIC_ERROR } from "./api";
+import { createApi } from "./api";
 
 describe("api", () => {
   it("GETs a screen with the version header and same-origin credentials", async () => {
@@ -79,13 +79,13 @@ describe("api", () => {
   it("turns a network failure, a non-JSON body or an unexplained error into 'Something went wrong'", async () => {
     expect(await createApi(fakeServer(() => "network-error").fetch).action("x", {}, "/")).toEqual({
       kind: "failure",
-      message: GENERIC_ERROR,
+      message: "Something went wrong",
       status: 0,
     });
     const html = createApi(() => Promise.resolve(new Response("<html>", { status: 502 })));
-    expect(await html.screen("/")).toMatchObject({ kind: "failure", message: GENERIC_ERROR, status: 502 });
+    expect(await html.screen("/")).toMatchObject({ kind: "failure", message: "Something went wrong", status: 502 });
     const empty = createApi(fakeServer(() => ({ status: 500, body: {} })).fetch);
-    expect(await empty.screen("/")).toMatchObject({ kind: "failure", message: GENERIC_ERROR });
+    expect(await empty.screen("/")).toMatchObject({ kind: "failure", message: "Something went wrong" });
   });
 
   it("rejects an envelope that breaks the contract", async () => {
@@ -93,7 +93,7 @@ describe("api", () => {
     const original = console.error;
     console.error = () => undefined;
     try {
-      expect(await api.screen("/")).toMatchObject({ kind: "failure", message: GENERIC_ERROR });
+      expect(await api.screen("/")).toMatchObject({ kind: "failure", message: "Something went wrong" });
     } finally {
       console.error = original;
     }

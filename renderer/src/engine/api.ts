@@ -1,9 +1,10 @@
 // The transport: GET /ui/screen and POST /ui/actions/<name>, as protocol.md says. It has no
 // side effects of its own: it answers what the server said, and the engine acts on it.
 import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } from "../schema/envelope";
+import { t } from "./copy";
 
-/** The message shown when a request fails without a message from the server. */
-export const GENERIC_ERROR = "Something went wrong";
+/** The message shown when a request fails without a message from the server (the brand's words). */
+export const genericError = (): string => t("genericError");
 
 /** The header that carries the CSRF token on a POST, and a newly issued one on an answer. */
 const CSRF_HEADER = "X-CSRF-Token";
@@ -49,7 +50,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
         headers: { ...headers, Accept: "application/json", "X-SDUI-Version": SDUI_VERSION },
       });
     } catch {
-      return { kind: "failure", message: GENERIC_ERROR, status: 0 };
+      return { kind: "failure", message: genericError(), status: 0 };
     }
     // An action that changes who is signed in (a sign-in) rotates the token and sends the new
     // one in a header; a POST made before the next envelope must already carry it.
@@ -58,7 +59,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     try {
       body = await response.json();
     } catch {
-      return { kind: "failure", message: GENERIC_ERROR, status: response.status };
+      return { kind: "failure", message: genericError(), status: response.status };
     }
     return interpret(body, response.status);
   }
@@ -69,7 +70,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
       const parsed = envelopeSchema.safeParse(body);
       if (!parsed.success) {
         console.error(`Glimpse: invalid envelope: ${parsed.error.message}`);
-        return { kind: "failure", message: GENERIC_ERROR, status };
+        return { kind: "failure", message: genericError(), status };
       }
       csrf = parsed.data.meta.csrf ?? csrf;
       return { kind: "envelope", envelope: parsed.data, receivedAt: now() };
@@ -77,11 +78,11 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     const parsed = actionResultSchema.safeParse(body);
     if (!parsed.success) {
       console.error(`Glimpse: invalid action result: ${parsed.error.message}`);
-      return { kind: "failure", message: GENERIC_ERROR, status };
+      return { kind: "failure", message: genericError(), status };
     }
     const { effects, errors } = parsed.data;
     const said = (effects?.length ?? 0) > 0 || errors?.form !== undefined || errors?.fields !== undefined;
-    if (status >= 400 && !said) return { kind: "failure", message: GENERIC_ERROR, status };
+    if (status >= 400 && !said) return { kind: "failure", message: genericError(), status };
     return { kind: "result", result: parsed.data, status };
   }
 

@@ -3,7 +3,7 @@
 import type { Action } from "../schema/action";
 import { parseAction } from "../schema/parse";
 import { type ActionContext, runAction, type RunnerHost } from "./actions";
-import { type Answer, type Api, createApi, GENERIC_ERROR } from "./api";
+import { type Answer, type Api, createApi, genericError } from "./api";
 import { createForms, type Forms } from "./forms";
 import { createRouter, type Origin, type Router } from "./router";
 import { createStore, type Store } from "./store";
@@ -79,7 +79,7 @@ export function createEngine(options: EngineOptions): Engine {
     const storage = sessionStore(window);
     const last = Number(storage?.getItem(RELOAD_KEY) ?? "0");
     if (now() - last < RELOAD_GUARD_MS) {
-      store.setNotice(GENERIC_ERROR);
+      store.setNotice(genericError());
       return;
     }
     storage?.setItem(RELOAD_KEY, String(now()));

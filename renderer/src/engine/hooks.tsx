@@ -26,6 +26,8 @@ import type { ViewState } from "./store";
 export type { NodeProps, Registry } from "./context";
 export { NodeList, NodeView } from "./render";
 export { normaliseHref } from "./href";
+/** The renderer's own words (the brand's renderer.* copy from the page shell); see copy.ts. */
+export { t } from "./copy";
 
 function useEngine(): Engine {
   const engine = useContext(EngineContext);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { type NodeProps, useRemaining, useRun } from "../engine/hooks";
+import { type NodeProps, useRemaining, useRun, t } from "../engine/hooks";
 import "./countdown.css";
 
 const SECOND = 1000;
@@ -48,7 +48,7 @@ export function Countdown({ node, pointer }: NodeProps<"countdown">) {
 
   if (expired) return null;
   return (
-    <div className="countdown" role="timer" aria-label={node.label ?? "Time left"}>
+    <div className="countdown" role="timer" aria-label={node.label ?? t("countdown.label")}>
       {node.label !== undefined && (
         <span className="countdown__label" aria-hidden="true">
           {node.label}
@@ -58,7 +58,7 @@ export function Countdown({ node, pointer }: NodeProps<"countdown">) {
         {breakdown(remaining).map(({ name, value }) => (
           <span key={name} className="countdown__unit">
             <span className="countdown__value">{String(value).padStart(2, "0")}</span>
-            <span className="countdown__name">{name}</span>
+            <span className="countdown__name">{t(`countdown.${name}`)}</span>
           </span>
         ))}
       </span>

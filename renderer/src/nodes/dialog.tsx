@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef } from "react";
-import { type NodeProps, NodeList, useOverlay } from "../engine/hooks";
+import { type NodeProps, NodeList, useOverlay, t } from "../engine/hooks";
 import { cx } from "./class-names";
 import { Glyph } from "./icon";
 import "./dialog.css";
@@ -97,7 +97,7 @@ export function Dialog({ node, pointer }: NodeProps<"dialog">) {
               </h2>
             )}
             {dismissible && (
-              <button type="button" className="icon-button dialog__close" aria-label={node.closeLabel ?? "Close"} onClick={close}>
+              <button type="button" className="icon-button dialog__close" aria-label={node.closeLabel ?? t("close")} onClick={close}>
                 <Glyph name="close" />
               </button>
             )}

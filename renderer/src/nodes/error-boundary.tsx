@@ -1,5 +1,6 @@
-// A render error in a subtree shows 'Something went wrong' in its place; the rest stays.
+// A render error in a subtree shows the generic error text in its place; the rest stays.
 import { Component, type ErrorInfo, type ReactNode } from "react";
+import { t } from "../engine/hooks";
 
 interface State {
   failed: boolean;
@@ -17,7 +18,7 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
   }
 
   override render(): ReactNode {
-    if (this.state.failed) return <p className="render-error">Something went wrong</p>;
+    if (this.state.failed) return <p className="render-error">{t("genericError")}</p>;
     return this.props.children;
   }
 }

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from "react";
-import { type NodeProps, useOverlayOpen, useRun } from "../engine/hooks";
+import { type NodeProps, useOverlayOpen, useRun, t } from "../engine/hooks";
 import { ActionElement } from "./action-element";
 import { cx } from "./class-names";
 import { Glyph } from "./icon";
@@ -28,7 +28,7 @@ export function Header({ node, pointer }: NodeProps<"header">) {
           action={node.back}
           source={`${pointer}/back`}
           className="icon-button header__back"
-          label={node.backLabel ?? "Back"}
+          label={node.backLabel ?? t("back")}
         >
           <Glyph name="back" />
         </ActionElement>
@@ -39,7 +39,7 @@ export function Header({ node, pointer }: NodeProps<"header">) {
         <button
           type="button"
           className="icon-button header__menu"
-          aria-label={node.menuLabel ?? "Menu"}
+          aria-label={node.menuLabel ?? t("menu")}
           aria-haspopup="dialog"
           aria-expanded={menuOpen}
           onClick={() => run({ type: "open_overlay", id: menu })}

@@ -1,5 +1,5 @@
 import { useId, useRef } from "react";
-import { type NodeProps, useField } from "../engine/hooks";
+import { type NodeProps, useField, t } from "../engine/hooks";
 import { cx } from "./class-names";
 import { FieldError } from "./field-parts";
 import { Glyph } from "./icon";
@@ -33,9 +33,7 @@ export function Rating({ node }: NodeProps<"rating">) {
               onChange={() => setValue(star)}
             />
             <Glyph name="star" />
-            <span className="sr-only">
-              {star} of {max}
-            </span>
+            <span className="sr-only">{t("rating.star", { n: star, max })}</span>
           </label>
         ))}
       </div>

@@ -1,4 +1,4 @@
-import type { NodeProps } from "../engine/hooks";
+import { t, type NodeProps } from "../engine/hooks";
 import { ActionElement } from "./action-element";
 import "./stat-tile.css";
 
@@ -8,7 +8,7 @@ export function StatTile({ node, pointer }: NodeProps<"stat_tile">) {
     <>
       <span className="stat-tile__label">{node.label}</span>
       {node.value === null ? (
-        <span className="stat-tile__pending" role="img" aria-label={node.pendingLabel ?? "Calculating"}>
+        <span className="stat-tile__pending" role="img" aria-label={node.pendingLabel ?? t("calculating")}>
           <span className="clock" aria-hidden="true" />
         </span>
       ) : (

@@ -1,5 +1,5 @@
 import { useId, useRef, useState } from "react";
-import { type NodeProps, useField } from "../engine/hooks";
+import { type NodeProps, useField, t } from "../engine/hooks";
 import { cx } from "./class-names";
 import { asText, FieldError } from "./field-parts";
 import { Glyph } from "./icon";
@@ -39,7 +39,7 @@ export function TextInput({ node }: NodeProps<"text_input">) {
           <button
             type="button"
             className="icon-button field__reveal"
-            aria-label="Show password"
+            aria-label={t("showPassword")}
             aria-pressed={revealed}
             onClick={() => setRevealed(!revealed)}
           >

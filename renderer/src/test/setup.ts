@@ -2,6 +2,7 @@
 // and stand in for the window APIs jsdom lacks.
 import { cleanup } from "@testing-library/react";
 import { afterEach, beforeEach, vi } from "vitest";
+import { resetShellCopy } from "../engine/copy";
 import { stopEngines } from "./harness";
 
 beforeEach(() => {
@@ -17,4 +18,7 @@ afterEach(() => {
   document.documentElement.className = "";
   document.title = "";
   sessionStorage.clear();
+  // A test that gave the page a copy block must not lend its words to the next file's tests.
+  for (const meta of document.head.querySelectorAll('meta[name="glimpse-copy"]')) meta.remove();
+  resetShellCopy();
 });
