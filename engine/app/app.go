@@ -6,13 +6,8 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"os"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -37,62 +32,6 @@ import (
 	"glimpse/fixtures"
 	"glimpse/renderer"
 )
-
-const usage = `usage: glimpse [command]
-
-commands:
-  serve               start the server (the default)
-  login-link EMAIL    print a single-use sign-in link, valid for 10 minutes
-  staff add --role editor|tester|admin EMAIL
-                      create a staff account (or reset it) and print its password;
-                      a reset ends the member's sessions
-  staff remove EMAIL  delete a staff account and end its sessions
-  db-server --data DIR [--socket PATH]
-                      run the embedded database as a process of its own on a
-                      Unix socket and print its MONGODB_URI (fault tests)
-  version             print the version
-`
-
-// Run runs the command in args.
-func Run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, version string) error {
-	cmd := "serve"
-	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
-	}
-	if cmd == "version" {
-		_, err := fmt.Fprintln(stdout, version)
-		return err
-	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return err
-	}
-	logger := newLogger(cfg.LogLevel)
-	switch cmd {
-	case "serve":
-		return serve(ctx, cfg, logger, stdout, version)
-	case "login-link":
-		fs := flag.NewFlagSet("login-link", flag.ContinueOnError)
-		if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-			return errors.New("usage: glimpse login-link EMAIL")
-		}
-		return loginLink(ctx, cfg, logger, stdout, fs.Arg(0))
-	case "staff":
-		return staffCommand(ctx, cfg, logger, stdout, args)
-	case "db-server":
-		return dbServer(ctx, args, logger, stdout)
-	case "-h", "--help", "help":
-		_, err := io.WriteString(stdout, usage)
-		return err
-	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
-}
-
-func newLogger(level string) *slog.Logger {
-	var l slog.Level
-	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
-}
 
 // App is the wired application, shared by serve, the admin commands and tests.
 type App struct {
@@ -262,64 +201,6 @@ func loadSecret(ctx context.Context, db *mongo.Database, configured string) ([]b
 	return []byte(doc.Value), nil
 }
 
-// Demo account, documented in README.md.
-const (
-	DemoEmail    = "demo@example.com"
-	DemoPassword = "glimpse-demo"
-)
-
-// SeedDemo creates the demo subscriber (in the sample breaches) and a second
-// one whose email is in none, each with an active weekly plan on the default
-// brand, unless they exist. It is idempotent.
-func SeedDemo(ctx context.Context, a *App) error {
-	if err := seedSubscriber(ctx, a, DemoEmail, DemoPassword, "demo-weekly"); err != nil {
-		return err
-	}
-	demo, err := a.Auth.UserByEmail(ctx, DemoEmail)
-	if err != nil {
-		return err
-	}
-	// The demo subscriber's Analytics shows a generated profile.
-	if err := a.Profiles.SeedDemo(ctx, demo.ID, demoProfileSeed); err != nil {
-		return fmt.Errorf("seed demo profile: %w", err)
-	}
-	if err := seedSubscriber(ctx, a, CleanEmail, CleanPassword, "clean-weekly"); err != nil {
-		return err
-	}
-	// A demo editor for the studio.
-	return a.Staff.Put(ctx, EditorEmail, staff.RoleEditor, EditorPassword)
-}
-
-// The demo editor, documented in README.md.
-const (
-	EditorEmail    = "editor@example.com"
-	EditorPassword = "glimpse-editor"
-)
-
-// demoProfileSeed makes the demo profile the same on every machine.
-const demoProfileSeed = 42
-
-// A second demo subscriber whose email is in no (sample) breach.
-const (
-	CleanEmail    = "clean@example.com"
-	CleanPassword = "glimpse-clean"
-)
-
-func seedSubscriber(ctx context.Context, a *App, email, password, subID string) error {
-	u, err := a.Auth.UserByEmail(ctx, email)
-	if engine.IsNotFound(err) {
-		u, err = a.Auth.CreateUser(ctx, email, password)
-	}
-	if err != nil {
-		return fmt.Errorf("seed %s: %w", email, err)
-	}
-	return a.Auth.PutSubscription(ctx, auth.Subscription{
-		ID: subID, UserID: u.ID, Email: u.Email, Bundle: a.Brands.Get(brand.DefaultKey).Bundle,
-		PlanCode: "glimpse_weekly_trial", Status: auth.StatusActive, MainPlan: true,
-		StartedAt: a.Clock.Now().Add(-24 * time.Hour),
-	})
-}
-
 // Server builds the HTTP server over the app.
 func (a *App) Server(version string, validateResponses bool) (*server.Server, error) {
 	return server.New(server.Deps{
@@ -367,56 +248,6 @@ func deriveKey(secret []byte, purpose string) []byte {
 // Close releases the database.
 func (a *App) Close(ctx context.Context) error { return a.Store.Close(ctx) }
 
-func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, version string) error {
-	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(closeCtx); err != nil {
-			logger.Error("close store", "error", err)
-		}
-	}()
-	srv, err := a.Server(version, false)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
-	fmt.Fprintf(stdout, "Glimpse %s is running at %s\n", version, cfg.BaseURL)
-	if cfg.Demo {
-		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
-		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
-		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s\n", cfg.BaseURL, EditorEmail, EditorPassword)
-	}
-	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
-	go a.Profiles.RunRefresh(ctx, time.Minute)
-	go a.RunSweeper(ctx, sweepEvery)
-	// Published content reaches every instance within seconds.
-	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
-		if err := srv.ReloadContent(ctx); err != nil {
-			logger.Error("reload content", "error", err)
-		}
-	})
-	errc := make(chan error, 1)
-	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down: draining requests", "timeout", cfg.ShutdownTimeout)
-	defer srv.FlushReports(2 * time.Second) // error reports of the last requests, when reporting is on
-	if err := srv.App().ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
-}
-
 // sweepEvery is how often expired sessions, sign-in links and sign-in
 // counters are deleted. They stop counting when they expire whether swept or
 // not, so this only bounds how much dead data the collections hold.
@@ -452,53 +283,4 @@ func (a *App) RunSweeper(ctx context.Context, every time.Duration) {
 			}
 		}
 	}
-}
-
-func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
-	if len(args) == 2 && args[0] == "remove" {
-		a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
-		if err != nil {
-			return err
-		}
-		defer a.Close(context.Background())
-		if err := a.Staff.Remove(ctx, args[1]); err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "Staff member %s removed; their sessions have ended.\n", args[1])
-		return err
-	}
-	if len(args) == 0 || args[0] != "add" {
-		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
-	}
-	fs := flag.NewFlagSet("staff add", flag.ContinueOnError)
-	role := fs.String("role", "", "editor, tester or admin")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 || *role == "" {
-		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
-	}
-	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
-	if err != nil {
-		return err
-	}
-	defer a.Close(context.Background())
-	password, err := a.Staff.Add(ctx, fs.Arg(0), *role)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "Staff member %s (%s) added.\nPassword (shown once): %s\nSign in at %s/studio\n",
-		fs.Arg(0), *role, password, cfg.BaseURL)
-	return err
-}
-
-func loginLink(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, email string) error {
-	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
-	if err != nil {
-		return err
-	}
-	defer a.Close(context.Background())
-	token, err := a.Auth.MintLoginLink(ctx, email)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "%s/?login=%s\n(single use, valid for %s)\n", cfg.BaseURL, token, auth.LoginLinkLifetime)
-	return err
 }

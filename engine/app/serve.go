@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"glimpse/engine"
+	"glimpse/engine/config"
+)
+
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, version string) error {
+	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(closeCtx); err != nil {
+			logger.Error("close store", "error", err)
+		}
+	}()
+	srv, err := a.Server(version, false)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	fmt.Fprintf(stdout, "Glimpse %s is running at %s\n", version, cfg.BaseURL)
+	if cfg.Demo {
+		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
+		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
+		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s\n", cfg.BaseURL, EditorEmail, EditorPassword)
+	}
+	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
+	go a.Profiles.RunRefresh(ctx, time.Minute)
+	go a.RunSweeper(ctx, sweepEvery)
+	// Published content reaches every instance within seconds.
+	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
+		if err := srv.ReloadContent(ctx); err != nil {
+			logger.Error("reload content", "error", err)
+		}
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining requests", "timeout", cfg.ShutdownTimeout)
+	defer srv.FlushReports(2 * time.Second) // error reports of the last requests, when reporting is on
+	if err := srv.App().ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
