@@ -42,7 +42,9 @@ type AnalyticsState struct {
 	Source string
 	// ConnectURL starts Instagram Login; "" when it is not configured.
 	ConnectURL string
-	// Notice explains a failed connection or refresh.
+	// Notice explains a failed connection or refresh: text, or a profile's
+	// stored problem, which is an analysis code (analysis.ProblemRefreshFailed)
+	// or, if stored before codes existed, an English sentence.
 	Notice string
 	// ReportURL, for owners of the profile report, is where it downloads.
 	ReportURL string
@@ -74,7 +76,7 @@ var audienceTiles = []audienceTile{
 // the next update. Figures not known yet show the clock animation.
 func Analytics(c Context, s AnalyticsState) Page {
 	page := Page{Overlays: map[string]*ui.Node{}}
-	notice := ui.If(s.Notice != "", errorLine(s.Notice))
+	notice := ui.If(s.Notice != "", errorLine(analysisText(c, analysis.Code(s.Notice), nil)))
 	if s.Status == InsightsIdle && s.Result == nil {
 		empty := &ui.Node{Type: "empty_state", Title: c.T("analytics.idleTitle"), Text: c.T("analytics.idleText"), Icon: "insights"}
 		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil,
@@ -90,7 +92,7 @@ func Analytics(c Context, s AnalyticsState) Page {
 	num := func(v string) *ui.NullableString { return &ui.NullableString{S: v, Valid: known} }
 
 	meter := &ui.Node{Type: "level_meter", Label: c.T("analytics.engagementRate"), Level: &e.Level,
-		ValueLabel: fmt.Sprintf("%.2f%%", e.Rate), Status: e.Status}
+		ValueLabel: fmt.Sprintf("%.2f%%", e.Rate), Status: analysisText(c, e.Status, nil)}
 	if !known {
 		zero := 0
 		meter.Level, meter.ValueLabel, meter.Status = &zero, c.T("analytics.calculating"), ""
@@ -130,7 +132,7 @@ func Analytics(c Context, s AnalyticsState) Page {
 		}
 		n := tile(c.T(t.key), value, c)
 		if known {
-			n.Caption = cat.Basis
+			n.Caption = analysisText(c, cat.Basis, cat.Args)
 			if cat.Count != nil {
 				n.Action = ui.OpenOverlay("audience-" + t.id)
 				page.Overlays["audience-"+t.id] = audienceList(c, "audience-"+t.id, c.T(t.key), cat)
@@ -258,7 +260,7 @@ func audienceList(c Context, id, title string, cat analysis.Category) *ui.Node {
 	for _, u := range cat.Usernames {
 		items = append(items, &ui.Node{Type: "list_item", Title: "@" + u})
 	}
-	children := []*ui.Node{ui.Text("caption", cat.Basis)}
+	children := []*ui.Node{ui.Text("caption", analysisText(c, cat.Basis, cat.Args))}
 	if len(items) == 0 {
 		children = append(children, ui.Text("body", c.T("analytics.nobody")))
 	} else {
@@ -273,6 +275,13 @@ func audienceList(c Context, id, title string, cat analysis.Category) *ui.Node {
 	d := ui.Dialog(id, "fullscreen", title, children...)
 	d.CloseLabel = c.T("dialog.close")
 	return d
+}
+
+// analysisText is the brand's words for an analysis code (analysis.Words),
+// dates written as the screens write other dates.
+func analysisText(c Context, code analysis.Code, args map[string]string) string {
+	lookup := func(key string) (string, bool) { return c.T(key), c.Copy.Has(key) }
+	return analysis.Words(lookup, code, args, func(t time.Time) string { return t.Format("2 Jan 2006") })
 }
 
 // Thousands formats n with comma thousands separators: 12345 → "12,345".

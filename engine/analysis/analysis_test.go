@@ -131,14 +131,12 @@ func audienceFixture() Input {
 	}
 }
 
-const (
-	basisLost      = "Followers on 1 Mar 2026 who no longer follow you on 2 Mar 2026."
-	basisNew       = "Followers on 2 Mar 2026 who did not follow you on 1 Mar 2026."
-	basisFriends   = "Accounts that follow you and that you follow, on 2 Mar 2026."
-	basisFans      = "Accounts that follow you but that you don't follow, on 2 Mar 2026."
-	basisNotBack   = "Accounts you follow that don't follow you, on 2 Mar 2026."
-	basisSecret2   = "Accounts that commented on any of your latest 2 posts but don't follow you. Likes are not visible, so fans who only like are not counted."
-	basisInactive2 = "Followers who did not comment on any of your latest 2 posts. Likes are not visible, so some of them may have liked your posts."
+// The args of the audience codes for audienceFixture: the earlier snapshot
+// is of 1 March, the current one of 2 March, and two posts are analysed.
+var (
+	bothDays = map[string]string{ArgThen: "2026-03-01", ArgNow: "2026-03-02"}
+	today    = map[string]string{ArgNow: "2026-03-02"}
+	twoPosts = map[string]string{ArgPosts: "2"}
 )
 
 func TestAudience(t *testing.T) {
@@ -153,32 +151,32 @@ func TestAudience(t *testing.T) {
 			change: func(*Input) {},
 			want: Audience{
 				// {alice bob carol dave} − {bob carol erin frank gina} = {alice dave}
-				LostFollowers: Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: basisLost},
+				LostFollowers: Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: BasisLostFollowers, Args: bothDays},
 				// {bob carol erin frank gina} − {alice bob carol dave} = {erin frank gina}
-				NewFollowers: Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: basisNew},
+				NewFollowers: Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: BasisNewFollowers, Args: bothDays},
 				// followers ∩ following = {bob erin}
-				Friends: Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
+				Friends: Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
 				// followers − following = {Carol frank gina}; "C" sorts before "f"
-				Fans: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisFans},
+				Fans: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisFans, Args: today},
 				// following − followers = {henry ivan}
-				NotFollowingBack: Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
+				NotFollowingBack: Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
 				// commenters {erin zed bob yara} − followers = {yara zed}
-				SecretFans: Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: basisSecret2},
+				SecretFans: Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: BasisSecretFans, Args: twoPosts},
 				// followers − commenters = {Carol frank gina}; frank commented only outside the window
-				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisInactive2},
+				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisInactiveFollowers, Args: twoPosts},
 			},
 		},
 		{
 			name:   "samples are capped but counts are not",
 			change: func(in *Input) { in.SampleSize = 2 },
 			want: Audience{
-				LostFollowers:     Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: basisLost},
-				NewFollowers:      Category{Count: count(3), Usernames: []string{"erin", "frank"}, Basis: basisNew},
-				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
-				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank"}, Basis: basisFans},
-				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
-				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: basisSecret2},
-				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank"}, Basis: basisInactive2},
+				LostFollowers:     Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: BasisLostFollowers, Args: bothDays},
+				NewFollowers:      Category{Count: count(3), Usernames: []string{"erin", "frank"}, Basis: BasisNewFollowers, Args: bothDays},
+				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
+				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank"}, Basis: BasisFans, Args: today},
+				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
+				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: BasisSecretFans, Args: twoPosts},
+				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank"}, Basis: BasisInactiveFollowers, Args: twoPosts},
 			},
 		},
 		{
@@ -188,27 +186,27 @@ func TestAudience(t *testing.T) {
 				in.Current.Following = append(in.Current.Following, "IVAN")
 			},
 			want: Audience{
-				LostFollowers: Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: basisLost},
-				NewFollowers:  Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: basisNew},
+				LostFollowers: Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: BasisLostFollowers, Args: bothDays},
+				NewFollowers:  Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: BasisNewFollowers, Args: bothDays},
 				// One spelling per account: the first one met in the list.
-				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
-				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisFans},
-				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
-				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: basisSecret2},
-				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisInactive2},
+				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
+				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisFans, Args: today},
+				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
+				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: BasisSecretFans, Args: twoPosts},
+				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisInactiveFollowers, Args: twoPosts},
 			},
 		},
 		{
 			name:   "no earlier snapshot",
 			change: func(in *Input) { in.Previous = nil },
 			want: Audience{
-				LostFollowers:     Category{Basis: "Needs an earlier snapshot of your followers to compare with."},
-				NewFollowers:      Category{Basis: "Needs an earlier snapshot of your followers to compare with."},
-				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
-				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisFans},
-				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
-				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: basisSecret2},
-				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisInactive2},
+				LostFollowers:     Category{Basis: BasisNoPrevious},
+				NewFollowers:      Category{Basis: BasisNoPrevious},
+				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
+				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisFans, Args: today},
+				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
+				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: BasisSecretFans, Args: twoPosts},
+				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisInactiveFollowers, Args: twoPosts},
 			},
 		},
 		{
@@ -218,13 +216,13 @@ func TestAudience(t *testing.T) {
 				in.Current.Following = nil
 			},
 			want: Audience{
-				LostFollowers:     Category{Basis: "The earlier snapshot of 1 Mar 2026 has no list of followers to compare with."},
-				NewFollowers:      Category{Basis: "The earlier snapshot of 1 Mar 2026 has no list of followers to compare with."},
-				Friends:           Category{Basis: "Needs the list of accounts you follow, which the data source does not give."},
-				Fans:              Category{Basis: "Needs the list of accounts you follow, which the data source does not give."},
-				NotFollowingBack:  Category{Basis: "Needs the list of accounts you follow, which the data source does not give."},
-				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: basisSecret2},
-				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisInactive2},
+				LostFollowers:     Category{Basis: BasisPreviousNoFollowers, Args: map[string]string{ArgThen: "2026-03-01"}},
+				NewFollowers:      Category{Basis: BasisPreviousNoFollowers, Args: map[string]string{ArgThen: "2026-03-01"}},
+				Friends:           Category{Basis: BasisNoFollowing},
+				Fans:              Category{Basis: BasisNoFollowing},
+				NotFollowingBack:  Category{Basis: BasisNoFollowing},
+				SecretFans:        Category{Count: count(2), Usernames: []string{"yara", "zed"}, Basis: BasisSecretFans, Args: twoPosts},
+				InactiveFollowers: Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisInactiveFollowers, Args: twoPosts},
 			},
 		},
 		{
@@ -233,7 +231,7 @@ func TestAudience(t *testing.T) {
 				in.Current.Followers = nil
 			},
 			want: func() Audience {
-				c := Category{Basis: "Needs your list of followers, which the data source does not give."}
+				c := Category{Basis: BasisNoFollowers}
 				return Audience{c, c, c, c, c, c, c}
 			}(),
 		},
@@ -243,13 +241,13 @@ func TestAudience(t *testing.T) {
 				in.Current.Posts[1].Commenters = nil
 			},
 			want: Audience{
-				LostFollowers:     Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: basisLost},
-				NewFollowers:      Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: basisNew},
-				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
-				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisFans},
-				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
-				SecretFans:        Category{Basis: "Needs the usernames of the people who commented on your posts, which the data source does not give."},
-				InactiveFollowers: Category{Basis: "Needs the usernames of the people who commented on your posts, which the data source does not give."},
+				LostFollowers:     Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: BasisLostFollowers, Args: bothDays},
+				NewFollowers:      Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: BasisNewFollowers, Args: bothDays},
+				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
+				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisFans, Args: today},
+				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
+				SecretFans:        Category{Basis: BasisNoCommenters},
+				InactiveFollowers: Category{Basis: BasisNoCommenters},
 			},
 		},
 		{
@@ -258,13 +256,13 @@ func TestAudience(t *testing.T) {
 				in.Current.Posts = nil
 			},
 			want: Audience{
-				LostFollowers:     Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: basisLost},
-				NewFollowers:      Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: basisNew},
-				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
-				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisFans},
-				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
-				SecretFans:        Category{Basis: "Needs at least one post to look at."},
-				InactiveFollowers: Category{Basis: "Needs at least one post to look at."},
+				LostFollowers:     Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: BasisLostFollowers, Args: bothDays},
+				NewFollowers:      Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: BasisNewFollowers, Args: bothDays},
+				Friends:           Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
+				Fans:              Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisFans, Args: today},
+				NotFollowingBack:  Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
+				SecretFans:        Category{Basis: BasisNoPosts},
+				InactiveFollowers: Category{Basis: BasisNoPosts},
 			},
 		},
 		{
@@ -273,15 +271,15 @@ func TestAudience(t *testing.T) {
 				in.Current.Posts = []Post{{ID: "quiet", TakenAt: at(40), Likes: 9}}
 			},
 			want: Audience{
-				LostFollowers:    Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: basisLost},
-				NewFollowers:     Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: basisNew},
-				Friends:          Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: basisFriends},
-				Fans:             Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: basisFans},
-				NotFollowingBack: Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: basisNotBack},
+				LostFollowers:    Category{Count: count(2), Usernames: []string{"alice", "dave"}, Basis: BasisLostFollowers, Args: bothDays},
+				NewFollowers:     Category{Count: count(3), Usernames: []string{"erin", "frank", "gina"}, Basis: BasisNewFollowers, Args: bothDays},
+				Friends:          Category{Count: count(2), Usernames: []string{"bob", "erin"}, Basis: BasisFriends, Args: today},
+				Fans:             Category{Count: count(3), Usernames: []string{"Carol", "frank", "gina"}, Basis: BasisFans, Args: today},
+				NotFollowingBack: Category{Count: count(2), Usernames: []string{"henry", "ivan"}, Basis: BasisNotFollowingBack, Args: today},
 				SecretFans: Category{Count: count(0), Usernames: []string{},
-					Basis: "Accounts that commented on your latest post but don't follow you. Likes are not visible, so fans who only like are not counted."},
+					Basis: BasisSecretFansOnePost},
 				InactiveFollowers: Category{Count: count(5), Usernames: []string{"Carol", "bob", "erin", "frank", "gina"},
-					Basis: "Followers who did not comment on your latest post. Likes are not visible, so some of them may have liked your posts."},
+					Basis: BasisInactiveFollowersOnePost},
 			},
 		},
 		{
@@ -292,14 +290,14 @@ func TestAudience(t *testing.T) {
 				in.Current.Following = []string{}
 			},
 			want: Audience{
-				LostFollowers:    Category{Count: count(0), Usernames: []string{}, Basis: basisLost},
-				NewFollowers:     Category{Count: count(0), Usernames: []string{}, Basis: basisNew},
-				Friends:          Category{Count: count(0), Usernames: []string{}, Basis: basisFriends},
-				Fans:             Category{Count: count(0), Usernames: []string{}, Basis: basisFans},
-				NotFollowingBack: Category{Count: count(0), Usernames: []string{}, Basis: basisNotBack},
+				LostFollowers:    Category{Count: count(0), Usernames: []string{}, Basis: BasisLostFollowers, Args: bothDays},
+				NewFollowers:     Category{Count: count(0), Usernames: []string{}, Basis: BasisNewFollowers, Args: bothDays},
+				Friends:          Category{Count: count(0), Usernames: []string{}, Basis: BasisFriends, Args: today},
+				Fans:             Category{Count: count(0), Usernames: []string{}, Basis: BasisFans, Args: today},
+				NotFollowingBack: Category{Count: count(0), Usernames: []string{}, Basis: BasisNotFollowingBack, Args: today},
 				// commenters {erin zed bob yara} − {} = all four
-				SecretFans:        Category{Count: count(4), Usernames: []string{"bob", "erin", "yara", "zed"}, Basis: basisSecret2},
-				InactiveFollowers: Category{Count: count(0), Usernames: []string{}, Basis: basisInactive2},
+				SecretFans:        Category{Count: count(4), Usernames: []string{"bob", "erin", "yara", "zed"}, Basis: BasisSecretFans, Args: twoPosts},
+				InactiveFollowers: Category{Count: count(0), Usernames: []string{}, Basis: BasisInactiveFollowers, Args: twoPosts},
 			},
 		},
 	}
@@ -329,7 +327,7 @@ func TestAnalyseWholeResult(t *testing.T) {
 		// Latest 2 posts: ΣL = 7 + 3 = 10, ΣC = 3 + 2 = 5, N = 2.
 		// ER = (15 / 2) / 5 × 100 = 150 %: tier < 1k, level 5.
 		Engagement: Engagement{
-			Rate: 150, Level: 5, Status: "High", Followers: 5, PostsAnalysed: 2,
+			Rate: 150, Level: 5, Status: LevelHigh, Followers: 5, PostsAnalysed: 2,
 			TotalLikes: 10, TotalComments: 5, AverageLikes: 5, AverageComments: 2.5,
 		},
 		MostLiked:     []TopPost{{ID: "p1", TakenAt: at(30), Count: 7}, {ID: "p2", TakenAt: at(29), Count: 3}},

@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -14,10 +14,13 @@ type Category struct {
 	// Input.SampleSize of them, as the source spelled them (one spelling per
 	// account when a list holds case variants). Nil when Count is.
 	Usernames []string
-	// Basis says, in words a person can read, what the group is based on or
-	// why it could not be computed. Groups built from comments say that likes
-	// are invisible, so a reader does not take them for more than they are.
-	Basis string
+	// Basis says what the group is based on or why it could not be
+	// computed, as a code the screen turns into its brand's words, with Args
+	// filling the code's placeholders (text.go). Groups built from comments
+	// say that likes are invisible, so a reader does not take them for more
+	// than they are.
+	Basis Code
+	Args  map[string]string
 }
 
 // Audience holds the audience groups, each defined as a set operation in
@@ -42,15 +45,6 @@ type Audience struct {
 	InactiveFollowers Category
 }
 
-// The reasons a group cannot be computed.
-const (
-	basisNoPrevious   = "Needs an earlier snapshot of your followers to compare with."
-	basisNoFollowers  = "Needs your list of followers, which the data source does not give."
-	basisNoFollowing  = "Needs the list of accounts you follow, which the data source does not give."
-	basisNoPosts      = "Needs at least one post to look at."
-	basisNoCommenters = "Needs the usernames of the people who commented on your posts, which the data source does not give."
-)
-
 // audience computes the audience groups of current, against previous for the
 // follower changes and against the commenters of posts for secret fans and
 // inactive followers.
@@ -58,17 +52,17 @@ func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int
 	h := newHasher()
 	var scratch []uint64
 	var a Audience
-	unknown := func(basis string, categories ...*Category) {
+	unknown := func(basis Code, args map[string]string, categories ...*Category) {
 		for _, c := range categories {
-			*c = Category{Basis: basis}
+			*c = Category{Basis: basis, Args: args}
 		}
 	}
-	known := func(count int, usernames []string, basis string) Category {
-		return Category{Count: &count, Usernames: usernames, Basis: basis}
+	known := func(count int, usernames []string, basis Code, args map[string]string) Category {
+		return Category{Count: &count, Usernames: usernames, Basis: basis, Args: args}
 	}
 
 	if current.Followers == nil {
-		unknown(basisNoFollowers, &a.LostFollowers, &a.NewFollowers, &a.Friends, &a.Fans, &a.NotFollowingBack, &a.SecretFans, &a.InactiveFollowers)
+		unknown(BasisNoFollowers, nil, &a.LostFollowers, &a.NewFollowers, &a.Friends, &a.Fans, &a.NotFollowingBack, &a.SecretFans, &a.InactiveFollowers)
 		return a
 	}
 	followers := h.list(current.Followers, &scratch)
@@ -76,46 +70,44 @@ func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int
 
 	switch {
 	case previous == nil:
-		unknown(basisNoPrevious, &a.LostFollowers, &a.NewFollowers)
+		unknown(BasisNoPrevious, nil, &a.LostFollowers, &a.NewFollowers)
 	case previous.Followers == nil:
-		unknown(fmt.Sprintf("The earlier snapshot of %s has no list of followers to compare with.", day(previous.TakenAt)), &a.LostFollowers, &a.NewFollowers)
+		unknown(BasisPreviousNoFollowers, map[string]string{ArgThen: day(previous.TakenAt)}, &a.LostFollowers, &a.NewFollowers)
 	default:
 		before := h.list(previous.Followers, &scratch)
 		lost, _, gained := overlap(before.set, followers.set)
-		then := day(previous.TakenAt)
-		a.LostFollowers = known(lost, h.sample(before, followers.set, false, sampleSize),
-			fmt.Sprintf("Followers on %s who no longer follow you on %s.", then, now))
-		a.NewFollowers = known(gained, h.sample(followers, before.set, false, sampleSize),
-			fmt.Sprintf("Followers on %s who did not follow you on %s.", now, then))
+		dates := map[string]string{ArgThen: day(previous.TakenAt), ArgNow: now}
+		a.LostFollowers = known(lost, h.sample(before, followers.set, false, sampleSize), BasisLostFollowers, dates)
+		a.NewFollowers = known(gained, h.sample(followers, before.set, false, sampleSize), BasisNewFollowers, dates)
 	}
 
 	if current.Following == nil {
-		unknown(basisNoFollowing, &a.Friends, &a.Fans, &a.NotFollowingBack)
+		unknown(BasisNoFollowing, nil, &a.Friends, &a.Fans, &a.NotFollowingBack)
 	} else {
 		following := h.list(current.Following, &scratch)
 		fans, friends, notBack := overlap(followers.set, following.set)
-		a.Friends = known(friends, h.sample(followers, following.set, true, sampleSize),
-			fmt.Sprintf("Accounts that follow you and that you follow, on %s.", now))
-		a.Fans = known(fans, h.sample(followers, following.set, false, sampleSize),
-			fmt.Sprintf("Accounts that follow you but that you don't follow, on %s.", now))
-		a.NotFollowingBack = known(notBack, h.sample(following, followers.set, false, sampleSize),
-			fmt.Sprintf("Accounts you follow that don't follow you, on %s.", now))
+		on := map[string]string{ArgNow: now}
+		a.Friends = known(friends, h.sample(followers, following.set, true, sampleSize), BasisFriends, on)
+		a.Fans = known(fans, h.sample(followers, following.set, false, sampleSize), BasisFans, on)
+		a.NotFollowingBack = known(notBack, h.sample(following, followers.set, false, sampleSize), BasisNotFollowingBack, on)
 	}
 
 	commenters, ok := commentersOf(posts)
 	switch {
 	case len(posts) == 0:
-		unknown(basisNoPosts, &a.SecretFans, &a.InactiveFollowers)
+		unknown(BasisNoPosts, nil, &a.SecretFans, &a.InactiveFollowers)
 	case !ok:
-		unknown(basisNoCommenters, &a.SecretFans, &a.InactiveFollowers)
+		unknown(BasisNoCommenters, nil, &a.SecretFans, &a.InactiveFollowers)
 	default:
 		engaged := h.list(commenters, &scratch)
 		inactive, _, secret := overlap(followers.set, engaged.set)
-		latest := latestPhrase(len(posts))
-		a.SecretFans = known(secret, h.sample(engaged, followers.set, false, sampleSize),
-			fmt.Sprintf("Accounts that commented on %s but don't follow you. Likes are not visible, so fans who only like are not counted.", latest))
-		a.InactiveFollowers = known(inactive, h.sample(followers, engaged.set, false, sampleSize),
-			fmt.Sprintf("Followers who did not comment on %s. Likes are not visible, so some of them may have liked your posts.", latest))
+		secretBasis, inactiveBasis := BasisSecretFans, BasisInactiveFollowers
+		args := map[string]string{ArgPosts: strconv.Itoa(len(posts))}
+		if len(posts) == 1 {
+			secretBasis, inactiveBasis, args = BasisSecretFansOnePost, BasisInactiveFollowersOnePost, nil
+		}
+		a.SecretFans = known(secret, h.sample(engaged, followers.set, false, sampleSize), secretBasis, args)
+		a.InactiveFollowers = known(inactive, h.sample(followers, engaged.set, false, sampleSize), inactiveBasis, args)
 	}
 	return a
 }
@@ -133,11 +125,5 @@ func commentersOf(posts []Post) ([]string, bool) {
 	return commenters, true
 }
 
-func latestPhrase(n int) string {
-	if n == 1 {
-		return "your latest post"
-	}
-	return fmt.Sprintf("any of your latest %d posts", n)
-}
-
-func day(t time.Time) string { return t.Format("2 Jan 2006") }
+// day is the date arg of t's day, in the snapshot's own time zone.
+func day(t time.Time) string { return t.Format(DateLayout) }

@@ -19,8 +19,9 @@ type Engagement struct {
 	// Level is 1 (low) to 5 (high) from Thresholds, or 0 when there is not
 	// enough data. It colours the screen's 5-cell bar.
 	Level int
-	// Status is the label of Level from Thresholds.Labels.
-	Status string
+	// Status is the label of Level from Thresholds.Labels: by default a
+	// code the screen turns into its brand's words (LevelAverage and so on).
+	Status Code
 	// Followers is the follower count F the rate was divided by.
 	Followers int
 	// PostsAnalysed is N, the number of latest posts analysed ("Analysis of
@@ -50,8 +51,9 @@ type Thresholds struct {
 	// Tiers in ascending MinFollowers order; the first starts at 0.
 	Tiers []Tier
 	// Labels[0] is the status when there is not enough data; Labels[1] to
-	// Labels[5] name the levels.
-	Labels [6]string
+	// Labels[5] name the levels. The defaults are codes, so each brand words
+	// them in its copy.
+	Labels [6]Code
 }
 
 // DefaultThresholds are the bands proposed in docs/instagram.md §2.2:
@@ -77,7 +79,7 @@ func DefaultThresholds() Thresholds {
 			{MinFollowers: 100_000, Bounds: [4]float64{0.41, 0.87, 1.14, 2.63}},
 			{MinFollowers: 500_000, Bounds: [4]float64{0.46, 0.88, 1.13, 2.46}},
 		},
-		Labels: [6]string{"Not enough data", "Low", "Below average", "Average", "Above average", "High"},
+		Labels: [6]Code{LevelNotEnoughData, LevelLow, LevelBelowAverage, LevelAverage, LevelAboveAverage, LevelHigh},
 	}
 }
 

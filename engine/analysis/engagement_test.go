@@ -31,7 +31,7 @@ func TestEngagement(t *testing.T) {
 			// ER = ((180 + 20) / 3) / 1000 × 100 = 6.667 %: tier 1k–5k,
 			// 4.42 ≤ 6.667 < 7.97, level 4.
 			want: Engagement{
-				Rate: 200.0 / 3 / 1000 * 100, Level: 4, Status: "Above average",
+				Rate: 200.0 / 3 / 1000 * 100, Level: 4, Status: LevelAboveAverage,
 				Followers: 1_000, PostsAnalysed: 3, TotalLikes: 180, TotalComments: 20,
 				AverageLikes: 60, AverageComments: 20.0 / 3,
 			},
@@ -46,7 +46,7 @@ func TestEngagement(t *testing.T) {
 			// Posts "new" and "mid": ΣL = 75, ΣC = 5, N = 2: averages 37.5 and 2.5.
 			// ER = (80 / 2) / 500 × 100 = 8 %: tier < 1k, 7 ≤ 8 < 10.5, level 3.
 			want: Engagement{
-				Rate: 8, Level: 3, Status: "Average",
+				Rate: 8, Level: 3, Status: LevelAverage,
 				Followers: 500, PostsAnalysed: 2, TotalLikes: 75, TotalComments: 5,
 				AverageLikes: 37.5, AverageComments: 2.5,
 			},
@@ -57,14 +57,14 @@ func TestEngagement(t *testing.T) {
 			// 13 posts of 1 like each, 12 analysed: ΣL = 12, N = 12.
 			// ER = (12 / 12) / 100 × 100 = 1 %: tier < 1k, 1 < 3.5, level 1.
 			want: Engagement{
-				Rate: 1, Level: 1, Status: "Low",
+				Rate: 1, Level: 1, Status: LevelLow,
 				Followers: 100, PostsAnalysed: 12, TotalLikes: 12, AverageLikes: 1,
 			},
 		},
 		{
 			name: "no posts",
 			in:   Input{Current: Snapshot{FollowerCount: 1_000}},
-			want: Engagement{Level: 0, Status: "Not enough data", Followers: 1_000},
+			want: Engagement{Level: 0, Status: LevelNotEnoughData, Followers: 1_000},
 		},
 		{
 			name: "no followers",
@@ -73,7 +73,7 @@ func TestEngagement(t *testing.T) {
 			}}},
 			// Averages need no followers; the rate would divide by zero.
 			want: Engagement{
-				Status: "Not enough data", PostsAnalysed: 1, TotalLikes: 3, TotalComments: 1,
+				Status: LevelNotEnoughData, PostsAnalysed: 1, TotalLikes: 3, TotalComments: 1,
 				AverageLikes: 3, AverageComments: 1,
 			},
 		},
@@ -84,7 +84,7 @@ func TestEngagement(t *testing.T) {
 			}}},
 			// F = 4. ER = (2 / 1) / 4 × 100 = 50 %: tier < 1k, 50 ≥ 17, level 5.
 			want: Engagement{
-				Rate: 50, Level: 5, Status: "High",
+				Rate: 50, Level: 5, Status: LevelHigh,
 				Followers: 4, PostsAnalysed: 1, TotalLikes: 1, TotalComments: 1,
 				AverageLikes: 1, AverageComments: 1,
 			},
@@ -94,7 +94,7 @@ func TestEngagement(t *testing.T) {
 			in: Input{
 				Thresholds: Thresholds{
 					Tiers:  []Tier{{MinFollowers: 0, Bounds: [4]float64{1, 2, 3, 4}}},
-					Labels: [6]string{"n/a", "one", "two", "three", "four", "five"},
+					Labels: [6]Code{"n/a", "one", "two", "three", "four", "five"},
 				},
 				Current: Snapshot{FollowerCount: 200, Posts: []Post{
 					{ID: "a", TakenAt: at(1), Likes: 4, Comments: 1},
@@ -110,7 +110,7 @@ func TestEngagement(t *testing.T) {
 		{
 			name: "labels left empty fall back to the defaults",
 			in: Input{
-				Thresholds: Thresholds{Labels: [6]string{5: "Great"}},
+				Thresholds: Thresholds{Labels: [6]Code{5: "Great"}},
 				Current: Snapshot{FollowerCount: 10, Posts: []Post{
 					{ID: "a", TakenAt: at(1), Likes: 2},
 				}},
@@ -195,7 +195,7 @@ func TestThresholdsValidate(t *testing.T) {
 		{"tiers out of order", Thresholds{Tiers: []Tier{{MinFollowers: 0}, {MinFollowers: 5}, {MinFollowers: 5}}, Labels: labels}, true},
 		{"descending bounds", Thresholds{Tiers: []Tier{{Bounds: [4]float64{1, 3, 2, 4}}}, Labels: labels}, true},
 		{"equal bounds are allowed", Thresholds{Tiers: []Tier{{Bounds: [4]float64{1, 1, 2, 2}}}, Labels: labels}, false},
-		{"missing label", Thresholds{Tiers: []Tier{{}}, Labels: [6]string{"x", "a", "b", "", "d", "e"}}, true},
+		{"missing label", Thresholds{Tiers: []Tier{{}}, Labels: [6]Code{"x", "a", "b", "", "d", "e"}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,7 +61,7 @@ type Profile struct {
 	Source    string           `bson:"source"`
 	Username  string           `bson:"username,omitempty"`
 	Status    string           `bson:"status"`
-	Problem   string           `bson:"problem,omitempty"` // why the last refresh failed, safe to show
+	Problem   string           `bson:"problem,omitempty"` // why the last refresh failed, safe to show: an analysis code, a message, or (stored before codes) English
 	Snapshots []SnapshotRef    `bson:"snapshots"`         // oldest first
 	Result    *analysis.Result `bson:"result,omitempty"`
 	// NextRefresh is when the refresh job takes the profile again; the
@@ -314,7 +314,7 @@ func (s *Service) Analyse(ctx context.Context, userID string) (Profile, error) {
 	result, err := s.analyse(ctx, p)
 	if err != nil {
 		_, _ = coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{
-			"status": statusAfterFailure(p), "problem": "The last update failed; we will try again soon."}})
+			"status": statusAfterFailure(p), "problem": string(analysis.ProblemAnalyseFailed)}})
 		return p, err
 	}
 	p.Result, p.Status, p.Problem = &result, StatusCompleted, ""

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
+	"glimpse/engine/analysis"
 )
 
 // leaseFor is the length of a lease window. A runner that takes a profile
@@ -76,7 +77,9 @@ func (s *Service) refreshLeased(ctx context.Context, userID string, due, now tim
 	}
 	if err := s.refresh(ctx, p); err != nil {
 		s.logger.Warn("profile refresh failed", "userId", p.UserID, "error", err)
-		problem := "The last update failed; we will try again within the hour."
+		// A code, not words: the Analytics screen shows it in the brand's
+		// language. An engine.Error's message is already meant for people.
+		problem := string(analysis.ProblemRefreshFailed)
 		var e *engine.Error
 		if errors.As(err, &e) && e.Message != "" {
 			problem = e.Message

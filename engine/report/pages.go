@@ -134,7 +134,7 @@ func (d *document) audience(r Report) {
 		}
 		d.TextAligned(margin, d.Y, contentWidth, count, colour, gopdf.Right)
 		d.Y += 17
-		d.paragraph(regular, 9, g.category.Basis, muted)
+		d.paragraph(regular, 9, words(g.category.Basis, g.category.Args), muted)
 		names := g.category.Usernames[:min(sampleNames, len(g.category.Usernames))]
 		if len(names) > 0 {
 			d.Y += 2
@@ -194,11 +194,11 @@ func (d *document) postTable(title string, posts []analysis.TopPost, singular, m
 func levelPhrase(e analysis.Engagement) string {
 	if e.Level == 0 {
 		if e.Status == "" {
-			return analysis.DefaultThresholds().Labels[0]
+			return words(analysis.DefaultThresholds().Labels[0], nil)
 		}
-		return e.Status
+		return words(e.Status, nil)
 	}
-	return fmt.Sprintf("Level %d of 5 · %s", e.Level, e.Status)
+	return fmt.Sprintf("Level %d of 5 · %s", e.Level, words(e.Status, nil))
 }
 
 // levelTextColour is the colour of the level's words: the level's own
@@ -216,9 +216,11 @@ func levelTextColour(level int) rgb {
 func levelLabels(e analysis.Engagement) [5]string {
 	defaults := analysis.DefaultThresholds().Labels
 	var labels [5]string
-	copy(labels[:], defaults[1:])
+	for i, code := range defaults[1:] {
+		labels[i] = words(code, nil)
+	}
 	if e.Level >= 1 && e.Level <= 5 && e.Status != "" {
-		labels[e.Level-1] = e.Status
+		labels[e.Level-1] = words(e.Status, nil)
 	}
 	return labels
 }
