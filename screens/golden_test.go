@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -187,54 +189,161 @@ func brands(t *testing.T) (*brand.Registry, []brand.Brand) {
 // copyKey matches a string that is a copy key left unresolved.
 var copyKey = regexp.MustCompile(`^[a-z][a-zA-Z]*(\.[a-zA-Z]+)+$`)
 
+// goldenDir holds the golden screens; the renderer's fixture test and the
+// encoder's byte test read them too.
+var goldenDir = filepath.Join("..", "fixtures", "screens")
+
+// TestGoldenScreens composes every case for every brand and checks each
+// against the schema, the payload budget and unresolved copy. The default
+// brand's envelope is kept as a golden file for every case; a partner brand's
+// only when it differs from the default's in more than meta.brand, so most
+// partner screens (same copy, same layout) do not repeat the default's. The
+// set of files is checked exactly: a partner file that is no longer needed,
+// or a file no case writes, fails the test, and -update rewrites, adds and
+// deletes until the directory is what the cases describe.
 func TestGoldenScreens(t *testing.T) {
 	t.Parallel()
 	reg, seed := brands(t)
-	for _, b := range seed {
-		for _, gc := range goldenCases() {
-			name := gc.name + "__" + b.Key
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				page := gc.compose(Context{Brand: b, Copy: reg.Copy(b)})
-				env := page.Envelope(ui.Meta{ServerNow: "2026-11-01T12:00:00Z", TraceID: "golden",
-					Brand: b.UI(), CSRF: "golden-csrf", Version: "golden"})
-				got, err := json.MarshalIndent(env, "", "  ")
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, '\n')
-				if err := ui.ValidateEnvelope(got); err != nil {
-					t.Fatalf("%s breaks the schema: %v", name, err)
-				}
-				if len(got) > payloadBudget {
-					t.Errorf("%s is %d bytes, over the %d budget", name, len(got), payloadBudget)
-				}
-				if !strings.HasPrefix(gc.name, "studio-copy") { // the copy editor lists keys by name
-					assertCopyResolved(t, env)
-				}
-				path := filepath.Join("..", "fixtures", "screens", name+".json")
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./screens -update to create it)", err)
-				}
-				var wantDoc, gotDoc any
-				if err := json.Unmarshal(want, &wantDoc); err != nil {
-					t.Fatal(err)
-				}
-				if err := json.Unmarshal(got, &gotDoc); err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(wantDoc, gotDoc); diff != "" {
-					t.Errorf("%s differs from its golden file (-want +got; run with -update if intended):\n%s", name, diff)
-				}
-			})
+	cases := goldenCases()
+	var (
+		mu    sync.Mutex
+		known = map[string]bool{} // every case and brand's file name, kept or not
+		// complete counts the cases that decided all their files.
+		complete int
+	)
+	// Cleanup runs after the parallel subtests, when every case has said
+	// which files it needs.
+	t.Cleanup(func() {
+		// A filtered (-run) or aborted run knows only part of the set and
+		// must not judge, let alone delete, the rest.
+		if complete != len(cases) {
+			return
 		}
+		entries, err := os.ReadDir(goldenDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			// A known name was already kept or refused by its case.
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || known[e.Name()] {
+				continue
+			}
+			if *update {
+				if err := os.Remove(filepath.Join(goldenDir, e.Name())); err != nil {
+					t.Error(err)
+				}
+				continue
+			}
+			t.Errorf("%s is written by no golden case and brand (run go test ./screens -run TestGoldenScreens -update to delete it)", e.Name())
+		}
+	})
+	for _, gc := range cases {
+		t.Run(gc.name, func(t *testing.T) {
+			t.Parallel()
+			envs := make(map[string][]byte, len(seed))
+			for _, b := range seed {
+				envs[b.Key] = composeGolden(t, reg, b, gc)
+			}
+			base, ok := envs[brand.DefaultKey]
+			if !ok {
+				t.Fatalf("no %q brand among the shipped brands", brand.DefaultKey)
+			}
+			baseDoc := withoutBrand(t, base)
+			for _, b := range seed {
+				name := gc.name + "__" + b.Key + ".json"
+				needed := b.Key == brand.DefaultKey || !cmp.Equal(withoutBrand(t, envs[b.Key]), baseDoc)
+				checkGolden(t, name, envs[b.Key], needed)
+				mu.Lock()
+				known[name] = true
+				mu.Unlock()
+			}
+			mu.Lock()
+			complete++
+			mu.Unlock()
+		})
+	}
+}
+
+// composeGolden composes one case for one brand as the server would send it,
+// and checks what holds for every brand whether or not its file is kept.
+func composeGolden(t *testing.T, reg *brand.Registry, b brand.Brand, gc goldenCase) []byte {
+	t.Helper()
+	name := gc.name + "__" + b.Key
+	page := gc.compose(Context{Brand: b, Copy: reg.Copy(b)})
+	env := page.Envelope(ui.Meta{ServerNow: "2026-11-01T12:00:00Z", TraceID: "golden",
+		Brand: b.UI(), CSRF: "golden-csrf", Version: "golden"})
+	got, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if err := ui.ValidateEnvelope(got); err != nil {
+		t.Fatalf("%s breaks the schema: %v", name, err)
+	}
+	if len(got) > payloadBudget {
+		t.Errorf("%s is %d bytes, over the %d budget", name, len(got), payloadBudget)
+	}
+	if !strings.HasPrefix(gc.name, "studio-copy") { // the copy editor lists keys by name
+		assertCopyResolved(t, env)
+	}
+	return got
+}
+
+// withoutBrand decodes an envelope and drops meta.brand, the part every
+// brand's envelope has of its own, leaving what decides whether a partner
+// brand needs a golden file.
+func withoutBrand(t *testing.T, envelope []byte) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(envelope, &doc); err != nil {
+		t.Fatal(err)
+	}
+	meta, ok := doc["meta"].(map[string]any)
+	if !ok {
+		t.Fatal("envelope without meta")
+	}
+	delete(meta, "brand")
+	return doc
+}
+
+// checkGolden compares got with the golden file name when it is needed, and
+// fails when an unneeded one exists; with -update it writes or deletes it.
+func checkGolden(t *testing.T, name string, got []byte, needed bool) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name)
+	if *update {
+		if needed {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if !needed {
+		switch {
+		case err == nil:
+			t.Errorf("%s differs from the default brand's only in meta.brand and is no longer needed (run go test ./screens -run TestGoldenScreens -update to delete it)", name)
+		case !errors.Is(err, fs.ErrNotExist):
+			t.Error(err)
+		}
+		return
+	}
+	if err != nil {
+		t.Errorf("%v (run go test ./screens -run TestGoldenScreens -update to create it)", err)
+		return
+	}
+	var wantDoc, gotDoc any
+	if err := json.Unmarshal(want, &wantDoc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if err := json.Unmarshal(got, &gotDoc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantDoc, gotDoc); diff != "" {
+		t.Errorf("%s differs from its golden file (-want +got; run with -update if intended):\n%s", name, diff)
 	}
 }
 
