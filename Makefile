@@ -80,7 +80,7 @@ fault-db: build
 fault-instances: build
 	go test -tags faults -count=1 -v -timeout 10m -run TestTwoInstances ./e2e/faults/
 
-## fmt: format Go and TypeScript sources
+## fmt: format the Go sources (gofmt); TypeScript has no formatter configured, only ESLint (make lint)
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 

@@ -95,7 +95,7 @@ func MaxLength(n int, message string) Rule {
 }
 
 // nonNil drops nil children so that screens can write optional parts inline
-// (`maybe(cond, node)`) without leaving holes in the tree.
+// (`ui.If(cond, node)`) without leaving holes in the tree.
 func nonNil(nodes []*Node) []*Node {
 	out := nodes[:0:0]
 	for _, n := range nodes {
