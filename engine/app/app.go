@@ -110,9 +110,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if a.Lessons, err = lesson.Load(content.Library); err != nil {
 		return nil, fmt.Errorf("load lessons: %w", err)
 	}
-	if a.Sealer, err = instagram.NewSealer(deriveKey(a.Secret, "instagram-token")); err != nil {
-		return nil, err
-	}
 	if cfg.InstagramAppID != "" {
 		a.Instagram = api.New(api.Config{AppID: cfg.InstagramAppID, AppSecret: cfg.InstagramAppSecret,
 			RedirectURI: cfg.InstagramRedirectURI, AuthBaseURL: cfg.InstagramAuthBaseURL,
@@ -120,6 +117,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		a.Profiles.SetFetcher(profile.SourceAPI, a.fetchInstagram)
 	}
 	if a.Secret, err = loadSecret(ctx, st.DB(), cfg.Secret); err != nil {
+		return nil, err
+	}
+	// Releases before this one derived the token key before the secret was
+	// loaded, so from an empty secret: the same key everywhere. Tokens sealed
+	// then still open; every token sealed from now on uses this
+	// deployment's own key.
+	if a.Sealer, err = instagram.NewSealer(deriveKey(a.Secret, "instagram-token"), deriveKey(nil, "instagram-token")); err != nil {
 		return nil, err
 	}
 	if err := a.Breach.SyncCatalogue(ctx); err != nil {

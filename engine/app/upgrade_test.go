@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"log/slog"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"glimpse/engine/app"
 	"glimpse/engine/brand"
 	library "glimpse/engine/content"
+	"glimpse/engine/instagram"
+	"glimpse/engine/instagram/api"
 	"glimpse/engine/store/storetest"
 )
 
@@ -60,5 +64,44 @@ func TestCopySurvivesAnUpgrade(t *testing.T) {
 	}
 	if got := copyOf(again).T("signIn.emailLabel"); got != "Email address" {
 		t.Errorf("shipped copy lost after a restart: %q", got)
+	}
+}
+
+// TestTokenKeyComesFromTheSecret: Instagram tokens are sealed with a key
+// derived from the deployment's secret, so another deployment's secret
+// cannot open them, while tokens sealed by earlier releases (whose key came
+// from an empty secret, a fixed value) still open.
+func TestTokenKeyComesFromTheSecret(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	open := func(secret string) *app.App {
+		a, err := app.Open(ctx, load(t, map[string]string{"GLIMPSE_SECRET": secret}), slog.New(slog.DiscardHandler), clock, storetest.Open(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := open("first-deployment-secret-0123456789"), open("second-deployment-secret-0123456789")
+	sealed, err := a.Sealer.Seal(api.Token{AccessToken: "a-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Sealer.Open(sealed); err == nil {
+		t.Error("another deployment's secret opened a sealed token: the key does not come from the secret")
+	}
+	// What a release before this one sealed: the key HMAC(empty, purpose).
+	mac := hmac.New(sha256.New, nil)
+	mac.Write([]byte("instagram-token"))
+	legacy, err := instagram.NewSealer(mac.Sum(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := legacy.Seal(api.Token{AccessToken: "stored-before"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := a.Sealer.Open(old); err != nil || tok.AccessToken != "stored-before" {
+		t.Errorf("a token stored by an earlier release: %+v, %v", tok, err)
 	}
 }

@@ -64,11 +64,33 @@ func Snapshot(ctx context.Context, c *api.Client, tok api.Token, now time.Time) 
 }
 
 // Sealer encrypts access tokens before they are stored (AES-256-GCM), so a
-// copy of the database does not hand out access to people's accounts.
-type Sealer struct{ aead cipher.AEAD }
+// copy of the database does not hand out access to people's accounts. It
+// seals with one key and opens with that key or any older one, so a key can
+// change without cutting off the tokens stored under the old one.
+type Sealer struct {
+	aead  cipher.AEAD
+	older []cipher.AEAD
+}
 
-// NewSealer returns a Sealer with a 32-byte key.
-func NewSealer(key []byte) (*Sealer, error) {
+// NewSealer returns a Sealer that seals with key and also opens what older
+// keys sealed. Every key has 32 bytes.
+func NewSealer(key []byte, older ...[]byte) (*Sealer, error) {
+	aead, err := newAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sealer{aead: aead}
+	for _, k := range older {
+		a, err := newAEAD(k)
+		if err != nil {
+			return nil, err
+		}
+		s.older = append(s.older, a)
+	}
+	return s, nil
+}
+
+func newAEAD(key []byte) (cipher.AEAD, error) {
 	if len(key) != 32 {
 		return nil, errors.New("token sealer needs a 32-byte key")
 	}
@@ -80,7 +102,7 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("token sealer: %w", err)
 	}
-	return &Sealer{aead: aead}, nil
+	return aead, nil
 }
 
 // Seal encrypts a token.
@@ -94,13 +116,20 @@ func (s *Sealer) Seal(tok api.Token) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, nil)), nil
 }
 
-// Open decrypts a sealed token.
+// Open decrypts a sealed token, with the current key or an older one.
 func (s *Sealer) Open(sealed string) (api.Token, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(sealed)
 	if err != nil || len(raw) < s.aead.NonceSize() {
 		return api.Token{}, errors.New("open token: not a sealed token")
 	}
-	plain, err := s.aead.Open(nil, raw[:s.aead.NonceSize()], raw[s.aead.NonceSize():], nil)
+	nonce, box := raw[:s.aead.NonceSize()], raw[s.aead.NonceSize():]
+	plain, err := s.aead.Open(nil, nonce, box, nil)
+	for _, older := range s.older {
+		if err == nil {
+			break
+		}
+		plain, err = older.Open(nil, nonce, box, nil)
+	}
 	if err != nil {
 		return api.Token{}, fmt.Errorf("open token: %w", err)
 	}

@@ -59,3 +59,46 @@ func TestSealerRoundTripAndTamper(t *testing.T) {
 		t.Fatal("a short key was accepted")
 	}
 }
+
+// TestSealerOpensWhatAnOlderKeySealed: a token stored under the old key
+// still opens after the key changes, new tokens are sealed with the new key
+// only, and a sealer without the old key cannot open old tokens.
+func TestSealerOpensWhatAnOlderKeySealed(t *testing.T) {
+	t.Parallel()
+	oldKey, newKey := make([]byte, 32), make([]byte, 32)
+	for i := range newKey {
+		newKey[i] = byte(i + 1)
+	}
+	before, err := NewSealer(oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := before.Seal(api.Token{AccessToken: "old-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := NewSealer(newKey, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := after.Open(stored); err != nil || tok.AccessToken != "old-token" {
+		t.Fatalf("Open(old) = %+v, %v; want the old token", tok, err)
+	}
+	fresh, err := after.Seal(api.Token{AccessToken: "new-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := before.Open(fresh); err == nil {
+		t.Error("a token sealed after the change opens with the old key alone")
+	}
+	newOnly, err := NewSealer(newKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newOnly.Open(stored); err == nil {
+		t.Error("the new key alone opened a token sealed with the old one")
+	}
+	if _, err := NewSealer(newKey, []byte("short")); err == nil {
+		t.Error("a short older key was accepted")
+	}
+}
