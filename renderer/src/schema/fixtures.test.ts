@@ -65,8 +65,8 @@ const files = jsonFiles(root);
 
 describe("golden screen fixtures", () => {
   // Without this, a moved or deleted fixtures directory would leave every check below with
-  // nothing to check, and the suite green. The Go golden test writes one file per screen,
-  // state and brand: dozens.
+  // nothing to check, and the suite green. The Go golden test writes one file per screen and
+  // state, plus a partner brand's where it differs: dozens.
   it("finds the golden screens the Go side writes", () => {
     expect(existsSync(root)).toBe(true);
     expect(files.length).toBeGreaterThanOrEqual(20);
