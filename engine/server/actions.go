@@ -17,13 +17,17 @@ import (
 	"glimpse/screens"
 )
 
-// actionSpec is one line of the action table: the request type (validated
-// with go-playground/validator), which input each failing field shows under
-// and with which copy key, and the handler.
+// actionSpec is one line of the action table: the request type (its Go
+// types and go-playground/validator tags bound what the server will take),
+// whether the values are a form's, and the handler.
 type actionSpec struct {
 	newRequest func() any
-	messages   map[string]string // struct field name → copy key of its message
-	handle     func(r *request, in any) (*ui.Result, error)
+	// form, when set, says the values are those of the form on the screen at
+	// the body's path whose submit posts this action: they are checked
+	// against that form's rules, with the messages the screen shows, before
+	// the struct tags (checkForm). The tags then only bound sizes.
+	form   bool
+	handle func(r *request, in any) (*ui.Result, error)
 	// upload, when set, takes the raw request body (a file) instead.
 	upload func(r *request, body io.Reader) (*ui.Result, error)
 	// staff, when set, is the staff role the action needs (staff.RoleEditor
@@ -36,15 +40,14 @@ type actionSpec struct {
 // actionTable maps action names to their handlers.
 func (s *Server) actionTable() map[string]actionSpec {
 	return map[string]actionSpec{
-		"session.sign_in": {newRequest: func() any { return &signInRequest{} }, handle: s.signIn,
-			messages: map[string]string{"Email": "signIn.wrongEmail", "Password": "signIn.minPassword"}},
+		"session.sign_in":       {newRequest: func() any { return &signInRequest{} }, handle: s.signIn, form: true},
 		"session.from_url":      {newRequest: func() any { return &fromURLRequest{} }, handle: s.signInFromURL},
 		"session.sign_out":      {newRequest: noValues, handle: s.signOut},
 		"course.purchase":       {newRequest: noValues, handle: s.purchaseCourse},
 		"event.track":           {newRequest: func() any { return &trackRequest{} }, handle: s.track},
 		"breach.check":          {newRequest: noValues, handle: s.checkBreaches},
 		"profile.upload_export": {upload: s.uploadExport},
-		"studio.sign_in":        {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn},
+		"studio.sign_in":        {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn, form: true},
 		"studio.sign_out":       {newRequest: noValues, handle: s.studioSignOut},
 		"studio.save":           {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor},
 		"studio.publish":        {newRequest: studioItem, handle: s.studioPublish, staff: staff.RoleEditor},
@@ -58,9 +61,12 @@ func studioItem() any { return &studioItemRequest{} }
 // noValues is the request of actions that take none.
 func noValues() any { return &struct{}{} }
 
+// signInRequest is the sign-in form's values. What a valid email and
+// password look like is the sign-in screen's rules (form: true); the tags
+// only bound what the server reads.
 type signInRequest struct {
-	Email    string `json:"email" validate:"required,max=254,email"`
-	Password string `json:"password" validate:"required,min=6,max=1024"`
+	Email    string `json:"email" validate:"max=254"`
+	Password string `json:"password" validate:"max=1024"`
 }
 
 type fromURLRequest struct {
@@ -129,8 +135,13 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
 		}
 	}
+	if spec.form {
+		if err := s.checkForm(r, c.Params("name"), body); err != nil {
+			return err
+		}
+	}
 	if err := s.validate.Struct(in); err != nil {
-		return s.fieldErrors(r, spec, err)
+		return fieldErrors(err)
 	}
 	res, err := spec.handle(r, in)
 	if err != nil {
@@ -157,22 +168,20 @@ func (s *Server) sendAny(c fiber.Ctx, res *ui.Result) error {
 	return s.sendResult(c, res)
 }
 
-// fieldErrors turns validator errors into the per-input messages the screen
-// shows; the inputs' ids are the fields' JSON names.
-func (s *Server) fieldErrors(r *request, spec actionSpec, err error) error {
+// fieldErrors turns validator errors into per-input errors; the inputs' ids
+// are the fields' JSON names. A form's own rules run first (checkForm) with
+// the screen's messages, so what fails here is a bound no screen declares (a
+// type, a size): a request no person typing into the screen sends, which
+// gets a plain message rather than a copy key of its own.
+func fieldErrors(err error) error {
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
 		return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
 	}
 	fields := map[string]string{}
 	for _, fe := range verrs {
-		key, ok := spec.messages[fe.StructField()]
-		msg := r.ctx.T(key)
-		if !ok {
-			msg = fmt.Sprintf("This value is not valid (%s).", fe.Tag())
-		}
 		if _, seen := fields[jsonName(fe)]; !seen {
-			fields[jsonName(fe)] = msg
+			fields[jsonName(fe)] = fmt.Sprintf("This value is not valid (%s).", fe.Tag())
 		}
 	}
 	return &engine.Error{Code: engine.CodeInvalid, Fields: fields, Err: err}

@@ -178,10 +178,23 @@ func (h *harness) bootPage() {
 	h.csrf = string(m[1])
 }
 
-// action posts values to a named action as the renderer does.
+// action posts values to a named action as the renderer does, from the
+// screen its form is on: the studio's actions from /studio, the rest from
+// /sign-in. (The server checks a form's values against the rules of the
+// form on that screen.)
 func (h *harness) action(name string, values map[string]any) response {
 	h.t.Helper()
-	body, _ := json.Marshal(map[string]any{"values": values, "path": "/sign-in"})
+	path := "/sign-in"
+	if strings.HasPrefix(name, "studio.") {
+		path = "/studio"
+	}
+	return h.actionAt(path, name, values)
+}
+
+// actionAt posts values to a named action from the screen at path.
+func (h *harness) actionAt(path, name string, values map[string]any) response {
+	h.t.Helper()
+	body, _ := json.Marshal(map[string]any{"values": values, "path": path})
 	req := httptest.NewRequest(http.MethodPost, "/ui/actions/"+name, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-SDUI-Version", "1")

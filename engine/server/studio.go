@@ -138,9 +138,11 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs}), nil
 }
 
+// studioSignInRequest is the studio sign-in form's values; as with
+// signInRequest, the screen's rules say what is valid and the tags bound.
 type studioSignInRequest struct {
-	Email    string `json:"email" validate:"required,max=254,email"`
-	Password string `json:"password" validate:"required,max=1024"`
+	Email    string `json:"email" validate:"max=254"`
+	Password string `json:"password" validate:"max=1024"`
 }
 
 // studioItemRequest carries an item's identity (from the screen's state)

@@ -200,7 +200,8 @@ type Span struct {
 }
 
 // Rule is a declarative validation rule with the message it shows. The
-// renderer checks it on submit; the server checks it again (see Check).
+// renderer checks it on submit; the server checks a form action's values
+// against the same rules of the screen's form (see CheckForm).
 type Rule struct {
 	Kind    string     `json:"kind"`
 	Message string     `json:"message"`
