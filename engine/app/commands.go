@@ -23,7 +23,7 @@ commands:
                       create a staff account (or reset it) and print its password;
                       a reset ends the member's sessions
   staff remove EMAIL  delete a staff account and end its sessions
-  db-server --data DIR [--socket PATH]
+  db-server --data DIR
                       run the embedded database as a process of its own on a
                       Unix socket and print its MONGODB_URI (fault tests)
   version             print the version

@@ -115,13 +115,9 @@ func (l *Limiter) Reserve(ctx context.Context, account, ip string) (*Attempt, er
 		}
 		return nil, ErrTooManyRequests
 	}
-	// Counting first spares the PerAccount failed inserts TakeSlot would make
-	// on an account that is already over; the count is only a hint, the
-	// slot taken below is what counts.
-	n, err := l.claims.Count(ctx, a.accountKey, l.limits.PerAccount)
-	if err == nil && n < l.limits.PerAccount {
-		a.accountSlot, err = l.claims.TakeSlot(ctx, a.accountKey, l.limits.PerAccount, expires)
-	}
+	// TakeSlot counts first, so an account already over costs one count, not
+	// PerAccount failed inserts.
+	a.accountSlot, err = l.claims.TakeSlot(ctx, a.accountKey, l.limits.PerAccount, expires)
 	if err != nil {
 		a.Abandon(ctx)
 		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)

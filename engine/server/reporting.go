@@ -138,7 +138,8 @@ func newReporter(dsn, environment, version string, logger *slog.Logger, transpor
 // reportErrors is the middleware that reports a request's panic or internal
 // error, continuing the renderer's trace from its sentry-trace and baggage
 // headers. It sits inside recover.New: it sees the panic first, reports it
-// and panics again so recover still answers 500.
+// and panics again so recover still answers 500. It is nil when reporting is
+// off, so requests then pass through no reporting code at all.
 func (s *Server) reportErrors() fiber.Handler {
 	r, err := newReporter(s.Config.SentryDSN, s.Config.Environment, s.Version, s.Logger, nil)
 	if err != nil {
@@ -147,7 +148,7 @@ func (s *Server) reportErrors() fiber.Handler {
 			// loses reports, which must not stop the app from serving.
 			s.Logger.Error("error reporting is off", slog.Any("err", err))
 		}
-		return func(c fiber.Ctx) error { return c.Next() }
+		return nil
 	}
 	s.app.State().Set(reporterStateKey, r)
 	return func(c fiber.Ctx) (err error) {

@@ -137,7 +137,9 @@ func New(d Deps) (*Server, error) {
 	s.app.Use(s.resolveClientIP)
 	s.app.Use(s.finishRequestBody)
 	s.app.Use(recover.New())
-	s.app.Use(s.reportErrors()) // inside recover: reports a panic, then lets recover answer 500
+	if report := s.reportErrors(); report != nil {
+		s.app.Use(report) // inside recover: reports a panic, then lets recover answer 500
+	}
 	s.app.Use(requestid.New(requestid.Config{Generator: newRequestIDs()}))
 	s.app.Use(s.logRequests)
 	s.app.Use(s.securityHeaders)

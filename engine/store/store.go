@@ -172,6 +172,22 @@ func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*m
 	}
 }
 
+// ServeEmbedded runs the embedded FerretDB on dataDir as a server of its
+// own, for other processes of the same user to share (`glimpse db-server`),
+// until ctx ends. ready gets the MONGODB_URI that reaches it once it accepts
+// connections; an error from ready stops the server.
+func ServeEmbedded(ctx context.Context, dataDir string, logger *slog.Logger, ready func(uri string) error) error {
+	emb, uri, err := startEmbedded(ctx, dataDir, logger)
+	if err != nil {
+		return err
+	}
+	if err := ready(uri); err != nil {
+		return errors.Join(err, emb.stop(context.Background()))
+	}
+	<-ctx.Done()
+	return emb.stop(context.Background())
+}
+
 // startEmbedded starts FerretDB on a Unix socket and returns its URI once
 // it accepts connections.
 func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*embedded, string, error) {
