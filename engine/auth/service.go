@@ -24,6 +24,9 @@ var (
 	// ErrNoSubscription means the credentials were right but no main
 	// subscription on this brand's bundle authorises the person.
 	ErrNoSubscription = engine.Errorf(engine.CodeForbidden, "No Active Subscription. It seems like you don’t have a subscription anymore")
+	// ErrSubscriptionExpired means the credentials were right and the person
+	// had main subscriptions on the bundle, but every one has expired.
+	ErrSubscriptionExpired = engine.Errorf(engine.CodeForbidden, "No Active Subscription. It seems like you don’t have a subscription anymore")
 	// ErrNoSession means the cookie names no live session.
 	ErrNoSession = engine.Errorf(engine.CodeUnauthenticated, "Your session has ended. Please sign in again.")
 	// ErrLinkInvalid means a sign-in link is unknown, used or expired.
@@ -103,11 +106,12 @@ func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime
 // store to create at start.
 func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
-		UsersCollection:         nil,
-		UserEmailsCollection:    nil,
-		SessionsCollection:      {{Keys: bson.D{{Key: "userId", Value: 1}}}},
-		SubscriptionsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
-		LoginLinksCollection:    nil,
+		UsersCollection:          nil,
+		UserEmailsCollection:     nil,
+		SessionsCollection:       {{Keys: bson.D{{Key: "userId", Value: 1}}}},
+		SubscriptionsCollection:  {{Keys: bson.D{{Key: "userId", Value: 1}}}},
+		LoginLinksCollection:     nil,
+		PasswordResetsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
 	}
 }
 
@@ -214,6 +218,11 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 		return "", err
 	}
 	if _, ok := MainSubscription(subs, bundle, s.clock.Now()); !ok {
+		for _, sub := range subs {
+			if sub.MainPlan && sub.Bundle == bundle {
+				return "", ErrSubscriptionExpired // had one here; none counts any more
+			}
+		}
 		return "", ErrNoSubscription
 	}
 	token := engine.NewToken()
@@ -366,7 +375,7 @@ func (s *Service) Sweep(ctx context.Context) (int64, error) {
 	for _, q := range []struct {
 		coll   string
 		filter bson.M
-	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
+	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {PasswordResetsCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
 		res, err := s.db.Collection(q.coll).DeleteMany(ctx, q.filter)
 		if err != nil {
 			return n, fmt.Errorf("sweep %s: %w", q.coll, err)
