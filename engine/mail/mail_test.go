@@ -1,0 +1,447 @@
+package mail_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	smtpmock "github.com/mocktools/go-smtp-mock/v2"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/content"
+	"glimpse/engine"
+	"glimpse/engine/brand"
+	"glimpse/engine/mail"
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func brands(t testing.TB) *brand.Registry {
+	t.Helper()
+	shipped, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := brand.NewRegistry(nil)
+	if err := r.Install(shipped); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+type env struct {
+	db    *mongo.Database
+	clock *engine.ManualClock
+	reg   *brand.Registry
+	box   *mail.Outbox
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st := storetest.Open(t)
+	specs := []store.CollectionSpec{}
+	for _, c := range []map[string][]mongo.IndexModel{mail.Collections(), store.ClaimsCollections()} {
+		for name, idx := range c {
+			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+		}
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{db: st.DB(), clock: engine.NewManualClock(t0), reg: brands(t)}
+	e.box = e.outbox()
+	return e
+}
+
+// outbox is another worker on the same database.
+func (e *env) outbox() *mail.Outbox {
+	return mail.NewOutbox(e.db, e.clock, quiet(), func(k string) brand.Copy { return e.reg.Copy(e.reg.Get(k)) }, "http://127.0.0.1:8080")
+}
+
+func reset(to, key string) mail.Message {
+	return mail.Message{Key: key, To: to, Brand: "default", Template: mail.TemplatePasswordReset,
+		Data: map[string]string{"link": "/reset?token=abc", "minutes": "30"}}
+}
+
+func pending(t *testing.T, e *env) int64 {
+	t.Helper()
+	n, err := e.db.Collection(mail.QueueCollection).CountDocuments(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestEnqueueTwiceQueuesOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for range 2 {
+		if err := e.box.Enqueue(ctx, reset("a@example.com", "password-reset:h1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := e.box.List(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != "password-reset:h1" || list[0].Status != mail.StatusQueued {
+		t.Fatalf("list = %+v, want one queued mail", list)
+	}
+	if n := pending(t, e); n != 1 {
+		t.Fatalf("%d queue entries, want 1", n)
+	}
+	m, err := e.box.Get(ctx, "password-reset:h1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.Text, "http://127.0.0.1:8080/reset?token=abc") || !strings.Contains(m.Text, "30 minutes") {
+		t.Fatalf("text body:\n%s", m.Text)
+	}
+	if _, err := e.box.Get(ctx, "nope"); !engine.IsNotFound(err) {
+		t.Fatalf("Get(missing) = %v, want not found", err)
+	}
+	// An enqueue that stopped between its two inserts is repaired by the
+	// retry: the mail is queued again.
+	if _, err := e.db.Collection(mail.QueueCollection).DeleteMany(ctx, bson.M{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.box.Enqueue(ctx, reset("a@example.com", "password-reset:h1")); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(t, e); n != 1 {
+		t.Fatalf("%d queue entries after the repair, want 1", n)
+	}
+}
+
+var leftover = regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9_]*\}|\bmail\.[a-z_]+\.[a-z]+\b`)
+
+func sampleData(tmpl string) map[string]string {
+	d := map[string]string{}
+	for _, k := range mail.Required(tmpl) {
+		d[k] = `<b>"` + k + `"&amp;</b>`
+	}
+	if _, ok := d["link"]; ok {
+		d["link"] = "/access-recovery?id=abc&x=<1>"
+	}
+	return d
+}
+
+func TestTemplatesRenderForEveryBrand(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	keys := e.reg.Keys()
+	if len(keys) < 3 {
+		t.Fatalf("brands = %v", keys)
+	}
+	for _, b := range keys {
+		for _, tmpl := range mail.Templates() {
+			key := b + ":" + tmpl
+			msg := mail.Message{Key: key, To: "x@example.com", Brand: b, Template: tmpl, Data: sampleData(tmpl)}
+			if err := e.box.Enqueue(ctx, msg); err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
+			m, err := e.box.Get(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part, s := range map[string]string{"subject": m.Subject, "text": m.Text, "html": m.HTML} {
+				if s == "" || leftover.MatchString(s) {
+					t.Errorf("%s %s has an unreplaced placeholder or copy key: %q", key, part, leftover.FindString(s))
+				}
+			}
+			if strings.Contains(m.HTML, "<b>") || strings.Contains(m.HTML, "<1>") {
+				t.Errorf("%s: data not escaped in HTML", key)
+			}
+			if strings.Contains(m.HTML, "<img") || strings.Contains(m.HTML, "src=") {
+				t.Errorf("%s: HTML has images", key)
+			}
+			if link, ok := msg.Data["link"]; ok {
+				if !strings.Contains(m.Text, "http://127.0.0.1:8080"+link) {
+					t.Errorf("%s: text lacks the absolute link:\n%s", key, m.Text)
+				}
+				if !strings.Contains(m.HTML, `href="http://127.0.0.1:8080/access-recovery?id=abc&amp;x=%3c1%3e"`) {
+					t.Errorf("%s: HTML lacks the escaped link:\n%s", key, m.HTML)
+				}
+			}
+		}
+	}
+	// Missing data and unknown templates are refused, not sent with gaps.
+	if err := e.box.Enqueue(ctx, mail.Message{Key: "k1", To: "x@example.com", Template: mail.TemplateActivation,
+		Data: map[string]string{"email": "x@example.com"}}); engine.ErrorCode(err) != engine.CodeInvalid {
+		t.Fatalf("missing link: %v", err)
+	}
+	if err := e.box.Enqueue(ctx, mail.Message{Key: "k2", To: "x@example.com", Template: "nope"}); engine.ErrorCode(err) != engine.CodeInvalid {
+		t.Fatalf("unknown template: %v", err)
+	}
+}
+
+// mockSMTP starts go-smtp-mock on 127.0.0.1 (port 0: any free one).
+func mockSMTP(t *testing.T, port int) *smtpmock.Server {
+	t.Helper()
+	srv := smtpmock.New(smtpmock.ConfigurationAttr{HostAddress: "127.0.0.1", PortNumber: port, MultipleMessageReceiving: true})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	return srv
+}
+
+func sender(port int) mail.Sender {
+	return mail.NewSMTPSender(mail.SMTPConfig{Host: "127.0.0.1", Port: port, From: "Glimpse <no-reply@glimpse.example>",
+		TLS: mail.TLSNone, Timeout: 3 * time.Second, HELO: "client.example.test"})
+}
+
+// delivered returns the messages the mock received with a body.
+func delivered(srv *smtpmock.Server) []smtpmock.Message {
+	var out []smtpmock.Message
+	for _, m := range srv.Messages() {
+		if m.Msg() && m.MsgRequest() != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestDeliverOverSMTP(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	srv := mockSMTP(t, 0)
+	msg := mail.Message{Key: "report:u1", To: "sub@example.com", Brand: "_x_", Template: mail.TemplateProfileReport,
+		Data:        map[string]string{"email": "sub@example.com"},
+		Attachments: []mail.Attachment{{Name: "profile.pdf", ContentType: "application/pdf", Data: []byte("%PDF-1.7 test")}}}
+	if err := e.box.Enqueue(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.box.DeliverDue(ctx, sender(srv.PortNumber()))
+	if err != nil || n != 1 {
+		t.Fatalf("DeliverDue = %d, %v; want 1", n, err)
+	}
+	got := delivered(srv)
+	if len(got) != 1 {
+		t.Fatalf("mock received %d messages, want 1", len(got))
+	}
+	if rcpt := got[0].RcpttoRequestResponse(); len(rcpt) != 1 || !strings.Contains(rcpt[0][0], "sub@example.com") {
+		t.Fatalf("RCPT TO = %v", rcpt)
+	}
+	data := got[0].MsgRequest()
+	m, _ := e.box.Get(ctx, "report:u1")
+	for _, want := range []string{"Subject: " + m.Subject, "Message-ID: <" + mail.MessageID("report:u1", "127.0.0.1") + ">",
+		"The profile report for sub@example.com is attached", "profile.pdf", "application/pdf", "text/html"} {
+		if !strings.Contains(data, want) {
+			t.Errorf("message lacks %q:\n%s", want, data)
+		}
+	}
+	if m.Status != mail.StatusSent || m.Attempts != 1 || !m.SentAt.Equal(t0) {
+		t.Fatalf("stored mail = %s, attempts %d, sent %v", m.Status, m.Attempts, m.SentAt)
+	}
+	if n := pending(t, e); n != 0 {
+		t.Fatalf("%d queue entries left, want 0", n)
+	}
+	// Enqueueing a sent key again sends nothing.
+	if err := e.box.Enqueue(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.box.DeliverDue(ctx, sender(srv.PortNumber())); n != 0 {
+		t.Fatalf("sent %d on a second pass, want 0", n)
+	}
+}
+
+// freePort returns a port nothing listens on (for "SMTP is down").
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	return port
+}
+
+type counting struct {
+	mu    sync.Mutex
+	calls map[string]int
+	next  mail.Sender
+}
+
+func (c *counting) Send(ctx context.Context, m mail.Mail) error {
+	c.mu.Lock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[m.ID]++
+	c.mu.Unlock()
+	return c.next.Send(ctx, m)
+}
+
+func TestRetriesWithBackoffThenDelivers(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	port := freePort(t)
+	s := &counting{next: sender(port)}
+	for _, k := range []string{"a", "b", "c"} {
+		if err := e.box.Enqueue(ctx, reset(k+"@example.com", "reset:"+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pass := func(wantSent, wantCalls int) {
+		t.Helper()
+		before := 0
+		for _, n := range s.calls {
+			before += n
+		}
+		n, err := e.box.DeliverDue(ctx, s)
+		if err != nil || n != wantSent {
+			t.Fatalf("at %v: DeliverDue = %d, %v; want %d", e.clock.Now().Sub(t0), n, err, wantSent)
+		}
+		after := 0
+		for _, n := range s.calls {
+			after += n
+		}
+		if after-before != wantCalls {
+			t.Fatalf("at %v: %d attempts, want %d", e.clock.Now().Sub(t0), after-before, wantCalls)
+		}
+	}
+	pass(0, 3) // SMTP is down: attempt 1 fails
+	m, _ := e.box.Get(ctx, "reset:a")
+	if m.Attempts != 1 || !m.NextAttemptAt.Equal(t0.Add(time.Minute)) || m.LastError == "" || m.Status != mail.StatusQueued {
+		t.Fatalf("after one failure: %+v", m)
+	}
+	pass(0, 0) // not due yet
+	e.clock.Advance(59 * time.Second)
+	pass(0, 0)
+	e.clock.Advance(time.Second)
+	pass(0, 3) // attempt 2 at +1m
+	e.clock.Advance(4 * time.Minute)
+	pass(0, 0)
+	e.clock.Advance(time.Minute)
+	pass(0, 3) // attempt 3 at +5m
+	srv := mockSMTP(t, port)
+	e.clock.Advance(29 * time.Minute)
+	pass(0, 0)
+	e.clock.Advance(time.Minute)
+	pass(3, 3) // attempt 4 at +30m: the server is up
+	e.clock.Advance(24 * time.Hour)
+	pass(0, 0)
+	got := delivered(srv)
+	if len(got) != 3 {
+		t.Fatalf("mock received %d messages, want 3", len(got))
+	}
+	seen := map[string]bool{}
+	for _, g := range got {
+		seen[g.RcpttoRequestResponse()[0][0]] = true
+	}
+	if len(seen) != 3 {
+		t.Fatalf("recipients %v, want three different", seen)
+	}
+	m, _ = e.box.Get(ctx, "reset:a")
+	if m.Status != mail.StatusSent || m.Attempts != 4 || m.LastError != "" {
+		t.Fatalf("after delivery: %+v", m)
+	}
+}
+
+func TestFailsAfterTheLastAttempt(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.box.Enqueue(ctx, reset("a@example.com", "reset:a")); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	down := mail.SenderFunc(func(context.Context, mail.Mail) error { calls++; return errors.New("421 try later") })
+	for range 10 {
+		if _, err := e.box.DeliverDue(ctx, down); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(3 * time.Hour)
+	}
+	m, _ := e.box.Get(ctx, "reset:a")
+	if want := len(mail.Backoff) + 1; calls != want || m.Status != mail.StatusFailed || m.Attempts != want || m.LastError != "421 try later" {
+		t.Fatalf("calls %d, mail %s after %d attempts (%q)", calls, m.Status, m.Attempts, m.LastError)
+	}
+	if n := pending(t, e); n != 0 {
+		t.Fatalf("%d queue entries left, want 0", n)
+	}
+}
+
+func TestTwoWorkersDeliverEachMailOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	srv := mockSMTP(t, 0)
+	const mails = 20
+	for i := range mails {
+		k := string(rune('a'+i%26)) + string(rune('a'+i/26))
+		if err := e.box.Enqueue(ctx, reset(k+"@example.com", "reset:"+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &counting{next: sender(srv.PortNumber())}
+	workers := []*mail.Outbox{e.box, e.outbox()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for _, w := range workers {
+		for range 2 { // each worker runs two passes at once too
+			wg.Go(func() {
+				n, err := w.DeliverDue(ctx, s)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	if total != mails {
+		t.Fatalf("workers report %d sent, want %d", total, mails)
+	}
+	for id, n := range s.calls {
+		if n != 1 {
+			t.Errorf("%s attempted %d times", id, n)
+		}
+	}
+	if got := delivered(srv); len(got) != mails {
+		t.Fatalf("mock received %d messages, want %d", len(got), mails)
+	}
+}
+
+func TestLapsedClaimIsTheNextAttempt(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.box.Enqueue(ctx, reset("a@example.com", "reset:a")); err != nil {
+		t.Fatal(err)
+	}
+	// A worker took the first attempt and died.
+	if ok, err := store.NewClaims(e.db).Take(ctx, "mail:reset:a:0", "dead", t0.Add(5*time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	calls := 0
+	ok := mail.SenderFunc(func(context.Context, mail.Mail) error { calls++; return nil })
+	if n, err := e.box.DeliverDue(ctx, ok); n != 0 || err != nil || calls != 0 {
+		t.Fatalf("while the claim holds: %d, %v, %d calls", n, err, calls)
+	}
+	e.clock.Advance(5 * time.Minute)
+	if n, err := e.box.DeliverDue(ctx, ok); n != 1 || err != nil || calls != 1 {
+		t.Fatalf("after the lease: %d, %v, %d calls", n, err, calls)
+	}
+	m, _ := e.box.Get(ctx, "reset:a")
+	if m.Status != mail.StatusSent || m.Attempts != 2 {
+		t.Fatalf("mail %s after %d attempts", m.Status, m.Attempts)
+	}
+}
