@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -75,6 +76,18 @@ type Config struct {
 	UploadIdleTimeout time.Duration // GLIMPSE_UPLOAD_IDLE_TIMEOUT: an upload with no bytes for this long fails
 	ImportTimeout     time.Duration // GLIMPSE_IMPORT_TIMEOUT: the most one import may take
 	ImportConcurrency int           // GLIMPSE_IMPORT_CONCURRENCY: imports running at once on this instance
+
+	// Outgoing mail (engine/mail). With no host, mail is queued and kept
+	// but not sent.
+	SMTPHost     string // GLIMPSE_SMTP_HOST
+	SMTPPort     int    // GLIMPSE_SMTP_PORT: default 587
+	SMTPUsername string // GLIMPSE_SMTP_USERNAME
+	SMTPPassword string // GLIMPSE_SMTP_PASSWORD (or _FILE)
+	SMTPFrom     string // GLIMPSE_SMTP_FROM: default "Glimpse <no-reply@glimpse.example>"
+	SMTPTLS      string // GLIMPSE_SMTP_TLS: mandatory, opportunistic (default) or none
+	// DevMailbox shows the outbox at /dev/mail. Refused with an https base
+	// URL, so it can never be on in production.
+	DevMailbox bool // GLIMPSE_DEV_MAILBOX
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and
@@ -173,6 +186,9 @@ func Load(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("GLIMPSE_IMPORT_CONCURRENCY must be a positive whole number, got %q", v)
 		}
 	}
+	if err := c.loadSMTP(getenv); err != nil {
+		return c, err
+	}
 	if v := getenv("GLIMPSE_BRAND_HOSTS"); v != "" {
 		for _, pair := range strings.Split(v, ",") {
 			host, brand, ok := strings.Cut(strings.TrimSpace(pair), "=")
@@ -193,12 +209,49 @@ func Load(getenv func(string) string) (Config, error) {
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("GLIMPSE_BASE_URL must be an http(s) origin, got %q", c.BaseURL)
 	}
+	if c.DevMailbox && c.SecureCookies() {
+		// The mailbox shows every mail, sign-in and reset links included, to
+		// anyone: a development tool that must never face the internet.
+		return c, fmt.Errorf("GLIMPSE_DEV_MAILBOX is for development and cannot be on with an https GLIMPSE_BASE_URL")
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
 		return c, fmt.Errorf("GLIMPSE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
 	}
 	return c, nil
+}
+
+// loadSMTP reads the outgoing mail settings and the dev mailbox switch.
+func (c *Config) loadSMTP(getenv func(string) string) error {
+	var err error
+	c.SMTPHost = getenv("GLIMPSE_SMTP_HOST")
+	c.SMTPUsername = getenv("GLIMPSE_SMTP_USERNAME")
+	if c.SMTPPassword, err = secret(getenv, "GLIMPSE_SMTP_PASSWORD"); err != nil {
+		return err
+	}
+	c.SMTPFrom = or(getenv("GLIMPSE_SMTP_FROM"), "Glimpse <no-reply@glimpse.example>")
+	if _, err := mail.ParseAddress(c.SMTPFrom); err != nil {
+		return fmt.Errorf("GLIMPSE_SMTP_FROM must be an address such as \"Glimpse <no-reply@example.com>\", got %q", c.SMTPFrom)
+	}
+	c.SMTPPort = 587
+	if v := getenv("GLIMPSE_SMTP_PORT"); v != "" {
+		if c.SMTPPort, err = strconv.Atoi(v); err != nil || c.SMTPPort <= 0 || c.SMTPPort > 65535 {
+			return fmt.Errorf("GLIMPSE_SMTP_PORT must be a port number, got %q", v)
+		}
+	}
+	c.SMTPTLS = or(getenv("GLIMPSE_SMTP_TLS"), "opportunistic")
+	switch c.SMTPTLS {
+	case "mandatory", "opportunistic", "none":
+	default:
+		return fmt.Errorf("GLIMPSE_SMTP_TLS must be mandatory, opportunistic or none, got %q", c.SMTPTLS)
+	}
+	if v := getenv("GLIMPSE_DEV_MAILBOX"); v != "" {
+		if c.DevMailbox, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("GLIMPSE_DEV_MAILBOX: %w", err)
+		}
+	}
+	return nil
 }
 
 // SecureCookies reports whether cookies must carry Secure: always, except for

@@ -22,7 +22,8 @@ func TestDefaults(t *testing.T) {
 		OperatorName:    "the operator named in your purchase receipt",
 		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
-		PwnedPasswords: "local", InstagramRedirectURI: "http://127.0.0.1:8080/instagram/callback"}
+		PwnedPasswords: "local", InstagramRedirectURI: "http://127.0.0.1:8080/instagram/callback",
+		SMTPPort: 587, SMTPFrom: "Glimpse <no-reply@glimpse.example>", SMTPTLS: "opportunistic"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -67,9 +68,35 @@ func TestRejectsBadValues(t *testing.T) {
 		"sync":     {"GLIMPSE_HIBP_CATALOGUE_SYNC": "1s"},
 		"pwned":    {"GLIMPSE_PWNED_PASSWORDS": "maybe"},
 		"file":     {"GLIMPSE_SECRET_FILE": "/does/not/exist"},
+		"port":     {"GLIMPSE_SMTP_PORT": "70000"},
+		"tls":      {"GLIMPSE_SMTP_TLS": "sometimes"},
+		"from":     {"GLIMPSE_SMTP_FROM": "not an address"},
+		"mailbox":  {"GLIMPSE_DEV_MAILBOX": "maybe"},
+		// The dev mailbox shows sign-in links to anyone: never over https.
+		"mailbox https": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_BASE_URL": "https://glimpse.example"},
 	} {
 		if _, err := Load(env(vars)); err == nil {
 			t.Errorf("%s: accepted %v", name, vars)
 		}
+	}
+}
+
+func TestSMTPAndDevMailbox(t *testing.T) {
+	t.Parallel()
+	pw := filepath.Join(t.TempDir(), "smtp")
+	if err := os.WriteFile(pw, []byte("hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{
+		"GLIMPSE_SMTP_HOST": "mailpit", "GLIMPSE_SMTP_PORT": "1025", "GLIMPSE_SMTP_USERNAME": "app",
+		"GLIMPSE_SMTP_PASSWORD_FILE": pw, "GLIMPSE_SMTP_FROM": "Profilio <hi@profilio.example>", "GLIMPSE_SMTP_TLS": "none",
+		"GLIMPSE_DEV_MAILBOX": "1",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SMTPHost != "mailpit" || c.SMTPPort != 1025 || c.SMTPUsername != "app" || c.SMTPPassword != "hunter2" ||
+		c.SMTPFrom != "Profilio <hi@profilio.example>" || c.SMTPTLS != "none" || !c.DevMailbox {
+		t.Fatalf("unexpected config %+v", c)
 	}
 }
