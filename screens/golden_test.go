@@ -144,6 +144,19 @@ func goldenCases() []goldenCase {
 			return LegalPage(c, "terms", l, l.Render(map[string]string{"operator_name": "Ana Example",
 				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name}))
 		}},
+		{"password-recovery", func(c Context) Page { return PasswordRecovery(c, ResetState{}) }},
+		{"password-recovery__new-password", func(c Context) Page { return PasswordRecovery(c, ResetState{Token: "reset-token"}) }},
+		{"password-recovery__link-invalid", func(c Context) Page { return PasswordRecovery(c, ResetState{LinkInvalid: true}) }},
+		{"access-recovery", func(c Context) Page { return AccessRecovery(c, "") }},
+		{"access-recovery__sent", func(c Context) Page { return AccessRecovery(c, "ann@example.com") }},
+		{"create-account", func(c Context) Page {
+			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_123", Email: "ann@example.com"})
+		}},
+		{"create-account__no-id", func(c Context) Page { return CreateAccount(c, CreateAccountState{Problem: CreateAccountNoID}) }},
+		{"create-account__no-subscription", func(c Context) Page {
+			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})
+		}},
+		{"creating-account", CreatingAccount},
 	}
 }
 
