@@ -43,20 +43,22 @@ const (
 	GiftOneMonth    Entitlement = "gift_one_month"
 )
 
-// Owned is a plan code with its expiry, as entitlements need it.
+// Owned is a plan code with its bundle and expiry, as entitlements need it.
 type Owned struct {
 	PlanCode  string
+	Bundle    string
 	Status    string
 	ExpiresAt *time.Time
 }
 
-// Entitlements returns the entitlements that non-expired subscriptions give.
-// Each family's code carries its family name, with brand markers (_x_, _y_)
-// and sale variants around it, so a substring match covers them all.
-func Entitlements(owned []Owned, now time.Time) map[Entitlement]bool {
+// Entitlements returns the entitlements that non-expired subscriptions on
+// bundle give: a partner brand's purchase does not unlock this brand. Each
+// family's code carries its family name, with brand markers (_x_, _y_) and
+// sale variants around it, so a substring match covers them all.
+func Entitlements(owned []Owned, bundle string, now time.Time) map[Entitlement]bool {
 	out := map[Entitlement]bool{}
 	for _, o := range owned {
-		if o.Status == "expired" || (o.ExpiresAt != nil && !now.Before(*o.ExpiresAt)) {
+		if o.Bundle != bundle || o.Status == "expired" || (o.ExpiresAt != nil && !now.Before(*o.ExpiresAt)) {
 			continue
 		}
 		for _, e := range []Entitlement{PDFCourse, ProfileReport, ReelsPlaybook, PremiumOneMonth, GiftOneMonth} {

@@ -28,11 +28,13 @@ func TestEntitlements(t *testing.T) {
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	past := now.Add(-time.Hour)
 	got := Entitlements([]Owned{
-		{PlanCode: "glimpse_x_pdf_course_sale", Status: "active"},
-		{PlanCode: "glimpse_profile_report", Status: "active", ExpiresAt: &past},
-		{PlanCode: "glimpse_reels_playbook", Status: "expired"},
-		{PlanCode: "glimpse_gift_one_month", Status: "canceled"},
-	}, now)
+		{PlanCode: "glimpse_x_pdf_course_sale", Bundle: "b", Status: "active"},
+		{PlanCode: "glimpse_profile_report", Bundle: "b", Status: "active", ExpiresAt: &past},
+		{PlanCode: "glimpse_reels_playbook", Bundle: "b", Status: "expired"},
+		{PlanCode: "glimpse_gift_one_month", Bundle: "b", Status: "canceled"},
+		// Another brand's purchase does not count on this one.
+		{PlanCode: "_x_reels_playbook", Bundle: "x", Status: "active"},
+	}, "b", now)
 	want := map[Entitlement]bool{PDFCourse: true, GiftOneMonth: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Entitlements (-want +got):\n%s", diff)

@@ -310,9 +310,9 @@ func (s *Server) homeKey(r *request) string {
 func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
 	owned := make([]billing.Owned, 0, len(r.principal.Subscriptions))
 	for _, sub := range r.principal.Subscriptions {
-		owned = append(owned, billing.Owned{PlanCode: sub.PlanCode, Status: sub.Status, ExpiresAt: sub.ExpiresAt})
+		owned = append(owned, billing.Owned{PlanCode: sub.PlanCode, Bundle: sub.Bundle, Status: sub.Status, ExpiresAt: sub.ExpiresAt})
 	}
-	return billing.Entitlements(owned, s.Clock.Now())
+	return billing.Entitlements(owned, r.brand.Bundle, s.Clock.Now())
 }
 
 func (s *Server) homeScreen(r *request) (screens.Page, error) {

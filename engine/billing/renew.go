@@ -1,0 +1,187 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// RenewStats counts what one pass of the renewal job did.
+type RenewStats struct {
+	Due      int // subscriptions found due
+	Renewed  int // charged for a new period
+	Failed   int // a renewal payment failed (a retry is scheduled)
+	Expired  int // ended: canceled at period end, or out of retries
+	Skipped  int // another worker had it, or it changed meanwhile
+	Failures int // errors other than a declined payment (logged)
+}
+
+// renewLease is how long a worker holds a subscription's renewal before
+// another may take it: far longer than one charge takes.
+const renewLease = 10 * time.Minute
+
+// RenewDue renews, retries or expires every subscription due at the
+// clock's now. Any number of workers may run it at once on one database:
+// each due subscription's turn is claimed with a unique insert keyed by its
+// due time, and every charge carries an idempotency key made of the
+// subscription, its period and the attempt, so no period is charged twice
+// even if a worker dies mid-way and another takes over after the lease.
+func (s *Service) RenewDue(ctx context.Context) (RenewStats, error) {
+	var stats RenewStats
+	now := s.clock.Now()
+	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"dueAt": bson.M{"$lte": now}})
+	if err != nil {
+		return stats, fmt.Errorf("find due subscriptions: %w", err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var sub Subscription
+		if err := cur.Decode(&sub); err != nil {
+			return stats, fmt.Errorf("read due subscription: %w", err)
+		}
+		if sub.DueAt.IsZero() || sub.DueAt.After(now) {
+			continue
+		}
+		stats.Due++
+		outcome, err := s.renewOne(ctx, sub, now)
+		if err != nil {
+			if ctx.Err() != nil {
+				return stats, ctx.Err()
+			}
+			stats.Failures++
+			s.logger.Error("renew subscription", "subscription", sub.ID, "error", err)
+			continue
+		}
+		switch outcome {
+		case ChangeRenewed:
+			stats.Renewed++
+		case ChangePaymentFailed:
+			stats.Failed++
+		case ChangeExpired:
+			stats.Expired++
+		default:
+			stats.Skipped++
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return stats, fmt.Errorf("find due subscriptions: %w", err)
+	}
+	return stats, nil
+}
+
+// renewOne handles one due subscription and says what it did ("" when it
+// left it to another worker).
+func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time) (string, error) {
+	due := strconv.FormatInt(seen.DueAt.UnixNano(), 10)
+	won, err := s.claims.Take(ctx, "renew:"+seen.ID+":"+due, "renewal", now.Add(renewLease))
+	if err != nil || !won {
+		return "", err
+	}
+	// What was read before the claim may be stale: act on the document as
+	// it is now, and only if its turn is still the one claimed.
+	sub, err := s.Subscription(ctx, seen.ID)
+	if err != nil {
+		return "", err
+	}
+	if !sub.DueAt.Equal(seen.DueAt) {
+		return "", nil
+	}
+	if sub.Status == StatusCanceled || !sub.MainPlan || sub.Status != StatusActive {
+		return ChangeExpired, s.expire(ctx, sub, now, "the period ended after a cancellation")
+	}
+	code := sub.PlanCode
+	if sub.NextPlanCode != "" {
+		code = sub.NextPlanCode
+	}
+	plan, err := s.catalogue.Plan(code)
+	if err != nil || !plan.Recurring() {
+		return ChangeExpired, s.expire(ctx, sub, now, "the plan no longer renews")
+	}
+	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
+	attempt := strconv.Itoa(sub.FailedAttempts)
+	_, err = s.charge(ctx, ChargeRequest{Key: "renew:" + sub.ID + ":" + period + ":" + attempt,
+		Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
+	if errors.Is(err, ErrCardDeclined) {
+		return ChangePaymentFailed, s.paymentFailed(ctx, sub, plan, now)
+	}
+	if err != nil {
+		return "", err
+	}
+	start := sub.CurrentPeriodEnd
+	end := plan.Period.After(start)
+	for !end.After(now) { // a long outage: the new period starts now, not in the past
+		start, end = end, plan.Period.After(end)
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
+		"$set":   bson.M{"currentPeriodStart": start, "currentPeriodEnd": end, "dueAt": end, "planCode": plan.Code, "price": plan.Price},
+		"$unset": bson.M{"failedAttempts": "", "nextPlanCode": ""},
+	}); err != nil {
+		return "", fmt.Errorf("renew %s: %w", sub.ID, err)
+	}
+	s.record(ctx, sub.ID, "renewed:"+period, Change{By: "renewal", Kind: ChangeRenewed, From: sub.PlanCode, To: plan.Code,
+		Detail: plan.Price.String() + " until " + end.Format(time.RFC3339)})
+	s.send(ctx, Notice{Key: "receipt:" + sub.ID + ":" + period, To: sub.Email, Brand: sub.Brand, Kind: NoticeReceipt,
+		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": now.Format("Jan 2, 2006")}})
+	s.touched(sub.UserID)
+	return ChangeRenewed, nil
+}
+
+// paymentFailed schedules the next retry, or expires the subscription after
+// the last one.
+func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time) error {
+	attempt := sub.FailedAttempts
+	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
+	s.record(ctx, sub.ID, "payment_failed:"+period+":"+strconv.Itoa(attempt), Change{By: "renewal", Kind: ChangePaymentFailed,
+		Detail: "attempt " + strconv.Itoa(attempt+1) + " of " + strconv.Itoa(len(s.retries)+1)})
+	if attempt >= len(s.retries) {
+		return s.expire(ctx, sub, now, "the renewal payment failed after every retry")
+	}
+	next := sub.CurrentPeriodEnd.Add(s.retries[attempt])
+	if !next.After(now) {
+		next = now.Add(time.Hour)
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID},
+		bson.M{"$set": bson.M{"dueAt": next, "failedAttempts": attempt + 1}}); err != nil {
+		return fmt.Errorf("schedule retry of %s: %w", sub.ID, err)
+	}
+	s.send(ctx, Notice{Key: "payment-failed:" + sub.ID + ":" + period + ":" + strconv.Itoa(attempt), To: sub.Email, Brand: sub.Brand,
+		Kind: NoticePaymentFailed, Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name,
+			"price": plan.Price.String(), "retryDate": next.Format("Jan 2, 2006")}})
+	return nil
+}
+
+func (s *Service) expire(ctx context.Context, sub Subscription, now time.Time, why string) error {
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
+		"$set":   bson.M{"status": StatusExpired, "expiresAt": now},
+		"$unset": bson.M{"dueAt": ""},
+	}); err != nil {
+		return fmt.Errorf("expire %s: %w", sub.ID, err)
+	}
+	s.record(ctx, sub.ID, "expired", Change{By: "renewal", Kind: ChangeExpired, From: sub.Status, To: StatusExpired, Detail: why})
+	s.touched(sub.UserID)
+	return nil
+}
+
+// RunRenewals runs RenewDue every interval until ctx ends.
+func (s *Service) RunRenewals(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		stats, err := s.RenewDue(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.logger.Error("renewal pass", "error", err)
+		} else if stats.Due > 0 {
+			s.logger.Info("renewal pass", "due", stats.Due, "renewed", stats.Renewed, "failed", stats.Failed,
+				"expired", stats.Expired, "skipped", stats.Skipped)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

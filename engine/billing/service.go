@@ -1,0 +1,452 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/store"
+)
+
+// Collections billing writes.
+const (
+	SubscriptionsCollection      = "subscriptions" // shared with auth, which reads it
+	subscriptionEmailsCollection = "subscription_emails"
+	historyCollection            = "subscription_history"
+	chargesCollection            = "charges"
+)
+
+// Collections lists billing's collections with their indexes.
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{
+		subscriptionEmailsCollection: nil,
+		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
+		chargesCollection:            nil,
+		sandboxCollection:            nil,
+	}
+}
+
+// Notice is a mail billing asks to send; the app turns it into the mail
+// package's message. Key makes it once-only.
+type Notice struct {
+	Key   string
+	To    string
+	Brand string
+	Kind  string // NoticePurchase, NoticePaymentFailed, …
+	Data  map[string]string
+}
+
+// Kinds of notice.
+const (
+	NoticePurchase      = "purchase"       // Data: subscription, plan, price
+	NoticePaymentFailed = "payment_failed" // Data: plan, retryDate
+	NoticeCanceled      = "canceled"       // Data: plan, endDate
+	NoticeReceipt       = "receipt"        // Data: item, price, date
+)
+
+// Service sells plans and keeps subscriptions.
+type Service struct {
+	db        *mongo.Database
+	clock     engine.Clock
+	provider  Provider
+	catalogue *Catalogue
+	claims    *store.Claims
+	logger    *slog.Logger
+	// notify sends mail; nil sends none.
+	notify func(ctx context.Context, n Notice) error
+	// changed is told the user whose subscriptions changed, so caches of
+	// them (auth keeps one per instance) can drop it.
+	changed func(userID string)
+	// retries are the delays after a period end at which a failed renewal is
+	// tried again; after the last the subscription expires.
+	retries []time.Duration
+}
+
+// Options are the Service's collaborators beyond the database.
+type Options struct {
+	Provider  Provider
+	Catalogue *Catalogue
+	Logger    *slog.Logger
+	Notify    func(ctx context.Context, n Notice) error
+	Changed   func(userID string)
+}
+
+// DefaultRetries retries a failed renewal 1, 3 and 5 days after the period
+// ended, the spacing subscription businesses commonly use for dunning.
+var DefaultRetries = []time.Duration{24 * time.Hour, 3 * 24 * time.Hour, 5 * 24 * time.Hour}
+
+// NewService returns the billing service.
+func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
+	if o.Catalogue == nil {
+		o.Catalogue = DefaultCatalogue()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
+		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries}
+}
+
+// Catalogue returns the plans on sale.
+func (s *Service) Catalogue() *Catalogue { return s.catalogue }
+
+// Provider returns the payment provider.
+func (s *Service) Provider() Provider { return s.provider }
+
+// ErrNoSubscription is an unknown subscription id.
+var ErrNoSubscription = engine.Errorf(engine.CodeNotFound, "No subscription")
+
+// CheckoutRequest is a visitor buying a main plan.
+type CheckoutRequest struct {
+	Brand    string // brand key
+	Bundle   string // the brand's bundle
+	PlanCode string
+	Email    string
+	Card     Card
+	// Key is the checkout's idempotency key (one per checkout page view):
+	// the same key never charges twice and returns the same subscription.
+	Key string
+}
+
+// Checkout charges the first period and creates the subscription. A declined
+// card creates nothing.
+func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscription, error) {
+	plan, err := s.catalogue.Plan(req.PlanCode)
+	if err != nil {
+		return Subscription{}, err
+	}
+	if plan.Kind != KindMain || plan.Sale || plan.Brand != req.Brand {
+		return Subscription{}, ErrUnknownPlan
+	}
+	if req.Key == "" || len(req.Key) > 128 {
+		return Subscription{}, engine.Errorf(engine.CodeInvalid, "The checkout could not be read. Please reload the page.")
+	}
+	email := normaliseEmail(req.Email)
+	subID := "sub_" + engine.HashToken("checkout:" + req.Key)[:24]
+	if existing, err := s.Subscription(ctx, subID); err == nil {
+		return existing, nil // the same checkout submitted again
+	}
+	pm, err := s.provider.SaveCard(ctx, email, req.Card)
+	if err != nil {
+		return Subscription{}, err
+	}
+	now := s.clock.Now()
+	if _, err := s.charge(ctx, ChargeRequest{Key: "checkout:" + req.Key, Method: pm, Amount: plan.Price,
+		Description: plan.Code}); err != nil {
+		return Subscription{}, err
+	}
+	end := plan.Period.After(now)
+	sub := Subscription{ID: subID, Email: email, Emails: []string{email}, Bundle: req.Bundle, Brand: req.Brand,
+		PlanCode: plan.Code, Status: StatusActive, MainPlan: true, Price: plan.Price, Provider: s.provider.Name(),
+		StartedAt: now, CurrentPeriodStart: now, CurrentPeriodEnd: end, DueAt: end, PaymentMethod: pm}
+	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+		return Subscription{}, fmt.Errorf("checkout: create subscription: %w", err)
+	}
+	if err := s.indexEmail(ctx, email, sub.ID); err != nil {
+		return Subscription{}, err
+	}
+	s.record(ctx, sub.ID, "created", Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
+		Detail: plan.Price.String() + " " + pm.Brand + " ••" + pm.Last4})
+	s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: email, Brand: req.Brand, Kind: NoticePurchase,
+		Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": plan.Price.String()}})
+	return sub, nil
+}
+
+// charge asks the provider and keeps the answer in the charges ledger under
+// the request's key.
+func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error) {
+	ch, err := s.provider.Charge(ctx, req)
+	if ch.Key == "" {
+		ch.Key = req.Key
+	}
+	ch.ID = req.Key
+	if ch.CreatedAt.IsZero() {
+		ch.CreatedAt = s.clock.Now()
+	}
+	if ch.Status != "" {
+		if _, werr := s.db.Collection(chargesCollection).InsertOne(ctx, ch); werr != nil && !store.IsDuplicateKey(werr) {
+			s.logger.Error("record charge", "key", req.Key, "error", werr)
+		}
+	}
+	if err != nil {
+		return ch, err
+	}
+	return ch, nil
+}
+
+// indexEmail files a subscription under its email: documents "<email>#0",
+// "<email>#1", … (unique inserts, so concurrent checkouts by one address
+// each get a slot), because the embedded database finds documents fast only
+// by _id.
+func (s *Service) indexEmail(ctx context.Context, email, subID string) error {
+	ids, err := s.idsByEmail(ctx, email)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(ids, subID) {
+		return nil
+	}
+	for i := len(ids); i < len(ids)+64; i++ {
+		_, err := s.db.Collection(subscriptionEmailsCollection).InsertOne(ctx,
+			bson.M{"_id": email + "#" + strconv.Itoa(i), "subscriptionId": subID})
+		if err == nil {
+			return nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return fmt.Errorf("index subscription email: %w", err)
+		}
+	}
+	return fmt.Errorf("index subscription email %s: no free slot", email)
+}
+
+func (s *Service) idsByEmail(ctx context.Context, email string) ([]string, error) {
+	var ids []string
+	for i := 0; ; i++ {
+		var doc struct {
+			SubscriptionID string `bson:"subscriptionId"`
+		}
+		err := s.db.Collection(subscriptionEmailsCollection).FindOne(ctx, bson.M{"_id": email + "#" + strconv.Itoa(i)}).Decode(&doc)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return ids, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("subscriptions by email: %w", err)
+		}
+		ids = append(ids, doc.SubscriptionID)
+	}
+}
+
+// Subscription returns a subscription by id.
+func (s *Service) Subscription(ctx context.Context, id string) (Subscription, error) {
+	var sub Subscription
+	err := s.db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sub)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Subscription{}, ErrNoSubscription
+	}
+	if err != nil {
+		return Subscription{}, fmt.Errorf("find subscription %s: %w", id, err)
+	}
+	return sub, nil
+}
+
+// SubscriptionsByEmail returns every subscription bought with an address.
+func (s *Service) SubscriptionsByEmail(ctx context.Context, email string) ([]Subscription, error) {
+	ids, err := s.idsByEmail(ctx, normaliseEmail(email))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Subscription, 0, len(ids))
+	for _, id := range ids {
+		sub, err := s.Subscription(ctx, id)
+		if errors.Is(err, ErrNoSubscription) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub)
+	}
+	return out, nil
+}
+
+// ForUser returns an account's subscriptions.
+func (s *Service) ForUser(ctx context.Context, userID string) ([]Subscription, error) {
+	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
+	}
+	var out []Subscription
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
+	}
+	return out, nil
+}
+
+// ErrAlreadyFinalized is a subscription another account owns.
+var ErrAlreadyFinalized = engine.Errorf(engine.CodeConflict, "No subscription")
+
+// Finalize links a paid subscription to the account just created for it.
+// The link is claimed with a unique insert, so of two accounts racing for
+// one subscription exactly one gets it; linking the same account again is
+// a no-op.
+func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) error {
+	sub, err := s.Subscription(ctx, subscriptionID)
+	if err != nil {
+		return err
+	}
+	if sub.UserID == userID {
+		return nil
+	}
+	if sub.UserID != "" {
+		return ErrAlreadyFinalized
+	}
+	won, err := s.claims.Take(ctx, "finalize:"+subscriptionID, userID, s.clock.Now().AddDate(100, 0, 0))
+	if err != nil {
+		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
+	}
+	if !won {
+		owner, err := s.claims.Owner(ctx, "finalize:"+subscriptionID)
+		if err != nil {
+			return fmt.Errorf("finalize %s: %w", subscriptionID, err)
+		}
+		if owner != userID {
+			return ErrAlreadyFinalized
+		}
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subscriptionID},
+		bson.M{"$set": bson.M{"userId": userID}}); err != nil {
+		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
+	}
+	s.record(ctx, subscriptionID, "finalized", Change{By: "user:" + userID, Kind: ChangeFinalized, To: userID})
+	s.touched(userID)
+	return nil
+}
+
+// PurchaseRequest is a subscriber buying an add-on with the payment method
+// of their main plan.
+type PurchaseRequest struct {
+	UserID string
+	Email  string
+	Main   Subscription
+	Family string // FamilyPDFCourse, FamilyProfileReport or FamilyReelsPlaybook
+}
+
+// ErrAlreadyOwned is an add-on bought before.
+var ErrAlreadyOwned = engine.Errorf(engine.CodeConflict, "You already own this.")
+
+// Purchase charges an add-on to the main plan's payment method. An add-on
+// is bought once per account and brand, so its idempotency key is that
+// pair: a double tap, a retry or a second instance charges once.
+func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscription, error) {
+	if req.UserID == "" || req.Main.ID == "" {
+		return Subscription{}, engine.Errorf(engine.CodeForbidden, "Cant find subscription id or firebase uid")
+	}
+	plan, err := s.catalogue.Find(req.Main.Brand, req.Family)
+	if err != nil || plan.Kind != KindAddOn {
+		return Subscription{}, ErrUnknownPlan
+	}
+	subID := "add_" + engine.HashToken("purchase:"+req.UserID+":"+plan.Code)[:24]
+	if existing, err := s.Subscription(ctx, subID); err == nil {
+		return existing, ErrAlreadyOwned
+	}
+	ch, err := s.charge(ctx, ChargeRequest{Key: "purchase:" + req.UserID + ":" + plan.Code,
+		Method: req.Main.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
+	if err != nil {
+		return Subscription{}, err
+	}
+	now := s.clock.Now()
+	sub := Subscription{ID: subID, UserID: req.UserID, Email: req.Email, Emails: []string{req.Email},
+		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
+		Price: plan.Price, Provider: s.provider.Name(), StartedAt: now, PaymentMethod: req.Main.PaymentMethod,
+		MainSubscriptionID: req.Main.ID}
+	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
+	}
+	s.record(ctx, sub.ID, "created", Change{By: "user:" + req.UserID, Kind: ChangeCreated, To: plan.Code,
+		Detail: plan.Price.String() + " charge " + ch.Reference})
+	s.send(ctx, Notice{Key: "receipt:" + sub.ID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeReceipt,
+		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": now.Format("Jan 2, 2006")}})
+	s.touched(req.UserID)
+	return sub, nil
+}
+
+// Cancel stops a main plan from renewing: it stays canceled-but-authorised
+// until its period ends, then the renewal job expires it. Canceling twice
+// is a no-op.
+func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscription, error) {
+	sub, err := s.Subscription(ctx, subscriptionID)
+	if err != nil {
+		return Subscription{}, err
+	}
+	if sub.Status != StatusActive || !sub.MainPlan {
+		return sub, nil
+	}
+	now := s.clock.Now()
+	end := sub.CurrentPeriodEnd
+	if end.IsZero() || end.Before(now) {
+		end = now
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": bson.M{
+		"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end,
+	}}); err != nil {
+		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
+	}
+	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusCanceled, true, &now, &end, end
+	s.record(ctx, sub.ID, "canceled", Change{By: by, Kind: ChangeCanceled, From: StatusActive, To: StatusCanceled})
+	s.send(ctx, Notice{Key: "canceled:" + sub.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled,
+		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": end.Format("Jan 2, 2006")}})
+	s.touched(sub.UserID)
+	return sub, nil
+}
+
+// CancelForEmail cancels every active main plan bought with an address on
+// a bundle (the cancel-by-email link). It returns how many it canceled.
+func (s *Service) CancelForEmail(ctx context.Context, email, bundle, by string) (int, error) {
+	subs, err := s.SubscriptionsByEmail(ctx, email)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, sub := range subs {
+		if sub.Bundle != bundle || !sub.MainPlan || sub.Status != StatusActive {
+			continue
+		}
+		if _, err := s.Cancel(ctx, sub.ID, by); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// History returns a subscription's changes, oldest first.
+func (s *Service) History(ctx context.Context, subscriptionID string) ([]Change, error) {
+	cur, err := s.db.Collection(historyCollection).Find(ctx, bson.M{"subscriptionId": subscriptionID})
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+	}
+	var out []Change
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+	}
+	slices.SortStableFunc(out, func(a, b Change) int { return a.At.Compare(b.At) })
+	return out, nil
+}
+
+// record writes one history line under its key; a line already written
+// (the same change made again) stays as it was.
+func (s *Service) record(ctx context.Context, subID, key string, c Change) {
+	c.ID, c.SubscriptionID = subID+"/"+key, subID
+	if c.At.IsZero() {
+		c.At = s.clock.Now()
+	}
+	if _, err := s.db.Collection(historyCollection).InsertOne(ctx, c); err != nil && !store.IsDuplicateKey(err) {
+		s.logger.Error("record subscription change", "subscription", subID, "change", key, "error", err)
+	}
+}
+
+func (s *Service) send(ctx context.Context, n Notice) {
+	if s.notify == nil || n.To == "" {
+		return
+	}
+	if err := s.notify(ctx, n); err != nil {
+		s.logger.Error("queue billing mail", "key", n.Key, "error", err)
+	}
+}
+
+func (s *Service) touched(userID string) {
+	if s.changed != nil && userID != "" {
+		s.changed(userID)
+	}
+}
+
+func normaliseEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }

@@ -1,0 +1,411 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+type fixture struct {
+	svc     *Service
+	clock   *engine.ManualClock
+	notices *noticeLog
+}
+
+type noticeLog struct {
+	mu   sync.Mutex
+	list []Notice
+}
+
+func (l *noticeLog) add(_ context.Context, n Notice) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, n)
+	return nil
+}
+
+func (l *noticeLog) kinds() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, n := range l.list {
+		out = append(out, n.Kind)
+	}
+	return out
+}
+
+var start = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	st := storetest.Open(t)
+	clock := engine.NewManualClock(start)
+	log := &noticeLog{}
+	svc := NewService(st.DB(), clock, Options{Provider: NewSandbox(st.DB(), clock), Notify: log.add})
+	return fixture{svc: svc, clock: clock, notices: log}
+}
+
+func card(number string) Card { return Card{Number: number, ExpMonth: 12, ExpYear: 2030, CVC: "123"} }
+
+func (f fixture) buy(t *testing.T, family, number, key string) Subscription {
+	t.Helper()
+	plan, err := f.svc.Catalogue().Find("default", family)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := f.svc.Checkout(context.Background(), CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: plan.Code, Email: "Ann@Example.com ", Card: card(number), Key: key})
+	if err != nil {
+		t.Fatalf("checkout: %v", err)
+	}
+	return sub
+}
+
+func (f fixture) chargeCount(t *testing.T) int64 {
+	t.Helper()
+	n, err := f.svc.db.Collection(sandboxCollection).CountDocuments(context.Background(), bson.M{"status": "succeeded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCatalogueEveryFamilyAndBrand(t *testing.T) {
+	t.Parallel()
+	c := DefaultCatalogue()
+	prices := map[string]string{FamilyWeekly: "$1", FamilyPremiumOneMonth: "$13.99", FamilyThreeMonth: "$49",
+		FamilyGiftOneMonth: "$19.99", FamilyPDFCourse: "$19.99", FamilyProfileReport: "$28.99", FamilyReelsPlaybook: "$28.99"}
+	for _, b := range []string{"default", "_x_", "_y_"} {
+		for family, price := range prices {
+			p, err := c.Find(b, family)
+			if err != nil {
+				t.Fatalf("%s %s: %v", b, family, err)
+			}
+			if p.Price.String() != price || p.Brand != b {
+				t.Errorf("%s: price %s brand %s, want %s %s", p.Code, p.Price, p.Brand, price, b)
+			}
+			// The spec's substring rules read every code back to its family
+			// and brand.
+			if FamilyOf(p.Code) != family {
+				t.Errorf("FamilyOf(%s) = %s", p.Code, FamilyOf(p.Code))
+			}
+			if (p.Kind == KindMain) != p.Recurring() {
+				t.Errorf("%s: kind %s but recurring %v", p.Code, p.Kind, p.Recurring())
+			}
+			if p.Kind == KindMain && Describe(p.Code).Price != price {
+				t.Errorf("Describe(%s) price %s, want %s", p.Code, Describe(p.Code).Price, price)
+			}
+		}
+		sale, err := c.SaleOf(b, FamilyPremiumOneMonth)
+		if err != nil || sale.Price != USD(1399) || sale.FullPrice != USD(13999) || sale.Discount != 90 {
+			t.Errorf("%s sale: %+v %v", b, sale, err)
+		}
+		if got := len(c.ForBrand(b, KindMain)); got != 4 {
+			t.Errorf("%s sells %d main plans, want 4", b, got)
+		}
+	}
+	if got := (Interval{"week", 12}).After(start); !got.Equal(start.AddDate(0, 0, 84)) {
+		t.Errorf("12 weeks after %v = %v", start, got)
+	}
+}
+
+func TestLuhnAndCards(t *testing.T) {
+	t.Parallel()
+	for number, want := range map[string]bool{
+		TestCardSucceeds: true, "4242 4242 4242 4242": true, TestCardDeclined: true, TestCardFailsOnRenewal: true,
+		"4242424242424241": false, "4242-4242-4242-4242": true, "": false, "42424242a4242424": false, "0000": false,
+	} {
+		if Luhn(number) != want {
+			t.Errorf("Luhn(%q) = %v, want %v", number, !want, want)
+		}
+	}
+	now := start
+	if _, err := checkCard(Card{Number: TestCardSucceeds, ExpMonth: 10, ExpYear: 2026, CVC: "123"}, now); !errors.Is(err, ErrCardExpired) {
+		t.Errorf("a card that expired last month: %v", err)
+	}
+	if _, err := checkCard(Card{Number: TestCardSucceeds, ExpMonth: 11, ExpYear: 26, CVC: "123"}, now); err != nil {
+		t.Errorf("a card good through this month: %v", err)
+	}
+	if _, err := checkCard(Card{Number: TestCardSucceeds, ExpMonth: 11, ExpYear: 2027, CVC: "12"}, now); !errors.Is(err, ErrCVCInvalid) {
+		t.Errorf("a two-digit CVC: %v", err)
+	}
+}
+
+func TestCheckoutDeclinedCreatesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial",
+		Email: "ann@example.com", Card: card(TestCardDeclined), Key: "k1"})
+	if !errors.Is(err, ErrCardDeclined) {
+		t.Fatalf("declined card: %v", err)
+	}
+	subs, err := f.svc.SubscriptionsByEmail(ctx, "ann@example.com")
+	if err != nil || len(subs) != 0 {
+		t.Fatalf("a declined checkout left %d subscriptions (%v)", len(subs), err)
+	}
+	if _, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial",
+		Email: "ann@example.com", Card: card("4242424242424241"), Key: "k2"}); !errors.Is(err, ErrCardInvalid) {
+		t.Fatalf("a number failing the Luhn check: %v", err)
+	}
+	if _, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "_x_weekly_trial",
+		Email: "ann@example.com", Card: card(TestCardSucceeds), Key: "k3"}); !errors.Is(err, ErrUnknownPlan) {
+		t.Fatalf("another brand's plan: %v", err)
+	}
+}
+
+func TestCheckoutIsIdempotentAndStoresNoCardNumber(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	subs := make([]Subscription, 8)
+	for i := range subs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			subs[i] = f.buy(t, FamilyWeekly, TestCardSucceeds, "same-key")
+		}()
+	}
+	wg.Wait()
+	for _, s := range subs[1:] {
+		if s.ID != subs[0].ID {
+			t.Fatalf("one checkout key made two subscriptions: %s and %s", s.ID, subs[0].ID)
+		}
+	}
+	if n := f.chargeCount(t); n != 1 {
+		t.Fatalf("one checkout key charged %d times", n)
+	}
+	sub, err := f.svc.Subscription(ctx, subs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Email != "ann@example.com" || sub.Status != StatusActive || !sub.MainPlan || sub.UserID != "" ||
+		sub.PaymentMethod.Last4 != "4242" || sub.PaymentMethod.Brand != "visa" || !sub.CurrentPeriodEnd.Equal(start.AddDate(0, 0, 7)) {
+		t.Fatalf("subscription %+v", sub)
+	}
+	raw, err := f.svc.db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": sub.ID}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if containsDigits(raw.String(), TestCardSucceeds) || containsDigits(raw.String(), "123\"") {
+		t.Fatalf("the stored subscription holds card data: %s", raw)
+	}
+	byEmail, err := f.svc.SubscriptionsByEmail(ctx, " ANN@example.com")
+	if err != nil || len(byEmail) != 1 {
+		t.Fatalf("by email: %d %v", len(byEmail), err)
+	}
+	if got := f.notices.kinds(); len(got) == 0 || got[0] != NoticePurchase {
+		t.Fatalf("notices %v, want the purchase mail", got)
+	}
+}
+
+func containsDigits(s, digits string) bool {
+	return len(digits) > 0 && len(s) >= len(digits) && (func() bool {
+		for i := 0; i+len(digits) <= len(s); i++ {
+			if s[i:i+len(digits)] == digits {
+				return true
+			}
+		}
+		return false
+	})()
+}
+
+func TestFinalizeOneAccountWins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyPremiumOneMonth, TestCardSucceeds, "k")
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f.svc.Finalize(ctx, sub.ID, "user-"+string(rune('a'+i)))
+		}()
+	}
+	wg.Wait()
+	winners := 0
+	for _, err := range errs {
+		if err == nil {
+			winners++
+		} else if !errors.Is(err, ErrAlreadyFinalized) {
+			t.Fatal(err)
+		}
+	}
+	if winners != 1 {
+		t.Fatalf("%d accounts finalised one subscription", winners)
+	}
+	got, _ := f.svc.Subscription(ctx, sub.ID)
+	if err := f.svc.Finalize(ctx, sub.ID, got.UserID); err != nil {
+		t.Fatalf("finalising again by the owner: %v", err)
+	}
+}
+
+// A subscription's life under the injected clock: the weekly trial renews,
+// a card that fails off-session is retried after 1, 3 and 5 days and then
+// expires, and a canceled plan stays authorised until its period ends.
+func TestSubscriptionLife(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	good := f.buy(t, FamilyWeekly, TestCardSucceeds, "good")
+	bad := f.buy(t, FamilyPremiumOneMonth, TestCardFailsOnRenewal, "bad")
+	canceled := f.buy(t, FamilyThreeMonth, "5555555555554444", "cancel")
+	if _, err := f.svc.Cancel(ctx, canceled.ID, "user:u"); err != nil {
+		t.Fatal(err)
+	}
+	pass := func() RenewStats {
+		t.Helper()
+		stats, err := f.svc.RenewDue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stats
+	}
+	if s := pass(); s.Due != 0 {
+		t.Fatalf("nothing is due at the start: %+v", s)
+	}
+	// Week 1 ends: the trial renews for another week.
+	f.clock.Advance(7 * 24 * time.Hour)
+	if s := pass(); s.Renewed != 1 {
+		t.Fatalf("after a week: %+v", s)
+	}
+	g, _ := f.svc.Subscription(ctx, good.ID)
+	if !g.CurrentPeriodEnd.Equal(start.AddDate(0, 0, 14)) || g.Status != StatusActive {
+		t.Fatalf("renewed trial %+v", g)
+	}
+	// The month ends: the 0341 card fails; retries follow on days 1, 3, 5.
+	monthEnd := start.AddDate(0, 1, 0)
+	f.clock.Set(monthEnd)
+	pass()
+	b, _ := f.svc.Subscription(ctx, bad.ID)
+	if b.Status != StatusActive || b.FailedAttempts != 1 || !b.DueAt.Equal(monthEnd.Add(24*time.Hour)) {
+		t.Fatalf("after the first failure %+v", b)
+	}
+	for i, day := range []int{1, 3, 5} {
+		f.clock.Set(monthEnd.AddDate(0, 0, day))
+		pass()
+		b, _ = f.svc.Subscription(ctx, bad.ID)
+		if i < 2 && (b.Status != StatusActive || b.FailedAttempts != i+2) {
+			t.Fatalf("retry on day %d: %+v", day, b)
+		}
+	}
+	if b.Status != StatusExpired {
+		t.Fatalf("after the last retry the subscription is %s", b.Status)
+	}
+	// The canceled 12-week plan authorised until its end, then expires.
+	c, _ := f.svc.Subscription(ctx, canceled.ID)
+	if c.Status != StatusCanceled || c.Expired(start.AddDate(0, 0, 83)) || !c.Expired(start.AddDate(0, 0, 84)) {
+		t.Fatalf("canceled %+v", c)
+	}
+	f.clock.Set(start.AddDate(0, 0, 85))
+	pass()
+	c, _ = f.svc.Subscription(ctx, canceled.ID)
+	if c.Status != StatusExpired {
+		t.Fatalf("canceled plan after its period: %s", c.Status)
+	}
+	hist, err := f.svc.History(ctx, bad.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, h := range hist {
+		kinds = append(kinds, h.Kind)
+	}
+	want := []string{ChangeCreated, ChangePaymentFailed, ChangePaymentFailed, ChangePaymentFailed, ChangePaymentFailed, ChangeExpired}
+	if len(kinds) != len(want) {
+		t.Fatalf("history %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("history %v, want %v", kinds, want)
+		}
+	}
+	failedMails := 0
+	for _, k := range f.notices.kinds() {
+		if k == NoticePaymentFailed {
+			failedMails++
+		}
+	}
+	if failedMails != 3 {
+		t.Fatalf("%d payment-failed mails, want one per scheduled retry (3)", failedMails)
+	}
+}
+
+func TestPurchaseAddOnOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	main := f.buy(t, FamilyWeekly, TestCardSucceeds, "k")
+	if err := f.svc.Finalize(ctx, main.ID, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	main, _ = f.svc.Subscription(ctx, main.ID)
+	req := PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyPDFCourse}
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := f.svc.Purchase(ctx, req); err != nil && !errors.Is(err, ErrAlreadyOwned) {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := f.chargeCount(t); n != 2 {
+		t.Fatalf("%d charges, want the checkout and one course", n)
+	}
+	subs, err := f.svc.ForUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned := make([]Owned, 0, len(subs))
+	for _, s := range subs {
+		owned = append(owned, Owned{PlanCode: s.PlanCode, Bundle: s.Bundle, Status: s.Status, ExpiresAt: s.ExpiresAt})
+	}
+	ent := Entitlements(owned, "glimpse.web", f.clock.Now())
+	if !ent[PDFCourse] || ent[ProfileReport] {
+		t.Fatalf("entitlements %v", ent)
+	}
+	if _, err := f.svc.Purchase(ctx, PurchaseRequest{UserID: "u1", Email: main.Email, Family: FamilyPDFCourse}); err == nil {
+		t.Fatal("a purchase without a subscription id went through")
+	}
+}
+
+func TestTwoWorkersRenewOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	for i := range 40 {
+		f.buy(t, FamilyWeekly, TestCardSucceeds, "k"+string(rune('A'+i)))
+	}
+	f.clock.Advance(8 * 24 * time.Hour)
+	other := NewService(f.svc.db, f.clock, Options{Provider: NewSandbox(f.svc.db, f.clock)})
+	var wg sync.WaitGroup
+	for _, w := range []*Service{f.svc, other, f.svc, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := w.RenewDue(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := f.chargeCount(t); n != 80 {
+		t.Fatalf("%d charges for 40 checkouts and 40 renewals", n)
+	}
+}

@@ -1,0 +1,90 @@
+package billing
+
+import (
+	"time"
+)
+
+// Subscription statuses. Active and canceled authorise (canceled until its
+// period ends); expired never does. A failing renewal keeps the status
+// active while it is retried (FailedAttempts > 0): the grace period.
+const (
+	StatusActive   = "active"
+	StatusCanceled = "canceled"
+	StatusExpired  = "expired"
+)
+
+// Subscription is one purchase: a main plan that renews, or a one-time
+// add-on. Its document lives in the subscriptions collection, which auth
+// reads (a subset of these fields) to authorise. The field names follow the
+// spec's lookup result (id, bundle, plan_code, status, main_plan,
+// started_at, emails).
+type Subscription struct {
+	ID     string `bson:"_id"`
+	UserID string `bson:"userId"` // "" until the buyer creates the account
+	// Email is the account email: the last entry of Emails, as the spec's
+	// finalisation flow reads it.
+	Email     string   `bson:"email"`
+	Emails    []string `bson:"emails"`
+	Bundle    string   `bson:"bundle"`
+	Brand     string   `bson:"brand"`
+	PlanCode  string   `bson:"planCode"`
+	Status    string   `bson:"status"`
+	MainPlan  bool     `bson:"mainPlan"`
+	Price     Money    `bson:"price"`
+	Provider  string   `bson:"provider"`
+	StartedAt time.Time `bson:"startedAt"`
+	// The current period; zero for one-time add-ons.
+	CurrentPeriodStart time.Time `bson:"currentPeriodStart,omitempty"`
+	CurrentPeriodEnd   time.Time `bson:"currentPeriodEnd,omitempty"`
+	// ExpiresAt is when a canceled subscription stops authorising (its
+	// period end), or when an expired one stopped.
+	ExpiresAt         *time.Time    `bson:"expiresAt,omitempty"`
+	CancelAtPeriodEnd bool          `bson:"cancelAtPeriodEnd,omitempty"`
+	CanceledAt        *time.Time    `bson:"canceledAt,omitempty"`
+	PaymentMethod     PaymentMethod `bson:"paymentMethod"`
+	// DueAt is when the renewal job next looks at the subscription: the
+	// period end, or the next retry of a failed payment. Zero for one-time
+	// purchases and for expired subscriptions.
+	DueAt          time.Time `bson:"dueAt,omitempty"`
+	FailedAttempts int       `bson:"failedAttempts,omitempty"`
+	// NextPlanCode, when set, replaces PlanCode from the next period (a
+	// plan change takes effect at renewal).
+	NextPlanCode string `bson:"nextPlanCode,omitempty"`
+	// MainSubscriptionID links an add-on to the main plan it was bought on.
+	MainSubscriptionID string `bson:"mainSubscriptionId,omitempty"`
+}
+
+// Canceled reports whether the subscription will not renew.
+func (s Subscription) Canceled() bool { return s.Status == StatusCanceled }
+
+// Expired reports whether the subscription no longer counts at now.
+func (s Subscription) Expired(now time.Time) bool {
+	return s.Status == StatusExpired || (s.ExpiresAt != nil && !now.Before(*s.ExpiresAt))
+}
+
+// Change is one line of a subscription's history: what changed, when, by
+// whom (a person, the renewal job, a provider's webhook) and from what to
+// what. Its _id is "<subscription id>/<change key>", so a change made twice
+// (a retry, a second instance) is recorded once.
+type Change struct {
+	ID             string    `bson:"_id"`
+	SubscriptionID string    `bson:"subscriptionId"`
+	At             time.Time `bson:"at"`
+	By             string    `bson:"by"`
+	Kind           string    `bson:"kind"`
+	From           string    `bson:"from,omitempty"`
+	To             string    `bson:"to,omitempty"`
+	Detail         string    `bson:"detail,omitempty"`
+}
+
+// Kinds of change.
+const (
+	ChangeCreated       = "created"
+	ChangeFinalized     = "finalized"
+	ChangeRenewed       = "renewed"
+	ChangePaymentFailed = "payment_failed"
+	ChangeCanceled      = "canceled"
+	ChangeExpired       = "expired"
+	ChangePlanChanged   = "plan_changed"
+	ChangeExtended      = "extended"
+)
