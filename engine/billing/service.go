@@ -334,7 +334,7 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if err != nil || plan.Kind != KindAddOn {
 		return Subscription{}, ErrUnknownPlan
 	}
-	subID := "add_" + engine.HashToken("purchase:"+req.UserID+":"+plan.Code)[:24]
+	subID := "add_" + engine.HashToken("purchase:" + req.UserID + ":" + plan.Code)[:24]
 	if existing, err := s.Subscription(ctx, subID); err == nil {
 		return existing, ErrAlreadyOwned
 	}

@@ -23,15 +23,15 @@ type Subscription struct {
 	UserID string `bson:"userId"` // "" until the buyer creates the account
 	// Email is the account email: the last entry of Emails, as the spec's
 	// finalisation flow reads it.
-	Email     string   `bson:"email"`
-	Emails    []string `bson:"emails"`
-	Bundle    string   `bson:"bundle"`
-	Brand     string   `bson:"brand"`
-	PlanCode  string   `bson:"planCode"`
-	Status    string   `bson:"status"`
-	MainPlan  bool     `bson:"mainPlan"`
-	Price     Money    `bson:"price"`
-	Provider  string   `bson:"provider"`
+	Email     string    `bson:"email"`
+	Emails    []string  `bson:"emails"`
+	Bundle    string    `bson:"bundle"`
+	Brand     string    `bson:"brand"`
+	PlanCode  string    `bson:"planCode"`
+	Status    string    `bson:"status"`
+	MainPlan  bool      `bson:"mainPlan"`
+	Price     Money     `bson:"price"`
+	Provider  string    `bson:"provider"`
 	StartedAt time.Time `bson:"startedAt"`
 	// The current period; zero for one-time add-ons.
 	CurrentPeriodStart time.Time `bson:"currentPeriodStart,omitempty"`
