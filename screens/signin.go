@@ -9,6 +9,10 @@ const SignInForm = "sign-in"
 // no subscription authorises the person.
 const NoSubscriptionOverlay = "no-subscription"
 
+// SubscriptionExpiredOverlay is the alert shown when the credentials are
+// right but every subscription on this brand's bundle has expired.
+const SubscriptionExpiredOverlay = "subscription-expired"
+
 // SignIn is the sign-in screen. billingURL is where a person without a
 // subscription can buy one.
 func SignIn(c Context, billingURL string) Page {
@@ -42,10 +46,20 @@ func SignIn(c Context, billingURL string) Page {
 			ui.OpenURL(billingURL, false),
 		)),
 	)
+	// The alert for an account whose subscriptions here have all expired,
+	// and the notice after a password reset (opened by the answer that
+	// sends the person here).
+	expired := ui.Dialog(SubscriptionExpiredOverlay, "modal", c.T("subscriptionExpired.title"),
+		ui.Text("body", c.T("subscriptionExpired.text")),
+		ui.Button(c.T("subscriptionExpired.ok"), "primary", ui.CloseOverlay(SubscriptionExpiredOverlay)))
+	changed := ui.Dialog(PasswordChangedOverlay, "modal", c.T("passwordRecovery.changedTitle"),
+		ui.Text("body", c.T("passwordRecovery.changedText")),
+		ui.Button(c.T("passwordRecovery.changedOk"), "primary", ui.CloseOverlay(PasswordChangedOverlay)))
 	return Page{
-		Screen:   screen,
-		Overlays: map[string]*ui.Node{NoSubscriptionOverlay: noSub},
-		State:    map[string]any{"form": map[string]any{"email": "", "password": ""}},
+		Screen: screen,
+		Overlays: map[string]*ui.Node{NoSubscriptionOverlay: noSub, SubscriptionExpiredOverlay: expired,
+			PasswordChangedOverlay: changed},
+		State: map[string]any{"form": map[string]any{"email": "", "password": ""}},
 	}
 }
 
