@@ -7,27 +7,13 @@ import (
 	"unicode/utf8"
 )
 
-// Screens are encoded on every screen request, and encoding/json spends most
-// of that time reflecting over Node's many empty fields. Node and Action
-// therefore write themselves (node_json.go); everything else, small and rare,
-// goes through encoding/json. The output is byte-identical to encoding/json's,
-// which a test checks over every golden screen and a fully populated node.
-
-// MarshalJSON writes the node and its subtree.
-func (n *Node) MarshalJSON() ([]byte, error) { return n.appendJSON(make([]byte, 0, 1024)) }
-
-// MarshalJSON writes the action.
-func (a *Action) MarshalJSON() ([]byte, error) { return a.appendJSON(make([]byte, 0, 64)) }
-
-func appendKey(b []byte, key string, first *bool) []byte {
-	if !*first {
-		b = append(b, ',')
-	}
-	*first = false
-	b = append(b, '"')
-	b = append(b, key...)
-	return append(b, '"', ':')
-}
+// Node and Action are encoded by encoding/json from their struct tags: the
+// tags are the one description of their JSON, checked against schema.json by
+// the golden tests. A hand-written encoder used to save about 0.18 ms per
+// uncached dashboard compose (108 µs against 290 µs on a 2-core runner); the
+// server keeps each encoded page (EncodePage), so it was not worth a third
+// copy of the contract. The envelope is still written here, so the top level
+// is not re-scanned and the brand can come pre-encoded.
 
 func appendMarshal(b []byte, v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
@@ -149,7 +135,7 @@ func (e *Envelope) EncodePage() ([]byte, error) {
 	var err error
 	if e.Screen == nil {
 		b = append(b, "null"...)
-	} else if b, err = e.Screen.appendJSON(b); err != nil {
+	} else if b, err = appendMarshal(b, e.Screen); err != nil {
 		return nil, err
 	}
 	if len(e.Overlays) > 0 {
@@ -165,7 +151,7 @@ func (e *Envelope) EncodePage() ([]byte, error) {
 			}
 			b = appendString(b, id)
 			b = append(b, ':')
-			if b, err = e.Overlays[id].appendJSON(b); err != nil {
+			if b, err = appendMarshal(b, e.Overlays[id]); err != nil {
 				return nil, err
 			}
 		}
