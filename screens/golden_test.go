@@ -134,6 +134,13 @@ func goldenCases() []goldenCase {
 			return StudioCopy(c, "_x_", []string{"_x_", "_y_", "default"}, []StudioItem{
 				{Kind: "copy", Slug: "_x_/signIn.headline", Title: "Analyze your Instagram account and gain valuable insights"}})
 		}},
+		{"dev-mail", func(c Context) Page { return DevMailbox(c, goldenMail()) }},
+		{"dev-mail__empty", func(c Context) Page { return DevMailbox(c, nil) }},
+		{"dev-mail-message", func(c Context) Page {
+			m := goldenMail()[0]
+			return DevMailMessage(c, &m, "http://127.0.0.1:8080")
+		}},
+		{"dev-mail-message__not-found", func(c Context) Page { return DevMailMessage(c, nil, "http://127.0.0.1:8080") }},
 		{"privacy", func(c Context) Page {
 			l := goldenLibrary().Privacy
 			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",
