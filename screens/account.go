@@ -16,6 +16,9 @@ type CreateAccountState struct {
 	// Problem, when set, is the copy key of why there is no form: the
 	// checks run in the spec's order, id then subscription.
 	Problem string
+	// EmailInUse says an account with the email exists already: the
+	// identity provider's message and a hint to restore the password.
+	EmailInUse bool
 }
 
 // Copy keys of CreateAccountState.Problem.
@@ -52,7 +55,13 @@ func CreateAccount(c Context, st CreateAccountState) Page {
 		password := ui.TextInput("password", "password", c.T("createAccount.passwordLabel"), c.T("createAccount.passwordPlaceholder"),
 			ui.MinLength(6, c.T("createAccount.minPassword")))
 		password.Autocomplete = "new-password"
+		var inUse *ui.Node
+		if st.EmailInUse {
+			inUse = &ui.Node{Type: "banner", Tone: "danger", Text: c.T("createAccount.emailInUse"),
+				Children: []*ui.Node{ui.Link(c.T("createAccount.restoreHint"), ui.Navigate(PathSignIn))}}
+		}
 		body = ui.Form(CreateAccountForm, submit,
+			inUse,
 			email,
 			password,
 			restore,

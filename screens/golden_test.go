@@ -159,6 +159,9 @@ func goldenCases() []goldenCase {
 		{"create-account", func(c Context) Page {
 			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_123", Email: "ann@example.com"})
 		}},
+		{"create-account__email-in-use", func(c Context) Page {
+			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_123", Email: "ann@example.com", EmailInUse: true})
+		}},
 		{"create-account__no-id", func(c Context) Page { return CreateAccount(c, CreateAccountState{Problem: CreateAccountNoID}) }},
 		{"create-account__no-subscription", func(c Context) Page {
 			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})

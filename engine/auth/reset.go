@@ -176,3 +176,34 @@ func (c *ttlCache[V]) dropWhere(match func(V) bool) {
 		}
 	}
 }
+
+// VerifyPassword checks an email and password like SignIn (the same limits,
+// the same time for an unknown address) without opening a session: account
+// creation uses it to recognise the owner of an address submitting again.
+func (s *Service) VerifyPassword(ctx context.Context, email, password, ip string) (User, error) {
+	email = NormaliseEmail(email)
+	attempt, err := s.limiter.Reserve(ctx, email, ip)
+	if err != nil {
+		return User{}, err
+	}
+	u, err := s.UserByEmail(ctx, email)
+	if err != nil && !engine.IsNotFound(err) {
+		attempt.Abandon(ctx)
+		return User{}, fmt.Errorf("verify password: %w", err)
+	}
+	ok, err := s.hasher.Verify(ctx, u.PasswordHash, password)
+	if err != nil {
+		attempt.Abandon(ctx)
+		return User{}, fmt.Errorf("verify password: %w", err)
+	}
+	if !ok {
+		return User{}, ErrInvalidCredential
+	}
+	if err := attempt.Succeeded(ctx); err != nil {
+		return User{}, err
+	}
+	if u.Disabled {
+		return User{}, ErrUserDisabled
+	}
+	return u, nil
+}

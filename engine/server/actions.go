@@ -40,19 +40,23 @@ type actionSpec struct {
 // actionTable maps action names to their handlers.
 func (s *Server) actionTable() map[string]actionSpec {
 	return map[string]actionSpec{
-		"session.sign_in":       {newRequest: func() any { return &signInRequest{} }, handle: s.signIn, form: true},
-		"session.from_url":      {newRequest: func() any { return &fromURLRequest{} }, handle: s.signInFromURL},
-		"session.sign_out":      {newRequest: noValues, handle: s.signOut},
-		"course.purchase":       {newRequest: noValues, handle: s.purchaseCourse},
-		"event.track":           {newRequest: func() any { return &trackRequest{} }, handle: s.track},
-		"breach.check":          {newRequest: noValues, handle: s.checkBreaches},
-		"profile.upload_export": {upload: s.uploadExport},
-		"studio.sign_in":        {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn, form: true},
-		"studio.sign_out":       {newRequest: noValues, handle: s.studioSignOut},
-		"studio.save":           {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor},
-		"studio.publish":        {newRequest: studioItem, handle: s.studioPublish, staff: staff.RoleEditor},
-		"studio.unpublish":      {newRequest: studioItem, handle: s.studioUnpublish, staff: staff.RoleEditor},
-		"studio.restore":        {newRequest: studioItem, handle: s.studioRestore, staff: staff.RoleEditor},
+		"session.sign_in":          {newRequest: func() any { return &signInRequest{} }, handle: s.signIn, form: true},
+		"session.from_url":         {newRequest: func() any { return &fromURLRequest{} }, handle: s.signInFromURL},
+		"session.sign_out":         {newRequest: noValues, handle: s.signOut},
+		"course.purchase":          {newRequest: noValues, handle: s.purchaseCourse},
+		"event.track":              {newRequest: func() any { return &trackRequest{} }, handle: s.track},
+		"breach.check":             {newRequest: noValues, handle: s.checkBreaches},
+		"profile.upload_export":    {upload: s.uploadExport},
+		"studio.sign_in":           {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn, form: true},
+		"studio.sign_out":          {newRequest: noValues, handle: s.studioSignOut},
+		"studio.save":              {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor},
+		"studio.publish":           {newRequest: studioItem, handle: s.studioPublish, staff: staff.RoleEditor},
+		"studio.unpublish":         {newRequest: studioItem, handle: s.studioUnpublish, staff: staff.RoleEditor},
+		"studio.restore":           {newRequest: studioItem, handle: s.studioRestore, staff: staff.RoleEditor},
+		"account.restore_password": {newRequest: func() any { return &emailRequest{} }, handle: s.restorePassword, form: true},
+		"account.reset_password":   {newRequest: func() any { return &resetPasswordRequest{} }, handle: s.resetPassword, form: true},
+		"account.send_activation":  {newRequest: func() any { return &emailRequest{} }, handle: s.sendActivation, form: true},
+		"account.create":           {newRequest: func() any { return &createAccountRequest{} }, handle: s.createAccount, form: true},
 	}
 }
 
@@ -70,8 +74,11 @@ type signInRequest struct {
 }
 
 type fromURLRequest struct {
-	Creds string `json:"creds" validate:"required_without=Login,max=4096"`
-	Login string `json:"login" validate:"required_without=Creds,max=256"`
+	Creds string `json:"creds" validate:"required_without_all=Login Reset,max=4096"`
+	Login string `json:"login" validate:"required_without_all=Creds Reset,max=256"`
+	// Reset is a password-reset token, from the fragment of a reset link
+	// (it opens the new-password form, it signs nobody in).
+	Reset string `json:"reset" validate:"required_without_all=Creds Login,max=256"`
 }
 
 // trackRequest is an analytics event. Every accepted one writes a log line,
@@ -194,11 +201,17 @@ func jsonName(fe validator.FieldError) string { return fe.Field() }
 func (s *Server) signIn(r *request, in any) (*ui.Result, error) {
 	req := in.(*signInRequest)
 	token, err := s.Auth.SignIn(r.fiber.Context(), req.Email, req.Password, r.fiber.IP(), r.brand.Bundle)
+	if errors.Is(err, auth.ErrInvalidCredential) {
+		s.activateAfterFailedSignIn(r, req.Email)
+	}
 	return s.afterSignIn(r, token, err)
 }
 
 func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
 	req := in.(*fromURLRequest)
+	if req.Reset != "" {
+		return s.openPasswordReset(r, req.Reset)
+	}
 	var token string
 	var err error
 	if req.Login != "" {
@@ -218,6 +231,9 @@ func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
 		if errors.Is(err, auth.ErrNoSubscription) {
 			return ui.Effects(ui.Replace(screens.PathSignIn), ui.OpenOverlay(screens.NoSubscriptionOverlay)), nil
 		}
+		if errors.Is(err, auth.ErrSubscriptionExpired) {
+			return ui.Effects(ui.Replace(screens.PathSignIn), ui.OpenOverlay(screens.SubscriptionExpiredOverlay)), nil
+		}
 		if engine.ErrorCode(err) == engine.CodeInternal {
 			return nil, err
 		}
@@ -232,6 +248,8 @@ func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, e
 	switch {
 	case errors.Is(err, auth.ErrNoSubscription):
 		return ui.Effects(ui.OpenOverlay(screens.NoSubscriptionOverlay)), nil
+	case errors.Is(err, auth.ErrSubscriptionExpired):
+		return ui.Effects(ui.OpenOverlay(screens.SubscriptionExpiredOverlay)), nil
 	case errors.Is(err, auth.ErrInvalidCredential):
 		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("auth.invalidCredential"))
 	case errors.Is(err, auth.ErrTooManyRequests):

@@ -71,10 +71,12 @@ func (s *Server) routeTable() []route {
 		{screens.PathNews + "/*", protected, s.newsPostScreen, s.newsPostKey},
 		{screens.PathPrivacy, public, s.legalScreen("privacy", func() content.Legal { return s.library().Privacy }), byPath},
 		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
+		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(r *request) string { return "password-recovery" }},
+		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
 	}
 }
 
-func (s *Server) billingURL() string { return "/?quiz=true&page=SUBSCRIPTION" }
+func (s *Server) billingURL() string { return "/checkout?quiz=true&page=SUBSCRIPTION" }
 
 // request is what one screen or action request knows about its caller.
 type request struct {

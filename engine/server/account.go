@@ -1,0 +1,368 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/mail"
+	"glimpse/engine/store"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+// Account recovery and creation: restoring a password through an emailed
+// link, the activation mail of a paid subscription with no account yet, and
+// creating that account. Links in mail are built from the configured public
+// origin (GLIMPSE_BASE_URL), never from the request's Host header, which a
+// client chooses (the OWASP Forgot Password Cheat Sheet's host-header
+// injection: https://cheatsheetseries.owasp.org/cheatsheets/Forgot_Password_Cheat_Sheet.html).
+
+// Limits on the mail-sending actions, per address and per client IP in a
+// fixed window. They keep anyone from flooding an inbox and bound the
+// guessing of addresses; they are counted for every address alike, known or
+// not, so reaching one says nothing about an account.
+const (
+	recoveryPerAddress = 5
+	recoveryPerIP      = 20
+	recoveryWindow     = 15 * time.Minute
+	// activationResendWindow is how long an activation mail counts as just
+	// sent: within it a second request (from the form or a failed sign-in)
+	// sends nothing, and the form says the mail was already sent.
+	activationResendWindow = 10 * time.Minute
+	// finaliseDelay keeps the spinner after a new account is set up before
+	// the dashboard (the spec's post-finalisation delay).
+	finaliseDelay = 3000
+)
+
+// emailRequest is the values of the restore-password and access-recovery
+// forms; their screens' rules say what a valid address is (form: true).
+type emailRequest struct {
+	Email string `json:"email" validate:"max=254"`
+}
+
+// resetPasswordRequest is the new-password form: the password and, from the
+// screen's state, the reset token (posted in the body, never in a URL).
+type resetPasswordRequest struct {
+	Password string `json:"password" validate:"max=1024"`
+	Reset    string `json:"/reset" validate:"required,max=256"`
+}
+
+// createAccountRequest is the Create Your Account form. The subscription id
+// comes from the screen's state and is checked again here; the email is the
+// subscription's, whatever the body says.
+type createAccountRequest struct {
+	Email          string `json:"email" validate:"max=254"`
+	Password       string `json:"password" validate:"max=1024"`
+	SubscriptionID string `json:"/subscriptionId" validate:"max=200"`
+}
+
+// passwordRecoveryScreen is the restore-password screen. A reset link's
+// token never reaches it: the renderer takes it from the link's fragment and
+// posts it (session.from_url → openPasswordReset).
+func (s *Server) passwordRecoveryScreen(r *request) (screens.Page, error) {
+	return screens.PasswordRecovery(r.ctx, screens.ResetState{}), nil
+}
+
+// accessRecoveryScreen is Access Recovery, or with ?id= Create Your Account
+// for that subscription, checked in the spec's order: id, then subscription.
+func (s *Server) accessRecoveryScreen(r *request) (screens.Page, error) {
+	if !r.query.Has("id") {
+		return screens.AccessRecovery(r.ctx, ""), nil
+	}
+	id := strings.TrimSpace(r.query.Get("id"))
+	if id == "" {
+		return screens.CreateAccount(r.ctx, screens.CreateAccountState{Problem: screens.CreateAccountNoID}), nil
+	}
+	sub, err := s.pendingSubscription(r, id)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	if sub == nil {
+		return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: id, Problem: screens.CreateAccountNoSubscription}), nil
+	}
+	return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: sub.ID, Email: sub.Email}), nil
+}
+
+// pendingSubscription returns the subscription id names when an account may
+// be created for it on this brand: paid (active or canceled, not expired),
+// a main plan on this brand's bundle, and not linked to an account yet.
+// Anything else is nil: the screen says 'No subscription' alike.
+func (s *Server) pendingSubscription(r *request, id string) (*billing.Subscription, error) {
+	sub, err := s.Billing.Subscription(r.fiber.Context(), id)
+	if engine.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !s.awaitsAccount(r, sub) {
+		return nil, nil
+	}
+	return &sub, nil
+}
+
+func (s *Server) awaitsAccount(r *request, sub billing.Subscription) bool {
+	return sub.UserID == "" && sub.MainPlan && sub.Bundle == r.brand.Bundle &&
+		(sub.Status == billing.StatusActive || sub.Status == billing.StatusCanceled) && !sub.Expired(s.Clock.Now())
+}
+
+// limitRecovery counts one mail-sending request from this client for email
+// and refuses it over either limit.
+func (s *Server) limitRecovery(r *request, kind, email string) error {
+	ctx := r.fiber.Context()
+	for _, l := range []struct {
+		key   string
+		limit int
+	}{{"ip:" + r.fiber.IP(), recoveryPerIP}, {"email:" + email, recoveryPerAddress}} {
+		ok, err := s.Auth.TakeRequestSlot(ctx, kind, l.key, l.limit, recoveryWindow)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+		}
+	}
+	return nil
+}
+
+// restorePassword answers the restore-password form the same way whether or
+// not the address has an account ('Check your email'), so the form tells
+// nobody which addresses are customers (OWASP ASVS 5.0 6.3.8; the OWASP
+// Authentication Cheat Sheet's generic answer). It also takes the same time:
+// both paths do the same lookup, and the work only a real account has
+// (minting the token, rendering and storing the mail) runs after the answer
+// is decided, detached from the request.
+func (s *Server) restorePassword(r *request, in any) (*ui.Result, error) {
+	req := in.(*emailRequest)
+	email := auth.NormaliseEmail(req.Email)
+	if err := s.limitRecovery(r, "reset", email); err != nil {
+		return nil, err
+	}
+	u, err := s.Auth.UserByEmail(r.fiber.Context(), email)
+	if err != nil && !engine.IsNotFound(err) {
+		return nil, err
+	}
+	if err == nil && !u.Disabled {
+		brandKey := r.brand.Key
+		s.detach("password reset mail", func(ctx context.Context) error {
+			return s.sendPasswordReset(ctx, u, brandKey)
+		})
+	}
+	return ui.Effects(ui.OpenOverlay(screens.ResetSentOverlay)), nil
+}
+
+// sendPasswordReset mints a reset for u and enqueues its mail. The mail's
+// key is the token's hash, so a retry never sends a second mail for it.
+func (s *Server) sendPasswordReset(ctx context.Context, u auth.User, brandKey string) error {
+	token, err := s.Auth.MintPasswordReset(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	// The token travels in the fragment: browsers never send it to a
+	// server (RFC 9110 §4.2.4), so neither this server's nor a proxy's
+	// access log sees it, nor does a Referer header.
+	link := s.baseURL() + screens.PathPasswordRecovery + "#reset=" + url.QueryEscape(token)
+	return s.Mail.Enqueue(ctx, mail.Message{Key: "password-reset:" + engine.HashToken(token), To: u.Email, Brand: brandKey,
+		Template: mail.TemplatePasswordReset,
+		Data:     map[string]string{"link": link, "minutes": strconv.Itoa(int(auth.PasswordResetLifetime / time.Minute))}})
+}
+
+// detach runs work that must not hold up (or show in the timing of) the
+// answer. Its errors are logged.
+func (s *Server) detach(what string, work func(ctx context.Context) error) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := work(ctx); err != nil {
+			s.Logger.Error(what+" failed", "error", err.Error())
+		}
+	}()
+}
+
+func (s *Server) baseURL() string { return strings.TrimRight(s.Config.BaseURL, "/") }
+
+// openPasswordReset answers the landing page of a reset link (the token
+// posted by the renderer from the link's fragment): the new-password form
+// with the token in its state, or, for a used or expired link, the email
+// form with a notice so the person can ask again.
+func (s *Server) openPasswordReset(r *request, token string) (*ui.Result, error) {
+	err := s.Auth.CheckPasswordReset(r.fiber.Context(), token, r.fiber.IP())
+	switch {
+	case err == nil:
+		return s.screenResult(r, screens.PasswordRecovery(r.ctx, screens.ResetState{Token: token}))
+	case errors.Is(err, auth.ErrResetInvalid), errors.Is(err, auth.ErrTooManyRequests):
+		return s.screenResult(r, screens.PasswordRecovery(r.ctx, screens.ResetState{LinkInvalid: true}))
+	default:
+		return nil, err
+	}
+}
+
+// resetPassword sets the new password. Every session of the account ends
+// (this browser's cookie too) and nobody is signed in: the person signs in
+// with the new password, told so on the sign-in screen.
+func (s *Server) resetPassword(r *request, in any) (*ui.Result, error) {
+	req := in.(*resetPasswordRequest)
+	err := s.Auth.ResetPassword(r.fiber.Context(), req.Reset, req.Password, r.fiber.IP())
+	switch {
+	case errors.Is(err, auth.ErrResetInvalid):
+		return s.screenResult(r, screens.PasswordRecovery(r.ctx, screens.ResetState{LinkInvalid: true}))
+	case errors.Is(err, auth.ErrTooManyRequests):
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+	case err != nil:
+		return nil, err
+	}
+	s.clearSessionCookie(r.fiber)
+	return ui.Effects(ui.Replace(screens.PathSignIn), ui.OpenOverlay(screens.PasswordChangedOverlay)), nil
+}
+
+// sendActivation answers the Access Recovery form. An address with an
+// account is told so (the spec's 'already activated'); one with a paid
+// subscription and no account gets the activation mail; one with neither
+// gets exactly the answer of a sent mail and no mail, so the form does not
+// tell a stranger which addresses bought a subscription.
+func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
+	req := in.(*emailRequest)
+	email := auth.NormaliseEmail(req.Email)
+	if err := s.limitRecovery(r, "activation", email); err != nil {
+		return nil, err
+	}
+	ctx := r.fiber.Context()
+	if _, err := s.Auth.UserByEmail(ctx, email); err == nil {
+		return nil, engine.Errorf(engine.CodeConflict, "%s", r.ctx.T("accessRecovery.alreadyActivated"))
+	} else if !engine.IsNotFound(err) {
+		return nil, err
+	}
+	sent, err := s.mailActivation(ctx, r, email)
+	if err != nil {
+		s.Logger.Error("activation mail failed", "requestId", requestID(r.fiber), "error", err.Error())
+		return nil, engine.Wrap(engine.CodeUnavailable, err, r.ctx.T("error.generic"))
+	}
+	if !sent {
+		return nil, engine.Errorf(engine.CodeConflict, "%s", r.ctx.T("accessRecovery.alreadySent"))
+	}
+	return s.screenResult(r, screens.AccessRecovery(r.ctx, strings.TrimSpace(req.Email)))
+}
+
+// mailActivation enqueues the activation mail of every subscription of
+// email waiting for an account on this brand. It returns false when a mail
+// for the address already went out in this window. The window is claimed
+// per address whether or not there is a subscription, so a repeat looks the
+// same for every address.
+func (s *Server) mailActivation(ctx context.Context, r *request, email string) (bool, error) {
+	subs, err := s.Billing.SubscriptionsByEmail(ctx, email)
+	if err != nil {
+		return false, err
+	}
+	first, err := s.Auth.TakeOnce(ctx, "activation", r.brand.Bundle+"\x00"+email, activationResendWindow)
+	if err != nil || !first {
+		return false, err
+	}
+	window := store.Window(s.Clock.Now(), activationResendWindow)
+	for _, sub := range subs {
+		if !s.awaitsAccount(r, sub) {
+			continue
+		}
+		err := s.Mail.Enqueue(ctx, mail.Message{Key: "activation:" + sub.ID + ":" + window, To: sub.Email, Brand: r.brand.Key,
+			Template: mail.TemplateActivation,
+			Data: map[string]string{"email": sub.Email,
+				"link": s.baseURL() + screens.PathAccessRecovery + "?id=" + url.QueryEscape(sub.ID)}})
+		if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// activateAfterFailedSignIn sends the activation mail when a sign-in failed
+// for an address that has a paid subscription but no account yet, as the
+// spec's sign-in does. The screen says nothing different; an address with
+// an account is left alone (its owner mistyped a password).
+func (s *Server) activateAfterFailedSignIn(r *request, email string) {
+	ctx := context.WithoutCancel(r.fiber.Context())
+	if _, err := s.Auth.UserByEmail(ctx, email); !engine.IsNotFound(err) {
+		return
+	}
+	if _, err := s.mailActivation(ctx, r, auth.NormaliseEmail(email)); err != nil {
+		s.Logger.Error("activation mail after sign-in failed", "requestId", requestID(r.fiber), "error", err.Error())
+	}
+}
+
+// createAccount creates the account of a paid subscription, links the
+// subscription to it and signs in. The checks run in the spec's order:
+// subscription id, subscription, email, password (the password's length by
+// the form's rules, then the breached-password check in CreateUser).
+func (s *Server) createAccount(r *request, in any) (*ui.Result, error) {
+	req := in.(*createAccountRequest)
+	ctx := r.fiber.Context()
+	id := strings.TrimSpace(req.SubscriptionID)
+	if id == "" {
+		return nil, engine.Errorf(engine.CodeInvalid, "%s", r.ctx.T(screens.CreateAccountNoID))
+	}
+	sub, err := s.Billing.Subscription(ctx, id)
+	if err != nil && !engine.IsNotFound(err) {
+		return nil, err
+	}
+	noSub := engine.Errorf(engine.CodeInvalid, "%s", r.ctx.T(screens.CreateAccountNoSubscription))
+	if err != nil {
+		return nil, noSub
+	}
+	linkedTo := sub.UserID
+	sub.UserID = ""
+	if !s.awaitsAccount(r, sub) { // every check but the link, done next
+		return nil, noSub
+	}
+	if msg := ui.CheckRules([]ui.Rule{ui.Email(r.ctx.T("createAccount.wrongEmail"))}, sub.Email, nil); msg != "" {
+		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"email": msg}}
+	}
+	inUse := func() (*ui.Result, error) {
+		return s.screenResult(r, screens.CreateAccount(r.ctx, screens.CreateAccountState{
+			SubscriptionID: sub.ID, Email: sub.Email, EmailInUse: true}))
+	}
+	var u auth.User
+	if linkedTo != "" {
+		// Already finalised: only its owner submitting again (a double
+		// submit, a second tab) goes on, to be signed in.
+		owner, err := s.Auth.VerifyPassword(ctx, sub.Email, req.Password, r.fiber.IP())
+		if err != nil || owner.ID != linkedTo {
+			return nil, noSub
+		}
+		u = owner
+	} else {
+		u, err = s.Auth.CreateUser(ctx, sub.Email, req.Password)
+		if engine.ErrorCode(err) == engine.CodeConflict {
+			// The address has an account: a concurrent submit of this form
+			// made it, or an older one. Whoever knows its password is its
+			// owner and gets the subscription; anyone else the spec's
+			// message and the hint to restore the password.
+			owner, verr := s.Auth.VerifyPassword(ctx, sub.Email, req.Password, r.fiber.IP())
+			if verr != nil {
+				return inUse()
+			}
+			u, err = owner, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Billing.Finalize(ctx, sub.ID, u.ID); err != nil {
+		return nil, err
+	}
+	token, err := s.Auth.OpenSession(ctx, u, r.brand.Bundle)
+	if err != nil {
+		// The account exists and the subscription is linked; should the
+		// session still not open, sign-in is where to go on.
+		s.Logger.Error("session after account creation", "requestId", requestID(r.fiber), "error", err.Error())
+		return ui.Effects(ui.Replace(screens.PathSignIn)), nil
+	}
+	if _, err := s.afterSignIn(r, token, nil); err != nil {
+		return nil, err
+	}
+	return ui.Effects(ui.After(finaliseDelay, ui.Replace(screens.PathDashboard))), nil
+}
