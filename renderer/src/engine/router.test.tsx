@@ -51,6 +51,22 @@ describe("router", () => {
     expect(screen.getByText("Welcome")).toBeTruthy();
   });
 
+  it("takes a reset token out of the fragment and posts it; the answer's screen is shown", async () => {
+    const { server } = await renderApp(
+      {},
+      {
+        url: "/password-recovery#reset=tok456",
+        onAction: () => Promise.resolve({ body: envelope([{ type: "text", text: "New password" }]) }),
+      },
+    );
+    expect(window.location.hash).toBe("");
+    expect(window.location.pathname).toBe("/password-recovery");
+    expect(server.calls[0]?.url).toBe("/ui/actions/session.from_url");
+    expect(server.calls[0]?.body).toEqual({ values: { reset: "tok456" }, path: "/password-recovery" });
+    expect(server.calls).toHaveLength(1);
+    expect(screen.getByText("New password")).toBeTruthy();
+  });
+
   it("intercepts plain clicks on same-origin links only", async () => {
     const { user, server } = await renderApp({
       "/": envelope([

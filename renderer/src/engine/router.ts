@@ -32,6 +32,12 @@ export interface Router {
 /** The query parameters that must never reach the server in a URL. */
 export const SECRET_PARAMS = ["creds", "login"] as const;
 
+/**
+ * The secrets a link carries in its fragment (`#reset=<token>` of a password-reset mail), which
+ * browsers never send to a server; they are posted like SECRET_PARAMS.
+ */
+export const SECRET_FRAGMENT_PARAMS = ["reset"] as const;
+
 /** The default target of `back` when there is no previous entry of ours. */
 export const DEFAULT_BACK = "/dashboard";
 
@@ -111,6 +117,14 @@ export function createRouter(host: RouterHost): Router {
         if (value === null) continue;
         secrets[name] = value;
         url.searchParams.delete(name);
+      }
+      const fragment = new URLSearchParams(url.hash.slice(1));
+      for (const name of SECRET_FRAGMENT_PARAMS) {
+        const value = fragment.get(name);
+        if (value === null) continue;
+        secrets[name] = value;
+        fragment.delete(name);
+        url.hash = fragment.toString();
       }
       // Out of the address bar (and so out of history and referrers) before any request.
       history.replaceState({ glimpse: index }, "", url.pathname + url.search + url.hash);
