@@ -25,6 +25,7 @@ import (
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
 	"glimpse/engine/lesson"
+	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/server"
 	"glimpse/engine/staff"
@@ -59,6 +60,8 @@ type App struct {
 	Library *library.Library
 	// Passwords answers whether a password appears in known breaches.
 	Passwords breach.PasswordChecker
+	// Outbox keeps and delivers mail (engine/mail).
+	Outbox *mail.Outbox
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -80,8 +83,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
 	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
 	a.Content = library.NewRepo(st.DB(), clock)
+	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL)
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections()} {
+		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), mail.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -215,6 +219,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
 		ValidateResponses: validateResponses,
+		Mail:              a.Outbox, DevMailbox: a.Config.DevMailbox,
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/config"
+	"glimpse/engine/mail"
 )
 
 func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, version string) error {
@@ -37,6 +38,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
 		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s\n", cfg.BaseURL, EditorEmail, EditorPassword)
+	}
+	if cfg.DevMailbox {
+		fmt.Fprintf(stdout, "Dev mailbox (every mail the app queues): %s/dev/mail\n", cfg.BaseURL)
+	}
+	if cfg.SMTPHost != "" {
+		go a.Outbox.Run(ctx, mail.NewSMTPSender(mail.SMTPConfig{Host: cfg.SMTPHost, Port: cfg.SMTPPort,
+			Username: cfg.SMTPUsername, Password: cfg.SMTPPassword, From: cfg.SMTPFrom, TLS: cfg.SMTPTLS}), 10*time.Second)
+	} else {
+		logger.Info("GLIMPSE_SMTP_HOST is not set: mail is queued in the outbox but not sent")
 	}
 	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
 	go a.Profiles.RunRefresh(ctx, time.Minute)

@@ -50,7 +50,7 @@ type route struct {
 
 // routeTable maps paths to screens. Any path not listed serves as home.
 func (s *Server) routeTable() []route {
-	return []route{
+	return append([]route{
 		{screens.PathSignIn, guestOnly, func(r *request) (screens.Page, error) {
 			return screens.SignIn(r.ctx, s.billingURL()), nil
 		}, func(r *request) string { return "sign-in" }},
@@ -73,7 +73,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
 		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(r *request) string { return "password-recovery" }},
 		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
-	}
+	}, s.devMailRoutes()...)
 }
 
 func (s *Server) billingURL() string { return "/checkout?quiz=true&page=SUBSCRIPTION" }

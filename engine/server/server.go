@@ -33,6 +33,7 @@ import (
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
 	"glimpse/engine/lesson"
+	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/staff"
 )
@@ -71,6 +72,10 @@ type Deps struct {
 	// ValidateResponses checks every /ui/* body against the JSON Schema
 	// before sending it (on in tests and development).
 	ValidateResponses bool
+	// Mail is the outbox; DevMailbox shows it at /dev/mail (config
+	// GLIMPSE_DEV_MAILBOX, never with an https base URL).
+	Mail       *mail.Outbox
+	DevMailbox bool
 }
 
 // Server holds the Fiber app and its dependencies.
