@@ -88,6 +88,13 @@ type Config struct {
 	// DevMailbox shows the outbox at /dev/mail. Refused with an https base
 	// URL, so it can never be on in production.
 	DevMailbox bool // GLIMPSE_DEV_MAILBOX
+
+	// Payments (engine/billing, docs/stripe.md): "sandbox" (default, takes
+	// no money) or "stripe".
+	Payments            string // GLIMPSE_PAYMENTS
+	StripeSecretKey     string // GLIMPSE_STRIPE_SECRET_KEY (or _FILE); required with stripe
+	StripeWebhookSecret string // GLIMPSE_STRIPE_WEBHOOK_SECRET (or _FILE): the endpoint's whsec_… signing secret
+	StripeAPIBase       string // GLIMPSE_STRIPE_API_BASE: default https://api.stripe.com (tests point it at stripe-mock)
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and
@@ -187,6 +194,9 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 	if err := c.loadSMTP(getenv); err != nil {
+		return c, err
+	}
+	if err := c.loadPayments(getenv); err != nil {
 		return c, err
 	}
 	if v := getenv("GLIMPSE_BRAND_HOSTS"); v != "" {

@@ -1,0 +1,135 @@
+package billing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stripe/stripe-go/v85"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine/store"
+)
+
+// stripeEventsCollection records every Stripe event handled, by its id.
+const stripeEventsCollection = "stripe_events"
+
+// StripeEventResult says what HandleStripeEvent did with an event.
+type StripeEventResult struct {
+	Duplicate bool   // handled before: nothing done
+	Key       string // the charge it concerned ("" if none)
+	Status    string // the status it reports
+	Applied   bool   // it is the charge's newest event, so the ledger shows its status
+}
+
+// stripeObject is the part of an event's object we read: a PaymentIntent,
+// a Charge or a Dispute.
+type stripeObject struct {
+	ID            string            `json:"id"`
+	Object        string            `json:"object"`
+	Metadata      map[string]string `json:"metadata"`
+	PaymentIntent json.RawMessage   `json:"payment_intent"` // an id, or the object when expanded
+	Refunded      bool              `json:"refunded"`
+}
+
+// HandleStripeEvent applies a verified Stripe event (see the server's
+// /webhooks/stripe) to the charges ledger:
+//
+//   - payment_intent.succeeded and payment_intent.payment_failed set the
+//     charge's status to succeeded or failed;
+//   - charge.refunded sets refunded (partially_refunded when the charge is
+//     not refunded in full);
+//   - charge.dispute.created sets disputed.
+//
+// The charge is found by the glimpse_key metadata our PaymentIntents carry,
+// or else by the PaymentIntent id kept as its reference. Stripe delivers an
+// event more than once and in no set order (https://docs.stripe.com/webhooks):
+// an event id already recorded in stripe_events does nothing, and an event
+// older than one already applied to its charge is recorded but changes
+// nothing (ApplyChargeEvent). Other event types are recorded and ignored.
+//
+// The event id is recorded after the work, so a crash in between makes
+// Stripe's retry do it again instead of losing it; the work itself is
+// idempotent per event id, so two deliveries handled at once are harmless.
+func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (StripeEventResult, error) {
+	var res StripeEventResult
+	if ev.ID == "" {
+		return res, errors.New("stripe event without an id")
+	}
+	err := s.db.Collection(stripeEventsCollection).FindOne(ctx, bson.M{"_id": ev.ID}).Err()
+	if err == nil {
+		res.Duplicate = true
+		return res, nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
+	}
+	if res.Status = stripeEventStatus(ev); res.Status != "" && ev.Data != nil {
+		var obj stripeObject
+		if err := json.Unmarshal(ev.Data.Raw, &obj); err != nil {
+			return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
+		}
+		if ev.Type == stripe.EventTypeChargeRefunded && !obj.Refunded {
+			res.Status = "partially_refunded"
+		}
+		if res.Key, err = s.stripeChargeKey(ctx, obj); err != nil {
+			return res, err
+		}
+		if res.Key != "" {
+			at := time.Unix(ev.Created, 0).UTC()
+			if res.Applied, err = s.ApplyChargeEvent(ctx, res.Key, ev.ID, res.Status, at); err != nil {
+				return res, err
+			}
+		} else {
+			s.logger.Warn("stripe event for an unknown charge", "event", ev.ID, "type", ev.Type, "object", obj.ID)
+		}
+	}
+	_, err = s.db.Collection(stripeEventsCollection).InsertOne(ctx, bson.M{"_id": ev.ID, "type": string(ev.Type),
+		"created": time.Unix(ev.Created, 0).UTC(), "receivedAt": s.clock.Now(), "key": res.Key, "applied": res.Applied})
+	if err != nil && !store.IsDuplicateKey(err) {
+		return res, fmt.Errorf("record stripe event %s: %w", ev.ID, err)
+	}
+	return res, nil
+}
+
+// stripeEventStatus is the charge status an event type reports, "" for the
+// types not handled.
+func stripeEventStatus(ev stripe.Event) string {
+	switch ev.Type {
+	case stripe.EventTypePaymentIntentSucceeded:
+		return ChargeSucceeded
+	case stripe.EventTypePaymentIntentPaymentFailed:
+		return ChargeFailed
+	case stripe.EventTypeChargeRefunded:
+		return ChargeRefunded
+	case stripe.EventTypeChargeDisputeCreated:
+		return ChargeDisputed
+	}
+	return ""
+}
+
+// stripeChargeKey finds our idempotency key for the object of an event.
+func (s *Service) stripeChargeKey(ctx context.Context, obj stripeObject) (string, error) {
+	if key := obj.Metadata[StripeMetadataKey]; key != "" && obj.Object != "dispute" {
+		return key, nil
+	}
+	pi := obj.ID
+	if obj.Object != "payment_intent" {
+		pi = ""
+		if len(obj.PaymentIntent) > 0 {
+			var id string
+			if json.Unmarshal(obj.PaymentIntent, &id) != nil {
+				var expanded struct {
+					ID string `json:"id"`
+				}
+				_ = json.Unmarshal(obj.PaymentIntent, &expanded)
+				id = expanded.ID
+			}
+			pi = id
+		}
+	}
+	return s.ChargeKeyByReference(ctx, pi)
+}
