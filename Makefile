@@ -84,6 +84,8 @@ fault-instances: build
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## generate: rewrite the golden screens in fixtures/screens after an intended change
+## generate: write the files generated from engine/ui/schema.json (renderer/src/schema/contract.gen.ts,
+## engine/ui/contract_gen.go), then rewrite the golden screens in fixtures/screens after an intended change
 generate:
+	go run ./engine/ui/schemagen/cmd/schemagen
 	go test ./screens/ -run TestGoldenScreens -update

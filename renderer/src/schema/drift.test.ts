@@ -1,5 +1,7 @@
-// The node, action and rule lists must be identical in the JSON Schema (engine/ui/schema.json),
-// the zod mirror, the action runner, the rule checks and the renderer's registry.
+// The zod schemas and the node, action and rule lists are generated from engine/ui/schema.json
+// (contract.gen.ts; a Go test fails when it is stale). What stays hand-written is checked here:
+// the renderer must have a component for every node type, a handler for every action type and
+// a check for every rule kind, and nothing else.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { HANDLERS } from "../engine/actions";
@@ -7,7 +9,7 @@ import { RULES } from "../engine/rules";
 import { registry } from "../nodes/registry";
 import { repoPath } from "../test/paths";
 import { ACTION_TYPES } from "./action";
-import { ICON_NAMES, NODE_SCHEMAS, NODE_TYPES } from "./node";
+import { NODE_SCHEMAS, NODE_TYPES } from "./node";
 import { RULE_KINDS } from "./rule";
 
 interface JsonSchema {
@@ -24,34 +26,23 @@ function enumOf(definition: string, property: string): string[] {
 
 const sorted = (values: Iterable<string>): string[] => [...values].sort();
 
-describe("drift between schema.json and the renderer", () => {
-  it("has the same node types everywhere", () => {
+describe("the renderer covers the generated contract", () => {
+  it("has a component for every node type", () => {
     const expected = sorted(enumOf("node", "type"));
     expect(sorted(NODE_TYPES)).toEqual(expected);
     expect(sorted(Object.keys(NODE_SCHEMAS))).toEqual(expected);
     expect(sorted(Object.keys(registry))).toEqual(expected);
   });
 
-  it("has the same action types everywhere", () => {
+  it("has a handler for every action type", () => {
     const expected = sorted(enumOf("action", "type"));
     expect(sorted(ACTION_TYPES)).toEqual(expected);
     expect(sorted(Object.keys(HANDLERS))).toEqual(expected);
   });
 
-  it("has the same rule kinds everywhere", () => {
+  it("has a check for every rule kind", () => {
     const expected = sorted(enumOf("rule", "kind"));
     expect(sorted(RULE_KINDS)).toEqual(expected);
     expect(sorted(Object.keys(RULES))).toEqual(expected);
-  });
-
-  it("has the same icon names", () => {
-    expect(sorted(ICON_NAMES)).toEqual(sorted(enumOf("node_icon", "name")));
-  });
-
-  it("mirrors every node definition's properties", () => {
-    for (const type of NODE_TYPES) {
-      const properties = Object.keys(schema.$defs[`node_${type}`]?.properties ?? {});
-      expect(sorted(Object.keys(NODE_SCHEMAS[type].def.shape)), type).toEqual(sorted(properties));
-    }
   });
 });

@@ -1,7 +1,7 @@
 // Per-node parsing: a node that is unknown or fails its schema renders its fallback (if valid)
 // or nothing, and the failure is logged with the node's JSON Pointer (e.g. /screen/children/3).
 import { type Action, actionSchema } from "./action";
-import { type AnyNode, NODE_SCHEMAS, type NodeType } from "./node";
+import { type AnyNode, NODE_SCHEMAS, NODE_SLOTS, type NodeType } from "./node";
 
 type Log = (message: string) => void;
 
@@ -70,25 +70,33 @@ export interface ChildSlot {
   raw: unknown;
 }
 
+/** Adds the child nodes at `steps` (one slot path of NODE_SLOTS, split at ".") under `value`. */
+function collect(value: unknown, steps: readonly string[], suffix: string, out: ChildSlot[]): void {
+  const [step, ...rest] = steps;
+  if (step === undefined) {
+    if (value !== undefined) out.push({ suffix, raw: value });
+    return;
+  }
+  if (!isRecord(value)) return;
+  const many = step.endsWith("[]");
+  const key = many ? step.slice(0, -2) : step;
+  const at = `${suffix}/${escapeToken(key)}`;
+  const child = value[key];
+  if (!many) collect(child, rest, at, out);
+  else if (Array.isArray(child)) child.forEach((item: unknown, index) => collect(item, rest, `${at}/${index}`, out));
+}
+
 /**
- * The child nodes a parsed node holds, in document order. The fallback is included only on
- * request: it renders only when its node fails, but a golden screen must keep it valid too.
+ * The child nodes a parsed node holds, in schema order (NODE_SLOTS, generated from schema.json).
+ * The fallback is included only on request, last: it renders only when its node fails, but a
+ * golden screen must keep it valid too.
  */
 export function childSlots(node: AnyNode, includeFallback = false): ChildSlot[] {
   const slots: ChildSlot[] = [];
-  const record = node as Record<string, unknown>;
-  for (const key of ["header", "leading", "trailing"]) {
-    if (record[key] !== undefined) slots.push({ suffix: `/${key}`, raw: record[key] });
+  const paths: readonly string[] = NODE_SLOTS[node.type];
+  for (const path of paths) {
+    if (path !== "fallback") collect(node, path.split("."), "", slots);
   }
-  if ("children" in node && node.children !== undefined) {
-    node.children.forEach((raw, index) => slots.push({ suffix: `/children/${index}`, raw }));
-  }
-  if (node.type === "steps") {
-    node.steps.forEach((step, stepIndex) =>
-      step.children.forEach((raw, index) => slots.push({ suffix: `/steps/${stepIndex}/children/${index}`, raw })),
-    );
-  }
-  if (record.footer !== undefined) slots.push({ suffix: "/footer", raw: record.footer });
-  if (includeFallback && node.fallback !== undefined) slots.push({ suffix: "/fallback", raw: node.fallback });
+  if (includeFallback) collect(node, ["fallback"], "", slots);
   return slots;
 }

@@ -1,12 +1,13 @@
-// Zod mirror of the validation rule definition in engine/ui/schema.json.
+// Validation rules: generated from engine/ui/schema.json (contract.gen.ts), plus one check the
+// JSON Schema cannot state: a pattern rule's value must compile as a Unicode ECMAScript regex
+// (the Go side compiles it as RE2). schema.json only says it is a string.
 import * as z from "zod/mini";
-import { conditionSchema, pointerSchema } from "./condition";
+import type { RULE_KINDS } from "./contract.gen";
+import { ruleSchema as generated } from "./contract.gen";
 
-/** The rule kinds, in the order of the JSON Schema enum. */
-export const RULE_KINDS = ["required", "email", "min_length", "max_length", "pattern", "equals"] as const;
+export { RULE_KINDS } from "./contract.gen";
 export type RuleKind = (typeof RULE_KINDS)[number];
 
-/** A pattern must compile as a Unicode ECMAScript regex (the Go side compiles it as RE2). */
 function compiles(pattern: string): boolean {
   try {
     new RegExp(pattern, "u");
@@ -16,20 +17,12 @@ function compiles(pattern: string): boolean {
   }
 }
 
-const base = {
-  message: z.string().check(z.minLength(1)),
-  when: z.optional(conditionSchema),
-};
-const length = z.int().check(z.minimum(0));
-
-export const ruleSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("required"), ...base }),
-  z.object({ kind: z.literal("email"), ...base }),
-  z.object({ kind: z.literal("min_length"), value: length, ...base }),
-  z.object({ kind: z.literal("max_length"), value: length, ...base }),
-  z.object({ kind: z.literal("pattern"), value: z.string().check(z.refine(compiles, "pattern does not compile")), ...base }),
-  z.object({ kind: z.literal("equals"), path: pointerSchema, ...base }),
-]);
+export const ruleSchema = generated.check(
+  z.refine((rule) => rule.kind !== "pattern" || compiles(rule.value), {
+    message: "pattern does not compile",
+    path: ["value"],
+  }),
+);
 
 export type Rule = z.infer<typeof ruleSchema>;
 export type RuleOf<K extends RuleKind> = Extract<Rule, { kind: K }>;
