@@ -51,7 +51,9 @@ type env struct {
 	box   *mail.Outbox
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvTB(t) }
+
+func newEnvTB(t testing.TB) *env {
 	t.Helper()
 	st := storetest.Open(t)
 	specs := []store.CollectionSpec{}
