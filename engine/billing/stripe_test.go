@@ -84,7 +84,9 @@ func newStripeForTest(t *testing.T) (*Stripe, *stripeRecorder) {
 	return p, rec
 }
 
-func stripeCard() Card { return Card{Number: "4242 4242 4242 4242", ExpMonth: 12, ExpYear: 30, CVC: "123"} }
+func stripeCard() Card {
+	return Card{Number: "4242 4242 4242 4242", ExpMonth: 12, ExpYear: 30, CVC: "123"}
+}
 
 func TestStripeSaveCard(t *testing.T) {
 	p, rec := newStripeForTest(t)
