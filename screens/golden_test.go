@@ -42,12 +42,27 @@ func goldenCases() []goldenCase {
 		{"sign-in", func(c Context) Page { return SignIn(c, "/?quiz=true&page=SUBSCRIPTION") }},
 		{"redirecting", Redirecting},
 		{"home__weekly", func(c Context) Page {
-			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial")})
+			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+				PeriodEnd: "Nov 29, 2026", Card: "visa ••4242", Offers: goldenOffers(false)})
+		}},
+		{"home__fetching-plans", func(c Context) Page {
+			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+				Fetching: true, PeriodEnd: "Nov 29, 2026", Card: "visa ••4242", Offers: goldenOffers(false)})
 		}},
 		{"home__course-owner-canceled", func(c Context) Page {
 			return Home(c, HomeState{Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
-				Canceled: true, CourseOwned: true})
+				Canceled: true, CourseOwned: true, PeriodEnd: "Dec 2, 2026", Offers: goldenOffers(true)})
 		}},
+		{"checkout", func(c Context) Page {
+			return Checkout(c, CheckoutState{Plans: billing.DefaultCatalogue().ForBrand(c.Brand.Key, billing.KindMain),
+				Key: "checkout-key", Sandbox: true})
+		}},
+		{"checkout-done", func(c Context) Page { return CheckoutDone(c, "a•••@example.com", true) }},
+		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, "", false) }},
+		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "visa ••0341") }},
+		{"unsubscription", Unsubscription},
+		{"unsubscription__canceled", func(c Context) Page { return UnsubscriptionResult(c, true) }},
+		{"unsubscription__none", func(c Context) Page { return UnsubscriptionResult(c, false) }},
 		{"password-safety__pending", func(c Context) Page {
 			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachPending})
 		}},
@@ -433,4 +448,15 @@ func BenchmarkComposeDashboard(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// goldenOffers are My Plan's three add-ons, all owned or none.
+func goldenOffers(owned bool) []Offer {
+	cat := billing.DefaultCatalogue()
+	var out []Offer
+	for _, f := range []string{billing.FamilyProfileReport, billing.FamilyPDFCourse, billing.FamilyReelsPlaybook} {
+		p, _ := cat.Find("default", f)
+		out = append(out, Offer{Family: f, Price: p.Price, FullPrice: p.FullPrice, Discount: p.Discount, Owned: owned})
+	}
+	return out
 }

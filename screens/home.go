@@ -20,6 +20,11 @@ type HomeState struct {
 	Plan        billing.Plan
 	Canceled    bool
 	CourseOwned bool
+	// Fetching, PeriodEnd, Card and Offers are My Plan's (PlanState).
+	Fetching  bool
+	PeriodEnd string
+	Card      string
+	Offers    []Offer
 }
 
 // Home is the dashboard: the fixed header with the menu, the blue area with
@@ -40,11 +45,15 @@ func Home(c Context, h HomeState) Page {
 	screen.Header = &ui.Node{Type: "header", Logo: &c.Brand.Logo, Menu: MenuOverlay,
 		MenuLabel: c.T("home.menu"), ElevateOnScroll: true}
 	screen.Footer = footer(c)
+	cancelAsk, cancelSent := CancelByEmail(c, h.Email)
 	return Page{Screen: screen, Overlays: map[string]*ui.Node{
 		MenuOverlay:           menu(c),
 		LogoutOverlay:         logoutModal(c),
 		CoursePurchaseOverlay: coursePurchase(c),
-		MyPlanOverlay:         myPlan(c, h),
+		MyPlanOverlay: MyPlan(c, PlanState{Email: h.Email, Plan: h.Plan, Canceled: h.Canceled, Fetching: h.Fetching,
+			PeriodEnd: h.PeriodEnd, Card: h.Card, Offers: h.Offers}),
+		CancelByEmailOverlay: cancelAsk,
+		CancelSentOverlay:    cancelSent,
 	}}
 }
 
@@ -131,25 +140,6 @@ func coursePurchase(c Context) *ui.Node {
 			ui.FormError(CoursePurchaseForm),
 			ui.Button(c.T("course.purchase.buy"), "primary", ui.Submit("course.purchase", CoursePurchaseForm)),
 		),
-	)
-	d.CloseLabel = c.T("dialog.close")
-	return d
-}
-
-func myPlan(c Context, h HomeState) *ui.Node {
-	status := ui.Badge(h.Plan.Status, "brand")
-	if h.Canceled {
-		status = ui.Badge(c.T("plan.canceled"), "warning")
-	}
-	d := ui.Dialog(MyPlanOverlay, "fullscreen", c.T("plan.title"),
-		ui.Card(nil,
-			ui.Text("caption", c.T("plan.active")),
-			ui.Row("sm", ui.Text("heading", h.Plan.Name), status),
-			ui.Text("body", h.Plan.Price+" "+c.T("plan.every")+" "+h.Plan.Period),
-			ui.Text("caption", h.Email),
-		),
-		ui.Text("body", c.T("plan.cancelHelp")),
-		ui.Button(c.T("plan.contact"), "secondary", ui.OpenURL("mailto:"+c.Brand.SupportEmail, false)),
 	)
 	d.CloseLabel = c.T("dialog.close")
 	return d

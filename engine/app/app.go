@@ -17,6 +17,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/analysis"
 	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
@@ -62,6 +63,8 @@ type App struct {
 	Passwords breach.PasswordChecker
 	// Outbox keeps and delivers mail (engine/mail).
 	Outbox *mail.Outbox
+	// Billing sells plans and keeps subscriptions.
+	Billing *billing.Service
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -84,8 +87,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
 	a.Content = library.NewRepo(st.DB(), clock)
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL)
+	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: billing.NewSandbox(st.DB(), clock),
+		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), mail.Collections()} {
+		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(),
+		billing.Collections(), mail.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -214,7 +220,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
-		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
+		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"glimpse/engine"
-	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/staff"
 )
@@ -62,9 +62,17 @@ func seedSubscriber(ctx context.Context, a *App, email, password, subID string) 
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", email, err)
 	}
-	return a.Auth.PutSubscription(ctx, auth.Subscription{
-		ID: subID, UserID: u.ID, Email: u.Email, Bundle: a.Brands.Get(brand.DefaultKey).Bundle,
-		PlanCode: "glimpse_weekly_trial", Status: auth.StatusActive, MainPlan: true,
-		StartedAt: a.Clock.Now().Add(-24 * time.Hour),
+	// A sandbox card that always pays: the demo subscriber can buy add-ons,
+	// and the plan renews weekly without taking money.
+	started := a.Clock.Now().Add(-24 * time.Hour)
+	plan, err := a.Billing.Catalogue().Find(brand.DefaultKey, billing.FamilyWeekly)
+	if err != nil {
+		return err
+	}
+	return a.Billing.Put(ctx, billing.Subscription{
+		ID: subID, UserID: u.ID, Email: u.Email, Bundle: a.Brands.Get(brand.DefaultKey).Bundle, Brand: brand.DefaultKey,
+		PlanCode: plan.Code, Status: billing.StatusActive, MainPlan: true, Price: plan.Price, Provider: a.Billing.Provider().Name(),
+		StartedAt: started, CurrentPeriodStart: started, CurrentPeriodEnd: plan.Period.After(started), DueAt: plan.Period.After(started),
+		PaymentMethod: billing.PaymentMethod{Provider: a.Billing.Provider().Name(), ID: "pm_sandbox_ok_demo", Brand: "visa", Last4: "4242"},
 	})
 }

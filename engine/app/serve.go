@@ -50,6 +50,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	}
 	go a.Breach.RunCatalogueSync(ctx, cfg.HIBPCatalogueSync)
 	go a.Profiles.RunRefresh(ctx, time.Minute)
+	// Renewals, retries and expiries; any number of instances may run it.
+	go a.Billing.RunRenewals(ctx, time.Minute)
 	go a.RunSweeper(ctx, sweepEvery)
 	// Published content reaches every instance within seconds.
 	go a.Content.Watch(ctx, 2*time.Second, func(int64) {

@@ -28,6 +28,17 @@ type Subscription struct {
 	MainPlan  bool       `bson:"mainPlan"`
 	StartedAt time.Time  `bson:"startedAt"`
 	ExpiresAt *time.Time `bson:"expiresAt,omitempty"`
+	// CurrentPeriodEnd and PaymentMethod are read here, not only by
+	// billing, so My Plan on the dashboard needs no second read.
+	CurrentPeriodEnd time.Time   `bson:"currentPeriodEnd,omitempty"`
+	PaymentMethod    CardSummary `bson:"paymentMethod,omitempty"`
+}
+
+// CardSummary is how a subscription's card is shown: its brand and last
+// four digits, all that is ever stored of it.
+type CardSummary struct {
+	Brand string `bson:"brand,omitempty"`
+	Last4 string `bson:"last4,omitempty"`
 }
 
 // Subscription statuses.

@@ -303,6 +303,11 @@ func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscript
 	return subs, nil
 }
 
+// ForgetSubscriptions drops this instance's cached subscriptions of a
+// user, after billing changed them here; other instances see the change
+// within the cache's TTL.
+func (s *Service) ForgetSubscriptions(userID string) { s.subs.drop(userID) }
+
 // PutSubscription creates or replaces a subscription (idempotent by _id).
 func (s *Service) PutSubscription(ctx context.Context, sub Subscription) error {
 	_, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,

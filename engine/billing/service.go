@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
 	"glimpse/engine/store"
@@ -32,6 +33,7 @@ func Collections() map[string][]mongo.IndexModel {
 		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
 		chargesCollection:            nil,
 		sandboxCollection:            nil,
+		cancelLinksCollection:        nil,
 	}
 }
 
@@ -389,23 +391,65 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 }
 
 // CancelForEmail cancels every active main plan bought with an address on
-// a bundle (the cancel-by-email link). It returns how many it canceled.
+// a bundle (the cancel-by-email link). It returns how many main plans of
+// that address are canceled now, including ones canceled before, so opening
+// the link twice reads the same.
 func (s *Service) CancelForEmail(ctx context.Context, email, bundle, by string) (int, error) {
 	subs, err := s.SubscriptionsByEmail(ctx, email)
 	if err != nil {
 		return 0, err
 	}
+	now := s.clock.Now()
 	n := 0
 	for _, sub := range subs {
-		if sub.Bundle != bundle || !sub.MainPlan || sub.Status != StatusActive {
+		if sub.Bundle != bundle || !sub.MainPlan || sub.Expired(now) {
 			continue
 		}
-		if _, err := s.Cancel(ctx, sub.ID, by); err != nil {
-			return n, err
+		if sub.Status == StatusActive {
+			if _, err := s.Cancel(ctx, sub.ID, by); err != nil {
+				return n, err
+			}
 		}
 		n++
 	}
 	return n, nil
+}
+
+// TakeAttempt counts one attempt of something limited (checkouts per
+// client, cancel mails per subscription) in the current window of length
+// window, and reports whether it is within limit. Counting is by unique
+// inserts, so concurrent attempts never get past the limit together.
+func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window time.Duration) (bool, error) {
+	now := s.clock.Now()
+	ok, err := s.claims.TakeSlot(ctx, key+":"+store.Window(now, window), limit, now.Add(2*window))
+	if err != nil {
+		return false, fmt.Errorf("count attempt %s: %w", key, err)
+	}
+	return ok, nil
+}
+
+// UpdateCard replaces a main plan's payment method. A renewal that failed
+// is tried again at once, with the new card.
+func (s *Service) UpdateCard(ctx context.Context, subscriptionID string, card Card, by string) (Subscription, error) {
+	sub, err := s.Subscription(ctx, subscriptionID)
+	if err != nil {
+		return Subscription{}, err
+	}
+	pm, err := s.provider.SaveCard(ctx, sub.Email, card)
+	if err != nil {
+		return Subscription{}, err
+	}
+	set := bson.M{"paymentMethod": pm}
+	if sub.FailedAttempts > 0 && sub.Status == StatusActive {
+		set["dueAt"] = s.clock.Now()
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
+		return Subscription{}, fmt.Errorf("update card of %s: %w", sub.ID, err)
+	}
+	sub.PaymentMethod = pm
+	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: pm.Brand + " ••" + pm.Last4})
+	s.touched(sub.UserID)
+	return sub, nil
 }
 
 // History returns a subscription's changes, oldest first.
@@ -450,3 +494,21 @@ func (s *Service) touched(userID string) {
 }
 
 func normaliseEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// Put creates or replaces a subscription as given, for seeding demo data
+// and tests; everything a person does goes through Checkout and Purchase.
+func (s *Service) Put(ctx context.Context, sub Subscription) error {
+	sub.Email = normaliseEmail(sub.Email)
+	if len(sub.Emails) == 0 {
+		sub.Emails = []string{sub.Email}
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
+		options.Replace().SetUpsert(true)); err != nil {
+		return fmt.Errorf("put subscription %s: %w", sub.ID, err)
+	}
+	if err := s.indexEmail(ctx, sub.Email, sub.ID); err != nil {
+		return err
+	}
+	s.touched(sub.UserID)
+	return nil
+}

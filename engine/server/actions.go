@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -43,7 +45,6 @@ func (s *Server) actionTable() map[string]actionSpec {
 		"session.sign_in":          {newRequest: func() any { return &signInRequest{} }, handle: s.signIn, form: true},
 		"session.from_url":         {newRequest: func() any { return &fromURLRequest{} }, handle: s.signInFromURL},
 		"session.sign_out":         {newRequest: noValues, handle: s.signOut},
-		"course.purchase":          {newRequest: noValues, handle: s.purchaseCourse},
 		"event.track":              {newRequest: func() any { return &trackRequest{} }, handle: s.track},
 		"breach.check":             {newRequest: noValues, handle: s.checkBreaches},
 		"profile.upload_export":    {upload: s.uploadExport},
@@ -136,6 +137,11 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 		if err := json.Unmarshal(raw, &body); err != nil {
 			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
 		}
+	}
+	// The screen the action was taken on, for actions that read its query
+	// (the public cancel page reads its link's value).
+	if u, err := url.Parse(body.Path); err == nil && strings.HasPrefix(u.Path, "/") {
+		r.path, r.query = strings.TrimRight(u.Path, "/"), u.Query()
 	}
 	if len(body.Values) > 0 && string(body.Values) != "null" {
 		if err := json.Unmarshal(body.Values, in); err != nil {
@@ -286,15 +292,6 @@ func (s *Server) clearSessionCookie(c fiber.Ctx) {
 	c.Cookie(&fiber.Cookie{Name: s.sessionCookie(), Value: "", Path: "/", HTTPOnly: true,
 		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode, MaxAge: -1,
 		Expires: time.Unix(0, 0)})
-}
-
-// purchaseCourse answers honestly until payments exist: nothing is charged
-// and nothing is granted.
-func (s *Server) purchaseCourse(r *request, _ any) (*ui.Result, error) {
-	if !r.authorised {
-		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
-	}
-	return nil, engine.Errorf(engine.CodeUnavailable, "%s", r.ctx.T("course.purchase.unavailable"))
 }
 
 // track records a product analytics event as a structured log line, tagged

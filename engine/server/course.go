@@ -17,7 +17,7 @@ import (
 // static path under the site origin.
 const (
 	PathLessonPDFs    = "/course/lessons/"
-	PathReelsPlaybook = "/reels-playbook.pdf"
+	PathReelsPlaybook = screens.PathReelsPlaybook
 	reelsSlug         = "reels-playbook"
 )
 

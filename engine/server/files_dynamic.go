@@ -9,10 +9,11 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/billing"
 	"glimpse/engine/report"
+	"glimpse/screens"
 )
 
 // PathProfileReport is the stable URL of a subscriber's profile report.
-const PathProfileReport = "/reports/profile.pdf"
+const PathProfileReport = screens.PathProfileReport
 
 // serveImage answers /img: a picture the server signed, fetched through the
 // image proxy (allow-listed hosts only, never internal addresses).

@@ -73,7 +73,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
 		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(r *request) string { return "password-recovery" }},
 		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
-	}, s.devMailRoutes()...)
+	}, append(s.billingRoutes(), s.devMailRoutes()...)...)
 }
 
 func (s *Server) billingURL() string { return "/checkout?quiz=true&page=SUBSCRIPTION" }
@@ -305,8 +305,16 @@ func (s *Server) newsPostKey(r *request) string {
 }
 
 func (s *Server) homeKey(r *request) string {
-	return r.principal.User.Email + "\x00" + r.mainSub.PlanCode + "\x00" + r.mainSub.Status + "\x00" +
-		strconv.FormatBool(s.entitlements(r)[billing.PDFCourse])
+	h := s.planState(r)
+	var b strings.Builder
+	for _, part := range []string{h.Email, r.mainSub.PlanCode, r.mainSub.Status, strconv.FormatBool(h.Fetching), h.PeriodEnd, h.Card} {
+		b.WriteString(part)
+		b.WriteByte(0)
+	}
+	for _, o := range h.Offers {
+		b.WriteString(strconv.FormatBool(o.Owned))
+	}
+	return b.String()
 }
 
 func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
@@ -318,11 +326,5 @@ func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
 }
 
 func (s *Server) homeScreen(r *request) (screens.Page, error) {
-	ent := s.entitlements(r)
-	return screens.Home(r.ctx, screens.HomeState{
-		Email:       r.principal.User.Email,
-		Plan:        billing.Describe(r.mainSub.PlanCode),
-		Canceled:    r.mainSub.Status == auth.StatusCanceled,
-		CourseOwned: ent[billing.PDFCourse],
-	}), nil
+	return screens.Home(r.ctx, s.planState(r)), nil
 }

@@ -25,6 +25,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
@@ -56,6 +57,8 @@ type Deps struct {
 	Images *imageproxy.Proxy
 	// Lessons are the course's lessons and the Reels playbook.
 	Lessons []lesson.Doc
+	// Billing sells plans and keeps subscriptions.
+	Billing *billing.Service
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
 	Content *content.Repo
@@ -116,6 +119,9 @@ func New(d Deps) (*Server, error) {
 	s.routes = s.routeTable()
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()
+	for name, spec := range s.billingActions() {
+		s.actions[name] = spec
+	}
 	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
 	trust, trustConfig, proxyHeader := fiberTrust(d.Config.TrustedProxies)
 	s.app = fiber.New(fiber.Config{

@@ -1,0 +1,58 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+)
+
+// cancelLinksCollection keeps cancel-by-email requests by the SHA-256 of
+// their token, so the database never holds a usable link.
+const cancelLinksCollection = "cancel_links"
+
+type cancelLink struct {
+	ID        string    `bson:"_id"`
+	Email     string    `bson:"email"`
+	Bundle    string    `bson:"bundle"`
+	ExpiresAt time.Time `bson:"expiresAt"`
+}
+
+// NewCancelLink makes the token of a cancel-by-email link for an address on
+// a bundle, valid for lifetime. Opening the link cancels without signing
+// in, as the click-to-cancel rules ask; the token is 256 random bits.
+func (s *Service) NewCancelLink(ctx context.Context, email, bundle string, lifetime time.Duration) (string, error) {
+	token := engine.NewToken()
+	link := cancelLink{ID: engine.HashToken(token), Email: normaliseEmail(email), Bundle: bundle, ExpiresAt: s.clock.Now().Add(lifetime)}
+	if _, err := s.db.Collection(cancelLinksCollection).InsertOne(ctx, link); err != nil {
+		return "", fmt.Errorf("new cancel link: %w", err)
+	}
+	return token, nil
+}
+
+// CancelByLink cancels the main plans of the link's address on bundle and
+// reports whether any is canceled now. An unknown, expired or other
+// brand's link cancels nothing.
+func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (bool, error) {
+	if token == "" || len(token) > 256 {
+		return false, nil
+	}
+	var link cancelLink
+	err := s.db.Collection(cancelLinksCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cancel by link: %w", err)
+	}
+	if !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
+		return false, nil
+	}
+	n, err := s.CancelForEmail(ctx, link.Email, link.Bundle, "email-link")
+	return n > 0, err
+}

@@ -1,0 +1,323 @@
+package server
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/mail"
+	"glimpse/engine/report"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+// Limits of the money actions: a client may try this many checkouts per
+// hour (card testing is done with many tries), and a subscription may ask
+// for this many cancel mails per window.
+const (
+	checkoutsPerHour   = 20
+	cancelMailsPer     = 3
+	cancelMailWindow   = 10 * time.Minute
+	cancelLinkLifetime = 24 * time.Hour
+	// fetchingPlans is the spec's 'Fetching plans' window after a plan
+	// starts, during which Cancel waits.
+	fetchingPlans = 36_000_000 * time.Millisecond
+)
+
+// billingRoutes are the checkout's and the public cancel page's screens.
+func (s *Server) billingRoutes() []route {
+	return []route{
+		{screens.PathCheckout, public, s.checkoutScreen, nil},
+		{screens.PathCheckoutDone, public, s.checkoutDoneScreen, nil},
+		{screens.PathUpdateCard, protected, s.updateCardScreen, nil},
+		{screens.PathUnsubscription, public, func(r *request) (screens.Page, error) {
+			return screens.Unsubscription(r.ctx), nil
+		}, func(*request) string { return "unsubscription" }},
+	}
+}
+
+// billingActions are the money actions of the action table.
+func (s *Server) billingActions() map[string]actionSpec {
+	return map[string]actionSpec{
+		"checkout.pay":          {newRequest: func() any { return &checkoutRequest{} }, handle: s.checkoutPay, form: true},
+		"course.purchase":       {newRequest: noValues, handle: s.purchase(billing.FamilyPDFCourse)},
+		"plan.buy_report":       {newRequest: noValues, handle: s.purchase(billing.FamilyProfileReport)},
+		"plan.buy_playbook":     {newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)},
+		"plan.cancel_request":   {newRequest: noValues, handle: s.cancelRequest},
+		"plan.update_card":      {newRequest: func() any { return &updateCardRequest{} }, handle: s.updateCard, form: true},
+		"unsubscription.cancel": {newRequest: noValues, handle: s.cancelFromLink},
+	}
+}
+
+// checkoutRequest is the checkout form. Its screen's rules say what a valid
+// value looks like (form: true); the tags only bound sizes.
+type checkoutRequest struct {
+	Plan   string `json:"plan" validate:"max=64"`
+	Email  string `json:"email" validate:"max=254"`
+	Card   string `json:"card" validate:"max=32"`
+	Expiry string `json:"expiry" validate:"max=16"`
+	CVC    string `json:"cvc" validate:"max=8"`
+	Key    string `json:"/checkoutKey" validate:"required,max=128"`
+}
+
+type updateCardRequest struct {
+	Card         string `json:"card" validate:"max=32"`
+	Expiry       string `json:"expiry" validate:"max=16"`
+	CVC          string `json:"cvc" validate:"max=8"`
+	Subscription string `json:"/subscription" validate:"required,max=64"`
+}
+
+func (s *Server) checkoutScreen(r *request) (screens.Page, error) {
+	email := ""
+	if r.signedIn {
+		email = r.principal.User.Email
+	}
+	plans := s.Billing.Catalogue().ForBrand(r.brand.Key, billing.KindMain)
+	return screens.Checkout(r.ctx, screens.CheckoutState{Plans: plans, Key: engine.NewToken(), Email: email,
+		Sandbox: s.Billing.Provider().Name() == "sandbox"}), nil
+}
+
+func (s *Server) checkoutDoneScreen(r *request) (screens.Page, error) {
+	sub, err := s.Billing.Subscription(r.fiber.Context(), r.query.Get("id"))
+	if errors.Is(err, billing.ErrNoSubscription) || (err == nil && sub.Bundle != r.brand.Bundle) {
+		return screens.CheckoutDone(r.ctx, "", false), nil
+	}
+	if err != nil {
+		return screens.Page{}, err
+	}
+	return screens.CheckoutDone(r.ctx, maskEmail(sub.Email), true), nil
+}
+
+// maskEmail shows enough of an address for its owner to recognise it and
+// little for anyone else holding the page's link: "a•••@example.com".
+func maskEmail(email string) string {
+	local, domain, ok := strings.Cut(email, "@")
+	if !ok || local == "" {
+		return "•••"
+	}
+	return local[:1] + "•••@" + domain
+}
+
+// parseExpiry reads "MM/YY" or "MM/YYYY".
+func parseExpiry(s string) (month, year int) {
+	m, y, ok := strings.Cut(strings.ReplaceAll(s, " ", ""), "/")
+	if !ok {
+		return 0, 0
+	}
+	month, _ = strconv.Atoi(m)
+	year, _ = strconv.Atoi(y)
+	return month, year
+}
+
+// cardError puts a card refusal under the input it is about, in the
+// brand's words; a decline is the form's error.
+func cardError(r *request, err error) error {
+	field := func(id, key string) error {
+		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{id: r.ctx.T(key)}, Err: err}
+	}
+	switch {
+	case errors.Is(err, billing.ErrCardInvalid):
+		return field("card", "checkout.cardInvalid")
+	case errors.Is(err, billing.ErrCardExpired):
+		return field("expiry", "checkout.expired")
+	case errors.Is(err, billing.ErrCVCInvalid):
+		return field("cvc", "checkout.cvcInvalid")
+	case errors.Is(err, billing.ErrCardDeclined):
+		return engine.Wrap(engine.CodeInvalid, err, r.ctx.T("checkout.declined"))
+	}
+	return err
+}
+
+func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
+	req := in.(*checkoutRequest)
+	ctx := r.fiber.Context()
+	ok, err := s.Billing.TakeAttempt(ctx, "checkout:"+r.fiber.IP(), checkoutsPerHour, time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+	}
+	month, year := parseExpiry(req.Expiry)
+	sub, err := s.Billing.Checkout(ctx, billing.CheckoutRequest{Brand: r.brand.Key, Bundle: r.brand.Bundle,
+		PlanCode: req.Plan, Email: req.Email, Key: req.Key,
+		Card: billing.Card{Number: req.Card, ExpMonth: month, ExpYear: year, CVC: req.CVC}})
+	if errors.Is(err, billing.ErrUnknownPlan) {
+		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.ctx.T("checkout.planRequired")}, Err: err}
+	}
+	if err != nil {
+		return nil, cardError(r, err)
+	}
+	return ui.Effects(ui.Replace(screens.PathCheckoutDone + "?id=" + url.QueryEscape(sub.ID))), nil
+}
+
+// purchase buys an add-on with the main plan's card. The course then opens;
+// the report is made and mailed, and the screen is checked again 2 s later
+// (the spec's re-check delay) as the mail goes out.
+func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, error) {
+	return func(r *request, _ any) (*ui.Result, error) {
+		if !r.authorised {
+			return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+		}
+		ctx := r.fiber.Context()
+		main, err := s.Billing.Subscription(ctx, r.mainSub.ID)
+		if err != nil {
+			return nil, err
+		}
+		_, err = s.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: r.principal.User.ID,
+			Email: r.principal.User.Email, Main: main, Family: family})
+		switch {
+		case errors.Is(err, billing.ErrAlreadyOwned):
+			// A second tap: the first one bought it.
+		case errors.Is(err, billing.ErrCardDeclined):
+			return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T("plan.purchaseFailed"))
+		case err != nil:
+			return nil, err
+		}
+		switch family {
+		case billing.FamilyPDFCourse:
+			return ui.Effects(ui.CloseOverlay(screens.CoursePurchaseOverlay), ui.CloseOverlay(screens.MyPlanOverlay),
+				ui.Navigate(screens.PathCourse)), nil
+		case billing.FamilyProfileReport:
+			if err := s.mailProfileReport(r); err != nil {
+				s.Logger.Error("mail profile report", "requestId", requestID(r.fiber), "error", err)
+			}
+			return ui.Effects(ui.Refresh(), ui.After(2000, ui.Refresh())), nil
+		}
+		return ui.Effects(ui.Refresh()), nil
+	}
+}
+
+// mailProfileReport makes the report and puts it in the outbox (the spec's
+// ig-getPdfReport). With no analysis yet, the mail says so; the report can
+// be downloaded from My Plan once there is one.
+func (s *Server) mailProfileReport(r *request) error {
+	if s.Mail == nil {
+		return nil
+	}
+	ctx := r.fiber.Context()
+	msg := mail.Message{Key: "profile-report:" + r.principal.User.ID, To: r.principal.User.Email, Brand: r.brand.Key,
+		Template: mail.TemplateProfileReport, Data: map[string]string{"email": r.principal.User.Email}}
+	if p, err := s.Profiles.Get(ctx, r.principal.User.ID); err == nil && p.Result != nil {
+		followers, engagement := p.Series()
+		pdf, err := report.Render(report.Report{Brand: r.brand.Name, Username: p.Username, GeneratedAt: s.Clock.Now(),
+			Result: *p.Result, Followers: followers, Engagement: engagement})
+		if err != nil {
+			return err
+		}
+		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
+	}
+	return s.Mail.Enqueue(ctx, msg)
+}
+
+// cancelRequest sends the cancel-by-email confirmation: a link that cancels
+// without signing in, valid for a day. Only its hash is stored.
+func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
+	if !r.authorised || r.mainSub.ID == "" {
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
+	}
+	ctx := r.fiber.Context()
+	ok, err := s.Billing.TakeAttempt(ctx, "cancel-mail:"+r.mainSub.ID, cancelMailsPer, cancelMailWindow)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("cancelByEmail.tooMany"))
+	}
+	email := r.principal.User.Email
+	token, err := s.Billing.NewCancelLink(ctx, email, r.brand.Bundle, cancelLinkLifetime)
+	if err != nil {
+		return nil, err
+	}
+	if s.Mail != nil {
+		if err := s.Mail.Enqueue(ctx, mail.Message{Key: "cancel-confirm:" + engine.HashToken(token), To: email, Brand: r.brand.Key,
+			Template: mail.TemplateCancelConfirm,
+			Data:     map[string]string{"link": screens.PathUnsubscription + "?from=" + url.QueryEscape(token), "email": email}}); err != nil {
+			return nil, err
+		}
+	}
+	return ui.Effects(ui.Track("cancel_success", map[string]any{"source": "my_plan", "subscription": r.mainSub.ID}),
+		ui.CloseOverlay(screens.CancelByEmailOverlay), ui.OpenOverlay(screens.CancelSentOverlay)), nil
+}
+
+// cancelFromLink is the public cancel page's one call: the link's value
+// names a cancel request; any failure reads as 'No subscriptions'.
+func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {
+	canceled, err := s.Billing.CancelByLink(r.fiber.Context(), r.query.Get("from"), r.brand.Bundle)
+	if err != nil {
+		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
+		canceled = false
+	}
+	page := screens.UnsubscriptionResult(r.ctx, canceled)
+	return &ui.Result{Screen: ptr(page.Envelope(s.meta(r)))}, nil
+}
+
+func (s *Server) updateCardScreen(r *request) (screens.Page, error) {
+	sub, err := s.Billing.Subscription(r.fiber.Context(), r.query.Get("subscription"))
+	if err != nil || sub.UserID != r.principal.User.ID {
+		sub, err = s.Billing.Subscription(r.fiber.Context(), r.mainSub.ID)
+		if err != nil {
+			return screens.Page{}, err
+		}
+	}
+	current := ""
+	if sub.PaymentMethod.Last4 != "" {
+		current = sub.PaymentMethod.Brand + " ••" + sub.PaymentMethod.Last4
+	}
+	return screens.UpdateCard(r.ctx, sub.ID, current), nil
+}
+
+func (s *Server) updateCard(r *request, in any) (*ui.Result, error) {
+	req := in.(*updateCardRequest)
+	if !r.authorised {
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+	}
+	ctx := r.fiber.Context()
+	sub, err := s.Billing.Subscription(ctx, req.Subscription)
+	if err != nil || sub.UserID != r.principal.User.ID {
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
+	}
+	month, year := parseExpiry(req.Expiry)
+	if _, err := s.Billing.UpdateCard(ctx, sub.ID, billing.Card{Number: req.Card, ExpMonth: month, ExpYear: year, CVC: req.CVC},
+		"user:"+r.principal.User.ID); err != nil {
+		return nil, cardError(r, err)
+	}
+	return ui.Effects(ui.Replace(screens.PathDashboard + "?plan=updated")), nil
+}
+
+// planState is My Plan for the request's subscriber, from what the session
+// already loaded (no database read on the dashboard's path).
+func (s *Server) planState(r *request) screens.HomeState {
+	ent := s.entitlements(r)
+	now := s.Clock.Now()
+	h := screens.HomeState{
+		Email:       r.principal.User.Email,
+		Plan:        billing.Describe(r.mainSub.PlanCode),
+		Canceled:    r.mainSub.Status == auth.StatusCanceled,
+		CourseOwned: ent[billing.PDFCourse],
+		Fetching:    now.Sub(r.mainSub.StartedAt) < fetchingPlans,
+	}
+	if !r.mainSub.CurrentPeriodEnd.IsZero() {
+		h.PeriodEnd = r.mainSub.CurrentPeriodEnd.Format("Jan 2, 2006")
+	}
+	if pm := r.mainSub.PaymentMethod; pm.Last4 != "" {
+		h.Card = pm.Brand + " ••" + pm.Last4
+	}
+	for _, f := range []struct {
+		family string
+		ent    billing.Entitlement
+	}{{billing.FamilyProfileReport, billing.ProfileReport}, {billing.FamilyPDFCourse, billing.PDFCourse}, {billing.FamilyReelsPlaybook, billing.ReelsPlaybook}} {
+		p, err := s.Billing.Catalogue().Find(r.brand.Key, f.family)
+		if err != nil {
+			continue
+		}
+		h.Offers = append(h.Offers, screens.Offer{Family: f.family, Price: p.Price, FullPrice: p.FullPrice,
+			Discount: p.Discount, Owned: ent[f.ent]})
+	}
+	return h
+}

@@ -1,0 +1,171 @@
+package screens
+
+import (
+	"strconv"
+	"strings"
+
+	"glimpse/engine/billing"
+	"glimpse/engine/ui"
+)
+
+// Overlay ids of My Plan and its cancel-by-email modals.
+const (
+	CancelByEmailOverlay = "cancel-by-email"
+	CancelSentOverlay    = "cancel-sent"
+	CancelByEmailForm    = "cancel-by-email"
+)
+
+// Offer is one add-on card of My Plan.
+type Offer struct {
+	Family    string // billing.FamilyPDFCourse, …
+	Price     billing.Money
+	FullPrice billing.Money
+	Discount  int
+	Owned     bool
+}
+
+// PlanState is what My Plan shows for one subscriber.
+type PlanState struct {
+	Email    string
+	Plan     billing.Plan
+	Canceled bool
+	// Fetching is the spec's 'Fetching plans' window: the plan started
+	// under 10 hours ago, and Cancel waits until it is over.
+	Fetching bool
+	// PeriodEnd is the renewal (or, once canceled, the end) date as shown.
+	PeriodEnd string
+	// Card is the payment method as shown ("visa ••4242"); empty if none.
+	Card   string
+	Offers []Offer
+}
+
+// purchaseAction names the action that buys an add-on family.
+func purchaseAction(family string) string {
+	switch family {
+	case billing.FamilyPDFCourse:
+		return "course.purchase"
+	case billing.FamilyProfileReport:
+		return "plan.buy_report"
+	default:
+		return "plan.buy_playbook"
+	}
+}
+
+// ownedAction is what an owner's button does instead of buying.
+func ownedAction(family string) *ui.Action {
+	switch family {
+	case billing.FamilyPDFCourse:
+		return ui.Sequence(ui.CloseOverlay(MyPlanOverlay), ui.Navigate(PathCourse))
+	case billing.FamilyProfileReport:
+		return ui.Download(PathProfileReport, "profile-report.pdf")
+	default:
+		return ui.Download(PathReelsPlaybook, "reels-playbook.pdf")
+	}
+}
+
+// Paths of the add-ons' downloads.
+const (
+	PathProfileReport = "/reports/profile.pdf"
+	PathReelsPlaybook = "/reels-playbook.pdf"
+)
+
+func fill(s string, pairs ...string) string { return strings.NewReplacer(pairs...).Replace(s) }
+
+// MyPlan is the full-screen My Plan dialog: the add-on offers, the active
+// plan and the way to cancel it.
+func MyPlan(c Context, p PlanState) *ui.Node {
+	offers := make([]*ui.Node, 0, len(p.Offers))
+	for _, o := range p.Offers {
+		offers = append(offers, offerCard(c, o))
+	}
+	status := ui.Badge(p.Plan.Status, "brand")
+	if p.Canceled {
+		status = ui.Badge(c.T("plan.canceled"), "warning")
+	}
+	when := c.T("plan.renews")
+	if p.Canceled {
+		when = c.T("plan.ends")
+	}
+	var cancel *ui.Node
+	switch {
+	case p.Canceled:
+		cancel = ui.Button(c.T("plan.canceledButton"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
+		cancel.DisabledWhen = &ui.Condition{Literal: ptrBool(true)}
+	case p.Fetching:
+		cancel = ui.Button(c.T("plan.fetching"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
+		cancel.DisabledWhen = &ui.Condition{Literal: ptrBool(true)}
+	default:
+		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
+	}
+	active := ui.Card(nil,
+		ui.Text("caption", c.T("plan.active")),
+		ui.Row("sm", ui.Text("heading", p.Plan.Name), status),
+		ui.Text("body", p.Plan.Price+" "+c.T("plan.every")+" "+p.Plan.Period),
+		ui.If(p.PeriodEnd != "", ui.Text("caption", fill(when, "{date}", p.PeriodEnd))),
+		ui.If(p.Card != "", ui.Text("caption", fill(c.T("plan.paymentMethod"), "{card}", p.Card))),
+		ui.Text("caption", p.Email),
+		cancel,
+	)
+	d := ui.Dialog(MyPlanOverlay, "fullscreen", c.T("plan.title"),
+		ui.Text("heading", fill(c.T("plan.offersTitle"), "{n}", strconv.Itoa(len(p.Offers)))),
+		ui.Stack("md", offers...),
+		active,
+		ui.Button(c.T("plan.contact"), "tertiary", ui.OpenURL("mailto:"+c.Brand.SupportEmail, false)),
+	)
+	d.CloseLabel = c.T("dialog.close")
+	return d
+}
+
+func offerCard(c Context, o Offer) *ui.Node {
+	key := "plan.offer." + o.Family
+	form := "buy-" + strings.ReplaceAll(o.Family, "_", "-")
+	var action *ui.Node
+	if o.Owned {
+		action = ui.Button(c.T(key+".owned"), "secondary", ownedAction(o.Family))
+	} else {
+		buy := ui.Submit(purchaseAction(o.Family), form)
+		action = ui.Form(form, buy, ui.FormError(form),
+			ui.Button(fill(c.T("plan.buy"), "{price}", o.Price.String()), "primary", buy))
+	}
+	price := ui.Row("sm", ui.Text("heading", o.Price.String()))
+	if o.FullPrice.Amount > 0 {
+		full := ui.Text("caption", o.FullPrice.String())
+		full.Tone = "neutral"
+		price.Children = append(price.Children, full,
+			ui.Badge(fill(c.T("plan.save"), "{n}", strconv.Itoa(o.Discount)), "positive"))
+	}
+	return ui.Card(nil,
+		ui.Row("sm", ui.Text("heading", c.T(key+".title")), ui.If(o.Owned, ui.Badge(c.T("plan.purchased"), "positive"))),
+		ui.Text("body", c.T(key+".text")),
+		ui.If(!o.Owned, price),
+		action,
+	)
+}
+
+// CancelByEmail is the modal My Plan's Cancel opens: it sends the
+// confirmation mail, then gives way to the 'sent' modal, which has no close
+// icon, only OK.
+func CancelByEmail(c Context, email string) (ask, sent *ui.Node) {
+	send := ui.Sequence(
+		ui.Track("cancel_click", map[string]any{"source": "my_plan"}),
+		ui.Submit("plan.cancel_request", CancelByEmailForm),
+	)
+	ask = ui.Dialog(CancelByEmailOverlay, "modal", c.T("cancelByEmail.title"),
+		ui.Text("body", fill(c.T("cancelByEmail.text"), "{email}", email)),
+		ui.Form(CancelByEmailForm, ui.Submit("plan.cancel_request", CancelByEmailForm),
+			ui.FormError(CancelByEmailForm),
+			ui.Button(c.T("cancelByEmail.send"), "primary", send),
+		),
+		ui.Button(c.T("cancelByEmail.keep"), "secondary", ui.CloseOverlay(CancelByEmailOverlay)),
+	)
+	ask.CloseLabel = c.T("dialog.close")
+	sent = ui.Dialog(CancelSentOverlay, "modal", c.T("cancelByEmail.sentTitle"),
+		ui.Text("body", fill(c.T("cancelByEmail.sentText"), "{email}", email)),
+		ui.Text("caption", c.T("cancelByEmail.spam")),
+		ui.Button(c.T("cancelByEmail.ok"), "primary", ui.CloseOverlay(CancelSentOverlay)),
+	)
+	sent.Dismissible = false
+	return ask, sent
+}
+
+func ptrBool(b bool) *bool { return &b }
