@@ -1,0 +1,28 @@
+package app
+
+import (
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/billing"
+	"glimpse/engine/config"
+)
+
+// paymentProvider builds the payment provider GLIMPSE_PAYMENTS names: the
+// built-in sandbox (takes no money) or Stripe (docs/stripe.md). config.Load
+// already refused stripe without a secret key.
+func paymentProvider(cfg config.Config, db *mongo.Database, clock engine.Clock) (billing.Provider, error) {
+	switch cfg.Payments {
+	case "", "sandbox":
+		return billing.NewSandbox(db, clock), nil
+	case "stripe":
+		p, err := billing.NewStripe(billing.StripeConfig{SecretKey: cfg.StripeSecretKey, APIBase: cfg.StripeAPIBase, Clock: clock})
+		if err != nil {
+			return nil, fmt.Errorf("payments: %w", err)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("payments: unknown provider %q (GLIMPSE_PAYMENTS)", cfg.Payments)
+}
