@@ -102,7 +102,13 @@ func (s *Server) pendingSubscription(r *request, id string) (*billing.Subscripti
 	if err != nil {
 		return nil, err
 	}
-	if !s.awaitsAccount(r, sub) {
+	// Its new owner, just signed in by account.create, still finds the form
+	// (a second submit from the same page goes on rather than failing).
+	check := sub
+	if sub.UserID != "" && r.signedIn && sub.UserID == r.principal.User.ID {
+		check.UserID = ""
+	}
+	if !s.awaitsAccount(r, check) {
 		return nil, nil
 	}
 	return &sub, nil

@@ -1,0 +1,415 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/mail"
+)
+
+// newAccountHarness is a harness whose server has the billing service and
+// the mail outbox of its app.
+func newAccountHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	h.srv.Billing = h.app.Billing
+	h.srv.Mail = h.app.Outbox
+	return h
+}
+
+// buy makes a paid subscription on the default brand with no account yet,
+// as the checkout does.
+func (h *harness) buy(email string) billing.Subscription {
+	h.t.Helper()
+	sub, err := h.app.Billing.Checkout(context.Background(), billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: email, Key: "test-" + email,
+		Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2030, CVC: "123"}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return sub
+}
+
+// mails lists the outbox's mails of a template.
+func (h *harness) mails(template string) []mail.Mail {
+	h.t.Helper()
+	all, err := h.app.Outbox.List(context.Background(), 500)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []mail.Mail
+	for _, m := range all {
+		if m.Template == template {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitMails waits until n mails of a template are in the outbox (the reset
+// mail is enqueued after the answer), then a little longer to see no more
+// come.
+func (h *harness) waitMails(template string, n int) []mail.Mail {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(h.mails(template)) < n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	got := h.mails(template)
+	if len(got) != n {
+		h.t.Fatalf("%d %s mails, want %d", len(got), template, n)
+	}
+	return got
+}
+
+var resetLink = regexp.MustCompile(`(https?://\S+/password-recovery)#reset=([A-Za-z0-9_%-]+)`)
+
+func stateOf(r response) map[string]any {
+	st, _ := r.body["state"].(map[string]any)
+	return st
+}
+
+func TestPasswordResetThroughTheMailedLink(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	h.subscriber("ann@example.com", "old-password")
+	// Another browser, signed in, is signed out by the reset.
+	other := &harness{t: t, app: h.app, srv: h.srv, clock: h.clock, cookies: map[string]string{}, host: h.host}
+	if r := other.signIn("ann@example.com", "old-password"); r.status != http.StatusOK {
+		t.Fatalf("sign in: %d %s", r.status, r.raw)
+	}
+
+	if r := h.screen("/password-recovery"); screenID(r) != "password-recovery" {
+		t.Fatalf("screen: %s", r.raw)
+	}
+	// The link is built from the configured base URL, whatever Host says.
+	h.host = "evil.example"
+	r := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "Ann@Example.com"})
+	h.host = "127.0.0.1:8080"
+	if r.status != http.StatusOK || len(effects(r)) != 1 || effects(r)[0]["id"] != "reset-sent" {
+		t.Fatalf("restore: %d %s", r.status, r.raw)
+	}
+	m := h.waitMails(mail.TemplatePasswordReset, 1)[0]
+	found := resetLink.FindStringSubmatch(m.Text)
+	if found == nil || m.To != "ann@example.com" {
+		t.Fatalf("no reset link to ann in %q", m.Text)
+	}
+	if found[1] != "http://127.0.0.1:8080/password-recovery" {
+		t.Fatalf("link origin %q", found[1])
+	}
+	token := found[2]
+
+	// The landing page: the renderer posts the fragment's token.
+	r = h.actionAt("/password-recovery", "session.from_url", map[string]any{"reset": token})
+	if screenID(r) != "password-recovery" || stateOf(r)["reset"] != token {
+		t.Fatalf("landing: %s", r.raw)
+	}
+	// The form's own rule.
+	r = h.actionAt("/password-recovery", "account.reset_password", map[string]any{"password": "short", "/reset": token})
+	if r.status != http.StatusUnprocessableEntity || fieldErrors(r)["password"] != "At least 6 symbols" {
+		t.Fatalf("short password: %d %s", r.status, r.raw)
+	}
+	r = h.actionAt("/password-recovery", "account.reset_password", map[string]any{"password": "brand-new-secret", "/reset": token})
+	if r.status != http.StatusOK {
+		t.Fatalf("reset: %d %s", r.status, r.raw)
+	}
+	if e := effects(r); len(e) != 2 || e[0]["to"] != "/sign-in" || e[1]["id"] != "password-changed" {
+		t.Fatalf("reset effects: %s", r.raw)
+	}
+	// Not signed in, and the other browser is signed out.
+	if _, ok := h.cookies["glimpse_session"]; ok {
+		t.Fatal("a reset must not sign in")
+	}
+	if r := other.screen("/dashboard"); len(effects(r)) != 1 || effects(r)[0]["to"] != "/sign-in" {
+		t.Fatalf("the other session survived the reset: %s", r.raw)
+	}
+	// Single use: the same link now offers to ask again.
+	r = h.actionAt("/password-recovery", "session.from_url", map[string]any{"reset": token})
+	if screenID(r) != "password-recovery" || stateOf(r)["reset"] != "" || !strings.Contains(string(r.raw), "expired or was already used") {
+		t.Fatalf("used link: %s", r.raw)
+	}
+	r = h.actionAt("/password-recovery", "account.reset_password", map[string]any{"password": "third-secret", "/reset": token})
+	if !strings.Contains(string(r.raw), "expired or was already used") {
+		t.Fatalf("used link posted again: %s", r.raw)
+	}
+	if r := h.signIn("ann@example.com", "old-password"); r.status != http.StatusUnauthorized {
+		t.Fatalf("old password: %d", r.status)
+	}
+	if r := h.signIn("ann@example.com", "brand-new-secret"); r.status != http.StatusOK {
+		t.Fatalf("new password: %d %s", r.status, r.raw)
+	}
+}
+
+func TestPasswordResetLinkExpires(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	u := h.subscriber("bob@example.com", "old-password")
+	token, err := h.app.Auth.MintPasswordReset(context.Background(), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.bootPage()
+	h.clock.Advance(auth.PasswordResetLifetime)
+	r := h.actionAt("/password-recovery", "session.from_url", map[string]any{"reset": token})
+	if stateOf(r)["reset"] != "" || !strings.Contains(string(r.raw), "expired or was already used") {
+		t.Fatalf("expired link: %s", r.raw)
+	}
+}
+
+func TestPasswordResetRevealsNoAccount(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	h.subscriber("ann@example.com", "old-password")
+	h.screen("/password-recovery")
+	known := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "ann@example.com"})
+	unknown := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "nobody@example.com"})
+	if known.status != unknown.status || string(known.raw) != string(unknown.raw) {
+		t.Fatalf("answers differ: %d %s / %d %s", known.status, known.raw, unknown.status, unknown.raw)
+	}
+	h.waitMails(mail.TemplatePasswordReset, 1) // ann's only
+}
+
+func TestPasswordResetRateLimits(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	h.screen("/password-recovery")
+	for i := range 6 {
+		r := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "flood@example.com"})
+		if want := map[bool]int{true: http.StatusOK, false: http.StatusTooManyRequests}[i < 5]; r.status != want {
+			t.Fatalf("request %d: %d %s", i, r.status, r.raw)
+		}
+	}
+	// Other addresses from the same client, up to the per-IP limit.
+	n := 0
+	for i := range 30 {
+		r := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "p" + string(rune('a'+i)) + "@example.com"})
+		if r.status == http.StatusTooManyRequests {
+			break
+		}
+		n++
+	}
+	if n != 20-6 { // 20 per IP; the flood above took 6
+		t.Fatalf("per-IP: %d more requests allowed", n)
+	}
+	// A new window counts afresh.
+	h.clock.Advance(15 * time.Minute)
+	if r := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "flood@example.com"}); r.status != http.StatusOK {
+		t.Fatalf("next window: %d", r.status)
+	}
+}
+
+func TestAccessRecoverySendsTheActivationMail(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	sub := h.buy("buyer@example.com")
+	h.subscriber("member@example.com", "a-password")
+	if r := h.screen("/access-recovery"); screenID(r) != "access-recovery" {
+		t.Fatalf("screen: %s", r.raw)
+	}
+	// Validation: the screen's own rule.
+	r := h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "not-an-email"})
+	if fieldErrors(r)["email"] != "Wrong email format" {
+		t.Fatalf("bad email: %s", r.raw)
+	}
+	r = h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "buyer@example.com"})
+	open, _ := r.body["open"].([]any)
+	if screenID(r) != "access-recovery" || len(open) != 1 || open[0] != "activation-sent" ||
+		!strings.Contains(string(r.raw), "Recovery email was sent to buyer@example.com. Check your email, please.") {
+		t.Fatalf("send: %d %s", r.status, r.raw)
+	}
+	mails := h.mails(mail.TemplateActivation)
+	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://127.0.0.1:8080/access-recovery?id="+sub.ID) {
+		t.Fatalf("activation mails: %+v", mails)
+	}
+	// Again within the window.
+	r = h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "buyer@example.com"})
+	if formError(r) != "Recovery email already sent. Please check your inbox" {
+		t.Fatalf("resend: %d %s", r.status, r.raw)
+	}
+	// An address with an account.
+	r = h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "member@example.com"})
+	if formError(r) != "Your account has already been activated" {
+		t.Fatalf("member: %d %s", r.status, r.raw)
+	}
+	// An address with neither: the answer of a sent mail, and no mail.
+	r = h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "stranger@example.com"})
+	if !strings.Contains(string(r.raw), "Recovery email was sent to stranger@example.com") {
+		t.Fatalf("stranger: %d %s", r.status, r.raw)
+	}
+	if n := len(h.mails(mail.TemplateActivation)); n != 1 {
+		t.Fatalf("%d activation mails after a stranger's request", n)
+	}
+	// After the window, a new mail.
+	h.clock.Advance(10 * time.Minute)
+	h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "buyer@example.com"})
+	if n := len(h.mails(mail.TemplateActivation)); n != 2 {
+		t.Fatalf("%d activation mails after the window", n)
+	}
+}
+
+func TestCreateAccountValidationOrder(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	sub := h.buy("new@example.com")
+	for path, want := range map[string]string{
+		"/access-recovery?id=":        "No subscription id for finalize",
+		"/access-recovery?id=missing": "No subscription",
+	} {
+		r := h.screen(path)
+		if screenID(r) != "create-account" || !strings.Contains(string(r.raw), `"text":"`+want+`"`) {
+			t.Fatalf("%s: %s", path, r.raw)
+		}
+	}
+	r := h.screen("/access-recovery?id=" + sub.ID)
+	form, _ := stateOf(r)["form"].(map[string]any)
+	if screenID(r) != "create-account" || form["email"] != "new@example.com" || stateOf(r)["subscriptionId"] != sub.ID {
+		t.Fatalf("form: %s", r.raw)
+	}
+	path := "/access-recovery?id=" + sub.ID
+	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "short", "/subscriptionId": sub.ID})
+	if fieldErrors(r)["password"] != "At least 6 symbols" {
+		t.Fatalf("short password: %s", r.raw)
+	}
+	// The id in the values is checked again.
+	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "long-enough", "/subscriptionId": ""})
+	if formError(r) != "No subscription id for finalize" {
+		t.Fatalf("no id: %s", r.raw)
+	}
+	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "long-enough", "/subscriptionId": "sub_forged"})
+	if formError(r) != "No subscription" {
+		t.Fatalf("forged id: %s", r.raw)
+	}
+}
+
+func TestCreateAccountSignsInAndFinalises(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	sub := h.buy("new@example.com")
+	path := "/access-recovery?id=" + sub.ID
+	h.screen(path)
+	values := map[string]any{"email": "someone-else@example.com", "password": "my-new-password", "/subscriptionId": sub.ID}
+	r := h.actionAt(path, "account.create", values)
+	e := effects(r)
+	if r.status != http.StatusOK || len(e) != 1 || e[0]["type"] != "after" || e[0]["ms"] != float64(3000) {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	if then, _ := e[0]["then"].(map[string]any); then["to"] != "/dashboard" {
+		t.Fatalf("then: %s", r.raw)
+	}
+	if r := h.screen("/dashboard"); screenID(r) != "home" {
+		t.Fatalf("dashboard after sign-up: %s", r.raw)
+	}
+	// The account has the subscription's email, not the body's.
+	u, err := h.app.Auth.UserByEmail(context.Background(), "new@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.app.Billing.Subscription(context.Background(), sub.ID); got.UserID != u.ID {
+		t.Fatalf("subscription linked to %q, want %q", got.UserID, u.ID)
+	}
+	// A second submit of the same form: the same person goes on, no second
+	// account is made.
+	r = h.actionAt(path, "account.create", values)
+	if e := effects(r); r.status != http.StatusOK || len(e) != 1 || e[0]["type"] != "after" {
+		t.Fatalf("second submit: %d %s", r.status, r.raw)
+	}
+	// Anyone else is refused, and the link now says so to them.
+	values["password"] = "a-guess-123"
+	r = h.actionAt(path, "account.create", values)
+	if r.status == http.StatusOK || formError(r) != "No subscription" {
+		t.Fatalf("a wrong password on a finalised subscription: %d %s", r.status, r.raw)
+	}
+	stranger := &harness{t: t, app: h.app, srv: h.srv, clock: h.clock, cookies: map[string]string{}, host: h.host}
+	if r := stranger.screen(path); !strings.Contains(string(r.raw), `"text":"No subscription"`) {
+		t.Fatalf("finalised link: %s", r.raw)
+	}
+	if n, _ := h.app.Store.DB().Collection(auth.UsersCollection).CountDocuments(context.Background(), map[string]any{"email": "new@example.com"}); n != 1 {
+		t.Fatalf("%d accounts for one address", n)
+	}
+}
+
+func TestCreateAccountEmailInUse(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	h.subscriber("taken@example.com", "owner-password")
+	sub := h.buy("taken@example.com")
+	path := "/access-recovery?id=" + sub.ID
+	h.screen(path)
+	r := h.actionAt(path, "account.create", map[string]any{"email": "taken@example.com", "password": "not-the-owner", "/subscriptionId": sub.ID})
+	if screenID(r) != "create-account" || !strings.Contains(string(r.raw), "The email address is already in use by another account.") ||
+		!strings.Contains(string(r.raw), "You can try to restore you password") {
+		t.Fatalf("in use: %d %s", r.status, r.raw)
+	}
+}
+
+func TestSignInPathsForSubscriptions(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	h.buy("buyer@example.com")
+	// A failed sign-in of a buyer with no account sends the activation mail
+	// and says nothing else.
+	r := h.signIn("buyer@example.com", "whatever-1")
+	if r.status != http.StatusUnauthorized || formError(r) != "The supplied auth credential is malformed or has expired." {
+		t.Fatalf("buyer sign-in: %d %s", r.status, r.raw)
+	}
+	if n := len(h.mails(mail.TemplateActivation)); n != 1 {
+		t.Fatalf("%d activation mails after a failed sign-in", n)
+	}
+	h.signIn("buyer@example.com", "whatever-2")
+	if n := len(h.mails(mail.TemplateActivation)); n != 1 {
+		t.Fatalf("%d activation mails after a second failed sign-in in the window", n)
+	}
+	// No subscription at all here: the 'Something went wrong...' modal.
+	ctx := context.Background()
+	u, err := h.app.Auth.CreateUser(ctx, "nosub@example.com", "the-password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = h.signIn("nosub@example.com", "the-password")
+	if e := effects(r); len(e) != 1 || e[0]["id"] != "no-subscription" {
+		t.Fatalf("no subscription: %s", r.raw)
+	}
+	// Every subscription here expired: the 'No Active Subscription' alert.
+	ended := start.Add(-time.Hour)
+	if err := h.app.Auth.PutSubscription(ctx, auth.Subscription{ID: "old-" + u.ID, UserID: u.ID, Email: u.Email, Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Status: auth.StatusExpired, MainPlan: true, StartedAt: start.Add(-30 * 24 * time.Hour), ExpiresAt: &ended}); err != nil {
+		t.Fatal(err)
+	}
+	r = h.signIn("nosub@example.com", "the-password")
+	if e := effects(r); len(e) != 1 || e[0]["id"] != "subscription-expired" {
+		t.Fatalf("expired: %s", r.raw)
+	}
+	// The sign-in screen's Continue leads to the checkout.
+	s := h.screen("/sign-in")
+	var env struct {
+		Overlays map[string]json.RawMessage `json:"overlays"`
+	}
+	_ = json.Unmarshal(s.raw, &env)
+	if !strings.Contains(string(env.Overlays["no-subscription"]), `"url":"/checkout?quiz=true\u0026page=SUBSCRIPTION"`) &&
+		!strings.Contains(string(env.Overlays["no-subscription"]), `"url":"/checkout?quiz=true&page=SUBSCRIPTION"`) {
+		t.Fatalf("continue: %s", env.Overlays["no-subscription"])
+	}
+	if !strings.Contains(string(env.Overlays["subscription-expired"]), "It seems like you don’t have a subscription anymore") {
+		t.Fatalf("expired alert: %s", env.Overlays["subscription-expired"])
+	}
+}
+
+func TestRecoveryLandingPagesSendNoReferrer(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	for _, p := range []string{"/password-recovery", "/access-recovery?id=sub_1"} {
+		res := h.do(httptest.NewRequest(http.MethodGet, p, nil))
+		if got := res.header.Get("Referrer-Policy"); got != "no-referrer" {
+			t.Fatalf("%s: Referrer-Policy %q", p, got)
+		}
+	}
+}
