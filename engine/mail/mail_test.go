@@ -128,6 +128,15 @@ func TestEnqueueTwiceQueuesOnce(t *testing.T) {
 	if n := pending(t, e); n != 1 {
 		t.Fatalf("%d queue entries after the repair, want 1", n)
 	}
+	// The list is newest first.
+	e.clock.Advance(time.Minute)
+	if err := e.box.Enqueue(ctx, reset("b@example.com", "password-reset:h2")); err != nil {
+		t.Fatal(err)
+	}
+	list, err = e.box.List(ctx, 10)
+	if err != nil || len(list) != 2 || list[0].ID != "password-reset:h2" || list[1].ID != "password-reset:h1" {
+		t.Fatalf("list = %+v, %v; want h2 then h1", list, err)
+	}
 }
 
 var leftover = regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9_]*\}|\bmail\.[a-z_]+\.[a-z]+\b`)
@@ -253,6 +262,15 @@ func TestDeliverOverSMTP(t *testing.T) {
 	}
 	if n := pending(t, e); n != 0 {
 		t.Fatalf("%d queue entries left, want 0", n)
+	}
+	// The mailbox's list leaves out the attachments' bytes and the HTML.
+	list, err := e.box.List(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || len(list[0].Attachments) != 1 || list[0].Attachments[0].Name != "profile.pdf" ||
+		list[0].Attachments[0].Data != nil || list[0].HTML != "" || list[0].Text == "" {
+		t.Fatalf("list = %+v", list)
 	}
 	// Enqueueing a sent key again sends nothing.
 	if err := e.box.Enqueue(ctx, msg); err != nil {
