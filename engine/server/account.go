@@ -291,6 +291,9 @@ func (s *Server) mailActivation(ctx context.Context, r *request, email string) (
 // spec's sign-in does. The screen says nothing different; an address with
 // an account is left alone (its owner mistyped a password).
 func (s *Server) activateAfterFailedSignIn(r *request, email string) {
+	if s.Billing == nil || s.Mail == nil { // a server wired without billing or mail
+		return
+	}
 	ctx := context.WithoutCancel(r.fiber.Context())
 	if _, err := s.Auth.UserByEmail(ctx, email); !engine.IsNotFound(err) {
 		return
