@@ -54,7 +54,7 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 test("restore a password through the mailed link; the link works once", async ({ page }) => {
   const seen = new Set<string>();
   await requestReset(page, demo.email);
-  await page.getByRole("button", { name: "Got it" }).click();
+  await page.getByRole("link", { name: "Got it" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
 
   const link = await newestResetLink(page, demo.email, seen);

@@ -42,7 +42,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf e2e/.data && GLIMPSE_DEMO=1 GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=e2e/.data GLIMPSE_LOG_LEVEL=warn ./bin/glimpse serve`,
+    command: `rm -rf e2e/.data && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=e2e/.data GLIMPSE_LOG_LEVEL=warn ./bin/glimpse serve`,
     cwd: "..",
     url: `${baseURL}/readyz`,
     timeout: 120_000,
