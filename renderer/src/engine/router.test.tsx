@@ -100,6 +100,14 @@ describe("router", () => {
     expect(window.location.pathname).toBe("/news");
   });
 
+  it("loads a target with a secret fragment as a page, so that boot takes the secret", async () => {
+    const spy = spyWindow();
+    const { engine, server } = await renderApp(() => envelope([]), { window: spy.window });
+    expect(await engine.run({ type: "navigate", to: "/password-recovery#reset=tok" })).toBe(true);
+    expect(spy.assign).toHaveBeenCalledWith("/password-recovery#reset=tok");
+    expect(server.calls).toHaveLength(1);
+  });
+
   it("loads the screen on back and forward and scrolls to the top", async () => {
     const { user } = await renderApp({
       "/": envelope([{ type: "link", label: "Go", action: { type: "navigate", to: "/next" } }]),

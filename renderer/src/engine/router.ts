@@ -38,6 +38,14 @@ export const SECRET_PARAMS = ["creds", "login"] as const;
  */
 export const SECRET_FRAGMENT_PARAMS = ["reset"] as const;
 
+/** Whether a path's fragment carries a secret, so it must load as a page for boot to take it. */
+export function hasSecretFragment(to: string): boolean {
+  const hash = to.indexOf("#");
+  if (hash < 0) return false;
+  const fragment = new URLSearchParams(to.slice(hash + 1));
+  return SECRET_FRAGMENT_PARAMS.some((name) => fragment.has(name));
+}
+
 /** The default target of `back` when there is no previous entry of ours. */
 export const DEFAULT_BACK = "/dashboard";
 
@@ -71,6 +79,10 @@ export function createRouter(host: RouterHost): Router {
       console.error(`Glimpse: refusing to navigate to ${JSON.stringify(to)}`);
       return false;
     }
+    if (hasSecretFragment(to)) {
+      location.assign(to);
+      return true;
+    }
     const replace = options.replace === true || to === path();
     if (replace) history.replaceState({ glimpse: index }, "", to);
     else {
@@ -100,6 +112,9 @@ export function createRouter(host: RouterHost): Router {
     const url = new URL(anchor.getAttribute("href") ?? "", location.href);
     if (url.origin !== location.origin) return;
     if (url.hash !== "" && url.pathname === location.pathname && url.search === location.search) return;
+    // A link with a secret in its fragment (a reset link in the dev mailbox) loads as a page, so
+    // that boot takes the secret out and posts it.
+    if (hasSecretFragment(url.hash)) return;
     event.preventDefault();
     void navigate(url.pathname + url.search);
   }
