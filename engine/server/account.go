@@ -288,19 +288,25 @@ func (s *Server) mailActivation(ctx context.Context, r *request, email string) (
 
 // activateAfterFailedSignIn sends the activation mail when a sign-in failed
 // for an address that has a paid subscription but no account yet, as the
-// spec's sign-in does. The screen says nothing different; an address with
-// an account is left alone (its owner mistyped a password).
+// spec's sign-in does. The screen says nothing different, and the work runs
+// after the answer, so a failed sign-in takes the same time whether or not
+// the address has an account or a subscription; an address with an account
+// is left alone (its owner mistyped a password).
 func (s *Server) activateAfterFailedSignIn(r *request, email string) {
 	if s.Billing == nil || s.Mail == nil { // a server wired without billing or mail
 		return
 	}
-	ctx := context.WithoutCancel(r.fiber.Context())
-	if _, err := s.Auth.UserByEmail(ctx, email); !engine.IsNotFound(err) {
-		return
-	}
-	if _, err := s.mailActivation(ctx, r, auth.NormaliseEmail(email)); err != nil {
-		s.Logger.Error("activation mail after sign-in failed", "requestId", requestID(r.fiber), "error", err.Error())
-	}
+	// The request's context is recycled once the answer is sent: take what
+	// the work needs from it now.
+	rr := &request{brand: r.brand}
+	email = auth.NormaliseEmail(email)
+	s.detach("activation mail after a failed sign-in", func(ctx context.Context) error {
+		if _, err := s.Auth.UserByEmail(ctx, email); !engine.IsNotFound(err) {
+			return nil
+		}
+		_, err := s.mailActivation(ctx, rr, email)
+		return err
+	})
 }
 
 // createAccount creates the account of a paid subscription, links the
