@@ -39,7 +39,7 @@ type goldenCase struct {
 
 func goldenCases() []goldenCase {
 	return []goldenCase{
-		{"sign-in", func(c Context) Page { return SignIn(c, "/?quiz=true&page=SUBSCRIPTION") }},
+		{"sign-in", func(c Context) Page { return SignIn(c, "/checkout?quiz=true&page=SUBSCRIPTION") }},
 		{"redirecting", Redirecting},
 		{"home__weekly", func(c Context) Page {
 			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
