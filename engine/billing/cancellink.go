@@ -19,16 +19,19 @@ const cancelLinksCollection = "cancel_links"
 type cancelLink struct {
 	ID        string    `bson:"_id"`
 	Email     string    `bson:"email"`
+	UserID    string    `bson:"userId,omitempty"`
 	Bundle    string    `bson:"bundle"`
 	ExpiresAt time.Time `bson:"expiresAt"`
 }
 
-// NewCancelLink makes the token of a cancel-by-email link for an address on
-// a bundle, valid for lifetime. Opening the link cancels without signing
+// NewCancelLink makes the token of a cancel-by-email link for an address
+// (and the account asking, whose plans may predate the email index) on a
+// bundle, valid for lifetime. Opening the link cancels without signing
 // in, as the click-to-cancel rules ask; the token is 256 random bits.
-func (s *Service) NewCancelLink(ctx context.Context, email, bundle string, lifetime time.Duration) (string, error) {
+func (s *Service) NewCancelLink(ctx context.Context, email, userID, bundle string, lifetime time.Duration) (string, error) {
 	token := engine.NewToken()
-	link := cancelLink{ID: engine.HashToken(token), Email: normaliseEmail(email), Bundle: bundle, ExpiresAt: s.clock.Now().Add(lifetime)}
+	link := cancelLink{ID: engine.HashToken(token), Email: normaliseEmail(email), UserID: userID, Bundle: bundle,
+		ExpiresAt: s.clock.Now().Add(lifetime)}
 	if _, err := s.db.Collection(cancelLinksCollection).InsertOne(ctx, link); err != nil {
 		return "", fmt.Errorf("new cancel link: %w", err)
 	}
@@ -53,6 +56,17 @@ func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (bool,
 	if !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
 		return false, nil
 	}
-	n, err := s.CancelForEmail(ctx, link.Email, link.Bundle, "email-link")
+	subs, err := s.SubscriptionsByEmail(ctx, link.Email)
+	if err != nil {
+		return false, err
+	}
+	if link.UserID != "" {
+		mine, err := s.ForUser(ctx, link.UserID)
+		if err != nil {
+			return false, err
+		}
+		subs = append(subs, mine...)
+	}
+	n, err := s.cancelAll(ctx, subs, link.Bundle, "email-link")
 	return n > 0, err
 }

@@ -373,10 +373,7 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 		return sub, nil
 	}
 	now := s.clock.Now()
-	end := sub.CurrentPeriodEnd
-	if end.IsZero() || end.Before(now) {
-		end = now
-	}
+	end := s.periodEnd(sub, now)
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": bson.M{
 		"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end,
 	}}); err != nil {
@@ -399,12 +396,20 @@ func (s *Service) CancelForEmail(ctx context.Context, email, bundle, by string) 
 	if err != nil {
 		return 0, err
 	}
+	return s.cancelAll(ctx, subs, bundle, by)
+}
+
+// cancelAll cancels the active main plans among subs on bundle and counts
+// those canceled now (each once, though subs may list one twice).
+func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by string) (int, error) {
 	now := s.clock.Now()
+	seen := map[string]bool{}
 	n := 0
 	for _, sub := range subs {
-		if sub.Bundle != bundle || !sub.MainPlan || sub.Expired(now) {
+		if seen[sub.ID] || sub.Bundle != bundle || !sub.MainPlan || sub.Expired(now) {
 			continue
 		}
+		seen[sub.ID] = true
 		if sub.Status == StatusActive {
 			if _, err := s.Cancel(ctx, sub.ID, by); err != nil {
 				return n, err
@@ -511,4 +516,25 @@ func (s *Service) Put(ctx context.Context, sub Subscription) error {
 	}
 	s.touched(sub.UserID)
 	return nil
+}
+
+// periodEnd is when a main plan's paid period ends: its current period's
+// end, or, for a subscription written before periods were kept, the next
+// period boundary counted from its start.
+func (s *Service) periodEnd(sub Subscription, now time.Time) time.Time {
+	if !sub.CurrentPeriodEnd.IsZero() {
+		return sub.CurrentPeriodEnd
+	}
+	plan, err := s.catalogue.Plan(sub.PlanCode)
+	if err != nil || !plan.Recurring() || sub.StartedAt.IsZero() {
+		plan, err = s.catalogue.Find(sub.Brand, FamilyOf(sub.PlanCode))
+		if err != nil || !plan.Recurring() || sub.StartedAt.IsZero() {
+			return now
+		}
+	}
+	end := plan.Period.After(sub.StartedAt)
+	for !end.After(now) {
+		end = plan.Period.After(end)
+	}
+	return end
 }

@@ -230,7 +230,7 @@ func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("cancelByEmail.tooMany"))
 	}
 	email := r.principal.User.Email
-	token, err := s.Billing.NewCancelLink(ctx, email, r.brand.Bundle, cancelLinkLifetime)
+	token, err := s.Billing.NewCancelLink(ctx, email, r.principal.User.ID, r.brand.Bundle, cancelLinkLifetime)
 	if err != nil {
 		return nil, err
 	}
