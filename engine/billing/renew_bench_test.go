@@ -1,0 +1,209 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+)
+
+// renewAt is the moment the renewal runs in these measurements; every
+// subscription's period ended an hour before.
+var renewAt = time.Date(2026, 11, 9, 9, 0, 0, 0, time.UTC)
+
+// openBillingDB opens a test database with billing's collections made as
+// app.Open makes them: on the embedded server that adds the index its
+// lookups by _id need (docs/store.md §6); without it every lookup scans.
+func openBillingDB(tb testing.TB) *mongo.Database {
+	tb.Helper()
+	st := storetest.Open(tb)
+	specs := []store.CollectionSpec{{Name: SubscriptionsCollection}}
+	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
+		for name, idx := range m {
+			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+		}
+	}
+	if err := st.EnsureCollections(context.Background(), specs); err != nil {
+		tb.Fatal(err)
+	}
+	return st.DB()
+}
+
+// seedDue inserts n active weekly subscriptions on the sandbox, all due at
+// renewAt, in batches of InsertMany.
+func seedDue(tb testing.TB, db *mongo.Database, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	end := renewAt.Add(-time.Hour)
+	const batch = 1000
+	docs := make([]any, 0, batch)
+	for i := range n {
+		id := fmt.Sprintf("sub_bench_%07d", i)
+		email := fmt.Sprintf("buyer%d@example.com", i)
+		docs = append(docs, Subscription{ID: id, Email: email, Emails: []string{email}, Bundle: "glimpse.web", Brand: "default",
+			PlanCode: "glimpse_weekly_trial", Status: StatusActive, MainPlan: true, Price: USD(100), Provider: sandboxName,
+			StartedAt: end.AddDate(0, 0, -7), CurrentPeriodStart: end.AddDate(0, 0, -7), CurrentPeriodEnd: end, DueAt: end,
+			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"}})
+		if len(docs) == batch || i == n-1 {
+			if _, err := db.Collection(SubscriptionsCollection).InsertMany(ctx, docs); err != nil {
+				tb.Fatalf("seed: %v", err)
+			}
+			docs = docs[:0]
+		}
+	}
+}
+
+// renewCounts reads what the renewal did: the succeeded charges the sandbox
+// took, the distinct subscription+period pairs they were for (a second
+// charge of one period, under any key, makes the first number larger), and
+// the subscriptions whose period moved on.
+type renewCounts struct {
+	charges, distinct, renewed int64
+}
+
+func countRenewals(tb testing.TB, db *mongo.Database) renewCounts {
+	tb.Helper()
+	ctx := context.Background()
+	cur, err := db.Collection(sandboxCollection).Find(ctx, bson.M{"status": "succeeded"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var c renewCounts
+	seen := map[string]bool{}
+	for cur.Next(ctx) {
+		var ch Charge
+		if err := cur.Decode(&ch); err != nil {
+			tb.Fatal(err)
+		}
+		c.charges++
+		// renew:<subscription>:<period end>:<attempt>
+		parts := strings.Split(ch.Key, ":")
+		if len(parts) != 4 || parts[0] != "renew" {
+			tb.Fatalf("unexpected charge key %q", ch.Key)
+		}
+		seen[parts[1]+":"+parts[2]] = true
+	}
+	if err := cur.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	c.distinct = int64(len(seen))
+	if c.renewed, err = db.Collection(SubscriptionsCollection).CountDocuments(ctx, bson.M{"dueAt": bson.M{"$gt": renewAt}}); err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// renewWith runs RenewDue on workers Service values over one database at
+// once and returns their summed stats.
+func renewWith(tb testing.TB, db *mongo.Database, workers int) RenewStats {
+	tb.Helper()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total RenewStats
+	)
+	for range workers {
+		clock := engine.NewManualClock(renewAt)
+		svc := NewService(db, clock, Options{Provider: NewSandbox(db, clock)})
+		wg.Go(func() {
+			st, err := svc.RenewDue(context.Background())
+			if err != nil {
+				tb.Errorf("RenewDue: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			total.Due += st.Due
+			total.Renewed += st.Renewed
+			total.Failed += st.Failed
+			total.Expired += st.Expired
+			total.Skipped += st.Skipped
+			total.Failures += st.Failures
+		})
+	}
+	wg.Wait()
+	return total
+}
+
+// reportProgress prints, every minute until stopped, how many renewal
+// claims have been taken, so a long run shows its rate as it goes.
+func reportProgress(db *mongo.Database, start time.Time) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				n, err := db.Collection(store.ClaimsCollection).CountDocuments(context.Background(), bson.M{})
+				fmt.Fprintf(os.Stderr, "renewal progress: %d claimed after %s (%v)\n", n, time.Since(start).Round(time.Second), err)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// TestTwoRenewalWorkersChargeOnce: two workers over the same due
+// subscriptions charge each exactly once between them.
+func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	db := openBillingDB(t)
+	seedDue(t, db, n)
+	st := renewWith(t, db, 2)
+	c := countRenewals(t, db)
+	if c.charges != int64(n) || c.distinct != int64(n) || c.renewed != int64(n) {
+		t.Fatalf("%d subscriptions: %d charges for %d distinct periods, %d renewed (stats %+v)", n, c.charges, c.distinct, c.renewed, st)
+	}
+	if st.Renewed != n || st.Failures != 0 {
+		t.Fatalf("stats %+v, want %d renewed between the workers", st, n)
+	}
+}
+
+// BenchmarkRenewDue100k times one renewal pass over 100,000 due
+// subscriptions on the embedded database, with one worker and with two.
+// Run it once: go test ./engine/billing/ -run '^$' -bench RenewDue100k -benchtime=1x
+func BenchmarkRenewDue100k(b *testing.B) {
+	const n = 100000
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				db := openBillingDB(b)
+				seedStart := time.Now()
+				seedDue(b, db, n)
+				b.Logf("seeded %d subscriptions in %s", n, time.Since(seedStart).Round(time.Millisecond))
+				b.StartTimer()
+				start := time.Now()
+				stop := reportProgress(db, start)
+				st := renewWith(b, db, workers)
+				elapsed := time.Since(start)
+				b.StopTimer()
+				stop()
+				c := countRenewals(b, db)
+				b.ReportMetric(elapsed.Seconds(), "s/pass")
+				b.ReportMetric(float64(n)/elapsed.Seconds(), "subs/s")
+				b.ReportMetric(float64(c.charges), "charges")
+				b.ReportMetric(float64(c.charges-c.distinct), "duplicates")
+				b.ReportMetric(float64(c.renewed), "renewed")
+				b.Logf("workers=%d: %s, stats %+v, counts %+v", workers, elapsed.Round(time.Millisecond), st, c)
+				if c.charges != c.distinct {
+					b.Errorf("%d charges for %d distinct periods", c.charges, c.distinct)
+				}
+			}
+		})
+	}
+}
