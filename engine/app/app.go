@@ -31,6 +31,7 @@ import (
 	"glimpse/engine/server"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
+	"glimpse/engine/tracking"
 	"glimpse/fixtures"
 	"glimpse/renderer"
 )
@@ -65,6 +66,8 @@ type App struct {
 	Outbox *mail.Outbox
 	// Billing sells plans and keeps subscriptions.
 	Billing *billing.Service
+	// Events keeps analytics events for their retention period.
+	Events *tracking.Store
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -87,6 +90,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
 	a.Content = library.NewRepo(st.DB(), clock)
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL)
+	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: billing.NewSandbox(st.DB(), clock),
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
@@ -220,7 +224,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
-		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing,
+		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
@@ -278,6 +282,9 @@ func (a *App) Sweep(ctx context.Context) error {
 		return err
 	}
 	if _, err := store.NewClaims(a.Store.DB()).Sweep(ctx, a.Clock.Now()); err != nil {
+		return err
+	}
+	if _, err := a.Events.Sweep(ctx); err != nil {
 		return err
 	}
 	return nil

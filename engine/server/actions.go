@@ -15,6 +15,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/staff"
+	"glimpse/engine/tracking"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -326,5 +327,15 @@ func (s *Server) track(r *request, in any) (*ui.Result, error) {
 		attrs = append(attrs, "userId", r.principal.User.ID)
 	}
 	s.Logger.Info("event", attrs...)
+	if s.Events != nil {
+		e := tracking.Event{Name: req.Event, Props: req.Props, Brand: r.brand.Key, Host: r.fiber.Hostname(), UserAgent: ua}
+		if r.signedIn {
+			e.UserID, e.SubscriptionID = r.principal.User.ID, r.mainSub.ID
+		}
+		if err := s.Events.Record(r.fiber.Context(), e); err != nil {
+			// Analytics never fails the person's request.
+			s.Logger.Warn("record event", "requestId", requestID(r.fiber), "error", err)
+		}
+	}
 	return &ui.Result{}, nil
 }

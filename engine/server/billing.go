@@ -12,6 +12,7 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
 	"glimpse/engine/report"
+	"glimpse/engine/store"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -216,7 +217,9 @@ func (s *Server) mailProfileReport(r *request) error {
 }
 
 // cancelRequest sends the cancel-by-email confirmation: a link that cancels
-// without signing in, valid for a day. Only its hash is stored.
+// without signing in, valid for a day. Only its hash is stored. One mail
+// goes out per subscription and 10-minute window whatever the taps (the
+// mail's key), and at most 3 requests are answered in a window.
 func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 	if !r.authorised || r.mainSub.ID == "" {
 		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
@@ -235,7 +238,7 @@ func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 		return nil, err
 	}
 	if s.Mail != nil {
-		if err := s.Mail.Enqueue(ctx, mail.Message{Key: "cancel-confirm:" + engine.HashToken(token), To: email, Brand: r.brand.Key,
+		if err := s.Mail.Enqueue(ctx, mail.Message{Key: "cancel-confirm:" + r.mainSub.ID + ":" + store.Window(s.Clock.Now(), cancelMailWindow), To: email, Brand: r.brand.Key,
 			Template: mail.TemplateCancelConfirm,
 			Data:     map[string]string{"link": screens.PathUnsubscription + "?from=" + url.QueryEscape(token), "email": email}}); err != nil {
 			return nil, err

@@ -37,6 +37,7 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/staff"
+	"glimpse/engine/tracking"
 )
 
 // Deps is everything the server needs, built once by main.
@@ -59,6 +60,8 @@ type Deps struct {
 	Lessons []lesson.Doc
 	// Billing sells plans and keeps subscriptions.
 	Billing *billing.Service
+	// Events keeps analytics events (nil keeps them only in the log).
+	Events *tracking.Store
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
 	Content *content.Repo
