@@ -44,13 +44,11 @@ func (s *Service) ChangePlanAtRenewal(ctx context.Context, subID, saleCode, key,
 	if sub.NextPlanCode == saleCode {
 		return sub, nil // asked before (this key or another): already in place
 	}
-	{
-		if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID},
-			bson.M{"$set": bson.M{"nextPlanCode": saleCode}}); err != nil {
-			return Subscription{}, fmt.Errorf("change plan of %s: %w", sub.ID, err)
-		}
-		sub.NextPlanCode = saleCode
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID},
+		bson.M{"$set": bson.M{"nextPlanCode": saleCode}}); err != nil {
+		return Subscription{}, fmt.Errorf("change plan of %s: %w", sub.ID, err)
 	}
+	sub.NextPlanCode = saleCode
 	end := s.periodEnd(sub, s.clock.Now())
 	s.record(ctx, sub.ID, "plan_change:"+key, Change{By: by, Kind: ChangePlanChanged, From: sub.PlanCode, To: saleCode,
 		Detail: plan.Price.String() + " from " + end.Format(time.RFC3339)})
