@@ -1,0 +1,285 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine/store"
+)
+
+// Counts are the tallies of one variant in one phase.
+type Counts struct {
+	Attempts  int64 `bson:"attempts"`
+	Exposures int64 `bson:"exposures"`
+	Saves     int64 `bson:"saves"`
+	Cancels   int64 `bson:"cancels"`
+	// Unsaved counts saves taken back by a cancel within SaveWindow.
+	Unsaved int64 `bson:"unsaved"`
+}
+
+func (c *Counts) plus(o Counts) {
+	c.Attempts += o.Attempts
+	c.Exposures += o.Exposures
+	c.Saves += o.Saves
+	c.Cancels += o.Cancels
+	c.Unsaved += o.Unsaved
+}
+
+// Held is the saves that held: recorded saves less those taken back.
+func (c Counts) Held() int64 { return c.Saves - c.Unsaved }
+
+// countDoc is one flush of one instance's counts for one phase
+// ("<exp>:<phase>:<instance>:<seq>"), or a roll-up of flushes
+// ("<exp>:<phase>:roll:<n>") whose UpTo says, per instance, the last flush it
+// holds.
+type countDoc struct {
+	ID       string            `bson:"_id"`
+	Exp      string            `bson:"exp"`
+	Phase    int               `bson:"phase"`
+	Instance string            `bson:"instance,omitempty"`
+	Seq      int64             `bson:"seq,omitempty"`
+	Roll     int64             `bson:"roll,omitempty"`
+	UpTo     map[string]int64  `bson:"upTo,omitempty"`
+	Counts   map[string]Counts `bson:"counts"`
+	At       time.Time         `bson:"at"`
+}
+
+// add counts in memory; Flush writes it.
+func (s *Service) add(k phaseKey, variant string, c Counts) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.pending[k]
+	if m == nil {
+		m = map[string]*Counts{}
+		s.pending[k] = m
+	}
+	if m[variant] == nil {
+		m[variant] = &Counts{}
+	}
+	m[variant].plus(c)
+}
+
+// Flush writes this instance's counts since the last flush: one document per
+// phase with a new _id (instance and sequence number), so no write ever
+// updates a shared counter ($inc is not atomic on the embedded FerretDB). A
+// failed insert puts its counts back for the next flush.
+func (s *Service) Flush(ctx context.Context) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.mu.Lock()
+	pending := s.pending
+	s.pending = map[phaseKey]map[string]*Counts{}
+	s.mu.Unlock()
+	var firstErr error
+	for k, m := range pending {
+		s.seq++
+		d := countDoc{ID: k.Exp + ":" + strconv.Itoa(k.Phase) + ":" + s.instance + ":" + strconv.FormatInt(s.seq, 10),
+			Exp: k.Exp, Phase: k.Phase, Instance: s.instance, Seq: s.seq, Counts: map[string]Counts{}, At: s.now()}
+		for v, c := range m {
+			d.Counts[v] = *c
+		}
+		if _, err := s.counts().InsertOne(ctx, d); err != nil {
+			for v, c := range m {
+				s.add(k, v, *c)
+			}
+			if firstErr == nil {
+				firstErr = fmt.Errorf("flush experiment counts: %w", err)
+			}
+		}
+	}
+	return firstErr
+}
+
+// tally is what the documents of one phase add up to.
+type tally struct {
+	latest  *countDoc   // the newest roll-up, if any
+	flushes []*countDoc // flushes the newest roll-up does not hold
+	stale   []string    // documents the newest roll-up's predecessor held
+	total   map[string]Counts
+}
+
+// readPhase sums one phase: the newest roll-up plus every flush it does not
+// hold. One query returns the phase's few documents.
+func (s *Service) readPhase(ctx context.Context, exp string, phase int) (tally, error) {
+	cur, err := s.counts().Find(ctx, bson.M{"exp": exp, "phase": phase})
+	if err != nil {
+		return tally{}, fmt.Errorf("read experiment counts: %w", err)
+	}
+	var docs []*countDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return tally{}, fmt.Errorf("read experiment counts: %w", err)
+	}
+	t := tally{total: map[string]Counts{}}
+	for _, d := range docs {
+		if d.Roll > 0 && (t.latest == nil || d.Roll > t.latest.Roll) {
+			t.latest = d
+		}
+	}
+	var prev *countDoc // the roll-up before the newest
+	for _, d := range docs {
+		if d.Roll > 0 && d != t.latest && (prev == nil || d.Roll > prev.Roll) {
+			prev = d
+		}
+	}
+	if t.latest != nil {
+		for v, c := range t.latest.Counts {
+			t.total[v] = c
+		}
+	}
+	for _, d := range docs {
+		switch {
+		case d.Roll > 0:
+			if d != t.latest && d != prev {
+				t.stale = append(t.stale, d.ID)
+			}
+		case t.latest != nil && d.Seq <= t.latest.UpTo[d.Instance]:
+			// Held by the newest roll-up. Delete it only once a newer
+			// roll-up exists, so a reader that read the roll-up before it
+			// and the flushes after it still finds it.
+			if prev != nil && d.Seq <= prev.UpTo[d.Instance] {
+				t.stale = append(t.stale, d.ID)
+			}
+		default:
+			t.flushes = append(t.flushes, d)
+			for v, c := range d.Counts {
+				sum := t.total[v]
+				sum.plus(c)
+				t.total[v] = sum
+			}
+		}
+	}
+	if prev != nil {
+		t.stale = append(t.stale, prev.ID)
+	}
+	return t, nil
+}
+
+// Compact rolls the flushes of one phase into a new roll-up so that the
+// documents to read stay few. Roll-up numbers are claimed by inserting
+// "<exp>:<phase>:roll:<n>", so of two compacting instances one wins and the
+// other's work is dropped; flushes and roll-ups are deleted only after a
+// later roll-up holds them and one more round has passed.
+func (s *Service) Compact(ctx context.Context, exp string, phase int) error {
+	t, err := s.readPhase(ctx, exp, phase)
+	if err != nil {
+		return err
+	}
+	if len(t.stale) > 0 {
+		if _, err := s.counts().DeleteMany(ctx, bson.M{"_id": bson.M{"$in": t.stale}}); err != nil {
+			return fmt.Errorf("compact experiment counts: %w", err)
+		}
+	}
+	if len(t.flushes) < 2 {
+		return nil
+	}
+	next := countDoc{Exp: exp, Phase: phase, Roll: 1, UpTo: map[string]int64{}, Counts: t.total, At: s.now()}
+	if t.latest != nil {
+		next.Roll = t.latest.Roll + 1
+		for k, v := range t.latest.UpTo {
+			next.UpTo[k] = v
+		}
+	}
+	for _, d := range t.flushes {
+		next.UpTo[d.Instance] = max(next.UpTo[d.Instance], d.Seq)
+	}
+	next.ID = exp + ":" + strconv.Itoa(phase) + ":roll:" + strconv.FormatInt(next.Roll, 10)
+	if _, err := s.counts().InsertOne(ctx, next); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("compact experiment counts: %w", err)
+	}
+	return nil
+}
+
+// Run flushes every interval and compacts the running experiments' phases
+// every ten flushes, until ctx ends; it flushes once more on the way out.
+func (s *Service) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-ctx.Done():
+			done, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = s.Flush(done)
+			cancel()
+			return
+		case <-t.C:
+		}
+		_ = s.Flush(ctx) // a failed flush keeps its counts for the next
+		if n%10 == 0 {
+			for _, e := range s.List() {
+				if e.Status == StatusRunning || e.Status == StatusPaused {
+					_ = s.Compact(ctx, e.ID, e.Phase)
+				}
+			}
+		}
+	}
+}
+
+// VariantResult is one variant's counts and statistics.
+type VariantResult struct {
+	Variant
+	Counts
+	// SaveRate is held saves over exposures, with its fixed-sample and
+	// always-valid 95% intervals.
+	SaveRate, SaveRateAlways Interval
+	// Diff is the save rate minus the control's (zero for the control).
+	Diff, DiffAlways Interval
+	// Significant: the always-valid interval of the difference excludes 0.
+	Significant bool
+}
+
+// Results are one phase's numbers.
+type Results struct {
+	Experiment Experiment
+	Phase      int
+	Variants   []VariantResult
+	// SRM is the p-value of the exposures against the weights; Mismatch
+	// is set when it is under SRMThreshold.
+	SRMChi2, SRMP float64
+	Mismatch      bool
+}
+
+// ErrNoPhase is returned for a phase the experiment never had.
+var ErrNoPhase = errors.New("experiment: no such phase")
+
+// Results sums the flushed counts of a phase (0 for the current one) and
+// computes the statistics. Counts still in an instance's memory (up to one
+// flush interval) are not in them.
+func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results, error) {
+	if phase == 0 {
+		phase = e.Phase
+	}
+	if phase < 1 || phase > e.Phase {
+		return Results{}, ErrNoPhase
+	}
+	t, err := s.readPhase(ctx, e.ID, phase)
+	if err != nil {
+		return Results{}, err
+	}
+	return Compute(e, phase, t.total, DefaultPlannedN), nil
+}
+
+// Compute turns counts by variant id into results.
+func Compute(e Experiment, phase int, counts map[string]Counts, plannedN float64) Results {
+	r := Results{Experiment: e, Phase: phase}
+	exposures := make([]int64, len(e.Variants))
+	for i, v := range e.Variants {
+		c := counts[v.ID]
+		exposures[i] = c.Exposures
+		vr := VariantResult{Variant: v, Counts: c}
+		vr.SaveRate, vr.SaveRateAlways = Rate(c.Held(), c.Exposures, plannedN)
+		if i > 0 {
+			c0 := counts[e.Variants[0].ID]
+			vr.Diff, vr.DiffAlways = Difference(c.Held(), c.Exposures, c0.Held(), c0.Exposures, plannedN)
+			vr.Significant = c.Exposures > 0 && c0.Exposures > 0 && vr.DiffAlways.Excludes(0)
+		}
+		r.Variants = append(r.Variants, vr)
+	}
+	r.SRMChi2, r.SRMP = SRM(exposures, e.Weights())
+	r.Mismatch = r.SRMP < SRMThreshold
+	return r
+}

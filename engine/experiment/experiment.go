@@ -1,0 +1,160 @@
+// Package experiment runs A/B experiments on the unsubscribe flow: which text
+// a copy key shows, or which offer a step (or a stated reason) leads to.
+// Subscribers are assigned by a deterministic hash (assign.go), exposures
+// and outcomes are counted in memory and flushed as unique documents
+// (counts.go), and results carry intervals that may be read every day
+// (stats.go). See docs/experiments.md.
+package experiment
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"glimpse/engine"
+)
+
+// Kinds of experiment.
+const (
+	// KindCopy varies the text of one copy key of the flow.
+	KindCopy = "copy"
+	// KindOffer varies which offer an offer slot shows: a step's offer
+	// ("offer.step3") or the offer a reason routes to ("offer.reason.price").
+	KindOffer = "offer"
+)
+
+// Statuses of an experiment.
+const (
+	StatusDraft   = "draft"
+	StatusRunning = "running"
+	StatusPaused  = "paused"
+	StatusStopped = "stopped"
+)
+
+// CopyPrefix is what the copy keys an experiment may target start with: the
+// unsubscribe flow's texts.
+const CopyPrefix = "unsubscribe."
+
+// OfferPrefix starts every offer slot.
+const OfferPrefix = "offer."
+
+// Limits of what an experiment holds.
+const (
+	MinVariants = 2
+	MaxVariants = 4
+	maxName     = 120
+	maxValue    = 2000
+	maxWeight   = 10000
+)
+
+// Variant is one arm. The first variant is the control; a control whose
+// Value is empty shows the flow's own copy (or offer).
+type Variant struct {
+	ID     string `bson:"id"`
+	Name   string `bson:"name"`
+	Value  string `bson:"value"`
+	Weight int    `bson:"weight"`
+}
+
+// Experiment is one A/B experiment.
+type Experiment struct {
+	ID       string    `bson:"_id"`
+	Name     string    `bson:"name"`
+	Kind     string    `bson:"kind"`
+	Key      string    `bson:"key"`
+	Variants []Variant `bson:"variants"`
+	Status   string    `bson:"status"`
+	// Phase starts at 1 and grows whenever the variants change after the
+	// experiment first ran: people are bucketed afresh, so results are kept
+	// per phase.
+	Phase          int       `bson:"phase"`
+	PhaseStartedAt time.Time `bson:"phaseStartedAt,omitzero"`
+	// Started is set once it first ran.
+	Started   bool      `bson:"started"`
+	CreatedBy string    `bson:"createdBy"`
+	CreatedAt time.Time `bson:"createdAt"`
+	UpdatedBy string    `bson:"updatedBy"`
+	UpdatedAt time.Time `bson:"updatedAt"`
+}
+
+// Weights returns the variants' weights in order.
+func (e Experiment) Weights() []int {
+	w := make([]int, len(e.Variants))
+	for i, v := range e.Variants {
+		w[i] = v.Weight
+	}
+	return w
+}
+
+// Running reports whether subscribers are being assigned.
+func (e Experiment) Running() bool { return e.Status == StatusRunning }
+
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// Validate checks an experiment's editable fields and returns the problems
+// by form input: "name", "kind", "key", "variants", or "variant<i>.value" and
+// "variant<i>.weight".
+func Validate(e Experiment) map[string]string {
+	problems := map[string]string{}
+	if strings.TrimSpace(e.Name) == "" || utf8.RuneCountInString(e.Name) > maxName {
+		problems["name"] = fmt.Sprintf("A name of 1 to %d characters is required.", maxName)
+	}
+	switch e.Kind {
+	case KindCopy:
+		if !strings.HasPrefix(e.Key, CopyPrefix) || !keyPattern.MatchString(e.Key) {
+			problems["key"] = "Choose a copy key of the unsubscribe flow (unsubscribe.…)."
+		}
+	case KindOffer:
+		if !strings.HasPrefix(e.Key, OfferPrefix) || !keyPattern.MatchString(e.Key) {
+			problems["key"] = "Choose an offer slot (offer.step<N> or offer.reason.<reason>)."
+		}
+	default:
+		problems["kind"] = "The kind is copy or offer."
+	}
+	if len(e.Variants) < MinVariants || len(e.Variants) > MaxVariants {
+		problems["variants"] = fmt.Sprintf("An experiment has %d to %d variants.", MinVariants, MaxVariants)
+	}
+	total := 0
+	for i, v := range e.Variants {
+		if utf8.RuneCountInString(v.Value) > maxValue {
+			problems[fmt.Sprintf("variant%d.value", i)] = fmt.Sprintf("At most %d characters.", maxValue)
+		}
+		if i > 0 && strings.TrimSpace(v.Value) == "" {
+			problems[fmt.Sprintf("variant%d.value", i)] = "A variant needs its text (or offer id)."
+		}
+		if e.Kind == KindOffer && v.Value != "" && !keyPattern.MatchString(v.Value) {
+			problems[fmt.Sprintf("variant%d.value", i)] = "An offer id is letters, digits, dots, dashes and underscores."
+		}
+		if v.Weight < 0 || v.Weight > maxWeight {
+			problems[fmt.Sprintf("variant%d.weight", i)] = fmt.Sprintf("A weight is 0 to %d.", maxWeight)
+		}
+		total += max(v.Weight, 0)
+	}
+	if total == 0 && len(e.Variants) > 0 {
+		problems["variant0.weight"] = "At least one variant needs a weight above 0."
+	}
+	return problems
+}
+
+// variantsChanged reports whether a change of variants re-buckets people or
+// changes what they see: any weight, value, or the number of variants.
+func variantsChanged(a, b []Variant) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i].Weight != b[i].Weight || a[i].Value != b[i].Value {
+			return true
+		}
+	}
+	return false
+}
+
+func invalid(problems map[string]string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return engine.FieldErrors(problems)
+}

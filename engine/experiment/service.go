@@ -1,0 +1,387 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/store"
+)
+
+// Collections of this package.
+const (
+	// Collection holds one document per experiment.
+	Collection = "experiments"
+	// PeopleCollection holds one document per exposure
+	// ("exp:<exp>:<phase>:<user>") and per outcome
+	// ("out:<exp>:<phase>:<user>:<event>"): unique inserts, so each is
+	// counted once whichever instance sees it first.
+	PeopleCollection = "experiment_people"
+	// CountsCollection holds the flushed counters ("<exp>:<phase>:<instance>:<seq>")
+	// and their roll-ups ("<exp>:<phase>:roll:<n>").
+	CountsCollection = "experiment_counts"
+)
+
+// Outcome events the unsubscribe flow records (Record).
+const (
+	// EventAttempt: the subscriber opened the flow.
+	EventAttempt = "attempt"
+	// EventSaved: the subscriber left the flow without canceling, or
+	// accepted an offer.
+	EventSaved = "saved"
+	// EventCanceled: the subscriber canceled.
+	EventCanceled = "canceled"
+)
+
+// SaveWindow is how long a save must hold: a cancel within it turns the save
+// back into a cancel.
+const SaveWindow = 30 * 24 * time.Hour
+
+// Collections lists this package's collections for the store to create.
+// Lookups are by _id only, the one filter the embedded FerretDB answers
+// from an index (docs/store.md).
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{Collection: nil, PeopleCollection: nil, CountsCollection: nil}
+}
+
+// Service keeps the experiments, assigns subscribers and counts what they do.
+type Service struct {
+	db       *mongo.Database
+	clock    engine.Clock
+	instance string
+	// publish tells every instance that experiments changed (the content
+	// version bump); nil in tests that reload by hand.
+	publish func(context.Context) error
+	all     atomic.Pointer[[]Experiment]
+
+	mu      sync.Mutex
+	pending map[phaseKey]map[string]*Counts
+	seq     int64
+	flushMu sync.Mutex
+}
+
+// phaseKey names one phase of one experiment.
+type phaseKey struct {
+	Exp   string
+	Phase int
+}
+
+// NewService returns the experiments service over db. publish, when set, is
+// called after every change so that other instances reload within seconds.
+func NewService(db *mongo.Database, clock engine.Clock, publish func(context.Context) error) *Service {
+	s := &Service{db: db, clock: clock, publish: publish, instance: engine.NewID()[:12],
+		pending: map[phaseKey]map[string]*Counts{}}
+	s.all.Store(&[]Experiment{})
+	return s
+}
+
+func (s *Service) coll() *mongo.Collection   { return s.db.Collection(Collection) }
+func (s *Service) people() *mongo.Collection { return s.db.Collection(PeopleCollection) }
+func (s *Service) counts() *mongo.Collection { return s.db.Collection(CountsCollection) }
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
+
+// Reload reads every experiment into memory; the content watch calls it
+// when another instance publishes.
+func (s *Service) Reload(ctx context.Context) error {
+	cur, err := s.coll().Find(ctx, bson.M{})
+	if err != nil {
+		return fmt.Errorf("load experiments: %w", err)
+	}
+	all := []Experiment{}
+	if err := cur.All(ctx, &all); err != nil {
+		return fmt.Errorf("load experiments: %w", err)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].CreatedAt.Equal(all[j].CreatedAt) {
+			return all[i].CreatedAt.After(all[j].CreatedAt)
+		}
+		return all[i].ID < all[j].ID
+	})
+	s.all.Store(&all)
+	return nil
+}
+
+// List returns the experiments in memory, newest first.
+func (s *Service) List() []Experiment { return slices.Clone(*s.all.Load()) }
+
+// Get reads one experiment from the database.
+func (s *Service) Get(ctx context.Context, id string) (Experiment, error) {
+	var e Experiment
+	err := s.coll().FindOne(ctx, bson.M{"_id": id}).Decode(&e)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Experiment{}, engine.Errorf(engine.CodeNotFound, "There is no experiment %q.", id)
+	}
+	if err != nil {
+		return Experiment{}, fmt.Errorf("get experiment %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// changed reloads this instance and tells the others.
+func (s *Service) changed(ctx context.Context) error {
+	if err := s.Reload(ctx); err != nil {
+		return err
+	}
+	if s.publish != nil {
+		return s.publish(ctx)
+	}
+	return nil
+}
+
+// normalise gives variants their ids (a, b, c, d) and trims names.
+func normalise(vs []Variant) []Variant {
+	out := make([]Variant, len(vs))
+	for i, v := range vs {
+		v.ID = string(rune('a' + i))
+		if v.Name == "" {
+			v.Name = "Variant " + string(rune('A'+i))
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// Create stores a new draft experiment.
+func (s *Service) Create(ctx context.Context, e Experiment, by string) (Experiment, error) {
+	e.Variants = normalise(e.Variants)
+	if err := invalid(Validate(e)); err != nil {
+		return Experiment{}, err
+	}
+	now := s.now()
+	e.ID = "x" + engine.NewID()[:11]
+	e.Status, e.Phase, e.Started = StatusDraft, 1, false
+	e.CreatedBy, e.CreatedAt, e.UpdatedBy, e.UpdatedAt = by, now, by, now
+	if _, err := s.coll().InsertOne(ctx, e); err != nil {
+		return Experiment{}, fmt.Errorf("create experiment: %w", err)
+	}
+	return e, s.changed(ctx)
+}
+
+// Update changes an experiment's name and variants (and, before it first
+// ran, its kind and key). A change of the variants' weights or values after
+// it first ran starts a new phase. A stopped experiment cannot change.
+func (s *Service) Update(ctx context.Context, id string, in Experiment, by string) (Experiment, error) {
+	e, err := s.Get(ctx, id)
+	if err != nil {
+		return Experiment{}, err
+	}
+	if e.Status == StatusStopped {
+		return Experiment{}, engine.Errorf(engine.CodeConflict, "A stopped experiment cannot change; create a new one.")
+	}
+	in.Variants = normalise(in.Variants)
+	if e.Started && (in.Kind != e.Kind || in.Key != e.Key) {
+		return Experiment{}, engine.FieldErrors(map[string]string{"key": "The key of an experiment that ran cannot change; create a new one."})
+	}
+	next := e
+	next.Name, next.Kind, next.Key, next.Variants = in.Name, in.Kind, in.Key, in.Variants
+	if err := invalid(Validate(next)); err != nil {
+		return Experiment{}, err
+	}
+	if e.Started && variantsChanged(e.Variants, next.Variants) {
+		next.Phase++
+		next.PhaseStartedAt = s.now()
+	}
+	next.UpdatedBy, next.UpdatedAt = by, s.now()
+	// Last writer wins: two testers saving at once lose one edit, never a
+	// count (counts live elsewhere, by phase).
+	if _, err := s.coll().ReplaceOne(ctx, bson.M{"_id": id}, next); err != nil {
+		return Experiment{}, fmt.Errorf("update experiment: %w", err)
+	}
+	return next, s.changed(ctx)
+}
+
+// Status changes: start (draft or paused → running), pause (running →
+// paused), stop (running or paused → stopped, for good).
+const (
+	ActionStart = "start"
+	ActionPause = "pause"
+	ActionStop  = "stop"
+)
+
+// SetStatus starts, pauses or stops an experiment. Only one experiment may
+// run on a key at a time.
+func (s *Service) SetStatus(ctx context.Context, id, action, by string) (Experiment, error) {
+	e, err := s.Get(ctx, id)
+	if err != nil {
+		return Experiment{}, err
+	}
+	switch {
+	case action == ActionStart && (e.Status == StatusDraft || e.Status == StatusPaused):
+		for _, o := range s.List() {
+			if o.ID != e.ID && o.Running() && o.Key == e.Key {
+				return Experiment{}, engine.Errorf(engine.CodeConflict, "The experiment %q already runs on %s.", o.Name, e.Key)
+			}
+		}
+		e.Status = StatusRunning
+		if !e.Started {
+			e.Started, e.PhaseStartedAt = true, s.now()
+		}
+	case action == ActionPause && e.Status == StatusRunning:
+		e.Status = StatusPaused
+	case action == ActionStop && (e.Status == StatusRunning || e.Status == StatusPaused):
+		e.Status = StatusStopped
+	default:
+		return Experiment{}, engine.Errorf(engine.CodeConflict, "An experiment that is %s cannot %s.", e.Status, action)
+	}
+	e.UpdatedBy, e.UpdatedAt = by, s.now()
+	if _, err := s.coll().ReplaceOne(ctx, bson.M{"_id": id}, e); err != nil {
+		return Experiment{}, fmt.Errorf("update experiment: %w", err)
+	}
+	return e, s.changed(ctx)
+}
+
+// Assignment is the variant one subscriber sees in one running experiment.
+type Assignment struct {
+	Experiment string
+	Phase      int
+	Kind, Key  string
+	Variant    string
+	// Value is the variant's text or offer id; empty for a control that
+	// shows the flow's own.
+	Value string
+}
+
+// Assignments returns the subscriber's variant in every running experiment.
+// It reads memory only.
+func (s *Service) Assignments(userID string) []Assignment {
+	var out []Assignment
+	for _, e := range *s.all.Load() {
+		if !e.Running() || userID == "" {
+			continue
+		}
+		v := e.Assign(userID)
+		out = append(out, Assignment{Experiment: e.ID, Phase: e.Phase, Kind: e.Kind, Key: e.Key, Variant: v.ID, Value: v.Value})
+	}
+	return out
+}
+
+// CopyOverrides returns, for a subscriber, the copy texts of the running
+// copy experiments (key → text; a control with no text of its own is left
+// out) and the experiment of each key, for Expose.
+func (s *Service) CopyOverrides(userID string) (overrides map[string]string, byKey map[string]Assignment) {
+	overrides, byKey = map[string]string{}, map[string]Assignment{}
+	for _, a := range s.Assignments(userID) {
+		if a.Kind != KindCopy {
+			continue
+		}
+		byKey[a.Key] = a
+		if a.Value != "" {
+			overrides[a.Key] = a.Value
+		}
+	}
+	return overrides, byKey
+}
+
+// Offer returns the offer a slot shows the subscriber: the variant's offer
+// when an offer experiment runs on the slot, otherwise fallback. It records
+// the exposure, so call it when the offer is about to be shown.
+func (s *Service) Offer(ctx context.Context, userID, slot, fallback string) (string, error) {
+	for _, a := range s.Assignments(userID) {
+		if a.Kind == KindOffer && a.Key == slot {
+			if err := s.Expose(ctx, userID, a); err != nil {
+				return fallback, err
+			}
+			if a.Value == "" {
+				return fallback, nil
+			}
+			return a.Value, nil
+		}
+	}
+	return fallback, nil
+}
+
+// exposureDoc records that a subscriber was shown a variant in a phase.
+type exposureDoc struct {
+	ID      string    `bson:"_id"`
+	Variant string    `bson:"variant"`
+	At      time.Time `bson:"at"`
+}
+
+func exposureID(exp string, phase int, user string) string {
+	return "exp:" + exp + ":" + strconv.Itoa(phase) + ":" + user
+}
+
+func outcomeID(exp string, phase int, user, event string) string {
+	return "out:" + exp + ":" + strconv.Itoa(phase) + ":" + user + ":" + event
+}
+
+// Expose records that the subscriber was shown their variant: once per
+// experiment, phase and subscriber (a unique insert), however many instances
+// and page views see it.
+func (s *Service) Expose(ctx context.Context, userID string, a Assignment) error {
+	_, err := s.people().InsertOne(ctx, exposureDoc{ID: exposureID(a.Experiment, a.Phase, userID), Variant: a.Variant, At: s.now()})
+	if store.IsDuplicateKey(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("record exposure: %w", err)
+	}
+	s.add(phaseKey{a.Experiment, a.Phase}, a.Variant, Counts{Exposures: 1})
+	return nil
+}
+
+// Record counts an outcome of the unsubscribe flow for every experiment the
+// subscriber takes part in: EventAttempt (opened the flow; counted per
+// attempt, for everyone assigned), EventSaved and EventCanceled (counted
+// once per exposed subscriber and phase). A cancel within SaveWindow of a
+// recorded save takes the save back.
+func (s *Service) Record(ctx context.Context, userID, event string) error {
+	if userID == "" {
+		return nil
+	}
+	switch event {
+	case EventAttempt:
+		for _, a := range s.Assignments(userID) {
+			s.add(phaseKey{a.Experiment, a.Phase}, a.Variant, Counts{Attempts: 1})
+		}
+		return nil
+	case EventSaved, EventCanceled:
+	default:
+		return fmt.Errorf("experiment: unknown event %q", event)
+	}
+	now := s.now()
+	for _, e := range *s.all.Load() {
+		if e.Status == StatusDraft {
+			continue
+		}
+		var exp exposureDoc
+		err := s.people().FindOne(ctx, bson.M{"_id": exposureID(e.ID, e.Phase, userID)}).Decode(&exp)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("record outcome: %w", err)
+		}
+		_, err = s.people().InsertOne(ctx, exposureDoc{ID: outcomeID(e.ID, e.Phase, userID, event), Variant: exp.Variant, At: now})
+		if store.IsDuplicateKey(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("record outcome: %w", err)
+		}
+		key := phaseKey{e.ID, e.Phase}
+		if event == EventSaved {
+			s.add(key, exp.Variant, Counts{Saves: 1})
+			continue
+		}
+		c := Counts{Cancels: 1}
+		var saved exposureDoc
+		err = s.people().FindOne(ctx, bson.M{"_id": outcomeID(e.ID, e.Phase, userID, EventSaved)}).Decode(&saved)
+		if err == nil && now.Sub(saved.At) <= SaveWindow {
+			c.Unsaved = 1
+		}
+		s.add(key, exp.Variant, c)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package experiment
+
+import "math"
+
+// Alpha is the error rate of every interval and test here: 95% intervals.
+const Alpha = 0.05
+
+// z95 is the standard normal quantile at 1 − α/2 = 0.975.
+const z95 = 1.959963984540054
+
+// DefaultPlannedN is n*, the total sample size the always-valid interval is
+// tightest at (GrowthBook's default tuning).
+const DefaultPlannedN = 5000
+
+// SRMThreshold is the p-value under which a sample ratio mismatch is raised.
+const SRMThreshold = 0.001
+
+// Interval is an estimate with its lower and upper bounds.
+type Interval struct {
+	Estimate, Low, High float64
+}
+
+// Excludes reports whether x lies outside the interval.
+func (i Interval) Excludes(x float64) bool { return x < i.Low || x > i.High }
+
+// Rate is a proportion with its fixed-sample 95% (Wald) interval and its
+// always-valid 95% interval: successes of n, with n* the planned size.
+func Rate(successes, n int64, plannedN float64) (fixed, always Interval) {
+	if n <= 0 {
+		return Interval{}, Interval{}
+	}
+	p := float64(successes) / float64(n)
+	variance := p * (1 - p) // per observation
+	se := math.Sqrt(variance / float64(n))
+	fixed = Interval{p, p - z95*se, p + z95*se}
+	r := CSRadius(math.Sqrt(variance), float64(n), Alpha, plannedN)
+	always = Interval{p, p - r, p + r}
+	return fixed, always
+}
+
+// Difference is treatment's rate minus control's with both intervals. The
+// variance of the difference is p₁(1−p₁)/n₁ + p₀(1−p₀)/n₀; the always-valid
+// interval treats it as σ̂²/n with n = n₀ + n₁ observations, so
+// σ̂ = sqrt(n·Var), as GrowthBook's sequential engine does.
+func Difference(s1, n1, s0, n0 int64, plannedN float64) (fixed, always Interval) {
+	if n1 <= 0 || n0 <= 0 {
+		return Interval{}, Interval{}
+	}
+	p1, p0 := float64(s1)/float64(n1), float64(s0)/float64(n0)
+	d := p1 - p0
+	v := p1*(1-p1)/float64(n1) + p0*(1-p0)/float64(n0)
+	se := math.Sqrt(v)
+	fixed = Interval{d, d - z95*se, d + z95*se}
+	n := float64(n1 + n0)
+	r := CSRadius(math.Sqrt(v*n), n, Alpha, plannedN)
+	always = Interval{d, d - r, d + r}
+	return fixed, always
+}
+
+// CSRadius is the half-width of the two-sided asymptotic confidence sequence
+// of Waudby-Smith et al. (2024) after n observations with per-observation
+// standard deviation sigma:
+//
+//	sigma · sqrt( 2(nρ² + 1) / (n²ρ²) · ln( sqrt(nρ² + 1) / α ) ),
+//	ρ² = (−2 ln α + ln(−2 ln α + 1)) / n*.
+//
+// It holds at every n at once, so the interval may be read every day.
+func CSRadius(sigma, n, alpha, plannedN float64) float64 {
+	if n <= 0 {
+		return math.Inf(1)
+	}
+	if plannedN <= 0 {
+		plannedN = DefaultPlannedN
+	}
+	l := -2 * math.Log(alpha)
+	rho2 := (l + math.Log(l+1)) / plannedN
+	return sigma * math.Sqrt(2*(n*rho2+1)/(n*n*rho2)*math.Log(math.Sqrt(n*rho2+1)/alpha))
+}
+
+// SRM is Pearson's chi-squared goodness-of-fit test of observed counts
+// against the shares the weights give, with k − 1 degrees of freedom. It
+// returns the statistic and its p-value; with no observations the p-value
+// is 1.
+func SRM(observed []int64, weights []int) (chi2, p float64) {
+	var total int64
+	wsum := 0
+	k := 0
+	for i, o := range observed {
+		if weights[i] > 0 {
+			total += o
+			wsum += weights[i]
+			k++
+		}
+	}
+	if total == 0 || k < 2 {
+		return 0, 1
+	}
+	for i, o := range observed {
+		if weights[i] <= 0 {
+			continue
+		}
+		e := float64(total) * float64(weights[i]) / float64(wsum)
+		d := float64(o) - e
+		chi2 += d * d / e
+	}
+	return chi2, ChiSquaredSurvival(chi2, float64(k-1))
+}
+
+// ChiSquaredSurvival is P(X > x) for X chi-squared with df degrees of
+// freedom: the regularized upper incomplete gamma function Q(df/2, x/2).
+func ChiSquaredSurvival(x, df float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	return gammaQ(df/2, x/2)
+}
+
+// gammaQ is the regularized upper incomplete gamma function Q(a, x), by its
+// power series when x < a+1 and by its continued fraction (modified Lentz)
+// otherwise, as in Numerical Recipes §6.2.
+func gammaQ(a, x float64) float64 {
+	if x < a+1 {
+		return 1 - gammaPSeries(a, x)
+	}
+	return gammaQFraction(a, x)
+}
+
+const (
+	gammaEps   = 1e-15
+	gammaIters = 1000
+)
+
+func logGammaPrefix(a, x float64) float64 {
+	lg, _ := math.Lgamma(a)
+	return a*math.Log(x) - x - lg
+}
+
+// gammaPSeries is P(a, x) = e^−x x^a / Γ(a) · Σ x^n / (a(a+1)…(a+n)).
+func gammaPSeries(a, x float64) float64 {
+	sum := 1 / a
+	term := sum
+	ap := a
+	for range gammaIters {
+		ap++
+		term *= x / ap
+		sum += term
+		if math.Abs(term) < math.Abs(sum)*gammaEps {
+			break
+		}
+	}
+	return sum * math.Exp(logGammaPrefix(a, x))
+}
+
+// gammaQFraction is Q(a, x) = e^−x x^a / Γ(a) · 1/(x+1−a− 1·(1−a)/(x+3−a− …)).
+func gammaQFraction(a, x float64) float64 {
+	const tiny = 1e-300
+	b := x + 1 - a
+	c := 1 / tiny
+	d := 1 / b
+	h := d
+	for i := 1; i <= gammaIters; i++ {
+		an := -float64(i) * (float64(i) - a)
+		b += 2
+		d = an*d + b
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = b + an/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < gammaEps {
+			break
+		}
+	}
+	return math.Exp(logGammaPrefix(a, x)) * h
+}
