@@ -1,0 +1,307 @@
+package retention
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+)
+
+// Collections.
+const (
+	AttemptsCollection = "cancel_attempts" // one document per attempt, written once
+	StepsCollection    = "cancel_steps"    // one document per thing that happened in an attempt
+)
+
+// Collections lists retention's collections with their indexes.
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{
+		AttemptsCollection: {{Keys: bson.D{{Key: "startedAt", Value: 1}}}},
+		StepsCollection:    {{Keys: bson.D{{Key: "attemptId", Value: 1}}}},
+	}
+}
+
+// DecisionWindow joins attempts: one begun within this long after the
+// previous attempt of the same subscription belongs to the same decision.
+const DecisionWindow = 24 * time.Hour
+
+// Outcomes of an attempt. An attempt with none was abandoned.
+const (
+	OutcomeCanceled    = "canceled"
+	OutcomePlanChanged = "saved_plan_change" // took the plan change
+	OutcomeGiftMonth   = "saved_gift_month"  // took the free month
+	OutcomeStayed      = "never_mind"        // chose to stay, or closed the flow
+	OutcomeAbandoned   = ""
+)
+
+// Kinds of event.
+const (
+	EventReached       = "reached"
+	EventAnswer        = "answer"
+	EventOfferShown    = "offer_shown"
+	EventOfferAccepted = "offer_accepted"
+	EventOutcome       = "outcome"
+)
+
+// Attempt is one opening of the flow, written once when it starts.
+type Attempt struct {
+	ID             string    `bson:"_id"`
+	UserID         string    `bson:"userId"`
+	SubscriptionID string    `bson:"subscriptionId"`
+	Brand          string    `bson:"brand"`
+	PlanCode       string    `bson:"planCode"`
+	Entry          string    `bson:"entry"`  // where it was opened: "my_plan", "link"
+	Return         string    `bson:"return"` // the app path closing the flow goes back to
+	StartedAt      time.Time `bson:"startedAt"`
+}
+
+// Event is one thing that happened in an attempt: a step reached, an answer,
+// an offer shown or accepted, an outcome. Each is its own document with a
+// new _id (attempt/sequence), so concurrent writers never read-modify-write.
+type Event struct {
+	ID             string    `bson:"_id"`
+	AttemptID      string    `bson:"attemptId"`
+	SubscriptionID string    `bson:"subscriptionId"`
+	At             time.Time `bson:"at"`
+	Kind           string    `bson:"kind"`
+	Step           int       `bson:"step"`
+	Reason         string    `bson:"reason,omitempty"`
+	Stars          int       `bson:"stars,omitempty"`
+	Review         string    `bson:"review,omitempty"`
+	Offer          string    `bson:"offer,omitempty"`
+	Outcome        string    `bson:"outcome,omitempty"`
+}
+
+// Reached is a step and when it was shown.
+type Reached struct {
+	Step Step
+	At   time.Time
+}
+
+// Summary is an attempt with everything that happened in it.
+type Summary struct {
+	Attempt
+	Reached        []Reached
+	Reason         string
+	Stars          int // 0: not given
+	Review         string
+	OffersShown    []string
+	OffersAccepted []string
+	Outcome        string // the last one recorded
+	EndedAt        time.Time
+}
+
+// Service stores attempts.
+type Service struct {
+	db    *mongo.Database
+	clock engine.Clock
+}
+
+// NewService returns the attempts store.
+func NewService(db *mongo.Database, clock engine.Clock) *Service {
+	return &Service{db: db, clock: clock}
+}
+
+// ErrNoAttempt is an unknown attempt, or one of another subscriber.
+var ErrNoAttempt = engine.Errorf(engine.CodeNotFound, "No such cancel attempt")
+
+// Start writes a new attempt and returns it.
+func (s *Service) Start(ctx context.Context, a Attempt) (Attempt, error) {
+	a.ID = engine.NewID()
+	a.StartedAt = s.clock.Now()
+	if _, err := s.db.Collection(AttemptsCollection).InsertOne(ctx, a); err != nil {
+		return Attempt{}, fmt.Errorf("start cancel attempt: %w", err)
+	}
+	return a, nil
+}
+
+// Get returns a user's attempt.
+func (s *Service) Get(ctx context.Context, id, userID string) (Attempt, error) {
+	var a Attempt
+	err := s.db.Collection(AttemptsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&a)
+	if errors.Is(err, mongo.ErrNoDocuments) || (err == nil && a.UserID != userID) {
+		return Attempt{}, ErrNoAttempt
+	}
+	if err != nil {
+		return Attempt{}, fmt.Errorf("read cancel attempt: %w", err)
+	}
+	return a, nil
+}
+
+// Record adds an event to an attempt, at the clock's now.
+func (s *Service) Record(ctx context.Context, a Attempt, e Event) error {
+	e.At = s.clock.Now()
+	e.AttemptID, e.SubscriptionID = a.ID, a.SubscriptionID
+	e.ID = a.ID + "/" + seq(e.At)
+	if _, err := s.db.Collection(StepsCollection).InsertOne(ctx, e); err != nil {
+		return fmt.Errorf("record cancel attempt %s: %w", e.Kind, err)
+	}
+	return nil
+}
+
+// seq orders an attempt's events by time, with a random tail so two events
+// in the same nanosecond still get their own _id.
+func seq(t time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	n := strconv.FormatInt(t.UnixNano(), 10)
+	for len(n) < 20 {
+		n = "0" + n
+	}
+	return n + "-" + hex.EncodeToString(b[:])
+}
+
+// Summary folds an attempt's events.
+func (s *Service) Summary(ctx context.Context, a Attempt) (Summary, error) {
+	all, err := s.summaries(ctx, []Attempt{a})
+	if err != nil {
+		return Summary{}, err
+	}
+	return all[0], nil
+}
+
+func (s *Service) summaries(ctx context.Context, attempts []Attempt) ([]Summary, error) {
+	ids := make([]string, len(attempts))
+	for i, a := range attempts {
+		ids[i] = a.ID
+	}
+	byAttempt := map[string][]Event{}
+	if len(ids) > 0 {
+		cur, err := s.db.Collection(StepsCollection).Find(ctx, bson.M{"attemptId": bson.M{"$in": ids}})
+		if err != nil {
+			return nil, fmt.Errorf("read cancel steps: %w", err)
+		}
+		var events []Event
+		if err := cur.All(ctx, &events); err != nil {
+			return nil, fmt.Errorf("read cancel steps: %w", err)
+		}
+		for _, e := range events {
+			byAttempt[e.AttemptID] = append(byAttempt[e.AttemptID], e)
+		}
+	}
+	out := make([]Summary, len(attempts))
+	for i, a := range attempts {
+		out[i] = fold(a, byAttempt[a.ID])
+	}
+	return out, nil
+}
+
+func fold(a Attempt, events []Event) Summary {
+	slices.SortFunc(events, func(x, y Event) int {
+		if c := x.At.Compare(y.At); c != 0 {
+			return c
+		}
+		return compareStrings(x.ID, y.ID)
+	})
+	sum := Summary{Attempt: a, EndedAt: a.StartedAt}
+	for _, e := range events {
+		sum.EndedAt = e.At
+		switch e.Kind {
+		case EventReached:
+			sum.Reached = append(sum.Reached, Reached{Step: Step(e.Step), At: e.At})
+		case EventAnswer:
+			if e.Reason != "" {
+				sum.Reason = e.Reason
+			}
+			if e.Stars != 0 {
+				sum.Stars = e.Stars
+			}
+			if e.Review != "" {
+				sum.Review = e.Review
+			}
+		case EventOfferShown:
+			if !slices.Contains(sum.OffersShown, e.Offer) {
+				sum.OffersShown = append(sum.OffersShown, e.Offer)
+			}
+		case EventOfferAccepted:
+			if !slices.Contains(sum.OffersAccepted, e.Offer) {
+				sum.OffersAccepted = append(sum.OffersAccepted, e.Offer)
+			}
+		case EventOutcome:
+			sum.Outcome = e.Outcome
+		}
+	}
+	return sum
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Decision is what one subscriber decided: the attempts that count as one
+// (each begun within DecisionWindow of the one before), and the last of
+// them, the definitive one, whose outcome is the decision's.
+type Decision struct {
+	SubscriptionID string
+	Attempts       []string // ids, oldest first
+	Final          Summary
+}
+
+// Decisions returns the decisions whose attempts began in [from, to), one
+// per run of a subscription's attempts each begun within DecisionWindow of
+// the previous one, oldest first. Attempts begun before from are read too
+// (one window back), so a run that started just before from is not split.
+func (s *Service) Decisions(ctx context.Context, from, to time.Time) ([]Decision, error) {
+	cur, err := s.db.Collection(AttemptsCollection).Find(ctx,
+		bson.M{"startedAt": bson.M{"$gte": from.Add(-DecisionWindow), "$lt": to}})
+	if err != nil {
+		return nil, fmt.Errorf("read cancel attempts: %w", err)
+	}
+	var attempts []Attempt
+	if err := cur.All(ctx, &attempts); err != nil {
+		return nil, fmt.Errorf("read cancel attempts: %w", err)
+	}
+	slices.SortFunc(attempts, func(a, b Attempt) int {
+		if c := compareStrings(a.SubscriptionID, b.SubscriptionID); c != 0 {
+			return c
+		}
+		return a.StartedAt.Compare(b.StartedAt)
+	})
+	var runs [][]Attempt
+	for i, a := range attempts {
+		if i > 0 && attempts[i-1].SubscriptionID == a.SubscriptionID && a.StartedAt.Sub(attempts[i-1].StartedAt) < DecisionWindow {
+			runs[len(runs)-1] = append(runs[len(runs)-1], a)
+			continue
+		}
+		runs = append(runs, []Attempt{a})
+	}
+	var finals []Attempt
+	var kept [][]Attempt
+	for _, run := range runs {
+		last := run[len(run)-1]
+		if last.StartedAt.Before(from) {
+			continue // decided before the range
+		}
+		kept = append(kept, run)
+		finals = append(finals, last)
+	}
+	sums, err := s.summaries(ctx, finals)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Decision, len(kept))
+	for i, run := range kept {
+		d := Decision{SubscriptionID: run[0].SubscriptionID, Final: sums[i]}
+		for _, a := range run {
+			d.Attempts = append(d.Attempts, a.ID)
+		}
+		out[i] = d
+	}
+	slices.SortStableFunc(out, func(a, b Decision) int { return a.Final.StartedAt.Compare(b.Final.StartedAt) })
+	return out, nil
+}

@@ -1,0 +1,266 @@
+// Package retention is the subscriber's side of canceling: the nine steps of
+// the unsubscribe flow (which step follows which, for each kind of plan), the
+// survey's reasons, the offers, and every cancel attempt as it happened,
+// stored step by step so the 'one decision per 24 hours' rule can be applied
+// later (docs/retention.md).
+package retention
+
+import (
+	"sync/atomic"
+
+	"glimpse/engine/billing"
+)
+
+// Step is one page of the flow.
+type Step int
+
+// The steps, in the spec's numbering.
+const (
+	StepBenefits    Step = 0 // what a member keeps
+	StepPleaseWait  Step = 1 // advances by itself after PleaseWaitMS
+	StepPlan        Step = 2 // the current plan
+	StepPlanChange  Step = 3 // the discounted plan change offer
+	StepMadeTheMost Step = 4 // 'have you made the most of it'
+	StepReason      Step = 5 // the survey
+	StepReview      Step = 6 // stars and a review
+	StepGiftMonth   Step = 7 // the free month offer
+	StepCancel      Step = 8 // the final cancel
+	// Close is no step: the move leaves the flow.
+	Close Step = -1
+)
+
+// PleaseWaitMS is how long the please-wait step shows.
+const PleaseWaitMS = 2500
+
+// StepInfo names a step (the names are stable: they are stored and reported).
+type StepInfo struct {
+	Step Step
+	Name string
+}
+
+// Steps lists the flow's steps in order.
+var Steps = [...]StepInfo{
+	{StepBenefits, "benefits"},
+	{StepPleaseWait, "please_wait"},
+	{StepPlan, "plan"},
+	{StepPlanChange, "plan_change"},
+	{StepMadeTheMost, "made_the_most"},
+	{StepReason, "reason"},
+	{StepReview, "review"},
+	{StepGiftMonth, "gift_month"},
+	{StepCancel, "cancel"},
+}
+
+// Valid reports whether s is one of Steps.
+func (s Step) Valid() bool { return s >= StepBenefits && s <= StepCancel }
+
+// Name is the step's stable name ("" for none).
+func (s Step) Name() string {
+	if !s.Valid() {
+		return ""
+	}
+	return Steps[s].Name
+}
+
+// Reasons are the survey's eight answers in the spec's order, as stored;
+// their words are copy (unsubscribe.reason.1 … .8). The first keeps the
+// membership: choosing it closes the flow.
+var Reasons = [...]string{
+	"keep_membership",    // Forget it - I want to keep my membership
+	"not_using_enough",   // Not using it enough
+	"no_results",         // Not seeing immediate results
+	"priorities_changed", // My social media priorities changed
+	"only_trial",         // I only wanted a trial
+	"cutting_expenses",   // I'm cutting down on expenses
+	"free_alternative",   // Looking for a free alternative
+	"other",              // Other
+}
+
+// ReasonKeep is the answer that is not a reason to leave.
+const ReasonKeep = "keep_membership"
+
+// ValidReason reports whether r is one of Reasons.
+func ValidReason(r string) bool {
+	for _, x := range Reasons {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Offers.
+const (
+	OfferNone       = ""
+	OfferPlanChange = "plan_change" // step 3
+	OfferGiftMonth  = "gift_month"  // step 7
+)
+
+var offerRouter atomic.Pointer[func(reason string) string]
+
+// OfferFor is the offer shown after the survey and review for a reason:
+// the spec's order (the free month, then the final cancel) unless a router
+// was set (SetOfferRouter; the experiments side may route by reason). The
+// reason that keeps the membership gets none: it closes the flow first.
+func OfferFor(reason string) string {
+	if reason == ReasonKeep {
+		return OfferNone
+	}
+	if f := offerRouter.Load(); f != nil {
+		return (*f)(reason)
+	}
+	return OfferGiftMonth
+}
+
+// SetOfferRouter replaces OfferFor's default; nil restores it.
+func SetOfferRouter(f func(reason string) string) {
+	if f == nil {
+		offerRouter.Store(nil)
+		return
+	}
+	offerRouter.Store(&f)
+}
+
+// Situation is what the moves depend on: the subscriber's plan, and what
+// this attempt has answered so far.
+type Situation struct {
+	// Family is the main plan's family (billing.FamilyPremiumOneMonth, …).
+	Family string
+	// GiftUsed: this subscription already had a free month from the flow,
+	// so it is not offered again.
+	GiftUsed bool
+	// Reason is the survey's answer, once given.
+	Reason string
+}
+
+// Premium reports a premium one-month holder (the sale plan included): the
+// plan change offers them nothing.
+func (s Situation) Premium() bool { return s.Family == billing.FamilyPremiumOneMonth }
+
+// Gift reports a gift one-month holder, who is not offered a free month.
+func (s Situation) Gift() bool { return s.Family == billing.FamilyGiftOneMonth }
+
+// Move is what a person chose on a step.
+type Move string
+
+// The moves.
+const (
+	MoveForward Move = "forward" // the step's main way on ('I'm ready to let go', Continue, 'No thanks')
+	MoveChange  Move = "change"  // step 2: 'Change my plan'
+	MoveCancel  Move = "cancel"  // step 2: 'Cancel membership'
+	MoveBack    Move = "back"    // the back arrow
+	MoveStay    Move = "stay"    // 'Stay premium', 'Keep me subscribed', 'Keep my membership'
+	MoveNow     Move = "now"     // 'Cancel subscription now', on every step
+)
+
+// Next is the step a move leads to, or Close. A move a step does not have
+// leads nowhere (it returns the step itself).
+//
+// The rules beyond the spec's table (docs/retention.md): on the plan step,
+// 'Cancel membership' goes to 'have you made the most of it' (4), except
+// for premium one-month holders, whose 'Change my plan' already leads there,
+// who go straight to the survey (5); declining the plan change goes to 4;
+// after the review comes OfferFor(reason), skipped when the subscriber may
+// not take it; the survey's back arrow returns to the step before it for
+// this plan (2 for premium one-month holders, else 4); 'Cancel subscription now' always reaches 8.
+func Next(from Step, m Move, s Situation) Step {
+	if m == MoveNow {
+		return StepCancel
+	}
+	if m == MoveStay {
+		switch from {
+		case StepBenefits, StepMadeTheMost, StepCancel:
+			return Close
+		}
+		return from
+	}
+	if m == MoveBack {
+		return back(from, s)
+	}
+	switch from {
+	case StepBenefits:
+		if m == MoveForward {
+			return StepPleaseWait
+		}
+	case StepPleaseWait:
+		if m == MoveForward {
+			return StepPlan
+		}
+	case StepPlan:
+		switch m {
+		case MoveChange:
+			if s.Premium() {
+				return StepMadeTheMost
+			}
+			return StepPlanChange
+		case MoveCancel:
+			if s.Premium() {
+				return StepReason
+			}
+			return StepMadeTheMost
+		}
+	case StepPlanChange:
+		if m == MoveForward {
+			return StepMadeTheMost
+		}
+	case StepMadeTheMost:
+		if m == MoveForward {
+			return StepReason
+		}
+	case StepReason:
+		if m == MoveForward {
+			if s.Reason == ReasonKeep {
+				return Close
+			}
+			return StepReview
+		}
+	case StepReview:
+		if m == MoveForward {
+			return afterReview(s)
+		}
+	case StepGiftMonth:
+		if m == MoveForward {
+			return StepCancel
+		}
+	}
+	return from
+}
+
+// afterReview is the offer step for the reason, or the final cancel.
+func afterReview(s Situation) Step {
+	switch OfferFor(s.Reason) {
+	case OfferGiftMonth:
+		if !s.Gift() && !s.GiftUsed {
+			return StepGiftMonth
+		}
+	case OfferPlanChange:
+		if !s.Premium() {
+			return StepPlanChange
+		}
+	}
+	return StepCancel
+}
+
+func back(from Step, s Situation) Step {
+	switch from {
+	case StepPlan:
+		return StepBenefits
+	case StepPlanChange, StepMadeTheMost:
+		return StepPlan
+	case StepReason:
+		if s.Premium() { // reached straight from the plan step
+			return StepPlan
+		}
+		return StepMadeTheMost
+	case StepReview:
+		return StepReason
+	case StepGiftMonth:
+		return StepReview
+	case StepCancel:
+		if s.Gift() || s.GiftUsed {
+			return StepReview
+		}
+		return StepGiftMonth
+	}
+	return from
+}

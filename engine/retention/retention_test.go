@@ -1,0 +1,225 @@
+package retention
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"glimpse/engine"
+	"glimpse/engine/billing"
+	"glimpse/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+// edge is one move of the graph: from a step, a move, where it leads.
+type edge struct {
+	from Step
+	move Move
+	to   Step
+}
+
+// The whole step graph for each plan state.
+func TestStepGraphPerPlan(t *testing.T) {
+	common := []edge{
+		{StepBenefits, MoveStay, Close},
+		{StepBenefits, MoveForward, StepPleaseWait},
+		{StepPleaseWait, MoveForward, StepPlan},
+		{StepPlan, MoveBack, StepBenefits},
+		{StepMadeTheMost, MoveStay, Close},
+		{StepMadeTheMost, MoveForward, StepReason},
+		{StepMadeTheMost, MoveBack, StepPlan},
+		{StepReview, MoveBack, StepReason},
+		{StepCancel, MoveStay, Close},
+	}
+	for s := range Steps {
+		common = append(common, edge{Step(s), MoveNow, StepCancel}) // click to cancel, from every step
+	}
+	cases := []struct {
+		name   string
+		family string
+		edges  []edge
+	}{
+		{"weekly", billing.FamilyWeekly, []edge{
+			{StepPlan, MoveChange, StepPlanChange},
+			{StepPlan, MoveCancel, StepMadeTheMost},
+			{StepPlanChange, MoveForward, StepMadeTheMost},
+			{StepPlanChange, MoveBack, StepPlan},
+			{StepReason, MoveBack, StepMadeTheMost},
+			{StepReview, MoveForward, StepGiftMonth},
+			{StepGiftMonth, MoveForward, StepCancel},
+			{StepGiftMonth, MoveBack, StepReview},
+			{StepCancel, MoveBack, StepGiftMonth},
+		}},
+		{"3-month", billing.FamilyThreeMonth, []edge{
+			{StepPlan, MoveChange, StepPlanChange},
+			{StepPlan, MoveCancel, StepMadeTheMost},
+			{StepReview, MoveForward, StepGiftMonth},
+			{StepCancel, MoveBack, StepGiftMonth},
+		}},
+		{"premium one-month", billing.FamilyPremiumOneMonth, []edge{
+			{StepPlan, MoveChange, StepMadeTheMost},
+			{StepPlan, MoveCancel, StepReason},
+			{StepReason, MoveBack, StepPlan},
+			{StepReview, MoveForward, StepGiftMonth},
+			{StepCancel, MoveBack, StepGiftMonth},
+		}},
+		{"gift", billing.FamilyGiftOneMonth, []edge{
+			{StepPlan, MoveChange, StepPlanChange},
+			{StepPlan, MoveCancel, StepMadeTheMost},
+			{StepReview, MoveForward, StepCancel},
+			{StepCancel, MoveBack, StepReview},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Situation{Family: tc.family, Reason: "other"}
+			for _, e := range append(append([]edge{}, common...), tc.edges...) {
+				if got := Next(e.from, e.move, s); got != e.to {
+					t.Errorf("%s --%s--> %d, want %d", e.from.Name(), e.move, got, e.to)
+				}
+			}
+		})
+	}
+}
+
+func TestSurveyReasonsAndOffers(t *testing.T) {
+	if len(Reasons) != 8 || Reasons[0] != ReasonKeep {
+		t.Fatalf("reasons: %v", Reasons)
+	}
+	s := Situation{Family: billing.FamilyWeekly, Reason: ReasonKeep}
+	if got := Next(StepReason, MoveForward, s); got != Close {
+		t.Fatalf("keeping the membership: %d, want Close", got)
+	}
+	s.Reason = "cutting_expenses"
+	if got := Next(StepReason, MoveForward, s); got != StepReview {
+		t.Fatalf("a reason: %d", got)
+	}
+	if ValidReason("nope") || !ValidReason("other") {
+		t.Fatal("ValidReason")
+	}
+	// A subscription that already had its free month skips the offer.
+	s.GiftUsed = true
+	if got := Next(StepReview, MoveForward, s); got != StepCancel {
+		t.Fatalf("gift used: %d", got)
+	}
+	if got := Next(StepCancel, MoveBack, s); got != StepReview {
+		t.Fatalf("gift used, back: %d", got)
+	}
+	// The experiments' hook routes by reason.
+	SetOfferRouter(func(reason string) string {
+		if reason == "cutting_expenses" {
+			return OfferPlanChange
+		}
+		return OfferNone
+	})
+	t.Cleanup(func() { SetOfferRouter(nil) })
+	s.GiftUsed = false
+	if got := Next(StepReview, MoveForward, s); got != StepPlanChange {
+		t.Fatalf("routed to the plan change: %d", got)
+	}
+	s.Reason = "other"
+	if got := Next(StepReview, MoveForward, s); got != StepCancel {
+		t.Fatalf("routed to no offer: %d", got)
+	}
+}
+
+func TestAttemptRecordsStepsAnswersAndOutcome(t *testing.T) {
+	st := storetest.Open(t)
+	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	svc := NewService(st.DB(), clock)
+	ctx := context.Background()
+	a, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", PlanCode: "glimpse_weekly_trial", Entry: "my_plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Get(ctx, a.ID, "someone else"); err != ErrNoAttempt {
+		t.Fatalf("another user's attempt: %v", err)
+	}
+	for _, e := range []Event{
+		{Kind: EventReached, Step: 0}, {Kind: EventReached, Step: 5},
+		{Kind: EventAnswer, Step: 5, Reason: "other"},
+		{Kind: EventAnswer, Step: 6, Stars: 4, Review: "Fine"},
+		{Kind: EventReached, Step: 7}, {Kind: EventOfferShown, Step: 7, Offer: OfferGiftMonth},
+		{Kind: EventOutcome, Step: 8, Outcome: OutcomeCanceled},
+	} {
+		clock.Advance(time.Second)
+		if err := svc.Record(ctx, a, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := svc.Get(ctx, a.ID, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := svc.Summary(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Reached) != 3 || sum.Reached[1].Step != StepReason || sum.Reason != "other" || sum.Stars != 4 ||
+		sum.Review != "Fine" || len(sum.OffersShown) != 1 || sum.Outcome != OutcomeCanceled {
+		t.Fatalf("summary: %+v", sum)
+	}
+}
+
+// Attempts by one subscriber within 24 hours of each other are one
+// decision, the last one's.
+func TestDecisionsJoinAttemptsWithin24Hours(t *testing.T) {
+	st := storetest.Open(t)
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	clock := engine.NewManualClock(t0)
+	svc := NewService(st.DB(), clock)
+	ctx := context.Background()
+	attempt := func(sub, outcome string) string {
+		a, err := svc.Start(ctx, Attempt{UserID: "u-" + sub, SubscriptionID: sub})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if outcome != OutcomeAbandoned {
+			if err := svc.Record(ctx, a, Event{Kind: EventOutcome, Outcome: outcome}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a.ID
+	}
+	a1 := attempt("sub_a", OutcomeStayed) // 09:00
+	clock.Advance(5 * time.Hour)
+	b1 := attempt("sub_b", OutcomeGiftMonth) // 14:00
+	clock.Advance(10 * time.Hour)
+	a2 := attempt("sub_a", OutcomeAbandoned) // 00:00 next day: within 24 h of a1
+	clock.Advance(20 * time.Hour)
+	a3 := attempt("sub_a", OutcomeCanceled) // 20:00: within 24 h of a2, 35 h after a1
+	clock.Advance(30 * time.Hour)
+	a4 := attempt("sub_a", OutcomeStayed) // 30 h later: a new decision
+
+	ds, err := svc.Decisions(ctx, t0, t0.Add(100*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 3 {
+		t.Fatalf("decisions: %+v", ds)
+	}
+	want := []struct {
+		sub, final, outcome string
+		attempts            int
+	}{{"sub_b", b1, OutcomeGiftMonth, 1}, {"sub_a", a3, OutcomeCanceled, 3}, {"sub_a", a4, OutcomeStayed, 1}}
+	for i, w := range want {
+		d := ds[i]
+		if d.SubscriptionID != w.sub || d.Final.ID != w.final || d.Final.Outcome != w.outcome || len(d.Attempts) != w.attempts {
+			t.Errorf("decision %d: %s final %s outcome %q attempts %v; want %+v", i, d.SubscriptionID, d.Final.ID, d.Final.Outcome, d.Attempts, w)
+		}
+	}
+	if ds[1].Attempts[0] != a1 || ds[1].Attempts[1] != a2 {
+		t.Errorf("run order: %v", ds[1].Attempts)
+	}
+	// A range starting after a run began still sees the run whole, and one
+	// that ends before its definitive attempt does not count it yet.
+	ds, err = svc.Decisions(ctx, t0.Add(30*time.Hour), t0.Add(40*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 || ds[0].Final.ID != a3 || len(ds[0].Attempts) != 2 {
+		t.Fatalf("a window inside the run: %+v", ds)
+	}
+}
