@@ -44,12 +44,24 @@ func (b Brand) UI() ui.Brand {
 // shipped copy, then the default brand's edits and copy.
 type Copy struct {
 	layers []map[string]string
+	seen   func(key string)
+}
+
+// Layered returns the copy with over consulted first (an experiment's
+// variant texts for one subscriber). seen, when set, is told every key T
+// resolves, so the caller learns which keys a composed screen showed.
+func (c Copy) Layered(over map[string]string, seen func(key string)) Copy {
+	layers := make([]map[string]string, 0, len(c.layers)+1)
+	return Copy{layers: append(append(layers, over), c.layers...), seen: seen}
 }
 
 // T returns the text for key. A key missing everywhere returns the key itself
 // so the gap is visible rather than blank; a test asserts that every key the
 // screens use exists in the default brand.
 func (c Copy) T(key string) string {
+	if c.seen != nil {
+		c.seen(key)
+	}
 	for _, l := range c.layers {
 		if v, ok := l[key]; ok {
 			return v
