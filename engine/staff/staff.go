@@ -56,6 +56,10 @@ type Member struct {
 // CanEdit reports whether the member may change content and copy.
 func (m Member) CanEdit() bool { return m.Role == RoleEditor || m.Role == RoleAdmin }
 
+// CanExperiment reports whether the member may create, start, pause and stop
+// A/B experiments and read their results: testers and admins, not editors.
+func (m Member) CanExperiment() bool { return m.Role == RoleTester || m.Role == RoleAdmin }
+
 type session struct {
 	ID    string `bson:"_id"`
 	Email string `bson:"email"`
