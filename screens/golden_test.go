@@ -38,7 +38,7 @@ type goldenCase struct {
 }
 
 func goldenCases() []goldenCase {
-	return []goldenCase{
+	return append([]goldenCase{
 		{"sign-in", func(c Context) Page { return SignIn(c, "/checkout?quiz=true&page=SUBSCRIPTION") }},
 		{"redirecting", Redirecting},
 		{"home__weekly", func(c Context) Page {
@@ -182,7 +182,7 @@ func goldenCases() []goldenCase {
 			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})
 		}},
 		{"creating-account", CreatingAccount},
-	}
+	}, unsubscribeGoldenCases()...)
 }
 
 var goldenLibrary = sync.OnceValue(func() *library.Library {
