@@ -35,7 +35,11 @@ func (s *Service) ChangePlanAtRenewal(ctx context.Context, subID, saleCode, key,
 		return Subscription{}, err
 	}
 	plan, err := s.catalogue.Plan(saleCode)
-	if err != nil || !plan.Sale || plan.Kind != KindMain || plan.Brand != sub.Brand {
+	subBrand := sub.Brand
+	if subBrand == "" {
+		subBrand = "default" // written before brands were kept
+	}
+	if err != nil || !plan.Sale || plan.Kind != KindMain || plan.Brand != subBrand {
 		return sub, ErrUnknownPlan
 	}
 	if !sub.MainPlan || sub.Status != StatusActive {
