@@ -61,8 +61,9 @@ func StudioSignIn(c Context) Page {
 	return Page{Screen: s, State: map[string]any{"form": map[string]any{"email": "", "password": ""}}}
 }
 
-// StudioHome lists every editable item by kind.
-func StudioHome(c Context, staff string, groups map[string][]StudioItem) Page {
+// StudioHome lists every editable item by kind; extra nodes (the link to
+// the experiments, for testers and admins) go above the copy button.
+func StudioHome(c Context, staff string, groups map[string][]StudioItem, extra ...*ui.Node) Page {
 	newRow := ui.Row("sm",
 		ui.Button(c.T("studio.new.news"), "primary", ui.Navigate(PathStudioNew+"news")),
 		ui.Button(c.T("studio.new.article"), "secondary", ui.Navigate(PathStudioNew+"article")),
@@ -84,6 +85,7 @@ func StudioHome(c Context, staff string, groups map[string][]StudioItem) Page {
 		list.Label = c.T("studio.kind." + kind)
 		children = append(children, ui.Text("heading", c.T("studio.kind."+kind)), list)
 	}
+	children = append(children, extra...)
 	children = append(children, ui.Button(c.T("studio.editCopy"), "secondary", ui.Navigate(PathStudioCopy+"default")),
 		ui.Button(c.T("studio.signOut"), "secondary", ui.Call("studio.sign_out")))
 	s := ui.Screen("studio", c.T("studio.title"), ui.Stack("md", children...))

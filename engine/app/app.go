@@ -22,6 +22,7 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
 	library "glimpse/engine/content"
+	"glimpse/engine/experiment"
 	"glimpse/engine/imageproxy"
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
@@ -68,6 +69,8 @@ type App struct {
 	Billing *billing.Service
 	// Events keeps analytics events for their retention period.
 	Events *tracking.Store
+	// Experiments are the A/B experiments on the unsubscribe flow.
+	Experiments *experiment.Service
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -89,12 +92,18 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
 	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
 	a.Content = library.NewRepo(st.DB(), clock)
+	// An experiment's change bumps the content version, so every instance's
+	// content watch reloads the experiments within seconds.
+	a.Experiments = experiment.NewService(st.DB(), clock, func(ctx context.Context) error {
+		_, err := a.Content.Bump(ctx)
+		return err
+	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL)
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: billing.NewSandbox(st.DB(), clock),
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(),
+		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), mail.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
@@ -121,6 +130,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, fmt.Errorf("load copy: %w", err)
 	}
 	a.Brands.SetOverrides(overrides)
+	if err := a.Experiments.Reload(ctx); err != nil {
+		return nil, err
+	}
 	if a.Lessons, err = lesson.Load(content.Library); err != nil {
 		return nil, fmt.Errorf("load lessons: %w", err)
 	}
@@ -224,7 +236,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
-		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events,
+		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,

@@ -58,7 +58,13 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		if err := srv.ReloadContent(ctx); err != nil {
 			logger.Error("reload content", "error", err)
 		}
+		if err := a.Experiments.Reload(ctx); err != nil {
+			logger.Error("reload experiments", "error", err)
+		}
 	})
+	// Experiment counts are kept in memory and flushed as documents of
+	// their own (engine/experiment/counts.go).
+	go a.Experiments.Run(ctx, 10*time.Second)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listener(ln, fiberListenConfig()) }()
 	select {

@@ -498,6 +498,13 @@ const (
 // asked for it was written: a watcher that sees the newest version and
 // reloads sees every publish (docs/store.md §4).
 func (r *Repo) bump(ctx context.Context) (int64, error) {
+	return r.Bump(ctx)
+}
+
+// Bump records a new content version without a content change, for other
+// published state that every instance reloads with the content (the A/B
+// experiments): the watchers of every instance see it within seconds.
+func (r *Repo) Bump(ctx context.Context) (int64, error) {
 	coll := r.db.Collection(VersionsCollection)
 	var next int64
 	for attempt := range bumpAttempts {

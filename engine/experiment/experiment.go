@@ -94,8 +94,8 @@ func (e Experiment) Running() bool { return e.Status == StatusRunning }
 var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // Validate checks an experiment's editable fields and returns the problems
-// by form input: "name", "kind", "key", "variants", or "variant<i>.value" and
-// "variant<i>.weight".
+// by form input: "name", "kind", "key", "variants", or "v<i>value" and
+// "v<i>weight" (the studio form's input ids).
 func Validate(e Experiment) map[string]string {
 	problems := map[string]string{}
 	if strings.TrimSpace(e.Name) == "" || utf8.RuneCountInString(e.Name) > maxName {
@@ -119,21 +119,21 @@ func Validate(e Experiment) map[string]string {
 	total := 0
 	for i, v := range e.Variants {
 		if utf8.RuneCountInString(v.Value) > maxValue {
-			problems[fmt.Sprintf("variant%d.value", i)] = fmt.Sprintf("At most %d characters.", maxValue)
+			problems[fmt.Sprintf("v%dvalue", i)] = fmt.Sprintf("At most %d characters.", maxValue)
 		}
 		if i > 0 && strings.TrimSpace(v.Value) == "" {
-			problems[fmt.Sprintf("variant%d.value", i)] = "A variant needs its text (or offer id)."
+			problems[fmt.Sprintf("v%dvalue", i)] = "A variant needs its text (or offer id)."
 		}
 		if e.Kind == KindOffer && v.Value != "" && !keyPattern.MatchString(v.Value) {
-			problems[fmt.Sprintf("variant%d.value", i)] = "An offer id is letters, digits, dots, dashes and underscores."
+			problems[fmt.Sprintf("v%dvalue", i)] = "An offer id is letters, digits, dots, dashes and underscores."
 		}
 		if v.Weight < 0 || v.Weight > maxWeight {
-			problems[fmt.Sprintf("variant%d.weight", i)] = fmt.Sprintf("A weight is 0 to %d.", maxWeight)
+			problems[fmt.Sprintf("v%dweight", i)] = fmt.Sprintf("A weight is 0 to %d.", maxWeight)
 		}
 		total += max(v.Weight, 0)
 	}
 	if total == 0 && len(e.Variants) > 0 {
-		problems["variant0.weight"] = "At least one variant needs a weight above 0."
+		problems["v0weight"] = "At least one variant needs a weight above 0."
 	}
 	return problems
 }

@@ -73,7 +73,7 @@ func (s *Server) routeTable() []route {
 		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
 		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(r *request) string { return "password-recovery" }},
 		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
-	}, append(s.billingRoutes(), s.devMailRoutes()...)...)
+	}, append(append(s.billingRoutes(), s.devMailRoutes()...), s.experimentRoutes()...)...)
 }
 
 func (s *Server) billingURL() string { return "/checkout?quiz=true&page=SUBSCRIPTION" }

@@ -30,6 +30,7 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
 	"glimpse/engine/content"
+	"glimpse/engine/experiment"
 	"glimpse/engine/imageproxy"
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
@@ -62,6 +63,9 @@ type Deps struct {
 	Billing *billing.Service
 	// Events keeps analytics events (nil keeps them only in the log).
 	Events *tracking.Store
+	// Experiments are the A/B experiments on the unsubscribe flow (nil:
+	// none run, and the studio's experiment screens send testers back).
+	Experiments *experiment.Service
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
 	Content *content.Repo
@@ -123,6 +127,9 @@ func New(d Deps) (*Server, error) {
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()
 	for name, spec := range s.billingActions() {
+		s.actions[name] = spec
+	}
+	for name, spec := range s.experimentActions() {
 		s.actions[name] = spec
 	}
 	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)

@@ -99,7 +99,11 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 				Status: d.Status, Pending: d.HasUnpublishedChanges()})
 		}
 	}
-	return screens.StudioHome(r.ctx, r.member.Email+" ("+r.member.Role+")", groups), nil
+	var extra []*ui.Node
+	if r.member.CanExperiment() && s.Experiments != nil {
+		extra = append(extra, screens.StudioExperimentsLink(r.ctx))
+	}
+	return screens.StudioHome(r.ctx, r.member.Email+" ("+r.member.Role+")", groups, extra...), nil
 }
 
 func (s *Server) studioEdit(r *request) (screens.Page, error) {

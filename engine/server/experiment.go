@@ -1,0 +1,390 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"glimpse/engine"
+	"glimpse/engine/brand"
+	"glimpse/engine/experiment"
+	"glimpse/engine/retention"
+	"glimpse/engine/staff"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+// experimentRoutes are the studio's experiment screens. guardStaff admits
+// any staff member; the screens send editors back to the studio
+// (experimentMember).
+func (s *Server) experimentRoutes() []route {
+	return []route{
+		{screens.PathStudioExperiments, guardStaff, s.studioExperiments, nil},
+		{screens.PathStudioExperimentNew, guardStaff, s.studioExperimentEdit, nil},
+		{screens.PathStudioExperimentEdit + "*", guardStaff, s.studioExperimentEdit, nil},
+		{screens.PathStudioExperimentResults + "*", guardStaff, s.studioExperimentResults, nil},
+	}
+}
+
+// experimentActions change experiments. The action table's staff guard
+// admits any staff member (staff.RoleTester); the handlers then refuse
+// editors, who may not run experiments (experimentOnly).
+func (s *Server) experimentActions() map[string]actionSpec {
+	return map[string]actionSpec{
+		"experiment.save":  {newRequest: func() any { return &experimentRequest{} }, handle: s.experimentOnly(s.experimentSave), staff: staff.RoleTester},
+		"experiment.start": {newRequest: experimentID, handle: s.experimentOnly(s.experimentStatus(experiment.ActionStart)), staff: staff.RoleTester},
+		"experiment.pause": {newRequest: experimentID, handle: s.experimentOnly(s.experimentStatus(experiment.ActionPause)), staff: staff.RoleTester},
+		"experiment.stop":  {newRequest: experimentID, handle: s.experimentOnly(s.experimentStatus(experiment.ActionStop)), staff: staff.RoleTester},
+	}
+}
+
+func experimentID() any { return &experimentIDRequest{} }
+
+type experimentIDRequest struct {
+	ID string `json:"/exp/id" validate:"required,max=40"`
+}
+
+// experimentRequest is the experiment form's values; Validate in the
+// experiment package checks them.
+type experimentRequest struct {
+	ID      string `json:"/exp/id" validate:"max=40"`
+	Name    string `json:"name" validate:"max=200"`
+	Kind    string `json:"kind" validate:"max=10"`
+	Key     string `json:"key" validate:"max=200"`
+	V0Name  string `json:"v0name" validate:"max=200"`
+	V0Value string `json:"v0value" validate:"max=4000"`
+	V0W     string `json:"v0weight" validate:"max=10"`
+	V1Name  string `json:"v1name" validate:"max=200"`
+	V1Value string `json:"v1value" validate:"max=4000"`
+	V1W     string `json:"v1weight" validate:"max=10"`
+	V2Name  string `json:"v2name" validate:"max=200"`
+	V2Value string `json:"v2value" validate:"max=4000"`
+	V2W     string `json:"v2weight" validate:"max=10"`
+	V3Name  string `json:"v3name" validate:"max=200"`
+	V3Value string `json:"v3value" validate:"max=4000"`
+	V3W     string `json:"v3weight" validate:"max=10"`
+}
+
+// experiment reads the form: the first two variants always, a third or
+// fourth when it has a text or a weight.
+func (q experimentRequest) experiment() (experiment.Experiment, error) {
+	e := experiment.Experiment{Name: strings.TrimSpace(q.Name), Kind: q.Kind, Key: strings.TrimSpace(q.Key)}
+	rows := [][3]string{{q.V0Name, q.V0Value, q.V0W}, {q.V1Name, q.V1Value, q.V1W}, {q.V2Name, q.V2Value, q.V2W}, {q.V3Name, q.V3Value, q.V3W}}
+	problems := map[string]string{}
+	for i, r := range rows {
+		name, value, weight := strings.TrimSpace(r[0]), strings.TrimSpace(r[1]), strings.TrimSpace(r[2])
+		if i >= 2 && value == "" && weight == "" && name == "" {
+			continue
+		}
+		w, err := strconv.Atoi(weight)
+		if err != nil {
+			problems["v"+strconv.Itoa(i)+"weight"] = "A weight is a whole number (e.g. 50)."
+		}
+		e.Variants = append(e.Variants, experiment.Variant{Name: name, Value: value, Weight: w})
+	}
+	if len(problems) > 0 {
+		return e, engine.FieldErrors(problems)
+	}
+	return e, nil
+}
+
+// experimentOnly refuses staff members who may not run experiments.
+func (s *Server) experimentOnly(h func(*request, any) (*ui.Result, error)) func(*request, any) (*ui.Result, error) {
+	return func(r *request, in any) (*ui.Result, error) {
+		if !r.member.CanExperiment() {
+			return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("studio.experiments.testersOnly"))
+		}
+		if s.Experiments == nil {
+			return nil, engine.Errorf(engine.CodeUnavailable, "Experiments are not configured.")
+		}
+		return h(r, in)
+	}
+}
+
+// experimentScreen admits testers and admins to an experiment screen and
+// sends anyone else (editors) back to the studio.
+func (s *Server) experimentScreen(r *request) error {
+	if !r.member.CanExperiment() || s.Experiments == nil {
+		return redirect(screens.PathStudio)
+	}
+	return nil
+}
+
+func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
+	req := in.(*experimentRequest)
+	e, err := req.experiment()
+	if err != nil {
+		return nil, err
+	}
+	ctx := r.fiber.Context()
+	if req.ID == "" {
+		e, err = s.Experiments.Create(ctx, e, r.member.Email)
+	} else {
+		old, gerr := s.Experiments.Get(ctx, req.ID)
+		if gerr != nil {
+			return nil, gerr
+		}
+		e.Kind, e.Key = old.Kind, old.Key // the form shows them read-only
+		e, err = s.Experiments.Update(ctx, req.ID, e, r.member.Email)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ui.Effects(ui.Replace(screens.PathStudioExperimentEdit + e.ID)), nil
+}
+
+func (s *Server) experimentStatus(action string) func(*request, any) (*ui.Result, error) {
+	return func(r *request, in any) (*ui.Result, error) {
+		req := in.(*experimentIDRequest)
+		if _, err := s.Experiments.SetStatus(r.fiber.Context(), req.ID, action, r.member.Email); err != nil {
+			return nil, err
+		}
+		return ui.Effects(ui.Refresh()), nil
+	}
+}
+
+func (s *Server) studioExperiments(r *request) (screens.Page, error) {
+	if err := s.experimentScreen(r); err != nil {
+		return screens.Page{}, err
+	}
+	var items []screens.StudioExperimentItem
+	for _, e := range s.Experiments.List() {
+		items = append(items, screens.StudioExperimentItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase})
+	}
+	return screens.StudioExperiments(r.ctx, items), nil
+}
+
+// experimentKeys are what an experiment may target: the flow's copy keys in
+// the default brand, then the offer slots (the plan change and free month
+// steps, and the offer each survey reason routes to).
+func (s *Server) experimentKeys() []string {
+	var keys []string
+	for k := range s.Brands.Get(brand.DefaultKey).Copy {
+		if strings.HasPrefix(k, experiment.CopyPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	keys = append(keys, experiment.OfferPrefix+"step"+strconv.Itoa(int(retention.StepPlanChange)),
+		experiment.OfferPrefix+"step"+strconv.Itoa(int(retention.StepGiftMonth)))
+	for _, reason := range retention.Reasons {
+		if reason != retention.ReasonKeep {
+			keys = append(keys, experiment.OfferPrefix+"reason."+reason)
+		}
+	}
+	return keys
+}
+
+func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
+	if err := s.experimentScreen(r); err != nil {
+		return screens.Page{}, err
+	}
+	if r.path == screens.PathStudioExperimentNew {
+		return screens.StudioExperimentEdit(r.ctx, screens.StudioExperimentState{New: true, Kind: experiment.KindCopy,
+			Keys: s.experimentKeys(), Variants: []screens.StudioExperimentVariant{
+				{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}}), nil
+	}
+	id := strings.Trim(strings.TrimPrefix(r.path, screens.PathStudioExperimentEdit), "/")
+	e, err := s.Experiments.Get(r.fiber.Context(), id)
+	if engine.IsNotFound(err) {
+		return screens.Page{}, redirect(screens.PathStudioExperiments)
+	}
+	if err != nil {
+		return screens.Page{}, err
+	}
+	st := screens.StudioExperimentState{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase,
+		Stopped: e.Status == experiment.StatusStopped}
+	for _, v := range e.Variants {
+		st.Variants = append(st.Variants, screens.StudioExperimentVariant{Name: v.Name, Value: v.Value,
+			Weight: strconv.Itoa(v.Weight), Preview: s.experimentPreview(r, e, v)})
+	}
+	return screens.StudioExperimentEdit(r.ctx, st), nil
+}
+
+// experimentPreview composes the flow's step that shows a copy key, with the
+// variant's text in it (a control without text shows the brand's own). It
+// returns nil for an offer, or a key no step shows: the screen then shows
+// the text alone.
+func (s *Server) experimentPreview(r *request, e experiment.Experiment, v experiment.Variant) *ui.Node {
+	if e.Kind != experiment.KindCopy {
+		return nil
+	}
+	step, ok := stepOfKey(e.Key)
+	if !ok {
+		return nil
+	}
+	over := map[string]string{}
+	if v.Value != "" {
+		over[e.Key] = v.Value
+	}
+	c := screens.Context{Brand: r.ctx.Brand, Copy: r.ctx.Copy.Layered(over, nil)}
+	page := screens.UnsubscribeStep(c, screens.UnsubscribeState{Attempt: "preview", Step: step, Return: screens.PathStudioExperimentEdit + e.ID})
+	d := page.Overlays[screens.UnsubscribeOverlay]
+	if d == nil {
+		return nil
+	}
+	// The dialog's content, without its actions: a preview is not the flow.
+	preview := ui.Stack("sm", ui.Text("heading", d.Title))
+	preview.Children = append(preview.Children, stripActions(d.Children)...)
+	return preview
+}
+
+// stepOfKey finds the step a flow key belongs to: unsubscribe.step<N>.…, or
+// the survey for unsubscribe.reason.….
+func stepOfKey(key string) (retention.Step, bool) {
+	rest, ok := strings.CutPrefix(key, "unsubscribe.step")
+	if ok {
+		n, _, _ := strings.Cut(rest, ".")
+		i, err := strconv.Atoi(n)
+		if err == nil && retention.Step(i).Valid() {
+			return retention.Step(i), true
+		}
+		return 0, false
+	}
+	if strings.HasPrefix(key, "unsubscribe.reason.") {
+		return retention.StepReason, true
+	}
+	return 0, false
+}
+
+// stripActions copies a tree without what would act (links, buttons, forms
+// post nothing from a preview).
+func stripActions(nodes []*ui.Node) []*ui.Node {
+	out := make([]*ui.Node, 0, len(nodes))
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		c := *n
+		c.Action, c.OnLoad = nil, nil
+		if c.Type == "link" || c.Type == "button" {
+			// A label, as it reads, without the action.
+			out = append(out, ui.Text("label", c.Label))
+			continue
+		}
+		if c.Type == "form" {
+			c.Submit = nil
+		}
+		c.Children = stripActions(c.Children)
+		out = append(out, &c)
+	}
+	return out
+}
+
+func (s *Server) studioExperimentResults(r *request) (screens.Page, error) {
+	if err := s.experimentScreen(r); err != nil {
+		return screens.Page{}, err
+	}
+	ctx := r.fiber.Context()
+	id := strings.Trim(strings.TrimPrefix(r.path, screens.PathStudioExperimentResults), "/")
+	e, err := s.Experiments.Get(ctx, id)
+	if engine.IsNotFound(err) {
+		return screens.Page{}, redirect(screens.PathStudioExperiments)
+	}
+	if err != nil {
+		return screens.Page{}, err
+	}
+	phase, _ := strconv.Atoi(r.query.Get("phase"))
+	// This instance's counts first, so a tester sees what just happened here.
+	if err := s.Experiments.Flush(ctx); err != nil {
+		return screens.Page{}, err
+	}
+	res, err := s.Experiments.Results(ctx, e, phase)
+	if err != nil {
+		return screens.Page{}, redirect(screens.PathStudioExperimentResults + e.ID)
+	}
+	return screens.StudioExperimentResultsPage(r.ctx, resultsView(res)), nil
+}
+
+// resultsView formats results for the screen.
+func resultsView(res experiment.Results) screens.StudioExperimentResults {
+	e := res.Experiment
+	v := screens.StudioExperimentResults{ID: e.ID, Name: e.Name, Key: e.Key, Status: e.Status, Phase: res.Phase, Phases: e.Phase,
+		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch}
+	for i, vr := range res.Variants {
+		line := screens.StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
+			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == 0, Significant: vr.Significant,
+			SaveRate: pct(vr.SaveRate, vr.Exposures > 0), SaveRateAlways: pct(vr.SaveRateAlways, vr.Exposures > 0)}
+		if i > 0 {
+			ok := vr.Exposures > 0 && res.Variants[0].Exposures > 0
+			line.Diff, line.DiffAlways = pts(vr.Diff, ok), pts(vr.DiffAlways, ok)
+		}
+		v.Variants = append(v.Variants, line)
+	}
+	return v
+}
+
+func pct(i experiment.Interval, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*i.Estimate, 100*math.Max(i.Low, 0), 100*math.Min(i.High, 1))
+}
+
+func pts(i experiment.Interval, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f pts [%+.1f, %+.1f]", 100*i.Estimate, 100*i.Low, 100*i.High)
+}
+
+func formatP(p float64) string {
+	if p < 0.0001 {
+		return "< 0.0001"
+	}
+	return strconv.FormatFloat(p, 'f', 4, 64)
+}
+
+// experimentContext is the screens.Context the unsubscribe flow's steps are
+// composed with for the signed-in subscriber: the brand's copy with the
+// texts of the running copy experiments layered over it, the assignments
+// for meta.experiments, and expose, to call once the step is composed: it
+// records an exposure for each experiment whose key the step read (a
+// subscriber shown the control counts too).
+func (s *Server) experimentContext(r *request) (screens.Context, []ui.Experiment, func(context.Context) error) {
+	none := func(context.Context) error { return nil }
+	if s.Experiments == nil || !r.signedIn {
+		return r.ctx, nil, none
+	}
+	userID := r.principal.User.ID
+	over, byKey := s.Experiments.CopyOverrides(userID)
+	if len(byKey) == 0 {
+		return r.ctx, nil, none
+	}
+	assigned := make([]ui.Experiment, 0, len(byKey))
+	for _, a := range byKey {
+		assigned = append(assigned, ui.Experiment{Key: a.Experiment, Variant: a.Variant})
+	}
+	sort.Slice(assigned, func(i, j int) bool { return assigned[i].Key < assigned[j].Key })
+	seen := map[string]bool{}
+	c := r.ctx
+	c.Copy = r.ctx.Copy.Layered(over, func(key string) {
+		if _, ok := byKey[key]; ok {
+			seen[key] = true
+		}
+	})
+	expose := func(ctx context.Context) error {
+		for key := range seen {
+			if err := s.Experiments.Expose(ctx, userID, byKey[key]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c, assigned, expose
+}
+
+// RecordExperimentOutcome hands an outcome of the unsubscribe flow
+// (experiment.EventAttempt, EventSaved, EventCanceled) to the experiments;
+// a failure is logged, never shown: counting must not break the flow.
+func (s *Server) RecordExperimentOutcome(ctx context.Context, userID, event string) {
+	if s.Experiments == nil {
+		return
+	}
+	if err := s.Experiments.Record(ctx, userID, event); err != nil {
+		s.Logger.Error("record experiment outcome", "event", event, "error", err)
+	}
+}

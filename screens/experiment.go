@@ -1,0 +1,237 @@
+package screens
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"glimpse/engine/ui"
+)
+
+// The studio's experiment screens (testers and admins).
+const (
+	PathStudioExperiments       = "/studio/experiments"
+	PathStudioExperimentNew     = "/studio/experiments/new"
+	PathStudioExperimentEdit    = "/studio/experiments/edit/"
+	PathStudioExperimentResults = "/studio/experiments/results/"
+	StudioExperimentForm        = "studio-experiment"
+	// StudioExperimentVariants is how many variant rows the form offers.
+	StudioExperimentVariants = 4
+)
+
+// StudioExperimentItem is one experiment in the list.
+type StudioExperimentItem struct {
+	ID, Name, Kind, Key, Status string
+	Phase                       int
+}
+
+// StudioExperimentVariant is one variant row of the form, and what its
+// preview shows.
+type StudioExperimentVariant struct {
+	Name, Value, Weight string
+	// Preview is the flow's step with this variant's text, when the key
+	// belongs to a step; nil shows the text alone.
+	Preview *ui.Node
+}
+
+// StudioExperimentState is the form of a new or existing experiment.
+type StudioExperimentState struct {
+	ID, Name, Kind, Key, Status string
+	Phase                       int
+	New, Stopped                bool
+	// Keys are the flow's copy keys and offer slots to choose from; empty
+	// shows a text input.
+	Keys     []string
+	Variants []StudioExperimentVariant
+}
+
+// StudioExperimentResult is one variant's line of the results.
+type StudioExperimentResult struct {
+	Name                                        string
+	Attempts, Exposures, Saves, Unsaved, Cancels int64
+	// Already formatted: "31.2% [28.4%, 34.0%]".
+	SaveRate, SaveRateAlways, Diff, DiffAlways string
+	Control, Significant                       bool
+}
+
+// StudioExperimentResults is the results screen of one phase.
+type StudioExperimentResults struct {
+	ID, Name, Key, Status string
+	Phase, Phases         int
+	Variants              []StudioExperimentResult
+	SRMP                  string
+	Mismatch              bool
+}
+
+// StudioExperimentsLink opens the experiments from the studio's home.
+func StudioExperimentsLink(c Context) *ui.Node {
+	return ui.Button(c.T("studio.experiments.link"), "secondary", ui.Navigate(PathStudioExperiments))
+}
+
+// StudioExperiments lists the experiments, newest first.
+func StudioExperiments(c Context, items []StudioExperimentItem) Page {
+	rows := make([]*ui.Node, 0, len(items))
+	for _, it := range items {
+		sub := strings.NewReplacer("{kind}", c.T("studio.experiments.kind."+it.Kind), "{key}", it.Key,
+			"{status}", c.T("studio.experiments.status."+it.Status), "{phase}", strconv.Itoa(it.Phase)).
+			Replace(c.T("studio.experiments.line"))
+		rows = append(rows, &ui.Node{Type: "list_item", Title: it.Name, Subtitle: sub,
+			Action: ui.Navigate(PathStudioExperimentEdit + it.ID)})
+	}
+	children := []*ui.Node{ui.Text("body", c.T("studio.experiments.intro")),
+		ui.Button(c.T("studio.experiments.new"), "primary", ui.Navigate(PathStudioExperimentNew))}
+	if len(rows) == 0 {
+		children = append(children, ui.Text("caption", c.T("studio.experiments.none")))
+	} else {
+		list := ui.List(true, rows...)
+		list.Label = c.T("studio.experiments.title")
+		children = append(children, list)
+	}
+	return Page{Screen: SubPage(c, "studio-experiments", c.T("studio.experiments.title"), ui.Navigate(PathStudio),
+		ui.Stack("md", children...))}
+}
+
+// StudioExperimentEdit is the form of a new or existing experiment, its
+// start, pause and stop, and a preview of each variant.
+func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
+	form := map[string]any{"name": s.Name, "kind": s.Kind, "key": s.Key}
+	if s.Kind == "" {
+		form["kind"] = "copy"
+	}
+	inputs := []*ui.Node{ui.TextInput("name", "text", c.T("studio.experiments.name"), "",
+		ui.Required(c.T("studio.required")))}
+	if s.New {
+		inputs = append(inputs, &ui.Node{Type: "choice_list", ID: "kind", Bind: "/form/kind", Label: c.T("studio.experiments.kindLabel"),
+			Options: []ui.Option{
+				{Value: "copy", Label: c.T("studio.experiments.kind.copy"), Description: c.T("studio.experiments.kindCopyHelp")},
+				{Value: "offer", Label: c.T("studio.experiments.kind.offer"), Description: c.T("studio.experiments.kindOfferHelp")}}})
+		opts := make([]ui.Option, 0, len(s.Keys))
+		for _, k := range s.Keys {
+			opts = append(opts, ui.Option{Value: k, Label: k})
+		}
+		if len(opts) > 0 {
+			inputs = append(inputs, &ui.Node{Type: "choice_list", ID: "key", Bind: "/form/key",
+				Label: c.T("studio.experiments.keyLabel"), Options: opts})
+		} else {
+			inputs = append(inputs, ui.TextInput("key", "text", c.T("studio.experiments.keyLabel"), "unsubscribe.step0.title"))
+		}
+	} else {
+		inputs = append(inputs, ui.Text("label", c.T("studio.experiments.kind."+s.Kind)+" · "+s.Key))
+	}
+	for i := range StudioExperimentVariants {
+		var v StudioExperimentVariant
+		if i < len(s.Variants) {
+			v = s.Variants[i]
+		}
+		n := strconv.Itoa(i)
+		form["v"+n+"name"], form["v"+n+"value"], form["v"+n+"weight"] = v.Name, v.Value, v.Weight
+		heading := c.T("studio.experiments.variant")
+		if i == 0 {
+			heading = c.T("studio.experiments.control")
+		}
+		valueLabel := c.T("studio.experiments.valueLabel")
+		if i == 0 {
+			valueLabel = c.T("studio.experiments.controlValueLabel")
+		}
+		inputs = append(inputs, ui.Text("heading", strings.ReplaceAll(heading, "{n}", string(rune('A'+i)))),
+			ui.TextInput("v"+n+"name", "text", c.T("studio.experiments.variantName"), ""),
+			&ui.Node{Type: "textarea", ID: "v" + n + "value", Bind: "/form/v" + n + "value", Label: valueLabel, Rows: 3},
+			ui.TextInput("v"+n+"weight", "text", c.T("studio.experiments.weight"), "50"))
+	}
+	state := map[string]any{"form": form, "exp": map[string]any{"id": s.ID}}
+	save := &ui.Action{Type: "submit", Name: "experiment.save", Form: StudioExperimentForm, Include: []string{"/exp/id"}}
+	children := []*ui.Node{}
+	if !s.New {
+		children = append(children, ui.Badge(strings.ReplaceAll(c.T("studio.experiments.statusPhase"), "{phase}", strconv.Itoa(s.Phase))+
+			" · "+c.T("studio.experiments.status."+s.Status), "brand"))
+	}
+	if s.Stopped {
+		children = append(children, errorLine(c.T("studio.experiments.stoppedText")))
+	} else {
+		children = append(children, ui.Text("caption", c.T("studio.experiments.phaseHelp")),
+			ui.Form(StudioExperimentForm, save, append(inputs, ui.FormError(StudioExperimentForm))...),
+			ui.Button(c.T("studio.experiments.save"), "primary", save))
+	}
+	if !s.New {
+		actions := ui.Row("sm")
+		actions.Wrap = true
+		id := []string{"/exp/id"}
+		switch s.Status {
+		case "draft", "paused":
+			actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.start"), "primary", ui.Call("experiment.start", id...)))
+		case "running":
+			actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.pause"), "secondary", ui.Call("experiment.pause", id...)))
+		}
+		if s.Status == "running" || s.Status == "paused" {
+			actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.stop"), "secondary", ui.Call("experiment.stop", id...)))
+		}
+		actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.results"), "tertiary",
+			ui.Navigate(PathStudioExperimentResults+s.ID)))
+		children = append(children, actions, ui.Text("heading", c.T("studio.experiments.preview")))
+		for i, v := range s.Variants {
+			name := v.Name
+			if name == "" {
+				name = string(rune('A' + i))
+			}
+			card := []*ui.Node{ui.Text("label", name)}
+			switch {
+			case v.Preview != nil:
+				card = append(card, v.Preview)
+			case v.Value == "":
+				card = append(card, ui.Text("caption", c.T("studio.experiments.controlPreview")))
+			default:
+				card = append(card, ui.Text("body", v.Value))
+			}
+			children = append(children, ui.Card(nil, card...))
+		}
+	}
+	title := s.Name
+	if s.New {
+		title = c.T("studio.experiments.new")
+	}
+	return Page{Screen: SubPage(c, "studio-experiment", title, ui.Navigate(PathStudioExperiments), ui.Stack("md", children...)),
+		State: state}
+}
+
+// StudioExperimentResultsPage shows one phase's counts and statistics.
+func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
+	children := []*ui.Node{ui.Text("caption", strings.NewReplacer("{key}", r.Key, "{status}", c.T("studio.experiments.status."+r.Status),
+		"{phase}", strconv.Itoa(r.Phase)).Replace(c.T("studio.experiments.resultsLine")))}
+	if r.Mismatch {
+		b := &ui.Node{Type: "banner", Tone: "danger", Title: c.T("studio.experiments.srmTitle"),
+			Text: strings.ReplaceAll(c.T("studio.experiments.srmText"), "{p}", r.SRMP)}
+		children = append(children, b)
+	} else {
+		children = append(children, ui.Text("caption", strings.ReplaceAll(c.T("studio.experiments.srmOK"), "{p}", r.SRMP)))
+	}
+	for _, v := range r.Variants {
+		rows := []*ui.Node{ui.Text("heading", v.Name),
+			ui.Text("body", fmt.Sprintf("%s %d · %s %d · %s %d · %s %d", c.T("studio.experiments.attempts"), v.Attempts,
+				c.T("studio.experiments.exposures"), v.Exposures, c.T("studio.experiments.saves"), v.Saves-v.Unsaved,
+				c.T("studio.experiments.cancels"), v.Cancels)),
+			ui.Text("body", c.T("studio.experiments.saveRate")+" "+v.SaveRate),
+			ui.Text("caption", c.T("studio.experiments.always")+" "+v.SaveRateAlways)}
+		if v.Control {
+			rows = append(rows, ui.Badge(c.T("studio.experiments.controlBadge"), "neutral"))
+		} else {
+			rows = append(rows, ui.Text("body", c.T("studio.experiments.diff")+" "+v.Diff),
+				ui.Text("caption", c.T("studio.experiments.always")+" "+v.DiffAlways))
+			if v.Significant {
+				rows = append(rows, ui.Badge(c.T("studio.experiments.significant"), "positive"))
+			}
+		}
+		children = append(children, ui.Card(nil, rows...))
+	}
+	if r.Phases > 1 {
+		links := ui.Row("sm")
+		links.Wrap = true
+		for p := 1; p <= r.Phases; p++ {
+			links.Children = append(links.Children, ui.Link(strings.ReplaceAll(c.T("studio.experiments.statusPhase"), "{phase}", strconv.Itoa(p)),
+				ui.Navigate(PathStudioExperimentResults+r.ID+"?phase="+strconv.Itoa(p))))
+		}
+		children = append(children, links)
+	}
+	children = append(children, ui.Text("caption", c.T("studio.experiments.resultsHelp")))
+	return Page{Screen: SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID),
+		ui.Stack("md", children...))}
+}
