@@ -95,7 +95,8 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 		cancel = ui.Button(c.T("plan.fetching"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
 		cancel.DisabledWhen = &ui.Condition{Literal: ptrBool(true)}
 	default:
-		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
+		// The unsubscribe flow; its final step still offers the mailed link.
+		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.Navigate(PathUnsubscribe+"?entry=my_plan"))
 	}
 	active := ui.Card(nil,
 		ui.Text("caption", c.T("plan.active")),

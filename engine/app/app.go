@@ -29,6 +29,7 @@ import (
 	"glimpse/engine/lesson"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
+	"glimpse/engine/retention"
 	"glimpse/engine/server"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
@@ -67,6 +68,8 @@ type App struct {
 	Outbox *mail.Outbox
 	// Billing sells plans and keeps subscriptions.
 	Billing *billing.Service
+	// Retention keeps the unsubscribe flow's attempts.
+	Retention *retention.Service
 	// Events keeps analytics events for their retention period.
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow.
@@ -102,6 +105,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: billing.NewSandbox(st.DB(), clock),
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
+	a.Retention = retention.NewService(st.DB(), clock)
+	for name, idx := range retention.Collections() {
+		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
+	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), mail.Collections()} {
@@ -237,7 +244,8 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
-		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
+		Retention: a.Retention,
+		Secret:    a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
 		ValidateResponses: validateResponses,

@@ -79,6 +79,9 @@ type Event struct {
 	Review         string    `bson:"review,omitempty"`
 	Offer          string    `bson:"offer,omitempty"`
 	Outcome        string    `bson:"outcome,omitempty"`
+	// Exit says how a never-mind outcome left: "stay", "keep", "close",
+	// "reason" (the survey's first answer).
+	Exit string `bson:"exit,omitempty"`
 }
 
 // Reached is a step and when it was shown.
@@ -97,6 +100,7 @@ type Summary struct {
 	OffersShown    []string
 	OffersAccepted []string
 	Outcome        string // the last one recorded
+	Exit           string // how a never-mind outcome left
 	EndedAt        time.Time
 }
 
@@ -227,7 +231,7 @@ func fold(a Attempt, events []Event) Summary {
 				sum.OffersAccepted = append(sum.OffersAccepted, e.Offer)
 			}
 		case EventOutcome:
-			sum.Outcome = e.Outcome
+			sum.Outcome, sum.Exit = e.Outcome, e.Exit
 		}
 	}
 	return sum

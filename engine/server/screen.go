@@ -58,6 +58,8 @@ func (s *Server) routeTable() []route {
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
 		{screens.PathCourse, protected, s.courseScreen, nil},
+		{screens.PathUnsubscribe, protected, s.unsubscribeStart, nil},
+		{screens.PathUnsubscribe + "/*", protected, s.unsubscribeScreen, nil},
 		{screens.PathStudio, guardStaff, s.studioHome, nil},
 		{screens.PathStudioNew + "*", guardStaff, s.studioEdit, nil},
 		{screens.PathStudioEdit + "*", guardStaff, s.studioEdit, nil},
@@ -146,6 +148,10 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 	}
 	c.Set("Cache-Control", "private, no-cache")
 	c.Set("Vary", "Cookie")
+	if r.authorised && r.query.Get("unsubscription") == "true" && !strings.HasPrefix(r.path, screens.PathUnsubscribe) {
+		// Any signed-in screen with ?unsubscription=true opens the flow.
+		return s.sendResult(c, ui.Effects(ui.Replace(unsubscribeEntry(r.path, r.query))))
+	}
 	rt, ok := s.match(r.path)
 	switch {
 	case !ok:

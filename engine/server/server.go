@@ -37,6 +37,7 @@ import (
 	"glimpse/engine/lesson"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
+	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/tracking"
 )
@@ -61,6 +62,8 @@ type Deps struct {
 	Lessons []lesson.Doc
 	// Billing sells plans and keeps subscriptions.
 	Billing *billing.Service
+	// Retention keeps the unsubscribe flow's attempts.
+	Retention *retention.Service
 	// Events keeps analytics events (nil keeps them only in the log).
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow (nil:
@@ -127,6 +130,9 @@ func New(d Deps) (*Server, error) {
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()
 	for name, spec := range s.billingActions() {
+		s.actions[name] = spec
+	}
+	for name, spec := range s.unsubscribeActions() {
 		s.actions[name] = spec
 	}
 	for name, spec := range s.experimentActions() {
