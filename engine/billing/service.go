@@ -247,7 +247,14 @@ func (s *Service) SubscriptionsByEmail(ctx context.Context, email string) ([]Sub
 		return nil, err
 	}
 	out := make([]Subscription, 0, len(ids))
+	seen := map[string]bool{}
 	for _, id := range ids {
+		// Concurrent checkouts of one key may each have filed the same
+		// subscription under a slot: harmless, read once.
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
 		sub, err := s.Subscription(ctx, id)
 		if errors.Is(err, ErrNoSubscription) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"glimpse/engine/billing"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -292,15 +293,34 @@ func TestBrandByHost(t *testing.T) {
 	}
 }
 
-func TestCoursePurchaseSaysNotYet(t *testing.T) {
+// A purchase whose card fails shows the brand's error text under the buy
+// button and grants nothing; signed out, nothing is bought.
+func TestCoursePurchaseDeclined(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.subscriber("ann@example.com", "correct-horse")
+	u := h.subscriber("ann@example.com", "correct-horse")
+	ctx := context.Background()
+	main, err := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main.PaymentMethod = billing.PaymentMethod{Provider: "sandbox", ID: "pm_sandbox_decline_test", Brand: "visa", Last4: "0002"}
+	if err := h.app.Billing.Put(ctx, main); err != nil {
+		t.Fatal(err)
+	}
+	h.screen("/sign-in")
+	if res := h.action("course.purchase", nil); res.status != http.StatusUnauthorized {
+		t.Fatalf("signed-out purchase: %d %s", res.status, res.raw)
+	}
 	h.signIn("ann@example.com", "correct-horse")
 	h.screen("/dashboard")
 	res := h.action("course.purchase", nil)
-	if res.status != http.StatusServiceUnavailable || formError(res) != "Purchases are not available yet. Please check back soon." {
+	if res.status != http.StatusUnprocessableEntity || formError(res) != "The payment did not go through. Please update your card and try again." {
 		t.Fatalf("purchase: %d %s", res.status, res.raw)
+	}
+	subs, _ := h.app.Billing.ForUser(ctx, u.ID)
+	if len(subs) != 1 {
+		t.Fatalf("a declined purchase left %d subscriptions", len(subs))
 	}
 }
 
