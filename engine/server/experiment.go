@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gofiber/fiber/v3"
+
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
@@ -86,6 +88,12 @@ func (q experimentRequest) experiment() (experiment.Experiment, error) {
 		e.Variants = append(e.Variants, experiment.Variant{Name: name, Value: value, Weight: w})
 	}
 	if len(problems) > 0 {
+		// With every other problem of the form, not only the weights.
+		for k, v := range experiment.Validate(experiment.Experiment{Name: e.Name, Kind: e.Kind, Key: e.Key, Variants: e.Variants}) {
+			if _, ok := problems[k]; !ok {
+				problems[k] = v
+			}
+		}
 		return e, engine.FieldErrors(problems)
 	}
 	return e, nil
@@ -268,7 +276,9 @@ func stripActions(nodes []*ui.Node) []*ui.Node {
 		if c.Type == "form" {
 			c.Submit = nil
 		}
-		c.Children = stripActions(c.Children)
+		if len(c.Children) > 0 {
+			c.Children = stripActions(c.Children)
+		}
 		out = append(out, &c)
 	}
 	return out
@@ -387,4 +397,41 @@ func (s *Server) RecordExperimentOutcome(ctx context.Context, userID, event stri
 	if err := s.Experiments.Record(ctx, userID, event); err != nil {
 		s.Logger.Error("record experiment outcome", "event", event, "error", err)
 	}
+}
+
+// experimentUnsubscribePage composes a page of the unsubscribe flow for the
+// signed-in subscriber: their variants' texts layered over the copy, the
+// exposures of the experiment keys the page read (on a person's visit, a
+// GET, not when a form action composes the page again to check its rules),
+// and their assignments in meta.experiments. The flow's unsubscribePage
+// calls it.
+func (s *Server) experimentUnsubscribePage(r *request, st screens.UnsubscribeState) screens.Page {
+	c, assigned, expose := s.experimentContext(r)
+	page := screens.UnsubscribeStep(c, st)
+	if r.fiber.Method() == fiber.MethodGet {
+		if err := expose(r.fiber.Context()); err != nil {
+			// Counting must not break the flow.
+			s.Logger.Error("record experiment exposure", "error", err)
+		}
+	}
+	r.experiments = assigned
+	return page
+}
+
+// experimentFlowOutcome hands an attempt's start ("") or outcome
+// (retention.Outcome…) to the experiments: a cancel is a cancel; staying,
+// closing the flow and taking an offer are saves, taken back by a cancel
+// within 30 days. The flow's unsubscribeExperimentOutcome calls it.
+func (s *Server) experimentFlowOutcome(ctx context.Context, r *request, outcome string) {
+	if !r.signedIn {
+		return
+	}
+	event := experiment.EventSaved
+	switch outcome {
+	case retention.OutcomeAbandoned:
+		event = experiment.EventAttempt
+	case retention.OutcomeCanceled:
+		event = experiment.EventCanceled
+	}
+	s.RecordExperimentOutcome(ctx, r.principal.User.ID, event)
 }

@@ -95,6 +95,9 @@ type request struct {
 	// (guardStaff on a route, actionSpec.staff on an action) has admitted
 	// the request.
 	member staff.Member
+	// experiments are the subscriber's variants in the experiments the
+	// composed screen showed, for meta.experiments (experimentContext).
+	experiments []ui.Experiment
 }
 
 // newRequest resolves the brand and the session of a request. A missing,
@@ -201,7 +204,8 @@ func (s *Server) screenResult(r *request, p screens.Page) (*ui.Result, error) {
 func ptr[T any](v T) *T { return &v }
 
 func (s *Server) meta(r *request) ui.Meta {
-	return ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), Brand: r.brand.UI(), CSRF: s.csrfToken(r.fiber), Version: s.Version}
+	return ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()), Brand: r.brand.UI(), CSRF: s.csrfToken(r.fiber), Version: s.Version,
+		Experiments: r.experiments}
 }
 
 // sendScreen composes (or reuses) the route's page and sends it with its
@@ -250,7 +254,7 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	}
 	csrf := s.csrfToken(c)
 	body, err := ui.AppendMeta(slices.Clip(page.body), ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()),
-		CSRF: csrf, Version: s.Version}, brandJSON)
+		CSRF: csrf, Version: s.Version, Experiments: r.experiments}, brandJSON)
 	if err != nil {
 		return engine.Wrap(engine.CodeInternal, err, "")
 	}

@@ -169,12 +169,14 @@ func (s *Server) unsubscribeState(r *request, f unsubscribeFlow, step retention.
 // are composed for a subscriber (an experiment's copy is layered over
 // r.ctx here).
 func (s *Server) unsubscribePage(r *request, st screens.UnsubscribeState) screens.Page {
-	return screens.UnsubscribeStep(r.ctx, st)
+	return s.experimentUnsubscribePage(r, st)
 }
 
 // unsubscribeExperimentOutcome is where the flow's outcomes reach the
-// experiments ("" is a new attempt); none run yet.
-func (s *Server) unsubscribeExperimentOutcome(_ context.Context, _ *request, _ string) {}
+// experiments ("" is a new attempt).
+func (s *Server) unsubscribeExperimentOutcome(ctx context.Context, r *request, outcome string) {
+	s.experimentFlowOutcome(ctx, r, outcome)
+}
 
 // unsubscribeScreen shows one step or outcome page of an attempt, and
 // records that it was reached. An attempt that is not this subscriber's
