@@ -182,7 +182,7 @@ func goldenCases() []goldenCase {
 			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})
 		}},
 		{"creating-account", CreatingAccount},
-	}, unsubscribeGoldenCases()...)
+	}, append(unsubscribeGoldenCases(), experimentGoldenCases()...)...)
 }
 
 var goldenLibrary = sync.OnceValue(func() *library.Library {

@@ -1,0 +1,54 @@
+package screens
+
+import "glimpse/engine/ui"
+
+// experimentGoldenCases are the studio's experiment screens.
+func experimentGoldenCases() []goldenCase {
+	variants := []StudioExperimentVariant{
+		{Name: "Control", Weight: "50"},
+		{Name: "Warmer", Value: "Before you go, look at what you keep", Weight: "50",
+			Preview: ui.Stack("sm", ui.Text("heading", "Before you go, look at what you keep"), ui.Text("body", "Your weekly tips stay yours."))},
+	}
+	return []goldenCase{
+		{"studio-experiments", func(c Context) Page {
+			return StudioExperiments(c, []StudioExperimentItem{
+				{ID: "x1", Name: "Step 0 headline", Kind: "copy", Key: "unsubscribe.step0.title", Status: "running", Phase: 2},
+				{ID: "x2", Name: "Offer for price", Kind: "offer", Key: "offer.reason.cutting_expenses", Status: "draft", Phase: 1},
+			})
+		}},
+		{"studio-experiments__empty", func(c Context) Page { return StudioExperiments(c, nil) }},
+		{"studio-experiment-new", func(c Context) Page {
+			return StudioExperimentEdit(c, StudioExperimentState{New: true, Kind: "copy",
+				Keys:     []string{"unsubscribe.step0.title", "unsubscribe.step5.title", "offer.step3", "offer.reason.cutting_expenses"},
+				Variants: []StudioExperimentVariant{{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}})
+		}},
+		{"studio-experiment-edit", func(c Context) Page {
+			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
+				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants})
+		}},
+		{"studio-experiment-edit__stopped", func(c Context) Page {
+			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
+				Key: "unsubscribe.step0.title", Status: "stopped", Phase: 2, Stopped: true, Variants: variants})
+		}},
+		{"studio-experiment-results", func(c Context) Page {
+			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
+				Status: "running", Phase: 2, Phases: 2, SRMP: "0.4142", Variants: []StudioExperimentResult{
+					{Name: "Control", Attempts: 1210, Exposures: 1000, Saves: 310, Unsaved: 10, Cancels: 690, Control: true,
+						SaveRate: "30.0% [27.2%, 32.8%]", SaveRateAlways: "30.0% [25.1%, 34.9%]"},
+					{Name: "Warmer", Attempts: 1190, Exposures: 1000, Saves: 365, Unsaved: 5, Cancels: 640, Significant: false,
+						SaveRate: "36.0% [33.0%, 39.0%]", SaveRateAlways: "36.0% [31.0%, 41.0%]",
+						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]"},
+				}})
+		}},
+		{"studio-experiment-results__srm", func(c Context) Page {
+			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
+				Status: "running", Phase: 1, Phases: 1, SRMP: "< 0.0001", Mismatch: true, Variants: []StudioExperimentResult{
+					{Name: "Control", Attempts: 6000, Exposures: 5200, Saves: 1560, Cancels: 3640, Control: true,
+						SaveRate: "30.0% [28.8%, 31.2%]", SaveRateAlways: "30.0% [28.0%, 32.0%]"},
+					{Name: "Warmer", Attempts: 5000, Exposures: 4800, Saves: 1728, Cancels: 3072, Significant: true,
+						SaveRate: "36.0% [34.6%, 37.4%]", SaveRateAlways: "36.0% [33.8%, 38.2%]",
+						Diff: "+6.0 pts [+4.2, +7.8]", DiffAlways: "+6.0 pts [+3.0, +9.0]"},
+				}})
+		}},
+	}
+}
