@@ -47,7 +47,7 @@ type StudioExperimentState struct {
 
 // StudioExperimentResult is one variant's line of the results.
 type StudioExperimentResult struct {
-	Name                                        string
+	Name                                         string
 	Attempts, Exposures, Saves, Unsaved, Cancels int64
 	// Already formatted: "31.2% [28.4%, 34.0%]".
 	SaveRate, SaveRateAlways, Diff, DiffAlways string
