@@ -111,8 +111,14 @@ func TestExperimentReachesTheFlow(t *testing.T) {
 	if !strings.Contains(string(edit.raw), "Wait, there is more for you") {
 		t.Errorf("the edit screen has no preview of variant B: %s", edit.raw)
 	}
+	before, _ := h.app.Content.Version(context.Background())
 	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
 		t.Fatalf("start: %d %s", r.status, r.raw)
+	}
+	// The start is published as a content version, which every instance's
+	// content watch picks up (and reloads the experiments on).
+	if after, _ := h.app.Content.Version(context.Background()); after <= before {
+		t.Errorf("starting left the content version at %d", after)
 	}
 	sub := h.member("ann@example.com", billing.FamilyThreeMonth)
 	attempt := h.startFlow()
