@@ -162,8 +162,12 @@ func (h *harness) screen(path string) response {
 	req := httptest.NewRequest(http.MethodGet, "/ui/screen?path="+url.QueryEscape(path), nil)
 	req.Header.Set("X-SDUI-Version", "1")
 	res := h.do(req)
+	// A kept page carries the token only in its X-CSRF-Token header (taken
+	// up by do); others carry it in meta too.
 	if meta, ok := res.body["meta"].(map[string]any); ok {
-		h.csrf, _ = meta["csrf"].(string)
+		if tok, _ := meta["csrf"].(string); tok != "" {
+			h.csrf = tok
+		}
 	}
 	return res
 }

@@ -6,13 +6,16 @@ import (
 	"sync"
 )
 
-// pageCache keeps encoded pages (envelopes without their meta) by a key that
-// names everything the page depends on, so a repeated screen request skips
-// composing and encoding. Keys include the brands' and the content's
+// pageCache keeps whole encoded envelopes by a key that names everything
+// the page depends on, so a repeated screen request skips composing and
+// encoding. A kept envelope is the same bytes for every request: the
+// per-request parts of an answer (the CSRF token, the server time) travel in
+// headers (sendScreen), so each page is also kept compressed, once per
+// encoding, made on first use. Keys include the brands' and the content's
 // versions, so edited copy is never served stale; entries of old versions
-// simply age out. It is a least-recently-used cache bounded by bytes (keys
-// and bodies), because keys are partly chosen by clients: a bound by count
-// let unique paths grow memory without limit.
+// simply age out. It is a least-recently-used cache bounded by bytes (keys,
+// bodies and their compressed forms), because keys are partly chosen by
+// clients: a bound by count let unique paths grow memory without limit.
 type pageCache struct {
 	mu       sync.Mutex
 	maxBytes int
@@ -23,7 +26,7 @@ type pageCache struct {
 
 type pageEntry struct {
 	key  string
-	page encodedPage
+	page *cachedPage
 }
 
 // entryOverhead approximates what an entry costs beyond its key and body
@@ -34,39 +37,69 @@ const entryOverhead = 128
 // and a few thousand subscribers' home screens fit many times over.
 const defaultPageCacheBytes = 32 << 20
 
-func (e *pageEntry) size() int { return len(e.key) + len(e.page.body) + entryOverhead }
-
-// encodedPage is a page's bytes with their hash, kept for ETags.
-type encodedPage struct {
-	body []byte
-	hash uint64
+// size is guarded by pageCache.mu (the encodings grow under it).
+func (e *pageEntry) size() int {
+	n := len(e.key) + len(e.page.body) + entryOverhead
+	for _, b := range e.page.encoded {
+		n += len(b)
+	}
+	return n
 }
 
-func newEncodedPage(body []byte) encodedPage {
+// cachedPage is a whole envelope, its ETag per encoding, and its compressed
+// forms. body and tags never change; encoded is written under pageCache.mu.
+type cachedPage struct {
+	body []byte
+	hash uint64
+	tags [numEncodings]string
+	// encoded holds the compressed bodies made so far (encoded[encIdentity]
+	// stays nil).
+	encoded [numEncodings][]byte
+	// making serialises compressing, so a burst of first requests compresses
+	// once.
+	making sync.Mutex
+}
+
+func newCachedPage(body []byte) *cachedPage {
 	h := fnv.New64a()
 	h.Write(body)
-	return encodedPage{body: body, hash: h.Sum64()}
+	p := &cachedPage{body: body, hash: h.Sum64()}
+	for e := range numEncodings {
+		p.tags[e] = etagFor(p.hash, e)
+	}
+	return p
 }
 
 func newPageCache(maxBytes int) *pageCache {
 	return &pageCache{maxBytes: maxBytes, order: list.New(), m: map[string]*list.Element{}}
 }
 
-func (p *pageCache) get(key string) (encodedPage, bool) {
+func (p *pageCache) get(key string) (*cachedPage, bool) {
+	page, _, ok := p.lookup(key, encIdentity)
+	return page, ok
+}
+
+// lookup returns the page held under key and, when already made, its body
+// in encoding e (nil otherwise), under one lock.
+func (p *pageCache) lookup(key string, e contentEncoding) (*cachedPage, []byte, bool) {
 	if key == "" {
-		return encodedPage{}, false
+		return nil, nil, false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	el, ok := p.m[key]
 	if !ok {
-		return encodedPage{}, false
+		return nil, nil, false
 	}
 	p.order.MoveToFront(el)
-	return el.Value.(*pageEntry).page, true
+	page := el.Value.(*pageEntry).page
+	if e == encIdentity {
+		return page, page.body, true
+	}
+	return page, page.encoded[e], true
 }
 
-func (p *pageCache) put(key string, page encodedPage) {
+func (p *pageCache) put(key string, page *cachedPage) {
 	e := &pageEntry{key: key, page: page}
 	if key == "" || e.size() > p.maxBytes {
 		return
@@ -81,6 +114,12 @@ func (p *pageCache) put(key string, page encodedPage) {
 		p.m[key] = p.order.PushFront(e)
 	}
 	p.bytes += e.size()
+	p.evict()
+}
+
+// evict drops least recently used entries until the cache is within its
+// bound. Called with p.mu held.
+func (p *pageCache) evict() {
 	for p.bytes > p.maxBytes {
 		last := p.order.Back()
 		old := last.Value.(*pageEntry)
@@ -88,6 +127,42 @@ func (p *pageCache) put(key string, page encodedPage) {
 		delete(p.m, old.key)
 		p.bytes -= old.size()
 	}
+}
+
+// encodedBody returns the page's body in encoding e, compressing it on first
+// use and keeping the result in the page (counted against the cache's bound
+// while the page is held under key). A page no longer held is compressed for
+// this request only.
+func (p *pageCache) encodedBody(key string, page *cachedPage, e contentEncoding) ([]byte, error) {
+	if e == encIdentity {
+		return page.body, nil
+	}
+	if b := p.peekEncoded(page, e); b != nil {
+		return b, nil
+	}
+	page.making.Lock()
+	defer page.making.Unlock()
+	if b := p.peekEncoded(page, e); b != nil {
+		return b, nil
+	}
+	b, err := compressBody(e, page.body)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if el, ok := p.m[key]; ok && el.Value.(*pageEntry).page == page {
+		page.encoded[e] = b
+		p.bytes += len(b)
+		p.evict()
+	}
+	return b, nil
+}
+
+func (p *pageCache) peekEncoded(page *cachedPage, e contentEncoding) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return page.encoded[e]
 }
 
 // stats reports the entries and bytes held, for tests and diagnostics.

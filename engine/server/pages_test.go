@@ -16,7 +16,7 @@ func TestPageCacheIsBoundedByBytes(t *testing.T) {
 	p := newPageCache(budget)
 	body := []byte(strings.Repeat("x", 2000))
 	for i := range 10000 {
-		p.put("/dashboard/news/"+strconv.Itoa(i), newEncodedPage(body))
+		p.put("/dashboard/news/"+strconv.Itoa(i), newCachedPage(body))
 		if _, n := p.stats(); n > budget {
 			t.Fatalf("after %d puts the cache holds %d bytes, over its %d", i+1, n, budget)
 		}
@@ -35,11 +35,11 @@ func TestPageCacheIsBoundedByBytes(t *testing.T) {
 	// A page used recently survives newer puts that evict older ones.
 	p = newPageCache(10 * (2000 + 100 + entryOverhead))
 	for i := range 10 {
-		p.put(strconv.Itoa(i), newEncodedPage(body))
+		p.put(strconv.Itoa(i), newCachedPage(body))
 	}
 	p.get("0")
 	for i := 10; i < 15; i++ {
-		p.put(strconv.Itoa(i), newEncodedPage(body))
+		p.put(strconv.Itoa(i), newCachedPage(body))
 	}
 	if _, ok := p.get("0"); !ok {
 		t.Error("a recently used page was evicted before older ones")
@@ -48,7 +48,7 @@ func TestPageCacheIsBoundedByBytes(t *testing.T) {
 		t.Error("the least recently used page was kept")
 	}
 
-	p.put("huge", newEncodedPage(make([]byte, 20*2000)))
+	p.put("huge", newCachedPage(make([]byte, 20*2000)))
 	if _, ok := p.get("huge"); ok {
 		t.Error("a page over the whole budget was kept")
 	}

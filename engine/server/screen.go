@@ -208,42 +208,44 @@ func (s *Server) meta(r *request) ui.Meta {
 		Experiments: r.experiments}
 }
 
-// sendScreen composes (or reuses) the route's page and sends it with its
-// meta and an ETag over everything but the server time, so a browser
-// revalidating an unchanged screen gets 304. The renderer takes the clock
-// offset from the Date header, which a 304 refreshes.
+// sendScreen composes (or reuses) the route's page and sends it with an
+// ETag, so a browser revalidating an unchanged screen gets 304, and the
+// browser's CSRF token in the X-CSRF-Token header (on a 304 too).
+//
+// A page the route keeps (a key) is kept whole: its meta holds only the
+// brand and the version, and the per-request parts travel in headers (the
+// token in X-CSRF-Token, the server time in Date, from which the renderer
+// takes its clock offset), so the body is the same bytes for every request
+// and is compressed once per encoding (sendCachedPage). Other pages, and a
+// page carrying per-request meta (meta.experiments), are composed for the
+// request with serverNow and csrf in their meta as well.
 func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
-	var key string
-	if rt.key != nil {
-		// An empty key from the route means "do not keep this page".
-		if k := rt.key(r); k != "" {
-			key = rt.path + "\x00" + r.brand.Key + "\x00" + strconv.FormatUint(s.Brands.Version(), 10) + "\x00" +
-				strconv.FormatUint(s.libVersion.Load(), 10) + "\x00" + k
+	csrf := s.csrfToken(c)
+	c.Set(csrfTokenHeader, csrf)
+	key := s.pageKey(r, rt)
+	enc := encIdentity
+	if key != "" {
+		enc = negotiateEncoding(c.Get(fiber.HeaderAcceptEncoding))
+		if page, encoded, ok := s.pages.lookup(key, enc); ok {
+			return s.sendCachedPage(c, key, page, enc, encoded)
 		}
 	}
-	page, ok := s.pages.get(key)
-	if !ok {
-		p, err := rt.screen(r)
-		var to redirect
-		if errors.As(err, &to) {
-			return s.sendResult(c, ui.Effects(ui.Replace(string(to))))
-		}
-		var rw redirectWith
-		if errors.As(err, &rw) {
-			return s.sendResult(c, ui.Effects(ui.Replace(rw.to), rw.then))
-		}
-		if err != nil {
-			return err
-		}
-		env := p.Envelope(ui.Meta{})
-		body, err := env.EncodePage()
-		if err != nil {
-			return engine.Wrap(engine.CodeInternal, err, "")
-		}
-		page = newEncodedPage(body)
-		if key != "" {
-			s.pages.put(key, page)
-		}
+	p, err := rt.screen(r)
+	var to redirect
+	if errors.As(err, &to) {
+		return s.sendResult(c, ui.Effects(ui.Replace(string(to))))
+	}
+	var rw redirectWith
+	if errors.As(err, &rw) {
+		return s.sendResult(c, ui.Effects(ui.Replace(rw.to), rw.then))
+	}
+	if err != nil {
+		return err
+	}
+	env := p.Envelope(ui.Meta{})
+	pageBody, err := env.EncodePage()
+	if err != nil {
+		return engine.Wrap(engine.CodeInternal, err, "")
 	}
 	// The trace id travels in the X-Request-Id header, not the body, so
 	// that an unchanged screen keeps its ETag.
@@ -252,9 +254,24 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	if err != nil {
 		return engine.Wrap(engine.CodeInternal, err, "")
 	}
-	csrf := s.csrfToken(c)
-	body, err := ui.AppendMeta(slices.Clip(page.body), ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()),
-		CSRF: csrf, Version: s.Version, Experiments: r.experiments}, brandJSON)
+	if key != "" {
+		body, err := ui.AppendMeta(pageBody, ui.Meta{Version: s.Version}, brandJSON)
+		if err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
+		if s.ValidateResponses {
+			if err := ui.ValidateEnvelope(body); err != nil {
+				return engine.Wrap(engine.CodeInternal, err, "")
+			}
+		}
+		page := newCachedPage(body)
+		s.pages.put(key, page)
+		return s.sendCachedPage(c, key, page, enc, nil)
+	}
+	pageHash := fnv.New64a()
+	pageHash.Write(pageBody)
+	body, err := ui.AppendMeta(slices.Clip(pageBody), ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()),
+		CSRF: csrf, Version: s.Version}, brandJSON)
 	if err != nil {
 		return engine.Wrap(engine.CodeInternal, err, "")
 	}
@@ -263,12 +280,60 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 			return engine.Wrap(engine.CodeInternal, err, "")
 		}
 	}
-	tag := etagOf(page.hash, r.brand.Key, version, csrf, s.Version)
+	tag := etagOf(pageHash.Sum64(), r.brand.Key, version, csrf, s.Version)
 	c.Set("ETag", tag)
 	if match := c.Get("If-None-Match"); match != "" && strings.Contains(match, tag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set("Content-Type", "application/json")
+	return c.Send(body)
+}
+
+// pageKey is the page cache's key for a route's page, or "" when the route
+// keeps no page or declines this one.
+func (s *Server) pageKey(r *request, rt route) string {
+	if rt.key == nil {
+		return ""
+	}
+	k := rt.key(r)
+	if k == "" {
+		return ""
+	}
+	b := make([]byte, 0, len(rt.path)+len(r.brand.Key)+len(k)+48)
+	b = append(b, rt.path...)
+	b = append(b, 0)
+	b = append(b, r.brand.Key...)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, s.Brands.Version(), 10)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, s.libVersion.Load(), 10)
+	b = append(b, 0)
+	b = append(b, k...)
+	return string(b)
+}
+
+// sendCachedPage answers with a kept page in encoding enc (encoded, when
+// already made; else it is made now and kept): the same bytes and ETag for
+// every request, a 304 for a matching If-None-Match. Content-Encoding is set,
+// so the compress middleware leaves the body alone.
+func (s *Server) sendCachedPage(c fiber.Ctx, key string, page *cachedPage, enc contentEncoding, encoded []byte) error {
+	c.Set(fiber.HeaderVary, "Cookie, Accept-Encoding")
+	tag := page.tags[enc]
+	c.Set(fiber.HeaderETag, tag)
+	if match := c.Get(fiber.HeaderIfNoneMatch); match != "" && strings.Contains(match, tag) {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	body := encoded
+	if body == nil {
+		var err error
+		if body, err = s.pages.encodedBody(key, page, enc); err != nil {
+			return engine.Wrap(engine.CodeInternal, err, "")
+		}
+	}
+	if enc != encIdentity {
+		c.Set(fiber.HeaderContentEncoding, enc.String())
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(body)
 }
 

@@ -94,13 +94,20 @@ func (e *Envelope) Encode() ([]byte, error) {
 // brand is written from brandJSON when given (the server keeps each brand
 // encoded), else encoded from meta.Brand.
 func AppendMeta(page []byte, meta Meta, brandJSON []byte) ([]byte, error) {
-	b := append(page, `,"meta":{"serverNow":`...)
-	b = appendString(b, meta.ServerNow)
-	if meta.TraceID != "" {
-		b = append(b, `,"traceId":`...)
-		b = appendString(b, meta.TraceID)
+	// serverNow is left out when empty: a page the server keeps whole sends
+	// the time in its Date header instead.
+	b := append(page, `,"meta":{`...)
+	if meta.ServerNow != "" {
+		b = append(b, `"serverNow":`...)
+		b = appendString(b, meta.ServerNow)
+		b = append(b, ',')
 	}
-	b = append(b, `,"brand":`...)
+	if meta.TraceID != "" {
+		b = append(b, `"traceId":`...)
+		b = appendString(b, meta.TraceID)
+		b = append(b, ',')
+	}
+	b = append(b, `"brand":`...)
 	var err error
 	if brandJSON != nil {
 		b = append(b, brandJSON...)

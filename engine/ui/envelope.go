@@ -16,7 +16,7 @@ type Envelope struct {
 
 // Meta carries what is not part of the tree itself.
 type Meta struct {
-	ServerNow   string       `json:"serverNow"`
+	ServerNow   string       `json:"serverNow,omitempty"`
 	TraceID     string       `json:"traceId,omitempty"`
 	Brand       Brand        `json:"brand"`
 	CSRF        string       `json:"csrf,omitempty"`

@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { envelope, fakeServer } from "../test/harness";
 import { createApi } from "./api";
 
+/** A kept page's meta: the envelope's meta without the per-request parts the server sends in headers. */
+function withoutKeys(meta: unknown, ...keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(meta as Record<string, unknown>).filter(([k]) => !keys.includes(k)));
+}
+
 describe("api", () => {
   it("GETs a screen with the version header and same-origin credentials", async () => {
     const server = fakeServer(() => ({ body: envelope([]) }));
@@ -47,6 +52,51 @@ describe("api", () => {
     await api.action("event.track", { event: "x" }, "/dashboard");
     expect(server.calls[1]?.headers["X-CSRF-Token"]).toBe("after-sign-in");
     expect(api.csrf()).toBe("after-sign-in");
+  });
+
+  it("takes the CSRF token of a screen from its X-CSRF-Token header, over meta.csrf", async () => {
+    const { meta, ...kept } = envelope([]);
+    const keptMeta = withoutKeys(meta, "csrf", "serverNow");
+    const server = fakeServer((call) => {
+      if (call.method === "POST") return { body: {} };
+      if (call.url.includes("kept")) return { body: { ...kept, meta: keptMeta }, headers: { "X-CSRF-Token": "from-header" } };
+      return { body: envelope([], { meta: { csrf: "from-body" } }), headers: { "X-CSRF-Token": "header-wins" } };
+    });
+    const api = createApi(server.fetch, Date.now, "from-page");
+    expect((await api.screen("/kept")).kind).toBe("envelope");
+    expect(api.csrf()).toBe("from-header");
+    await api.screen("/other");
+    expect(api.csrf()).toBe("header-wins");
+    await api.action("event.track", { event: "x" }, "/other");
+    expect(server.calls[2]?.headers["X-CSRF-Token"]).toBe("header-wins");
+  });
+
+  it("falls back to meta.csrf when a screen has no X-CSRF-Token header", async () => {
+    const api = createApi(fakeServer(() => ({ body: envelope([], { meta: { csrf: "from-body" } }) })).fetch, Date.now, "from-page");
+    await api.screen("/x");
+    expect(api.csrf()).toBe("from-body");
+  });
+
+  it("takes the server time from the Date header, else from meta.serverNow", async () => {
+    const { meta, ...kept } = envelope([]);
+    const noTime = withoutKeys(meta, "serverNow");
+    const date = "Sun, 01 Mar 2026 10:00:05 GMT";
+    const serverNow = async (body: unknown, headers?: Record<string, string>) => {
+      const answer = await createApi(fakeServer(() => ({ body, headers })).fetch).screen("/");
+      return answer.kind === "envelope" ? answer.envelope.meta.serverNow : "not an envelope";
+    };
+    // A kept page: no serverNow in the body, the Date header says when.
+    expect(await serverNow({ ...kept, meta: noTime }, { Date: date })).toBe("2026-03-01T10:00:05.000Z");
+    // No Date header: the body's.
+    expect(await serverNow(envelope([]))).toBe("2026-03-01T10:00:00Z");
+    // A body's time from another second (a cached body revalidated by a 304): the header's.
+    expect(await serverNow(envelope([]), { Date: date })).toBe("2026-03-01T10:00:05.000Z");
+    // A body's time within the header's second is the same instant, more precise: kept.
+    expect(await serverNow(envelope([], { meta: { serverNow: "2026-03-01T10:00:05.250Z" } }), { Date: date })).toBe(
+      "2026-03-01T10:00:05.250Z",
+    );
+    // Neither: none, and the store trusts the client's clock.
+    expect(await serverNow({ ...kept, meta: noTime })).toBeUndefined();
   });
 
   it("starts from the CSRF token the page carries", async () => {

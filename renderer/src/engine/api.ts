@@ -1,6 +1,7 @@
 // The transport: GET /ui/screen and POST /ui/actions/<name>, as protocol.md says. It has no
 // side effects of its own: it answers what the server said, and the engine acts on it.
 import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } from "../schema/envelope";
+import { parseTime } from "./clock";
 import { t } from "./copy";
 
 /** The message shown when a request fails without a message from the server (the brand's words). */
@@ -29,6 +30,20 @@ export interface Api {
   csrf(): string | undefined;
 }
 
+/**
+ * The envelope with `meta.serverNow` set to the answer's server time: the `Date` header when it
+ * has one (a page the server keeps whole has no serverNow, and a 304 revalidation refreshes Date,
+ * not the cached body), else the body's own `meta.serverNow`. A body's serverNow within the Date
+ * header's second is the same instant, only more precise, and is kept.
+ */
+function withServerNow(envelope: Envelope, date: string | null): Envelope {
+  const at = date === null ? Number.NaN : Date.parse(date);
+  if (Number.isNaN(at)) return envelope;
+  const own = envelope.meta.serverNow === undefined ? Number.NaN : parseTime(envelope.meta.serverNow);
+  if (own >= at && own < at + 1000) return envelope;
+  return { ...envelope, meta: { ...envelope.meta, serverNow: new Date(at).toISOString() } };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -52,19 +67,20 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     } catch {
       return { kind: "failure", message: genericError(), status: 0 };
     }
-    // An action that changes who is signed in (a sign-in) rotates the token and sends the new
-    // one in a header; a POST made before the next envelope must already carry it.
-    const rotated = response.headers.get(CSRF_HEADER);
-    if (rotated !== null && rotated !== "") csrf = rotated;
+    // The token travels in a header: on every screen (a page the server keeps whole carries it
+    // nowhere else) and on an action that changes who is signed in (a sign-in rotates it; a POST
+    // made before the next envelope must already carry it).
+    const issued = response.headers.get(CSRF_HEADER);
+    if (issued !== null && issued !== "") csrf = issued;
     try {
       body = await response.json();
     } catch {
       return { kind: "failure", message: genericError(), status: response.status };
     }
-    return interpret(body, response.status);
+    return interpret(body, response.status, issued !== null && issued !== "", response.headers.get("Date"));
   }
 
-  function interpret(body: unknown, status: number): Answer {
+  function interpret(body: unknown, status: number, headerToken: boolean, date: string | null): Answer {
     if (isRecord(body) && body.reload === true) return { kind: "reload" };
     if (isRecord(body) && "v" in body) {
       const parsed = envelopeSchema.safeParse(body);
@@ -72,8 +88,9 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
         console.error(`Glimpse: invalid envelope: ${parsed.error.message}`);
         return { kind: "failure", message: genericError(), status };
       }
-      csrf = parsed.data.meta.csrf ?? csrf;
-      return { kind: "envelope", envelope: parsed.data, receivedAt: now() };
+      // The header's token wins; meta.csrf is the fallback.
+      if (!headerToken) csrf = parsed.data.meta.csrf ?? csrf;
+      return { kind: "envelope", envelope: withServerNow(parsed.data, date), receivedAt: now() };
     }
     const parsed = actionResultSchema.safeParse(body);
     if (!parsed.success) {

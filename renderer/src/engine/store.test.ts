@@ -33,6 +33,14 @@ describe("store", () => {
     expect(store.get().screen?.key).toBe(key + 1);
   });
 
+  it("trusts the client's clock when an answer gave no server time", () => {
+    const store = createStore();
+    const env = parsed();
+    delete env.meta.serverNow;
+    store.showScreen(env, Date.parse("2026-03-01T11:00:00Z"));
+    expect(store.get().screen?.clockOffset).toBe(0);
+  });
+
   it("writes values immutably and notifies subscribers", () => {
     const store = createStore();
     store.showScreen(parsed({ state: { form: { email: "" } } }), 0);

@@ -95,7 +95,8 @@ export function createStore(initial: ViewState = initialViewState()): Store {
         draft.screen = {
           envelope,
           key,
-          clockOffset: parseTime(envelope.meta.serverNow) - receivedAt,
+          // No server time at all (neither Date nor meta.serverNow): trust the client's clock.
+          clockOffset: envelope.meta.serverNow === undefined ? 0 : parseTime(envelope.meta.serverNow) - receivedAt,
         };
         draft.state = envelope.state ?? {};
         draft.fieldErrors = {};

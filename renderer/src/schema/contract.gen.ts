@@ -286,7 +286,7 @@ export type NodeEmptyState = z.infer<typeof nodeEmptyStateSchema>;
 export const brandSchema = z.object({ key: z.string().check(z.minLength(1)), name: z.string().check(z.minLength(1)), tagline: z.optional(z.string()), logo: z.optional(imageRefSchema), supportEmail: z.optional(z.string()), theme: z.record(z.string().check(z.regex(new RegExp("^[a-z][a-zA-Z0-9]*$", "u"))), z.string().check(z.regex(new RegExp("^#[0-9a-fA-F]{6}$", "u")))) });
 export type Brand = z.infer<typeof brandSchema>;
 
-export const metaSchema = z.object({ serverNow: z.iso.datetime({ offset: true }), traceId: z.optional(z.string()), brand: brandSchema, csrf: z.optional(z.string()), version: z.optional(z.string()), experiments: z.optional(z.array(z.object({ key: z.string(), variant: z.string() }))) });
+export const metaSchema = z.object({ serverNow: z.optional(z.iso.datetime({ offset: true })), traceId: z.optional(z.string()), brand: brandSchema, csrf: z.optional(z.string()), version: z.optional(z.string()), experiments: z.optional(z.array(z.object({ key: z.string(), variant: z.string() }))) });
 export type Meta = z.infer<typeof metaSchema>;
 
 export const envelopeSchema = z.object({ v: z.literal(1), screen: rawNode, overlays: z.optional(z.record(z.string(), rawNode)), state: z.optional(z.record(z.string(), z.unknown())), meta: metaSchema, open: z.optional(z.array(z.string().check(z.minLength(1)))) });
