@@ -254,7 +254,7 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	if err != nil {
 		return engine.Wrap(engine.CodeInternal, err, "")
 	}
-	if key != "" {
+	if key != "" && len(r.experiments) == 0 {
 		body, err := ui.AppendMeta(pageBody, ui.Meta{Version: s.Version}, brandJSON)
 		if err != nil {
 			return engine.Wrap(engine.CodeInternal, err, "")
@@ -271,7 +271,7 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	pageHash := fnv.New64a()
 	pageHash.Write(pageBody)
 	body, err := ui.AppendMeta(slices.Clip(pageBody), ui.Meta{ServerNow: ui.Timestamp(s.Clock.Now()),
-		CSRF: csrf, Version: s.Version}, brandJSON)
+		CSRF: csrf, Version: s.Version, Experiments: r.experiments}, brandJSON)
 	if err != nil {
 		return engine.Wrap(engine.CodeInternal, err, "")
 	}
