@@ -33,6 +33,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	if cfg.PprofAddr != "" {
+		if err := servePprof(ctx, cfg.PprofAddr, logger); err != nil {
+			return fmt.Errorf("GLIMPSE_PPROF_ADDR %s: %w", cfg.PprofAddr, err)
+		}
+	}
 	fmt.Fprintf(stdout, "Glimpse %s is running at %s\n", version, cfg.BaseURL)
 	if cfg.Demo {
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)

@@ -42,6 +42,10 @@ type Config struct {
 
 	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
 
+	// PprofAddr, when set, serves net/http/pprof on a listener of its own
+	// (engine/app/pprof.go); it must be a loopback address. Off by default.
+	PprofAddr string // GLIMPSE_PPROF_ADDR: "127.0.0.1:6060"
+
 	// TrustedProxies are the proxies (CIDRs or single addresses) in front of
 	// the server; only a request from one of them has its X-Forwarded-For
 	// believed. Empty trusts none, and the client is the socket peer.
@@ -108,6 +112,7 @@ func Load(getenv func(string) string) (Config, error) {
 		OperatorName:    or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
 		OperatorAddress: or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
 		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
+		PprofAddr:       getenv("GLIMPSE_PPROF_ADDR"),
 		SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second,
 		BrandHosts:      map[string]string{},
@@ -229,7 +234,24 @@ func Load(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("GLIMPSE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
 	}
+	if c.PprofAddr != "" && !loopbackAddr(c.PprofAddr) {
+		// Profiles show memory contents and cost CPU: never for the network.
+		return c, fmt.Errorf("GLIMPSE_PPROF_ADDR must be a loopback host:port such as 127.0.0.1:6060, got %q", c.PprofAddr)
+	}
 	return c, nil
+}
+
+// loopbackAddr reports whether addr is host:port with a loopback host.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // loadSMTP reads the outgoing mail settings and the dev mailbox switch.
