@@ -278,39 +278,30 @@ func unsubscribeBody(c Context, st UnsubscribeState, key string) []*ui.Node {
 }
 
 func unsubscribeUpdated(c Context, st UnsubscribeState) (string, []*ui.Node) {
-	title := c.T("unsubscribe.step3.success")
-	heading := centered("title", title)
-	heading.Live = "polite"
+	title := c.T("unsubscribe.step3.success") // the dialog's heading
 	return title, []*ui.Node{
 		ui.Icon("check"),
-		heading,
 		centered("body", fill(c.T("unsubscribe.step3.successText"), "{price}", st.Sale.Price.String(), "{date}", st.PeriodEnd)),
 		ui.Button(c.T("unsubscribe.step3.great"), "primary", ui.Replace(st.Return)),
 	}
 }
 
 func unsubscribeGifted(c Context, st UnsubscribeState) (string, []*ui.Node) {
-	title := c.T("unsubscribe.step7.success")
-	heading := centered("title", title)
-	heading.Live = "polite"
+	title := c.T("unsubscribe.step7.success") // the dialog's heading
 	return title, []*ui.Node{
 		ui.Icon("check"),
-		heading,
 		centered("body", fill(c.T("unsubscribe.step7.successText"), "{date}", st.PeriodEnd)),
 		ui.Button(c.T("unsubscribe.step7.great"), "primary", ui.Replace(st.Return)),
 	}
 }
 
 func unsubscribeCanceled(c Context, st UnsubscribeState) (string, []*ui.Node) {
-	title := c.T("unsubscribe.step8.success")
-	heading := centered("title", title)
-	heading.Live = "polite"
+	title := c.T("unsubscribe.step8.success") // the dialog's heading
 	text := c.T("unsubscribe.step8.successTextNoDate")
 	if st.PeriodEnd != "" {
 		text = fill(c.T("unsubscribe.step8.successText"), "{date}", st.PeriodEnd)
 	}
 	return title, []*ui.Node{
-		heading,
 		centered("body", text),
 		ui.Button(c.T("unsubscribe.step8.home"), "primary", ui.Replace(PathDashboard)),
 		ui.Button(c.T("unsubscribe.step8.contact"), "secondary", ui.OpenURL("mailto:"+c.Brand.SupportEmail, false)),

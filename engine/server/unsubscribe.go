@@ -388,8 +388,10 @@ func (s *Server) unsubscribeGiftMonth(r *request, in any) (*ui.Result, error) {
 }
 
 // unsubscribeCancel is the final cancel: the plan stops renewing and stays
-// usable until its period ends; the canceled page follows and the
-// subscription is checked again.
+// usable until its period ends. The canceled page follows, composed from
+// the subscription read again (the spec's re-check; the cancel dropped
+// this instance's cached copy of it). No extra refresh: one racing the
+// person's next tap showed an error.
 func (s *Server) unsubscribeCancel(r *request, in any) (*ui.Result, error) {
 	if !r.authorised || r.mainSub.ID == "" || r.principal.User.ID == "" {
 		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("unsubscribe.noSubscription"))
@@ -405,5 +407,5 @@ func (s *Server) unsubscribeCancel(r *request, in any) (*ui.Result, error) {
 		return nil, err
 	}
 	return ui.Effects(ui.Track("cancel_success", map[string]any{"source": "unsubscribe_flow", "subscription": f.sub.ID}),
-		ui.Replace(screens.UnsubscribeResultPath(f.attempt.ID, screens.UnsubscribeCanceled)), ui.Refresh()), nil
+		ui.Replace(screens.UnsubscribeResultPath(f.attempt.ID, screens.UnsubscribeCanceled))), nil
 }
