@@ -27,7 +27,10 @@ import (
 // TestLoad compares GET /ui/screen?path=/dashboard, signed in, with a bare
 // Fiber endpoint answering 1 KB of JSON, both on loopback under 64
 // connections in interleaved rounds, and counts database round trips during
-// the screen rounds. Run with `make bench` (build tag load).
+// the screen rounds, all in process (build tag load: `go test -tags load
+// -run TestLoad -v ./engine/server/`). `make load` (and `make bench`)
+// measure the real binary instead, with a browser's Accept-Encoding
+// (scripts/bench).
 func TestLoad(t *testing.T) {
 	const (
 		conns  = 64
