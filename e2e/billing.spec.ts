@@ -84,7 +84,10 @@ test("cancel by email: the mailed link cancels and My Plan shows Canceled", asyn
   await expect(page).toHaveURL(/\/dashboard$/);
   await page.getByRole("button", { name: "Menu" }).click();
   await page.getByRole("button", { name: "My Plan" }).click();
-  await page.getByRole("button", { name: "Cancel", exact: true }).click();
+  // Cancel opens the unsubscribe flow (#11); its final step keeps the mailed link.
+  await page.getByRole("link", { name: "Cancel", exact: true }).click();
+  await page.getByRole("dialog").getByRole("link", { name: "Cancel subscription now" }).click();
+  await page.getByRole("button", { name: "Send me a cancellation link instead" }).click();
   await page.getByRole("button", { name: "Send confirmation email" }).click();
   await expect(page.getByRole("heading", { name: "We've sent you a confirmation email" })).toBeVisible();
   await page.getByRole("button", { name: "OK" }).click();
