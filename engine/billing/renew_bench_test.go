@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -176,8 +177,12 @@ func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
 // BenchmarkRenewDue100k times one renewal pass over 100,000 due
 // subscriptions on the embedded database, with one worker and with two.
 // Run it once: go test ./engine/billing/ -run '^$' -bench RenewDue100k -benchtime=1x
+// GLIMPSE_BENCH_RENEW_N sets another number of subscriptions.
 func BenchmarkRenewDue100k(b *testing.B) {
-	const n = 100000
+	n := 100000
+	if v, err := strconv.Atoi(os.Getenv("GLIMPSE_BENCH_RENEW_N")); err == nil && v > 0 {
+		n = v
+	}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for range b.N {
