@@ -126,6 +126,15 @@ func TestUnsubscribeQueryOpensTheFlowAndClosingReturns(t *testing.T) {
 	if s.Outcome != retention.OutcomeStayed || s.Exit != "stay" || s.Entry != "link" || len(s.Reached) != 1 {
 		t.Fatalf("summary: %+v", s)
 	}
+	// The way back is an app path only: anything else returns to the dashboard.
+	for _, from := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "/dashboard/unsubscribe/8"} {
+		u, _ := url.Parse(replaced(t, h.screen("/dashboard/unsubscribe?from="+url.QueryEscape(from))))
+		a := u.Query().Get("attempt")
+		r := h.actionAt(stepPath(a, 0), "unsubscribe.leave", map[string]any{"/attempt": a, "/step": 0, "/exit": "close"})
+		if to := replaced(t, r); to != "/dashboard" {
+			t.Errorf("from %q leaves to %q", from, to)
+		}
+	}
 	// Someone else's attempt (or a made-up one) starts afresh.
 	if to := replaced(t, h.screen(stepPath("nope", 2))); to != "/dashboard/unsubscribe" {
 		t.Fatalf("unknown attempt → %s", to)
