@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/url"
 	"strconv"
@@ -43,9 +44,12 @@ func (s *Server) logRequests(c fiber.Ctx) error {
 		// The error handler has not run yet; it logs failures itself.
 		return err
 	}
-	s.Logger.Info("request", "requestId", requestID(c), "method", c.Method(),
-		"path", c.Path(), "query", redactQuery(string(c.Request().URI().QueryString())),
-		"status", status, "duration", time.Since(start))
+	// LogAttrs with typed attributes writes the same line as Info with
+	// key-value pairs, without boxing each value.
+	s.Logger.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.String("requestId", requestID(c)),
+		slog.String("method", c.Method()), slog.String("path", c.Path()),
+		slog.String("query", redactQuery(string(c.Request().URI().QueryString()))),
+		slog.Int("status", status), slog.Duration("duration", time.Since(start)))
 	return nil
 }
 

@@ -103,6 +103,7 @@ type Server struct {
 	libVersion atomic.Uint64
 	lessonPDFs sync.Map // brand name → *lesson.Cache
 	brandJSON  brandCache
+	csrfMACs   sync.Pool // HMAC-SHA256 states keyed by Secret, reused by csrfToken (security.go)
 	actions    map[string]actionSpec
 	trackLimit *keyedLimiter
 	uploads    uploadGate
