@@ -103,7 +103,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL)
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
-	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: billing.NewSandbox(st.DB(), clock),
+	provider, err := paymentProvider(cfg, st.DB(), clock)
+	if err != nil {
+		return nil, err
+	}
+	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
 	a.Retention = retention.NewService(st.DB(), clock)
 	for name, idx := range retention.Collections() {
@@ -111,7 +115,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), mail.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), mail.Collections(), tracking.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}

@@ -71,6 +71,9 @@ type Service struct {
 	// retries are the delays after a period end at which a failed renewal is
 	// tried again; after the last the subscription expires.
 	retries []time.Duration
+	// renewWorkers is how many due subscriptions one pass renews at once:
+	// a charge waits on the provider, so a few in flight keep a pass short.
+	renewWorkers int
 }
 
 // Options are the Service's collaborators beyond the database.
@@ -95,7 +98,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries}
+		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries, renewWorkers: 4}
 }
 
 // Catalogue returns the plans on sale.
