@@ -53,3 +53,50 @@ func TestPageCacheIsBoundedByBytes(t *testing.T) {
 		t.Error("a page over the whole budget was kept")
 	}
 }
+
+// TestPageCacheCountsCompressedBodies: a page's compressed forms are made
+// once, kept with it and counted against the byte bound; a page no longer
+// held is compressed for the request only.
+func TestPageCacheCountsCompressedBodies(t *testing.T) {
+	t.Parallel()
+	p := newPageCache(1 << 20)
+	page := newCachedPage([]byte(strings.Repeat(`{"type":"text","text":"hello"},`, 300)))
+	p.put("a", page)
+	_, before := p.stats()
+	br, err := p.encodedBody("a", page, encBrotli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := p.encodedBody("a", page, encBrotli)
+	if &br[0] != &again[0] {
+		t.Error("the page was compressed twice")
+	}
+	gz, _ := p.encodedBody("a", page, encGzip)
+	if _, after := p.stats(); after != before+len(br)+len(gz) {
+		t.Errorf("cache holds %d bytes, want %d", after, before+len(br)+len(gz))
+	}
+	if _, got, ok := p.lookup("a", encGzip); !ok || &got[0] != &gz[0] {
+		t.Error("lookup does not return the kept gzip body")
+	}
+	if body, _ := p.encodedBody("a", page, encIdentity); &body[0] != &page.body[0] {
+		t.Error("identity is not the body itself")
+	}
+
+	// Filling the cache evicts the page with its compressed forms.
+	for i := range 600 {
+		p.put(strconv.Itoa(i), newCachedPage(make([]byte, 2000)))
+	}
+	if _, ok := p.get("a"); ok {
+		t.Fatal("the page was not evicted")
+	}
+	_, held := p.stats()
+	if held > 1<<20 {
+		t.Fatalf("cache holds %d bytes, over its bound", held)
+	}
+	if _, err := p.encodedBody("a", page, encZstd); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := p.stats(); n != held {
+		t.Error("a page no longer held grew the cache")
+	}
+}
