@@ -21,7 +21,7 @@ import (
 	"glimpse/engine/analysis"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
-	library "glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
 
@@ -26,8 +26,8 @@ func richText(blocks []ui.RichBlock) *ui.Node {
 
 // Insights is Tips & Insights: recommendations to increase engagement and
 // followers, a summary, and a promo of the latest news.
-func Insights(c Context, in content.Insights, latest *content.NewsItem) Page {
-	cards := func(recs []content.Recommendation) []*ui.Node {
+func Insights(c Context, in library.Insights, latest *library.NewsItem) Page {
+	cards := func(recs []library.Recommendation) []*ui.Node {
 		out := make([]*ui.Node, 0, len(recs))
 		for i, r := range recs {
 			label := ui.Text("overline", RecommendationLabel(c, i+1))
@@ -54,14 +54,14 @@ func Insights(c Context, in content.Insights, latest *content.NewsItem) Page {
 }
 
 // ReadingArticle is a trend or hack article ending with 'To all articles'.
-func ReadingArticle(c Context, id string, a content.Article) Page {
+func ReadingArticle(c Context, id string, a library.Article) Page {
 	body := ui.Stack("md", ui.Text("title", a.Title), richText(a.Body),
 		ui.Button(c.T("articles.toAll"), "primary", ui.Navigate(PathDashboard)))
 	return Page{Screen: SubPage(c, id, a.Title, nil, body)}
 }
 
 // TopicPage lists a topic's parts as 'Part n' cards.
-func TopicPage(c Context, t content.Topic) Page {
+func TopicPage(c Context, t library.Topic) Page {
 	cards := make([]*ui.Node, 0, len(t.Parts))
 	for _, a := range t.Parts {
 		card := ui.Card(nil,
@@ -83,7 +83,7 @@ func TopicPage(c Context, t content.Topic) Page {
 }
 
 // TopicArticle is one part of a topic: title, overview, sections, conclusion.
-func TopicArticle(c Context, t content.Topic, a content.Article) Page {
+func TopicArticle(c Context, t library.Topic, a library.Article) Page {
 	children := []*ui.Node{
 		ui.Text("overline", strings.ReplaceAll(c.T("articles.part"), "{n}", strconv.Itoa(a.Part))+" · "+t.Title),
 		ui.Text("title", a.Title),
@@ -100,7 +100,7 @@ func TopicArticle(c Context, t content.Topic, a content.Article) Page {
 }
 
 // NewsList lists news items with dividers between them.
-func NewsList(c Context, items []content.NewsItem) Page {
+func NewsList(c Context, items []library.NewsItem) Page {
 	rows := make([]*ui.Node, 0, len(items))
 	for _, n := range items {
 		row := &ui.Node{Type: "list_item", Title: n.Title, Subtitle: n.Date.Format("January 2, 2006") + " · " + n.Summary,
@@ -119,7 +119,7 @@ func NewsList(c Context, items []content.NewsItem) Page {
 
 // NewsPost is one news item with 'To all news'; an unknown slug shows
 // nothing but the way back.
-func NewsPost(c Context, n *content.NewsItem) Page {
+func NewsPost(c Context, n *library.NewsItem) Page {
 	back := ui.Button(c.T("news.toAll"), "primary", ui.Navigate(PathNews))
 	if n == nil {
 		return Page{Screen: SubPage(c, "news-post", c.T("news.title"), ui.Navigate(PathNews), ui.Stack("md", back))}
@@ -137,7 +137,7 @@ func NewsPost(c Context, n *content.NewsItem) Page {
 
 // LegalPage is the privacy policy or the terms: public and unwrapped, dated,
 // with the operator's details already filled in.
-func LegalPage(c Context, id string, l content.Legal, body []ui.RichBlock) Page {
+func LegalPage(c Context, id string, l library.Legal, body []ui.RichBlock) Page {
 	s := ui.Screen(id, l.Title,
 		ui.Stack("md",
 			ui.Text("title", l.Title),

@@ -13,9 +13,9 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/app"
 	"glimpse/engine/brand"
-	library "glimpse/engine/content"
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
+	"glimpse/engine/library"
 	"glimpse/engine/store/storetest"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
 
@@ -31,7 +31,7 @@ type Doc struct {
 	Number   int
 	Title    string
 	Subtitle string
-	// Body is the Markdown body parsed by content.Markdown.
+	// Body is the Markdown body parsed by library.Markdown.
 	Body []ui.RichBlock
 }
 
@@ -109,6 +109,6 @@ func read(fsys fs.FS, name string) (Doc, error) {
 		Number:   meta.Number,
 		Title:    meta.Title,
 		Subtitle: meta.Subtitle,
-		Body:     content.Markdown(string(body)),
+		Body:     library.Markdown(string(body)),
 	}, nil
 }

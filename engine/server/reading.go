@@ -3,7 +3,7 @@ package server
 import (
 	"strings"
 
-	"glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/screens"
 )
 
@@ -63,7 +63,7 @@ func (s *Server) newsPostScreen(r *request) (screens.Page, error) {
 // else but the brand, which every key includes.
 func byPath(r *request) string { return r.path }
 
-func (s *Server) legalScreen(id string, page func() content.Legal) func(r *request) (screens.Page, error) {
+func (s *Server) legalScreen(id string, page func() library.Legal) func(r *request) (screens.Page, error) {
 	return func(r *request) (screens.Page, error) {
 		l := page()
 		body := l.Render(map[string]string{"operator_name": s.Config.OperatorName,

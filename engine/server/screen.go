@@ -16,7 +16,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
-	"glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -71,8 +71,8 @@ func (s *Server) routeTable() []route {
 		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
 		{screens.PathNews, protected, s.newsScreen, byPath},
 		{screens.PathNews + "/*", protected, s.newsPostScreen, s.newsPostKey},
-		{screens.PathPrivacy, public, s.legalScreen("privacy", func() content.Legal { return s.library().Privacy }), byPath},
-		{screens.PathTerms, public, s.legalScreen("terms", func() content.Legal { return s.library().Terms }), byPath},
+		{screens.PathPrivacy, public, s.legalScreen("privacy", func() library.Legal { return s.library().Privacy }), byPath},
+		{screens.PathTerms, public, s.legalScreen("terms", func() library.Legal { return s.library().Terms }), byPath},
 		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(r *request) string { return "password-recovery" }},
 		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
 	}, append(append(s.billingRoutes(), s.devMailRoutes()...), s.experimentRoutes()...)...)

@@ -29,12 +29,12 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/config"
-	"glimpse/engine/content"
 	"glimpse/engine/experiment"
 	"glimpse/engine/imageproxy"
 	"glimpse/engine/instagram"
 	"glimpse/engine/instagram/api"
 	"glimpse/engine/lesson"
+	"glimpse/engine/library"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
@@ -71,9 +71,9 @@ type Deps struct {
 	Experiments *experiment.Service
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
-	Content *content.Repo
+	Content *library.Repo
 	// Library is the reading content, held in memory.
-	Library *content.Library
+	Library *library.Library
 	Secret  []byte // keys CSRF tokens
 	Version string
 	// Renderer holds the built renderer (index.html and assets/).
@@ -99,7 +99,7 @@ type Server struct {
 	files      *fileServer
 	routes     []route
 	pages      *pageCache
-	lib        atomic.Pointer[content.Library]
+	lib        atomic.Pointer[library.Library]
 	libVersion atomic.Uint64
 	lessonPDFs sync.Map // brand name → *lesson.Cache
 	brandJSON  brandCache
@@ -133,10 +133,10 @@ func New(d Deps) (*Server, error) {
 	for name, spec := range s.billingActions() {
 		s.actions[name] = spec
 	}
-	for name, spec := range s.unsubscribeActions() {
+	for name, spec := range s.experimentActions() {
 		s.actions[name] = spec
 	}
-	for name, spec := range s.experimentActions() {
+	for name, spec := range s.unsubscribeActions() {
 		s.actions[name] = spec
 	}
 	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
@@ -237,12 +237,12 @@ func (s *Server) finishRequestBody(c fiber.Ctx) error {
 
 // SetLibrary swaps in newly published content. Cached pages are keyed by the
 // content version, so the next request composes from the new content.
-func (s *Server) SetLibrary(lib *content.Library) {
+func (s *Server) SetLibrary(lib *library.Library) {
 	s.lib.Store(lib)
 	s.libVersion.Add(1)
 }
 
-func (s *Server) library() *content.Library { return s.lib.Load() }
+func (s *Server) library() *library.Library { return s.lib.Load() }
 
 // App returns the Fiber app, for tests and for listening.
 func (s *Server) App() *fiber.App { return s.app }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"glimpse/engine/brand"
-	library "glimpse/engine/content"
+	"glimpse/engine/library"
 )
 
 var shellCopyTag = regexp.MustCompile(`<meta name="glimpse-copy" content="([^"]*)">`)

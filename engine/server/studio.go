@@ -13,7 +13,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
-	"glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -77,9 +77,9 @@ func roleAllows(m staff.Member, role string) bool {
 // package's fields for its kind, labelled in the brand's copy.
 func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
 	var out []screens.StudioField
-	for _, f := range content.Fields(kind, slug) {
+	for _, f := range library.Fields(kind, slug) {
 		label := c.T("studio.field." + f.Name)
-		if kind == content.KindCopy {
+		if kind == library.KindCopy {
 			label = c.T("studio.field.copy")
 		}
 		out = append(out, screens.StudioField{Name: f.Name, Label: label, Multiline: f.Multiline})
@@ -89,7 +89,7 @@ func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
 
 func (s *Server) studioHome(r *request) (screens.Page, error) {
 	groups := map[string][]screens.StudioItem{}
-	for _, kind := range []string{content.KindNews, content.KindTopic, content.KindArticle, content.KindPage} {
+	for _, kind := range []string{library.KindNews, library.KindTopic, library.KindArticle, library.KindPage} {
 		docs, err := s.Content.List(r.fiber.Context(), kind)
 		if err != nil {
 			return screens.Page{}, err
@@ -109,7 +109,7 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	if kind, ok := strings.CutPrefix(r.path, screens.PathStudioNew); ok {
 		switch kind {
-		case content.KindNews, content.KindArticle, content.KindTopic:
+		case library.KindNews, library.KindArticle, library.KindTopic:
 		default:
 			return screens.Page{}, redirect(screens.PathStudio)
 		}
@@ -118,11 +118,11 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
 	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
-	if engine.IsNotFound(err) && kind == content.KindCopy {
+	if engine.IsNotFound(err) && kind == library.KindCopy {
 		// Copy not edited yet: start from the text the brand shows now.
 		brandKey, key, _ := strings.Cut(slug, "/")
 		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
-		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, Slug: slug, Title: key, Status: content.StatusDraft,
+		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, Slug: slug, Title: key, Status: library.StatusDraft,
 			CanEdit: r.member.CanEdit(), Fields: studioFields(r.ctx, kind, slug), Values: map[string]string{"body": current}}), nil
 	}
 	if engine.IsNotFound(err) {
@@ -151,7 +151,7 @@ type studioSignInRequest struct {
 
 // studioItemRequest carries an item's identity (from the screen's state)
 // and, in Fields, every other value the form sent. The fields' rules are the
-// content package's (content.Fields, checked by Save); here only the 1 MiB
+// content package's (library.Fields, checked by Save); here only the 1 MiB
 // bound of an action body limits them.
 type studioItemRequest struct {
 	Kind    string `json:"/doc/kind" validate:"required,max=20"`
@@ -189,7 +189,7 @@ func (q *studioItemRequest) UnmarshalJSON(b []byte) error {
 func (q studioItemRequest) fields(kind, slug string) (map[string]string, error) {
 	out := map[string]string{}
 	problems := map[string]string{}
-	for _, f := range content.Fields(kind, slug) {
+	for _, f := range library.Fields(kind, slug) {
 		raw, ok := q.Fields[f.Name]
 		if !ok || string(raw) == "null" {
 			continue
@@ -251,7 +251,7 @@ func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
 	if isNew {
 		slug = strings.TrimSpace(req.NewSlug)
 	}
-	if req.Kind == content.KindCopy {
+	if req.Kind == library.KindCopy {
 		// Copy items come into being on their first save.
 		_, err := s.Content.Get(r.fiber.Context(), req.Kind, slug)
 		isNew = engine.IsNotFound(err)
@@ -305,11 +305,11 @@ func (s *Server) studioChange(r *request, in any, change func(*studioItemRequest
 // and swaps it in; the content watch calls it when another instance
 // publishes.
 func (s *Server) ReloadContent(ctx context.Context) error {
-	lib, err := content.LoadPublished(ctx, s.Content)
+	lib, err := library.LoadPublished(ctx, s.Content)
 	if err != nil {
 		return err
 	}
-	overrides, err := content.LoadCopyOverrides(ctx, s.Content)
+	overrides, err := library.LoadCopyOverrides(ctx, s.Content)
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (s *Server) studioCopy(r *request) (screens.Page, error) {
 	sort.Strings(keys)
 	items := make([]screens.StudioItem, 0, len(keys))
 	for _, k := range keys {
-		items = append(items, screens.StudioItem{Kind: content.KindCopy, Slug: brandKey + "/" + k, Title: copyOf.T(k)})
+		items = append(items, screens.StudioItem{Kind: library.KindCopy, Slug: brandKey + "/" + k, Title: copyOf.T(k)})
 	}
 	return screens.StudioCopy(r.ctx, brandKey, s.Brands.Keys(), items), nil
 }
@@ -352,27 +352,27 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	docs := []content.SeedDoc{{Kind: d.Kind, Slug: d.Slug, Fields: d.Draft}}
-	if d.Kind == content.KindArticle {
+	docs := []library.SeedDoc{{Kind: d.Kind, Slug: d.Slug, Fields: d.Draft}}
+	if d.Kind == library.KindArticle {
 		// A part is shown inside its topic.
 		topicSlug, _, _ := strings.Cut(d.Slug, "/")
 		topic := s.library().Topics[topicSlug]
-		docs = append(docs, content.SeedDoc{Kind: content.KindTopic, Slug: topicSlug,
+		docs = append(docs, library.SeedDoc{Kind: library.KindTopic, Slug: topicSlug,
 			Fields: map[string]string{"title": topic.Title, "description": topic.Description}})
 	}
-	lib, err := content.FromDocs(docs)
+	lib, err := library.FromDocs(docs)
 	if err != nil {
 		return screens.Page{}, err
 	}
 	var page screens.Page
 	switch d.Kind {
-	case content.KindNews:
+	case library.KindNews:
 		page = screens.NewsPost(r.ctx, &lib.News[0])
-	case content.KindTopic:
+	case library.KindTopic:
 		t := lib.Topics[d.Slug]
 		t.Parts = s.library().Topics[d.Slug].Parts
 		page = screens.TopicPage(r.ctx, t)
-	case content.KindArticle:
+	case library.KindArticle:
 		topicSlug, _, _ := strings.Cut(d.Slug, "/")
 		topic := lib.Topics[topicSlug]
 		if len(topic.Parts) == 0 {
@@ -392,7 +392,7 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 			if d.Slug == "terms" {
 				l = lib.Terms
 			}
-			page, err = s.legalScreen(d.Slug, func() content.Legal { return l })(r)
+			page, err = s.legalScreen(d.Slug, func() library.Legal { return l })(r)
 			if err != nil {
 				return screens.Page{}, err
 			}
@@ -407,8 +407,8 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 }
 
 // studioTitle names an item in the studio: its title, or a copy item's key.
-func studioTitle(d content.Doc) string {
-	if d.Kind == content.KindCopy {
+func studioTitle(d library.Doc) string {
+	if d.Kind == library.KindCopy {
 		_, key, _ := strings.Cut(d.Slug, "/")
 		return key
 	}

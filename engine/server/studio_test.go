@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"glimpse/engine/content"
+	"glimpse/engine/library"
 	"glimpse/engine/staff"
 )
 
@@ -204,7 +204,7 @@ func TestStudioSaveReportsContentsFieldRules(t *testing.T) {
 	form := edit.body["state"].(map[string]any)["form"].(map[string]any)
 	before := form["title"]
 	var limit int
-	for _, f := range content.Fields(content.KindNews, "carousels-are-back") {
+	for _, f := range library.Fields(library.KindNews, "carousels-are-back") {
 		if f.Name == "title" {
 			limit = f.Max
 		}
