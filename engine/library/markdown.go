@@ -1,6 +1,6 @@
-// Package content holds what subscribers read: articles, news, lessons and
+// Package library holds what subscribers read: articles, news, lessons and
 // legal pages, and the Markdown subset editors write them in.
-package content
+package library
 
 import (
 	"bytes"
