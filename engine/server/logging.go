@@ -27,7 +27,12 @@ func requestID(c fiber.Ctx) string { return requestid.FromContext(c) }
 func newRequestIDs() func() string {
 	prefix := engine.NewID()[:12]
 	var n atomic.Uint64
-	return func() string { return prefix + "-" + strconv.FormatUint(n.Add(1), 36) }
+	return func() string {
+		// One allocation: the id is assembled on the stack.
+		var b [32]byte
+		id := append(append(b[:0], prefix...), '-')
+		return string(strconv.AppendUint(id, n.Add(1), 36))
+	}
 }
 
 // logRequests writes one line per request with the query's secrets redacted.
