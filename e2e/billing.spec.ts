@@ -68,7 +68,9 @@ test("buy the course from its modal and open lesson 1", async ({ page }) => {
   await signIn(page, demo.email, demo.password);
   await expect(page).toHaveURL(/\/dashboard$/);
   await page.getByRole("button", { name: "Instagram PRO" }).click();
-  await page.getByRole("button", { name: "Get the course" }).click();
+  const modal = page.getByRole("dialog", { name: "Instagram PRO course" });
+  await expect(modal.getByText("$19.99")).toBeVisible();
+  await modal.getByRole("button", { name: "Get the course" }).click();
   await expect(page).toHaveURL(/\/dashboard\/course$/);
   const lesson = page.getByRole("link", { name: "View lesson 1", exact: true });
   await expect(lesson).toBeVisible();
