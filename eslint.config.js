@@ -1,5 +1,5 @@
 // ESLint for the web renderer. Typed rules apply to renderer/ TypeScript; the import
-// boundaries keep node components pure (engine access only through engine/hooks).
+// boundaries keep node components pure (runtime access only through runtime/hooks).
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
@@ -28,7 +28,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["renderer/src/**/*.tsx", "renderer/src/engine/hooks.tsx"],
+    files: ["renderer/src/**/*.tsx", "renderer/src/runtime/hooks.tsx"],
     ...reactHooks.configs.flat["recommended-latest"],
   },
   {
@@ -44,7 +44,7 @@ export default tseslint.config(
     },
   },
   {
-    // Node components are props in, markup out: the engine only through its hooks module.
+    // Node components are props in, markup out: the runtime only through its hooks module.
     files: ["renderer/src/nodes/**/*.{ts,tsx}"],
     ignores: ["renderer/src/nodes/**/*.test.{ts,tsx}"],
     rules: {
@@ -53,8 +53,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^\\.\\./(\\.\\./)*engine/(?!hooks$)",
-              message: "nodes/ may use the engine only through engine/hooks.",
+              regex: "^\\.\\./(\\.\\./)*runtime/(?!hooks$)",
+              message: "nodes/ may use the runtime only through runtime/hooks.",
             },
             { regex: "^\\.\\./(\\.\\./)*(app|main)$", message: "nodes/ may not import the app shell." },
           ],
@@ -69,7 +69,7 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ regex: "^\\.\\./(engine|nodes|app|main)", message: "schema/ imports nothing of ours." }] },
+        { patterns: [{ regex: "^\\.\\./(runtime|nodes|app|main)", message: "schema/ imports nothing of ours." }] },
       ],
     },
   },

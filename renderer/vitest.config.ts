@@ -10,7 +10,7 @@ export default mergeConfig(
       setupFiles: ["src/test/setup.ts"],
       restoreMocks: true,
       // One jsdom per worker instead of per file: the suite runs in seconds, not minutes.
-      // setup.ts resets what tests share (the DOM, history, engines, storage).
+      // setup.ts resets what tests share (the DOM, history, runtimes, storage).
       isolate: false,
       unstubGlobals: true,
     },

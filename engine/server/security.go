@@ -183,7 +183,7 @@ func (s *Server) newBrowserCookie(c fiber.Ctx) string {
 }
 
 // csrfTokenHeader carries a CSRF token issued by an action's answer; the
-// renderer takes it up for its next POST (renderer/src/engine/api.ts).
+// renderer takes it up for its next POST (renderer/src/runtime/api.ts).
 const csrfTokenHeader = "X-CSRF-Token"
 
 // rotateCSRF gives the browser a new cookie, and so a new CSRF token, at a

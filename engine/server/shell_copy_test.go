@@ -77,7 +77,7 @@ func TestShellCopyCarriesTheRendererKeys(t *testing.T) {
 	if want == 0 || len(got) != want {
 		t.Errorf("the shell carries %d keys, want the %d renderer.* keys of the default brand: %v", len(got), want, got)
 	}
-	// The keys the renderer reads (renderer/src/engine/copy.ts) must all be there.
+	// The keys the renderer reads (renderer/src/runtime/copy.ts) must all be there.
 	for _, name := range []string{"loading", "tryAgain", "genericError", "showPassword", "calculating", "back", "menu",
 		"close", "countdown.label", "countdown.days", "countdown.seconds", "rating.star"} {
 		if got[name] == "" {

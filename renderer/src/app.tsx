@@ -1,11 +1,11 @@
 // The app shell: the boot loader, the current screen, its overlays, and a notice banner that
 // keeps the last good screen visible when a request fails.
 import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
-import { t } from "./engine/copy";
-import { EngineContext, OverlayContext, RegistryContext } from "./engine/context";
-import type { Engine } from "./engine/engine";
-import { NodeView } from "./engine/render";
-import type { ViewState } from "./engine/store";
+import { t } from "./runtime/copy";
+import { EngineContext, OverlayContext, RegistryContext } from "./runtime/context";
+import type { Runtime } from "./runtime/runtime";
+import { NodeView } from "./runtime/render";
+import type { ViewState } from "./runtime/store";
 import { escapeToken } from "./schema/parse";
 import { ErrorBoundary } from "./nodes/error-boundary";
 import { Glyph } from "./nodes/icon";
@@ -13,25 +13,25 @@ import { Spinner } from "./nodes/loader";
 import { registry } from "./nodes/registry";
 import "./styles/global.css";
 
-function useView<T>(engine: Engine, select: (view: ViewState) => T): T {
-  return useSyncExternalStore(engine.store.subscribe, () => select(engine.store.get()));
+function useView<T>(runtime: Runtime, select: (view: ViewState) => T): T {
+  return useSyncExternalStore(runtime.store.subscribe, () => select(runtime.store.get()));
 }
 
-function Notice({ engine, message }: { engine: Engine; message: string }): ReactNode {
+function Notice({ runtime, message }: { runtime: Runtime; message: string }): ReactNode {
   return (
     <div className="notice" role="alert">
       <Glyph name="alert" />
       <span className="notice__text">{message}</span>
-      <button type="button" className="notice__retry" onClick={() => void engine.router.refresh()}>
+      <button type="button" className="notice__retry" onClick={() => void runtime.router.refresh()}>
         {t("tryAgain")}
       </button>
     </div>
   );
 }
 
-function Overlays({ engine }: { engine: Engine }): ReactNode {
-  const open = useView(engine, (view) => view.overlays);
-  const overlays = useView(engine, (view) => view.screen?.envelope.overlays);
+function Overlays({ runtime }: { runtime: Runtime }): ReactNode {
+  const open = useView(runtime, (view) => view.overlays);
+  const overlays = useView(runtime, (view) => view.screen?.envelope.overlays);
   return open.map((id, index) => (
     <OverlayContext key={id} value={{ id, top: index === open.length - 1 }}>
       <ErrorBoundary>
@@ -41,11 +41,11 @@ function Overlays({ engine }: { engine: Engine }): ReactNode {
   ));
 }
 
-function Shell({ engine }: { engine: Engine }): ReactNode {
-  const screen = useView(engine, (view) => view.screen);
-  const loading = useView(engine, (view) => view.loading);
-  const notice = useView(engine, (view) => view.notice);
-  const covered = useView(engine, (view) => view.overlays.length > 0);
+function Shell({ runtime }: { runtime: Runtime }): ReactNode {
+  const screen = useView(runtime, (view) => view.screen);
+  const loading = useView(runtime, (view) => view.loading);
+  const notice = useView(runtime, (view) => view.notice);
+  const covered = useView(runtime, (view) => view.overlays.length > 0);
   const shownKey = useRef<number | undefined>(undefined);
   const key = screen?.key;
 
@@ -66,7 +66,7 @@ function Shell({ engine }: { engine: Engine }): ReactNode {
 
   return (
     <>
-      {notice !== null && <Notice engine={engine} message={notice} />}
+      {notice !== null && <Notice runtime={runtime} message={notice} />}
       {screen !== null ? (
         <div className="app" inert={covered}>
           <NodeView key={screen.key} raw={screen.envelope.screen} pointer="/screen" />
@@ -78,19 +78,19 @@ function Shell({ engine }: { engine: Engine }): ReactNode {
           </div>
         )
       )}
-      {screen !== null && <Overlays engine={engine} />}
+      {screen !== null && <Overlays runtime={runtime} />}
       {loading && <Spinner label={t("loading")} fullscreen />}
     </>
   );
 }
 
 /** The whole app inside one error boundary: a render failure shows the generic error text. */
-export function App({ engine }: { engine: Engine }): ReactNode {
+export function App({ runtime }: { runtime: Runtime }): ReactNode {
   return (
-    <EngineContext value={engine}>
+    <EngineContext value={runtime}>
       <RegistryContext value={registry}>
         <ErrorBoundary>
-          <Shell engine={engine} />
+          <Shell runtime={runtime} />
         </ErrorBoundary>
       </RegistryContext>
     </EngineContext>

@@ -2,7 +2,7 @@
 // replace, open_url, download), otherwise a <button> that shows a spinner while its submit runs
 // (aria-disabled rather than disabled then, so keyboard focus stays on it).
 import type { ReactNode } from "react";
-import { useAction } from "../engine/hooks";
+import { useAction } from "../runtime/hooks";
 import type { Action } from "../schema/action";
 import { cx } from "./class-names";
 

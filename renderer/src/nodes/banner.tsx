@@ -1,4 +1,4 @@
-import { type NodeProps, NodeList } from "../engine/hooks";
+import { type NodeProps, NodeList } from "../runtime/hooks";
 import { cx } from "./class-names";
 import "./banner.css";
 

@@ -25,14 +25,14 @@ describe("button", () => {
   });
 
   it("is a button for other actions and runs them", async () => {
-    const { user, engine } = await renderNode(
+    const { user, runtime } = await renderNode(
       { type: "button", label: "Yes", emphasis: "secondary", action: { type: "set_state", path: "/answer", value: "yes" } },
       { state: { answer: null } },
     );
     const button = screen.getByRole("button", { name: "Yes" });
     expect(button.className).toContain("button--secondary");
     await user.click(button);
-    expect(engine.store.get().state).toEqual({ answer: "yes" });
+    expect(runtime.store.get().state).toEqual({ answer: "yes" });
   });
 
   it("is disabled while disabledWhen holds", async () => {

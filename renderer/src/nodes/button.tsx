@@ -1,4 +1,4 @@
-import { type NodeProps, useCondition, useFormId } from "../engine/hooks";
+import { type NodeProps, useCondition, useFormId } from "../runtime/hooks";
 import { ActionElement } from "./action-element";
 import { cx } from "./class-names";
 import { Glyph, isIconName } from "./icon";

@@ -1,5 +1,5 @@
 import { useId } from "react";
-import { type NodeProps, NodeList } from "../engine/hooks";
+import { type NodeProps, NodeList } from "../runtime/hooks";
 import { ActionElement } from "./action-element";
 import { cx } from "./class-names";
 import { Glyph } from "./icon";

@@ -1,5 +1,5 @@
 import { useId } from "react";
-import type { NodeProps } from "../engine/hooks";
+import type { NodeProps } from "../runtime/hooks";
 import "./chart.css";
 
 const WIDTH = 320;

@@ -4,7 +4,7 @@ import { renderNode } from "../test/harness";
 
 describe("choice_list", () => {
   it("is a labelled group of radio choices bound to the state", async () => {
-    const { user, engine } = await renderNode(
+    const { user, runtime } = await renderNode(
       {
         type: "choice_list",
         id: "reason",
@@ -21,7 +21,7 @@ describe("choice_list", () => {
     const radio = screen.getByRole("radio", { name: /I don't have time/ });
     await user.click(radio);
     expect((radio as HTMLInputElement).checked).toBe(true);
-    expect(engine.store.get().state).toEqual({ form: { reason: "time" } });
+    expect(runtime.store.get().state).toEqual({ form: { reason: "time" } });
     expect(screen.getByText("Life happens")).toBeTruthy();
   });
 });

@@ -28,7 +28,7 @@ describe("countdown", () => {
   it("counts down by the server clock, ticking each second, then disappears and runs onExpire once", async () => {
     // The client clock is an hour ahead of the server: the countdown must not care.
     vi.setSystemTime(new Date("2026-03-01T11:00:00Z"));
-    const { engine } = await renderNode(
+    const { runtime } = await renderNode(
       {
         type: "countdown",
         label: "Next update in",
@@ -44,19 +44,19 @@ describe("countdown", () => {
     expect(units()).toEqual(["00", "00", "00", "00", "02"]);
     await act(() => vi.advanceTimersByTimeAsync(2000));
     expect(screen.queryByRole("timer")).toBeNull();
-    expect(engine.store.get().state).toEqual({ expired: true });
-    engine.store.setValue("/expired", false);
+    expect(runtime.store.get().state).toEqual({ expired: true });
+    runtime.store.setValue("/expired", false);
     await act(() => vi.advanceTimersByTimeAsync(5000));
-    expect(engine.store.get().state).toEqual({ expired: false });
+    expect(runtime.store.get().state).toEqual({ expired: false });
   });
 
   it("renders nothing and does not fire when it arrives already expired", async () => {
     vi.setSystemTime(new Date("2026-03-01T10:00:00Z"));
-    const { engine } = await renderNode(
+    const { runtime } = await renderNode(
       { type: "countdown", endsAt: "2026-03-01T09:00:00Z", onExpire: { type: "set_state", path: "/expired", value: true } },
       { state: { expired: false } },
     );
     expect(screen.queryByRole("timer")).toBeNull();
-    expect(engine.store.get().state).toEqual({ expired: false });
+    expect(runtime.store.get().state).toEqual({ expired: false });
   });
 });

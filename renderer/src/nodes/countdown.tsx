@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { type NodeProps, useRemaining, useRun, t } from "../engine/hooks";
+import { type NodeProps, useRemaining, useRun, t } from "../runtime/hooks";
 import "./countdown.css";
 
 const SECOND = 1000;

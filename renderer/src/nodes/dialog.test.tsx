@@ -28,14 +28,14 @@ describe("dialog", () => {
   });
 
   it("closes on Escape when dismissible, runs onClose and returns focus to the opener", async () => {
-    const { user, engine } = await renderNode(opener, { overlays: { logout }, state: {} });
+    const { user, runtime } = await renderNode(opener, { overlays: { logout }, state: {} });
     const button = screen.getByRole("button", { name: "Log out" });
     await user.click(button);
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("dialog")).toBeNull();
     expect(document.activeElement).toBe(button);
     await screen.findByRole("button", { name: "Log out" });
-    expect(engine.store.get().state).toEqual({ closedBy: "dismiss" });
+    expect(runtime.store.get().state).toEqual({ closedBy: "dismiss" });
   });
 
   it("closes with its close button and with close_overlay", async () => {

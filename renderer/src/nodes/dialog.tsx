@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef } from "react";
-import { type NodeProps, NodeList, useOverlay, t } from "../engine/hooks";
+import { type NodeProps, NodeList, useOverlay, t } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { Glyph } from "./icon";
 import "./dialog.css";

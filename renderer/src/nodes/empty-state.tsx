@@ -1,4 +1,4 @@
-import type { NodeProps } from "../engine/hooks";
+import type { NodeProps } from "../runtime/hooks";
 import { ActionElement } from "./action-element";
 import { Glyph, isIconName } from "./icon";
 import "./empty-state.css";

@@ -1,6 +1,6 @@
 // A render error in a subtree shows the generic error text in its place; the rest stays.
 import { Component, type ErrorInfo, type ReactNode } from "react";
-import { t } from "../engine/hooks";
+import { t } from "../runtime/hooks";
 
 interface State {
   failed: boolean;

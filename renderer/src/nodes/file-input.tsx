@@ -1,5 +1,5 @@
 import { useId, useRef, useState } from "react";
-import { type NodeProps, useFileInput } from "../engine/hooks";
+import { type NodeProps, useFileInput } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { FieldError } from "./field-parts";
 import "./field.css";

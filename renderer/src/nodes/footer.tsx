@@ -1,4 +1,4 @@
-import { type NodeProps, NodeList } from "../engine/hooks";
+import { type NodeProps, NodeList } from "../runtime/hooks";
 import "./footer.css";
 
 /** The page footer: product name, tagline, links. */

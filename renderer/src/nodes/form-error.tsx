@@ -1,4 +1,4 @@
-import { type NodeProps, useFormError } from "../engine/hooks";
+import { type NodeProps, useFormError } from "../runtime/hooks";
 import { Glyph } from "./icon";
 import "./field.css";
 

@@ -1,4 +1,4 @@
-import { FormScope, type NodeProps, NodeList, useRun } from "../engine/hooks";
+import { FormScope, type NodeProps, NodeList, useRun } from "../runtime/hooks";
 import "./field.css";
 
 /** Scopes inputs: Enter or a submit button runs `submit` with this form's visible inputs. */

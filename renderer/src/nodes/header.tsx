@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from "react";
-import { type NodeProps, useOverlayOpen, useRun, t } from "../engine/hooks";
+import { type NodeProps, useOverlayOpen, useRun, t } from "../runtime/hooks";
 import { ActionElement } from "./action-element";
 import { cx } from "./class-names";
 import { Glyph } from "./icon";

@@ -1,5 +1,5 @@
 // The icon set (the schema's icon enum) as inline SVG, and the icon node.
-import type { NodeProps } from "../engine/hooks";
+import type { NodeProps } from "../runtime/hooks";
 import { ICON_NAMES, type IconName } from "../schema/node";
 import { cx } from "./class-names";
 import "./icon.css";

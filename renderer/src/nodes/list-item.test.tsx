@@ -23,11 +23,11 @@ describe("list_item", () => {
   });
 
   it("is a button for other actions", async () => {
-    const { user, engine } = await renderNode(
+    const { user, runtime } = await renderNode(
       { type: "list_item", title: "My Plan", action: { type: "set_state", path: "/picked", value: true } },
       { state: {} },
     );
     await user.click(screen.getByRole("button", { name: "My Plan" }));
-    expect(engine.store.get().state).toEqual({ picked: true });
+    expect(runtime.store.get().state).toEqual({ picked: true });
   });
 });

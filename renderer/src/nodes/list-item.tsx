@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { type NodeProps, NodeView } from "../engine/hooks";
+import { type NodeProps, NodeView } from "../runtime/hooks";
 import { ActionElement } from "./action-element";
 import { Glyph } from "./icon";
 import "./list.css";

@@ -1,4 +1,4 @@
-import { type NodeProps, NodeView } from "../engine/hooks";
+import { type NodeProps, NodeView } from "../runtime/hooks";
 import { cx } from "./class-names";
 import "./list.css";
 

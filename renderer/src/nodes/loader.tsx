@@ -1,4 +1,4 @@
-import type { NodeProps } from "../engine/hooks";
+import type { NodeProps } from "../runtime/hooks";
 import { cx } from "./class-names";
 import "./loader.css";
 

@@ -1,4 +1,4 @@
-import type { NodeProps } from "../engine/hooks";
+import type { NodeProps } from "../runtime/hooks";
 import "./post-list.css";
 
 /** Posts with their picture, date and count ('12 likes'). */

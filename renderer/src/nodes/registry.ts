@@ -1,5 +1,5 @@
 // The allowlist: node type → component. Nothing outside it renders.
-import type { Registry } from "../engine/hooks";
+import type { Registry } from "../runtime/hooks";
 import { Badge } from "./badge";
 import { Banner } from "./banner";
 import { Button } from "./button";

@@ -1,4 +1,4 @@
-import { normaliseHref, type NodeProps } from "../engine/hooks";
+import { normaliseHref, type NodeProps } from "../runtime/hooks";
 import type { RichBlock, Span } from "../schema/node";
 import "./rich-text.css";
 

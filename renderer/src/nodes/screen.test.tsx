@@ -61,13 +61,13 @@ describe("screen", () => {
             }),
           },
     );
-    const engine = makeEngine(server);
+    const runtime = makeEngine(server);
     render(
       <StrictMode>
-        <App engine={engine} />
+        <App runtime={runtime} />
       </StrictMode>,
     );
-    await act(() => engine.start());
+    await act(() => runtime.start());
     expect(await screen.findByText("Loaded")).toBeTruthy();
     await settle();
     const tracks = server.calls.filter((call) => call.path === "/ui/actions/event.track");

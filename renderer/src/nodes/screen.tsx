@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import { type NodeProps, NodeList, NodeView, useRun } from "../engine/hooks";
+import { type NodeProps, NodeList, NodeView, useRun } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { ErrorBoundary } from "./error-boundary";
 import "./screen.css";

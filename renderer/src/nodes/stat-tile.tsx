@@ -1,4 +1,4 @@
-import { t, type NodeProps } from "../engine/hooks";
+import { t, type NodeProps } from "../runtime/hooks";
 import { ActionElement } from "./action-element";
 import "./stat-tile.css";
 

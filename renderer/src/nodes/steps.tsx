@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import { type NodeProps, NodeList, useStateValue } from "../engine/hooks";
+import { type NodeProps, NodeList, useStateValue } from "../runtime/hooks";
 import "./layout.css";
 
 /**

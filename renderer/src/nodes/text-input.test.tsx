@@ -15,22 +15,22 @@ const input = {
 
 describe("text_input", () => {
   it("is labelled, bound to the state and typed", async () => {
-    const { user, engine } = await renderNode(input, { state: { form: { email: "a" } } });
+    const { user, runtime } = await renderNode(input, { state: { form: { email: "a" } } });
     const field = screen.getByLabelText<HTMLInputElement>("Email address");
     expect(field.type).toBe("email");
     expect(field.placeholder).toBe("Enter your email address");
     expect(field.autocomplete).toBe("email");
     expect(field.value).toBe("a");
     await user.type(field, "nn");
-    expect(engine.store.get().state).toEqual({ form: { email: "ann" } });
+    expect(runtime.store.get().state).toEqual({ form: { email: "ann" } });
   });
 
   it("marks an error with aria-invalid and aria-describedby, announced as an alert", async () => {
-    const { engine } = await renderNode(input, { state: { form: { email: "" } } });
-    await engine.run({ type: "submit", action: "x.y", form: undefined });
+    const { runtime } = await renderNode(input, { state: { form: { email: "" } } });
+    await runtime.run({ type: "submit", action: "x.y", form: undefined });
     const field = screen.getByLabelText("Email address");
     expect(field.getAttribute("aria-invalid")).toBeNull();
-    engine.store.setErrors({ email: "Wrong email format" });
+    runtime.store.setErrors({ email: "Wrong email format" });
     const error = await screen.findByRole("alert");
     expect(error.textContent).toBe("Wrong email format");
     expect(field.getAttribute("aria-invalid")).toBe("true");

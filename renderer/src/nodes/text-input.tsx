@@ -1,5 +1,5 @@
 import { useId, useRef, useState } from "react";
-import { type NodeProps, useField, t } from "../engine/hooks";
+import { type NodeProps, useField, t } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { asText, FieldError } from "./field-parts";
 import { Glyph } from "./icon";

@@ -4,7 +4,7 @@ import { renderNode } from "../test/harness";
 
 describe("textarea", () => {
   it("is a labelled multi-line input bound to the state with a counter", async () => {
-    const { user, engine } = await renderNode(
+    const { user, runtime } = await renderNode(
       { type: "textarea", id: "review", bind: "/review", label: "Your review", rows: 5, maxLength: 200 },
       { state: { review: "" } },
     );
@@ -13,7 +13,7 @@ describe("textarea", () => {
     expect(field.rows).toBe(5);
     expect(field.maxLength).toBe(200);
     await user.type(field, "Great");
-    expect(engine.store.get().state).toEqual({ review: "Great" });
+    expect(runtime.store.get().state).toEqual({ review: "Great" });
     expect(screen.getByText("5/200")).toBeTruthy();
   });
 });

@@ -1,5 +1,5 @@
 import { useId, useRef } from "react";
-import { type NodeProps, useField } from "../engine/hooks";
+import { type NodeProps, useField } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { asText, FieldError } from "./field-parts";
 import "./field.css";

@@ -1,11 +1,11 @@
-// The zod schemas and the node, action and rule lists are generated from engine/ui/schema.json
+// The zod schemas and the node, action and rule lists are generated from runtime/ui/schema.json
 // (contract.gen.ts; a Go test fails when it is stale). What stays hand-written is checked here:
 // the renderer must have a component for every node type, a handler for every action type and
 // a check for every rule kind, and nothing else.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HANDLERS } from "../engine/actions";
-import { RULES } from "../engine/rules";
+import { HANDLERS } from "../runtime/actions";
+import { RULES } from "../runtime/rules";
 import { registry } from "../nodes/registry";
 import { repoPath } from "../test/paths";
 import { ACTION_TYPES } from "./action";

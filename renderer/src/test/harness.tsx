@@ -1,10 +1,10 @@
 // Test helpers: a fake server behind fetch, envelopes with sensible defaults, and renderers
-// that boot the real engine and app against them.
+// that boot the real runtime and app against them.
 import { act, render, type RenderResult } from "@testing-library/react";
 import userEvent, { type UserEvent } from "@testing-library/user-event";
 import { type Mock, vi } from "vitest";
 import { App } from "../app";
-import { createEngine, type Engine } from "../engine/engine";
+import { createEngine, type Runtime } from "../runtime/runtime";
 
 /** One request the fake server saw. */
 export interface Call {
@@ -81,11 +81,11 @@ export function envelope(
   };
 }
 
-const engines: Engine[] = [];
+const runtimes: Runtime[] = [];
 
-/** Stops every engine a test made (listeners, timers); setup.ts runs it after each test. */
+/** Stops every runtime a test made (listeners, timers); setup.ts runs it after each test. */
 export function stopEngines(): void {
-  for (const engine of engines.splice(0)) engine.stop();
+  for (const runtime of runtimes.splice(0)) runtime.stop();
 }
 
 /** The jsdom window with spies for what jsdom cannot do: reload, assign and open. */
@@ -131,15 +131,15 @@ export function spyWindow(): SpyWindow {
   return { window: proxy, reload, assign, open };
 }
 
-/** A fresh engine on the (spied) jsdom window with the given fake server. */
-export function makeEngine(server: FakeServer, on: Window = window): Engine {
-  const engine = createEngine({ window: on, fetch: server.fetch });
-  engines.push(engine);
-  return engine;
+/** A fresh runtime on the (spied) jsdom window with the given fake server. */
+export function makeEngine(server: FakeServer, on: Window = window): Runtime {
+  const runtime = createEngine({ window: on, fetch: server.fetch });
+  runtimes.push(runtime);
+  return runtime;
 }
 
 export interface Rendered extends RenderResult {
-  engine: Engine;
+  runtime: Runtime;
   server: FakeServer;
   user: UserEvent;
 }
@@ -159,10 +159,10 @@ export async function renderApp(
     const body = typeof screens === "function" ? screens() : screens[path];
     return body === undefined ? { status: 404, body: { errors: { form: "Not found" } } } : { body };
   });
-  const engine = makeEngine(server, options.window);
-  const result = render(<App engine={engine} />);
-  await act(() => engine.start());
-  return { ...result, engine, server, user: options.user ?? userEvent.setup() };
+  const runtime = makeEngine(server, options.window);
+  const result = render(<App runtime={runtime} />);
+  await act(() => runtime.start());
+  return { ...result, runtime, server, user: options.user ?? userEvent.setup() };
 }
 
 /** Renders nodes as the children of one screen. */

@@ -2,7 +2,7 @@
 // and stand in for the window APIs jsdom lacks.
 import { cleanup } from "@testing-library/react";
 import { afterEach, beforeEach, vi } from "vitest";
-import { resetShellCopy } from "../engine/copy";
+import { resetShellCopy } from "../runtime/copy";
 import { stopEngines } from "./harness";
 
 beforeEach(() => {

@@ -8,8 +8,8 @@ describe("download", () => {
     vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
       clicked.push({ href: this.getAttribute("href") ?? "", download: this.download });
     });
-    const { engine } = await renderApp(() => envelope([]));
-    expect(await engine.run({ type: "download", url: "/files/reels.pdf", filename: "reels.pdf" })).toBe(true);
+    const { runtime } = await renderApp(() => envelope([]));
+    expect(await runtime.run({ type: "download", url: "/files/reels.pdf", filename: "reels.pdf" })).toBe(true);
     expect(clicked).toEqual([{ href: "/files/reels.pdf", download: "reels.pdf" }]);
     expect(document.querySelectorAll("a[download]")).toHaveLength(0);
   });
@@ -22,7 +22,7 @@ describe("download", () => {
   });
 
   it("refuses another origin", async () => {
-    const { engine } = await renderApp(() => envelope([]));
-    expect(await engine.run({ type: "download", url: "//evil.example/x.pdf" })).toBe(false);
+    const { runtime } = await renderApp(() => envelope([]));
+    expect(await runtime.run({ type: "download", url: "//evil.example/x.pdf" })).toBe(false);
   });
 });

@@ -14,29 +14,29 @@ const upload = { type: "upload", action: "profile.upload_export", input: "export
 
 describe("upload", () => {
   it("asks for a file when none is chosen and posts nothing", async () => {
-    const { engine, server } = await renderNodes([input]);
+    const { runtime, server } = await renderNodes([input]);
     await act(async () => {
-      expect(await engine.run(upload)).toBe(false);
+      expect(await runtime.run(upload)).toBe(false);
     });
     expect(screen.getByRole("alert").textContent).toBe("Choose your export ZIP file first.");
     expect(server.calls.filter((call) => call.method === "POST")).toHaveLength(0);
   });
 
   it("refuses a file over maxBytes before sending it", async () => {
-    const { engine, server, user } = await renderNodes([input]);
+    const { runtime, server, user } = await renderNodes([input]);
     await user.upload(screen.getByLabelText("Export"), new File(["01234567890123"], "big.zip"));
-    await act(() => engine.run(upload));
+    await act(() => runtime.run(upload));
     expect(screen.getByRole("alert").textContent).toBe("This file is too large.");
     expect(server.calls.filter((call) => call.method === "POST")).toHaveLength(0);
   });
 
   it("posts the file as the raw body with the CSRF token, and shows the server's field error", async () => {
-    const { engine, server, user } = await renderNodes([input], {}, {
+    const { runtime, server, user } = await renderNodes([input], {}, {
       onAction: () => ({ status: 422, body: { errors: { fields: { export: "This export is incomplete." } } } }),
     });
     const file = new File(["PK"], "export.zip", { type: "application/zip" });
     await user.upload(screen.getByLabelText("Export"), file);
-    await act(() => engine.run(upload));
+    await act(() => runtime.run(upload));
     const call = server.calls.at(-1);
     expect(call?.url).toBe("/ui/actions/profile.upload_export");
     expect(call?.raw).toBe(file);

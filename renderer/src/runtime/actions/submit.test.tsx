@@ -20,25 +20,25 @@ const form = {
 
 describe("submit", () => {
   it("validates the form and does not post when invalid", async () => {
-    const { engine, server } = await renderNode(form, { state: { form: { feedback: "" }, ui: { rate: false } } });
+    const { runtime, server } = await renderNode(form, { state: { form: { feedback: "" }, ui: { rate: false } } });
     await act(async () => {
-      expect(await engine.run({ type: "submit", action: "cancel.review", form: "review" })).toBe(false);
+      expect(await runtime.run({ type: "submit", action: "cancel.review", form: "review" })).toBe(false);
     });
     expect(screen.getByText("Tell us more")).toBeTruthy();
     expect(server.calls.filter((call) => call.method === "POST")).toHaveLength(0);
   });
 
   it("skips validation with validate: none", async () => {
-    const { engine, server } = await renderNode(form, { state: { form: { feedback: "" }, ui: { rate: false } } });
-    await act(() => engine.run({ type: "submit", action: "cancel.skip", form: "review", validate: "none" }));
+    const { runtime, server } = await renderNode(form, { state: { form: { feedback: "" }, ui: { rate: false } } });
+    await act(() => runtime.run({ type: "submit", action: "cancel.skip", form: "review", validate: "none" }));
     expect(server.calls.at(-1)?.body).toEqual({ values: { feedback: "" }, path: "/" });
   });
 
   it("posts visible inputs by id plus include pointers by pointer", async () => {
-    const { engine, server } = await renderNode(form, {
+    const { runtime, server } = await renderNode(form, {
       state: { form: { feedback: "Great", stars: 4 }, ui: { rate: true }, plan: { id: "p1" } },
     });
-    await act(() => engine.run({ type: "submit", action: "cancel.review", form: "review", include: ["/plan/id", "/missing"] }));
+    await act(() => runtime.run({ type: "submit", action: "cancel.review", form: "review", include: ["/plan/id", "/missing"] }));
     expect(server.calls.at(-1)?.url).toBe("/ui/actions/cancel.review");
     expect(server.calls.at(-1)?.body).toEqual({
       values: { feedback: "Great", stars: 4, "/plan/id": "p1", "/missing": null },
@@ -47,16 +47,16 @@ describe("submit", () => {
   });
 
   it("replaces the screen with an envelope answer", async () => {
-    const { engine } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
+    const { runtime } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
       onAction: () => ({ body: envelope([{ type: "text", text: "Thanks!" }], { screen: { title: "Done" } }) }),
     });
-    await act(() => engine.run({ type: "submit", action: "cancel.review", form: "review" }));
+    await act(() => runtime.run({ type: "submit", action: "cancel.review", form: "review" }));
     expect(screen.getByText("Thanks!")).toBeTruthy();
     expect(document.title).toBe("Done · Glimpse");
   });
 
   it("runs the effects it gets and succeeds", async () => {
-    const { engine } = await renderApp(
+    const { runtime } = await renderApp(
       {
         "/": envelope([form], { state: { form: { feedback: "ok" } } }),
         "/done": envelope([{ type: "text", text: "All done" }]),
@@ -64,17 +64,17 @@ describe("submit", () => {
       { onAction: () => ({ body: { effects: [{ type: "navigate", to: "/done" }] } }) },
     );
     await act(async () => {
-      expect(await engine.run({ type: "submit", action: "cancel.review", form: "review" })).toBe(true);
+      expect(await runtime.run({ type: "submit", action: "cancel.review", form: "review" })).toBe(true);
     });
     expect(screen.getByText("All done")).toBeTruthy();
   });
 
   it("fails with the server's errors", async () => {
-    const { engine } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
+    const { runtime } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
       onAction: () => ({ status: 422, body: { errors: { fields: { feedback: "Too rude" } } } }),
     });
     await act(async () => {
-      expect(await engine.run({ type: "submit", action: "cancel.review", form: "review" })).toBe(false);
+      expect(await runtime.run({ type: "submit", action: "cancel.review", form: "review" })).toBe(false);
     });
     expect(screen.getByText("Too rude")).toBeTruthy();
     expect(document.activeElement).toBe(screen.getByLabelText("Feedback"));
@@ -82,16 +82,16 @@ describe("submit", () => {
 
   it("blocks a double submit of the same action", async () => {
     let release: (() => void) | undefined;
-    const { engine, server } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
+    const { runtime, server } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
       onAction: () => new Promise((resolve) => (release = () => resolve({ body: {} }))),
     });
     const action = { type: "submit", action: "cancel.review", form: "review" } as const;
     let first: Promise<boolean> | undefined;
     act(() => {
-      first = engine.run(action);
+      first = runtime.run(action);
     });
     await act(async () => {
-      expect(await engine.run(action)).toBe(false);
+      expect(await runtime.run(action)).toBe(false);
     });
     release?.();
     await act(async () => {

@@ -4,7 +4,7 @@ import { envelope, renderApp } from "../../test/harness";
 describe("track", () => {
   it("posts event.track with the event and props, fire and forget", async () => {
     let answered = false;
-    const { engine, server } = await renderApp(() => envelope([]), {
+    const { runtime, server } = await renderApp(() => envelope([]), {
       onAction: () =>
         new Promise((resolve) =>
           setTimeout(() => {
@@ -13,7 +13,7 @@ describe("track", () => {
           }, 50),
         ),
     });
-    expect(await engine.run({ type: "track", event: "log", props: { source: "sww_modal" } })).toBe(true);
+    expect(await runtime.run({ type: "track", event: "log", props: { source: "sww_modal" } })).toBe(true);
     expect(answered).toBe(false);
     const post = server.calls.find((call) => call.method === "POST");
     expect(post?.url).toBe("/ui/actions/event.track");
@@ -21,8 +21,8 @@ describe("track", () => {
   });
 
   it("sends empty props when there are none", async () => {
-    const { engine, server } = await renderApp(() => envelope([]));
-    await engine.run({ type: "track", event: "opened" });
+    const { runtime, server } = await renderApp(() => envelope([]));
+    await runtime.run({ type: "track", event: "opened" });
     expect(server.calls.at(-1)?.body).toEqual({ values: { event: "opened", props: {} }, path: "/" });
   });
 });

@@ -5,13 +5,13 @@ import { envelope, renderApp } from "../../test/harness";
 describe("refresh", () => {
   it("fetches the current screen again without a history entry", async () => {
     let count = 0;
-    const { engine, server } = await renderApp(() => {
+    const { runtime, server } = await renderApp(() => {
       count += 1;
       return envelope([{ type: "text", text: `Version ${count}` }]);
     });
     const length = window.history.length;
     await act(async () => {
-      expect(await engine.run({ type: "refresh" })).toBe(true);
+      expect(await runtime.run({ type: "refresh" })).toBe(true);
     });
     expect(screen.getByText("Version 2")).toBeTruthy();
     expect(server.calls.map((call) => call.url)).toEqual(["/ui/screen?path=%2F", "/ui/screen?path=%2F"]);

@@ -6,13 +6,13 @@ const overlays = { offer: { type: "dialog", id: "offer", title: "A gift for you"
 
 describe("open_overlay", () => {
   it("opens a dialog from the envelope's overlays", async () => {
-    const { engine } = await renderNode({ type: "text", text: "Page" }, { overlays });
+    const { runtime } = await renderNode({ type: "text", text: "Page" }, { overlays });
     expect(screen.queryByRole("dialog")).toBeNull();
     await act(async () => {
-      expect(await engine.run({ type: "open_overlay", id: "offer" })).toBe(true);
+      expect(await runtime.run({ type: "open_overlay", id: "offer" })).toBe(true);
     });
     expect(screen.getByRole("dialog", { name: "A gift for you" })).toBeTruthy();
-    expect(engine.store.get().overlays).toEqual(["offer"]);
+    expect(runtime.store.get().overlays).toEqual(["offer"]);
   });
 
   it("opens overlays listed in the envelope's open", async () => {
@@ -22,8 +22,8 @@ describe("open_overlay", () => {
 
   it("fails for an overlay the screen does not have", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const { engine } = await renderNode({ type: "text", text: "Page" }, { overlays });
-    expect(await engine.run({ type: "open_overlay", id: "nope" })).toBe(false);
+    const { runtime } = await renderNode({ type: "text", text: "Page" }, { overlays });
+    expect(await runtime.run({ type: "open_overlay", id: "nope" })).toBe(false);
     expect(error).toHaveBeenCalled();
   });
 });

@@ -4,9 +4,9 @@ import { envelope, renderApp } from "../../test/harness";
 
 describe("sequence", () => {
   it("runs its actions in order", async () => {
-    const { engine, server } = await renderApp(() => envelope([], { state: {} }));
+    const { runtime, server } = await renderApp(() => envelope([], { state: {} }));
     await act(async () => {
-      const ok = await engine.run({
+      const ok = await runtime.run({
         type: "sequence",
         actions: [
           { type: "set_state", path: "/a", value: 1 },
@@ -16,15 +16,15 @@ describe("sequence", () => {
       });
       expect(ok).toBe(true);
     });
-    expect(engine.store.get().state).toEqual({ a: 1, b: 2 });
+    expect(runtime.store.get().state).toEqual({ a: 1, b: 2 });
     expect(server.calls.at(-1)?.url).toBe("/ui/actions/event.track");
   });
 
   it("stops at the first action that fails", async () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const { engine } = await renderApp(() => envelope([], { state: {} }));
+    const { runtime } = await renderApp(() => envelope([], { state: {} }));
     await act(async () => {
-      const ok = await engine.run({
+      const ok = await runtime.run({
         type: "sequence",
         actions: [
           { type: "set_state", path: "/a", value: 1 },
@@ -34,6 +34,6 @@ describe("sequence", () => {
       });
       expect(ok).toBe(false);
     });
-    expect(engine.store.get().state).toEqual({ a: 1 });
+    expect(runtime.store.get().state).toEqual({ a: 1 });
   });
 });

@@ -10,11 +10,11 @@ const screens = {
 
 describe("back", () => {
   it("goes back in history when the previous entry is ours", async () => {
-    const { engine } = await renderApp(screens, { url: "/dashboard" });
-    await act(() => engine.run({ type: "navigate", to: "/dashboard/news" }));
+    const { runtime } = await renderApp(screens, { url: "/dashboard" });
+    await act(() => runtime.run({ type: "navigate", to: "/dashboard/news" }));
     expect(screen.getByText("News")).toBeTruthy();
     await act(async () => {
-      await engine.run({ type: "back", fallback: "/elsewhere" });
+      await runtime.run({ type: "back", fallback: "/elsewhere" });
       await new Promise((resolve) => setTimeout(resolve, 20));
     });
     await settle();
@@ -23,14 +23,14 @@ describe("back", () => {
   });
 
   it("navigates to the fallback when there is no previous entry of ours", async () => {
-    const { engine } = await renderApp(screens, { url: "/dashboard/news" });
-    await act(() => engine.run({ type: "back", fallback: "/elsewhere" }));
+    const { runtime } = await renderApp(screens, { url: "/dashboard/news" });
+    await act(() => runtime.run({ type: "back", fallback: "/elsewhere" }));
     expect(screen.getByText("Elsewhere")).toBeTruthy();
   });
 
   it("falls back to /dashboard by default", async () => {
-    const { engine } = await renderApp(screens, { url: "/dashboard/news" });
-    await act(() => engine.run({ type: "back" }));
+    const { runtime } = await renderApp(screens, { url: "/dashboard/news" });
+    await act(() => runtime.run({ type: "back" }));
     expect(screen.getByText("Dashboard")).toBeTruthy();
     expect(window.location.pathname).toBe("/dashboard");
   });

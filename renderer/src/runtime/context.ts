@@ -1,7 +1,7 @@
-// React contexts of the engine. Node components never read them directly: engine/hooks does.
+// React contexts of the runtime. Node components never read them directly: runtime/hooks does.
 import { type ComponentType, createContext } from "react";
 import type { NodeOf, NodeType } from "../schema/node";
-import type { Engine } from "./engine";
+import type { Runtime } from "./runtime";
 
 /** What every node component receives: its parsed node and its JSON Pointer in the envelope. */
 export interface NodeProps<K extends NodeType> {
@@ -12,7 +12,7 @@ export interface NodeProps<K extends NodeType> {
 /** The allowlist of renderable node types. */
 export type Registry = { [K in NodeType]: ComponentType<NodeProps<K>> };
 
-export const EngineContext = createContext<Engine | null>(null);
+export const EngineContext = createContext<Runtime | null>(null);
 export const RegistryContext = createContext<Registry | null>(null);
 /** The id of the form the current subtree sits in. */
 export const FormContext = createContext<string | undefined>(undefined);

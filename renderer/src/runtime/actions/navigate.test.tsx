@@ -4,13 +4,13 @@ import { envelope, renderApp } from "../../test/harness";
 
 describe("navigate", () => {
   it("pushes a history entry, fetches that screen and scrolls to the top", async () => {
-    const { engine, server } = await renderApp({
+    const { runtime, server } = await renderApp({
       "/": envelope([{ type: "text", text: "Home" }]),
       "/news?page=2": envelope([{ type: "text", text: "News page 2" }]),
     });
     const length = window.history.length;
     await act(async () => {
-      expect(await engine.run({ type: "navigate", to: "/news?page=2" })).toBe(true);
+      expect(await runtime.run({ type: "navigate", to: "/news?page=2" })).toBe(true);
     });
     expect(screen.getByText("News page 2")).toBeTruthy();
     expect(window.location.pathname + window.location.search).toBe("/news?page=2");
@@ -26,8 +26,8 @@ describe("navigate", () => {
 
   it("refuses a path that would leave the origin", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const { engine, server } = await renderApp(() => envelope([]));
-    expect(await engine.run({ type: "navigate", to: "//evil.example/" })).toBe(false);
+    const { runtime, server } = await renderApp(() => envelope([]));
+    expect(await runtime.run({ type: "navigate", to: "//evil.example/" })).toBe(false);
     expect(server.calls).toHaveLength(1);
     expect(error).toHaveBeenCalled();
   });

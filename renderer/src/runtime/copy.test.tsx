@@ -57,18 +57,18 @@ describe("shell copy", () => {
 
   it("labels the boot loader with the shell's words before any screen arrives", () => {
     shell(JSON.stringify(GERMAN));
-    const engine = makeEngine(fakeServer(() => new Promise(() => undefined)));
-    render(<App engine={engine} />);
-    void engine.start();
+    const runtime = makeEngine(fakeServer(() => new Promise(() => undefined)));
+    render(<App runtime={runtime} />);
+    void runtime.start();
     expect(screen.getByRole("status", { name: "Wird geladen" })).toBeTruthy();
   });
 
   it("words the failure notice's retry button and a failed request", async () => {
     shell(JSON.stringify(GERMAN));
     let fail = false;
-    const { engine } = await renderApp(() => (fail ? undefined : envelope([])));
+    const { runtime } = await renderApp(() => (fail ? undefined : envelope([])));
     fail = true;
-    await act(() => engine.router.navigate("/broken"));
+    await act(() => runtime.router.navigate("/broken"));
     expect(screen.getByRole("button", { name: "Erneut versuchen" })).toBeTruthy();
     const offline = createApi(() => Promise.reject(new TypeError("offline")));
     expect(await offline.screen("/")).toMatchObject({ kind: "failure", message: "Etwas ist schiefgelaufen" });

@@ -102,8 +102,8 @@ describe("router", () => {
 
   it("loads a target with a secret fragment as a page, so that boot takes the secret", async () => {
     const spy = spyWindow();
-    const { engine, server } = await renderApp(() => envelope([]), { window: spy.window });
-    expect(await engine.run({ type: "navigate", to: "/password-recovery#reset=tok" })).toBe(true);
+    const { runtime, server } = await renderApp(() => envelope([]), { window: spy.window });
+    expect(await runtime.run({ type: "navigate", to: "/password-recovery#reset=tok" })).toBe(true);
     expect(spy.assign).toHaveBeenCalledWith("/password-recovery#reset=tok");
     expect(server.calls).toHaveLength(1);
   });
@@ -128,9 +128,9 @@ describe("router", () => {
 
   it("keeps the last good screen with a notice when a fetch fails, and retries", async () => {
     let fail = false;
-    const { user, engine } = await renderApp(() => (fail ? undefined : page("Last good")));
+    const { user, runtime } = await renderApp(() => (fail ? undefined : page("Last good")));
     fail = true;
-    await act(() => engine.router.navigate("/broken"));
+    await act(() => runtime.router.navigate("/broken"));
     expect(screen.getByText("Last good")).toBeTruthy();
     expect(screen.getByRole("alert").textContent).toContain("Not found");
     fail = false;
@@ -140,22 +140,22 @@ describe("router", () => {
   });
 
   it("shows 'Something went wrong' when the very first screen cannot be fetched", async () => {
-    const { engine } = await renderApp(() => undefined);
-    expect(engine.store.get().screen).toBeNull();
+    const { runtime } = await renderApp(() => undefined);
+    expect(runtime.store.get().screen).toBeNull();
     expect(screen.getAllByText("Not found").length).toBeGreaterThan(0);
   });
 
   it("does one hard reload when the server says the client is stale", async () => {
     const spy = spyWindow();
     let stale = true;
-    const { engine } = await renderApp(() => (stale ? { reload: true } : page("Fresh")), { window: spy.window });
+    const { runtime } = await renderApp(() => (stale ? { reload: true } : page("Fresh")), { window: spy.window });
     expect(spy.reload).toHaveBeenCalledTimes(1);
     // The reloaded page is told to reload again: it does not loop.
-    await act(() => engine.router.refresh());
+    await act(() => runtime.router.refresh());
     expect(spy.reload).toHaveBeenCalledTimes(1);
     expect(screen.getByRole("alert").textContent).toContain("Something went wrong");
     stale = false;
-    await act(() => engine.router.refresh());
+    await act(() => runtime.router.refresh());
     expect(screen.getByText("Fresh")).toBeTruthy();
   });
 

@@ -4,14 +4,14 @@ import { envelope, renderApp } from "../../test/harness";
 
 describe("sign_out", () => {
   it("posts session.sign_out and runs its effects", async () => {
-    const { engine, server } = await renderApp(
+    const { runtime, server } = await renderApp(
       {
         "/dashboard": envelope([{ type: "text", text: "Dashboard" }]),
         "/sign-in": envelope([{ type: "text", text: "Signed out" }]),
       },
       { url: "/dashboard", onAction: () => ({ body: { effects: [{ type: "replace", to: "/sign-in" }] } }) },
     );
-    await act(() => engine.run({ type: "sign_out" }));
+    await act(() => runtime.run({ type: "sign_out" }));
     const post = server.calls.find((call) => call.method === "POST");
     expect(post?.url).toBe("/ui/actions/session.sign_out");
     expect(post?.body).toEqual({ values: {}, path: "/dashboard" });

@@ -4,8 +4,8 @@ import { envelope, renderApp, spyWindow } from "../../test/harness";
 describe("reload", () => {
   it("hard-reloads the page", async () => {
     const spy = spyWindow();
-    const { engine } = await renderApp(() => envelope([]), { window: spy.window });
-    expect(await engine.run({ type: "reload" })).toBe(true);
+    const { runtime } = await renderApp(() => envelope([]), { window: spy.window });
+    expect(await runtime.run({ type: "reload" })).toBe(true);
     expect(spy.reload).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,4 +1,4 @@
-// Text a person can see or hear comes from the brand's copy (engine/copy.ts), never from a string in
+// Text a person can see or hear comes from the brand's copy (runtime/copy.ts), never from a string in
 // a component. These checks read the renderer's source so that new English cannot creep in unseen.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -17,7 +17,7 @@ function sources(dir: string = SRC): string[] {
     const path = join(dir, entry.name);
     const name = relative(SRC, path);
     if (entry.isDirectory()) return name === "test" || name === "reporting" ? [] : sources(path);
-    if (!/\.tsx?$/.test(entry.name) || /\.test\.tsx?$/.test(entry.name) || name === join("engine", "copy.ts")) return [];
+    if (!/\.tsx?$/.test(entry.name) || /\.test\.tsx?$/.test(entry.name) || name === join("runtime", "copy.ts")) return [];
     return [path];
   });
 }
@@ -46,7 +46,7 @@ describe("no product copy in the renderer", () => {
     const names = sources().map((path) => relative(SRC, path));
     expect(names).toContain(join("nodes", "text-input.tsx"));
     expect(names).toContain("app.tsx");
-    expect(names).not.toContain(join("engine", "copy.ts"));
+    expect(names).not.toContain(join("runtime", "copy.ts"));
   });
 
   it("has none of the fallback's words as a string literal outside the fallback table", () => {

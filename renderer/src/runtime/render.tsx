@@ -12,11 +12,11 @@ const noSubscription = (): (() => void) => () => undefined;
 /** One raw node at `pointer`: its component, its fallback, or nothing. */
 export function NodeView({ raw, pointer }: { raw: unknown; pointer: string }): ReactNode {
   const registry = useContext(RegistryContext);
-  const engine = useContext(EngineContext);
+  const runtime = useContext(EngineContext);
   const node = parseNode(raw, pointer);
   const visible = useSyncExternalStore(
-    engine?.store.subscribe ?? noSubscription,
-    () => evaluate(node?.visible, engine?.store.get().state),
+    runtime?.store.subscribe ?? noSubscription,
+    () => evaluate(node?.visible, runtime?.store.get().state),
   );
   if (node === null || !visible || registry === null) return null;
   const component = registry[node.type] as ComponentType<NodeProps<NodeType>>;

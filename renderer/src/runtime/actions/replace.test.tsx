@@ -4,12 +4,12 @@ import { envelope, renderApp } from "../../test/harness";
 
 describe("replace", () => {
   it("replaces the history entry and fetches that screen", async () => {
-    const { engine } = await renderApp({
+    const { runtime } = await renderApp({
       "/": envelope([{ type: "text", text: "Home" }]),
       "/sign-in": envelope([{ type: "text", text: "Sign in" }]),
     });
     const length = window.history.length;
-    await act(() => engine.run({ type: "replace", to: "/sign-in" }));
+    await act(() => runtime.run({ type: "replace", to: "/sign-in" }));
     expect(screen.getByText("Sign in")).toBeTruthy();
     expect(window.location.pathname).toBe("/sign-in");
     expect(window.history.length).toBe(length);

@@ -4,21 +4,21 @@ import { renderNode } from "../../test/harness";
 
 describe("set_state", () => {
   it("writes into the screen state and re-renders what depends on it", async () => {
-    const { engine } = await renderNode(
+    const { runtime } = await renderNode(
       { type: "text", text: "Shown for other", visible: { eq: [{ path: "/form/reason" }, "other"] } },
       { state: { form: { reason: null } } },
     );
     expect(screen.queryByText("Shown for other")).toBeNull();
     await act(async () => {
-      expect(await engine.run({ type: "set_state", path: "/form/reason", value: "other" })).toBe(true);
+      expect(await runtime.run({ type: "set_state", path: "/form/reason", value: "other" })).toBe(true);
     });
     expect(screen.getByText("Shown for other")).toBeTruthy();
-    expect(engine.store.get().state).toEqual({ form: { reason: "other" } });
+    expect(runtime.store.get().state).toEqual({ form: { reason: "other" } });
   });
 
   it("creates missing objects on the way", async () => {
-    const { engine } = await renderNode({ type: "divider" });
-    await act(() => engine.run({ type: "set_state", path: "/ui/step", value: 2 }));
-    expect(engine.store.get().state).toEqual({ ui: { step: 2 } });
+    const { runtime } = await renderNode({ type: "divider" });
+    await act(() => runtime.run({ type: "set_state", path: "/ui/step", value: 2 }));
+    expect(runtime.store.get().state).toEqual({ ui: { step: 2 } });
   });
 });

@@ -5,15 +5,15 @@ import { envelope, renderApp, spyWindow } from "../../test/harness";
 describe("open_url", () => {
   it("leaves the app in the same window", async () => {
     const spy = spyWindow();
-    const { engine } = await renderApp(() => envelope([]), { window: spy.window });
-    expect(await engine.run({ type: "open_url", url: "https://billing.example/quiz?quiz=true" })).toBe(true);
+    const { runtime } = await renderApp(() => envelope([]), { window: spy.window });
+    expect(await runtime.run({ type: "open_url", url: "https://billing.example/quiz?quiz=true" })).toBe(true);
     expect(spy.assign).toHaveBeenCalledWith("https://billing.example/quiz?quiz=true");
   });
 
   it("opens a new tab without opener or referrer", async () => {
     const spy = spyWindow();
-    const { engine } = await renderApp(() => envelope([]), { window: spy.window });
-    await engine.run({ type: "open_url", url: "mailto:support@example.com", newWindow: true });
+    const { runtime } = await renderApp(() => envelope([]), { window: spy.window });
+    await runtime.run({ type: "open_url", url: "mailto:support@example.com", newWindow: true });
     expect(spy.open).toHaveBeenCalledWith("mailto:support@example.com", "_blank", "noopener,noreferrer");
   });
 
@@ -29,8 +29,8 @@ describe("open_url", () => {
 
   it("refuses other schemes", async () => {
     const spy = spyWindow();
-    const { engine } = await renderApp(() => envelope([]), { window: spy.window });
-    expect(await engine.run({ type: "open_url", url: "javascript:alert(1)" })).toBe(false);
+    const { runtime } = await renderApp(() => envelope([]), { window: spy.window });
+    expect(await runtime.run({ type: "open_url", url: "javascript:alert(1)" })).toBe(false);
     expect(spy.assign).not.toHaveBeenCalled();
   });
 });

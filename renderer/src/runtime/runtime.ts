@@ -1,4 +1,4 @@
-// The engine wires the transport, the store, the router and the action runner together, and
+// The runtime wires the transport, the store, the router and the action runner together, and
 // applies what the server answers: a screen, effects, errors, or a request to reload.
 import type { Action } from "../schema/action";
 import { parseAction } from "../schema/parse";
@@ -13,7 +13,7 @@ import { applyTheme, applyTitle } from "./theme";
 export const RELOAD_KEY = "glimpse.reloadedAt";
 const RELOAD_GUARD_MS = 60_000;
 
-export interface Engine {
+export interface Runtime {
   readonly window: Window;
   readonly store: Store;
   readonly api: Api;
@@ -46,7 +46,7 @@ function sessionStore(window: Window): Storage | null {
   }
 }
 
-export function createEngine(options: EngineOptions): Engine {
+export function createEngine(options: EngineOptions): Runtime {
   const { window } = options;
   const now = options.now ?? Date.now;
   const store = createStore();
@@ -90,7 +90,7 @@ export function createEngine(options: EngineOptions): Engine {
     for (const [index, raw] of effects.entries()) {
       const action = parseAction(raw, `/effects/${index}`);
       if (action === null) return false;
-      if (!(await engine.run(action, context))) return false;
+      if (!(await runtime.run(action, context))) return false;
     }
     return true;
   }
@@ -147,7 +147,7 @@ export function createEngine(options: EngineOptions): Engine {
     run: (action, context) => runAction(action, context, host),
   };
 
-  const engine: Engine = {
+  const runtime: Runtime = {
     window,
     store,
     api,
@@ -161,5 +161,5 @@ export function createEngine(options: EngineOptions): Engine {
       router.stop();
     },
   };
-  return engine;
+  return runtime;
 }

@@ -8,29 +8,29 @@ describe("after", () => {
   });
 
   it("runs its action after the delay", async () => {
-    const { engine } = await renderApp(() => envelope([], { state: { ui: { step: 1 } } }));
+    const { runtime } = await renderApp(() => envelope([], { state: { ui: { step: 1 } } }));
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     let done: Promise<boolean> | undefined;
     act(() => {
-      done = engine.run({ type: "after", ms: 2500, then: { type: "set_state", path: "/ui/step", value: 2 } });
+      done = runtime.run({ type: "after", ms: 2500, then: { type: "set_state", path: "/ui/step", value: 2 } });
     });
     await act(() => vi.advanceTimersByTimeAsync(2400));
-    expect(engine.store.get().state).toEqual({ ui: { step: 1 } });
+    expect(runtime.store.get().state).toEqual({ ui: { step: 1 } });
     await act(() => vi.advanceTimersByTimeAsync(100));
     expect(await done).toBe(true);
-    expect(engine.store.get().state).toEqual({ ui: { step: 2 } });
+    expect(runtime.store.get().state).toEqual({ ui: { step: 2 } });
   });
 
   it("is cancelled when the screen changes", async () => {
-    const { engine } = await renderApp(() => envelope([], { state: { ui: { step: 1 } } }));
+    const { runtime } = await renderApp(() => envelope([], { state: { ui: { step: 1 } } }));
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     let done: Promise<boolean> | undefined;
     act(() => {
-      done = engine.run({ type: "after", ms: 1000, then: { type: "set_state", path: "/ui/step", value: 9 } });
+      done = runtime.run({ type: "after", ms: 1000, then: { type: "set_state", path: "/ui/step", value: 9 } });
     });
     vi.useRealTimers();
-    await act(() => engine.router.refresh());
+    await act(() => runtime.router.refresh());
     expect(await done).toBe(false);
-    expect(engine.store.get().state).toEqual({ ui: { step: 1 } });
+    expect(runtime.store.get().state).toEqual({ ui: { step: 1 } });
   });
 });

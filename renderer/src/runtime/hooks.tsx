@@ -1,4 +1,4 @@
-// The only door from node components into the engine: hooks that read the store, run actions,
+// The only door from node components into the runtime: hooks that read the store, run actions,
 // bind inputs and tick clocks, plus the components that render child nodes.
 import {
   type MouseEvent,
@@ -19,7 +19,7 @@ import { type LinkTarget, linkFor } from "./actions";
 import { parseTime } from "./clock";
 import { evaluate } from "./conditions";
 import { EngineContext, FormContext, OverlayContext } from "./context";
-import type { Engine } from "./engine";
+import type { Runtime } from "./runtime";
 import { getPointer } from "./pointer";
 import type { ViewState } from "./store";
 
@@ -29,10 +29,10 @@ export { normaliseHref } from "./href";
 /** The renderer's own words (the brand's renderer.* copy from the page shell); see copy.ts. */
 export { t } from "./copy";
 
-function useEngine(): Engine {
-  const engine = useContext(EngineContext);
-  if (engine === null) throw new Error("Glimpse: node rendered outside the engine");
-  return engine;
+function useEngine(): Runtime {
+  const runtime = useContext(EngineContext);
+  if (runtime === null) throw new Error("Glimpse: node rendered outside the runtime");
+  return runtime;
 }
 
 /** A value derived from the view state; re-renders only when it changes. */
@@ -66,14 +66,14 @@ export function FormScope({ id, children }: { id: string; children: ReactNode })
  * `ownForm`, for the form node itself).
  */
 export function useRun(source: string, ownForm?: string): (action: Action) => void {
-  const engine = useEngine();
+  const runtime = useEngine();
   const around = useFormId();
   const formId = ownForm ?? around;
   return useCallback(
     (action: Action) => {
-      void engine.run(action, { formId, source });
+      void runtime.run(action, { formId, source });
     },
-    [engine, formId, source],
+    [runtime, formId, source],
   );
 }
 
@@ -127,44 +127,44 @@ export function useField(
   spec: { id: string; bind: string; rules?: readonly Rule[] | undefined },
   element: RefObject<HTMLElement | null>,
 ): FieldBinding {
-  const engine = useEngine();
+  const runtime = useEngine();
   const formId = useFormId();
   const { id, bind, rules } = spec;
   const value = useStateValue(bind);
   const error = useView((view) => view.fieldErrors[id]);
 
   useEffect(
-    () => engine.forms.register({ id, bind, rules: rules ?? [], formId, element: () => element.current }),
-    [engine, id, bind, rules, formId, element],
+    () => runtime.forms.register({ id, bind, rules: rules ?? [], formId, element: () => element.current }),
+    [runtime, id, bind, rules, formId, element],
   );
 
   const setValue = useCallback(
     (next: unknown) => {
-      engine.store.setValue(bind, next);
+      runtime.store.setValue(bind, next);
       // An edit clears the errors of its whole form (sign-in clears both fields on any edit).
-      const ids = formId === undefined ? [id] : engine.forms.fields(formId).map((field) => field.id);
-      engine.store.clearErrors(ids.includes(id) ? ids : [...ids, id], formId);
+      const ids = formId === undefined ? [id] : runtime.forms.fields(formId).map((field) => field.id);
+      runtime.store.clearErrors(ids.includes(id) ? ids : [...ids, id], formId);
     },
-    [engine, bind, formId, id],
+    [runtime, bind, formId, id],
   );
   return { value, setValue, error };
 }
 
 /**
- * Registers a file input with the engine (so an upload action can find its file) and returns
+ * Registers a file input with the runtime (so an upload action can find its file) and returns
  * its error and a way to choose a file, which clears that error.
  */
 export function useFileInput(
   spec: { id: string; maxBytes?: number | undefined; requiredMessage: string; tooLargeMessage?: string | undefined },
   element: RefObject<HTMLElement | null>,
 ): { error: string | undefined; choose: (file: File | null) => void } {
-  const engine = useEngine();
+  const runtime = useEngine();
   const { id, maxBytes, requiredMessage, tooLargeMessage } = spec;
   const error = useView((view) => view.fieldErrors[id]);
   const chosen = useRef<File | null>(null);
   useEffect(
     () =>
-      engine.forms.registerFile({
+      runtime.forms.registerFile({
         id,
         maxBytes,
         requiredMessage,
@@ -177,14 +177,14 @@ export function useFileInput(
           chosen.current = file;
         },
       }),
-    [engine, id, maxBytes, requiredMessage, tooLargeMessage, element],
+    [runtime, id, maxBytes, requiredMessage, tooLargeMessage, element],
   );
   const choose = useCallback(
     (file: File | null) => {
       chosen.current = file;
-      engine.store.clearErrors([id], undefined);
+      runtime.store.clearErrors([id], undefined);
     },
-    [engine, id],
+    [runtime, id],
   );
   return { error, choose };
 }
@@ -201,16 +201,16 @@ export function useOverlayOpen(id: string): boolean {
 
 /** The overlay this node renders in, and a way to dismiss it (running its onClose). */
 export function useOverlay(): { id: string; top: boolean; dismiss: (onClose?: Action) => void } | null {
-  const engine = useEngine();
+  const runtime = useEngine();
   const scope = useContext(OverlayContext);
   const dismiss = useCallback(
     (onClose?: Action) => {
       if (scope === null) return;
-      void engine.run({ type: "close_overlay", id: scope.id }).then(() => {
-        if (onClose !== undefined) void engine.run(onClose);
+      void runtime.run({ type: "close_overlay", id: scope.id }).then(() => {
+        if (onClose !== undefined) void runtime.run(onClose);
       });
     },
-    [engine, scope],
+    [runtime, scope],
   );
   return scope === null ? null : { ...scope, dismiss };
 }

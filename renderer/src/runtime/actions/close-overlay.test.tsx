@@ -9,15 +9,15 @@ const overlays = {
 
 describe("close_overlay", () => {
   it("closes the topmost overlay by default", async () => {
-    const { engine } = await renderNode({ type: "text", text: "Page" }, { overlays, open: ["menu", "logout"] });
-    await act(() => engine.run({ type: "close_overlay" }));
+    const { runtime } = await renderNode({ type: "text", text: "Page" }, { overlays, open: ["menu", "logout"] });
+    await act(() => runtime.run({ type: "close_overlay" }));
     expect(screen.queryByRole("dialog", { name: "Log out?" })).toBeNull();
     expect(screen.getByRole("dialog", { name: "Menu" })).toBeTruthy();
   });
 
   it("closes a named overlay", async () => {
-    const { engine } = await renderNode({ type: "text", text: "Page" }, { overlays, open: ["menu", "logout"] });
-    await act(() => engine.run({ type: "close_overlay", id: "menu" }));
-    expect(engine.store.get().overlays).toEqual(["logout"]);
+    const { runtime } = await renderNode({ type: "text", text: "Page" }, { overlays, open: ["menu", "logout"] });
+    await act(() => runtime.run({ type: "close_overlay", id: "menu" }));
+    expect(runtime.store.get().overlays).toEqual(["logout"]);
   });
 });
