@@ -80,7 +80,7 @@ func UnsubscribeStep(c Context, st UnsubscribeState) Page {
 	if st.Return == "" {
 		st.Return = PathDashboard
 	}
-	key := "unsubscribe.step" + strconv.Itoa(int(st.Step)) + "."
+	key := unsubscribeKey(st)
 	var title string
 	var body []*ui.Node
 	var onLoad *ui.Action
@@ -143,6 +143,20 @@ func UnsubscribeStep(c Context, st UnsubscribeState) Page {
 	return Page{Screen: screen, Overlays: overlays, Open: []string{UnsubscribeOverlay}, State: state}
 }
 
+// unsubscribeKey starts the copy keys of a step. An offer step (3 or 7)
+// shows the subscriber's offer for it (an offer experiment may put the free
+// month on step 3), in the words of the step that offer belongs to.
+func unsubscribeKey(st UnsubscribeState) string {
+	n := int(st.Step)
+	switch st.Situation.OfferAt(st.Step) {
+	case retention.OfferPlanChange:
+		n = int(retention.StepPlanChange)
+	case retention.OfferGiftMonth:
+		n = int(retention.StepGiftMonth)
+	}
+	return "unsubscribe.step" + strconv.Itoa(n) + "."
+}
+
 // unsubscribeLeave closes the flow through the server, which records how
 // ("stay", "keep", "close") and answers the way back.
 func unsubscribeLeave(how string) *ui.Action {
@@ -168,7 +182,14 @@ func centered(style, text string) *ui.Node {
 }
 
 func unsubscribeBody(c Context, st UnsubscribeState, key string) []*ui.Node {
-	switch st.Step {
+	body := st.Step
+	switch st.Situation.OfferAt(st.Step) {
+	case retention.OfferPlanChange:
+		body = retention.StepPlanChange
+	case retention.OfferGiftMonth:
+		body = retention.StepGiftMonth
+	}
+	switch body {
 	case retention.StepBenefits:
 		benefits := make([]*ui.Node, 0, 4)
 		for i := 1; i <= 4; i++ {

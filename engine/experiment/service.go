@@ -283,6 +283,24 @@ func (s *Service) CopyOverrides(userID string) (overrides map[string]string, byK
 	return overrides, byKey
 }
 
+// Offers returns, for a subscriber, the offers of the running offer
+// experiments (slot → offer id; a control with no offer of its own is left
+// out, so the slot shows its default) and the experiment of each slot, for
+// Expose once the slot's offer is shown. It reads memory only.
+func (s *Service) Offers(userID string) (offers map[string]string, bySlot map[string]Assignment) {
+	offers, bySlot = map[string]string{}, map[string]Assignment{}
+	for _, a := range s.Assignments(userID) {
+		if a.Kind != KindOffer {
+			continue
+		}
+		bySlot[a.Key] = a
+		if a.Value != "" {
+			offers[a.Key] = a.Value
+		}
+	}
+	return offers, bySlot
+}
+
 // Offer returns the offer a slot shows the subscriber: the variant's offer
 // when an offer experiment runs on the slot, otherwise fallback. It records
 // the exposure, so call it when the offer is about to be shown.

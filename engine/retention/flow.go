@@ -6,7 +6,8 @@
 package retention
 
 import (
-	"sync/atomic"
+	"strconv"
+	"strings"
 
 	"glimpse/engine/billing"
 )
@@ -89,36 +90,62 @@ func ValidReason(r string) bool {
 	return false
 }
 
-// Offers.
+// Offers. A variant of an offer experiment names one by its id; OfferSkip
+// (an experiment's way to say "no offer here") shows none.
 const (
 	OfferNone       = ""
-	OfferPlanChange = "plan_change" // step 3
-	OfferGiftMonth  = "gift_month"  // step 7
+	OfferPlanChange = "plan_change" // step 3's by default
+	OfferGiftMonth  = "gift_month"  // step 7's by default
+	OfferSkip       = "none"
 )
 
-var offerRouter atomic.Pointer[func(reason string) string]
+// Offer slots: what an offer experiment varies (docs/experiments.md).
+// SlotStep(StepPlanChange) is "offer.step3", the offer step 3 shows;
+// SlotReason(r) is "offer.reason.<r>", the offer the survey's reason r
+// routes to after the review.
+func SlotStep(s Step) string          { return "offer.step" + strconv.Itoa(int(s)) }
+func SlotReason(reason string) string { return "offer.reason." + reason }
 
-// OfferFor is the offer shown after the survey and review for a reason:
-// the spec's order (the free month, then the final cancel) unless a router
-// was set (SetOfferRouter; the experiments side may route by reason). The
-// reason that keeps the membership gets none: it closes the flow first.
+// knownOffer reports an offer id the flow can show (or skip).
+func knownOffer(o string) bool {
+	return o == OfferPlanChange || o == OfferGiftMonth || o == OfferSkip
+}
+
+// OfferFor is the spec's offer after the survey and review for a reason:
+// the free month for every reason but the first, which keeps the membership
+// and gets none (it closes the flow first). A subscriber's offer experiment
+// may route otherwise: Situation.RoutedOffer.
 func OfferFor(reason string) string {
 	if reason == ReasonKeep {
 		return OfferNone
 	}
-	if f := offerRouter.Load(); f != nil {
-		return (*f)(reason)
-	}
 	return OfferGiftMonth
 }
 
-// SetOfferRouter replaces OfferFor's default; nil restores it.
-func SetOfferRouter(f func(reason string) string) {
-	if f == nil {
-		offerRouter.Store(nil)
-		return
+// DefaultOffer is what an offer slot shows without an experiment: the plan
+// change on step 3, the free month on step 7, OfferFor for a reason.
+func DefaultOffer(slot string) string {
+	switch slot {
+	case SlotStep(StepPlanChange):
+		return OfferPlanChange
+	case SlotStep(StepGiftMonth):
+		return OfferGiftMonth
 	}
-	offerRouter.Store(&f)
+	if reason, ok := strings.CutPrefix(slot, "offer.reason."); ok {
+		return OfferFor(reason)
+	}
+	return OfferNone
+}
+
+// offerStep is the step whose default offer o is (StepCancel for none).
+func offerStep(o string) Step {
+	switch o {
+	case OfferPlanChange:
+		return StepPlanChange
+	case OfferGiftMonth:
+		return StepGiftMonth
+	}
+	return StepCancel
 }
 
 // Situation is what the moves depend on: the subscriber's plan, and what
@@ -131,7 +158,52 @@ type Situation struct {
 	GiftUsed bool
 	// Reason is the survey's answer, once given.
 	Reason string
+	// Offers are this subscriber's offers by slot (SlotStep, SlotReason),
+	// from their variants in the running offer experiments; a slot missing
+	// (or naming an unknown offer) shows DefaultOffer, the spec's.
+	Offers map[string]string
 }
+
+// Offer is the offer a slot shows this subscriber.
+func (s Situation) Offer(slot string) string {
+	if o, ok := s.Offers[slot]; ok && knownOffer(o) {
+		return o
+	}
+	return DefaultOffer(slot)
+}
+
+// OfferAt is the offer an offer step (3 or 7) shows, OfferNone on another.
+func (s Situation) OfferAt(step Step) string {
+	if step != StepPlanChange && step != StepGiftMonth {
+		return OfferNone
+	}
+	return s.Offer(SlotStep(step))
+}
+
+// RoutedOffer is the offer the survey's reason leads to after the review.
+func (s Situation) RoutedOffer() string {
+	if s.Reason == ReasonKeep {
+		return OfferNone
+	}
+	return s.Offer(SlotReason(s.Reason))
+}
+
+// CanTake reports whether the subscriber may take an offer: no plan change
+// for a premium one-month holder, no free month for a gift holder or a
+// subscription that had one.
+func (s Situation) CanTake(o string) bool {
+	switch o {
+	case OfferPlanChange:
+		return !s.Premium()
+	case OfferGiftMonth:
+		return !s.Gift() && !s.GiftUsed
+	}
+	return false
+}
+
+// Shows reports whether an offer step has an offer this subscriber may
+// take; a step that does not is skipped.
+func (s Situation) Shows(step Step) bool { return s.CanTake(s.OfferAt(step)) }
 
 // Premium reports a premium one-month holder (the sale plan included): the
 // plan change offers them nothing.
@@ -160,8 +232,8 @@ const (
 // 'Cancel membership' goes to 'have you made the most of it' (4), except
 // for premium one-month holders, whose 'Change my plan' already leads there,
 // who go straight to the survey (5); declining the plan change goes to 4;
-// after the review comes OfferFor(reason), skipped when the subscriber may
-// not take it; the survey's back arrow returns to the step before it for
+// after the review comes the offer step the reason routes to
+// (Situation.RoutedOffer), skipped when the subscriber may not take its offer; the survey's back arrow returns to the step before it for
 // this plan (2 for premium one-month holders, else 4); 'Cancel subscription now' always reaches 8.
 func Next(from Step, m Move, s Situation) Step {
 	if m == MoveNow {
@@ -189,7 +261,7 @@ func Next(from Step, m Move, s Situation) Step {
 	case StepPlan:
 		switch m {
 		case MoveChange:
-			if s.Premium() {
+			if !s.Shows(StepPlanChange) {
 				return StepMadeTheMost
 			}
 			return StepPlanChange
@@ -226,17 +298,12 @@ func Next(from Step, m Move, s Situation) Step {
 	return from
 }
 
-// afterReview is the offer step for the reason, or the final cancel.
+// afterReview is the offer step the reason routes to (the step whose
+// default offer the routed one is), or the final cancel when the routed
+// offer is none or that step has nothing this subscriber may take.
 func afterReview(s Situation) Step {
-	switch OfferFor(s.Reason) {
-	case OfferGiftMonth:
-		if !s.Gift() && !s.GiftUsed {
-			return StepGiftMonth
-		}
-	case OfferPlanChange:
-		if !s.Premium() {
-			return StepPlanChange
-		}
+	if step := offerStep(s.RoutedOffer()); step != StepCancel && s.Shows(step) {
+		return step
 	}
 	return StepCancel
 }
@@ -257,7 +324,7 @@ func back(from Step, s Situation) Step {
 	case StepGiftMonth:
 		return StepReview
 	case StepCancel:
-		if s.Gift() || s.GiftUsed {
+		if !s.Shows(StepGiftMonth) {
 			return StepReview
 		}
 		return StepGiftMonth

@@ -107,21 +107,52 @@ func TestSurveyReasonsAndOffers(t *testing.T) {
 	if got := Next(StepCancel, MoveBack, s); got != StepReview {
 		t.Fatalf("gift used, back: %d", got)
 	}
-	// The experiments' hook routes by reason.
-	SetOfferRouter(func(reason string) string {
-		if reason == "cutting_expenses" {
-			return OfferPlanChange
-		}
-		return OfferNone
-	})
-	t.Cleanup(func() { SetOfferRouter(nil) })
+	// An offer experiment routes by reason (the subscriber's variants).
 	s.GiftUsed = false
+	s.Offers = map[string]string{SlotReason("cutting_expenses"): OfferPlanChange, SlotReason("other"): OfferSkip}
 	if got := Next(StepReview, MoveForward, s); got != StepPlanChange {
 		t.Fatalf("routed to the plan change: %d", got)
 	}
 	s.Reason = "other"
 	if got := Next(StepReview, MoveForward, s); got != StepCancel {
 		t.Fatalf("routed to no offer: %d", got)
+	}
+	// An unknown offer id is the spec's.
+	s.Offers[SlotReason("other")] = "bogus"
+	if got := Next(StepReview, MoveForward, s); got != StepGiftMonth {
+		t.Fatalf("unknown offer: %d", got)
+	}
+}
+
+// The offer steps show the subscriber's slot offers: a step whose offer
+// they cannot take (or none) is skipped, both ways.
+func TestOfferSlots(t *testing.T) {
+	s := Situation{Family: billing.FamilyThreeMonth}
+	if s.OfferAt(StepPlanChange) != OfferPlanChange || s.OfferAt(StepGiftMonth) != OfferGiftMonth || s.OfferAt(StepPlan) != OfferNone {
+		t.Fatal("defaults")
+	}
+	s.Offers = map[string]string{SlotStep(StepPlanChange): OfferGiftMonth, SlotStep(StepGiftMonth): OfferSkip}
+	if s.OfferAt(StepPlanChange) != OfferGiftMonth {
+		t.Fatal("step 3's variant")
+	}
+	if got := Next(StepPlan, MoveChange, s); got != StepPlanChange {
+		t.Fatalf("change: %d", got)
+	}
+	s.Reason = "other"
+	if got := Next(StepReview, MoveForward, s); got != StepCancel {
+		t.Fatalf("step 7 shows none, after the review: %d", got)
+	}
+	if got := Next(StepCancel, MoveBack, s); got != StepReview {
+		t.Fatalf("step 7 shows none, back: %d", got)
+	}
+	// A premium holder may take the free month on step 3.
+	s.Family = billing.FamilyPremiumOneMonth
+	if got := Next(StepPlan, MoveChange, s); got != StepPlanChange {
+		t.Fatalf("premium, gift on step 3: %d", got)
+	}
+	s.GiftUsed = true
+	if got := Next(StepPlan, MoveChange, s); got != StepMadeTheMost {
+		t.Fatalf("premium, gift used: %d", got)
 	}
 }
 

@@ -387,6 +387,30 @@ func (s *Server) experimentContext(r *request) (screens.Context, []ui.Experiment
 	return c, assigned, expose
 }
 
+// experimentOffers are the signed-in subscriber's offers by slot from the
+// running offer experiments (for retention.Situation.Offers) and the
+// experiment of each slot (for exposeOffer). Memory only.
+func (s *Server) experimentOffers(r *request) (map[string]string, map[string]experiment.Assignment) {
+	if s.Experiments == nil || !r.signedIn {
+		return nil, nil
+	}
+	return s.Experiments.Offers(r.principal.User.ID)
+}
+
+// exposeOffer records that the subscriber was shown their variant of an
+// offer slot (once per experiment, phase and subscriber: a unique insert);
+// a slot no experiment runs on records nothing. Counting must not break
+// the flow: a failure is logged.
+func (s *Server) exposeOffer(ctx context.Context, r *request, f unsubscribeFlow, slot string) {
+	a, ok := f.offerExps[slot]
+	if !ok {
+		return
+	}
+	if err := s.Experiments.Expose(ctx, r.principal.User.ID, a); err != nil {
+		s.Logger.Error("record experiment exposure", "slot", slot, "error", err)
+	}
+}
+
 // RecordExperimentOutcome hands an outcome of the unsubscribe flow
 // (experiment.EventAttempt, EventSaved, EventCanceled) to the experiments;
 // a failure is logged, never shown: counting must not break the flow.

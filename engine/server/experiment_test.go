@@ -167,3 +167,106 @@ func TestExperimentReachesTheFlow(t *testing.T) {
 		t.Error("a paused experiment still shows its variant")
 	}
 }
+
+// offerForm is an offer experiment's form.
+func offerForm(name, slot string, values ...string) map[string]any {
+	form := experimentForm(name, slot, values...)
+	form["kind"] = "offer"
+	return form
+}
+
+// answer gives the survey's reason and a review, and returns where the
+// review leads.
+func (h *harness) answer(attempt, reason string) string {
+	h.t.Helper()
+	if to := replaced(h.t, h.actionAt(stepPath(attempt, 5), "unsubscribe.reason", map[string]any{"/attempt": attempt, "reason": reason})); to != stepPath(attempt, 6) {
+		h.t.Fatalf("reason went to %s", to)
+	}
+	return replaced(h.t, h.actionAt(stepPath(attempt, 6), "unsubscribe.review", map[string]any{"/attempt": attempt, "stars": nil, "review": "ok"}))
+}
+
+// An offer experiment changes the flow: two subscribers in the two variants
+// of step 3's slot are offered different things there, a reason's slot
+// routes the review elsewhere, each shown offer counts one exposure; with
+// no experiment the flow is the spec's.
+func TestOfferExperimentChangesTheFlow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const planChange, giftMonth = `"unsubscribe.change_plan"`, `"unsubscribe.gift_month"`
+
+	// No experiment: step 3 offers the plan change, 'other' leads to the
+	// free month.
+	h.member("none@example.com", billing.FamilyThreeMonth)
+	a0 := h.startFlow()
+	if raw := string(h.step(a0, 3).raw); !strings.Contains(raw, planChange) || strings.Contains(raw, giftMonth) {
+		t.Fatalf("step 3 without an experiment: %s", raw)
+	}
+	if to := h.answer(a0, "other"); to != stepPath(a0, 7) {
+		t.Fatalf("review without an experiment went to %s", to)
+	}
+	if raw := string(h.step(a0, 7).raw); !strings.Contains(raw, giftMonth) {
+		t.Fatalf("step 7 without an experiment: %s", raw)
+	}
+
+	h.studioSignIn(staff.RoleTester)
+	step3 := h.createExperiment(offerForm("Step 3 offer", "offer.step3", "", "50", "gift_month", "50"))
+	route := h.createExperiment(offerForm("Other → plan change", "offer.reason.other", "", "0", "plan_change", "100"))
+	for _, id := range []string{step3, route} {
+		if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
+			t.Fatalf("start: %d %s", r.status, r.raw)
+		}
+	}
+	ctx := context.Background()
+	e, err := h.app.Experiments.Get(ctx, step3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Subscribers until one lands in each variant (assignment is by id).
+	got := map[string]string{} // variant → attempt
+	for i := 0; len(got) < 2 && i < 40; i++ {
+		sub := h.member("s"+string(rune('a'+i%26))+string(rune('a'+i/26))+"@example.com", billing.FamilyThreeMonth)
+		v := e.Assign(sub.UserID).ID
+		if got[v] != "" {
+			continue
+		}
+		attempt := h.startFlow()
+		got[v] = attempt
+		raw := string(h.step(attempt, 3).raw)
+		want, not := planChange, giftMonth
+		if v == "b" {
+			want, not = giftMonth, planChange
+		}
+		if !strings.Contains(raw, want) || strings.Contains(raw, not) {
+			t.Fatalf("variant %s: step 3 shows %s", v, raw)
+		}
+		h.step(attempt, 3) // again: still one exposure
+		// Every subscriber is routed by 'other' to step 3 (weights 0/100).
+		if to := h.answer(attempt, "other"); to != stepPath(attempt, 3) {
+			t.Fatalf("variant %s: 'other' went to %s", v, to)
+		}
+		if s := h.summary(attempt, sub.UserID); len(s.OffersShown) == 0 {
+			t.Errorf("variant %s: no offer shown recorded: %+v", v, s)
+		}
+	}
+	if len(got) < 2 {
+		t.Fatalf("40 subscribers all in one variant: %v", got)
+	}
+	if err := h.app.Experiments.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.app.Experiments.Results(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Variants[0].Exposures != 1 || res.Variants[1].Exposures != 1 {
+		t.Errorf("step 3 exposures: %+v / %+v", res.Variants[0].Counts, res.Variants[1].Counts)
+	}
+	re, _ := h.app.Experiments.Get(ctx, route)
+	rres, err := h.app.Experiments.Results(ctx, re, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rres.Variants[1].Exposures != 2 {
+		t.Errorf("routing exposures: %+v", rres.Variants[1].Counts)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/billing"
+	"glimpse/engine/experiment"
 	"glimpse/engine/retention"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -107,6 +108,9 @@ type unsubscribeFlow struct {
 	sub     billing.Subscription
 	summary retention.Summary
 	sit     retention.Situation
+	// offerExps are the subscriber's offer experiments by slot, for the
+	// exposure when a slot's offer is shown (experimentOffers).
+	offerExps map[string]experiment.Assignment
 }
 
 // errNoFlow is an attempt that is not the request's subscriber's.
@@ -139,8 +143,9 @@ func (s *Server) loadFlow(r *request, attemptID string) (unsubscribeFlow, error)
 	giftUsed := slices.ContainsFunc(history, func(c billing.Change) bool {
 		return c.Kind == billing.ChangeExtended && c.ID != sub.ID+"/extended:"+giftKey(a)
 	})
-	return unsubscribeFlow{attempt: a, sub: sub, summary: sum,
-		sit: retention.Situation{Family: billing.FamilyOf(sub.PlanCode), GiftUsed: giftUsed, Reason: sum.Reason}}, nil
+	offers, offerExps := s.experimentOffers(r)
+	return unsubscribeFlow{attempt: a, sub: sub, summary: sum, offerExps: offerExps,
+		sit: retention.Situation{Family: billing.FamilyOf(sub.PlanCode), GiftUsed: giftUsed, Reason: sum.Reason, Offers: offers}}, nil
 }
 
 func giftKey(a retention.Attempt) string       { return "retention:" + a.ID }
@@ -218,11 +223,12 @@ func (s *Server) unsubscribeScreen(r *request) (screens.Page, error) {
 		st.Result = screens.UnsubscribeCanceled
 		return s.unsubscribePage(r, st), nil
 	}
-	if step == retention.StepGiftMonth && (f.sit.Gift() || f.sit.GiftUsed) {
-		return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.StepCancel))
-	}
-	if step == retention.StepPlanChange && f.sit.Premium() {
-		return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.StepMadeTheMost))
+	// An offer step shows the subscriber's offer for it (their variant of
+	// an offer experiment, else the spec's); one they cannot take, or none,
+	// is skipped.
+	offer := f.sit.OfferAt(step)
+	if offer != retention.OfferNone && !f.sit.Shows(step) {
+		return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.Next(step, retention.MoveForward, f.sit)))
 	}
 	// Only a person's visit counts as reaching a step: a form action
 	// composes the page again to check its rules (checkForm), with a POST.
@@ -230,11 +236,11 @@ func (s *Server) unsubscribeScreen(r *request) (screens.Page, error) {
 		if err := s.Retention.Record(ctx, f.attempt, retention.Event{Kind: retention.EventReached, Step: int(step)}); err != nil {
 			return screens.Page{}, err
 		}
-		offer := map[retention.Step]string{retention.StepPlanChange: retention.OfferPlanChange, retention.StepGiftMonth: retention.OfferGiftMonth}[step]
-		if offer != "" {
+		if offer != retention.OfferNone {
 			if err := s.Retention.Record(ctx, f.attempt, retention.Event{Kind: retention.EventOfferShown, Step: int(step), Offer: offer}); err != nil {
 				return screens.Page{}, err
 			}
+			s.exposeOffer(ctx, r, f, retention.SlotStep(step))
 		}
 	}
 	return s.unsubscribePage(r, s.unsubscribeState(r, f, step)), nil
@@ -328,6 +334,8 @@ func (s *Server) unsubscribeReview(r *request, in any) (*ui.Result, error) {
 		return nil, err
 	}
 	next := retention.Next(retention.StepReview, retention.MoveForward, f.sit)
+	// The reason's offer slot decided where the review leads.
+	s.exposeOffer(r.fiber.Context(), r, f, retention.SlotReason(f.sit.Reason))
 	return ui.Effects(ui.Navigate(screens.UnsubscribeStepPath(f.attempt.ID, next))), nil
 }
 
@@ -347,7 +355,7 @@ func (s *Server) unsubscribeChangePlan(r *request, in any) (*ui.Result, error) {
 		return nil, err
 	}
 	sale, err := s.Billing.Catalogue().SaleOf(f.sub.Brand, billing.FamilyPremiumOneMonth)
-	if err != nil || f.sit.Premium() {
+	if err != nil || !f.sit.CanTake(retention.OfferPlanChange) {
 		return nil, offerError(r, billing.ErrOfferUnavailable)
 	}
 	if _, err := s.Billing.ChangePlanAtRenewal(r.fiber.Context(), f.sub.ID, sale.Code, planChangeKey(f.attempt),
@@ -371,7 +379,7 @@ func (s *Server) unsubscribeGiftMonth(r *request, in any) (*ui.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.sit.Gift() || f.sit.GiftUsed {
+	if !f.sit.CanTake(retention.OfferGiftMonth) {
 		return nil, offerError(r, billing.ErrOfferUnavailable)
 	}
 	if _, err := s.Billing.AddFreeMonth(r.fiber.Context(), f.sub.ID, giftKey(f.attempt), "user:"+r.principal.User.ID); err != nil {
