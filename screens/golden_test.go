@@ -22,6 +22,7 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
+	"glimpse/engine/retention"
 	"glimpse/engine/ui"
 )
 
@@ -182,7 +183,31 @@ func goldenCases() []goldenCase {
 			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})
 		}},
 		{"creating-account", CreatingAccount},
-	}, append(unsubscribeGoldenCases(), experimentGoldenCases()...)...)
+	}, append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...)...)
+}
+
+// variantGoldenCases are unsubscribe steps as two variants of an experiment
+// show them: the variant's text layered over the brand's copy with
+// brand.Copy.Layered, as the server's experimentContext does, and step 3
+// when an offer experiment puts the free month there.
+func variantGoldenCases() []goldenCase {
+	layered := func(key, text string, step retention.Step) func(c Context) Page {
+		return func(c Context) Page {
+			c.Copy = c.Copy.Layered(map[string]string{key: text}, nil)
+			return UnsubscribeStep(c, goldenUnsubscribe(billing.FamilyWeekly, step))
+		}
+	}
+	return []goldenCase{
+		{"unsubscribe-variant__0-benefits-a", layered("unsubscribe.step0.title", "Before you go, look at what you keep", retention.StepBenefits)},
+		{"unsubscribe-variant__0-benefits-b", layered("unsubscribe.step0.title", "Wait, there is more for you", retention.StepBenefits)},
+		{"unsubscribe-variant__7-gift-month-a", layered("unsubscribe.step7.offer", "A month on the house", retention.StepGiftMonth)},
+		{"unsubscribe-variant__7-gift-month-b", layered("unsubscribe.step7.offer", "Stay one more month for free", retention.StepGiftMonth)},
+		{"unsubscribe-variant__3-offer-gift-month", func(c Context) Page {
+			st := goldenUnsubscribe(billing.FamilyWeekly, retention.StepPlanChange)
+			st.Situation.Offers = map[string]string{retention.SlotStep(retention.StepPlanChange): retention.OfferGiftMonth}
+			return UnsubscribeStep(c, st)
+		}},
+	}
 }
 
 var goldenLibrary = sync.OnceValue(func() *library.Library {
