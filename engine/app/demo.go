@@ -11,17 +11,20 @@ import (
 	"glimpse/engine/staff"
 )
 
-// Demo account, documented in README.md.
+// Demo account, documented in README.md. The demo subscribers' user ids
+// are fixed, so that their variant in an experiment can be computed from the
+// experiment's id (e2e/experiments.spec.ts).
 const (
 	DemoEmail    = "demo@example.com"
 	DemoPassword = "glimpse-demo"
+	DemoUserID   = "demo-subscriber"
 )
 
 // SeedDemo creates the demo subscriber (in the sample breaches) and a second
 // one whose email is in none, each with an active weekly plan on the default
 // brand, unless they exist. It is idempotent.
 func SeedDemo(ctx context.Context, a *App) error {
-	if err := seedSubscriber(ctx, a, DemoEmail, DemoPassword, "demo-weekly"); err != nil {
+	if err := seedSubscriber(ctx, a, DemoUserID, DemoEmail, DemoPassword, "demo-weekly"); err != nil {
 		return err
 	}
 	demo, err := a.Auth.UserByEmail(ctx, DemoEmail)
@@ -32,12 +35,32 @@ func SeedDemo(ctx context.Context, a *App) error {
 	if err := a.Profiles.SeedDemo(ctx, demo.ID, demoProfileSeed); err != nil {
 		return fmt.Errorf("seed demo profile: %w", err)
 	}
-	if err := seedSubscriber(ctx, a, CleanEmail, CleanPassword, "clean-weekly"); err != nil {
+	if err := seedSubscriber(ctx, a, CleanUserID, CleanEmail, CleanPassword, "clean-weekly"); err != nil {
 		return err
 	}
-	// A demo editor for the studio.
-	return a.Staff.Put(ctx, EditorEmail, staff.RoleEditor, EditorPassword)
+	// A subscriber no other end-to-end spec cancels, for the experiments'.
+	if err := seedSubscriber(ctx, a, ABUserID, ABEmail, ABPassword, "ab-weekly"); err != nil {
+		return err
+	}
+	// A demo editor and a demo tester for the studio.
+	if err := a.Staff.Put(ctx, EditorEmail, staff.RoleEditor, EditorPassword); err != nil {
+		return err
+	}
+	return a.Staff.Put(ctx, TesterEmail, staff.RoleTester, TesterPassword)
 }
+
+// The demo tester (runs experiments), documented in README.md.
+const (
+	TesterEmail    = "tester@example.com"
+	TesterPassword = "glimpse-tester"
+)
+
+// A third demo subscriber, whose plan no end-to-end spec cancels.
+const (
+	ABEmail    = "ab@example.com"
+	ABPassword = "glimpse-ab"
+	ABUserID   = "ab-subscriber"
+)
 
 // The demo editor, documented in README.md.
 const (
@@ -52,12 +75,13 @@ const demoProfileSeed = 42
 const (
 	CleanEmail    = "clean@example.com"
 	CleanPassword = "glimpse-clean"
+	CleanUserID   = "clean-subscriber"
 )
 
-func seedSubscriber(ctx context.Context, a *App, email, password, subID string) error {
+func seedSubscriber(ctx context.Context, a *App, userID, email, password, subID string) error {
 	u, err := a.Auth.UserByEmail(ctx, email)
 	if engine.IsNotFound(err) {
-		u, err = a.Auth.CreateUser(ctx, email, password)
+		u, err = a.Auth.CreateUserWithID(ctx, userID, email, password)
 	}
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", email, err)

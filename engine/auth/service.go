@@ -126,6 +126,13 @@ func (s *Service) SetPasswordCheck(check func(ctx context.Context, password stri
 // its _id is the normalised email, so a second account with the same address
 // fails on the unique _id.
 func (s *Service) CreateUser(ctx context.Context, email, password string) (User, error) {
+	return s.CreateUserWithID(ctx, engine.NewID(), email, password)
+}
+
+// CreateUserWithID is CreateUser with a chosen id: the demo seed's
+// subscribers have fixed ids, so that their experiment variants can be
+// computed ahead (e2e/experiments.spec.ts).
+func (s *Service) CreateUserWithID(ctx context.Context, id, email, password string) (User, error) {
 	if s.passwordCheck != nil {
 		if err := s.passwordCheck(ctx, password); err != nil {
 			return User{}, err
@@ -135,7 +142,7 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (User,
 	if err != nil {
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
-	u := User{ID: engine.NewID(), Email: NormaliseEmail(email), PasswordHash: hash, CreatedAt: s.clock.Now()}
+	u := User{ID: id, Email: NormaliseEmail(email), PasswordHash: hash, CreatedAt: s.clock.Now()}
 	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, bson.M{"_id": u.Email, "userId": u.ID})
 	if mongo.IsDuplicateKeyError(err) {
 		return User{}, engine.Errorf(engine.CodeConflict, "The email address is already in use by another account.")
