@@ -438,6 +438,13 @@ func (s *Server) experimentUnsubscribePage(r *request, st screens.UnsubscribeSta
 			s.Logger.Error("record experiment exposure", "error", err)
 		}
 	}
+	// The offer experiments the subscriber is in are theirs too.
+	if _, bySlot := s.experimentOffers(r); len(bySlot) > 0 {
+		for _, a := range bySlot {
+			assigned = append(assigned, ui.Experiment{Key: a.Experiment, Variant: a.Variant})
+		}
+		sort.Slice(assigned, func(i, j int) bool { return assigned[i].Key < assigned[j].Key })
+	}
 	r.experiments = assigned
 	return page
 }

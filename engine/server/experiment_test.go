@@ -239,7 +239,10 @@ func TestOfferExperimentChangesTheFlow(t *testing.T) {
 		if !strings.Contains(raw, want) || strings.Contains(raw, not) {
 			t.Fatalf("variant %s: step 3 shows %s", v, raw)
 		}
-		h.step(attempt, 3) // again: still one exposure
+		page := h.step(attempt, 3) // again: still one exposure
+		if exps, _ := page.body["meta"].(map[string]any)["experiments"].([]any); len(exps) != 2 {
+			t.Errorf("variant %s: meta.experiments = %v", v, exps)
+		}
 		// Every subscriber is routed by 'other' to step 3 (weights 0/100).
 		if to := h.answer(attempt, "other"); to != stepPath(attempt, 3) {
 			t.Fatalf("variant %s: 'other' went to %s", v, to)
