@@ -23,7 +23,8 @@ func TestDefaults(t *testing.T) {
 		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
 		PwnedPasswords: "local", InstagramRedirectURI: "http://127.0.0.1:8080/instagram/callback",
-		SMTPPort: 587, SMTPFrom: "Glimpse <no-reply@glimpse.example>", SMTPTLS: "opportunistic"}
+		SMTPPort: 587, SMTPFrom: "Glimpse <no-reply@glimpse.example>", SMTPTLS: "opportunistic",
+		Payments: "sandbox", StripeAPIBase: "https://api.stripe.com"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
