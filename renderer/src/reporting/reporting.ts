@@ -2,7 +2,7 @@
 // <meta name="glimpse-sentry"> into the page shell only when a DSN is configured; only then is
 // @sentry/browser loaded, with a dynamic import, so the first visit's bundle does not carry it.
 
-/** The settings the server sends in the page shell (runtime/server/reporting.go). */
+/** The settings the server sends in the page shell (engine/server/reporting.go). */
 export interface ReportingSettings {
   dsn: string;
   environment: string;

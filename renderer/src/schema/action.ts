@@ -1,4 +1,4 @@
-// Actions: generated from runtime/ui/schema.json (contract.gen.ts), which writes the recursive
+// Actions: generated from engine/ui/schema.json (contract.gen.ts), which writes the recursive
 // Action union out because actions nest (after, sequence).
 import type { Action, ACTION_TYPES } from "./contract.gen";
 

@@ -1,4 +1,4 @@
-// The zod schemas and the node, action and rule lists are generated from runtime/ui/schema.json
+// The zod schemas and the node, action and rule lists are generated from engine/ui/schema.json
 // (contract.gen.ts; a Go test fails when it is stale). What stays hand-written is checked here:
 // the renderer must have a component for every node type, a handler for every action type and
 // a check for every rule kind, and nothing else.

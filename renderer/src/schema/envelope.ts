@@ -1,4 +1,4 @@
-// Brand, meta, envelope and action_result: generated from runtime/ui/schema.json
+// Brand, meta, envelope and action_result: generated from engine/ui/schema.json
 // (contract.gen.ts). The envelope is parsed shallowly: the screen and the overlays are parsed
 // node by node when they render, and effects action by action when they run.
 export {

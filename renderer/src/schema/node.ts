@@ -1,4 +1,4 @@
-// Nodes: generated from runtime/ui/schema.json (contract.gen.ts). Nodes are parsed one by one:
+// Nodes: generated from engine/ui/schema.json (contract.gen.ts). Nodes are parsed one by one:
 // a slot that holds a child node is kept raw and parsed when it renders, so one bad node never
 // fails its parent (see parse.ts).
 import type * as z from "zod/mini";

@@ -1,4 +1,4 @@
-// Validation rules: generated from runtime/ui/schema.json (contract.gen.ts), plus one check the
+// Validation rules: generated from engine/ui/schema.json (contract.gen.ts), plus one check the
 // JSON Schema cannot state: a pattern rule's value must compile as a Unicode ECMAScript regex
 // (the Go side compiles it as RE2). schema.json only says it is a string.
 import * as z from "zod/mini";
