@@ -485,3 +485,27 @@ func goldenOffers(owned bool) []Offer {
 	}
 	return out
 }
+
+// BenchmarkComposeUnsubscribeStepWithExperiment composes step 0 with a
+// running experiment's text layered over the copy, as the server does for
+// a subscriber in a variant; compare with BenchmarkComposeDashboard (the
+// issue's budget: a step with an experiment active within the dashboard's).
+func BenchmarkComposeUnsubscribeStepWithExperiment(b *testing.B) {
+	seed, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	br := reg.Get(brand.DefaultKey)
+	meta := ui.Meta{ServerNow: "2026-11-01T12:00:00Z", Brand: br.UI(), CSRF: "x"}
+	st := goldenUnsubscribe(billing.FamilyWeekly, retention.StepBenefits)
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx := Context{Brand: br, Copy: reg.Copy(br).Layered(map[string]string{"unsubscribe.step0.title": "Wait, there is more for you"}, nil)}
+		env := UnsubscribeStep(ctx, st).Envelope(meta)
+		if _, err := env.Encode(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
