@@ -57,8 +57,8 @@ test("the legal pages are public, dated and open from the footer in a new window
 
 test("a subscriber without the course gets the purchase modal", async ({ page }) => {
   await page.goto("/sign-in");
-  await page.getByLabel("Email address").fill("demo@example.com");
-  await page.getByLabel("Password", { exact: true }).fill("glimpse-demo");
+  await page.getByLabel("Email address").fill("ab@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("glimpse-ab");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
   await page.goto("/dashboard/course");
