@@ -90,10 +90,10 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 	switch {
 	case p.Canceled:
 		cancel = ui.Button(c.T("plan.canceledButton"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
-		cancel.DisabledWhen = &ui.Condition{Literal: ptrBool(true)}
+		cancel.DisabledWhen = ui.Always(true)
 	case p.Fetching:
 		cancel = ui.Button(c.T("plan.fetching"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
-		cancel.DisabledWhen = &ui.Condition{Literal: ptrBool(true)}
+		cancel.DisabledWhen = ui.Always(true)
 	default:
 		// The unsubscribe flow; its final step still offers the mailed link.
 		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.Navigate(PathUnsubscribe+"?entry=my_plan"))
@@ -168,5 +168,3 @@ func CancelByEmail(c Context, email string) (ask, sent *ui.Node) {
 	sent.Dismissible = false
 	return ask, sent
 }
-
-func ptrBool(b bool) *bool { return &b }

@@ -58,19 +58,28 @@ func (s *Server) billingActions() map[string]actionSpec {
 // checkoutRequest is the checkout form. Its screen's rules say what a valid
 // value looks like (form: true); the tags only bound sizes.
 type checkoutRequest struct {
-	Plan   string `json:"plan" validate:"max=64"`
-	Email  string `json:"email" validate:"max=254"`
-	Card   string `json:"card" validate:"max=32"`
-	Expiry string `json:"expiry" validate:"max=16"`
-	CVC    string `json:"cvc" validate:"max=8"`
-	Key    string `json:"/checkoutKey" validate:"required,max=128"`
+	cardFields
+	Plan  string `json:"plan" validate:"max=64"`
+	Email string `json:"email" validate:"max=254"`
+	Key   string `json:"/checkoutKey" validate:"required,max=128"`
 }
 
 type updateCardRequest struct {
-	Card         string `json:"card" validate:"max=32"`
-	Expiry       string `json:"expiry" validate:"max=16"`
-	CVC          string `json:"cvc" validate:"max=8"`
+	cardFields
 	Subscription string `json:"/subscription" validate:"required,max=64"`
+}
+
+// cardFields are the card inputs both card forms share (screens.cardInputs).
+type cardFields struct {
+	Card   string `json:"card" validate:"max=32"`
+	Expiry string `json:"expiry" validate:"max=16"`
+	CVC    string `json:"cvc" validate:"max=8"`
+}
+
+// card is the typed card as billing takes it.
+func (f cardFields) card() billing.Card {
+	month, year := parseExpiry(f.Expiry)
+	return billing.Card{Number: f.Card, ExpMonth: month, ExpYear: year, CVC: f.CVC}
 }
 
 func (s *Server) checkoutScreen(r *request) (screens.Page, error) {
@@ -144,10 +153,8 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	if !ok {
 		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
 	}
-	month, year := parseExpiry(req.Expiry)
 	sub, err := s.Billing.Checkout(ctx, billing.CheckoutRequest{Brand: r.brand.Key, Bundle: r.brand.Bundle,
-		PlanCode: req.Plan, Email: req.Email, Key: req.Key,
-		Card: billing.Card{Number: req.Card, ExpMonth: month, ExpYear: year, CVC: req.CVC}})
+		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Card: req.card()})
 	if errors.Is(err, billing.ErrUnknownPlan) {
 		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.ctx.T("checkout.planRequired")}, Err: err}
 	}
@@ -285,9 +292,7 @@ func (s *Server) updateCard(r *request, in any) (*ui.Result, error) {
 	if err != nil || sub.UserID != r.principal.User.ID {
 		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
 	}
-	month, year := parseExpiry(req.Expiry)
-	if _, err := s.Billing.UpdateCard(ctx, sub.ID, billing.Card{Number: req.Card, ExpMonth: month, ExpYear: year, CVC: req.CVC},
-		"user:"+r.principal.User.ID); err != nil {
+	if _, err := s.Billing.UpdateCard(ctx, sub.ID, req.card(), "user:"+r.principal.User.ID); err != nil {
 		return nil, cardError(r, err)
 	}
 	return ui.Effects(ui.Replace(screens.PathDashboard + "?plan=updated")), nil

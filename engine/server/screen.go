@@ -379,17 +379,22 @@ func (s *Server) newsPostKey(r *request) string {
 	return r.path
 }
 
+// homeKey names what the dashboard shows from the session it already has:
+// the raw inputs of planState, so a request whose page is kept composes
+// nothing (no offers, no formatted dates) to find it.
 func (s *Server) homeKey(r *request) string {
-	h := s.planState(r)
-	var b strings.Builder
-	for _, part := range []string{h.Email, r.mainSub.PlanCode, r.mainSub.Status, strconv.FormatBool(h.Fetching), h.PeriodEnd, h.Card} {
-		b.WriteString(part)
-		b.WriteByte(0)
+	sub := r.mainSub
+	b := make([]byte, 0, 128)
+	for _, part := range []string{r.principal.User.Email, sub.PlanCode, sub.Status, sub.PaymentMethod.Brand, sub.PaymentMethod.Last4} {
+		b = append(append(b, part...), 0)
 	}
-	for _, o := range h.Offers {
-		b.WriteString(strconv.FormatBool(o.Owned))
+	b = strconv.AppendInt(b, sub.CurrentPeriodEnd.Unix(), 10)
+	b = strconv.AppendBool(append(b, 0), s.Clock.Now().Sub(sub.StartedAt) < fetchingPlans)
+	ent := s.entitlements(r)
+	for _, e := range []billing.Entitlement{billing.ProfileReport, billing.PDFCourse, billing.ReelsPlaybook} {
+		b = strconv.AppendBool(append(b, 0), ent[e])
 	}
-	return b.String()
+	return string(b)
 }
 
 func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
