@@ -5,6 +5,10 @@ import { defineConfig } from "@playwright/test";
 // database in e2e/.data on every run and stops when the tests end.
 const port = Number(process.env.E2E_PORT ?? 18181);
 const baseURL = `http://127.0.0.1:${port}`;
+// Several checkouts' worth of work can share one machine: a run may name its
+// own binary and data folder (E2E_BIN, E2E_DATA_DIR), relative to the repo.
+const binary = process.env.E2E_BIN ?? "./bin/glimpse";
+const dataDir = process.env.E2E_DATA_DIR ?? "e2e/.data";
 
 export default defineConfig({
   testDir: ".",
@@ -42,7 +46,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf e2e/.data && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=e2e/.data GLIMPSE_LOG_LEVEL=warn ./bin/glimpse serve`,
+    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn ${binary} serve`,
     cwd: "..",
     url: `${baseURL}/readyz`,
     timeout: 120_000,
