@@ -129,6 +129,9 @@ type Service struct {
 	claims   *store.Claims
 	// owner names this Service in the refresh leases it takes.
 	owner string
+	// summaries are the dashboard's per-user summaries; every write below
+	// that changes a status or a result drops the user's.
+	summaries *summaries
 }
 
 // SetFetcher installs how the refresh job reads a source (the Instagram API).
@@ -146,7 +149,8 @@ func (s *Service) SetCredential(ctx context.Context, userID, sealed string) erro
 // NewService returns the profile service over db.
 func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
 	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{},
-		claims: store.NewClaims(db), owner: "profile-refresh:" + engine.NewID()}
+		claims: store.NewClaims(db), owner: "profile-refresh:" + engine.NewID(),
+		summaries: &summaries{clock: clock, m: map[string]summaryEntry{}}}
 }
 
 // Collections lists this package's collections for the store to create,
@@ -176,6 +180,7 @@ func (s *Service) Connect(ctx context.Context, userID, source, username string, 
 	p := Profile{UserID: userID, Source: source, Username: username, Status: StatusPending, Seed: seed,
 		Snapshots: []SnapshotRef{}, NextRefresh: s.clock.Now()}
 	_, err := s.db.Collection(ProfilesCollection).ReplaceOne(ctx, bson.M{"_id": userID}, p, options.Replace().SetUpsert(true))
+	s.summaries.drop(userID)
 	if err != nil {
 		return fmt.Errorf("connect profile: %w", err)
 	}
@@ -308,9 +313,13 @@ func (s *Service) Analyse(ctx context.Context, userID string) (Profile, error) {
 		return p, engine.Errorf(engine.CodeInvalid, "There is no profile data to analyse yet.")
 	}
 	coll := s.db.Collection(ProfilesCollection)
+	// Dropped after each write: a summary read meanwhile says processing,
+	// and the one after says how it ended.
+	defer s.summaries.drop(userID)
 	if _, err := coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{"status": StatusProcessing}}); err != nil {
 		return p, fmt.Errorf("mark processing: %w", err)
 	}
+	s.summaries.drop(userID)
 	result, err := s.analyse(ctx, p)
 	if err != nil {
 		_, _ = coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{
