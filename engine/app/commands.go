@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
@@ -43,7 +44,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err != nil {
 		return err
 	}
-	logger := newLogger(cfg.LogLevel)
+	sink := newLogSink(os.Stderr, logFlushEvery)
+	defer sink.Close()
+	logger := newLogger(cfg.LogLevel, sink)
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logger, stdout, version)
@@ -64,10 +67,13 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
 
-func newLogger(level string) *slog.Logger {
+// logFlushEvery bounds how late an info line (the access log) reaches stderr.
+const logFlushEvery = 200 * time.Millisecond
+
+func newLogger(level string, sink *logSink) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	return slog.New(flushOnWarn{Handler: slog.NewTextHandler(sink, &slog.HandlerOptions{Level: l}), sink: sink})
 }
 
 func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
