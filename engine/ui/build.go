@@ -18,6 +18,25 @@ func Row(gap string, children ...*Node) *Node {
 	return &Node{Type: "row", Gap: gap, Children: nonNil(children)}
 }
 
+// Split lays children out side by side on a wide screen and stacked on a
+// phone; the first column takes the room the others leave.
+func Split(gap string, children ...*Node) *Node {
+	return &Node{Type: "split", Gap: gap, Children: nonNil(children)}
+}
+
+// Preview shows, in a phone-width frame, the tree at the state's bind
+// (children until the server sends one) and runs refresh whenever the state
+// at watch changes, so the server can compose the tree again.
+func Preview(label, bind, watch string, refresh *Action, children ...*Node) *Node {
+	return &Node{Type: "preview", Label: label, Bind: bind, Watch: watch, Action: refresh, Children: nonNil(children)}
+}
+
+// ImageChoice is a choice among pictures bound to /form/<bind>; id may
+// differ from bind when another input edits the same value.
+func ImageChoice(id, bind, label string, options ...Option) *Node {
+	return &Node{Type: "image_choice", ID: id, Bind: "/form/" + bind, Label: label, Options: options}
+}
+
 // Text is plain text in one of the text styles (title, heading, body, …).
 func Text(style, text string) *Node { return &Node{Type: "text", Style: style, Text: text} }
 

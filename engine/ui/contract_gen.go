@@ -50,43 +50,46 @@ const (
 )
 
 // NodeTypes lists the values of $defs.node.properties.type, in schema order.
-var NodeTypes = []string{"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input"}
+var NodeTypes = []string{"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice"}
 
 // The values of NodeTypes.
 const (
-	NodeTypeScreen     = "screen"
-	NodeTypeHeader     = "header"
-	NodeTypeFooter     = "footer"
-	NodeTypeStack      = "stack"
-	NodeTypeRow        = "row"
-	NodeTypeText       = "text"
-	NodeTypeRichText   = "rich_text"
-	NodeTypeImage      = "image"
-	NodeTypeIcon       = "icon"
-	NodeTypeButton     = "button"
-	NodeTypeLink       = "link"
-	NodeTypeCard       = "card"
-	NodeTypeList       = "list"
-	NodeTypeListItem   = "list_item"
-	NodeTypeDivider    = "divider"
-	NodeTypeBadge      = "badge"
-	NodeTypeStatTile   = "stat_tile"
-	NodeTypeLevelMeter = "level_meter"
-	NodeTypePostList   = "post_list"
-	NodeTypeCountdown  = "countdown"
-	NodeTypeLoader     = "loader"
-	NodeTypeBanner     = "banner"
-	NodeTypeForm       = "form"
-	NodeTypeFormError  = "form_error"
-	NodeTypeTextInput  = "text_input"
-	NodeTypeTextarea   = "textarea"
-	NodeTypeChoiceList = "choice_list"
-	NodeTypeRating     = "rating"
-	NodeTypeDialog     = "dialog"
-	NodeTypeSteps      = "steps"
-	NodeTypeEmptyState = "empty_state"
-	NodeTypeChart      = "chart"
-	NodeTypeFileInput  = "file_input"
+	NodeTypeScreen      = "screen"
+	NodeTypeHeader      = "header"
+	NodeTypeFooter      = "footer"
+	NodeTypeStack       = "stack"
+	NodeTypeRow         = "row"
+	NodeTypeText        = "text"
+	NodeTypeRichText    = "rich_text"
+	NodeTypeImage       = "image"
+	NodeTypeIcon        = "icon"
+	NodeTypeButton      = "button"
+	NodeTypeLink        = "link"
+	NodeTypeCard        = "card"
+	NodeTypeList        = "list"
+	NodeTypeListItem    = "list_item"
+	NodeTypeDivider     = "divider"
+	NodeTypeBadge       = "badge"
+	NodeTypeStatTile    = "stat_tile"
+	NodeTypeLevelMeter  = "level_meter"
+	NodeTypePostList    = "post_list"
+	NodeTypeCountdown   = "countdown"
+	NodeTypeLoader      = "loader"
+	NodeTypeBanner      = "banner"
+	NodeTypeForm        = "form"
+	NodeTypeFormError   = "form_error"
+	NodeTypeTextInput   = "text_input"
+	NodeTypeTextarea    = "textarea"
+	NodeTypeChoiceList  = "choice_list"
+	NodeTypeRating      = "rating"
+	NodeTypeDialog      = "dialog"
+	NodeTypeSteps       = "steps"
+	NodeTypeEmptyState  = "empty_state"
+	NodeTypeChart       = "chart"
+	NodeTypeFileInput   = "file_input"
+	NodeTypeSplit       = "split"
+	NodeTypePreview     = "preview"
+	NodeTypeImageChoice = "image_choice"
 )
 
 // EnumValues lists every enum among a definition's properties, keyed by
@@ -96,8 +99,9 @@ var EnumValues = map[string][]string{
 	"action.type":              {"navigate", "replace", "back", "open_url", "submit", "open_overlay", "close_overlay", "set_state", "after", "download", "sign_out", "track", "reload", "refresh", "sequence", "upload"},
 	"action_submit.validate":   {"form", "none"},
 	"rich_block.kind":          {"heading", "paragraph", "list"},
-	"node.type":                {"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input"},
+	"node.type":                {"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice"},
 	"node_screen.layout":       {"page", "sub", "bare", "centered"},
+	"node_screen.width":        {"phone", "wide"},
 	"node_stack.gap":           {"none", "xs", "sm", "md", "lg", "xl"},
 	"node_stack.align":         {"start", "center", "end", "stretch"},
 	"node_stack.tone":          {"neutral", "info", "positive", "warning", "danger", "brand"},
@@ -123,4 +127,5 @@ var EnumValues = map[string][]string{
 	"node_banner.sticky":       {"top", "bottom"},
 	"node_text_input.kind":     {"text", "email", "password"},
 	"node_dialog.presentation": {"modal", "fullscreen", "drawer"},
+	"node_split.gap":           {"none", "xs", "sm", "md", "lg", "xl"},
 }

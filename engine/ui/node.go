@@ -25,6 +25,8 @@ type Node struct {
 	Text     string `json:"text,omitempty"`
 	Label    string `json:"label,omitempty"`
 	Layout   string `json:"layout,omitempty"`
+	// Width is a screen's: "wide" lets it leave the phone column on a desk.
+	Width string `json:"width,omitempty"`
 
 	Header   *Node   `json:"header,omitempty"`
 	Children []*Node `json:"children,omitzero"`
@@ -91,6 +93,7 @@ type Node struct {
 	Submit       *Action  `json:"submit,omitempty"`
 	Form         string   `json:"form,omitempty"`
 	Bind         string   `json:"bind,omitempty"`
+	Watch        string   `json:"watch,omitempty"`
 	Kind         string   `json:"kind,omitempty"`
 	Placeholder  string   `json:"placeholder,omitempty"`
 	Autocomplete string   `json:"autocomplete,omitempty"`
@@ -172,6 +175,8 @@ type Option struct {
 	Value       string `json:"value"`
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
+	// Image is an image choice's thumbnail.
+	Image *ImageRef `json:"image,omitempty"`
 }
 
 // Step is one page of a client-side steps node.

@@ -14,6 +14,7 @@ import { Form } from "./form";
 import { FormError } from "./form-error";
 import { Header } from "./header";
 import { Icon } from "./icon";
+import { ImageChoice } from "./image-choice";
 import { Image } from "./image";
 import { LevelMeter } from "./level-meter";
 import { Link } from "./link";
@@ -21,10 +22,12 @@ import { List } from "./list";
 import { ListItem } from "./list-item";
 import { Loader } from "./loader";
 import { PostList } from "./post-list";
+import { Preview } from "./preview";
 import { Rating } from "./rating";
 import { RichText } from "./rich-text";
 import { Row } from "./row";
 import { Screen } from "./screen";
+import { Split } from "./split";
 import { Stack } from "./stack";
 import { StatTile } from "./stat-tile";
 import { Steps } from "./steps";
@@ -55,6 +58,9 @@ export const registry = {
   level_meter: LevelMeter,
   chart: Chart,
   file_input: FileInput,
+  split: Split,
+  preview: Preview,
+  image_choice: ImageChoice,
   post_list: PostList,
   countdown: Countdown,
   loader: Loader,

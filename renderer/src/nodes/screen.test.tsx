@@ -35,6 +35,14 @@ describe("screen", () => {
     expect(screen.getByText("After")).toBeTruthy();
   });
 
+  it("widens the app column for a wide screen only", async () => {
+    const wide = await renderApp(() => envelope([], { screen: { width: "wide" } }));
+    expect(wide.container.querySelector(".app > .screen--wide")).toBeTruthy();
+    wide.unmount();
+    const phone = await renderApp(() => envelope([]));
+    expect(phone.container.querySelector(".screen--wide")).toBeNull();
+  });
+
   it("applies the layout", async () => {
     const { container } = await renderApp(() => envelope([], { screen: { layout: "centered" } }));
     expect(container.querySelector(".screen--centered")).toBeTruthy();

@@ -19,7 +19,14 @@ export function Screen({ node, pointer }: NodeProps<"screen">) {
     run(onLoad);
   }, [onLoad, run]);
   return (
-    <div className={cx("screen", `screen--${layout}`, node.header !== undefined && "screen--with-header")}>
+    <div
+      className={cx(
+        "screen",
+        `screen--${layout}`,
+        node.width === "wide" && "screen--wide",
+        node.header !== undefined && "screen--with-header",
+      )}
+    >
       {node.header !== undefined && (
         <ErrorBoundary>
           <NodeView raw={node.header} pointer={`${pointer}/header`} />

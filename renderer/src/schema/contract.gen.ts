@@ -14,8 +14,9 @@ export const RULE_KINDS = ["required", "email", "min_length", "max_length", "pat
 export const ACTION_TYPES = ["navigate", "replace", "back", "open_url", "submit", "open_overlay", "close_overlay", "set_state", "after", "download", "sign_out", "track", "reload", "refresh", "sequence", "upload"] as const;
 export const ACTION_SUBMIT_VALIDATE_VALUES = ["form", "none"] as const;
 export const RICH_BLOCK_KINDS = ["heading", "paragraph", "list"] as const;
-export const NODE_TYPES = ["screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input"] as const;
+export const NODE_TYPES = ["screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice"] as const;
 export const NODE_SCREEN_LAYOUT_VALUES = ["page", "sub", "bare", "centered"] as const;
+export const NODE_SCREEN_WIDTH_VALUES = ["phone", "wide"] as const;
 export const NODE_STACK_GAP_VALUES = ["none", "xs", "sm", "md", "lg", "xl"] as const;
 export const NODE_STACK_ALIGN_VALUES = ["start", "center", "end", "stretch"] as const;
 export const NODE_STACK_TONE_VALUES = ["neutral", "info", "positive", "warning", "danger", "brand"] as const;
@@ -41,6 +42,7 @@ export const NODE_BANNER_TONE_VALUES = ["neutral", "info", "positive", "warning"
 export const NODE_BANNER_STICKY_VALUES = ["top", "bottom"] as const;
 export const NODE_TEXT_INPUT_KIND_VALUES = ["text", "email", "password"] as const;
 export const NODE_DIALOG_PRESENTATION_VALUES = ["modal", "fullscreen", "drawer"] as const;
+export const NODE_SPLIT_GAP_VALUES = ["none", "xs", "sm", "md", "lg", "xl"] as const;
 
 export type Condition = 
   | boolean
@@ -190,7 +192,7 @@ export const richBlockSchema = z.discriminatedUnion("kind", [
 ]);
 export type RichBlock = z.infer<typeof richBlockSchema>;
 
-export const nodeScreenSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string(), header: z.optional(z.unknown()), children: z.array(z.unknown()), footer: z.optional(z.unknown()), layout: z.optional(z.enum(NODE_SCREEN_LAYOUT_VALUES)), type: z.literal("screen"), onLoad: z.optional(actionSchema) });
+export const nodeScreenSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string(), header: z.optional(z.unknown()), children: z.array(z.unknown()), footer: z.optional(z.unknown()), layout: z.optional(z.enum(NODE_SCREEN_LAYOUT_VALUES)), width: z.optional(z.enum(NODE_SCREEN_WIDTH_VALUES)), type: z.literal("screen"), onLoad: z.optional(actionSchema) });
 export type NodeScreen = z.infer<typeof nodeScreenSchema>;
 
 export const nodeHeaderSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.optional(z.string()), back: z.optional(actionSchema), backLabel: z.optional(z.string()), logo: z.optional(imageRefSchema), menu: z.optional(z.string().check(z.minLength(1))), menuLabel: z.optional(z.string()), elevateOnScroll: z.optional(z.boolean()), type: z.literal("header") });
@@ -304,6 +306,15 @@ export type NodeChart = z.infer<typeof nodeChartSchema>;
 export const nodeFileInputSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), accept: z.optional(z.string()), help: z.optional(z.string()), maxBytes: z.optional(z.int().check(z.minimum(1))), requiredMessage: z.string().check(z.minLength(1)), tooLargeMessage: z.optional(z.string().check(z.minLength(1))), type: z.literal("file_input") });
 export type NodeFileInput = z.infer<typeof nodeFileInputSchema>;
 
+export const nodeSplitSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()).check(z.minLength(1)), gap: z.optional(z.enum(NODE_SPLIT_GAP_VALUES)), type: z.literal("split") });
+export type NodeSplit = z.infer<typeof nodeSplitSchema>;
+
+export const nodePreviewSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), bind: pointerSchema, watch: pointerSchema, action: actionSchema, children: z.array(z.unknown()), type: z.literal("preview") });
+export type NodePreview = z.infer<typeof nodePreviewSchema>;
+
+export const nodeImageChoiceSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), image: z.optional(imageRefSchema) })).check(z.minLength(1)), type: z.literal("image_choice") });
+export type NodeImageChoice = z.infer<typeof nodeImageChoiceSchema>;
+
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** One zod object per node type, keyed by type. */
@@ -341,6 +352,9 @@ export const NODE_SCHEMAS = {
   empty_state: nodeEmptyStateSchema,
   chart: nodeChartSchema,
   file_input: nodeFileInputSchema,
+  split: nodeSplitSchema,
+  preview: nodePreviewSchema,
+  image_choice: nodeImageChoiceSchema,
 } satisfies { [K in NodeType]: z.ZodMiniType<{ type: K }> };
 
 /**
@@ -381,4 +395,7 @@ export const NODE_SLOTS = {
   empty_state: ["fallback"],
   chart: ["fallback"],
   file_input: ["fallback"],
+  split: ["fallback", "children[]"],
+  preview: ["fallback", "children[]"],
+  image_choice: ["fallback"],
 } as const satisfies { [K in NodeType]: readonly string[] };
