@@ -2,6 +2,7 @@ package screens
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -108,14 +109,12 @@ func Analytics(c Context, s AnalyticsState) Page {
 	engagement := section(c.T("analytics.userEngagement"),
 		overview,
 		ui.Card(nil, meter),
-		ui.Row("sm",
-			tile(c.T("analytics.avgLikes"), num(fmt.Sprintf("%.1f", e.AverageLikes)), c),
+		pair(tile(c.T("analytics.avgLikes"), num(fmt.Sprintf("%.1f", e.AverageLikes)), c),
 			tile(c.T("analytics.avgComments"), num(fmt.Sprintf("%.1f", e.AverageComments)), c)),
 		note,
 	)
 	likes := section(c.T("analytics.likesAndComments"),
-		ui.Row("sm",
-			tile(c.T("analytics.likes"), num(Thousands(e.TotalLikes)), c),
+		pair(tile(c.T("analytics.likes"), num(Thousands(e.TotalLikes)), c),
 			tile(c.T("analytics.comments"), num(Thousands(e.TotalComments)), c)),
 	)
 	top := section(c.T("analytics.mostLiked"),
@@ -143,10 +142,16 @@ func Analytics(c Context, s AnalyticsState) Page {
 	audience := section(c.T("analytics.audience"), grid(tiles...))
 	var trends []*ui.Node
 	if len(s.Followers) > 1 {
-		trends = append(trends, chart(c.T("analytics.followerChart"), s.Followers, func(v float64) string { return Thousands(int(v)) }))
+		trends = append(trends, chart(c, c.T("analytics.followerChart"), s.Followers,
+			func(v float64) string { return Thousands(int(v)) },
+			func(d float64) string { return signed(Thousands(int(math.Abs(d))), d) }))
 	}
 	if len(s.Engagement) > 1 {
-		trends = append(trends, chart(c.T("analytics.engagementChart"), s.Engagement, func(v float64) string { return fmt.Sprintf("%.2f%%", v) }))
+		trends = append(trends, chart(c, c.T("analytics.engagementChart"), s.Engagement,
+			func(v float64) string { return fmt.Sprintf("%.2f%%", v) },
+			func(d float64) string {
+				return signed(fmt.Sprintf("%.2f", math.Abs(d)), d) + " " + c.T("analytics.percentagePoints")
+			}))
 	}
 	promo := ui.Card(ui.Navigate(PathInsights),
 		ui.Text("heading", c.T("analytics.viewInsights")),
@@ -184,12 +189,30 @@ func Analytics(c Context, s AnalyticsState) Page {
 	return page
 }
 
-func chart(label string, series []analysis.Point, format func(float64) string) *ui.Node {
+// chart draws a series with a caption that says in words how much it
+// changed from the first point to the last (format writes a value, change a
+// difference): the line alone can make a small change look large, and
+// "3.22% → 3.22%" is no change at all, whatever the line suggests.
+func chart(c Context, label string, series []analysis.Point, format, change func(float64) string) *ui.Node {
 	points := make([]ui.ChartPoint, 0, len(series))
 	for _, p := range series {
 		points = append(points, ui.ChartPoint{X: p.At.Format("Jan 2"), Y: p.Value, YLabel: format(p.Value)})
 	}
-	return &ui.Node{Type: "chart", Label: label, Points: points}
+	first, last := series[0], series[len(series)-1]
+	since := first.At.Format("Jan 2")
+	caption := strings.ReplaceAll(c.T("analytics.chartNoChange"), "{date}", since)
+	if format(first.Value) != format(last.Value) {
+		caption = strings.NewReplacer("{date}", since, "{change}", change(last.Value-first.Value)).Replace(c.T("analytics.chartChange"))
+	}
+	return ui.Stack("xs", &ui.Node{Type: "chart", Label: label, Points: points}, ui.Text("caption", caption))
+}
+
+// signed puts the sign of d before the magnitude written as abs.
+func signed(abs string, d float64) string {
+	if d < 0 {
+		return "−" + abs
+	}
+	return "+" + abs
 }
 
 // connectCard offers Instagram Login and says what it gives; nil when the
@@ -225,9 +248,17 @@ func section(title string, children ...*ui.Node) *ui.Node {
 func grid(tiles ...*ui.Node) *ui.Node {
 	var rows []*ui.Node
 	for i := 0; i < len(tiles); i += 2 {
-		rows = append(rows, ui.Row("sm", tiles[i:min(i+2, len(tiles))]...))
+		rows = append(rows, pair(tiles[i:min(i+2, len(tiles))]...))
 	}
 	return ui.Stack("sm", rows...)
+}
+
+// pair lays tiles side by side, stretched to the taller one's height so
+// their tops and bottoms line up whatever the length of their labels.
+func pair(tiles ...*ui.Node) *ui.Node {
+	row := ui.Row("sm", tiles...)
+	row.Align = "stretch"
+	return row
 }
 
 func tile(label string, value *ui.NullableString, c Context) *ui.Node {

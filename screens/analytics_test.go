@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"glimpse/content"
 	"glimpse/engine/analysis"
 	"glimpse/engine/brand"
@@ -119,5 +121,61 @@ func TestAnalyticsShowsStoredSentencesAsTheyAre(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("a stored sentence is missing: %q", want)
 		}
+	}
+}
+
+// TestTrendChartsSayTheChangeInWords checks the caption under each chart:
+// equal labels are no change, whatever tiny difference the line draws.
+func TestTrendChartsSayTheChangeInWords(t *testing.T) {
+	t.Parallel()
+	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name                  string
+		followers, engagement []float64
+		want                  []string
+	}{
+		{"equal labels", []float64{30120, 30120.4}, []float64{3.2201, 3.2249},
+			[]string{"No change since Nov 20", "No change since Nov 20"}},
+		{"a rise and a fall", []float64{30120, 29980, 30260}, []float64{3.22, 3.1},
+			[]string{"Change since Nov 20: +140", "Change since Nov 20: −0.12 percentage points"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := completed(codedAnalysis())
+			for i, v := range tc.followers {
+				s.Followers = append(s.Followers, analysis.Point{At: day.Add(time.Duration(i) * 24 * time.Hour), Value: v})
+			}
+			for i, v := range tc.engagement {
+				s.Engagement = append(s.Engagement, analysis.Point{At: day.Add(time.Duration(i) * 24 * time.Hour), Value: v})
+			}
+			var doc any
+			if err := json.Unmarshal([]byte(analyticsJSON(t, brand.DefaultKey, nil, s)), &doc); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			var walk func(v any)
+			walk = func(v any) {
+				switch x := v.(type) {
+				case map[string]any:
+					if children, ok := x["children"].([]any); ok && len(children) == 2 {
+						if chart, ok := children[0].(map[string]any); ok && chart["type"] == "chart" {
+							got = append(got, children[1].(map[string]any)["text"].(string))
+							return
+						}
+					}
+					for _, c := range x {
+						walk(c)
+					}
+				case []any:
+					for _, c := range x {
+						walk(c)
+					}
+				}
+			}
+			walk(doc)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("chart captions (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

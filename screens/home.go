@@ -1,6 +1,9 @@
 package screens
 
 import (
+	"fmt"
+
+	"glimpse/engine/analysis"
 	"glimpse/engine/billing"
 	"glimpse/engine/ui"
 )
@@ -25,14 +28,20 @@ type HomeState struct {
 	PeriodEnd string
 	Card      string
 	Offers    []Offer
+	// Insights is the profile's insights status (InsightsIdle…) and
+	// Engagement its latest analysis's figures, nil before the first: the
+	// Analytics card.
+	Insights   string
+	Engagement *analysis.Engagement
 }
 
 // Home is the dashboard: the fixed header with the menu, the blue area with
-// the trend and hack links, and the six cards.
+// the trend and hack links, the Analytics card and the six cards.
 func Home(c Context, h HomeState) Page {
 	screen := ui.Screen("home", c.T("home.title"),
 		heroArea(c),
 		ui.Stack("md",
+			analyticsCard(c, h),
 			homeCard(c, "insights", "home.insights", ui.Navigate(PathInsights)),
 			homeCard(c, "secret-admirers", "home.admirers", ui.Navigate(PathArticles+"/secret-admirers")),
 			homeCard(c, "detect-stalkers", "home.stalkers", ui.Navigate(PathArticles+"/detect-stalkers")),
@@ -85,6 +94,26 @@ func homeCard(c Context, image, key string, action *ui.Action) *ui.Node {
 	return card
 }
 
+// analyticsCard leads to Analytics, what the product sells: once there is a
+// result it shows the engagement rate and its level, as the Analytics screen
+// does; before, it says the analysis is on its way, or invites to start one.
+func analyticsCard(c Context, h HomeState) *ui.Node {
+	title := ui.Text("heading", c.T("home.analytics.title"))
+	var card *ui.Node
+	switch e := h.Engagement; {
+	case e != nil:
+		card = ui.Card(ui.Navigate(PathAnalytics), title, &ui.Node{Type: "level_meter", Label: c.T("analytics.engagementRate"),
+			Level: &e.Level, ValueLabel: fmt.Sprintf("%.2f%%", e.Rate), Status: analysisText(c, e.Status, nil)})
+	case h.Insights == InsightsPending || h.Insights == InsightsProcessing:
+		card = ui.Card(ui.Navigate(PathAnalytics), title, ui.Text("body", c.T("home.analytics.pending")))
+	default:
+		card = ui.Card(ui.Navigate(PathAnalytics), title, ui.Text("body", c.T("home.analytics.invite")))
+	}
+	card.Tone = "brand"
+	card.ActionLabel = c.T("home.analytics.title")
+	return card
+}
+
 func courseCard(c Context, owned bool) *ui.Node {
 	action := ui.OpenOverlay(CoursePurchaseOverlay)
 	if owned {
@@ -102,6 +131,7 @@ func menu(c Context) *ui.Node {
 	logout := ui.Link(c.T("menu.logOut"), then(LogoutOverlay))
 	logout.Icon = "logout"
 	d := ui.Dialog(MenuOverlay, "drawer", c.T("home.menu"), ui.List(true,
+		ui.Link(c.T("menu.analytics"), ui.Navigate(PathAnalytics)),
 		ui.Link(c.T("menu.insights"), ui.Navigate(PathInsights)),
 		ui.Link(c.T("menu.admirers"), ui.Navigate(PathArticles+"/secret-admirers")),
 		ui.Link(c.T("menu.stalkers"), ui.Navigate(PathArticles+"/detect-stalkers")),

@@ -138,12 +138,15 @@ func NewsPost(c Context, n *library.NewsItem) Page {
 // LegalPage is the privacy policy or the terms: public and unwrapped, dated,
 // with the operator's details already filled in.
 func LegalPage(c Context, id string, l library.Legal, body []ui.RichBlock) Page {
-	s := ui.Screen(id, l.Title,
-		ui.Stack("md",
-			ui.Text("title", l.Title),
-			ui.Text("caption", strings.ReplaceAll(c.T("legal.updated"), "{date}", l.Updated.Format("Jan 2, 2006"))),
-			richText(body),
-		))
+	// The bare layout has no padding of its own; without the stack's, the
+	// text would touch the screen's edges.
+	text := ui.Stack("md",
+		ui.Text("title", l.Title),
+		ui.Text("caption", strings.ReplaceAll(c.T("legal.updated"), "{date}", l.Updated.Format("Jan 2, 2006"))),
+		richText(body),
+	)
+	text.Padded = true
+	s := ui.Screen(id, l.Title, text)
 	s.Layout = "bare"
 	return Page{Screen: s}
 }

@@ -17,6 +17,7 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
+	"glimpse/engine/profile"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -98,6 +99,8 @@ type request struct {
 	// experiments are the subscriber's variants in the experiments the
 	// composed screen showed, for meta.experiments (experimentContext).
 	experiments []ui.Experiment
+	// insights is the subscriber's profile summary once read (insights).
+	insights *profile.Summary
 }
 
 // newRequest resolves the brand and the session of a request. A missing,
@@ -381,10 +384,17 @@ func (s *Server) newsPostKey(r *request) string {
 
 // homeKey names what the dashboard shows from the session it already has:
 // the raw inputs of planState, so a request whose page is kept composes
-// nothing (no offers, no formatted dates) to find it.
+// nothing (no offers, no formatted dates) to find it; and what the
+// Analytics card shows, from the profile summary, which costs no database
+// round trip while it is kept (profile.SummaryTTL). A summary that cannot be
+// read keeps no page: homeScreen then reads it again and reports the error.
 func (s *Server) homeKey(r *request) string {
+	ins, err := s.insights(r)
+	if err != nil {
+		return ""
+	}
 	sub := r.mainSub
-	b := make([]byte, 0, 128)
+	b := make([]byte, 0, 160)
 	for _, part := range []string{r.principal.User.Email, sub.PlanCode, sub.Status, sub.PaymentMethod.Brand, sub.PaymentMethod.Last4} {
 		b = append(append(b, part...), 0)
 	}
@@ -394,7 +404,27 @@ func (s *Server) homeKey(r *request) string {
 	for _, e := range []billing.Entitlement{billing.ProfileReport, billing.PDFCourse, billing.ReelsPlaybook} {
 		b = strconv.AppendBool(append(b, 0), ent[e])
 	}
+	b = append(append(b, 0), ins.Status...)
+	if e := ins.Engagement; e != nil {
+		// What the card writes: the level, its label and the rate to two
+		// decimals.
+		b = strconv.AppendInt(append(b, 0), int64(e.Level), 10)
+		b = append(append(b, 0), e.Status...)
+		b = strconv.AppendFloat(append(b, 0), e.Rate, 'f', 2, 64)
+	}
 	return string(b)
+}
+
+// insights reads the subscriber's profile summary once per request.
+func (s *Server) insights(r *request) (profile.Summary, error) {
+	if r.insights == nil {
+		sum, err := s.Profiles.Summary(r.fiber.Context(), r.principal.User.ID)
+		if err != nil {
+			return profile.Summary{}, err
+		}
+		r.insights = &sum
+	}
+	return *r.insights, nil
 }
 
 func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
@@ -406,5 +436,11 @@ func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
 }
 
 func (s *Server) homeScreen(r *request) (screens.Page, error) {
-	return screens.Home(r.ctx, s.planState(r)), nil
+	ins, err := s.insights(r)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	h := s.planState(r)
+	h.Insights, h.Engagement = ins.Status, ins.Engagement
+	return screens.Home(r.ctx, h), nil
 }
