@@ -73,7 +73,7 @@ const logFlushEvery = 200 * time.Millisecond
 func newLogger(level string, sink *logSink) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
-	return slog.New(flushOnWarn{Handler: slog.NewTextHandler(sink, &slog.HandlerOptions{Level: l}), sink: sink})
+	return slog.New(flushOnWarn{Handler: newQuickText(sink, l), sink: sink})
 }
 
 func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
