@@ -112,13 +112,13 @@ func run(bin, bare string, conns, rounds int, round time.Duration, profile strin
 	drive(bareAddr, conns, time.Second, bareReq)
 	var bs, ss []stats
 	for i := 0; i < rounds; i++ {
-		bs = append(bs, drive(bareAddr, conns, round, bareReq))
+		bs = append(bs, measureCPU(baseline, func() stats { return drive(bareAddr, conns, round, bareReq) }))
 		var profiled chan error
 		if i == 0 && pprofAddr != "" {
 			profiled = make(chan error, 1)
 			go func() { profiled <- fetchProfile(pprofAddr, round-time.Second, profile) }()
 		}
-		ss = append(ss, drive(appAddr, conns, round, screen))
+		ss = append(ss, measureCPU(app, func() stats { return drive(appAddr, conns, round, screen) }))
 		if profiled != nil {
 			if err := <-profiled; err != nil {
 				return fmt.Errorf("cpu profile: %w", err)
@@ -136,7 +136,55 @@ func run(bin, bare string, conns, rounds int, round time.Duration, profile strin
 		s.rps, ms(s.p50), ms(s.p99), enc, size)
 	fmt.Printf("  ratio screen/bare req/s:     %8.2f\n", s.rps/b.rps)
 	fmt.Printf("  ratio screen/bare p99:       %8.2f\n", float64(s.p99)/float64(b.p99))
+	if b.cpuPerRequest > 0 && s.cpuPerRequest > 0 {
+		// The server's own CPU time per request, which other load on the
+		// machine changes far less than it changes req/s.
+		fmt.Printf("  server CPU per request:      bare %.1f µs, screen %.1f µs (%.2f×)\n",
+			us(b.cpuPerRequest), us(s.cpuPerRequest), float64(s.cpuPerRequest)/float64(b.cpuPerRequest))
+	}
 	return nil
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// measureCPU runs one round and adds the CPU time p spent per request in it,
+// from /proc (Linux; elsewhere the figure is left out).
+func measureCPU(p *process, round func() stats) stats {
+	before, err := cpuTime(p.cmd.Process.Pid)
+	st := round()
+	after, err2 := cpuTime(p.cmd.Process.Pid)
+	if err == nil && err2 == nil && st.requests > 0 {
+		st.cpuPerRequest = (after - before) / time.Duration(st.requests)
+	}
+	return st
+}
+
+// cpuTime is the user and system time of process pid and all its threads:
+// fields 14 and 15 of /proc/<pid>/stat, in USER_HZ ticks (100 per second on
+// Linux, whatever the kernel's own tick; see proc(5)).
+func cpuTime(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; the fields after it start
+	// past its closing parenthesis.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, errors.New("unexpected /proc stat")
+	}
+	fields := strings.Fields(string(raw[i+1:]))
+	if len(fields) < 13 {
+		return 0, errors.New("unexpected /proc stat")
+	}
+	var utime, stime int64
+	if _, err := fmt.Sscan(fields[11], &utime); err != nil {
+		return 0, err
+	}
+	if _, err := fmt.Sscan(fields[12], &stime); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * (time.Second / 100), nil
 }
 
 // fetchProfile writes a CPU profile of d from glimpse's pprof listener.
@@ -294,6 +342,7 @@ type stats struct {
 	requests, errors int64
 	rps              float64
 	p50, p99         time.Duration
+	cpuPerRequest    time.Duration
 }
 
 // drive keeps conns requests in flight against addr for d and measures.
