@@ -85,25 +85,42 @@ func (f *fileServer) send(c fiber.Ctx, files map[string][]byte, name, cacheContr
 }
 
 // serveApp answers every other GET: paths without a file extension are app
-// routes and get index.html (the renderer asks /ui/screen for the screen);
-// anything that looks like a file and is not one is a 404.
+// routes and get index.html; anything that looks like a file and is not one
+// is a 404.
 //
 // The page carries this browser's CSRF token in a meta tag, because the
 // renderer's first request may be a POST (a sign-in link) made before any
-// screen has delivered one.
+// screen has delivered one. It also carries the first screen itself
+// (firstScreenBlock), so the renderer draws it without a second round trip;
+// that depends on the session, hence Vary: Cookie.
 func (s *Server) serveApp(c fiber.Ctx) error {
 	f := s.files
 	if path.Ext(c.Path()) != "" || f.index == nil {
 		return engine.Errorf(engine.CodeNotFound, "Not found")
 	}
-	c.Set("Content-Type", "text/html; charset=utf-8")
-	c.Set("Cache-Control", "no-cache, private")
 	copyTag, err := s.shellCopyMeta(c)
 	if err != nil {
 		return err
 	}
-	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(s.csrfToken(c)) + `">` + copyTag + reportingMeta(c)
-	return c.Send(bytes.Replace(f.index, []byte("<head>"), []byte("<head>"+tag), 1))
+	csrf := s.csrfToken(c)
+	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(csrf) + `">` + copyTag + reportingMeta(c)
+	first := s.firstScreenBlock(c, csrf)
+	page := make([]byte, 0, len(f.index)+len(tag)+len(first))
+	head, rest, _ := bytes.Cut(f.index, []byte("<head>"))
+	page = append(append(append(page, head...), "<head>"+tag...), rest...)
+	if first != "" {
+		if at := bytes.LastIndex(page, []byte("</body>")); at >= 0 {
+			page = append(page[:at], append([]byte(first), page[at:]...)...)
+		} else {
+			page = append(page, first...)
+		}
+	}
+	// Set after the first screen is composed: composing it runs the screen
+	// handler, which must not decide this page's headers.
+	c.Set("Content-Type", "text/html; charset=utf-8")
+	c.Set("Cache-Control", "no-cache, private")
+	c.Set(fiber.HeaderVary, "Cookie")
+	return c.Send(page)
 }
 
 // rendererCopyPrefix marks the copy keys the renderer draws itself (its

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { envelope, fakeServer } from "../test/harness";
-import { createApi } from "./api";
+import { createApi, type FirstScreen, parseFirstScreen } from "./api";
 
 /** A kept page's meta: the envelope's meta without the per-request parts the server sends in headers. */
 function withoutKeys(meta: unknown, ...keys: string[]): Record<string, unknown> {
@@ -147,5 +147,79 @@ describe("api", () => {
     } finally {
       console.error = original;
     }
+  });
+
+  describe("the first screen in the page", () => {
+    const { meta, ...kept } = envelope([], { screen: { id: "dashboard" } });
+    const keptBody = { ...kept, meta: withoutKeys(meta, "csrf", "serverNow") };
+    const page = (screens: Record<string, unknown>): FirstScreen | undefined =>
+      parseFirstScreen(JSON.stringify({ date: "2026-03-01T10:00:07.123Z", csrf: "page-token", screens }), 1_000);
+
+    it("answers the page's path from the page, with its token and server time, without fetching", async () => {
+      const server = fakeServer(() => ({ body: envelope([]) }));
+      const api = createApi(server.fetch, () => 99_999, "meta-token", page({ "/dashboard?tab=1": keptBody }));
+      const answer = await api.screen("/dashboard?tab=1");
+      expect(server.calls).toHaveLength(0);
+      expect(answer.kind).toBe("envelope");
+      if (answer.kind !== "envelope") return;
+      expect(answer.envelope.screen.id).toBe("dashboard");
+      expect(answer.envelope.meta.serverNow).toBe("2026-03-01T10:00:07.123Z");
+      // The clock offset is taken against the page's arrival, not the moment it is read.
+      expect(answer.receivedAt).toBe(1_000);
+      expect(api.csrf()).toBe("page-token");
+    });
+
+    it("answers a guard's redirect and the screen it leads to from the page, then fetches", async () => {
+      const server = fakeServer(() => ({ body: envelope([]) }));
+      const api = createApi(
+        server.fetch,
+        Date.now,
+        undefined,
+        page({ "/": { effects: [{ type: "replace", to: "/sign-in" }] }, "/sign-in": keptBody }),
+      );
+      expect(await api.screen("/")).toMatchObject({ kind: "result", result: { effects: [{ type: "replace", to: "/sign-in" }] } });
+      expect((await api.screen("/sign-in")).kind).toBe("envelope");
+      expect(server.calls).toHaveLength(0);
+      // Spent: the same path again (a refresh) asks the server.
+      await api.screen("/sign-in");
+      expect(server.calls.map((call) => call.url)).toEqual(["/ui/screen?path=%2Fsign-in"]);
+    });
+
+    it("fetches a path the page lacks, and then never answers from the page", async () => {
+      const server = fakeServer(() => ({ body: envelope([]) }));
+      const api = createApi(server.fetch, Date.now, undefined, page({ "/": { effects: [{ type: "replace", to: "/x" }] }, "/a": keptBody }));
+      await api.screen("/b");
+      await api.screen("/a");
+      expect(server.calls.map((call) => call.url)).toEqual(["/ui/screen?path=%2Fb", "/ui/screen?path=%2Fa"]);
+    });
+
+    it("fetches when the page's envelope is invalid", async () => {
+      const server = fakeServer(() => ({ body: envelope([]) }));
+      const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      const api = createApi(server.fetch, Date.now, undefined, page({ "/": { v: 1, screen: { type: "screen" } } }));
+      expect((await api.screen("/")).kind).toBe("envelope");
+      expect(server.calls).toHaveLength(1);
+      expect(errors).toHaveBeenCalled();
+    });
+
+    it("is dropped by any post, which may change what the server would answer", async () => {
+      const server = fakeServer(() => ({ body: envelope([]) }));
+      const api = createApi(server.fetch, Date.now, "meta-token", page({ "/": keptBody }));
+      await api.action("session.from_url", { reset: "r" }, "/");
+      expect(server.calls[0]?.headers["X-CSRF-Token"]).toBe("meta-token");
+      await api.screen("/");
+      expect(server.calls.map((call) => call.method)).toEqual(["POST", "GET"]);
+    });
+
+    it("reads only a well-formed block", () => {
+      const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      expect(parseFirstScreen(null, 0)).toBeUndefined();
+      expect(parseFirstScreen("", 0)).toBeUndefined();
+      expect(parseFirstScreen("{", 0)).toBeUndefined();
+      expect(parseFirstScreen(JSON.stringify({ csrf: "x", screens: {} }), 0)).toBeUndefined();
+      expect(parseFirstScreen(JSON.stringify({ date: "d", csrf: "x", screens: [] }), 0)).toBeUndefined();
+      expect(errors).toHaveBeenCalledTimes(3);
+      expect(parseFirstScreen(JSON.stringify({ date: "d", csrf: "x", screens: { "/": {} } }), 5)?.screens.get("/")).toEqual({});
+    });
   });
 });

@@ -1,5 +1,6 @@
 // The transport: GET /ui/screen and POST /ui/actions/<name>, as protocol.md says. It has no
 // side effects of its own: it answers what the server said, and the runtime acts on it.
+import { z } from "zod";
 import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } from "../schema/envelope";
 import { parseTime } from "./clock";
 import { t } from "./copy";
@@ -44,6 +45,46 @@ function withServerNow(envelope: Envelope, date: string | null): Envelope {
   return { ...envelope, meta: { ...envelope.meta, serverNow: new Date(at).toISOString() } };
 }
 
+/**
+ * The first screen the server wrote into the page (`<script type="application/json"
+ * id="glimpse-first">`): what GET /ui/screen answers for the page's path, and for the paths its
+ * guards send on to ("/" → "/sign-in"), with what that answer's headers would carry.
+ */
+export interface FirstScreen {
+  /** The server time of the answers (the Date header's part). */
+  date: string;
+  /** The CSRF token (the X-CSRF-Token header's part). */
+  csrf: string;
+  /** Answer bodies by path with query, as `screen` is asked for them. */
+  screens: Map<string, unknown>;
+  /** The client's clock when the page arrived, the moment `date` was true. */
+  receivedAt: number;
+}
+
+/** The data block's id in index.html. */
+export const FIRST_SCREEN_ID = "glimpse-first";
+
+const firstScreenSchema = z.object({ date: z.string(), csrf: z.string(), screens: z.record(z.string(), z.unknown()) });
+
+/** The page's first screen from the data block's text; undefined when absent or malformed. */
+export function parseFirstScreen(text: string | null | undefined, receivedAt: number): FirstScreen | undefined {
+  if (text === null || text === undefined || text === "") return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    console.error("Glimpse: the page's first screen is not JSON");
+    return undefined;
+  }
+  const parsed = firstScreenSchema.safeParse(raw);
+  if (!parsed.success) {
+    console.error(`Glimpse: invalid first screen: ${parsed.error.message}`);
+    return undefined;
+  }
+  const { date, csrf, screens } = parsed.data;
+  return { date, csrf, screens: new Map(Object.entries(screens)), receivedAt };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -51,9 +92,41 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * @param initialCsrf the token the server put in the page (`<meta name="glimpse-csrf">`), for a
  *   POST made before any envelope, such as a sign-in link's session.from_url.
+ * @param first the screens the server put in the page: `screen` answers from them instead of
+ *   fetching, until it is asked for a path they lack, an envelope from them is shown, or anything
+ *   is posted (which may change what the server would answer).
  */
-export function createApi(fetcher: typeof fetch, now: () => number = Date.now, initialCsrf?: string): Api {
+export function createApi(
+  fetcher: typeof fetch,
+  now: () => number = Date.now,
+  initialCsrf?: string,
+  first?: FirstScreen,
+): Api {
   let csrf = initialCsrf;
+  let pending = first;
+
+  /** The page's answer for path, if it has a usable one; it is used once. */
+  function fromPage(path: string): Answer | undefined {
+    const page = pending;
+    if (page === undefined) return undefined;
+    const body = page.screens.get(path);
+    if (body === undefined) {
+      pending = undefined;
+      return undefined;
+    }
+    // Whatever follows (a redirect's next screen) may still come from the page; this path's
+    // answer is spent, as a fetched one would be.
+    page.screens.delete(path);
+    const answer = interpret(body, 200, page.csrf !== "", page.date, page.receivedAt);
+    if (answer.kind === "failure") {
+      // An invalid envelope in the page: the server is asked again, as if there were none.
+      pending = undefined;
+      return undefined;
+    }
+    if (page.csrf !== "") csrf = page.csrf;
+    if (answer.kind === "envelope") pending = undefined;
+    return answer;
+  }
 
   async function request(url: string, init: RequestInit, headers: Record<string, string> = {}): Promise<Answer> {
     let response: Response;
@@ -77,10 +150,10 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
     } catch {
       return { kind: "failure", message: genericError(), status: response.status };
     }
-    return interpret(body, response.status, issued !== null && issued !== "", response.headers.get("Date"));
+    return interpret(body, response.status, issued !== null && issued !== "", response.headers.get("Date"), now());
   }
 
-  function interpret(body: unknown, status: number, headerToken: boolean, date: string | null): Answer {
+  function interpret(body: unknown, status: number, headerToken: boolean, date: string | null, receivedAt: number): Answer {
     if (isRecord(body) && body.reload === true) return { kind: "reload" };
     if (isRecord(body) && "v" in body) {
       const parsed = envelopeSchema.safeParse(body);
@@ -90,7 +163,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
       }
       // The header's token wins; meta.csrf is the fallback.
       if (!headerToken) csrf = parsed.data.meta.csrf ?? csrf;
-      return { kind: "envelope", envelope: withServerNow(parsed.data, date), receivedAt: now() };
+      return { kind: "envelope", envelope: withServerNow(parsed.data, date), receivedAt };
     }
     const parsed = actionResultSchema.safeParse(body);
     if (!parsed.success) {
@@ -104,8 +177,12 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
   }
 
   return {
-    screen: (path) => request(`/ui/screen?path=${encodeURIComponent(path)}`, { method: "GET" }),
+    screen: (path) => {
+      const answer = fromPage(path);
+      return answer === undefined ? request(`/ui/screen?path=${encodeURIComponent(path)}`, { method: "GET" }) : Promise.resolve(answer);
+    },
     action: (name, values, path, options) => {
+      pending = undefined;
       const headers: Record<string, string> = { "Content-Type": "application/json" };
       if (csrf !== undefined) headers[CSRF_HEADER] = csrf;
       return request(
@@ -115,6 +192,7 @@ export function createApi(fetcher: typeof fetch, now: () => number = Date.now, i
       );
     },
     upload: (name, file) => {
+      pending = undefined;
       const headers: Record<string, string> = { "Content-Type": file.type === "" ? "application/octet-stream" : file.type };
       if (csrf !== undefined) headers[CSRF_HEADER] = csrf;
       return request(`/ui/actions/${name}`, { method: "POST", body: file }, headers);

@@ -12,6 +12,45 @@ describe("router", () => {
     expect(server.calls.map((call) => call.url)).toEqual(["/ui/screen?path=%2Fdashboard%3Ftab%3D1"]);
   });
 
+  describe("with the first screen in the page", () => {
+    /** Puts the server's data block into the document, as serveApp does, for the next engine. */
+    function firstScreen(screens: Record<string, unknown>): HTMLScriptElement {
+      const block = document.createElement("script");
+      block.type = "application/json";
+      block.id = "glimpse-first";
+      block.textContent = JSON.stringify({ date: "2026-03-01T10:00:00.000Z", csrf: "page-token", screens });
+      document.body.append(block);
+      return block;
+    }
+
+    it("boots without a request, following a guard's redirect the page carries too", async () => {
+      const block = firstScreen({ "/": { effects: [{ type: "replace", to: "/sign-in" }] }, "/sign-in": page("Sign in here") });
+      const { server } = await renderApp({}, { url: "/" });
+      block.remove();
+      expect(screen.getByText("Sign in here")).toBeTruthy();
+      expect(window.location.pathname).toBe("/sign-in");
+      expect(server.calls).toHaveLength(0);
+      expect(screen.queryByRole("status", { name: "Loading" })).toBeNull();
+    });
+
+    it("fetches when the page's screen is for another path", async () => {
+      const block = firstScreen({ "/other": page("Other") });
+      const { server } = await renderApp({ "/dashboard": page("Dashboard") }, { url: "/dashboard" });
+      block.remove();
+      expect(screen.getByText("Dashboard")).toBeTruthy();
+      expect(server.calls.map((call) => call.url)).toEqual(["/ui/screen?path=%2Fdashboard"]);
+    });
+
+    it("fetches after posting a secret from the fragment: the page's screen was composed before it", async () => {
+      const block = firstScreen({ "/password-recovery": page("Before the token") });
+      const { server } = await renderApp({ "/password-recovery": page("After the token") }, { url: "/password-recovery#reset=tok" });
+      block.remove();
+      expect(server.calls.map((call) => call.method)).toEqual(["POST", "GET"]);
+      expect(server.calls[0]?.headers["X-CSRF-Token"]).toBeUndefined();
+      expect(screen.getByText("After the token")).toBeTruthy();
+    });
+  });
+
   it("takes creds out of the address bar before any request, shows the loader, then signs in", async () => {
     const seen: { call: Call; search: string; loader: boolean }[] = [];
     let release: (() => void) | undefined;

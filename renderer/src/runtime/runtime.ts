@@ -3,7 +3,7 @@
 import type { Action } from "../schema/action";
 import { parseAction } from "../schema/parse";
 import { type ActionContext, runAction, type RunnerHost } from "./actions";
-import { type Answer, type Api, createApi, genericError } from "./api";
+import { type Answer, type Api, createApi, FIRST_SCREEN_ID, type FirstScreen, genericError, parseFirstScreen } from "./api";
 import { createForms, type Forms } from "./forms";
 import { createRouter, type Origin, type Router } from "./router";
 import { createStore, type Store } from "./store";
@@ -38,6 +38,26 @@ export function pageCsrf(document: Document): string | undefined {
   return content === null || content === undefined || content === "" ? undefined : content;
 }
 
+/**
+ * The first screen the server writes into the served page, if any. It was composed when the page
+ * was answered, so its clock offset is taken against the moment the page's response arrived (the
+ * navigation's responseStart), not the moment this script runs.
+ */
+export function pageFirstScreen(window: Window, now: () => number): FirstScreen | undefined {
+  const text = window.document.getElementById(FIRST_SCREEN_ID)?.textContent;
+  return parseFirstScreen(text, pageArrivedAt(window) ?? now());
+}
+
+/** The client time the page's response began to arrive, when the browser says. */
+function pageArrivedAt(window: Window): number | undefined {
+  const { performance } = window;
+  if (typeof performance.getEntriesByType !== "function") return undefined;
+  const [navigation] = performance.getEntriesByType("navigation");
+  if (navigation === undefined || !("responseStart" in navigation) || typeof navigation.responseStart !== "number") return undefined;
+  const at = performance.timeOrigin + navigation.responseStart;
+  return Number.isFinite(at) && navigation.responseStart > 0 ? at : undefined;
+}
+
 function sessionStore(window: Window): Storage | null {
   try {
     return window.sessionStorage;
@@ -50,7 +70,7 @@ export function createEngine(options: EngineOptions): Runtime {
   const { window } = options;
   const now = options.now ?? Date.now;
   const store = createStore();
-  const api = createApi(options.fetch, now, pageCsrf(window.document));
+  const api = createApi(options.fetch, now, pageCsrf(window.document), pageFirstScreen(window, now));
   const forms = createForms();
   const waits = new Set<() => void>();
 
