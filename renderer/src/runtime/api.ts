@@ -1,6 +1,6 @@
 // The transport: GET /ui/screen and POST /ui/actions/<name>, as protocol.md says. It has no
 // side effects of its own: it answers what the server said, and the runtime acts on it.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } from "../schema/envelope";
 import { parseTime } from "./clock";
 import { t } from "./copy";
