@@ -16,6 +16,9 @@ const (
 	PathStudioCopy    = "/studio/copy/"
 	StudioSignInForm  = "studio-sign-in"
 	StudioEditForm    = "studio-edit"
+	// StudioPreviewState is where the edit screen's live preview keeps the
+	// tree the server composed last.
+	StudioPreviewState = "/preview"
 )
 
 // StudioItem is one content item in the studio's lists.
@@ -35,6 +38,7 @@ type StudioRevision struct {
 type StudioField struct {
 	Name, Label string
 	Multiline   bool
+	Picture     bool // a /static/ image path, chosen from the pictures
 }
 
 // StudioEditState is the edit screen of one item (or a new news item).
@@ -44,6 +48,11 @@ type StudioEditState struct {
 	Fields                    []StudioField
 	Values                    map[string]string
 	Revisions                 []StudioRevision // newest first
+	// Pictures are the images a picture field offers.
+	Pictures []ui.Option
+	// Preview is the body of the subscriber screen for the draft; nil for an
+	// item no reading screen shows (copy).
+	Preview *ui.Node
 }
 
 // StudioSignIn is the staff sign-in screen.
@@ -90,6 +99,7 @@ func StudioHome(c Context, staff string, groups map[string][]StudioItem, extra .
 		ui.Button(c.T("studio.signOut"), "secondary", ui.Call("studio.sign_out")))
 	s := ui.Screen("studio", c.T("studio.title"), ui.Stack("md", children...))
 	s.Header = &ui.Node{Type: "header", Title: c.T("studio.title")}
+	s.Width = "wide"
 	return Page{Screen: s}
 }
 
@@ -119,6 +129,11 @@ func StudioEdit(c Context, s StudioEditState) Page {
 		in := ui.TextInput(f.Name, "text", f.Label, "")
 		in.Disabled = !s.CanEdit
 		inputs = append(inputs, in)
+		if f.Picture && s.CanEdit && len(s.Pictures) > 0 {
+			// The path stays editable above (and can be cleared); the
+			// thumbnails choose it without typing.
+			inputs = append(inputs, ui.ImageChoice(f.Name+"-picker", f.Name, f.Label, s.Pictures...))
+		}
 	}
 	state["form"] = form
 	include := []string{"/doc/kind", "/doc/slug"}
@@ -139,9 +154,12 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	if s.CanEdit {
 		children = append(children, ui.Button(c.T("studio.save"), "primary", save))
 		if !s.New {
+			// Publish sends the form too: the server saves an edit not yet
+			// saved before publishing, so Publish never drops it.
+			publish := &ui.Action{Type: "submit", Name: "studio.publish", Form: StudioEditForm, Include: include}
 			children = append(children,
-				ui.Link(c.T("studio.previewLink"), ui.Navigate(PathStudioPreview+s.Kind+"/"+s.Slug)),
-				ui.Button(c.T("studio.publish"), "primary", ui.Call("studio.publish", include...)),
+				ui.If(s.Preview != nil, ui.Link(c.T("studio.previewLink"), ui.Navigate(PathStudioPreview+s.Kind+"/"+s.Slug))),
+				ui.Button(c.T("studio.publish"), "primary", publish),
 				ui.Button(c.T("studio.unpublish"), "secondary", ui.Call("studio.unpublish", include...)))
 		}
 	}
@@ -164,7 +182,15 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	if title == "" {
 		title = c.T("studio.new." + s.Kind)
 	}
-	scr := SubPage(c, "studio-edit", title, ui.Navigate(PathStudio), ui.Stack("md", children...))
+	body := ui.Stack("md", children...)
+	if s.Preview != nil {
+		// The preview follows the form as the editor types: every value of
+		// the form (a new item's typed slug too) and the item's identity.
+		refresh := ui.Call("studio.preview", "/form", "/doc/kind", "/doc/slug")
+		body = ui.Split("xl", body, ui.Preview(c.T("studio.preview"), StudioPreviewState, "/form", refresh, s.Preview))
+	}
+	scr := SubPage(c, "studio-edit", title, ui.Navigate(PathStudio), body)
+	scr.Width = "wide"
 	return Page{Screen: scr, State: state}
 }
 
@@ -185,5 +211,7 @@ func StudioCopy(c Context, brandKey string, brands []string, items []StudioItem)
 	row := ui.Row("sm", switcher...)
 	row.Wrap = true
 	body := ui.Stack("md", ui.Text("body", strings.ReplaceAll(c.T("studio.copyText"), "{brand}", brandKey)), row, list)
-	return Page{Screen: SubPage(c, "studio-copy", c.T("studio.editCopy"), ui.Navigate(PathStudio), body)}
+	scr := SubPage(c, "studio-copy", c.T("studio.editCopy"), ui.Navigate(PathStudio), body)
+	scr.Width = "wide"
+	return Page{Screen: scr}
 }

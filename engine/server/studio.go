@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -82,9 +84,46 @@ func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
 		if kind == library.KindCopy {
 			label = c.T("studio.field.copy")
 		}
-		out = append(out, screens.StudioField{Name: f.Name, Label: label, Multiline: f.Multiline})
+		// A topic's background is a picture too, though the content package
+		// checks it only as text.
+		picture := f.Format == library.FormatImage || f.Name == "background"
+		out = append(out, screens.StudioField{Name: f.Name, Label: label, Multiline: f.Multiline, Picture: picture})
 	}
 	return out
+}
+
+// studioPictures are the images an editor may pick for a picture field: the
+// content's own, as /static/ paths in name order. Brand logos and breached
+// services' logos are the app's furniture, not reading pictures, so they
+// are left out.
+func (s *Server) studioPictures() ([]ui.Option, error) {
+	if s.Static == nil {
+		return nil, nil
+	}
+	var out []ui.Option
+	err := fs.WalkDir(s.Static, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (p == "static/brands" || p == "static/breaches") {
+			return fs.SkipDir
+		}
+		switch path.Ext(p) {
+		case ".svg", ".png", ".jpg", ".webp":
+		default:
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		src := "/" + p
+		out = append(out, ui.Option{Value: src, Label: src, Image: &ui.ImageRef{Src: src, Alt: ""}})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("studio pictures: %w", err)
+	}
+	return out, nil
 }
 
 func (s *Server) studioHome(r *request) (screens.Page, error) {
@@ -113,8 +152,14 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		default:
 			return screens.Page{}, redirect(screens.PathStudio)
 		}
+		pictures, err := s.studioPictures()
+		if err != nil {
+			return screens.Page{}, err
+		}
+		// A new item's preview starts empty and fills in as the editor types.
 		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, New: true, CanEdit: r.member.CanEdit(),
-			Fields: studioFields(r.ctx, kind, ""), Values: map[string]string{}}), nil
+			Fields: studioFields(r.ctx, kind, ""), Values: map[string]string{}, Pictures: pictures,
+			Preview: &ui.Node{Type: "stack", Gap: "md", Children: []*ui.Node{}}}), nil
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
 	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
@@ -131,6 +176,16 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
+	pictures, err := s.studioPictures()
+	if err != nil {
+		return screens.Page{}, err
+	}
+	var preview *ui.Node
+	if d.Kind != library.KindCopy {
+		if preview, err = s.draftPreview(r, d.Kind, d.Slug, d.Draft); err != nil {
+			return screens.Page{}, err
+		}
+	}
 	revs := make([]screens.StudioRevision, 0, len(d.Revisions))
 	for i := len(d.Revisions) - 1; i >= 0; i-- {
 		rv := d.Revisions[i]
@@ -139,7 +194,8 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	}
 	return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d),
 		Status: d.Status, Pending: d.HasUnpublishedChanges(), CanEdit: r.member.CanEdit(),
-		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs}), nil
+		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs, Pictures: pictures,
+		Preview: preview}), nil
 }
 
 // studioSignInRequest is the studio sign-in form's values; as with
@@ -247,28 +303,57 @@ func (s *Server) studioSignOut(r *request, _ any) (*ui.Result, error) {
 
 func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
 	req := in.(*studioItemRequest)
-	slug, isNew := req.Slug, req.Slug == ""
-	if isNew {
-		slug = strings.TrimSpace(req.NewSlug)
-	}
-	if req.Kind == library.KindCopy {
-		// Copy items come into being on their first save.
-		_, err := s.Content.Get(r.fiber.Context(), req.Kind, slug)
-		isNew = engine.IsNotFound(err)
-	}
-	fields, err := req.fields(req.Kind, slug)
+	fields, err := req.fields(req.Kind, req.itemSlug())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, fields, r.member.Email, isNew); err != nil {
+	slug, err := s.saveItem(r, req, fields)
+	if err != nil {
 		return nil, err
 	}
 	return ui.Effects(ui.Replace(screens.PathStudioEdit + req.Kind + "/" + slug)), nil
 }
 
+// itemSlug is the item's slug: the stored one, or for a new item the one
+// typed into the form.
+func (q studioItemRequest) itemSlug() string {
+	if q.Slug == "" {
+		return strings.TrimSpace(q.NewSlug)
+	}
+	return q.Slug
+}
+
+// saveItem stores the form's fields as the item's draft (a save that changes
+// nothing adds no revision) and returns its slug.
+func (s *Server) saveItem(r *request, req *studioItemRequest, fields map[string]string) (string, error) {
+	slug, isNew := req.itemSlug(), req.Slug == ""
+	if req.Kind == library.KindCopy {
+		// Copy items come into being on their first save.
+		_, err := s.Content.Get(r.fiber.Context(), req.Kind, slug)
+		isNew = engine.IsNotFound(err)
+	}
+	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, fields, r.member.Email, isNew); err != nil {
+		return "", err
+	}
+	return slug, nil
+}
+
+// studioPublish publishes what the editor sees: when the request carries the
+// form's values (the edit screen's Publish does), they are saved first, so an
+// edit not yet saved is published rather than silently dropped. Values that
+// do not pass the field rules publish nothing and come back as field errors.
 func (s *Server) studioPublish(r *request, in any) (*ui.Result, error) {
 	return s.studioChange(r, in, func(req *studioItemRequest, by string) error {
-		_, err := s.Content.Publish(r.fiber.Context(), req.Kind, req.Slug, by)
+		fields, err := req.fields(req.Kind, req.Slug)
+		if err != nil {
+			return err
+		}
+		if len(fields) > 0 {
+			if _, err := s.saveItem(r, req, fields); err != nil {
+				return err
+			}
+		}
+		_, err = s.Content.Publish(r.fiber.Context(), req.Kind, req.Slug, by)
 		return err
 	})
 }
@@ -352,58 +437,137 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	docs := []library.SeedDoc{{Kind: d.Kind, Slug: d.Slug, Fields: d.Draft}}
-	if d.Kind == library.KindArticle {
+	page, ok, err := s.subscriberPage(r, d.Kind, d.Slug, d.Draft)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	if !ok {
+		return screens.Page{}, redirect(screens.PathStudio)
+	}
+	// The preview keeps the studio's way back.
+	page.Screen.Header = &ui.Node{Type: "header", Title: r.ctx.T("studio.preview"),
+		Back: ui.Navigate(screens.PathStudioEdit + d.Kind + "/" + d.Slug), BackLabel: r.ctx.T("subpage.back")}
+	return page, nil
+}
+
+// subscriberPage composes the screen subscribers would see for an item with
+// these fields once published; ok is false for an item no reading screen
+// shows (copy, or a part whose topic does not exist).
+func (s *Server) subscriberPage(r *request, kind, slug string, fields map[string]string) (screens.Page, bool, error) {
+	docs := []library.SeedDoc{{Kind: kind, Slug: slug, Fields: fields}}
+	if kind == library.KindArticle {
 		// A part is shown inside its topic.
-		topicSlug, _, _ := strings.Cut(d.Slug, "/")
+		topicSlug, _, _ := strings.Cut(slug, "/")
 		topic := s.library().Topics[topicSlug]
 		docs = append(docs, library.SeedDoc{Kind: library.KindTopic, Slug: topicSlug,
 			Fields: map[string]string{"title": topic.Title, "description": topic.Description}})
 	}
 	lib, err := library.FromDocs(docs)
 	if err != nil {
-		return screens.Page{}, err
+		return screens.Page{}, false, err
 	}
-	var page screens.Page
-	switch d.Kind {
+	switch kind {
 	case library.KindNews:
-		page = screens.NewsPost(r.ctx, &lib.News[0])
+		if len(lib.News) == 0 {
+			return screens.Page{}, false, nil
+		}
+		return screens.NewsPost(r.ctx, &lib.News[0]), true, nil
 	case library.KindTopic:
-		t := lib.Topics[d.Slug]
-		t.Parts = s.library().Topics[d.Slug].Parts
-		page = screens.TopicPage(r.ctx, t)
+		t := lib.Topics[slug]
+		t.Parts = s.library().Topics[slug].Parts
+		return screens.TopicPage(r.ctx, t), true, nil
 	case library.KindArticle:
-		topicSlug, _, _ := strings.Cut(d.Slug, "/")
+		topicSlug, _, _ := strings.Cut(slug, "/")
 		topic := lib.Topics[topicSlug]
 		if len(topic.Parts) == 0 {
-			return screens.Page{}, redirect(screens.PathStudio)
+			return screens.Page{}, false, nil
 		}
-		page = screens.TopicArticle(r.ctx, topic, topic.Parts[0])
-	default:
-		switch d.Slug {
+		return screens.TopicArticle(r.ctx, topic, topic.Parts[0]), true, nil
+	case library.KindPage:
+		switch slug {
 		case "insights":
-			page = screens.Insights(r.ctx, lib.Insights, nil)
+			return screens.Insights(r.ctx, lib.Insights, nil), true, nil
 		case "top-trends":
-			page = screens.ReadingArticle(r.ctx, "top-trends", lib.Trends)
+			return screens.ReadingArticle(r.ctx, "top-trends", lib.Trends), true, nil
 		case "top-hacks":
-			page = screens.ReadingArticle(r.ctx, "top-hacks", lib.Hacks)
+			return screens.ReadingArticle(r.ctx, "top-hacks", lib.Hacks), true, nil
 		case "privacy", "terms":
 			l := lib.Privacy
-			if d.Slug == "terms" {
+			if slug == "terms" {
 				l = lib.Terms
 			}
-			page, err = s.legalScreen(d.Slug, func() library.Legal { return l })(r)
-			if err != nil {
-				return screens.Page{}, err
-			}
-		default:
-			return screens.Page{}, redirect(screens.PathStudio)
+			page, err := s.legalScreen(slug, func() library.Legal { return l })(r)
+			return page, err == nil, err
 		}
 	}
-	// The preview keeps the studio's way back.
-	page.Screen.Header = &ui.Node{Type: "header", Title: r.ctx.T("studio.preview"),
-		Back: ui.Navigate(screens.PathStudioEdit + d.Kind + "/" + d.Slug), BackLabel: r.ctx.T("subpage.back")}
-	return page, nil
+	return screens.Page{}, false, nil
+}
+
+// draftPreview is the body of the subscriber screen for an item with these
+// fields, as the edit screen's live preview shows it, or nil when no reading
+// screen shows the item. A field that breaks its rule is left out, as it
+// could never be published.
+func (s *Server) draftPreview(r *request, kind, slug string, fields map[string]string) (*ui.Node, error) {
+	if _, problems := library.Validate(kind, slug, fields); len(problems) > 0 {
+		kept := make(map[string]string, len(fields))
+		for k, v := range fields {
+			if _, bad := problems[k]; !bad {
+				kept[k] = v
+			}
+		}
+		fields = kept
+	}
+	page, ok, err := s.subscriberPage(r, kind, slug, fields)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &ui.Node{Type: "stack", Gap: "md", Children: page.Screen.Children}, nil
+}
+
+// studioPreviewRequest is what the edit screen's live preview sends: the
+// item's identity and every value of its form as the editor has it now.
+type studioPreviewRequest struct {
+	Kind string            `json:"/doc/kind" validate:"required,max=20"`
+	Slug string            `json:"/doc/slug" validate:"max=200"`
+	Form map[string]string `json:"/form" validate:"max=20"`
+}
+
+// studioActions are the studio's actions besides the action table's own
+// lines.
+func (s *Server) studioActions() map[string]actionSpec {
+	return map[string]actionSpec{
+		// Any staff member: a preview changes nothing, and testers may look
+		// at every item.
+		"studio.preview": {newRequest: func() any { return &studioPreviewRequest{} }, handle: s.studioLivePreview, staff: staff.RoleTester},
+	}
+}
+
+// studioLivePreview composes the live preview of the values an editor is
+// typing, unsaved, and sets it as the preview's tree. A new item's slug is
+// the one typed so far, or a stand-in until it is a valid one.
+func (s *Server) studioLivePreview(r *request, in any) (*ui.Result, error) {
+	req := in.(*studioPreviewRequest)
+	slug := req.Slug
+	if slug == "" {
+		slug = strings.TrimSpace(req.Form["slug"])
+	}
+	if slug == "" && (req.Kind == library.KindNews || req.Kind == library.KindTopic) {
+		slug = "preview"
+	}
+	fields := map[string]string{}
+	for _, f := range library.Fields(req.Kind, slug) {
+		if v, ok := req.Form[f.Name]; ok {
+			fields[f.Name] = v
+		}
+	}
+	tree, err := s.draftPreview(r, req.Kind, slug, fields)
+	if err != nil {
+		return nil, err
+	}
+	if tree == nil {
+		return ui.Effects(), nil
+	}
+	return ui.Effects(ui.SetState(screens.StudioPreviewState, tree)), nil
 }
 
 // studioTitle names an item in the studio: its title, or a copy item's key.
