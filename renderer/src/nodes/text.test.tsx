@@ -8,6 +8,24 @@ describe("text", () => {
     expect(screen.getByRole("heading", { level: 1, name: "Analyze your account" })).toBeTruthy();
   });
 
+  it("gives headings levels that never skip under a screen's h1", async () => {
+    await renderNodes(
+      [
+        { type: "text", text: "Section", style: "heading" },
+        { type: "text", text: "Part", style: "subheading" },
+        { type: "text", text: "Intro", style: "title" },
+      ],
+      { screen: { header: { type: "header", title: "Analytics" } } },
+    );
+    const levels = screen.getAllByRole("heading").map((h) => [h.tagName, h.textContent]);
+    expect(levels).toEqual([
+      ["H1", "Analytics"],
+      ["H2", "Section"],
+      ["H3", "Part"],
+      ["H2", "Intro"],
+    ]);
+  });
+
   it("renders body text as a paragraph with its tone", async () => {
     await renderNode({ type: "text", text: "Hello", tone: "danger" });
     const paragraph = screen.getByText("Hello");

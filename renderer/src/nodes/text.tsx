@@ -2,11 +2,15 @@ import type { NodeProps } from "../runtime/hooks";
 import { cx } from "./class-names";
 import "./text.css";
 
+// Heading levels must not skip (h1 then h3 fails 'heading-order' and misleads a screen reader's
+// outline). A screen's header title is its h1, and screens put a "heading" right under it (a
+// section of Analytics, a card on the dashboard) or under a "title": so title and heading are
+// both h2, told apart by their look only, and a subheading under either is h3.
 const TAGS = {
   display: "h1",
   title: "h2",
-  heading: "h3",
-  subheading: "h4",
+  heading: "h2",
+  subheading: "h3",
   body: "p",
   caption: "p",
   label: "p",
