@@ -6,7 +6,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 export PERCY_POSTINSTALL_BROWSER := false
 
-.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load load-run size fuzz fuzz-short faults fault-load fault-db fault-instances
+.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
@@ -57,11 +57,20 @@ renderer-test: deps
 e2e: build
 	npx percy exec -- npx playwright test --config e2e/playwright.config.ts
 
-## bench: Go benchmarks, the HTTP load comparison against the real binary (make load) and the renderer's bundle size
+## bench: Go benchmarks, the HTTP load comparison against the real binary (make load), the renderer's bundle size
+## and Lighthouse's first-screen figures (make lighthouse)
 bench: build
 	go test -run '^$$' -bench . -benchmem ./screens/ ./engine/...
 	$(MAKE) --no-print-directory load-run
 	npm run size
+	$(MAKE) --no-print-directory lighthouse-run
+
+## lighthouse: the real bin/glimpse (GLIMPSE_DEMO=1) in Debian's Chromium, Lighthouse mobile with simulated throttling:
+## LCP, TBT, FCP, CLS, performance and accessibility on sign-in, the dashboard and Analytics (LIGHTHOUSE_RUNS, default 1)
+lighthouse: build lighthouse-run
+
+lighthouse-run:
+	node scripts/lighthouse.mjs
 
 ## load: the real bin/glimpse (GLIMPSE_DEMO=1, info logging) serving the signed-in dashboard to a browser's
 ## Accept-Encoding against a bare Fiber JSON endpoint, same load generator, interleaved rounds: req/s, p50,

@@ -6,11 +6,13 @@
 //
 //   node scripts/lighthouse.mjs                  # bin/glimpse, one run per page
 //   LIGHTHOUSE_BIN=bin/other LIGHTHOUSE_RUNS=3 node scripts/lighthouse.mjs
+//   LIGHTHOUSE_OUT=some/dir ...                # also keeps each run's full report as JSON
+//   LIGHTHOUSE_VERBOSE=1 ...                   # names each page's LCP element
 //
 // The machine's load moves the simulated figures too (Lighthouse scales its CPU model by the
 // benchmark it takes at the start of each run), so compare runs made on the same machine.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -206,6 +208,9 @@ async function main() {
         const lhr = await audit(`${base}${page.path}`, page.signedIn ? cookie : undefined, (c) => (chrome = c));
         if (lhr.finalDisplayedUrl !== `${base}${page.path}`) throw new Error(`${page.path} ended at ${lhr.finalDisplayedUrl}`);
         const row = { page: page.name, run, ...figures(lhr) };
+        if (process.env.LIGHTHOUSE_OUT !== undefined) {
+          writeFileSync(join(process.env.LIGHTHOUSE_OUT, `${page.name}-${run}.json`), JSON.stringify(lhr));
+        }
         rows.push(row);
         if (process.env.LIGHTHOUSE_VERBOSE === "1") console.error(page.name, "LCP element:", row.lcpElement);
       }
