@@ -51,9 +51,9 @@ func (h quickText) Handle(ctx context.Context, r slog.Record) error {
 }
 
 // appendQuickLine appends r as TextHandler writes it, or reports false for a
-// record it does not handle: a message, key or string that TextHandler would
-// quote, a group, or a value of another kind than string, integer, duration,
-// boolean or time.
+// record it does not handle: a message, key or string beyond printable
+// ASCII, a group, or a value of another kind than string, integer,
+// duration, boolean or time.
 func appendQuickLine(b []byte, r slog.Record) ([]byte, bool) {
 	if !r.Time.IsZero() {
 		b = append(b, "time="...)
@@ -62,29 +62,21 @@ func appendQuickLine(b []byte, r slog.Record) ([]byte, bool) {
 	}
 	b = append(b, "level="...)
 	b = append(b, r.Level.String()...)
-	if !plainText(r.Message) {
+	b = append(b, " msg="...)
+	b, ok := appendText(b, r.Message)
+	if !ok {
 		return b, false
 	}
-	b = append(b, " msg="...)
-	b = append(b, r.Message...)
-	ok := true
 	r.Attrs(func(a slog.Attr) bool {
-		if !plainText(a.Key) {
-			ok = false
+		b = append(b, ' ')
+		if b, ok = appendText(b, a.Key); !ok {
 			return false
 		}
-		b = append(b, ' ')
-		b = append(b, a.Key...)
 		b = append(b, '=')
 		v := a.Value
 		switch v.Kind() {
 		case slog.KindString:
-			s := v.String()
-			if !plainText(s) {
-				ok = false
-				return false
-			}
-			b = append(b, s...)
+			b, ok = appendText(b, v.String())
 		case slog.KindInt64:
 			b = strconv.AppendInt(b, v.Int64(), 10)
 		case slog.KindUint64:
@@ -97,27 +89,29 @@ func appendQuickLine(b []byte, r slog.Record) ([]byte, bool) {
 			b = appendRFC3339Millis(b, v.Time())
 		default:
 			ok = false
-			return false
 		}
-		return true
+		return ok
 	})
 	return append(b, '\n'), ok
 }
 
-// plainText reports that TextHandler writes s as it is: not empty, and only
-// printable ASCII other than space, '=' and '"'. (TextHandler leaves some
-// other strings unquoted too; those take its own path, which costs time only.)
-func plainText(s string) bool {
-	if s == "" {
-		return false
-	}
+// appendText appends s as TextHandler does when s is printable ASCII: as it
+// is, or quoted (strconv.Quote) when it is empty or holds a space, '=' or
+// '"'. Anything else is left to TextHandler (false), whose rules for the
+// rest of Unicode are its own.
+func appendText(b []byte, s string) ([]byte, bool) {
+	quote := s == ""
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c <= ' ' || c >= 0x7f || c == '=' || c == '"' {
-			return false
+		if c < ' ' || c >= 0x7f {
+			return b, false
 		}
+		quote = quote || c == ' ' || c == '=' || c == '"'
 	}
-	return true
+	if quote {
+		return strconv.AppendQuote(b, s), true
+	}
+	return append(b, s...), true
 }
 
 // appendRFC3339Millis is TextHandler's time format: RFC 3339 with exactly
