@@ -131,3 +131,11 @@ func decode(t *testing.T, e contentEncoding, b []byte) []byte {
 	}
 	return out
 }
+
+func TestNegotiateEncodingShortcutsAgreeWithTheParse(t *testing.T) {
+	for _, header := range []string{browserAcceptEncoding, browserZstdAcceptEncoding} {
+		if got, want := negotiateEncoding(header), parseAcceptEncoding(header); got != want {
+			t.Errorf("%q: the shortcut answers %s, the parse %s", header, got, want)
+		}
+	}
+}

@@ -38,7 +38,7 @@ var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 // fiber's in-memory transport like a browser: it keeps cookies and sends
 // the CSRF token of the last screen it fetched.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	app     *app.App
 	srv     *server.Server
 	clock   *engine.ManualClock
@@ -47,13 +47,13 @@ type harness struct {
 	host    string
 }
 
-func newHarness(t *testing.T, edit ...func(*config.Config)) *harness {
+func newHarness(t testing.TB, edit ...func(*config.Config)) *harness {
 	return newHarnessDeps(t, nil, edit...)
 }
 
 // newHarnessDeps is newHarness with a last word on the server's
 // dependencies (e.g. an Instagram client pointed at a fake).
-func newHarnessDeps(t *testing.T, editDeps func(*server.Deps), edit ...func(*config.Config)) *harness {
+func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*config.Config)) *harness {
 	t.Helper()
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"GLIMPSE_BRAND_HOSTS": "x.glimpse.test=_x_"}[k]

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -157,6 +158,9 @@ func (s *Server) csrfToken(c fiber.Ctx) string {
 	if len(id) < 32 {
 		id = s.newBrowserCookie(c)
 	}
+	if token, ok := s.csrfTokens.get(id); ok {
+		return token
+	}
 	// An HMAC keyed once and reset is the same function as a new one, without
 	// hashing the key's pads again on every request.
 	mac, ok := s.csrfMACs.Get().(hash.Hash)
@@ -169,7 +173,40 @@ func (s *Server) csrfToken(c fiber.Ctx) string {
 	var sum [sha256.Size]byte
 	token := base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0]))
 	s.csrfMACs.Put(mac)
+	s.csrfTokens.put(id, token)
 	return token
+}
+
+// tokenMemo remembers the CSRF tokens of recently seen browsers: every screen
+// request sends its browser's token, and an HMAC per request was a twentieth
+// of a cached screen's cost (BenchmarkScreenRequest). It holds two
+// generations of at most memoGeneration entries each, so any number of
+// browsers (or made-up cookies) keeps it bounded, and a browser seen in the
+// last generation is kept.
+type tokenMemo struct {
+	mu       sync.RWMutex
+	cur, old map[string]string
+}
+
+const memoGeneration = 4096
+
+func (m *tokenMemo) get(id string) (string, bool) {
+	m.mu.RLock()
+	token, ok := m.cur[id]
+	if !ok {
+		token, ok = m.old[id]
+	}
+	m.mu.RUnlock()
+	return token, ok
+}
+
+func (m *tokenMemo) put(id, token string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.cur) >= memoGeneration || m.cur == nil {
+		m.old, m.cur = m.cur, make(map[string]string, memoGeneration)
+	}
+	m.cur[id] = token
 }
 
 // newBrowserCookie sets a new browser cookie and returns its id.

@@ -104,6 +104,7 @@ type Server struct {
 	lessonPDFs sync.Map // brand name → *lesson.Cache
 	brandJSON  brandCache
 	csrfMACs   sync.Pool // HMAC-SHA256 states keyed by Secret, reused by csrfToken (security.go)
+	csrfTokens tokenMemo // tokens already computed by csrfToken (security.go)
 	actions    map[string]actionSpec
 	trackLimit *keyedLimiter
 	uploads    uploadGate

@@ -41,7 +41,7 @@ func (h *harness) member(email, family string) billing.Subscription {
 }
 
 // replaced is where a result's replace (or navigate) effect goes.
-func replaced(t *testing.T, r response) string {
+func replaced(t testing.TB, r response) string {
 	t.Helper()
 	for _, e := range effects(r) {
 		if e["type"] == "replace" || e["type"] == "navigate" {
