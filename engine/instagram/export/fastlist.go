@@ -1,22 +1,32 @@
 package export
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
+	"slices"
 )
 
 // decodeListFast is decodeList for the shapes Instagram actually writes,
-// without reflection: encoding/json spent nine tenths of a large import
-// finding struct fields. It reports ok = false, having perhaps emitted some
-// accounts, as soon as the file holds anything it does not handle exactly as
-// decodeList would: a syntax error, null or a wrongly typed field, a
-// duplicate or case-folded key, a bare entry at the root, a non-object entry.
-// The caller then discards what was emitted and decodes the file again with
-// decodeList, which also produces the error. FuzzDecodeListFast holds the two
-// to the same results.
-func decodeListFast(r io.Reader, m *markers, emit func(Account)) (skipped int, ok bool) {
+// without reflection and without an allocation per account: encoding/json
+// spent nine tenths of a large import finding struct fields, and a string
+// per username and link cost as much again in allocation and collection. It
+// appends the accounts it reads to *list and reports ok = false, having
+// perhaps appended some, as soon as the file holds anything it does not
+// handle exactly as decodeList would: a syntax error, null or a wrongly
+// typed field, a duplicate or case-folded key, a bare entry at the root, a
+// non-object entry. The caller then discards what was appended and decodes
+// the file again with decodeList, which also produces the error.
+// FuzzDecodeListFast holds the two to the same results.
+//
+// size is the most the file can decompress to (see entryReader.bound); once
+// a sixteenth of it has been read, *list is grown once to the number of
+// entries the rest should hold, so a list of a million accounts is not
+// copied again and again as it grows.
+func decodeListFast(r io.Reader, m *markers, list *[]Account, size int64) (skipped int, ok bool) {
 	s := &fastScanner{r: r, buf: make([]byte, 64<<10)}
-	l := &listDecoder{markers: m, emit: emit}
+	l := &fastSink{markers: m, list: list, first: len(*list), size: size, stage: make([]byte, 0, stageBytes)}
 	c, ok := s.peek()
 	if !ok {
 		return 0, false
@@ -38,7 +48,173 @@ func decodeListFast(r io.Reader, m *markers, emit func(Account)) (skipped int, o
 	if _, more := s.peek(); more || s.err != nil {
 		return 0, false
 	}
+	l.flush(s)
 	return l.skipped, true
+}
+
+// stageBytes is the size of the buffer in which fastSink gathers the text
+// of the accounts read, to make one string of many: a million links then
+// cost a few hundred allocations instead of a million.
+const stageBytes = 512 << 10
+
+// fastSink receives the entries fastScanner reads. Entries in the usual
+// form (a plain ASCII username that needs no cleaning) wait in stage, link
+// and username side by side, until stage is full; flush then turns stage
+// into one string and appends their accounts, whose strings are slices of
+// it. Any other entry goes through entry.account, as in decodeList, after a
+// flush, so the order of the list is kept.
+type fastSink struct {
+	markers *markers
+	list    *[]Account
+	first   int   // len(*list) before this file
+	size    int64 // the bound on the file's decompressed bytes
+	grown   bool  // whether *list has been grown to the estimate
+	skipped int
+	stage   []byte
+	pending []stagedAccount
+}
+
+// stagedAccount is an account whose strings are in fastSink.stage.
+type stagedAccount struct {
+	href, name span
+	time       int64
+}
+
+// span is a piece of a byte buffer, [from, to).
+type span struct{ from, to int }
+
+// fastEntry is what an entry holds that an account can come from: the
+// decoded strings are spans of fastScanner.decoded, and only the first item of
+// string_list_data is kept, since only it counts (entry.account).
+type fastEntry struct {
+	title       span
+	items       int // the length of string_list_data
+	href, value span
+	itemTime    int64
+	labels      []labelValue
+	timestamp   int64
+}
+
+// add turns an entry into an account, as entry.account does.
+func (l *fastSink) add(s *fastScanner, e *fastEntry) {
+	text := s.decoded
+	title := text[e.title.from:e.title.to]
+	var href, value []byte
+	var ts int64
+	if e.items > 0 {
+		href, value, ts = text[e.href.from:e.href.to], text[e.value.from:e.value.to], e.itemTime
+	}
+	if len(e.labels) == 0 {
+		name, fromTitle := value, false
+		if len(name) == 0 {
+			name, fromTitle = title, true
+		}
+		if plainName(name) {
+			if fromTitle {
+				l.markers.titleOnly = true
+			}
+			if bytes.Contains(href, []byte("/_u/")) {
+				l.markers.uHref = true
+			}
+			if ts == 0 {
+				ts = e.timestamp
+			}
+			l.stageAccount(s, href, name, ts)
+			return
+		}
+	}
+	full := entry{Title: string(title), LabelValues: e.labels, Timestamp: e.timestamp}
+	if e.items > 0 {
+		full.StringListData = []stringItem{{Href: string(href), Value: string(value), Timestamp: e.itemTime}}
+	}
+	a, ok := full.account(l.markers)
+	if !ok {
+		l.skipped++
+		return
+	}
+	l.flush(s)
+	*l.list = append(*l.list, a)
+}
+
+// plainName reports whether cleanName would return name unchanged: it is
+// printable ASCII (no white space to trim, nothing for RepairMojibake), not
+// empty, and does not start with "@".
+func plainName(name []byte) bool {
+	if len(name) == 0 || name[0] == '@' {
+		return false
+	}
+	for _, c := range name {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// stageAccount queues an account whose cleaned username is name. As in
+// entry.account, a username that ends its link shares the link's bytes.
+func (l *fastSink) stageAccount(s *fastScanner, href, name []byte, ts int64) {
+	shared := bytes.HasSuffix(href, name)
+	need := len(href)
+	if !shared {
+		need += len(name)
+	}
+	if len(l.stage)+need > cap(l.stage) {
+		l.flush(s)
+		if need > cap(l.stage) {
+			// Longer than the stage: a string of its own.
+			h := string(href)
+			a := Account{Href: h, Username: string(name), FollowedAt: unix(ts)}
+			if shared {
+				a.Username = h[len(h)-len(name):]
+			}
+			*l.list = append(*l.list, a)
+			return
+		}
+	}
+	p := stagedAccount{time: ts, href: span{len(l.stage), len(l.stage) + len(href)}}
+	l.stage = append(l.stage, href...)
+	if shared {
+		p.name = span{p.href.to - len(name), p.href.to}
+	} else {
+		p.name = span{len(l.stage), len(l.stage) + len(name)}
+		l.stage = append(l.stage, name...)
+	}
+	l.pending = append(l.pending, p)
+}
+
+// flush appends the staged accounts to the list.
+func (l *fastSink) flush(s *fastScanner) {
+	if len(l.pending) == 0 {
+		return
+	}
+	l.grow(s)
+	text := string(l.stage)
+	for _, p := range l.pending {
+		*l.list = append(*l.list, Account{
+			Username: text[p.name.from:p.name.to], Href: text[p.href.from:p.href.to], FollowedAt: unix(p.time),
+		})
+	}
+	l.stage, l.pending = l.stage[:0], l.pending[:0]
+}
+
+// grow makes room in the list, once, for the entries the rest of the file
+// should hold at the rate of those read so far (with a sixteenth to spare),
+// after a sixteenth of the file's bound has been read. It waits that long
+// so that an estimate can only multiply by about sixteen the memory the
+// entries already read take, whatever a forged size claims.
+func (l *fastSink) grow(s *fastScanner) {
+	read := s.offset()
+	if l.grown || read < max(1<<20, l.size/16) {
+		return
+	}
+	l.grown = true
+	entries := int64(len(*l.list) - l.first + len(l.pending))
+	if entries == 0 || read >= l.size {
+		return
+	}
+	rest := (l.size - read) * entries / read
+	*l.list = slices.Grow(*l.list, int(rest+rest/16)+len(l.pending))
 }
 
 // fastScanner reads JSON from r through buf. Every method returns false
@@ -47,11 +223,16 @@ type fastScanner struct {
 	r        io.Reader
 	buf      []byte
 	pos, end int
+	dropped  int64 // bytes of input before buf[0]
 	err      error // a read error other than io.EOF
 	eof      bool
 	depth    int
-	scratch  []byte
+	num      []byte // the text of the number being read
+	decoded  []byte // the decoded strings of the entry being read
 }
+
+// offset is how many bytes of input have been consumed.
+func (s *fastScanner) offset() int64 { return s.dropped + int64(s.pos) }
 
 // fill reads more input, keeping buf[keep:end]; it returns false at the end.
 func (s *fastScanner) fill(keep int) bool {
@@ -59,6 +240,7 @@ func (s *fastScanner) fill(keep int) bool {
 		return false
 	}
 	n := copy(s.buf, s.buf[keep:s.end])
+	s.dropped += int64(keep)
 	s.pos -= keep
 	s.end = n
 	if s.end == len(s.buf) {
@@ -82,17 +264,30 @@ func (s *fastScanner) fill(keep int) bool {
 }
 
 // peek skips white space and returns the next byte without consuming it;
-// false at the end of input.
+// false at the end of input. Each byte of a run of white space is looked at
+// once and none is kept, so any run costs linear time and no memory. It is
+// split so that the usual case, no white space, is inlined.
 func (s *fastScanner) peek() (byte, bool) {
+	if s.pos < s.end {
+		if c := s.buf[s.pos]; c > ' ' {
+			return c, true
+		}
+	}
+	return s.peekSpace()
+}
+
+func (s *fastScanner) peekSpace() (byte, bool) {
 	for {
-		for s.pos < s.end {
-			switch c := s.buf[s.pos]; c {
+		buf, i := s.buf[:s.end], s.pos
+		for ; i < len(buf); i++ {
+			switch c := buf[i]; c {
 			case ' ', '\t', '\n', '\r':
-				s.pos++
 			default:
+				s.pos = i
 				return c, true
 			}
 		}
+		s.pos = i
 		if !s.fill(s.pos) {
 			return 0, false
 		}
@@ -126,51 +321,83 @@ func (s *fastScanner) next(close byte) (more, ok bool) {
 	return false, false
 }
 
-// str reads a string. Plain ASCII is taken as it is; anything with an
-// escape or a non-ASCII byte is handed to encoding/json, so that escapes and
-// invalid UTF-8 come out exactly as decodeList has them.
-func (s *fastScanner) str() (string, bool) {
+// stringStop marks the bytes that end the plain run of a string: the
+// closing quote, a backslash, a control byte and every non-ASCII byte.
+var stringStop = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
+
+// stopsRun reports whether any of the eight bytes in w is one stringStop
+// marks, with the usual bit tricks: a byte is below 0x20 when subtracting
+// 0x20 borrows from its top bit, and equal to c when w^c has a zero byte.
+func stopsRun(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (w|zero(w^(ones*'"'))|zero(w^(ones*'\\'))|(w-ones*0x20)&^w)&highs != 0
+}
+
+// scan consumes a string and returns where its text lies in buf, between
+// the quotes: buf[from:to], valid until the next read. plain means it has no
+// escape and no byte ≥ 0x80, so those bytes are its value.
+func (s *fastScanner) scan() (from, to int, plain, ok bool) {
 	if !s.expect('"') {
-		return "", false
+		return 0, 0, false, false
 	}
 	start, plain := s.pos, true
 	for {
-		for s.pos < s.end {
-			c := s.buf[s.pos]
+		buf, i := s.buf[:s.end], s.pos
+		for i < len(buf) {
+			// Eight bytes at a time while none of them can end the run.
+			for i+8 <= len(buf) && !stopsRun(binary.LittleEndian.Uint64(buf[i:])) {
+				i += 8
+			}
+			if i == len(buf) {
+				break
+			}
+			c := buf[i]
+			if !stringStop[c] {
+				i++
+				continue
+			}
 			switch {
-			case c == '"' && plain:
-				v := string(s.buf[start:s.pos])
-				s.pos++
-				return v, true
 			case c == '"':
-				s.pos++
-				return s.unquote(start - 1)
+				s.pos = i + 1
+				return start, i, plain, true
 			case c < 0x20:
-				return "", false
+				return 0, 0, false, false
 			case c == '\\':
 				plain = false
-				s.pos++ // the escaped byte, whatever it is, cannot end the string
-				if s.pos == s.end && !s.refill(&start) {
-					return "", false
+				// The escaped byte, whatever it is, cannot end the string.
+				if i+1 == len(buf) {
+					s.pos = i
+					if !s.refill(&start) {
+						return 0, 0, false, false
+					}
+					buf, i = s.buf[:s.end], s.pos
 				}
-			case c >= 0x80:
+				i += 2
+			default:
 				plain = false
-			}
-			s.pos++
-			if s.pos-start > maxStringBytes {
-				return "", false
+				i++
 			}
 		}
+		s.pos = min(i, len(buf))
+		if s.pos-start > maxStringBytes {
+			return 0, 0, false, false
+		}
 		if !s.refill(&start) {
-			return "", false
+			return 0, 0, false, false
 		}
 	}
 }
 
-// refill reads more input keeping everything from *start on, and moves
-// *start with it.
+// refill reads more input keeping everything from the opening quote before
+// *start on, and moves *start with it.
 func (s *fastScanner) refill(start *int) bool {
-	keep := *start - 1 // the opening quote, for unquote
+	keep := *start - 1
 	if !s.fill(keep) {
 		return false
 	}
@@ -178,17 +405,90 @@ func (s *fastScanner) refill(start *int) bool {
 	return true
 }
 
-// unquote decodes buf[from:pos], a whole quoted string, with encoding/json.
-func (s *fastScanner) unquote(from int) (string, bool) {
+// str reads a string. Plain ASCII is taken as it is; anything with an
+// escape or a non-ASCII byte is handed to encoding/json, so that escapes and
+// invalid UTF-8 come out exactly as decodeList has them.
+func (s *fastScanner) str() (string, bool) {
+	from, to, plain, ok := s.scan()
+	switch {
+	case !ok:
+		return "", false
+	case plain:
+		return string(s.buf[from:to]), true
+	}
 	var v string
-	if err := json.Unmarshal(s.buf[from:s.pos], &v); err != nil {
+	if err := json.Unmarshal(s.buf[from-1:to+1], &v); err != nil {
 		return "", false
 	}
 	return v, true
 }
 
+// text reads a string field into s.decoded; anything else (null included,
+// which encoding/json would skip) is declined.
+func (s *fastScanner) text(dst *span) bool {
+	if c, ok := s.peek(); !ok || c != '"' {
+		return false
+	}
+	from, to, plain, ok := s.scan()
+	if !ok {
+		return false
+	}
+	dst.from = len(s.decoded)
+	if plain {
+		s.decoded = append(s.decoded, s.buf[from:to]...)
+	} else {
+		var v string
+		if err := json.Unmarshal(s.buf[from-1:to+1], &v); err != nil {
+			return false
+		}
+		s.decoded = append(s.decoded, v...)
+	}
+	dst.to = len(s.decoded)
+	return true
+}
+
+// textString is text for a field kept as a string.
+func (s *fastScanner) textString(dst *string) bool {
+	if c, ok := s.peek(); !ok || c != '"' {
+		return false
+	}
+	v, ok := s.str()
+	*dst = v
+	return ok
+}
+
 // integer reads a number that must be a JSON integer fitting int64.
 func (s *fastScanner) integer() (int64, bool) {
+	// The usual case: a few digits, all in the buffer, then a delimiter.
+	buf, i := s.buf[:s.end], s.pos
+	neg := i < len(buf) && buf[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var n int64
+	for i < len(buf) && i-start < 18 && '0' <= buf[i] && buf[i] <= '9' {
+		n = n*10 + int64(buf[i]-'0')
+		i++
+	}
+	digits := i - start
+	if i < len(buf) && digits > 0 && digits < 18 && !(digits > 1 && buf[start] == '0') && !numberByte(buf[i]) {
+		s.pos = i
+		if neg {
+			n = -n
+		}
+		return n, true
+	}
+	return s.slowInteger()
+}
+
+func numberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// slowInteger is integer for a number that runs to the end of the buffer,
+// is long, or is not a plain integer.
+func (s *fastScanner) slowInteger() (int64, bool) {
 	text, ok := s.number()
 	if !ok {
 		return 0, false
@@ -219,16 +519,16 @@ func (s *fastScanner) number() ([]byte, bool) {
 	if _, ok := s.peek(); !ok {
 		return nil, false
 	}
-	s.scratch = s.scratch[:0]
+	s.num = s.num[:0]
 	for {
 		for s.pos < s.end {
 			c := s.buf[s.pos]
-			if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			if !numberByte(c) {
 				return s.checkNumber()
 			}
-			s.scratch = append(s.scratch, c)
+			s.num = append(s.num, c)
 			s.pos++
-			if len(s.scratch) > 64 {
+			if len(s.num) > 64 {
 				return nil, false
 			}
 		}
@@ -242,7 +542,7 @@ func (s *fastScanner) number() ([]byte, bool) {
 }
 
 func (s *fastScanner) checkNumber() ([]byte, bool) {
-	b := s.scratch
+	b := s.num
 	i := 0
 	digits := func() bool {
 		j := i
@@ -303,7 +603,7 @@ func (s *fastScanner) skip() bool {
 	}
 	switch {
 	case c == '"':
-		_, ok = s.str()
+		_, _, _, ok = s.scan()
 		return ok
 	case c == '{' || c == '[':
 		if s.depth++; s.depth > maxDepth {
@@ -344,7 +644,7 @@ func (s *fastScanner) skip() bool {
 
 // skipKey consumes an object key, whatever it holds, and its colon.
 func (s *fastScanner) skipKey() bool {
-	if _, ok := s.str(); !ok {
+	if _, _, _, ok := s.scan(); !ok {
 		return false
 	}
 	return s.expect(':')
@@ -364,12 +664,23 @@ func (s *fastScanner) open(c, close byte) (empty, ok bool) {
 }
 
 // member reads a key and its colon and returns the key's index in names, -1
-// for another key. Keys that encoding/json would match to a struct field
-// only by folding case, and repeated keys (where it keeps the last value),
-// are declined.
+// for another key. Only plain ASCII keys are taken; keys that encoding/json
+// would match to a struct field only by folding case, and repeated keys
+// (where it keeps the last value), are declined.
 func (s *fastScanner) member(names []string, seen *int) (int, bool) {
-	i, ok := s.key(names)
-	if !ok || !s.expect(':') {
+	i, ok := s.knownKey(names)
+	if !ok {
+		var from, to int
+		var plain bool
+		from, to, plain, ok = s.scan()
+		if !ok || !plain {
+			return 0, false
+		}
+		if i, ok = fieldIndex(names, s.buf[from:to]); !ok {
+			return 0, false
+		}
+	}
+	if !s.expect(':') {
 		return 0, false
 	}
 	switch {
@@ -381,33 +692,22 @@ func (s *fastScanner) member(names []string, seen *int) (int, bool) {
 	return i, true
 }
 
-// key reads an object key and returns its index in names, -1 for a key
-// that matches none. Only plain ASCII keys are taken, without allocating; a
-// key with an escape or a non-ASCII byte, or one that encoding/json would
-// match to a name only by folding case, is declined.
-func (s *fastScanner) key(names []string) (int, bool) {
-	if !s.expect('"') {
+// knownKey consumes the next key if it is one of names, quotes included,
+// and returns its index: the usual case, compared in place without
+// scanning. ok is false, with nothing consumed, for any other key.
+func (s *fastScanner) knownKey(names []string) (int, bool) {
+	c, ok := s.peek()
+	if !ok || c != '"' {
 		return 0, false
 	}
-	start := s.pos
-	for {
-		for s.pos < s.end {
-			switch c := s.buf[s.pos]; {
-			case c == '"':
-				key := s.buf[start:s.pos]
-				s.pos++
-				return fieldIndex(names, key)
-			case c < 0x20 || c == '\\' || c >= 0x80:
-				return 0, false
-			}
-			if s.pos++; s.pos-start > maxStringBytes {
-				return 0, false
-			}
-		}
-		if !s.refill(&start) {
-			return 0, false
+	rest := s.buf[s.pos+1 : s.end]
+	for i, name := range names {
+		if len(rest) > len(name) && rest[len(name)] == '"' && string(rest[:len(name)]) == name {
+			s.pos += len(name) + 2
+			return i, true
 		}
 	}
+	return 0, false
 }
 
 // fieldIndex returns the index of the ASCII key in names, or -1; ok is false
@@ -449,17 +749,17 @@ var (
 )
 
 // entries reads a list of entries whose '[' is next.
-func (s *fastScanner) entries(l *listDecoder) bool {
+func (s *fastScanner) entries(l *fastSink) bool {
 	empty, ok := s.open('[', ']')
 	if !ok || empty {
 		return ok
 	}
 	for {
-		var e entry
+		var e fastEntry
 		if !s.entry(&e) {
 			return false
 		}
-		l.add(&e)
+		l.add(s, &e)
 		more, ok := s.next(']')
 		if !ok || !more {
 			return ok
@@ -468,7 +768,8 @@ func (s *fastScanner) entries(l *listDecoder) bool {
 }
 
 // entry reads an entry, which must be an object.
-func (s *fastScanner) entry(e *entry) bool {
+func (s *fastScanner) entry(e *fastEntry) bool {
+	s.decoded = s.decoded[:0]
 	empty, ok := s.open('{', '}')
 	if !ok || empty {
 		return ok
@@ -483,13 +784,25 @@ func (s *fastScanner) entry(e *entry) bool {
 		case -1:
 			ok = s.skip()
 		case 0:
-			ok = s.text(&e.Title)
+			ok = s.text(&e.title)
 		case 1:
-			ok = s.stringItems(&e.StringListData)
+			ok = s.stringItems(e)
 		case 2:
-			ok = s.labelValues(&e.LabelValues)
+			ok = objectList(s, &e.labels, labelNames, func(i int, lv *labelValue) bool {
+				switch i {
+				case 0:
+					return s.textString(&lv.Label)
+				case 1:
+					return s.textString(&lv.Value)
+				case 2:
+					return s.textString(&lv.Href)
+				case -1:
+					return s.skip()
+				}
+				return true // the end of the object
+			})
 		case 3:
-			e.Timestamp, ok = s.timestamp()
+			e.timestamp, ok = s.timestamp()
 		}
 		if !ok {
 			return false
@@ -501,41 +814,45 @@ func (s *fastScanner) entry(e *entry) bool {
 	}
 }
 
-func (s *fastScanner) stringItems(dst *[]stringItem) bool {
-	return objectList(s, dst, itemNames, func(i int, it *stringItem) bool {
+// stringItems reads string_list_data, keeping its first item.
+func (s *fastScanner) stringItems(e *fastEntry) bool {
+	var it struct {
+		href, value span
+		time        int64
+	}
+	return objectList(s, nil, itemNames, func(i int, _ *struct{}) bool {
+		var ok bool
 		switch i {
 		case 0:
-			return s.text(&it.Href)
+			ok = s.text(&it.href)
 		case 1:
-			return s.suffixText(&it.Value, it.Href)
+			ok = s.text(&it.value)
 		case 2:
-			var ok bool
-			it.Timestamp, ok = s.timestamp()
-			return ok
+			it.time, ok = s.timestamp()
+		case -1:
+			ok = s.skip()
+		case len(itemNames):
+			// The item has ended.
+			if e.items == 0 {
+				e.href, e.value, e.itemTime = it.href, it.value, it.time
+			}
+			e.items++
+			it.href, it.value, it.time = span{}, span{}, 0
+			ok = true
 		}
-		return s.skip()
+		return ok
 	})
 }
 
-func (s *fastScanner) labelValues(dst *[]labelValue) bool {
-	return objectList(s, dst, labelNames, func(i int, lv *labelValue) bool {
-		switch i {
-		case 0:
-			return s.text(&lv.Label)
-		case 1:
-			return s.text(&lv.Value)
-		case 2:
-			return s.text(&lv.Href)
-		}
-		return s.skip()
-	})
-}
-
-// objectList reads an array of objects into dst (an empty slice, not nil,
-// for [] as encoding/json gives). For each member, field gets the index of
-// its name in names, or -1 for an unknown one (which it must skip).
+// objectList reads an array of objects. For each member, field gets the
+// index of its name in names, or -1 for an unknown one (which it must
+// skip), and at the end of each object len(names). When dst is not nil,
+// each object's value is appended to it, and it is an empty slice, not nil,
+// for [], as encoding/json gives.
 func objectList[T any](s *fastScanner, dst *[]T, names []string, field func(i int, v *T) bool) bool {
-	*dst = []T{}
+	if dst != nil {
+		*dst = []T{}
+	}
 	empty, ok := s.open('[', ']')
 	if !ok || empty {
 		return ok
@@ -556,53 +873,17 @@ func objectList[T any](s *fastScanner, dst *[]T, names []string, field func(i in
 				}
 			}
 		}
-		*dst = append(*dst, v)
+		if !field(len(names), &v) {
+			return false
+		}
+		if dst != nil {
+			*dst = append(*dst, v)
+		}
 		more, ok := s.next(']')
 		if !ok || !more {
 			return ok
 		}
 	}
-}
-
-// text reads a string field; anything else (null included, which
-// encoding/json would skip) is declined.
-func (s *fastScanner) text(dst *string) bool {
-	if c, ok := s.peek(); !ok || c != '"' {
-		return false
-	}
-	v, ok := s.str()
-	*dst = v
-	return ok
-}
-
-// suffixText reads a string field like text, but when the string is plain
-// and ends href, as a username ends its profile link, it shares href's
-// bytes instead of allocating: account() keeps the href's copy anyway.
-func (s *fastScanner) suffixText(dst *string, href string) bool {
-	if c, ok := s.peek(); !ok || c != '"' {
-		return false
-	}
-	s.pos++
-	start := s.pos
-	for s.pos < s.end {
-		switch c := s.buf[s.pos]; {
-		case c == '"':
-			if v := s.buf[start:s.pos]; len(v) > 0 && len(v) <= len(href) && string(v) == href[len(href)-len(v):] {
-				*dst = href[len(href)-len(v):]
-				s.pos++
-				return true
-			}
-			s.pos = start - 1
-			return s.text(dst)
-		case c < 0x20 || c == '\\' || c >= 0x80:
-			s.pos = start - 1
-			return s.text(dst)
-		}
-		s.pos++
-	}
-	// The string runs past the buffer: rare, and text handles it.
-	s.pos = start - 1
-	return s.text(dst)
 }
 
 func (s *fastScanner) timestamp() (int64, bool) {
@@ -615,7 +896,7 @@ func (s *fastScanner) timestamp() (int64, bool) {
 // wrapper reads the rest of a root object whose '{' has been consumed: the
 // array-valued members are lists, other values are skipped. A root that is
 // itself an entry is left to decodeList.
-func (s *fastScanner) wrapper(l *listDecoder) bool {
+func (s *fastScanner) wrapper(l *fastSink) bool {
 	if c, ok := s.peek(); ok && c == '}' {
 		s.pos++
 		return true

@@ -132,7 +132,7 @@ func (imp *importer) run() (Export, error) {
 		}
 	}
 	for _, c := range byKind[kindFlat] {
-		err := imp.read(c, func(r io.Reader) error {
+		err := imp.read(c, func(r io.Reader, _ int64) error {
 			return decodeFlat(r, map[string]*[]Account{
 				"followers": &imp.out.Followers, "following": &imp.out.Following,
 				// The ≤ 2020 key for requests you sent (unverified).
@@ -150,7 +150,7 @@ func (imp *importer) run() (Export, error) {
 		if imp.out.Owner != "" {
 			break
 		}
-		err := imp.read(c, func(r io.Reader) (err error) {
+		err := imp.read(c, func(r io.Reader, _ int64) (err error) {
 			imp.out.Owner, err = decodeOwner(r)
 			return err
 		})
@@ -160,7 +160,7 @@ func (imp *importer) run() (Export, error) {
 	}
 	var signup time.Time
 	for _, c := range byKind[kindSignup] {
-		err := imp.read(c, func(r io.Reader) (err error) {
+		err := imp.read(c, func(r io.Reader, _ int64) (err error) {
 			signup, err = decodeEarliest(r)
 			return err
 		})
@@ -223,11 +223,10 @@ func (imp *importer) plan(files []candidate) []candidate {
 // declines it.
 func (imp *importer) readList(c candidate, list *[]Account) error {
 	var skipped int
-	emit := func(a Account) { *list = append(*list, a) }
 	n, markers, total := len(*list), imp.markers, imp.total
 	fast := false
-	err := imp.read(c, func(r io.Reader) error {
-		skipped, fast = decodeListFast(r, &imp.markers, emit)
+	err := imp.read(c, func(r io.Reader, size int64) error {
+		skipped, fast = decodeListFast(r, &imp.markers, list, size)
 		return nil
 	})
 	if err == nil && !fast {
@@ -235,8 +234,8 @@ func (imp *importer) readList(c candidate, list *[]Account) error {
 		// file is read again, but its size has not changed.
 		clear((*list)[n:])
 		*list, imp.markers, imp.total = (*list)[:n], markers, total
-		err = imp.read(c, func(r io.Reader) (err error) {
-			skipped, err = decodeList(r, &imp.markers, emit)
+		err = imp.read(c, func(r io.Reader, _ int64) (err error) {
+			skipped, err = decodeList(r, &imp.markers, func(a Account) { *list = append(*list, a) })
 			return err
 		})
 	}
@@ -250,9 +249,10 @@ func (imp *importer) readList(c candidate, list *[]Account) error {
 	return err
 }
 
-// read opens one file within the limits and hands it to decode, turning
-// failures into the errors Import returns.
-func (imp *importer) read(c candidate, decode func(io.Reader) error) error {
+// read opens one file within the limits and hands it to decode, with the
+// most it may decompress to, turning failures into the errors Import
+// returns. The file is inflated a few chunks ahead of decode (readAhead).
+func (imp *importer) read(c candidate, decode func(r io.Reader, size int64) error) error {
 	if imp.ctx.Err() != nil {
 		return contextError(imp.ctx, imp.limits)
 	}
@@ -261,10 +261,13 @@ func (imp *importer) read(c candidate, decode func(io.Reader) error) error {
 		return err
 	}
 	defer closer.Close()
-	err = decode(r)
+	size := min(int64(c.file.UncompressedSize64), r.bound())
+	ahead := startReadAhead(imp.ctx, r)
+	err = decode(ahead, size)
+	ahead.stop()
 	switch {
-	case r.err != nil:
-		return readError(imp.ctx, imp.limits, c.file.Name, r.err)
+	case ahead.err != nil:
+		return readError(imp.ctx, imp.limits, c.file.Name, ahead.err)
 	case errors.Is(err, errJSONBound):
 		return fail(ErrMalformedJSON, c.file.Name,
 			fmt.Sprintf("The file %s in the ZIP nests deeper or holds longer text than an Instagram export does, so it was not read. Upload the ZIP that Instagram e-mailed you, unchanged.", c.file.Name), err)
