@@ -1,8 +1,11 @@
 package auth
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"glimpse/engine"
 )
@@ -15,6 +18,7 @@ type ttlCache[V any] struct {
 	ttl   time.Duration
 	mu    sync.RWMutex
 	m     map[string]ttlEntry[V]
+	loads singleflight.Group
 }
 
 type ttlEntry[V any] struct {
@@ -35,6 +39,34 @@ func (c *ttlCache[V]) get(key string) (V, bool) {
 		return zero, false
 	}
 	return e.v, true
+}
+
+// load returns the value of key, from the cache or else from fetch, which
+// runs once for all the callers that miss the same key together. Without
+// that, every request in flight for one session missed at once when its
+// entry expired, and all of them queued on the database together: a spike
+// in the slowest requests every TTL (make load). fetch runs without the
+// first caller's cancellation, as its result serves the others too.
+func (c *ttlCache[V]) load(ctx context.Context, key string, fetch func(context.Context) (V, error)) (V, error) {
+	if v, ok := c.get(key); ok {
+		return v, nil
+	}
+	v, err, _ := c.loads.Do(key, func() (any, error) {
+		if v, ok := c.get(key); ok { // loaded just before this call began
+			return v, nil
+		}
+		v, err := fetch(context.WithoutCancel(ctx))
+		if err != nil {
+			return v, err
+		}
+		c.put(key, v)
+		return v, nil
+	})
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return v.(V), nil
 }
 
 func (c *ttlCache[V]) put(key string, v V) {

@@ -249,25 +249,26 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{}, ErrNoSession
 	}
 	id := engine.HashToken(token)
-	entry, ok := s.sessions.get(id)
-	if !ok {
+	entry, err := s.sessions.load(ctx, id, func(ctx context.Context) (sessionEntry, error) {
 		var sess Session
 		err := s.db.Collection(SessionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sess)
 		if errors.Is(err, mongo.ErrNoDocuments) {
-			return Principal{}, ErrNoSession
+			return sessionEntry{}, ErrNoSession
 		}
 		if err != nil {
-			return Principal{}, fmt.Errorf("find session: %w", err)
+			return sessionEntry{}, fmt.Errorf("find session: %w", err)
 		}
 		u, err := s.userByID(ctx, sess.UserID)
 		if engine.IsNotFound(err) {
-			return Principal{}, ErrNoSession
+			return sessionEntry{}, ErrNoSession
 		}
 		if err != nil {
-			return Principal{}, err
+			return sessionEntry{}, err
 		}
-		entry = sessionEntry{session: sess, user: u}
-		s.sessions.put(id, entry)
+		return sessionEntry{session: sess, user: u}, nil
+	})
+	if err != nil {
+		return Principal{}, err
 	}
 	if !s.clock.Now().Before(entry.session.ExpiresAt) || entry.user.Disabled {
 		s.sessions.drop(id)
@@ -295,19 +296,17 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 
 // Subscriptions lists a user's subscriptions (cached briefly).
 func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscription, error) {
-	if subs, ok := s.subs.get(userID); ok {
+	return s.subs.load(ctx, userID, func(ctx context.Context) ([]Subscription, error) {
+		cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
+		if err != nil {
+			return nil, fmt.Errorf("find subscriptions: %w", err)
+		}
+		subs := []Subscription{}
+		if err := cur.All(ctx, &subs); err != nil {
+			return nil, fmt.Errorf("read subscriptions: %w", err)
+		}
 		return subs, nil
-	}
-	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
-	if err != nil {
-		return nil, fmt.Errorf("find subscriptions: %w", err)
-	}
-	subs := []Subscription{}
-	if err := cur.All(ctx, &subs); err != nil {
-		return nil, fmt.Errorf("read subscriptions: %w", err)
-	}
-	s.subs.put(userID, subs)
-	return subs, nil
+	})
 }
 
 // ForgetSubscriptions drops this instance's cached subscriptions of a
