@@ -28,3 +28,96 @@ test("an editor changes a news title, publishes it, and subscribers see it witho
   await editorContext.close();
   await readerContext.close();
 });
+
+async function signInToStudio(page: import("@playwright/test").Page): Promise<void> {
+  await page.goto("/studio");
+  await page.getByLabel("Email address").fill("editor@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("glimpse-editor");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Signed in as editor@example.com (editor)")).toBeVisible();
+}
+
+test("at a desk the editor sits beside a phone-width live preview; a picture is picked from thumbnails", async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signInToStudio(page);
+  await page.goto("/studio/edit/news/collab-posts-guide");
+  const title = page.getByRole("textbox", { name: "Title", exact: true });
+  const preview = page.getByRole("region", { name: "Preview of the draft" });
+  await expect(preview.getByText("Getting More From Collab Posts", { exact: true })).toBeVisible();
+
+  // Side by side: the preview to the right of the form, a phone's width.
+  const formBox = await page.locator("form").first().boundingBox();
+  const previewBox = await preview.boundingBox();
+  expect(formBox).not.toBeNull();
+  expect(previewBox).not.toBeNull();
+  if (formBox === null || previewBox === null) return;
+  expect(previewBox.x).toBeGreaterThanOrEqual(formBox.x + formBox.width);
+  expect(previewBox.y).toBeLessThan(formBox.y + 200);
+  expect(Math.abs(previewBox.width - 390)).toBeLessThanOrEqual(2);
+  expect(formBox.width).toBeGreaterThan(500);
+
+  // Typing updates the preview, unsaved.
+  await title.fill("Collab posts, previewed as you type");
+  await expect(preview.getByText("Collab posts, previewed as you type", { exact: true })).toBeVisible();
+
+  // The picker: thumbnails in a radio group; picking one writes its path and the preview shows it.
+  const picker = page.getByRole("group", { name: "Image path (/static/…)" });
+  const path = page.getByRole("textbox", { name: "Image path (/static/…)" });
+  await expect(picker.getByRole("radio", { name: "/static/news/collab-posts-guide.svg" })).toBeChecked();
+  // The chosen picture is scrolled into the grid's view.
+  await expect(picker.getByText("/static/news/collab-posts-guide.svg", { exact: true })).toBeInViewport();
+  await expect(picker.locator('img[src="/static/news/trial-reels-explained.svg"]')).toHaveCount(1);
+  await picker.getByText("/static/news/trial-reels-explained.svg", { exact: true }).click();
+  await expect(path).toHaveValue("/static/news/trial-reels-explained.svg");
+  await expect(preview.locator('img[src="/static/news/trial-reels-explained.svg"]')).toBeVisible();
+  // The keyboard moves the choice too, as in any radio group.
+  await page.keyboard.press("ArrowLeft");
+  await expect(picker.getByRole("radio", { name: "/static/news/trial-reels-explained.svg" })).not.toBeChecked();
+  const chosen = await path.inputValue();
+  expect(chosen).toMatch(/^\/static\/.+\.svg$/);
+  expect(chosen).not.toBe("/static/news/trial-reels-explained.svg");
+  await expect(preview.locator(`img[src="${chosen}"]`)).toBeVisible();
+  await context.close();
+});
+
+test("on a phone the studio stacks the preview under the editor", async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await signInToStudio(page);
+  await page.goto("/studio/edit/news/collab-posts-guide");
+  const preview = page.getByRole("region", { name: "Preview of the draft" });
+  await expect(preview.getByText("Getting More From Collab Posts", { exact: true })).toBeAttached();
+  const formBox = await page.locator("form").first().boundingBox();
+  const previewBox = await preview.boundingBox();
+  if (formBox === null || previewBox === null) throw new Error("the form or the preview has no box");
+  expect(previewBox.y).toBeGreaterThanOrEqual(formBox.y + formBox.height);
+  expect(previewBox.width).toBeLessThanOrEqual(390);
+  // Nothing wider than the phone: no sideways scrolling.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await context.close();
+});
+
+test("Publish with an unsaved edit saves it first, and subscribers read the new text", async ({ browser }) => {
+  const editorContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const editor = await editorContext.newPage();
+  await signInToStudio(editor);
+  await editor.goto("/studio/edit/news/reposts-and-originality");
+  await editor.getByRole("textbox", { name: "Title", exact: true }).fill("Reposts: published without pressing Save");
+  await editor.getByRole("button", { name: "Publish", exact: true }).click();
+  await expect(editor.getByText(/#\d+ publish by editor@example.com/).first()).toBeVisible();
+  await expect(editor.getByText(/#\d+ save by editor@example.com/).first()).toBeVisible();
+  await expect(editor.getByRole("textbox", { name: "Title", exact: true })).toHaveValue("Reposts: published without pressing Save");
+
+  const readerContext = await browser.newContext();
+  const reader = await readerContext.newPage();
+  await reader.goto("/sign-in");
+  await reader.getByLabel("Email address").fill("clean@example.com");
+  await reader.getByLabel("Password", { exact: true }).fill("glimpse-clean");
+  await reader.getByRole("button", { name: "Sign in" }).click();
+  await expect(reader).toHaveURL(/\/dashboard$/);
+  await reader.goto("/dashboard/news");
+  await expect(reader.getByText("Reposts: published without pressing Save")).toBeVisible();
+  await editorContext.close();
+  await readerContext.close();
+});

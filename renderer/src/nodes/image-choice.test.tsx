@@ -17,7 +17,8 @@ const picker = {
 describe("image_choice", () => {
   it("is a labelled radio group of thumbnails showing the bound value as checked", async () => {
     const { container } = await renderNode(picker, { state: { form: { image: "/static/news/b.svg" } } });
-    expect(screen.getByRole("group", { name: "Picture" })).toBeTruthy();
+    // The studio's nodes load on first use.
+    expect(await screen.findByRole("group", { name: "Picture" })).toBeTruthy();
     const radios = screen.getAllByRole("radio");
     expect(radios.map((radio) => (radio as HTMLInputElement).checked)).toEqual([false, false, true]);
     expect(Array.from(container.querySelectorAll("img.image-choice__thumb")).map((img) => img.getAttribute("src"))).toEqual([
@@ -31,7 +32,7 @@ describe("image_choice", () => {
   // Arrow keys are the browser's own radio behaviour (jsdom lacks it); e2e/studio.spec.ts uses them.
   it("writes the chosen picture into the state", async () => {
     const { user, runtime } = await renderNode(picker, { state: { form: { image: "" } } });
-    await user.click(screen.getByRole("radio", { name: "/static/news/a.svg" }));
+    await user.click(await screen.findByRole("radio", { name: "/static/news/a.svg" }));
     expect(runtime.store.get().state).toEqual({ form: { image: "/static/news/a.svg" } });
     await user.click(screen.getByRole("radio", { name: "No picture" }));
     expect(runtime.store.get().state).toEqual({ form: { image: "" } });

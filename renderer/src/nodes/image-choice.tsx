@@ -1,4 +1,4 @@
-import { useId, useRef } from "react";
+import { useEffect, useId, useRef } from "react";
 import { type NodeProps, useField } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { FieldError } from "./field-parts";
@@ -13,15 +13,26 @@ import "./image-choice.css";
 export function ImageChoice({ node }: NodeProps<"image_choice">) {
   const first = useRef<HTMLInputElement>(null);
   const { value, setValue, error } = useField(node, first);
+  const grid = useRef<HTMLDivElement>(null);
   const groupId = useId();
   const errorId = `${groupId}-error`;
+
+  // The grid scrolls: bring the current picture into its view once, so the editor sees what is
+  // chosen without hunting for it (and without scrolling the page).
+  useEffect(() => {
+    const box = grid.current;
+    const option = box?.querySelector("input:checked")?.closest("label");
+    if (box === null || option === null || option === undefined) return;
+    box.scrollTop = option.offsetTop - box.clientHeight / 2 + option.offsetHeight / 2;
+  }, []);
+
   return (
     <fieldset
       className={cx("field image-choice", error !== undefined && "field--invalid")}
       aria-describedby={error !== undefined ? errorId : undefined}
     >
       <legend className="field__label">{node.label}</legend>
-      <div className="image-choice__grid">
+      <div ref={grid} className="image-choice__grid">
         {node.options.map((option, index) => (
           <label key={option.value} className="image-choice__option">
             <input

@@ -24,7 +24,8 @@ function previewCalls(calls: Call[]): Call[] {
 describe("preview", () => {
   it("shows the server's first tree in a labelled frame and asks for no other until the state changes", async () => {
     const { server } = await renderNodes([input, preview], { state });
-    const region = screen.getByRole("region", { name: "Preview of the draft" });
+    // The studio's nodes load on first use.
+    const region = await screen.findByRole("region", { name: "Preview of the draft" });
     expect(region.textContent).toContain("First title");
     await settle();
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -48,8 +49,8 @@ describe("preview", () => {
             }
           : { body: {} },
     });
+    const region = await screen.findByRole("region", { name: "Preview of the draft" });
     await user.type(screen.getByLabelText("Title"), " again");
-    const region = screen.getByRole("region", { name: "Preview of the draft" });
     await waitFor(() => expect(region.textContent).toContain("Second title"));
     const calls = previewCalls(server.calls);
     // One request for the whole burst of typing, with what the editor typed.
@@ -62,7 +63,7 @@ describe("preview", () => {
 
   it("is a picture: a button inside the frame runs nothing", async () => {
     const { user, server } = await renderNodes([preview], { state });
-    await user.click(screen.getByRole("button", { name: "All news" }));
+    await user.click(await screen.findByRole("button", { name: "All news" }));
     await settle();
     expect(server.calls.filter((call) => call.method === "POST")).toHaveLength(0);
   });

@@ -12,6 +12,8 @@ describe("split", () => {
         { type: "text", text: "Preview" },
       ],
     });
+    // The studio's nodes load on first use.
+    await screen.findByText("Editor");
     const columns = container.querySelector(".split > .split__columns");
     expect(columns?.classList.contains("gap-xl")).toBe(true);
     expect(Array.from(columns?.children ?? []).map((child) => child.textContent)).toEqual(["Editor", "Preview"]);
@@ -20,6 +22,7 @@ describe("split", () => {
 
   it("uses the large gap by default", async () => {
     const { container } = await renderNode({ type: "split", children: [{ type: "text", text: "Only" }] });
+    await screen.findByText("Only");
     expect(container.querySelector(".split__columns")?.classList.contains("gap-lg")).toBe(true);
   });
 });
