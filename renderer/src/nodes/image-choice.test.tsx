@@ -17,7 +17,6 @@ const picker = {
 describe("image_choice", () => {
   it("is a labelled radio group of thumbnails showing the bound value as checked", async () => {
     const { container } = await renderNode(picker, { state: { form: { image: "/static/news/b.svg" } } });
-    // The studio's nodes load on first use.
     expect(await screen.findByRole("group", { name: "Picture" })).toBeTruthy();
     const radios = screen.getAllByRole("radio");
     expect(radios.map((radio) => (radio as HTMLInputElement).checked)).toEqual([false, false, true]);

@@ -24,7 +24,6 @@ function previewCalls(calls: Call[]): Call[] {
 describe("preview", () => {
   it("shows the server's first tree in a labelled frame and asks for no other until the state changes", async () => {
     const { server } = await renderNodes([input, preview], { state });
-    // The studio's nodes load on first use.
     const region = await screen.findByRole("region", { name: "Preview of the draft" });
     expect(region.textContent).toContain("First title");
     await settle();

@@ -1,7 +1,5 @@
 // The allowlist: node type → component. Nothing outside it renders.
-import { type ComponentType, createElement, lazy, Suspense } from "react";
-import type { NodeProps, Registry } from "../runtime/hooks";
-import type { NodeType } from "../schema/node";
+import type { Registry } from "../runtime/hooks";
 import { Badge } from "./badge";
 import { Banner } from "./banner";
 import { Button } from "./button";
@@ -16,6 +14,7 @@ import { Form } from "./form";
 import { FormError } from "./form-error";
 import { Header } from "./header";
 import { Icon } from "./icon";
+import { ImageChoice } from "./image-choice";
 import { Image } from "./image";
 import { LevelMeter } from "./level-meter";
 import { Link } from "./link";
@@ -23,10 +22,12 @@ import { List } from "./list";
 import { ListItem } from "./list-item";
 import { Loader } from "./loader";
 import { PostList } from "./post-list";
+import { Preview } from "./preview";
 import { Rating } from "./rating";
 import { RichText } from "./rich-text";
 import { Row } from "./row";
 import { Screen } from "./screen";
+import { Split } from "./split";
 import { Stack } from "./stack";
 import { StatTile } from "./stat-tile";
 import { Steps } from "./steps";
@@ -35,21 +36,6 @@ import { FileInput } from "./file-input";
 import { Text } from "./text";
 import { Textarea } from "./textarea";
 import { TextInput } from "./text-input";
-
-/**
- * A component loaded when a screen first uses it: the studio's nodes stay out of the JavaScript
- * every subscriber downloads before the first screen. Nothing shows until it has loaded.
- */
-function loadLater<K extends NodeType>(load: () => Promise<ComponentType<NodeProps<K>>>): ComponentType<NodeProps<K>> {
-  const Loaded = lazy(async () => ({ default: await load() }));
-  return function LoadedLater(props: NodeProps<K>) {
-    return createElement(Suspense, { fallback: null }, createElement(Loaded, props));
-  };
-}
-
-const Split = loadLater(async () => (await import("./split")).Split);
-const Preview = loadLater(async () => (await import("./preview")).Preview);
-const ImageChoice = loadLater(async () => (await import("./image-choice")).ImageChoice);
 
 export const registry = {
   screen: Screen,

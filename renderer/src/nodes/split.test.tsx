@@ -12,7 +12,6 @@ describe("split", () => {
         { type: "text", text: "Preview" },
       ],
     });
-    // The studio's nodes load on first use.
     await screen.findByText("Editor");
     const columns = container.querySelector(".split > .split__columns");
     expect(columns?.classList.contains("gap-xl")).toBe(true);
