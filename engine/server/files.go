@@ -104,7 +104,8 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	}
 	csrf := s.csrfToken(c)
 	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(csrf) + `">` + copyTag + reportingMeta(c)
-	first := s.firstScreenBlock(c, csrf)
+	first, preload := s.firstScreenBlock(c, csrf)
+	tag += preload
 	page := make([]byte, 0, len(f.index)+len(tag)+len(first))
 	head, rest, _ := bytes.Cut(f.index, []byte("<head>"))
 	page = append(append(append(page, head...), "<head>"+tag...), rest...)

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"net/url"
 	"strings"
 
@@ -35,7 +36,8 @@ type firstScreen struct {
 
 // firstScreenBlock returns the <script type="application/json"> block with
 // the first screen for this page request, or "" when there is none to give
-// (the renderer then fetches it, as before). It runs the same handler as
+// (the renderer then fetches it, as before), and a <link rel="preload"> for
+// the screen's first image, or "". It runs the same handler as
 // GET /ui/screen, on a request made from this one (its cookies and host), so
 // guards, redirects, kept pages and per-request meta are the ones the fetch
 // would get. A script that is data is never executed, so the CSP's
@@ -43,54 +45,84 @@ type firstScreen struct {
 //
 // A page whose address carries a sign-in secret gets no block: the renderer
 // signs in first, and the screen it then needs is a signed-in one.
-func (s *Server) firstScreenBlock(c fiber.Ctx, csrf string) string {
+func (s *Server) firstScreenBlock(c fiber.Ctx, csrf string) (block, preload string) {
 	if c.Method() != fiber.MethodGet || s.Brands == nil {
-		return ""
+		return "", ""
 	}
 	raw := c.Request().URI().QueryString()
 	query, err := url.ParseQuery(string(raw))
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	for _, secret := range []string{"creds", "login"} {
 		if query.Has(secret) {
-			return ""
+			return "", ""
 		}
 	}
 	target := string(c.Request().URI().PathOriginal())
 	if len(raw) > 0 {
 		target += "?" + string(raw)
 	}
-	block := firstScreen{Date: s.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), CSRF: csrf,
+	first := firstScreen{Date: s.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), CSRF: csrf,
 		Screens: map[string]json.RawMessage{}}
+	last := ""
 	for hop := 0; hop <= maxFirstScreenHops; hop++ {
 		body, issued, ok := s.screenAnswer(c, target)
 		if !ok {
 			break
 		}
 		if issued != "" {
-			block.CSRF = issued
+			first.CSRF = issued
 		}
-		block.Screens[target] = body
+		first.Screens[target] = body
+		last = target
 		next, ok := plainReplace(body)
 		if !ok {
 			break
 		}
-		if _, seen := block.Screens[next]; seen {
+		if _, seen := first.Screens[next]; seen {
 			break
 		}
 		target = next
 	}
-	if len(block.Screens) == 0 {
-		return ""
+	if len(first.Screens) == 0 {
+		return "", ""
 	}
 	// json.Marshal escapes <, > and & (in the raw bodies too), so no
 	// "</script>" or "<!--" can end the block early.
-	encoded, err := json.Marshal(block)
+	encoded, err := json.Marshal(first)
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return `<script type="application/json" id="` + firstScreenID + `">` + string(encoded) + `</script>`
+	if src, ok := firstImage(first.Screens[last]); ok {
+		preload = `<link rel="preload" as="image" href="` + html.EscapeString(src) + `">`
+	}
+	return `<script type="application/json" id="` + firstScreenID + `">` + string(encoded) + `</script>`, preload
+}
+
+// imageNodeStart is how the encoder begins an image node (ui.Node writes its
+// type first, then src).
+var imageNodeStart = []byte(`{"type":"image","src":"`)
+
+// firstImage returns the src of the first image node in an envelope, when it
+// is one of our static files. That image is the screen's topmost, usually the
+// largest thing on a phone's first view (the dashboard's hero): preloaded
+// from the page, it is fetched with the script instead of after it has run.
+func firstImage(envelope []byte) (string, bool) {
+	at := bytes.Index(envelope, imageNodeStart)
+	if at < 0 {
+		return "", false
+	}
+	rest := envelope[at+len(imageNodeStart):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", false
+	}
+	src := string(rest[:end])
+	if !strings.HasPrefix(src, "/static/") || strings.ContainsAny(src, `\?#`) {
+		return "", false
+	}
+	return src, true
 }
 
 // screenAnswer runs GET /ui/screen?path=target for the page request c: the

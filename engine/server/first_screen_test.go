@@ -57,6 +57,18 @@ func TestPageCarriesTheFirstScreenAndTheRedirectsToIt(t *testing.T) {
 	if len(block.Screens) != 2 {
 		t.Errorf("the page carries %d answers, want 2", len(block.Screens))
 	}
+	// The screen's first image (the logo) is fetched with the script, not after it runs.
+	var screen any
+	if err := json.Unmarshal(block.Screens["/sign-in"], &screen); err != nil {
+		t.Fatal(err)
+	}
+	src := firstImageSrc(screen)
+	if src == "" {
+		t.Fatal("the sign-in screen has no image")
+	}
+	if want := `<link rel="preload" as="image" href="` + src + `">`; !bytes.Contains(res.raw, []byte(want)) {
+		t.Errorf("the page does not preload %s: %s", src, res.raw)
+	}
 	// The token is the page's own, which the screen's header would carry.
 	tag := regexp.MustCompile(`<meta name="glimpse-csrf" content="([^"]+)">`).FindSubmatch(res.raw)
 	if tag == nil || block.CSRF != string(tag[1]) {
@@ -150,4 +162,29 @@ func TestFirstScreenCannotEndItsScriptEarly(t *testing.T) {
 	if _, ok := block.Screens["/sign-in?next=</script><script>alert(1)</script>&a=<!--"]; !ok {
 		t.Errorf("the path is not the block's key, unescaped: %v", block.Screens)
 	}
+}
+
+// firstImageSrc returns the src of the first image node in document order.
+func firstImageSrc(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		if v["type"] == "image" {
+			src, _ := v["src"].(string)
+			return src
+		}
+		// Object keys have no order once decoded; screens hold their nodes in
+		// "children" and "header", which are searched in that order.
+		for _, key := range []string{"screen", "header", "children"} {
+			if src := firstImageSrc(v[key]); src != "" {
+				return src
+			}
+		}
+	case []any:
+		for _, child := range v {
+			if src := firstImageSrc(child); src != "" {
+				return src
+			}
+		}
+	}
+	return ""
 }
