@@ -46,7 +46,7 @@ type Summary struct {
 // that holds across instances without a read per request.
 type summaries struct {
 	clock engine.Clock
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	m     map[string]summaryEntry
 }
 
@@ -56,9 +56,9 @@ type summaryEntry struct {
 }
 
 func (c *summaries) get(userID string) (Summary, bool) {
-	c.mu.Lock()
+	c.mu.RLock()
 	e, ok := c.m[userID]
-	c.mu.Unlock()
+	c.mu.RUnlock()
 	if !ok || !c.clock.Now().Before(e.expires) {
 		return Summary{}, false
 	}

@@ -99,8 +99,10 @@ type request struct {
 	// experiments are the subscriber's variants in the experiments the
 	// composed screen showed, for meta.experiments (experimentContext).
 	experiments []ui.Experiment
-	// insights is the subscriber's profile summary once read (insights).
-	insights *profile.Summary
+	// insights is the subscriber's profile summary once insightsRead
+	// (Server.insights).
+	insights     profile.Summary
+	insightsRead bool
 }
 
 // newRequest resolves the brand and the session of a request. A missing,
@@ -417,14 +419,14 @@ func (s *Server) homeKey(r *request) string {
 
 // insights reads the subscriber's profile summary once per request.
 func (s *Server) insights(r *request) (profile.Summary, error) {
-	if r.insights == nil {
+	if !r.insightsRead {
 		sum, err := s.Profiles.Summary(r.fiber.Context(), r.principal.User.ID)
 		if err != nil {
 			return profile.Summary{}, err
 		}
-		r.insights = &sum
+		r.insights, r.insightsRead = sum, true
 	}
-	return *r.insights, nil
+	return r.insights, nil
 }
 
 func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
