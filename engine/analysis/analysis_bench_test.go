@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -147,10 +148,21 @@ func baselineMaps(in Input) map[string]int {
 	}
 }
 
+// cpuTime is the CPU time the process has used: unlike wall time, it means
+// something on a shared machine (docs/benchmarks.md §1).
+func cpuTime(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
 // watchHeap samples the bytes of live and not yet swept heap objects every
 // millisecond until the returned function is called, which reports the peak
 // as peak-heap-MB and the heap before the loop (mostly the generated input)
-// as input-heap-MB. Their difference is what the analysis itself holds at
+// as input-heap-MB, with the CPU time per operation as cpu-s/op. Their
+// difference is what the analysis itself holds at
 // its busiest, up to garbage the collector had not yet freed.
 func watchHeap(b *testing.B) (stop func()) {
 	b.Helper()
@@ -161,6 +173,7 @@ func watchHeap(b *testing.B) (stop func()) {
 		return sample[0].Value.Uint64()
 	}
 	before := read()
+	began := cpuTime(b)
 	done, peakCh := make(chan struct{}), make(chan uint64)
 	go func() {
 		peak := before
@@ -181,5 +194,6 @@ func watchHeap(b *testing.B) (stop func()) {
 		peak := <-peakCh
 		b.ReportMetric(float64(before)/(1<<20), "input-heap-MB")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		b.ReportMetric((cpuTime(b)-began).Seconds()/float64(b.N), "cpu-s/op")
 	}
 }

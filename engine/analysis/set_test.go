@@ -29,6 +29,8 @@ func TestRadixSort(t *testing.T) {
 		{"all equal", []uint64{7, 7, 7, 7}},
 		{"extremes", []uint64{^uint64(0), 0, 1 << 63, 1, ^uint64(0) - 1}},
 		{"random", random(10_000, ^uint64(0))},
+		{"random, more than one pass", random(300_000, ^uint64(0))},
+		{"random, few distinct", random(5_000, 0x7)},
 		// Keys that differ only in some bytes make the sort skip passes,
 		// which changes which buffer holds the result.
 		{"only the low byte varies", random(1_000, 0xff)},
@@ -109,6 +111,37 @@ func TestSampleMatchesSorting(t *testing.T) {
 	}
 }
 
+// TestPrefixSumMatchesBytewise holds the eight-bytes-at-a-time folding and
+// prefix to the byte-by-byte way, on every byte value and on random names
+// of every length it takes.
+func TestPrefixSumMatchesBytewise(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		w := uint64(c) * 0x0101010101010101
+		want := byte(c)
+		if 'A' <= want && want <= 'Z' {
+			want += 'a' - 'A'
+		}
+		if got := lowerASCII(w); got != uint64(want)*0x0101010101010101 {
+			t.Fatalf("lowerASCII(%#x) = %#x, want %#x in every byte", c, got, want)
+		}
+	}
+	h := newHasher()
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := "abcXYZ09._@AZaz\x00\x7f\x80\xc3\xa9\xff["
+	for range 20_000 {
+		b := make([]byte, r.IntN(shortName+1))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		name := string(b)
+		p, hash := h.prefixSum(name)
+		if p != prefix(name) || hash != h.longSum(name) {
+			t.Fatalf("prefixSum(%q) = %#x, %#x; want %#x, %#x", name, p, hash, prefix(name), h.longSum(name))
+		}
+	}
+}
+
 func TestHashIgnoresASCIICase(t *testing.T) {
 	t.Parallel()
 	h := newHasher()
@@ -117,5 +150,23 @@ func TestHashIgnoresASCIICase(t *testing.T) {
 	}
 	if h.sum("baker.joe") == h.sum("baker.joe1") {
 		t.Error("hashes of different names are equal")
+	}
+}
+
+// BenchmarkRadixSort sorts 1,000,000 random hashes, the size of a follower
+// list in BenchmarkAnalyse1M.
+func BenchmarkRadixSort(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	keys := make([]uint64, 1_000_000)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	a, buf := make([]uint64, len(keys)), make([]uint64, len(keys))
+	for b.Loop() {
+		copy(a, keys)
+		radixSort(a, buf)
+	}
+	if !slices.IsSorted(a) {
+		b.Fatal("not sorted")
 	}
 }
