@@ -50,7 +50,6 @@ type Audience struct {
 // inactive followers.
 func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int) Audience {
 	h := newHasher()
-	var scratch []uint64
 	var a Audience
 	unknown := func(basis Code, args map[string]string, categories ...*Category) {
 		for _, c := range categories {
@@ -65,7 +64,15 @@ func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int
 		unknown(BasisNoFollowers, nil, &a.LostFollowers, &a.NewFollowers, &a.Friends, &a.Fans, &a.NotFollowingBack, &a.SecretFans, &a.InactiveFollowers)
 		return a
 	}
-	followers := h.list(current.Followers, &scratch)
+	var previousFollowers []string
+	if previous != nil {
+		previousFollowers = previous.Followers
+	}
+	commenters, commentersKnown := commentersOf(posts)
+	// Hashing the lists is most of the work, and each list is hashed on
+	// its own, so they are hashed at once.
+	lists := h.lists(current.Followers, previousFollowers, current.Following, commenters)
+	followers := lists[0]
 	now := day(current.TakenAt)
 
 	switch {
@@ -74,7 +81,7 @@ func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int
 	case previous.Followers == nil:
 		unknown(BasisPreviousNoFollowers, map[string]string{ArgThen: day(previous.TakenAt)}, &a.LostFollowers, &a.NewFollowers)
 	default:
-		before := h.list(previous.Followers, &scratch)
+		before := lists[1]
 		lost, _, gained := overlap(before.set, followers.set)
 		dates := map[string]string{ArgThen: day(previous.TakenAt), ArgNow: now}
 		a.LostFollowers = known(lost, h.sample(before, followers.set, false, sampleSize), BasisLostFollowers, dates)
@@ -84,7 +91,7 @@ func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int
 	if current.Following == nil {
 		unknown(BasisNoFollowing, nil, &a.Friends, &a.Fans, &a.NotFollowingBack)
 	} else {
-		following := h.list(current.Following, &scratch)
+		following := lists[2]
 		fans, friends, notBack := overlap(followers.set, following.set)
 		on := map[string]string{ArgNow: now}
 		a.Friends = known(friends, h.sample(followers, following.set, true, sampleSize), BasisFriends, on)
@@ -92,14 +99,13 @@ func audience(current Snapshot, previous *Snapshot, posts []Post, sampleSize int
 		a.NotFollowingBack = known(notBack, h.sample(following, followers.set, false, sampleSize), BasisNotFollowingBack, on)
 	}
 
-	commenters, ok := commentersOf(posts)
 	switch {
 	case len(posts) == 0:
 		unknown(BasisNoPosts, nil, &a.SecretFans, &a.InactiveFollowers)
-	case !ok:
+	case !commentersKnown:
 		unknown(BasisNoCommenters, nil, &a.SecretFans, &a.InactiveFollowers)
 	default:
-		engaged := h.list(commenters, &scratch)
+		engaged := lists[3]
 		inactive, _, secret := overlap(followers.set, engaged.set)
 		secretBasis, inactiveBasis := BasisSecretFans, BasisInactiveFollowers
 		args := map[string]string{ArgPosts: strconv.Itoa(len(posts))}

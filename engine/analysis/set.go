@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // Audience groups are set operations over lists of up to millions of
@@ -147,6 +148,28 @@ func (h *hasher) list(names []string, scratch *[]uint64) list {
 	radixSort(hashes, (*scratch)[:len(hashes)])
 	l.set = slices.Compact(hashes)
 	return l
+}
+
+// lists hashes each of names into a list, on a goroutine per list of any
+// length.
+func (h *hasher) lists(names ...[]string) []list {
+	out := make([]list, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		if len(n) < 1024 {
+			var scratch []uint64
+			out[i] = (&hasher{seed: h.seed}).list(n, &scratch)
+			continue
+		}
+		wg.Go(func() {
+			// A hasher of its own (same seed) for its buffer; a scratch
+			// of its own for the sort.
+			var scratch []uint64
+			out[i] = (&hasher{seed: h.seed}).list(n, &scratch)
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func prefix(name string) uint64 {
