@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,6 +127,78 @@ func FuzzDecodeListFast(f *testing.F) {
 			t.Fatalf("%q read in pieces of %d:\nslow %+v\nfast %+v", data, len(data)%5+1, slow, pieces)
 		}
 	})
+}
+
+// followersJSON is a followers file of n entries in the 2025 form, with
+// usernames of varying length.
+func followersJSON(n int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("[\n")
+	for i := range n {
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		name := strings.Repeat("x", i%13) + "user." + strconv.Itoa(i)
+		fmt.Fprintf(&buf, `  {"title": "", "media_list_data": [], "string_list_data": [{"href": "https://www.instagram.com/_u/%s", "value": "%s", "timestamp": %d}]}`, name, name, 1_500_000_000+i)
+	}
+	buf.WriteString("\n]\n")
+	return buf.Bytes()
+}
+
+// TestDecodeListFastGrowsTheListOnce: with the file's true size, the list
+// is grown once to about its final length, so it ends with little room to
+// spare; with a forged size far above the true one (a sixteenth of it more
+// than the file), nothing is reserved for entries that never come, since
+// the estimate waits for a sixteenth of the claimed size.
+func TestDecodeListFastGrowsTheListOnce(t *testing.T) {
+	t.Parallel()
+	const n = 200_000
+	data := followersJSON(n)
+	for _, tc := range []struct {
+		name    string
+		size    int64
+		maxRoom int
+	}{
+		{"true size", int64(len(data)), n / 8},
+		{"forged size", 40 * int64(len(data)), n / 2}, // append's own growth, at most a quarter or so
+	} {
+		var list []Account
+		if _, ok := decodeListFast(bytes.NewReader(data), &markers{}, &list, tc.size); !ok || len(list) != n {
+			t.Fatalf("%s: ok %v, %d accounts", tc.name, ok, len(list))
+		}
+		if room := cap(list) - len(list); room > tc.maxRoom {
+			t.Errorf("%s: %d accounts with room for %d more, want at most %d", tc.name, len(list), room, tc.maxRoom)
+		}
+	}
+}
+
+// TestDecodeListFastWhiteSpaceRun: a run of white space of any length
+// between the tokens of a list is read once and held nowhere: the decoder
+// reads each byte of the file once and allocates about the same whether
+// the run is 8 or 64 MB. Not parallel, so that other tests' allocations do
+// not count.
+func TestDecodeListFastWhiteSpaceRun(t *testing.T) {
+	var allocs []uint64
+	for _, mb := range []int64{8, 64} {
+		src := &countingReader{r: io.MultiReader(
+			strings.NewReader(`[{"title": "a"},`), io.LimitReader(spaces{}, mb<<20), strings.NewReader(`{"title":`),
+			io.LimitReader(spaces{}, mb<<20), strings.NewReader(`"b"}]`))}
+		var list []Account
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		skipped, ok := decodeListFast(src, &markers{}, &list, 2*mb<<20+30)
+		runtime.ReadMemStats(&after)
+		if !ok || skipped != 0 || len(list) != 2 || list[0].Username != "a" || list[1].Username != "b" {
+			t.Fatalf("%d MB: ok %v, %+v", mb, ok, list)
+		}
+		if want := 2*mb<<20 + 30; src.n != want {
+			t.Errorf("%d MB: read %d bytes, want %d, each once", mb, src.n, want)
+		}
+		allocs = append(allocs, after.TotalAlloc-before.TotalAlloc)
+	}
+	if allocs[1] > allocs[0]+64<<10 || allocs[1] > 2<<20 {
+		t.Errorf("allocated %d bytes for 8 MB runs, %d for 64 MB runs", allocs[0], allocs[1])
+	}
 }
 
 // BenchmarkDecodeListFast decodes 100,000 followers in the 2025 form from
