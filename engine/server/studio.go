@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -516,6 +517,12 @@ func (s *Server) draftPreview(r *request, kind, slug string, fields map[string]s
 			}
 		}
 		fields = kept
+	}
+	if kind == library.KindNews && fields["date"] == "" {
+		// A news item is dated when it is written: until the editor types a
+		// valid date, the preview shows today's rather than year 1.
+		fields = maps.Clone(fields)
+		fields["date"] = s.Clock.Now().UTC().Format(time.DateOnly)
 	}
 	page, ok, err := s.subscriberPage(r, kind, slug, fields)
 	if err != nil || !ok {

@@ -153,6 +153,8 @@ func TestStudioLivePreviewComposesTheUnsavedDraft(t *testing.T) {
 		"/doc/kind": "news", "/doc/slug": ""})
 	if got := effects(res); len(got) != 1 || !contains(texts(got[0]["value"]), "Brand new") {
 		t.Errorf("a new item's preview: %s", res.raw)
+	} else if today := h.clock.Now().UTC().Format("January 2, 2006"); !contains(texts(got[0]["value"]), today) {
+		t.Errorf("a new item without a date is not dated today (%s): %s", today, res.raw)
 	}
 	// Copy has no reading screen: nothing to set.
 	res = h.action("studio.preview", map[string]any{"/form": map[string]any{"body": "x"}, "/doc/kind": "copy", "/doc/slug": "default/studio.title"})
