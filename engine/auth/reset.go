@@ -126,7 +126,7 @@ func (s *Service) SignOutAll(ctx context.Context, userID string) error {
 	if _, err := s.db.Collection(SessionsCollection).DeleteMany(ctx, bson.M{"userId": userID}); err != nil {
 		return fmt.Errorf("sign out all sessions: %w", err)
 	}
-	s.sessions.dropWhere(func(e sessionEntry) bool { return e.user.ID == userID })
+	s.sessions.DropWhere(func(e sessionEntry) bool { return e.user.ID == userID })
 	return nil
 }
 
@@ -134,7 +134,7 @@ func (s *Service) SignOutAll(ctx context.Context, userID string) error {
 // another way (an account just created from a paid subscription). It
 // refuses like SignIn when nothing authorises the person on bundle.
 func (s *Service) OpenSession(ctx context.Context, u User, bundle string) (string, error) {
-	s.subs.drop(u.ID)
+	s.subs.Drop(u.ID)
 	return s.openSession(ctx, u, bundle)
 }
 
@@ -164,17 +164,6 @@ func (s *Service) TakeOnce(ctx context.Context, kind, name string, window time.D
 		return false, fmt.Errorf("claim %s: %w", kind, err)
 	}
 	return ok, nil
-}
-
-// dropWhere forgets every entry whose value matches.
-func (c *ttlCache[V]) dropWhere(match func(V) bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, e := range c.m {
-		if match(e.v) {
-			delete(c.m, k)
-		}
-	}
 }
 
 // VerifyPassword checks an email and password like SignIn (the same limits,

@@ -81,8 +81,8 @@ type Service struct {
 	// nil accepts any.
 	passwordCheck func(ctx context.Context, password string) error
 
-	sessions *ttlCache[sessionEntry]
-	subs     *ttlCache[[]Subscription]
+	sessions *engine.TTLCache[sessionEntry]
+	subs     *engine.TTLCache[[]Subscription]
 	limiter  *Limiter
 }
 
@@ -96,8 +96,8 @@ type sessionEntry struct {
 func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime time.Duration) *Service {
 	return &Service{
 		db: db, clock: clock, hasher: hasher, lifetime: lifetime,
-		sessions: newTTLCache[sessionEntry](clock, cacheTTL),
-		subs:     newTTLCache[[]Subscription](clock, cacheTTL),
+		sessions: engine.NewTTLCache[sessionEntry](clock, cacheTTL),
+		subs:     engine.NewTTLCache[[]Subscription](clock, cacheTTL),
 		limiter:  NewLimiter(db, clock, "signin", DefaultLimits),
 	}
 }
@@ -238,7 +238,7 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
-	s.sessions.put(sess.ID, sessionEntry{session: sess, user: u})
+	s.sessions.Put(sess.ID, sessionEntry{session: sess, user: u})
 	return token, nil
 }
 
@@ -249,7 +249,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{}, ErrNoSession
 	}
 	id := engine.HashToken(token)
-	entry, err := s.sessions.load(ctx, id, func(ctx context.Context) (sessionEntry, error) {
+	entry, err := s.sessions.Load(ctx, id, func(ctx context.Context) (sessionEntry, error) {
 		var sess Session
 		err := s.db.Collection(SessionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sess)
 		if errors.Is(err, mongo.ErrNoDocuments) {
@@ -271,7 +271,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{}, err
 	}
 	if !s.clock.Now().Before(entry.session.ExpiresAt) || entry.user.Disabled {
-		s.sessions.drop(id)
+		s.sessions.Drop(id)
 		return Principal{}, ErrNoSession
 	}
 	subs, err := s.Subscriptions(ctx, entry.user.ID)
@@ -287,7 +287,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		return nil
 	}
 	id := engine.HashToken(token)
-	s.sessions.drop(id)
+	s.sessions.Drop(id)
 	if _, err := s.db.Collection(SessionsCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
 		return fmt.Errorf("sign out: %w", err)
 	}
@@ -296,7 +296,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 
 // Subscriptions lists a user's subscriptions (cached briefly).
 func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscription, error) {
-	return s.subs.load(ctx, userID, func(ctx context.Context) ([]Subscription, error) {
+	return s.subs.Load(ctx, userID, func(ctx context.Context) ([]Subscription, error) {
 		cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
 		if err != nil {
 			return nil, fmt.Errorf("find subscriptions: %w", err)
@@ -312,7 +312,7 @@ func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscript
 // ForgetSubscriptions drops this instance's cached subscriptions of a
 // user, after billing changed them here; other instances see the change
 // within the cache's TTL.
-func (s *Service) ForgetSubscriptions(userID string) { s.subs.drop(userID) }
+func (s *Service) ForgetSubscriptions(userID string) { s.subs.Drop(userID) }
 
 // PutSubscription creates or replaces a subscription (idempotent by _id).
 func (s *Service) PutSubscription(ctx context.Context, sub Subscription) error {
@@ -321,7 +321,7 @@ func (s *Service) PutSubscription(ctx context.Context, sub Subscription) error {
 	if err != nil {
 		return fmt.Errorf("put subscription %s: %w", sub.ID, err)
 	}
-	s.subs.drop(sub.UserID)
+	s.subs.Drop(sub.UserID)
 	return nil
 }
 

@@ -131,7 +131,7 @@ type Service struct {
 	owner string
 	// summaries are the dashboard's per-user summaries; every write below
 	// that changes a status or a result drops the user's.
-	summaries *summaries
+	summaries *engine.TTLCache[Summary]
 }
 
 // SetFetcher installs how the refresh job reads a source (the Instagram API).
@@ -150,7 +150,7 @@ func (s *Service) SetCredential(ctx context.Context, userID, sealed string) erro
 func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
 	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{},
 		claims: store.NewClaims(db), owner: "profile-refresh:" + engine.NewID(),
-		summaries: &summaries{clock: clock, m: map[string]summaryEntry{}}}
+		summaries: engine.NewTTLCache[Summary](clock, SummaryTTL)}
 }
 
 // Collections lists this package's collections for the store to create,
@@ -180,7 +180,7 @@ func (s *Service) Connect(ctx context.Context, userID, source, username string, 
 	p := Profile{UserID: userID, Source: source, Username: username, Status: StatusPending, Seed: seed,
 		Snapshots: []SnapshotRef{}, NextRefresh: s.clock.Now()}
 	_, err := s.db.Collection(ProfilesCollection).ReplaceOne(ctx, bson.M{"_id": userID}, p, options.Replace().SetUpsert(true))
-	s.summaries.drop(userID)
+	s.summaries.Drop(userID)
 	if err != nil {
 		return fmt.Errorf("connect profile: %w", err)
 	}
@@ -315,11 +315,11 @@ func (s *Service) Analyse(ctx context.Context, userID string) (Profile, error) {
 	coll := s.db.Collection(ProfilesCollection)
 	// Dropped after each write: a summary read meanwhile says processing,
 	// and the one after says how it ended.
-	defer s.summaries.drop(userID)
+	defer s.summaries.Drop(userID)
 	if _, err := coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{"status": StatusProcessing}}); err != nil {
 		return p, fmt.Errorf("mark processing: %w", err)
 	}
-	s.summaries.drop(userID)
+	s.summaries.Drop(userID)
 	result, err := s.analyse(ctx, p)
 	if err != nil {
 		_, _ = coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{

@@ -1,4 +1,4 @@
-package auth
+package engine_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 func TestTTLCacheLoadsOnceForCallersThatMissTogether(t *testing.T) {
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	c := newTTLCache[string](clock, 5*time.Second)
+	c := engine.NewTTLCache[string](clock, 5*time.Second)
 	var fetches atomic.Int32
 	release := make(chan struct{})
 	fetch := func(context.Context) (string, error) {
@@ -26,7 +26,7 @@ func TestTTLCacheLoadsOnceForCallersThatMissTogether(t *testing.T) {
 	results := make([]string, callers)
 	for i := range callers {
 		wg.Go(func() {
-			v, err := c.load(context.Background(), "session", fetch)
+			v, err := c.Load(context.Background(), "session", fetch)
 			if err != nil {
 				t.Error(err)
 			}
@@ -50,28 +50,28 @@ func TestTTLCacheLoadsOnceForCallersThatMissTogether(t *testing.T) {
 	}
 
 	// Cached now: no fetch until the TTL has passed, then one.
-	if _, err := c.load(context.Background(), "session", fetch); err != nil || fetches.Load() != 1 {
+	if _, err := c.Load(context.Background(), "session", fetch); err != nil || fetches.Load() != 1 {
 		t.Fatalf("a cached key was fetched again (%d fetches, %v)", fetches.Load(), err)
 	}
 	clock.Advance(5 * time.Second)
-	if _, err := c.load(context.Background(), "session", fetch); err != nil || fetches.Load() != 2 {
+	if _, err := c.Load(context.Background(), "session", fetch); err != nil || fetches.Load() != 2 {
 		t.Fatalf("an expired key was not fetched again (%d fetches, %v)", fetches.Load(), err)
 	}
 }
 
 func TestTTLCacheKeepsNoFailedLoadAndFetchesPastTheCallersCancellation(t *testing.T) {
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	c := newTTLCache[string](clock, 5*time.Second)
+	c := engine.NewTTLCache[string](clock, 5*time.Second)
 	gone := errors.New("no such session")
-	if _, err := c.load(context.Background(), "k", func(context.Context) (string, error) { return "", gone }); !errors.Is(err, gone) {
+	if _, err := c.Load(context.Background(), "k", func(context.Context) (string, error) { return "", gone }); !errors.Is(err, gone) {
 		t.Fatalf("the fetch's error was not returned: %v", err)
 	}
-	if _, ok := c.get("k"); ok {
+	if _, ok := c.Get("k"); ok {
 		t.Fatal("a failed load was cached")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	v, err := c.load(ctx, "k", func(ctx context.Context) (string, error) { return "v", ctx.Err() })
+	v, err := c.Load(ctx, "k", func(ctx context.Context) (string, error) { return "v", ctx.Err() })
 	if err != nil || v != "v" {
 		t.Fatalf("the fetch saw the first caller's cancellation: %q %v", v, err)
 	}
