@@ -131,9 +131,13 @@ func goldenCases() []goldenCase {
 			})
 		}},
 		{"studio-edit", func(c Context) Page {
+			picture := "/static/news/carousels-are-back.svg"
 			return StudioEdit(c, StudioEditState{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back",
-				Status: "published", CanEdit: true, Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}},
-				Values: map[string]string{"title": "Carousels Are Back", "body": "Hello"},
+				Status: "published", CanEdit: true, Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true},
+					{Name: "image", Label: "Image path", Picture: true}},
+				Values:   map[string]string{"title": "Carousels Are Back", "body": "Hello", "image": picture},
+				Pictures: []ui.Option{{Value: picture, Label: picture, Image: &ui.ImageRef{Src: picture}}},
+				Preview:  ui.Stack("md", ui.Text("title", "Carousels Are Back")),
 				Revisions: []StudioRevision{{N: 2, Action: "save", By: "ed@glimpse.example", At: "Nov 1, 2026 12:00 UTC", Changed: []string{"title"}},
 					{N: 1, Action: "seed", By: "seed", At: "Nov 1, 2026 09:00 UTC"}}})
 		}},

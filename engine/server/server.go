@@ -140,6 +140,9 @@ func New(d Deps) (*Server, error) {
 	for name, spec := range s.unsubscribeActions() {
 		s.actions[name] = spec
 	}
+	for name, spec := range s.studioActions() {
+		s.actions[name] = spec
+	}
 	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
 	trust, trustConfig, proxyHeader := fiberTrust(d.Config.TrustedProxies)
 	s.app = fiber.New(fiber.Config{
