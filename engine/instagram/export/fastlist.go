@@ -346,6 +346,11 @@ func (s *fastScanner) scan() (from, to int, plain, ok bool) {
 	if !s.expect('"') {
 		return 0, 0, false, false
 	}
+	return s.scanRest()
+}
+
+// scanRest is scan once the opening quote has been consumed.
+func (s *fastScanner) scanRest() (from, to int, plain, ok bool) {
 	start, plain := s.pos, true
 	for {
 		buf, i := s.buf[:s.end], s.pos
@@ -429,7 +434,8 @@ func (s *fastScanner) text(dst *span) bool {
 	if c, ok := s.peek(); !ok || c != '"' {
 		return false
 	}
-	from, to, plain, ok := s.scan()
+	s.pos++
+	from, to, plain, ok := s.scanRest()
 	if !ok {
 		return false
 	}
@@ -680,7 +686,9 @@ func (s *fastScanner) member(names []string, seen *int) (int, bool) {
 			return 0, false
 		}
 	}
-	if !s.expect(':') {
+	if s.pos < s.end && s.buf[s.pos] == ':' {
+		s.pos++
+	} else if !s.expect(':') {
 		return 0, false
 	}
 	switch {
@@ -796,10 +804,8 @@ func (s *fastScanner) entry(e *fastEntry) bool {
 					return s.textString(&lv.Value)
 				case 2:
 					return s.textString(&lv.Href)
-				case -1:
-					return s.skip()
 				}
-				return true // the end of the object
+				return s.skip()
 			})
 		case 3:
 			e.timestamp, ok = s.timestamp()
@@ -816,43 +822,58 @@ func (s *fastScanner) entry(e *fastEntry) bool {
 
 // stringItems reads string_list_data, keeping its first item.
 func (s *fastScanner) stringItems(e *fastEntry) bool {
-	var it struct {
-		href, value span
-		time        int64
-	}
-	return objectList(s, nil, itemNames, func(i int, _ *struct{}) bool {
-		var ok bool
-		switch i {
-		case 0:
-			ok = s.text(&it.href)
-		case 1:
-			ok = s.text(&it.value)
-		case 2:
-			it.time, ok = s.timestamp()
-		case -1:
-			ok = s.skip()
-		case len(itemNames):
-			// The item has ended.
-			if e.items == 0 {
-				e.href, e.value, e.itemTime = it.href, it.value, it.time
-			}
-			e.items++
-			it.href, it.value, it.time = span{}, span{}, 0
-			ok = true
-		}
+	empty, ok := s.open('[', ']')
+	if !ok || empty {
 		return ok
-	})
+	}
+	for {
+		var href, value span
+		var ts int64
+		empty, ok := s.open('{', '}')
+		if !ok {
+			return false
+		}
+		if !empty {
+			seen := 0
+			for more := true; more; {
+				i, ok := s.member(itemNames, &seen)
+				if !ok {
+					return false
+				}
+				switch i {
+				case 0:
+					ok = s.text(&href)
+				case 1:
+					ok = s.text(&value)
+				case 2:
+					ts, ok = s.timestamp()
+				default:
+					ok = s.skip()
+				}
+				if !ok {
+					return false
+				}
+				if more, ok = s.next('}'); !ok {
+					return false
+				}
+			}
+		}
+		if e.items == 0 {
+			e.href, e.value, e.itemTime = href, value, ts
+		}
+		e.items++
+		more, ok := s.next(']')
+		if !ok || !more {
+			return ok
+		}
+	}
 }
 
-// objectList reads an array of objects. For each member, field gets the
-// index of its name in names, or -1 for an unknown one (which it must
-// skip), and at the end of each object len(names). When dst is not nil,
-// each object's value is appended to it, and it is an empty slice, not nil,
-// for [], as encoding/json gives.
+// objectList reads an array of objects into dst (an empty slice, not nil,
+// for [] as encoding/json gives). For each member, field gets the index of
+// its name in names, or -1 for an unknown one (which it must skip).
 func objectList[T any](s *fastScanner, dst *[]T, names []string, field func(i int, v *T) bool) bool {
-	if dst != nil {
-		*dst = []T{}
-	}
+	*dst = []T{}
 	empty, ok := s.open('[', ']')
 	if !ok || empty {
 		return ok
@@ -873,12 +894,7 @@ func objectList[T any](s *fastScanner, dst *[]T, names []string, field func(i in
 				}
 			}
 		}
-		if !field(len(names), &v) {
-			return false
-		}
-		if dst != nil {
-			*dst = append(*dst, v)
-		}
+		*dst = append(*dst, v)
 		more, ok := s.next(']')
 		if !ok || !more {
 			return ok
