@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -150,22 +151,25 @@ func (h *hasher) list(names []string, scratch *[]uint64) list {
 	return l
 }
 
-// lists hashes each of names into a list, on a goroutine per list of any
-// length.
+// lists hashes each of names into a list. Hashing is most of Analyse's
+// work and the lists do not depend on each other, so they are shared out
+// among as many goroutines as there are processors, each with a hasher (same
+// seed) and a radix scratch of its own that it reuses from list to list.
 func (h *hasher) lists(names ...[]string) []list {
 	out := make([]list, len(names))
+	next := make(chan int, len(names))
+	for i := range names {
+		next <- i
+	}
+	close(next)
 	var wg sync.WaitGroup
-	for i, n := range names {
-		if len(n) < 1024 {
-			var scratch []uint64
-			out[i] = (&hasher{seed: h.seed}).list(n, &scratch)
-			continue
-		}
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
 		wg.Go(func() {
-			// A hasher of its own (same seed) for its buffer; a scratch
-			// of its own for the sort.
+			w := &hasher{seed: h.seed}
 			var scratch []uint64
-			out[i] = (&hasher{seed: h.seed}).list(n, &scratch)
+			for i := range next {
+				out[i] = w.list(names[i], &scratch)
+			}
 		})
 	}
 	wg.Wait()
