@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 )
 
 // directoryBytesPerEntry bounds the central-directory bytes zip.NewReader may
@@ -123,9 +124,9 @@ type entryReader struct {
 	ctx      context.Context
 	r        io.Reader
 	read     int64
-	maxEntry int64 // MaxEntryBytes
-	maxRatio int64 // MaxRatio × compressed size
-	total    *int64
+	maxEntry int64         // MaxEntryBytes
+	maxRatio int64         // MaxRatio × compressed size
+	total    *atomic.Int64 // shared by the files read at once
 	maxTotal int64
 	err      error
 }
@@ -140,14 +141,14 @@ func (e *entryReader) Read(p []byte) (int, error) {
 	}
 	// Ask for one byte more than any limit allows, so crossing it is seen
 	// without decompressing much past it.
-	room := min(e.maxEntry-e.read, e.maxTotal-*e.total, max(e.maxRatio, ratioFloor)-e.read) + 1
+	room := min(e.maxEntry-e.read, e.maxTotal-e.total.Load(), max(e.maxRatio, ratioFloor)-e.read) + 1
 	if int64(len(p)) > room {
 		p = p[:max(room, 1)]
 	}
 	n, err := e.r.Read(p)
 	e.read += int64(n)
-	*e.total += int64(n)
-	if e.read > e.maxEntry || *e.total > e.maxTotal || (e.read > ratioFloor && e.read > e.maxRatio) {
+	total := e.total.Add(int64(n))
+	if e.read > e.maxEntry || total > e.maxTotal || (e.read > ratioFloor && e.read > e.maxRatio) {
 		e.err = errLimit
 		return 0, e.err
 	}
@@ -160,7 +161,7 @@ func (e *entryReader) Read(p []byte) (int, error) {
 // bound is the most the entry can decompress to, all told, without
 // crossing a limit.
 func (e *entryReader) bound() int64 {
-	return min(e.maxEntry, max(e.maxRatio, ratioFloor), e.read+e.maxTotal-*e.total)
+	return min(e.maxEntry, max(e.maxRatio, ratioFloor), e.read+e.maxTotal-e.total.Load())
 }
 
 // errLimit is entryReader's signal that a decompression limit was crossed.
@@ -168,7 +169,7 @@ var errLimit = errors.New("decompression limit crossed")
 
 // openEntry opens f for reading within the limits; total is the running sum
 // of bytes decompressed by this import.
-func openEntry(ctx context.Context, f *zip.File, limits Limits, total *int64) (*entryReader, io.Closer, error) {
+func openEntry(ctx context.Context, f *zip.File, limits Limits, total *atomic.Int64) (*entryReader, io.Closer, error) {
 	if f.Flags&0x1 != 0 {
 		return nil, nil, fail(ErrNotZip, f.Name, "The ZIP is encrypted. Upload the ZIP that Instagram e-mailed you, unchanged.", nil)
 	}

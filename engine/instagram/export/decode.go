@@ -21,6 +21,10 @@ type markers struct {
 
 func (m markers) any() bool { return m.uHref || m.titleOnly || m.labelValues }
 
+func (m markers) or(o markers) markers {
+	return markers{uHref: m.uHref || o.uHref, titleOnly: m.titleOnly || o.titleOnly, labelValues: m.labelValues || o.labelValues}
+}
+
 // entry is the union of the three entry shapes of docs/instagram.md §4.3. Unknown
 // fields (media_list_data, fbid, media, …) are ignored by the decoder.
 type entry struct {

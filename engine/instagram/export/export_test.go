@@ -476,3 +476,41 @@ func TestWhiteSpaceMemberIsRejected(t *testing.T) {
 		t.Fatalf("default limits: %v, want ErrZipBomb", err)
 	}
 }
+
+// TestImportReportsListsInOrder: the followers are read at the same time as
+// the other lists, yet what the import reports comes in the order of the
+// lists, as if read one after another: with every list broken, the error
+// names the followers file; with entries skipped in each, the warnings
+// follow the lists' order.
+func TestImportReportsListsInOrder(t *testing.T) {
+	t.Parallel()
+	const folder = "connections/followers_and_following/"
+	for range 20 {
+		_, err := importBytes(zipEntries(t,
+			file(folder+"following.json", `[{"title":`),
+			file(folder+"followers_1.json", `[{"title":`),
+			file(folder+"pending_follow_requests.json", `[{"title":`),
+		), export.Limits{})
+		var e *engine.Error
+		if !errors.As(err, &e) || !errors.Is(err, export.ErrMalformedJSON) || !strings.Contains(e.Message, "followers_1.json") {
+			t.Fatalf("got %v, want the followers file's error", err)
+		}
+	}
+	noName := `[{"title":"a"},{"title":""},{"title":""}]`
+	got, err := importBytes(zipEntries(t,
+		file(folder+"pending_follow_requests.json", noName),
+		file(folder+"following.json", noName),
+		file(folder+"followers_1.json", `[{"title":"a"},{"title":""}]`),
+	), export.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1 entry in " + folder + "followers_1.json had no username and was left out.",
+		"2 entries in " + folder + "following.json had no username and were left out.",
+		"2 entries in " + folder + "pending_follow_requests.json had no username and were left out.",
+	}
+	if diff := cmp.Diff(want, got.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
