@@ -8,6 +8,7 @@
 //   LIGHTHOUSE_BIN=bin/other LIGHTHOUSE_RUNS=3 node scripts/lighthouse.mjs
 //   LIGHTHOUSE_OUT=some/dir ...                # also keeps each run's full report as JSON
 //   LIGHTHOUSE_VERBOSE=1 ...                   # names each page's LCP element
+//   LIGHTHOUSE_PAGES=analytics,sign-in ...     # only these pages
 //
 // The machine's load moves the simulated figures too (Lighthouse scales its CPU model by the
 // benchmark it takes at the start of each run), so compare runs made on the same machine.
@@ -206,8 +207,9 @@ async function main() {
     await waitReady(base, child);
     const cookie = await signIn(base);
     const rows = [];
+    const only = process.env.LIGHTHOUSE_PAGES?.split(",");
     for (let run = 1; run <= runs; run += 1) {
-      for (const page of pages) {
+      for (const page of pages.filter((p) => only === undefined || only.includes(p.name))) {
         // A browser of its own for every page: cookies one page's server sets (a signed-out
         // browser's id) would otherwise travel with the next page's and sign it out.
         const lhr = await audit(`${base}${page.path}`, page.signedIn ? cookie : undefined, (c) => (chrome = c));
