@@ -62,7 +62,7 @@ test("at a desk the editor sits beside a phone-width live preview; a picture is 
   await expect(preview.getByText("Collab posts, previewed as you type", { exact: true })).toBeVisible();
 
   // The picker: thumbnails in a radio group; picking one writes its path and the preview shows it.
-  const picker = page.getByRole("group", { name: "Image path (/static/…)" });
+  const picker = page.getByRole("group", { name: "Or choose one of the pictures" });
   const path = page.getByRole("textbox", { name: "Image path (/static/…)" });
   await expect(picker.getByRole("radio", { name: "/static/news/collab-posts-guide.svg" })).toBeChecked();
   // The chosen picture is scrolled into the grid's view.

@@ -132,7 +132,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 		if f.Picture && s.CanEdit && len(s.Pictures) > 0 {
 			// The path stays editable above (and can be cleared); the
 			// thumbnails choose it without typing.
-			inputs = append(inputs, ui.ImageChoice(f.Name+"-picker", f.Name, f.Label, s.Pictures...))
+			inputs = append(inputs, ui.ImageChoice(f.Name+"-picker", f.Name, c.T("studio.picture.legend"), s.Pictures...))
 		}
 	}
 	state["form"] = form
