@@ -105,10 +105,18 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	csrf := s.csrfToken(c)
 	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(csrf) + `">` + copyTag + reportingMeta(c)
 	first, preload := s.firstScreenBlock(c, csrf)
-	tag += preload
-	page := make([]byte, 0, len(f.index)+len(tag)+len(first))
+	page := make([]byte, 0, len(f.index)+len(tag)+len(first)+len(preload))
 	head, rest, _ := bytes.Cut(f.index, []byte("<head>"))
 	page = append(append(append(page, head...), "<head>"+tag...), rest...)
+	if preload != "" {
+		// After the script and the stylesheet, so the picture is asked for
+		// once they are: they are what the first paint waits for.
+		if at := bytes.Index(page, []byte("</head>")); at >= 0 {
+			page = append(page[:at], append([]byte(preload), page[at:]...)...)
+		} else {
+			page = append(page, preload...)
+		}
+	}
 	if first != "" {
 		if at := bytes.LastIndex(page, []byte("</body>")); at >= 0 {
 			page = append(page[:at], append([]byte(first), page[at:]...)...)
