@@ -3,6 +3,7 @@
 import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
 import { t } from "./runtime/copy";
 import { EngineContext, OverlayContext, RegistryContext } from "./runtime/context";
+import { retryKeepingInput } from "./runtime/retry";
 import type { Runtime } from "./runtime/runtime";
 import { NodeView } from "./runtime/render";
 import type { ViewState } from "./runtime/store";
@@ -22,7 +23,7 @@ function Notice({ runtime, message }: { runtime: Runtime; message: string }): Re
     <div className="notice" role="alert">
       <Glyph name="alert" />
       <span className="notice__text">{message}</span>
-      <button type="button" className="notice__retry" onClick={() => void runtime.router.refresh()}>
+      <button type="button" className="notice__retry" onClick={() => void retryKeepingInput(runtime)}>
         {t("tryAgain")}
       </button>
     </div>
