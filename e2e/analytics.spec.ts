@@ -40,7 +40,12 @@ test("a subscriber with nothing connected uploads a data export and sees the aud
   await page.getByLabel("Password", { exact: true }).fill("glimpse-clean");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
-  await page.goto("/dashboard/analytics");
+  // Before any analysis the dashboard's Analytics card invites to one (issue #12), and leads there.
+  const card = page.locator(".card").filter({ has: page.getByRole("heading", { name: "Analytics", exact: true }) });
+  await expect(card).toContainText("Analyse your Instagram account");
+  await expect(card.getByRole("meter")).toHaveCount(0);
+  await card.getByRole("link", { name: "Analytics" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/analytics$/);
   await expect(page.getByText("Connect your Instagram profile")).toBeVisible();
   // Uploading without choosing a file asks for one.
   await page.getByRole("button", { name: "Upload and analyse" }).click();
@@ -56,4 +61,8 @@ test("a subscriber with nothing connected uploads a data export and sees the aud
   await expect(page.getByText("Choose your export ZIP file first.")).toHaveCount(0);
   await page.reload();
   await expect(page.getByRole("heading", { name: "User Engagement", exact: true })).toBeVisible();
+  // The dashboard's card now shows the engagement instead of the invitation.
+  await page.goto("/dashboard");
+  await expect(card.getByRole("meter", { name: "Engagement rate" })).toBeVisible();
+  await expect(card).not.toContainText("Analyse your Instagram account");
 });

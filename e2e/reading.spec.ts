@@ -34,6 +34,8 @@ test("tips, trends and news are readable", async ({ page }) => {
   await expect(page).toHaveURL(/\/dashboard$/);
   await page.goto("/dashboard/news");
   const items = page.getByRole("list", { name: "News" }).getByRole("listitem");
+  // count() does not wait: the screen is drawn after the page's load event.
+  await expect(items.first()).toBeVisible();
   expect(await items.count()).toBeGreaterThanOrEqual(8);
   await items.first().getByRole("link").click();
   await expect(page).toHaveURL(/\/dashboard\/news\/[a-z0-9-]+$/);
