@@ -70,6 +70,15 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 // logFlushEvery bounds how late an info line (the access log) reaches stderr.
 const logFlushEvery = 200 * time.Millisecond
 
+// NewAccessLogger is the logger `glimpse serve` logs with at level, writing
+// to out without the batching: for benchmarks that measure a request as the
+// binary serves it, access line included.
+func NewAccessLogger(level string, out io.Writer) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(newQuickText(out, l))
+}
+
 func newLogger(level string, sink *logSink) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))

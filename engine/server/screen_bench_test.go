@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/valyala/fasthttp"
 
+	"glimpse/engine/app"
 	"glimpse/engine/server"
 )
 
@@ -53,7 +53,7 @@ func BenchmarkScreenRequest(b *testing.B) {
 	b.Run("dashboard", func(b *testing.B) {
 		h := newHarnessDeps(b, func(d *server.Deps) {
 			// As `glimpse serve` logs: a line per request at info.
-			d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			d.Logger = app.NewAccessLogger("info", io.Discard)
 			d.ValidateResponses = false
 		})
 		h.subscriber("bench@example.com", "bench-password-1")
