@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
 
 test("an editor changes a news title, publishes it, and subscribers see it without a restart", async ({ browser }) => {
   const editorContext = await browser.newContext();
@@ -16,6 +16,14 @@ test("an editor changes a news title, publishes it, and subscribers see it witho
   await editor.getByRole("button", { name: "Publish", exact: true }).click();
   await expect(editor.getByText(/publish by editor@example.com/).first()).toBeVisible();
 
+  const { readerContext, reader } = await subscriberReadingNews(browser);
+  await expect(reader.getByText("Carousels are back, and here is how to win with them")).toBeVisible();
+  await editorContext.close();
+  await readerContext.close();
+});
+
+/** A subscriber in a browser of their own, on the news list. */
+async function subscriberReadingNews(browser: Browser): Promise<{ readerContext: BrowserContext; reader: Page }> {
   const readerContext = await browser.newContext();
   const reader = await readerContext.newPage();
   await reader.goto("/sign-in");
@@ -24,12 +32,10 @@ test("an editor changes a news title, publishes it, and subscribers see it witho
   await reader.getByRole("button", { name: "Sign in" }).click();
   await expect(reader).toHaveURL(/\/dashboard$/);
   await reader.goto("/dashboard/news");
-  await expect(reader.getByText("Carousels are back, and here is how to win with them")).toBeVisible();
-  await editorContext.close();
-  await readerContext.close();
-});
+  return { readerContext, reader };
+}
 
-async function signInToStudio(page: import("@playwright/test").Page): Promise<void> {
+async function signInToStudio(page: Page): Promise<void> {
   await page.goto("/studio");
   await page.getByLabel("Email address").fill("editor@example.com");
   await page.getByLabel("Password", { exact: true }).fill("glimpse-editor");
@@ -109,14 +115,7 @@ test("Publish with an unsaved edit saves it first, and subscribers read the new 
   await expect(editor.getByText(/#\d+ save by editor@example.com/).first()).toBeVisible();
   await expect(editor.getByRole("textbox", { name: "Title", exact: true })).toHaveValue("Reposts: published without pressing Save");
 
-  const readerContext = await browser.newContext();
-  const reader = await readerContext.newPage();
-  await reader.goto("/sign-in");
-  await reader.getByLabel("Email address").fill("clean@example.com");
-  await reader.getByLabel("Password", { exact: true }).fill("glimpse-clean");
-  await reader.getByRole("button", { name: "Sign in" }).click();
-  await expect(reader).toHaveURL(/\/dashboard$/);
-  await reader.goto("/dashboard/news");
+  const { readerContext, reader } = await subscriberReadingNews(browser);
   await expect(reader.getByText("Reposts: published without pressing Save")).toBeVisible();
   await editorContext.close();
   await readerContext.close();
