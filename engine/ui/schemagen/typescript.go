@@ -17,6 +17,7 @@ func (g *gen) typescript() ([]byte, error) {
 	b.WriteString("// the envelope and action_result keep their screen, overlays and effects raw for the same reason\n")
 	b.WriteString("// (see renderer/src/schema/parse.ts). Objects strip unknown keys rather than fail, so an older\n")
 	b.WriteString("// renderer tolerates a newer server; the golden fixtures test flags every stripped key.\n")
+	b.WriteString("// Each schema is a z.lazy, built on its first parse, so loading the module builds none of them.\n")
 	b.WriteString("import * as z from \"zod/mini\";\n\n")
 	b.WriteString("/** A child node, kept raw: it is parsed on its own when rendered. */\nconst rawNode = z.record(z.string(), z.unknown());\n\n")
 	for _, e := range g.enums {
@@ -45,10 +46,13 @@ func (g *gen) typescript() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Every definition is built on its first parse, not when the module is evaluated: building
+		// all of them up front was about 80 ms of the first page's main thread on a throttled phone
+		// (issue #12), and a screen uses a handful of the node types. z.lazy memoises what it builds.
 		if g.lazy[name] {
 			fmt.Fprintf(&b, "export const %s: z.ZodMiniType<%s> = z.lazy(() => %s);\n", schemaName(name), pascal(name), expr)
 		} else {
-			fmt.Fprintf(&b, "export const %s = %s;\n", schemaName(name), expr)
+			fmt.Fprintf(&b, "export const %s = z.lazy(() => %s);\n", schemaName(name), expr)
 			if !g.cyclic[name] {
 				fmt.Fprintf(&b, "export type %s = z.infer<typeof %s>;\n", pascal(name), schemaName(name))
 			}

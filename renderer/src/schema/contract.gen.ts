@@ -5,6 +5,7 @@
 // the envelope and action_result keep their screen, overlays and effects raw for the same reason
 // (see renderer/src/schema/parse.ts). Objects strip unknown keys rather than fail, so an older
 // renderer tolerates a newer server; the golden fixtures test flags every stripped key.
+// Each schema is a z.lazy, built on its first parse, so loading the module builds none of them.
 import * as z from "zod/mini";
 
 /** A child node, kept raw: it is parsed on its own when rendered. */
@@ -77,13 +78,13 @@ export type Action =
 export type ActionAfter = { ms: number; then: Action; type: "after" };
 export type ActionSequence = { actions: Action[]; type: "sequence" };
 
-export const pointerSchema = z.string().check(z.regex(new RegExp("^(/([^/~]|~[01])*)+$", "u")));
+export const pointerSchema = z.lazy(() => z.string().check(z.regex(new RegExp("^(/([^/~]|~[01])*)+$", "u"))));
 export type Pointer = z.infer<typeof pointerSchema>;
 
-export const operandSchema = z.union([
+export const operandSchema = z.lazy(() => z.union([
   z.union([z.string(), z.number(), z.boolean(), z.null()]),
   z.object({ path: pointerSchema }),
-]);
+]));
 export type Operand = z.infer<typeof operandSchema>;
 
 export const conditionSchema: z.ZodMiniType<Condition> = z.lazy(() => z.union([
@@ -101,56 +102,56 @@ export const conditionSchema: z.ZodMiniType<Condition> = z.lazy(() => z.union([
   z.object({ in: z.tuple([operandSchema, z.array(z.unknown())]) }),
 ]));
 
-export const ruleSchema = z.discriminatedUnion("kind", [
+export const ruleSchema = z.lazy(() => z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("required"), message: z.string().check(z.minLength(1)), value: z.optional(z.union([z.int(), z.string()])), path: z.optional(pointerSchema), when: z.optional(conditionSchema) }),
   z.object({ kind: z.literal("email"), message: z.string().check(z.minLength(1)), value: z.optional(z.union([z.int(), z.string()])), path: z.optional(pointerSchema), when: z.optional(conditionSchema) }),
   z.object({ kind: z.literal("min_length"), message: z.string().check(z.minLength(1)), value: z.int().check(z.minimum(0)), path: z.optional(pointerSchema), when: z.optional(conditionSchema) }),
   z.object({ kind: z.literal("max_length"), message: z.string().check(z.minLength(1)), value: z.int().check(z.minimum(0)), path: z.optional(pointerSchema), when: z.optional(conditionSchema) }),
   z.object({ kind: z.literal("pattern"), message: z.string().check(z.minLength(1)), value: z.string(), path: z.optional(pointerSchema), when: z.optional(conditionSchema) }),
   z.object({ kind: z.literal("equals"), message: z.string().check(z.minLength(1)), value: z.optional(z.union([z.int(), z.string()])), path: pointerSchema, when: z.optional(conditionSchema) }),
-]);
+]));
 export type Rule = z.infer<typeof ruleSchema>;
 
-export const actionNavigateSchema = z.object({ to: z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u"))), type: z.literal("navigate") });
+export const actionNavigateSchema = z.lazy(() => z.object({ to: z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u"))), type: z.literal("navigate") }));
 export type ActionNavigate = z.infer<typeof actionNavigateSchema>;
 
-export const actionReplaceSchema = z.object({ to: z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u"))), type: z.literal("replace") });
+export const actionReplaceSchema = z.lazy(() => z.object({ to: z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u"))), type: z.literal("replace") }));
 export type ActionReplace = z.infer<typeof actionReplaceSchema>;
 
-export const actionBackSchema = z.object({ fallback: z.optional(z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u")))), type: z.literal("back") });
+export const actionBackSchema = z.lazy(() => z.object({ fallback: z.optional(z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u")))), type: z.literal("back") }));
 export type ActionBack = z.infer<typeof actionBackSchema>;
 
-export const actionOpenUrlSchema = z.object({ url: z.string().check(z.regex(new RegExp("^(https://|mailto:|/([^/\\\\]|$))", "u"))), newWindow: z.optional(z.boolean()), type: z.literal("open_url") });
+export const actionOpenUrlSchema = z.lazy(() => z.object({ url: z.string().check(z.regex(new RegExp("^(https://|mailto:|/([^/\\\\]|$))", "u"))), newWindow: z.optional(z.boolean()), type: z.literal("open_url") }));
 export type ActionOpenUrl = z.infer<typeof actionOpenUrlSchema>;
 
-export const actionSubmitSchema = z.object({ action: z.string().check(z.regex(new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$", "u"))), form: z.optional(z.string()), include: z.optional(z.array(pointerSchema)), validate: z.optional(z.enum(ACTION_SUBMIT_VALIDATE_VALUES)), type: z.literal("submit") });
+export const actionSubmitSchema = z.lazy(() => z.object({ action: z.string().check(z.regex(new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$", "u"))), form: z.optional(z.string()), include: z.optional(z.array(pointerSchema)), validate: z.optional(z.enum(ACTION_SUBMIT_VALIDATE_VALUES)), type: z.literal("submit") }));
 export type ActionSubmit = z.infer<typeof actionSubmitSchema>;
 
-export const actionOpenOverlaySchema = z.object({ id: z.string().check(z.minLength(1)), type: z.literal("open_overlay") });
+export const actionOpenOverlaySchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), type: z.literal("open_overlay") }));
 export type ActionOpenOverlay = z.infer<typeof actionOpenOverlaySchema>;
 
-export const actionCloseOverlaySchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), type: z.literal("close_overlay") });
+export const actionCloseOverlaySchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), type: z.literal("close_overlay") }));
 export type ActionCloseOverlay = z.infer<typeof actionCloseOverlaySchema>;
 
-export const actionSetStateSchema = z.object({ path: pointerSchema, value: z.unknown(), type: z.literal("set_state") });
+export const actionSetStateSchema = z.lazy(() => z.object({ path: pointerSchema, value: z.unknown(), type: z.literal("set_state") }));
 export type ActionSetState = z.infer<typeof actionSetStateSchema>;
 
-export const actionDownloadSchema = z.object({ url: z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u"))), filename: z.optional(z.string()), type: z.literal("download") });
+export const actionDownloadSchema = z.lazy(() => z.object({ url: z.string().check(z.regex(new RegExp("^/([^/\\\\]|$)", "u"))), filename: z.optional(z.string()), type: z.literal("download") }));
 export type ActionDownload = z.infer<typeof actionDownloadSchema>;
 
-export const actionSignOutSchema = z.object({ type: z.literal("sign_out") });
+export const actionSignOutSchema = z.lazy(() => z.object({ type: z.literal("sign_out") }));
 export type ActionSignOut = z.infer<typeof actionSignOutSchema>;
 
-export const actionTrackSchema = z.object({ event: z.string().check(z.minLength(1)), props: z.optional(z.record(z.string(), z.unknown())), type: z.literal("track") });
+export const actionTrackSchema = z.lazy(() => z.object({ event: z.string().check(z.minLength(1)), props: z.optional(z.record(z.string(), z.unknown())), type: z.literal("track") }));
 export type ActionTrack = z.infer<typeof actionTrackSchema>;
 
-export const actionReloadSchema = z.object({ type: z.literal("reload") });
+export const actionReloadSchema = z.lazy(() => z.object({ type: z.literal("reload") }));
 export type ActionReload = z.infer<typeof actionReloadSchema>;
 
-export const actionRefreshSchema = z.object({ type: z.literal("refresh") });
+export const actionRefreshSchema = z.lazy(() => z.object({ type: z.literal("refresh") }));
 export type ActionRefresh = z.infer<typeof actionRefreshSchema>;
 
-export const actionUploadSchema = z.object({ type: z.literal("upload"), action: z.string().check(z.regex(new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$", "u"))), input: z.string().check(z.minLength(1)) });
+export const actionUploadSchema = z.lazy(() => z.object({ type: z.literal("upload"), action: z.string().check(z.regex(new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$", "u"))), input: z.string().check(z.minLength(1)) }));
 export type ActionUpload = z.infer<typeof actionUploadSchema>;
 
 export const actionSchema: z.ZodMiniType<Action> = z.lazy(() => z.discriminatedUnion("type", [
@@ -172,147 +173,147 @@ export const actionSchema: z.ZodMiniType<Action> = z.lazy(() => z.discriminatedU
   actionUploadSchema,
 ]));
 
-export const actionAfterSchema = z.object({ ms: z.int().check(z.minimum(0), z.maximum(600000)), then: actionSchema, type: z.literal("after") });
+export const actionAfterSchema = z.lazy(() => z.object({ ms: z.int().check(z.minimum(0), z.maximum(600000)), then: actionSchema, type: z.literal("after") }));
 
-export const actionSequenceSchema = z.object({ actions: z.array(actionSchema).check(z.minLength(1)), type: z.literal("sequence") });
+export const actionSequenceSchema = z.lazy(() => z.object({ actions: z.array(actionSchema).check(z.minLength(1)), type: z.literal("sequence") }));
 
-export const imageRefSchema = z.object({ src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string() });
+export const imageRefSchema = z.lazy(() => z.object({ src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string() }));
 export type ImageRef = z.infer<typeof imageRefSchema>;
 
-export const postSchema = z.object({ image: imageRefSchema, dateLabel: z.string(), countLabel: z.string(), date: z.optional(z.iso.datetime({ offset: true })) });
+export const postSchema = z.lazy(() => z.object({ image: imageRefSchema, dateLabel: z.string(), countLabel: z.string(), date: z.optional(z.iso.datetime({ offset: true })) }));
 export type Post = z.infer<typeof postSchema>;
 
-export const spanSchema = z.object({ text: z.string(), strong: z.optional(z.boolean()), em: z.optional(z.boolean()), href: z.optional(z.string().check(z.regex(new RegExp("^(https://|mailto:|/([^/\\\\]|$))", "u")))) });
+export const spanSchema = z.lazy(() => z.object({ text: z.string(), strong: z.optional(z.boolean()), em: z.optional(z.boolean()), href: z.optional(z.string().check(z.regex(new RegExp("^(https://|mailto:|/([^/\\\\]|$))", "u")))) }));
 export type Span = z.infer<typeof spanSchema>;
 
-export const richBlockSchema = z.discriminatedUnion("kind", [
+export const richBlockSchema = z.lazy(() => z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("heading"), level: z.int().check(z.minimum(2), z.maximum(4)), spans: z.array(spanSchema) }),
   z.object({ kind: z.literal("paragraph"), spans: z.array(spanSchema) }),
   z.object({ kind: z.literal("list"), ordered: z.optional(z.boolean()), items: z.array(z.array(spanSchema)) }),
-]);
+]));
 export type RichBlock = z.infer<typeof richBlockSchema>;
 
-export const nodeScreenSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string(), header: z.optional(z.unknown()), children: z.array(z.unknown()), footer: z.optional(z.unknown()), layout: z.optional(z.enum(NODE_SCREEN_LAYOUT_VALUES)), width: z.optional(z.enum(NODE_SCREEN_WIDTH_VALUES)), type: z.literal("screen"), onLoad: z.optional(actionSchema) });
+export const nodeScreenSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string(), header: z.optional(z.unknown()), children: z.array(z.unknown()), footer: z.optional(z.unknown()), layout: z.optional(z.enum(NODE_SCREEN_LAYOUT_VALUES)), width: z.optional(z.enum(NODE_SCREEN_WIDTH_VALUES)), type: z.literal("screen"), onLoad: z.optional(actionSchema) }));
 export type NodeScreen = z.infer<typeof nodeScreenSchema>;
 
-export const nodeHeaderSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.optional(z.string()), back: z.optional(actionSchema), backLabel: z.optional(z.string()), logo: z.optional(imageRefSchema), menu: z.optional(z.string().check(z.minLength(1))), menuLabel: z.optional(z.string()), elevateOnScroll: z.optional(z.boolean()), type: z.literal("header") });
+export const nodeHeaderSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.optional(z.string()), back: z.optional(actionSchema), backLabel: z.optional(z.string()), logo: z.optional(imageRefSchema), menu: z.optional(z.string().check(z.minLength(1))), menuLabel: z.optional(z.string()), elevateOnScroll: z.optional(z.boolean()), type: z.literal("header") }));
 export type NodeHeader = z.infer<typeof nodeHeaderSchema>;
 
-export const nodeFooterSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.optional(z.string()), subtitle: z.optional(z.string()), children: z.optional(z.array(z.unknown())), type: z.literal("footer") });
+export const nodeFooterSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.optional(z.string()), subtitle: z.optional(z.string()), children: z.optional(z.array(z.unknown())), type: z.literal("footer") }));
 export type NodeFooter = z.infer<typeof nodeFooterSchema>;
 
-export const nodeStackSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), gap: z.optional(z.enum(NODE_STACK_GAP_VALUES)), align: z.optional(z.enum(NODE_STACK_ALIGN_VALUES)), tone: z.optional(z.enum(NODE_STACK_TONE_VALUES)), padded: z.optional(z.boolean()), type: z.literal("stack") });
+export const nodeStackSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), gap: z.optional(z.enum(NODE_STACK_GAP_VALUES)), align: z.optional(z.enum(NODE_STACK_ALIGN_VALUES)), tone: z.optional(z.enum(NODE_STACK_TONE_VALUES)), padded: z.optional(z.boolean()), type: z.literal("stack") }));
 export type NodeStack = z.infer<typeof nodeStackSchema>;
 
-export const nodeRowSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), gap: z.optional(z.enum(NODE_ROW_GAP_VALUES)), align: z.optional(z.enum(NODE_ROW_ALIGN_VALUES)), justify: z.optional(z.enum(NODE_ROW_JUSTIFY_VALUES)), wrap: z.optional(z.boolean()), type: z.literal("row") });
+export const nodeRowSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), gap: z.optional(z.enum(NODE_ROW_GAP_VALUES)), align: z.optional(z.enum(NODE_ROW_ALIGN_VALUES)), justify: z.optional(z.enum(NODE_ROW_JUSTIFY_VALUES)), wrap: z.optional(z.boolean()), type: z.literal("row") }));
 export type NodeRow = z.infer<typeof nodeRowSchema>;
 
-export const nodeTextSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), text: z.string(), style: z.optional(z.enum(NODE_TEXT_STYLE_VALUES)), tone: z.optional(z.enum(NODE_TEXT_TONE_VALUES)), align: z.optional(z.enum(NODE_TEXT_ALIGN_VALUES)), live: z.optional(z.enum(NODE_TEXT_LIVE_VALUES)), type: z.literal("text") });
+export const nodeTextSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), text: z.string(), style: z.optional(z.enum(NODE_TEXT_STYLE_VALUES)), tone: z.optional(z.enum(NODE_TEXT_TONE_VALUES)), align: z.optional(z.enum(NODE_TEXT_ALIGN_VALUES)), live: z.optional(z.enum(NODE_TEXT_LIVE_VALUES)), type: z.literal("text") }));
 export type NodeText = z.infer<typeof nodeTextSchema>;
 
-export const nodeRichTextSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), blocks: z.array(richBlockSchema), type: z.literal("rich_text") });
+export const nodeRichTextSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), blocks: z.array(richBlockSchema), type: z.literal("rich_text") }));
 export type NodeRichText = z.infer<typeof nodeRichTextSchema>;
 
-export const nodeImageSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string(), aspect: z.optional(z.enum(NODE_IMAGE_ASPECT_VALUES)), fit: z.optional(z.enum(NODE_IMAGE_FIT_VALUES)), size: z.optional(z.enum(NODE_IMAGE_SIZE_VALUES)), type: z.literal("image") });
+export const nodeImageSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string(), aspect: z.optional(z.enum(NODE_IMAGE_ASPECT_VALUES)), fit: z.optional(z.enum(NODE_IMAGE_FIT_VALUES)), size: z.optional(z.enum(NODE_IMAGE_SIZE_VALUES)), type: z.literal("image") }));
 export type NodeImage = z.infer<typeof nodeImageSchema>;
 
-export const nodeIconSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), name: z.enum(NODE_ICON_NAME_VALUES), label: z.optional(z.string()), tone: z.optional(z.enum(NODE_ICON_TONE_VALUES)), size: z.optional(z.enum(NODE_ICON_SIZE_VALUES)), type: z.literal("icon") });
+export const nodeIconSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), name: z.enum(NODE_ICON_NAME_VALUES), label: z.optional(z.string()), tone: z.optional(z.enum(NODE_ICON_TONE_VALUES)), size: z.optional(z.enum(NODE_ICON_SIZE_VALUES)), type: z.literal("icon") }));
 export type NodeIcon = z.infer<typeof nodeIconSchema>;
 
-export const nodeButtonSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), action: actionSchema, emphasis: z.optional(z.enum(NODE_BUTTON_EMPHASIS_VALUES)), tone: z.optional(z.enum(NODE_BUTTON_TONE_VALUES)), icon: z.optional(z.string()), disabledWhen: z.optional(conditionSchema), type: z.literal("button") });
+export const nodeButtonSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), action: actionSchema, emphasis: z.optional(z.enum(NODE_BUTTON_EMPHASIS_VALUES)), tone: z.optional(z.enum(NODE_BUTTON_TONE_VALUES)), icon: z.optional(z.string()), disabledWhen: z.optional(conditionSchema), type: z.literal("button") }));
 export type NodeButton = z.infer<typeof nodeButtonSchema>;
 
-export const nodeLinkSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), action: actionSchema, tone: z.optional(z.enum(NODE_LINK_TONE_VALUES)), icon: z.optional(z.string()), type: z.literal("link") });
+export const nodeLinkSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), action: actionSchema, tone: z.optional(z.enum(NODE_LINK_TONE_VALUES)), icon: z.optional(z.string()), type: z.literal("link") }));
 export type NodeLink = z.infer<typeof nodeLinkSchema>;
 
-export const nodeCardSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), action: z.optional(actionSchema), actionLabel: z.optional(z.string()), tone: z.optional(z.enum(NODE_CARD_TONE_VALUES)), image: z.optional(imageRefSchema), type: z.literal("card") });
+export const nodeCardSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), action: z.optional(actionSchema), actionLabel: z.optional(z.string()), tone: z.optional(z.enum(NODE_CARD_TONE_VALUES)), image: z.optional(imageRefSchema), type: z.literal("card") }));
 export type NodeCard = z.infer<typeof nodeCardSchema>;
 
-export const nodeListSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), divided: z.optional(z.boolean()), ordered: z.optional(z.boolean()), label: z.optional(z.string()), type: z.literal("list") });
+export const nodeListSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), divided: z.optional(z.boolean()), ordered: z.optional(z.boolean()), label: z.optional(z.string()), type: z.literal("list") }));
 export type NodeList = z.infer<typeof nodeListSchema>;
 
-export const nodeListItemSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string(), subtitle: z.optional(z.string()), leading: z.optional(z.unknown()), trailing: z.optional(z.unknown()), action: z.optional(actionSchema), type: z.literal("list_item") });
+export const nodeListItemSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string(), subtitle: z.optional(z.string()), leading: z.optional(z.unknown()), trailing: z.optional(z.unknown()), action: z.optional(actionSchema), type: z.literal("list_item") }));
 export type NodeListItem = z.infer<typeof nodeListItemSchema>;
 
-export const nodeDividerSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), type: z.literal("divider") });
+export const nodeDividerSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), type: z.literal("divider") }));
 export type NodeDivider = z.infer<typeof nodeDividerSchema>;
 
-export const nodeBadgeSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), tone: z.optional(z.enum(NODE_BADGE_TONE_VALUES)), type: z.literal("badge") });
+export const nodeBadgeSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), tone: z.optional(z.enum(NODE_BADGE_TONE_VALUES)), type: z.literal("badge") }));
 export type NodeBadge = z.infer<typeof nodeBadgeSchema>;
 
-export const nodeStatTileSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), value: z.nullable(z.string()), caption: z.optional(z.string()), action: z.optional(actionSchema), pendingLabel: z.optional(z.string()), type: z.literal("stat_tile") });
+export const nodeStatTileSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), value: z.nullable(z.string()), caption: z.optional(z.string()), action: z.optional(actionSchema), pendingLabel: z.optional(z.string()), type: z.literal("stat_tile") }));
 export type NodeStatTile = z.infer<typeof nodeStatTileSchema>;
 
-export const nodeLevelMeterSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), level: z.int().check(z.minimum(0), z.maximum(5)), valueLabel: z.optional(z.string()), status: z.optional(z.string()), type: z.literal("level_meter") });
+export const nodeLevelMeterSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), level: z.int().check(z.minimum(0), z.maximum(5)), valueLabel: z.optional(z.string()), status: z.optional(z.string()), type: z.literal("level_meter") }));
 export type NodeLevelMeter = z.infer<typeof nodeLevelMeterSchema>;
 
-export const nodePostListSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.optional(z.string()), posts: z.array(postSchema), type: z.literal("post_list") });
+export const nodePostListSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.optional(z.string()), posts: z.array(postSchema), type: z.literal("post_list") }));
 export type NodePostList = z.infer<typeof nodePostListSchema>;
 
-export const nodeCountdownSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), endsAt: z.iso.datetime({ offset: true }), label: z.optional(z.string()), onExpire: z.optional(actionSchema), type: z.literal("countdown") });
+export const nodeCountdownSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), endsAt: z.iso.datetime({ offset: true }), label: z.optional(z.string()), onExpire: z.optional(actionSchema), type: z.literal("countdown") }));
 export type NodeCountdown = z.infer<typeof nodeCountdownSchema>;
 
-export const nodeLoaderSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), fullscreen: z.optional(z.boolean()), type: z.literal("loader") });
+export const nodeLoaderSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), fullscreen: z.optional(z.boolean()), type: z.literal("loader") }));
 export type NodeLoader = z.infer<typeof nodeLoaderSchema>;
 
-export const nodeBannerSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), tone: z.optional(z.enum(NODE_BANNER_TONE_VALUES)), title: z.optional(z.string()), text: z.optional(z.string()), children: z.optional(z.array(z.unknown())), sticky: z.optional(z.enum(NODE_BANNER_STICKY_VALUES)), type: z.literal("banner") });
+export const nodeBannerSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), tone: z.optional(z.enum(NODE_BANNER_TONE_VALUES)), title: z.optional(z.string()), text: z.optional(z.string()), children: z.optional(z.array(z.unknown())), sticky: z.optional(z.enum(NODE_BANNER_STICKY_VALUES)), type: z.literal("banner") }));
 export type NodeBanner = z.infer<typeof nodeBannerSchema>;
 
-export const nodeFormSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), submit: actionSchema, type: z.literal("form") });
+export const nodeFormSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), submit: actionSchema, type: z.literal("form") }));
 export type NodeForm = z.infer<typeof nodeFormSchema>;
 
-export const nodeFormErrorSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), form: z.string().check(z.minLength(1)), type: z.literal("form_error") });
+export const nodeFormErrorSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), form: z.string().check(z.minLength(1)), type: z.literal("form_error") }));
 export type NodeFormError = z.infer<typeof nodeFormErrorSchema>;
 
-export const nodeTextInputSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), kind: z.optional(z.enum(NODE_TEXT_INPUT_KIND_VALUES)), placeholder: z.optional(z.string()), autocomplete: z.optional(z.string()), rules: z.optional(z.array(ruleSchema)), disabled: z.optional(z.boolean()), type: z.literal("text_input") });
+export const nodeTextInputSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), kind: z.optional(z.enum(NODE_TEXT_INPUT_KIND_VALUES)), placeholder: z.optional(z.string()), autocomplete: z.optional(z.string()), rules: z.optional(z.array(ruleSchema)), disabled: z.optional(z.boolean()), type: z.literal("text_input") }));
 export type NodeTextInput = z.infer<typeof nodeTextInputSchema>;
 
-export const nodeTextareaSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), placeholder: z.optional(z.string()), rows: z.optional(z.int().check(z.minimum(1), z.maximum(20))), maxLength: z.optional(z.int().check(z.minimum(1))), rules: z.optional(z.array(ruleSchema)), type: z.literal("textarea") });
+export const nodeTextareaSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), placeholder: z.optional(z.string()), rows: z.optional(z.int().check(z.minimum(1), z.maximum(20))), maxLength: z.optional(z.int().check(z.minimum(1))), rules: z.optional(z.array(ruleSchema)), type: z.literal("textarea") }));
 export type NodeTextarea = z.infer<typeof nodeTextareaSchema>;
 
-export const nodeChoiceListSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), description: z.optional(z.string()) })).check(z.minLength(1)), rules: z.optional(z.array(ruleSchema)), type: z.literal("choice_list") });
+export const nodeChoiceListSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), description: z.optional(z.string()) })).check(z.minLength(1)), rules: z.optional(z.array(ruleSchema)), type: z.literal("choice_list") }));
 export type NodeChoiceList = z.infer<typeof nodeChoiceListSchema>;
 
-export const nodeRatingSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), max: z.optional(z.int().check(z.minimum(1), z.maximum(10))), type: z.literal("rating") });
+export const nodeRatingSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), max: z.optional(z.int().check(z.minimum(1), z.maximum(10))), type: z.literal("rating") }));
 export type NodeRating = z.infer<typeof nodeRatingSchema>;
 
-export const nodeDialogSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), presentation: z.optional(z.enum(NODE_DIALOG_PRESENTATION_VALUES)), title: z.optional(z.string()), children: z.array(z.unknown()), dismissible: z.optional(z.boolean()), closeLabel: z.optional(z.string()), onClose: z.optional(actionSchema), type: z.literal("dialog") });
+export const nodeDialogSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), presentation: z.optional(z.enum(NODE_DIALOG_PRESENTATION_VALUES)), title: z.optional(z.string()), children: z.array(z.unknown()), dismissible: z.optional(z.boolean()), closeLabel: z.optional(z.string()), onClose: z.optional(actionSchema), type: z.literal("dialog") }));
 export type NodeDialog = z.infer<typeof nodeDialogSchema>;
 
-export const nodeStepsSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, steps: z.array(z.object({ id: z.string().check(z.minLength(1)), children: z.array(z.unknown()) })).check(z.minLength(1)), type: z.literal("steps") });
+export const nodeStepsSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, steps: z.array(z.object({ id: z.string().check(z.minLength(1)), children: z.array(z.unknown()) })).check(z.minLength(1)), type: z.literal("steps") }));
 export type NodeSteps = z.infer<typeof nodeStepsSchema>;
 
-export const nodeEmptyStateSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string().check(z.minLength(1)), text: z.optional(z.string()), icon: z.optional(z.string()), action: z.optional(actionSchema), actionLabel: z.optional(z.string()), type: z.literal("empty_state") });
+export const nodeEmptyStateSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), title: z.string().check(z.minLength(1)), text: z.optional(z.string()), icon: z.optional(z.string()), action: z.optional(actionSchema), actionLabel: z.optional(z.string()), type: z.literal("empty_state") }));
 export type NodeEmptyState = z.infer<typeof nodeEmptyStateSchema>;
 
-export const brandSchema = z.object({ key: z.string().check(z.minLength(1)), name: z.string().check(z.minLength(1)), tagline: z.optional(z.string()), logo: z.optional(imageRefSchema), supportEmail: z.optional(z.string()), theme: z.record(z.string().check(z.regex(new RegExp("^[a-z][a-zA-Z0-9]*$", "u"))), z.string().check(z.regex(new RegExp("^#[0-9a-fA-F]{6}$", "u")))) });
+export const brandSchema = z.lazy(() => z.object({ key: z.string().check(z.minLength(1)), name: z.string().check(z.minLength(1)), tagline: z.optional(z.string()), logo: z.optional(imageRefSchema), supportEmail: z.optional(z.string()), theme: z.record(z.string().check(z.regex(new RegExp("^[a-z][a-zA-Z0-9]*$", "u"))), z.string().check(z.regex(new RegExp("^#[0-9a-fA-F]{6}$", "u")))) }));
 export type Brand = z.infer<typeof brandSchema>;
 
-export const metaSchema = z.object({ serverNow: z.optional(z.iso.datetime({ offset: true })), traceId: z.optional(z.string()), brand: brandSchema, csrf: z.optional(z.string()), version: z.optional(z.string()), experiments: z.optional(z.array(z.object({ key: z.string(), variant: z.string() }))) });
+export const metaSchema = z.lazy(() => z.object({ serverNow: z.optional(z.iso.datetime({ offset: true })), traceId: z.optional(z.string()), brand: brandSchema, csrf: z.optional(z.string()), version: z.optional(z.string()), experiments: z.optional(z.array(z.object({ key: z.string(), variant: z.string() }))) }));
 export type Meta = z.infer<typeof metaSchema>;
 
-export const envelopeSchema = z.object({ v: z.literal(1), screen: rawNode, overlays: z.optional(z.record(z.string(), rawNode)), state: z.optional(z.record(z.string(), z.unknown())), meta: metaSchema, open: z.optional(z.array(z.string().check(z.minLength(1)))) });
+export const envelopeSchema = z.lazy(() => z.object({ v: z.literal(1), screen: rawNode, overlays: z.optional(z.record(z.string(), rawNode)), state: z.optional(z.record(z.string(), z.unknown())), meta: metaSchema, open: z.optional(z.array(z.string().check(z.minLength(1)))) }));
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-export const actionResultSchema = z.object({ effects: z.optional(z.array(z.unknown())), errors: z.optional(z.object({ fields: z.optional(z.record(z.string(), z.string())), form: z.optional(z.string()) })), reload: z.optional(z.boolean()) });
+export const actionResultSchema = z.lazy(() => z.object({ effects: z.optional(z.array(z.unknown())), errors: z.optional(z.object({ fields: z.optional(z.record(z.string(), z.string())), form: z.optional(z.string()) })), reload: z.optional(z.boolean()) }));
 export type ActionResult = z.infer<typeof actionResultSchema>;
 
-export const chartPointSchema = z.object({ x: z.string().check(z.minLength(1)), y: z.number(), yLabel: z.string().check(z.minLength(1)) });
+export const chartPointSchema = z.lazy(() => z.object({ x: z.string().check(z.minLength(1)), y: z.number(), yLabel: z.string().check(z.minLength(1)) }));
 export type ChartPoint = z.infer<typeof chartPointSchema>;
 
-export const nodeChartSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), points: z.array(chartPointSchema).check(z.minLength(1)), type: z.literal("chart") });
+export const nodeChartSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), points: z.array(chartPointSchema).check(z.minLength(1)), type: z.literal("chart") }));
 export type NodeChart = z.infer<typeof nodeChartSchema>;
 
-export const nodeFileInputSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), accept: z.optional(z.string()), help: z.optional(z.string()), maxBytes: z.optional(z.int().check(z.minimum(1))), requiredMessage: z.string().check(z.minLength(1)), tooLargeMessage: z.optional(z.string().check(z.minLength(1))), type: z.literal("file_input") });
+export const nodeFileInputSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), accept: z.optional(z.string()), help: z.optional(z.string()), maxBytes: z.optional(z.int().check(z.minimum(1))), requiredMessage: z.string().check(z.minLength(1)), tooLargeMessage: z.optional(z.string().check(z.minLength(1))), type: z.literal("file_input") }));
 export type NodeFileInput = z.infer<typeof nodeFileInputSchema>;
 
-export const nodeSplitSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()).check(z.minLength(1)), gap: z.optional(z.enum(NODE_SPLIT_GAP_VALUES)), type: z.literal("split") });
+export const nodeSplitSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()).check(z.minLength(1)), gap: z.optional(z.enum(NODE_SPLIT_GAP_VALUES)), type: z.literal("split") }));
 export type NodeSplit = z.infer<typeof nodeSplitSchema>;
 
-export const nodePreviewSchema = z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), bind: pointerSchema, watch: pointerSchema, action: actionSchema, children: z.array(z.unknown()), type: z.literal("preview") });
+export const nodePreviewSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), bind: pointerSchema, watch: pointerSchema, action: actionSchema, children: z.array(z.unknown()), type: z.literal("preview") }));
 export type NodePreview = z.infer<typeof nodePreviewSchema>;
 
-export const nodeImageChoiceSchema = z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), image: z.optional(imageRefSchema) })).check(z.minLength(1)), type: z.literal("image_choice") });
+export const nodeImageChoiceSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), image: z.optional(imageRefSchema) })).check(z.minLength(1)), type: z.literal("image_choice") }));
 export type NodeImageChoice = z.infer<typeof nodeImageChoiceSchema>;
 
 export type NodeType = (typeof NODE_TYPES)[number];
