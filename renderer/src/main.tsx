@@ -1,6 +1,10 @@
 // Start-up: announce the build, boot the router, mount the app.
 import { startTransition } from "react";
 import { createRoot } from "react-dom/client";
+import inter400 from "@fontsource/inter/files/inter-latin-400-normal.woff2?url";
+import inter500 from "@fontsource/inter/files/inter-latin-500-normal.woff2?url";
+import inter600 from "@fontsource/inter/files/inter-latin-600-normal.woff2?url";
+import inter700 from "@fontsource/inter/files/inter-latin-700-normal.woff2?url";
 import { App } from "./app";
 import { loadShellCopy } from "./runtime/copy";
 import { createEngine } from "./runtime/runtime";
@@ -34,4 +38,44 @@ function boot(): void {
   void runtime.start();
 }
 
+// Inter, self-hosted: its faces are registered after the first contentful paint, so the fonts'
+// requests (four weights, about 100 KB) do not compete with the script and stylesheet the first
+// paint waits for (issue #12). A registered face loads when text first needs it, so a weight the
+// page does not use is never fetched.
+const FACES: readonly (readonly [weight: string, url: string])[] = [
+  ["400", inter400],
+  ["500", inter500],
+  ["600", inter600],
+  ["700", inter700],
+];
+
+/** Adds Inter's faces to the document; text using them is redrawn once each arrives. */
+function addFonts(doc: Document): void {
+  for (const [weight, url] of FACES) {
+    doc.fonts.add(new FontFace("Inter", `url("${url}") format("woff2")`, { weight, style: "normal", display: "swap" }));
+  }
+}
+
+/**
+ * Runs `then` once the page has painted content. A browser without paint timing, or a page that
+ * stays hidden (no paint), runs it after `latestMs` so the fonts still arrive.
+ */
+function afterFirstContentfulPaint(then: () => void, latestMs = 3000): void {
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    then();
+  };
+  setTimeout(once, latestMs);
+  if (typeof PerformanceObserver === "undefined" || !PerformanceObserver.supportedEntryTypes.includes("paint")) return;
+  const observer = new PerformanceObserver((list) => {
+    if (list.getEntriesByName("first-contentful-paint").length === 0) return;
+    observer.disconnect();
+    once();
+  });
+  observer.observe({ type: "paint", buffered: true });
+}
+
 setTimeout(boot, 0);
+afterFirstContentfulPaint(() => addFonts(document));
