@@ -9,6 +9,7 @@ import (
 	"mime"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v3"
 
@@ -26,10 +27,58 @@ type fileServer struct {
 	// shellCopy holds each brand's <meta name="glimpse-copy"> tag for the
 	// brands' version, so serving a page does not encode the copy again.
 	shellCopy brandCache
+	// encoded holds the files' br, zstd and gzip forms at the best
+	// compression of each (key: encodedKey), made once in the background
+	// at start (see precompress); until a form is there, the compress
+	// middleware encodes the file for the request, as before.
+	encoded sync.Map
+	// precompressed is closed once every form is made.
+	precompressed chan struct{}
+}
+
+// minCompressible is the size under which a file is sent as it is: a
+// compressed form of a few hundred bytes saves less than its headers cost.
+const minCompressible = 1024
+
+// compressible reports whether a file of this name gains from a content
+// coding: text formats do; fonts and pictures are compressed already.
+func compressible(name string) bool {
+	switch path.Ext(name) {
+	case ".js", ".mjs", ".css", ".svg", ".json", ".html", ".txt", ".map":
+		return true
+	}
+	return false
+}
+
+func encodedKey(tree, name string, e contentEncoding) string {
+	return tree + "/" + name + "\x00" + e.String()
+}
+
+// precompress makes the compressed forms of every compressible file once.
+// The renderer's script is most of the first screen's bytes: at brotli's
+// best it is about a sixth smaller than at the level the compress middleware
+// can afford per request, and no request spends CPU encoding it again
+// (docs/benchmarks.md §6).
+func (f *fileServer) precompress() {
+	defer close(f.precompressed)
+	for tree, files := range map[string]map[string][]byte{"assets": f.assets, "static": f.static} {
+		for name, body := range files {
+			if len(body) < minCompressible || !compressible(name) {
+				continue
+			}
+			for e := encBrotli; e < numEncodings; e++ {
+				out, err := compressBody(e, body)
+				if err != nil || len(out) >= len(body) {
+					continue // the file is served as it is, or by the middleware
+				}
+				f.encoded.Store(encodedKey(tree, name, e), out)
+			}
+		}
+	}
 }
 
 func newFileServer(renderer, static fs.FS) (*fileServer, error) {
-	f := &fileServer{assets: map[string][]byte{}, static: map[string][]byte{}}
+	f := &fileServer{assets: map[string][]byte{}, static: map[string][]byte{}, precompressed: make(chan struct{})}
 	if renderer != nil {
 		idx, err := fs.ReadFile(renderer, "index.html")
 		if err != nil {
@@ -45,6 +94,7 @@ func newFileServer(renderer, static fs.FS) (*fileServer, error) {
 			return nil, err
 		}
 	}
+	go f.precompress()
 	return f, nil
 }
 
@@ -63,15 +113,16 @@ func readTree(fsys fs.FS, root string, into map[string][]byte) error {
 }
 
 func (f *fileServer) serveAsset(c fiber.Ctx) error {
-	return f.send(c, f.assets, c.Params("*"), "public, max-age=31536000, immutable")
+	return f.send(c, "assets", f.assets, c.Params("*"), "public, max-age=31536000, immutable")
 }
 
 func (f *fileServer) serveStatic(c fiber.Ctx) error {
-	return f.send(c, f.static, c.Params("*"), "public, max-age=86400")
+	return f.send(c, "static", f.static, c.Params("*"), "public, max-age=86400")
 }
 
-func (f *fileServer) send(c fiber.Ctx, files map[string][]byte, name, cacheControl string) error {
-	b, ok := files[path.Clean("/" + name)[1:]]
+func (f *fileServer) send(c fiber.Ctx, tree string, files map[string][]byte, name, cacheControl string) error {
+	name = path.Clean("/" + name)[1:]
+	b, ok := files[name]
 	if !ok {
 		return engine.Errorf(engine.CodeNotFound, "Not found")
 	}
@@ -81,6 +132,14 @@ func (f *fileServer) send(c fiber.Ctx, files map[string][]byte, name, cacheContr
 	}
 	c.Set("Content-Type", ctype)
 	c.Set("Cache-Control", cacheControl)
+	if enc := negotiateEncoding(c.Get(fiber.HeaderAcceptEncoding)); enc != encIdentity {
+		if out, ok := f.encoded.Load(encodedKey(tree, name, enc)); ok {
+			// Set, so the compress middleware leaves the body alone.
+			c.Set(fiber.HeaderContentEncoding, enc.String())
+			c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+			return c.Send(out.([]byte))
+		}
+	}
 	return c.Send(b)
 }
 
