@@ -29,6 +29,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if err != nil {
 		return err
 	}
+	srv.PrecompressFiles()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)

@@ -29,8 +29,9 @@ type fileServer struct {
 	shellCopy brandCache
 	// encoded holds the files' br, zstd and gzip forms at the best
 	// compression of each (key: encodedKey), made once in the background
-	// at start (see precompress); until a form is there, the compress
-	// middleware encodes the file for the request, as before.
+	// when the server starts serving (Server.PrecompressFiles); until a
+	// form is there, the compress middleware encodes the file for the
+	// request, as before.
 	encoded sync.Map
 	// precompressed is closed once every form is made.
 	precompressed chan struct{}
@@ -53,6 +54,12 @@ func compressible(name string) bool {
 func encodedKey(tree, name string, e contentEncoding) string {
 	return tree + "/" + name + "\x00" + e.String()
 }
+
+// PrecompressFiles starts making the compressed forms of the renderer's
+// assets and the static pictures, in the background: `glimpse serve` calls
+// it once. (Not done by New: a server made for a test would spend seconds of
+// CPU on brotli's best level it never uses.)
+func (s *Server) PrecompressFiles() { go s.files.precompress() }
 
 // precompress makes the compressed forms of every compressible file once.
 // The renderer's script is most of the first screen's bytes: at brotli's
@@ -94,7 +101,6 @@ func newFileServer(renderer, static fs.FS) (*fileServer, error) {
 			return nil, err
 		}
 	}
-	go f.precompress()
 	return f, nil
 }
 

@@ -32,6 +32,7 @@ func TestFilesAreSentInTheirPrecompressedForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	go f.precompress()
 	select {
 	case <-f.precompressed:
 	case <-time.After(time.Minute):
