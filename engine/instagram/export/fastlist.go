@@ -375,15 +375,25 @@ func (s *fastScanner) scanRest() (from, to int, plain, ok bool) {
 				return 0, 0, false, false
 			case c == '\\':
 				plain = false
-				// The escaped byte, whatever it is, cannot end the string.
-				if i+1 == len(buf) {
-					s.pos = i
-					if !s.refill(&start) {
+				// An escape must be one JSON allows (encoding/json refuses
+				// the rest, "\0" say, even in a value it skips): the
+				// escaped byte, and for \u its four hex digits, are read
+				// first, however the input is cut.
+				var escapeOK bool
+				if buf, i, escapeOK = s.haveAhead(&start, i, 2); !escapeOK {
+					return 0, 0, false, false
+				}
+				switch buf[i+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					i += 2
+				case 'u':
+					if buf, i, escapeOK = s.haveAhead(&start, i, 6); !escapeOK || !hex4(buf[i+2:i+6]) {
 						return 0, 0, false, false
 					}
-					buf, i = s.buf[:s.end], s.pos
+					i += 6
+				default:
+					return 0, 0, false, false
 				}
-				i += 2
 			default:
 				plain = false
 				i++
@@ -397,6 +407,29 @@ func (s *fastScanner) scanRest() (from, to int, plain, ok bool) {
 			return 0, 0, false, false
 		}
 	}
+}
+
+// haveAhead makes sure n bytes from i are in the buffer, reading more when
+// needed; it returns the buffer and i as they are after any read, and false
+// when the input ends (or fails) first.
+func (s *fastScanner) haveAhead(start *int, i, n int) ([]byte, int, bool) {
+	for i+n > s.end {
+		s.pos = i
+		if !s.refill(start) {
+			return nil, 0, false
+		}
+		i = s.pos
+	}
+	return s.buf[:s.end], i, true
+}
+
+func hex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // refill reads more input keeping everything from the opening quote before
