@@ -1,0 +1,161 @@
+package prerender
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the goldens in fixtures/prerender")
+
+const (
+	screensDir   = "../../../fixtures/screens"
+	prerenderDir = "../../../fixtures/prerender"
+)
+
+// The first screens a subscriber meets must be drawn on the server: they are
+// what issue #12's LCP aim is about.
+var mustPrerender = []string{"sign-in__default", "home__weekly__default", "home__fetching-plans__default"}
+
+// TestGoldens draws every golden screen of the default brand that can be
+// drawn and keeps the markup in fixtures/prerender, where
+// renderer/src/prerender.test.tsx compares it with React's.
+func TestGoldens(t *testing.T) {
+	entries, err := os.ReadDir(screensDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), "__default.json")
+		if !ok {
+			continue
+		}
+		name += "__default"
+		envelope, err := os.ReadFile(filepath.Join(screensDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, ok := Screen(envelope, nil)
+		if !ok {
+			continue
+		}
+		want[name+".html"] = true
+		golden := filepath.Join(prerenderDir, name+".html")
+		got := append(page.Root, '\n')
+		if *update {
+			if err := os.MkdirAll(prerenderDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		stored, err := os.ReadFile(golden)
+		if err != nil || !bytes.Equal(stored, got) {
+			t.Errorf("%s differs from what is drawn (go test ./engine/ui/prerender -update)", golden)
+		}
+	}
+	for _, name := range mustPrerender {
+		if !want[name+".html"] {
+			t.Errorf("%s is not prerendered", name)
+		}
+	}
+	stored, _ := os.ReadDir(prerenderDir)
+	for _, e := range stored {
+		if !want[e.Name()] {
+			if *update {
+				_ = os.Remove(filepath.Join(prerenderDir, e.Name()))
+				continue
+			}
+			t.Errorf("%s is drawn by no golden screen", e.Name())
+		}
+	}
+}
+
+func TestScreenTitleAndTheme(t *testing.T) {
+	envelope := []byte(`{"v":1,"screen":{"type":"screen","title":"Home","children":[]},
+		"meta":{"brand":{"name":"Glimpse","theme":{"primary":"#3d5afe","panel":"rgb(0 0 0 / 12%)"}}}}`)
+	page, ok := Screen(envelope, nil)
+	if !ok {
+		t.Fatal("not drawn")
+	}
+	if page.Title != "Home · Glimpse" {
+		t.Errorf("title %q", page.Title)
+	}
+	if page.Theme != "--color-panel:rgb(0 0 0 / 12%);--color-primary:#3d5afe;" {
+		t.Errorf("theme %q", page.Theme)
+	}
+}
+
+// What must not reach the page as markup: text, attributes and colours are
+// escaped or refused.
+func TestScreenEscapes(t *testing.T) {
+	cases := []struct {
+		name, envelope string
+		ok             bool
+		absent         []string
+	}{
+		{"text", `{"screen":{"type":"screen","children":[{"type":"text","text":"</div><script>x()</script>"}]}}`, true,
+			[]string{"<script>", "</div><script"}},
+		{"attribute", `{"screen":{"type":"screen","children":[{"type":"image","src":"/a\" onerror=\"x()","alt":""}]}}`, true,
+			[]string{`" onerror="`}},
+		{"class", `{"screen":{"type":"screen","children":[{"type":"badge","label":"x","tone":"a\"><script>"}]}}`, true,
+			[]string{"<script>"}},
+		{"theme", `{"screen":{"type":"screen","children":[]},"meta":{"brand":{"theme":{"primary":"red;}</style><script>"}}}}`, false, nil},
+		{"hostile link", `{"screen":{"type":"screen","children":[{"type":"link","label":"x","action":{"type":"navigate","to":"/\\evil.example"}}]}}`, true,
+			[]string{"href"}},
+		{"javascript url", `{"screen":{"type":"screen","children":[{"type":"link","label":"x","action":{"type":"open_url","url":"javascript:x()"}}]}}`, true,
+			[]string{"javascript"}},
+		{"unknown node", `{"screen":{"type":"screen","children":[{"type":"chart"}]}}`, false, nil},
+		{"conditional node", `{"screen":{"type":"screen","children":[{"type":"text","text":"x","visible":{"path":"/a"}}]}}`, false, nil},
+		{"open overlay", `{"screen":{"type":"screen","children":[]},"open":["menu"]}`, false, nil},
+	}
+	for _, c := range cases {
+		page, ok := Screen([]byte(c.envelope), nil)
+		if ok != c.ok {
+			t.Errorf("%s: drawn %v, want %v", c.name, ok, c.ok)
+			continue
+		}
+		for _, s := range c.absent {
+			if bytes.Contains(page.Root, []byte(s)) {
+				t.Errorf("%s: %q in %s", c.name, s, page.Root)
+			}
+		}
+	}
+}
+
+func TestTextInputValueFromState(t *testing.T) {
+	envelope := []byte(`{"screen":{"type":"screen","children":[{"type":"form","id":"f","children":[
+		{"type":"text_input","id":"email","label":"Email","bind":"/form/e~1mail","kind":"email"}]}]},
+		"state":{"form":{"e/mail":"a@b.example"}}}`)
+	page, ok := Screen(envelope, nil)
+	if !ok {
+		t.Fatal("not drawn")
+	}
+	if !bytes.Contains(page.Root, []byte(`value="a@b.example"`)) {
+		t.Errorf("the bound value is missing: %s", page.Root)
+	}
+}
+
+func FuzzScreen(f *testing.F) {
+	for _, name := range mustPrerender {
+		if b, err := os.ReadFile(filepath.Join(screensDir, name+".json")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"screen":{"type":"screen","children":[{"type":"level_meter","level":1e400}]}}`))
+	f.Fuzz(func(t *testing.T, envelope []byte) {
+		page, ok := Screen(envelope, nil)
+		if !ok {
+			return
+		}
+		if bytes.Contains(page.Root, []byte("<script")) || strings.Contains(page.Theme, "<") {
+			t.Errorf("markup escaped the drawer: %s", page.Root)
+		}
+	})
+}

@@ -1,0 +1,61 @@
+// The server draws a page's first screen as HTML (engine/ui/prerender) so it paints before this
+// bundle has loaded; the renderer then replaces that markup with its own. Each golden the Go side
+// writes (fixtures/prerender/<screen>.html) must be what the app renders for the same envelope
+// (fixtures/screens/<screen>.json), or the page would change under the reader when it mounts.
+// Both are compared as DOM trees: attribute order and ids (React's useId against the server's own
+// numbering) may differ, nothing else.
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { renderApp, stopEngines } from "./test/harness";
+import { repoPath } from "./test/paths";
+
+const goldens = readdirSync(repoPath("fixtures", "prerender"))
+  .filter((name) => name.endsWith(".html"))
+  .sort();
+
+// Attributes whose value is an element id (or a list of them).
+const ID_REFS = new Set(["id", "for", "aria-labelledby", "aria-describedby", "aria-controls"]);
+
+/** An element tree written with sorted attributes and ids renamed in order of appearance. */
+function canonical(root: Element): string {
+  const ids = new Map<string, string>();
+  const rename = (value: string): string =>
+    value
+      .split(" ")
+      .map((id) => {
+        if (!ids.has(id)) ids.set(id, `id${ids.size + 1}`);
+        return ids.get(id) ?? id;
+      })
+      .join(" ");
+  const write = (node: Node): string => {
+    if (node.nodeType === Node.TEXT_NODE) return JSON.stringify(node.textContent);
+    if (!(node instanceof Element)) return "";
+    const attributes = [...node.attributes]
+      .map((a) => `${a.name}=${JSON.stringify(ID_REFS.has(a.name) ? rename(a.value) : a.value)}`)
+      .sort();
+    // React sets an input's value as a property; the markup carries it as an attribute.
+    if (node instanceof HTMLInputElement && !node.hasAttribute("value")) attributes.push(`value=${JSON.stringify(node.value)}`);
+    attributes.sort();
+    const kids = [...node.childNodes].map(write).join("");
+    return `<${node.tagName.toLowerCase()} ${attributes.join(" ")}>${kids}</${node.tagName.toLowerCase()}>`;
+  };
+  return [...root.childNodes].map(write).join("\n");
+}
+
+afterEach(() => stopEngines());
+
+describe("the server's first paint", () => {
+  it("covers the sign-in page and the dashboard", () => {
+    expect(goldens).toEqual(expect.arrayContaining(["sign-in__default.html", "home__weekly__default.html"]));
+  });
+
+  it.each(goldens)("%s is what the renderer draws", async (golden) => {
+    const envelope: unknown = JSON.parse(
+      readFileSync(repoPath("fixtures", "screens", golden.replace(/\.html$/, ".json")), "utf8"),
+    );
+    const { container } = await renderApp(() => envelope);
+    const server = document.createElement("div");
+    server.innerHTML = readFileSync(repoPath("fixtures", "prerender", golden), "utf8").trimEnd();
+    expect(canonical(server)).toBe(canonical(container));
+  });
+});
