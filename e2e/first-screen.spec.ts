@@ -65,3 +65,100 @@ test("signed in, Analytics and the dashboard render from the page with no /ui/sc
   await page.getByRole("dialog", { name: "Are you sure you want to log out?" }).getByRole("button", { name: "Yes, log out" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
 });
+
+/**
+ * Holds the app's bundle (main-*.js; boot.ts asks for it once the server's markup has painted)
+ * until `release` is called, so a test can act on the page the server drew.
+ */
+async function holdApp(page: Page): Promise<{ release: () => void; requested: Promise<void> }> {
+  let release = (): void => undefined;
+  let markRequested = (): void => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const requested = new Promise<void>((resolve) => (markRequested = resolve));
+  await page.route(/\/assets\/main-[^/]+\.js$/, async (route) => {
+    markRequested();
+    await held;
+    await route.continue();
+  });
+  return { release, requested };
+}
+
+/** Content-Security-Policy violations the page reports in its console. */
+function cspViolations(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) seen.push(message.text());
+  });
+  return seen;
+}
+
+test("the server draws sign-in: it shows before the app loads, and what is typed and sent then is kept", async ({ page }) => {
+  const violations = cspViolations(page);
+  const addresses: string[] = [];
+  page.on("request", (request) => addresses.push(request.url()));
+  const app = await holdApp(page);
+  await page.goto("/sign-in");
+  // The app is asked for only after the server's markup has painted, and is held: all on screen
+  // now is the server's.
+  await app.requested;
+  await expect(page.locator("#root[data-prerendered]")).toHaveCount(1);
+  await expect(page).toHaveTitle("Sign in · Glimpse");
+  await expect(page.getByRole("heading", { name: "Analyze your Instagram account and gain valuable insights" })).toBeVisible();
+  await page.getByLabel("Email address").fill(demo.email);
+  await page.getByLabel("Password", { exact: true }).fill(demo.password);
+  await page.getByLabel("Password", { exact: true }).press("Enter");
+  // The browser did not send the form itself.
+  await expect(page).toHaveURL(/\/sign-in$/);
+
+  app.release();
+  // The app mounts, takes the typed text and sends the held form as its own sign-in.
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole("heading", { name: "Tips & Insights", exact: true })).toBeVisible();
+  expect(addresses.filter((address) => address.includes(encodeURIComponent(demo.password)) || address.includes(demo.password))).toEqual([]);
+  expect(violations).toEqual([]);
+});
+
+test("the field being typed in keeps its text and the focus when the app replaces the server's markup", async ({ page }) => {
+  const app = await holdApp(page);
+  await page.goto("/sign-in");
+  await app.requested;
+  const email = page.getByLabel("Email address");
+  await email.fill("someone@exam");
+  app.release();
+  await expect(page.locator("#root .app")).toHaveCount(1);
+  // Replaced: React's field (its id is React's own) holds the text and the focus.
+  await expect(page.locator("main")).toHaveCount(1);
+  await expect(email).toHaveValue("someone@exam");
+  await expect(email).toBeFocused();
+  await email.pressSequentially("ple.com");
+  await expect(email).toHaveValue("someone@example.com");
+});
+
+test("the dashboard is in the page as markup, in the brand's colours, and the app takes it over", async ({ page }) => {
+  const violations = cspViolations(page);
+  await page.goto("/sign-in");
+  await page.getByLabel("Email address").fill(demo.email);
+  await page.getByLabel("Password", { exact: true }).fill(demo.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+
+  const app = await holdApp(page);
+  await page.goto("/dashboard");
+  await app.requested;
+  await expect(page).toHaveTitle("Home · Glimpse");
+  await expect(page.getByRole("heading", { name: "Tips & Insights", exact: true })).toBeVisible();
+  await expect(page.locator('img[src="/static/home/hero.svg"]')).toBeVisible();
+  // The theme block (admitted by its hash in the CSP) paints the brand before the app sets it.
+  const primary = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue("--color-primary").trim());
+  expect(primary).toBe("#3d5afe");
+  const drawn = await page.locator("#root").evaluate((root) => root.textContent);
+
+  app.release();
+  // Once the app has mounted the menu opens: the buttons are the app's now.
+  await page.getByRole("button", { name: "Menu" }).click();
+  await expect(page.getByRole("dialog", { name: "Menu" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.locator("#root main")).toHaveCount(1);
+  expect(await page.locator("#root .app").evaluate((app) => app.textContent)).toBe(drawn);
+  expect(violations).toEqual([]);
+});

@@ -24,6 +24,9 @@ export default defineConfig({
     // Inlined data: URIs would need extra CSP sources; every asset is a file.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    // One stylesheet, linked from index.html: the app itself is loaded by boot.ts after the
+    // first paint, and a page the server has drawn must be styled before that.
+    cssCodeSplit: false,
     target: "es2022",
   },
   server: {

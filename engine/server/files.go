@@ -169,32 +169,47 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	}
 	csrf := s.csrfToken(c)
 	tag := `<meta name="glimpse-csrf" content="` + html.EscapeString(csrf) + `">` + copyTag + reportingMeta(c)
-	first, preload := s.firstScreenBlock(c, csrf)
-	page := make([]byte, 0, len(f.index)+len(tag)+len(first)+len(preload))
+	first, preload, shown := s.firstScreenBlock(c, csrf)
+	page := make([]byte, 0, len(f.index)+len(tag)+len(first)+len(preload)+8192)
 	head, rest, _ := bytes.Cut(f.index, []byte("<head>"))
 	page = append(append(append(page, head...), "<head>"+tag...), rest...)
 	if preload != "" {
 		// After the script and the stylesheet, so the picture is asked for
 		// once they are: they are what the first paint waits for.
-		if at := bytes.Index(page, []byte("</head>")); at >= 0 {
-			page = append(page[:at], append([]byte(preload), page[at:]...)...)
-		} else {
-			page = append(page, preload...)
+		page = insertBefore(page, "</head>", preload)
+	}
+	policy := contentSecurityPolicy
+	if drawn, ok := s.prerendered(c, shown); ok {
+		// The screen is in the page, painted before the script has loaded
+		// (renderer/src/boot.ts then waits for that paint).
+		page = bytes.Replace(page, []byte(`<div id="root"></div>`),
+			[]byte(`<div id="root" data-prerendered="">`+string(drawn.Root)+`</div>`), 1)
+		page = bytes.Replace(page, []byte("<title>Glimpse</title>"),
+			[]byte("<title>"+html.EscapeString(drawn.Title)+"</title>"), 1)
+		if style, source := themeStyle(drawn.Theme); style != "" {
+			page = insertBefore(page, "</head>", style)
+			policy = strings.Replace(policy, "style-src 'self'", "style-src 'self' "+source, 1)
 		}
 	}
 	if first != "" {
-		if at := bytes.LastIndex(page, []byte("</body>")); at >= 0 {
-			page = append(page[:at], append([]byte(first), page[at:]...)...)
-		} else {
-			page = append(page, first...)
-		}
+		page = insertBefore(page, "</body>", first)
 	}
 	// Set after the first screen is composed: composing it runs the screen
 	// handler, which must not decide this page's headers.
 	c.Set("Content-Type", "text/html; charset=utf-8")
 	c.Set("Cache-Control", "no-cache, private")
 	c.Set(fiber.HeaderVary, "Cookie")
+	c.Set("Content-Security-Policy", policy)
 	return c.Send(page)
+}
+
+// insertBefore puts s before the last marker in page, or at its end.
+func insertBefore(page []byte, marker, s string) []byte {
+	at := bytes.LastIndex(page, []byte(marker))
+	if at < 0 {
+		return append(page, s...)
+	}
+	return append(page[:at], append([]byte(s), page[at:]...)...)
 }
 
 // rendererCopyPrefix marks the copy keys the renderer draws itself (its

@@ -2,10 +2,14 @@ package server
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"html"
 	"net/url"
 	"strings"
+
+	"glimpse/engine/ui/prerender"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/valyala/fasthttp"
@@ -45,18 +49,18 @@ type firstScreen struct {
 //
 // A page whose address carries a sign-in secret gets no block: the renderer
 // signs in first, and the screen it then needs is a signed-in one.
-func (s *Server) firstScreenBlock(c fiber.Ctx, csrf string) (block, preload string) {
+func (s *Server) firstScreenBlock(c fiber.Ctx, csrf string) (block, preload string, shown []byte) {
 	if c.Method() != fiber.MethodGet || s.Brands == nil {
-		return "", ""
+		return "", "", nil
 	}
 	raw := c.Request().URI().QueryString()
 	query, err := url.ParseQuery(string(raw))
 	if err != nil {
-		return "", ""
+		return "", "", nil
 	}
 	for _, secret := range []string{"creds", "login"} {
 		if query.Has(secret) {
-			return "", ""
+			return "", "", nil
 		}
 	}
 	target := string(c.Request().URI().PathOriginal())
@@ -86,18 +90,42 @@ func (s *Server) firstScreenBlock(c fiber.Ctx, csrf string) (block, preload stri
 		target = next
 	}
 	if len(first.Screens) == 0 {
-		return "", ""
+		return "", "", nil
 	}
 	// json.Marshal escapes <, > and & (in the raw bodies too), so no
 	// "</script>" or "<!--" can end the block early.
 	encoded, err := json.Marshal(first)
 	if err != nil {
-		return "", ""
+		return "", "", nil
 	}
 	if src, ok := firstImage(first.Screens[last]); ok {
 		preload = `<link rel="preload" as="image" href="` + html.EscapeString(src) + `">`
 	}
-	return `<script type="application/json" id="` + firstScreenID + `">` + string(encoded) + `</script>`, preload
+	return `<script type="application/json" id="` + firstScreenID + `">` + string(encoded) + `</script>`, preload,
+		first.Screens[last]
+}
+
+// prerendered draws the screen the page opens on as HTML (engine/ui/prerender),
+// in the renderer's own words for the host's brand, as the page's shell copy
+// gives them to the renderer.
+func (s *Server) prerendered(c fiber.Ctx, envelope []byte) (prerender.Page, bool) {
+	if envelope == nil || s.Brands == nil {
+		return prerender.Page{}, false
+	}
+	words := s.Brands.Copy(s.Brands.ForHost(c.Hostname()))
+	return prerender.Screen(envelope, func(key string) string { return words.T(rendererCopyPrefix + key) })
+}
+
+// themeStyle is the <style> block that paints a prerendered page in its
+// brand's colours before the renderer sets them, and the CSP source that
+// admits exactly that block.
+func themeStyle(theme string) (tag, source string) {
+	if theme == "" {
+		return "", ""
+	}
+	rule := ":root{" + theme + "}"
+	sum := sha256.Sum256([]byte(rule))
+	return "<style>" + rule + "</style>", "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 // imageNodeStart is how the encoder begins an image node (ui.Node writes its

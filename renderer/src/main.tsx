@@ -7,6 +7,8 @@ import inter600 from "@fontsource/inter/files/inter-latin-600-normal.woff2?url";
 import inter700 from "@fontsource/inter/files/inter-latin-700-normal.woff2?url";
 import { App } from "./app";
 import { loadShellCopy } from "./runtime/copy";
+import { afterFirstContentfulPaint } from "./runtime/paint";
+import { carryOver, readPrerendered } from "./runtime/prerendered";
 import { createEngine } from "./runtime/runtime";
 import { startReporting } from "./reporting/reporting";
 import { mountTestErrorButton } from "./reporting/TestErrorButton";
@@ -28,6 +30,9 @@ function boot(): void {
   const runtime = createEngine({ window, fetch: window.fetch.bind(window) });
   const root = document.getElementById("root");
   if (root === null) throw new Error("Glimpse: #root is missing from index.html");
+  // The screen the server drew into the page (if it did) is replaced by React's own on the first
+  // commit; read what the reader typed into it first.
+  carryOver(readPrerendered(root), runtime.store, root);
   const reactRoot = createRoot(root);
   // The first screen usually comes with the page (runtime/api.ts), so the first render draws a
   // whole screen. As a transition React renders it in slices that yield to the browser, instead
@@ -54,27 +59,6 @@ function addFonts(doc: Document): void {
   for (const [weight, url] of FACES) {
     doc.fonts.add(new FontFace("Inter", `url("${url}") format("woff2")`, { weight, style: "normal", display: "swap" }));
   }
-}
-
-/**
- * Runs `then` once the page has painted content. A browser without paint timing, or a page that
- * stays hidden (no paint), runs it after `latestMs` so the fonts still arrive.
- */
-function afterFirstContentfulPaint(then: () => void, latestMs = 3000): void {
-  let done = false;
-  const once = (): void => {
-    if (done) return;
-    done = true;
-    then();
-  };
-  setTimeout(once, latestMs);
-  if (typeof PerformanceObserver === "undefined" || !PerformanceObserver.supportedEntryTypes.includes("paint")) return;
-  const observer = new PerformanceObserver((list) => {
-    if (list.getEntriesByName("first-contentful-paint").length === 0) return;
-    observer.disconnect();
-    once();
-  });
-  observer.observe({ type: "paint", buffered: true });
 }
 
 setTimeout(boot, 0);

@@ -328,7 +328,10 @@ func (d *drawer) formNode(n map[string]any) error {
 	}
 	d.form = id
 	defer func() { d.form = "" }()
-	d.raw(`<form class="form" novalidate="">`)
+	// method="post": should the browser send it before the app has loaded
+	// (renderer/src/runtime/prerendered.ts holds it), the fields go in a body,
+	// never into an address.
+	d.raw(`<form class="form" method="post" novalidate="">`)
 	if err := d.nodes(n, "children"); err != nil {
 		return err
 	}
@@ -346,7 +349,8 @@ func (d *drawer) textInput(n map[string]any) error {
 	default:
 		return errUnsupported
 	}
-	value, ok := d.bound(strOr(n, "bind", ""))
+	bind := strOr(n, "bind", "")
+	value, ok := d.bound(bind)
 	if !ok {
 		return errUnsupported
 	}
@@ -358,6 +362,9 @@ func (d *drawer) textInput(n map[string]any) error {
 	d.raw(`</label><div class="field__control"><input`)
 	d.attr("id", inputID)
 	d.attr("name", strOr(n, "id", ""))
+	// What the reader types before the app has loaded is carried over by
+	// its bind (renderer/src/runtime/prerendered.ts).
+	d.attr("data-bind", bind)
 	d.raw(` class="field__input"`)
 	d.attr("type", kind)
 	if placeholder, ok := str(n, "placeholder"); ok {

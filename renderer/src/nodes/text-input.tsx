@@ -23,6 +23,7 @@ export function TextInput({ node }: NodeProps<"text_input">) {
           ref={input}
           id={inputId}
           name={node.id}
+          data-bind={node.bind}
           className="field__input"
           type={kind === "password" && revealed ? "text" : kind}
           value={asText(value)}

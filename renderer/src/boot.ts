@@ -1,0 +1,17 @@
+// The page's entry. When the server drew the first screen into the page (engine/ui/prerender),
+// the app (main.tsx, React and the renderer) is loaded once that screen has been painted: on a
+// slow phone its download and start-up would otherwise hold the first paint back, and the page
+// has nothing to wait for. A page without a drawn screen, or one opened in a background tab,
+// loads the app at once.
+import { afterFirstContentfulPaint } from "./runtime/paint";
+import { holdSubmits } from "./runtime/prerendered";
+
+const load = (): void => {
+  void import("./main");
+};
+
+const root = document.getElementById("root");
+const prerendered = root?.hasAttribute("data-prerendered") === true;
+if (root !== null) holdSubmits(root);
+if (prerendered && document.visibilityState === "visible") afterFirstContentfulPaint(load);
+else load();
