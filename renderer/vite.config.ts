@@ -27,6 +27,9 @@ export default defineConfig({
     // One stylesheet, linked from index.html: the app itself is loaded by boot.ts after the
     // first paint, and a page the server has drawn must be styled before that.
     cssCodeSplit: false,
+    // .vite/manifest.json: the server reads the chunks boot.ts loads from it, to preload them on
+    // a page it has not drawn (engine/server/files.go). Not served: only assets/ is.
+    manifest: true,
     target: "es2022",
   },
   server: {

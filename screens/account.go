@@ -32,7 +32,7 @@ const (
 // (disabled), a password and 'Sign up'. Without a usable subscription it
 // says why instead of showing the form.
 func CreateAccount(c Context, st CreateAccountState) Page {
-	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
 	title := ui.Text("title", c.T("createAccount.title"))
 	title.Align = "center"

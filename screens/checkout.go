@@ -61,7 +61,7 @@ func Checkout(c Context, st CheckoutState) Page {
 		ui.Button(c.T("checkout.pay"), "primary", pay),
 	)
 	form.Children[1].Autocomplete = "email"
-	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
 	title := ui.Text("title", c.T("checkout.title"))
 	title.Align = "center"

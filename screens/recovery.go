@@ -78,7 +78,7 @@ func PasswordRecovery(c Context, st ResetState) Page {
 	newForm.Children[0].Autocomplete = "new-password"
 	newForm.Visible = hasToken
 
-	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
 	screen := ui.Screen("password-recovery", c.T("passwordRecovery.title"),
 		ui.Stack("lg", logo, title, intro, newTitle, newIntro, notice, emailForm, newForm))
@@ -102,7 +102,7 @@ func PasswordRecovery(c Context, st ResetState) Page {
 // address the mail went to, for the activation-sent dialog (the server then
 // answers this page with the dialog open).
 func AccessRecovery(c Context, sentTo string) Page {
-	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
 	title := ui.Text("title", c.T("accessRecovery.title"))
 	title.Align = "center"

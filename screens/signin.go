@@ -16,7 +16,7 @@ const SubscriptionExpiredOverlay = "subscription-expired"
 // SignIn is the sign-in screen. billingURL is where a person without a
 // subscription can buy one.
 func SignIn(c Context, billingURL string) Page {
-	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
 	headline := ui.Text("title", c.T("signIn.headline"))
 	headline.Align = "center"

@@ -24,7 +24,7 @@ func UnsubscriptionResult(c Context, canceled bool) Page {
 	if canceled {
 		title, text = c.T("unsubscription.canceledTitle"), c.T("unsubscription.canceledText")
 	}
-	logo := ui.Image(c.Brand.Logo.Src, c.Brand.Logo.Alt)
+	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
 	heading := ui.Text("title", title)
 	heading.Align = "center"

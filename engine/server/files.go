@@ -21,9 +21,16 @@ import (
 // memory. Hashed renderer assets never change, so they are cached forever;
 // index.html is revalidated every time so a deploy reaches people at once.
 type fileServer struct {
-	index  []byte
-	assets map[string][]byte
-	static map[string][]byte
+	index []byte
+	// appPreload is the <link rel="modulepreload"> tags of the chunks the
+	// renderer's entry always loads (its dynamic imports, from the build's
+	// manifest), for a page the server has not drawn: that page shows nothing
+	// until they run, so they are fetched alongside the entry rather than
+	// after it. A drawn page leaves them out: boot.ts asks for them once it
+	// has painted.
+	appPreload string
+	assets     map[string][]byte
+	static     map[string][]byte
 	// shellCopy holds each brand's <meta name="glimpse-copy"> tag for the
 	// brands' version, so serving a page does not encode the copy again.
 	shellCopy brandCache
@@ -95,6 +102,11 @@ func newFileServer(renderer, static fs.FS) (*fileServer, error) {
 		if err := readTree(renderer, "assets", f.assets); err != nil {
 			return nil, err
 		}
+		if manifest, err := fs.ReadFile(renderer, ".vite/manifest.json"); err == nil {
+			if f.appPreload, err = appPreloadTags(manifest); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if static != nil {
 		if err := readTree(static, "static", f.static); err != nil {
@@ -102,6 +114,43 @@ func newFileServer(renderer, static fs.FS) (*fileServer, error) {
 		}
 	}
 	return f, nil
+}
+
+// appPreloadTags reads Vite's build manifest: the chunks the entry imports
+// dynamically (boot.ts loads React's and the app's), with what those import
+// statically, as modulepreload tags.
+func appPreloadTags(manifest []byte) (string, error) {
+	var chunks map[string]struct {
+		File           string   `json:"file"`
+		IsEntry        bool     `json:"isEntry"`
+		Imports        []string `json:"imports"`
+		DynamicImports []string `json:"dynamicImports"`
+	}
+	if err := json.Unmarshal(manifest, &chunks); err != nil {
+		return "", fmt.Errorf("renderer build manifest: %w", err)
+	}
+	var tags strings.Builder
+	seen := map[string]bool{}
+	var visit func(key string)
+	visit = func(key string) {
+		chunk, ok := chunks[key]
+		if !ok || seen[key] || chunk.IsEntry || !strings.HasSuffix(chunk.File, ".js") {
+			return
+		}
+		seen[key] = true
+		tags.WriteString(`<link rel="modulepreload" crossorigin href="/` + html.EscapeString(chunk.File) + `">`)
+		for _, imported := range chunk.Imports {
+			visit(imported)
+		}
+	}
+	for _, chunk := range chunks {
+		if chunk.IsEntry {
+			for _, key := range chunk.DynamicImports {
+				visit(key)
+			}
+		}
+	}
+	return tags.String(), nil
 }
 
 func readTree(fsys fs.FS, root string, into map[string][]byte) error {
@@ -190,6 +239,9 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 			page = insertBefore(page, "</head>", style)
 			policy = strings.Replace(policy, "style-src 'self'", "style-src 'self' "+source, 1)
 		}
+	}
+	if !bytes.Contains(page, []byte("data-prerendered")) && f.appPreload != "" {
+		page = insertBefore(page, "</head>", f.appPreload)
 	}
 	if first != "" {
 		page = insertBefore(page, "</body>", first)

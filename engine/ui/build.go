@@ -43,6 +43,14 @@ func Text(style, text string) *Node { return &Node{Type: "text", Style: style, T
 // Image shows a picture; alt "" marks it decorative.
 func Image(src, alt string) *Node { return &Node{Type: "image", Src: src, Alt: &alt} }
 
+// ImageOf is an image node of a reference, with its own size when the
+// reference states it.
+func ImageOf(ref ImageRef) *Node {
+	n := Image(ref.Src, ref.Alt)
+	n.Intrinsic = ref.Intrinsic
+	return n
+}
+
 // Icon shows one of the renderer's icons.
 func Icon(name string) *Node { return &Node{Type: "icon", Name: name} }
 

@@ -57,13 +57,15 @@ type Node struct {
 	Blocks []RichBlock `json:"blocks,omitzero"`
 
 	// image and icon
-	Src    string    `json:"src,omitempty"`
-	Alt    *string   `json:"alt,omitempty"`
-	Aspect string    `json:"aspect,omitempty"`
-	Fit    string    `json:"fit,omitempty"`
-	Size   string    `json:"size,omitempty"`
-	Name   string    `json:"name,omitempty"`
-	Image  *ImageRef `json:"image,omitempty"`
+	Src    string  `json:"src,omitempty"`
+	Alt    *string `json:"alt,omitempty"`
+	Aspect string  `json:"aspect,omitempty"`
+	Fit    string  `json:"fit,omitempty"`
+	Size   string  `json:"size,omitempty"`
+	// Intrinsic is an image's own size, so its room is kept before it loads.
+	Intrinsic *Dimensions `json:"intrinsic,omitempty"`
+	Name      string      `json:"name,omitempty"`
+	Image     *ImageRef   `json:"image,omitempty"`
 
 	// interactive
 	Action       *Action    `json:"action,omitempty"`
@@ -160,6 +162,16 @@ func (n *NullableString) UnmarshalJSON(b []byte) error {
 type ImageRef struct {
 	Src string `json:"src"`
 	Alt string `json:"alt"`
+	// Intrinsic is the image's own size, when it is known.
+	Intrinsic *Dimensions `json:"intrinsic,omitempty"`
+}
+
+// Dimensions is an image's own size in pixels (an SVG's width and height):
+// the page reserves the image's room from it before the picture has loaded,
+// so nothing below it moves when it arrives.
+type Dimensions struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
 }
 
 // Post is one entry of a post list: a picture with its date and a count.

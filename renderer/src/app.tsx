@@ -2,6 +2,7 @@
 // keeps the last good screen visible when a request fails.
 import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
 import { t } from "./runtime/copy";
+import { endServerMarkup } from "./runtime/prerendered";
 import { EngineContext, OverlayContext, RegistryContext } from "./runtime/context";
 import { retryKeepingInput } from "./runtime/retry";
 import type { Runtime } from "./runtime/runtime";
@@ -15,7 +16,9 @@ import { registry } from "./nodes/registry";
 import "./styles/global.css";
 
 function useView<T>(runtime: Runtime, select: (view: ViewState) => T): T {
-  return useSyncExternalStore(runtime.store.subscribe, () => select(runtime.store.get()));
+  const snapshot = (): T => select(runtime.store.get());
+  // The same snapshot while React adopts the server's markup: the store already holds that screen.
+  return useSyncExternalStore(runtime.store.subscribe, snapshot, snapshot);
 }
 
 function Notice({ runtime, message }: { runtime: Runtime; message: string }): ReactNode {
@@ -49,6 +52,13 @@ function Shell({ runtime }: { runtime: Runtime }): ReactNode {
   const covered = useView(runtime, (view) => view.overlays.length > 0);
   const shownKey = useRef<number | undefined>(undefined);
   const key = screen?.key;
+  const shown = screen !== null;
+
+  // After the first screen's own effects (a form sending what was sent before the app mounted):
+  // the server's markup, if the page had it, is the app's now.
+  useEffect(() => {
+    if (shown) endServerMarkup();
+  }, [shown]);
 
   // A new screen after the first: move focus to its main region, as a page load would.
   useEffect(() => {

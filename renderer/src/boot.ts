@@ -1,10 +1,10 @@
 // The page's entry. When the server drew the first screen into the page (engine/ui/prerender),
-// the app (main.tsx, React and the renderer) is loaded once that screen has been painted: on a
-// slow phone its download and start-up would otherwise hold the first paint back, and the page
-// has nothing to wait for. A page without a drawn screen, or one opened in a background tab,
-// loads the app at once.
-import { afterFirstContentfulPaint } from "./runtime/paint";
-import { holdSubmits } from "./runtime/prerendered";
+// the app (main.tsx: React and the renderer) is loaded once that screen has been painted with its
+// pictures: on a slow phone its download and start-up would otherwise hold the paint back, and the
+// page has nothing to wait for. A page without a drawn screen, or one opened in a
+// background tab, loads the app at once (the server has it preloaded then).
+import { afterContentPainted } from "./runtime/paint";
+import { watchServerMarkup } from "./runtime/prerendered";
 
 const load = (): void => {
   void import("./main");
@@ -12,6 +12,6 @@ const load = (): void => {
 
 const root = document.getElementById("root");
 const prerendered = root?.hasAttribute("data-prerendered") === true;
-if (root !== null) holdSubmits(root);
-if (prerendered && document.visibilityState === "visible") afterFirstContentfulPaint(load);
+if (root !== null) watchServerMarkup(root);
+if (prerendered && document.visibilityState === "visible") afterContentPainted(load);
 else load();

@@ -1,14 +1,14 @@
 // Start-up: announce the build, boot the router, mount the app.
 import { startTransition } from "react";
-import { createRoot } from "react-dom/client";
+import { createRoot, hydrateRoot } from "react-dom/client";
 import inter400 from "@fontsource/inter/files/inter-latin-400-normal.woff2?url";
 import inter500 from "@fontsource/inter/files/inter-latin-500-normal.woff2?url";
 import inter600 from "@fontsource/inter/files/inter-latin-600-normal.woff2?url";
 import inter700 from "@fontsource/inter/files/inter-latin-700-normal.woff2?url";
 import { App } from "./app";
 import { loadShellCopy } from "./runtime/copy";
+import { takeOverServerMarkup } from "./runtime/prerendered";
 import { afterFirstContentfulPaint } from "./runtime/paint";
-import { carryOver, readPrerendered } from "./runtime/prerendered";
 import { createEngine } from "./runtime/runtime";
 import { startReporting } from "./reporting/reporting";
 import { mountTestErrorButton } from "./reporting/TestErrorButton";
@@ -20,9 +20,9 @@ void startReporting(document, window.location.origin);
 mountTestErrorButton(document, window.location.search);
 
 /**
- * Starts the runtime and mounts the app. Module evaluation (React, the schemas) is one long task
- * already; validating the page's first screen and rendering it are left to the tasks after it, so
- * that neither adds to it (Lighthouse's TBT).
+ * Starts the runtime, then mounts the app, each in a task of its own: module evaluation (React,
+ * the schemas) is a long task already, and a page the server has drawn is on screen meanwhile,
+ * so every long task is one in which a tap goes unanswered (Lighthouse's TBT).
  */
 function boot(): void {
   // Before the first render: the boot loader already speaks the brand's words.
@@ -30,17 +30,27 @@ function boot(): void {
   const runtime = createEngine({ window, fetch: window.fetch.bind(window) });
   const root = document.getElementById("root");
   if (root === null) throw new Error("Glimpse: #root is missing from index.html");
-  // The screen the server drew into the page (if it did) is replaced by React's own on the first
-  // commit; read what the reader typed into it first.
-  carryOver(readPrerendered(root), runtime.store, root);
-  const reactRoot = createRoot(root);
-  // The first screen usually comes with the page (runtime/api.ts), so the first render draws a
-  // whole screen. As a transition React renders it in slices that yield to the browser, instead
-  // of one long task that blocks input; it paints no later.
-  startTransition(() => reactRoot.render(<App runtime={runtime} />));
-  // Started after render is scheduled: the page's screen reaches the store in microtasks, before
-  // React's first slice runs, so the first paint is the screen, not the boot loader.
+  // The first screen usually comes with the page (runtime/api.ts): it reaches the store in this
+  // task's microtasks, so React's first render, in the next task, draws it and not the loader.
   void runtime.start();
+  setTimeout(() => {
+    const app = <App runtime={runtime} />;
+    // As a transition React renders the screen in slices that yield to the browser, instead of
+    // one long task that blocks input.
+    startTransition(() => {
+      if (!root.hasAttribute("data-prerendered")) {
+        createRoot(root).render(app);
+        return;
+      }
+      // The server drew this screen into the page (engine/ui/prerender): React adopts that
+      // markup rather than drawing it again, so nothing on screen is replaced (the pictures stay
+      // the elements already painted, the reader's focus and caret stay put). Text typed into its
+      // fields goes into the state first, so React's render agrees with the page. Should the
+      // markup differ from React's render after all, React draws the screen itself.
+      takeOverServerMarkup(runtime.store);
+      hydrateRoot(root, app);
+    });
+  }, 0);
 }
 
 // Inter, self-hosted: its faces are registered after the first contentful paint, so the fonts'

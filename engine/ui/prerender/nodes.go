@@ -44,6 +44,7 @@ func (d *drawer) header(n map[string]any) error {
 		d.raw(`<img class="header__logo"`)
 		d.attr("src", strOr(logo, "src", ""))
 		d.attr("alt", strOr(logo, "alt", ""))
+		d.intrinsic(logo)
 		d.raw(`>`)
 	}
 	if title := strOr(n, "title", ""); title != "" {
@@ -144,8 +145,25 @@ func (d *drawer) image(n map[string]any) error {
 		"image--size-"+strOr(n, "size", "full")) + `"`)
 	d.attr("src", strOr(n, "src", ""))
 	d.attr("alt", strOr(n, "alt", ""))
+	d.intrinsic(n)
 	d.raw(` decoding="async">`)
 	return nil
+}
+
+// intrinsic writes an image's own size (its "intrinsic" object) as width and
+// height, which the browser keeps room for before the picture loads.
+func (d *drawer) intrinsic(image map[string]any) {
+	size, ok := image["intrinsic"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, side := range []string{"width", "height"} {
+		if v, ok := size[side].(json.Number); ok {
+			if n, err := strconv.Atoi(v.String()); err == nil && n > 0 {
+				d.attr(side, strconv.Itoa(n))
+			}
+		}
+	}
 }
 
 func (d *drawer) icon(n map[string]any) error {
@@ -211,6 +229,7 @@ func (d *drawer) card(n map[string]any) error {
 		d.raw(`<img class="card__image"`)
 		d.attr("src", strOr(image, "src", ""))
 		d.attr("alt", strOr(image, "alt", ""))
+		d.intrinsic(image)
 		d.raw(` decoding="async">`)
 	}
 	contentID := d.newID()

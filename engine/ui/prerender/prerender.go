@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Words are the renderer's own words for the brand (its renderer.* copy
@@ -52,7 +53,8 @@ func Screen(envelope []byte, words Words) (page Page, ok bool) {
 		State  any            `json:"state"`
 		Open   []string       `json:"open"`
 		Meta   struct {
-			Brand struct {
+			ServerNow string `json:"serverNow"`
+			Brand     struct {
 				Name  string            `json:"name"`
 				Theme map[string]string `json:"theme"`
 			} `json:"brand"`
@@ -68,6 +70,8 @@ func Screen(envelope []byte, words Words) (page Page, ok bool) {
 		return Page{}, false
 	}
 	d := &drawer{state: env.State, words: words}
+	// A countdown counts from the server's time; without it, none is drawn.
+	d.now, _ = time.Parse(time.RFC3339Nano, env.Meta.ServerNow)
 	d.raw(`<div class="app">`)
 	if err := d.node(env.Screen); err != nil {
 		return Page{}, false
@@ -131,6 +135,8 @@ type drawer struct {
 	ids   int
 	// form is the id of the form being drawn ("" outside one).
 	form string
+	// now is the envelope's server time (zero when it has none).
+	now time.Time
 }
 
 func (d *drawer) raw(s string) { d.out.WriteString(s) }
@@ -157,7 +163,11 @@ func (d *drawer) word(key string) string {
 }
 
 // fallbackWords are runtime/copy.ts's FALLBACK_COPY for the keys drawn here.
-var fallbackWords = map[string]string{"back": "Back", "menu": "Menu", "showPassword": "Show password"}
+var fallbackWords = map[string]string{
+	"back": "Back", "menu": "Menu", "showPassword": "Show password", "calculating": "Calculating",
+	"countdown.label": "Time left", "countdown.months": "months", "countdown.days": "days",
+	"countdown.hours": "hours", "countdown.minutes": "minutes", "countdown.seconds": "seconds",
+}
 
 // classes joins the non-empty class names, as nodes/class-names.ts's cx,
 // escaped for an attribute (the names carry node values: a tone, a gap).
@@ -278,5 +288,11 @@ func init() {
 		"form":        (*drawer).formNode,
 		"form_error":  (*drawer).formError,
 		"text_input":  (*drawer).textInput,
+		"stat_tile":   (*drawer).statTile,
+		"list_item":   (*drawer).listItem,
+		"post_list":   (*drawer).postList,
+		"banner":      (*drawer).banner,
+		"countdown":   (*drawer).countdown,
+		"chart":       (*drawer).chart,
 	}
 }

@@ -3,6 +3,7 @@ package prerender
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,8 @@ const (
 
 // The first screens a subscriber meets must be drawn on the server: they are
 // what issue #12's LCP aim is about.
-var mustPrerender = []string{"sign-in__default", "home__weekly__default", "home__fetching-plans__default"}
+var mustPrerender = []string{"sign-in__default", "home__weekly__default", "home__fetching-plans__default",
+	"analytics__completed__default"}
 
 // TestGoldens draws every golden screen of the default brand that can be
 // drawn and keeps the markup in fixtures/prerender, where
@@ -111,7 +113,7 @@ func TestScreenEscapes(t *testing.T) {
 			[]string{"href"}},
 		{"javascript url", `{"screen":{"type":"screen","children":[{"type":"link","label":"x","action":{"type":"open_url","url":"javascript:x()"}}]}}`, true,
 			[]string{"javascript"}},
-		{"unknown node", `{"screen":{"type":"screen","children":[{"type":"chart"}]}}`, false, nil},
+		{"unknown node", `{"screen":{"type":"screen","children":[{"type":"rating"}]}}`, false, nil},
 		{"conditional node", `{"screen":{"type":"screen","children":[{"type":"text","text":"x","visible":{"path":"/a"}}]}}`, false, nil},
 		{"open overlay", `{"screen":{"type":"screen","children":[]},"open":["menu"]}`, false, nil},
 	}
@@ -158,4 +160,46 @@ func FuzzScreen(f *testing.F) {
 			t.Errorf("markup escaped the drawer: %s", page.Root)
 		}
 	})
+}
+
+// A chart's numbers must be written as the renderer's JavaScript writes them.
+func TestJavaScriptNumbers(t *testing.T) {
+	for v, want := range map[float64]string{0.25: "0.3", -0.25: "-0.3", 0.75: "0.8", 8.05: "8.1", 2.5: "2.5",
+		0: "0.0", -0.04: "-0.0", 109.33333333333333: "109.3", 112: "112.0"} {
+		if got := jsToFixed1(v); got != want {
+			t.Errorf("toFixed(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for v, want := range map[float64]string{109.33333333333333: "109.33333333333333", 8: "8", 0.30000000000000004: "0.30000000000000004",
+		math.Copysign(0, -1): "0", 1e21: "1e+21"} {
+		if got := jsNumber(v); got != want {
+			t.Errorf("String(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for label, want := range map[string]string{"3.22%": "0%", "30,120": "0", "n/a": "0", "12 700 likes": "0 likes"} {
+		if got := zeroLike(label); got != want {
+			t.Errorf("zeroLike(%q) = %q, want %q", label, got, want)
+		}
+	}
+}
+
+func TestCountdownFromServerTime(t *testing.T) {
+	envelope := []byte(`{"screen":{"type":"screen","children":[{"type":"countdown","label":"Next update in",
+		"endsAt":"2026-11-02T13:01:05Z"}]},"meta":{"serverNow":"2026-11-01T12:00:00.400Z","brand":{"name":"G"}}}`)
+	page, ok := Screen(envelope, nil)
+	if !ok {
+		t.Fatal("not drawn")
+	}
+	var values []string
+	for _, part := range strings.Split(string(page.Root), `<span class="countdown__value">`)[1:] {
+		values = append(values, part[:strings.Index(part, "<")])
+	}
+	// 1 day 1 h 1 min 4.6 s: whole seconds, as the renderer counts.
+	if got := strings.Join(values, " "); got != "00 01 01 01 04" {
+		t.Errorf("countdown %q", got)
+	}
+	expired := bytes.Replace(envelope, []byte("2026-11-02T13:01:05Z"), []byte("2026-11-01T11:00:00Z"), 1)
+	if page, _ := Screen(expired, nil); bytes.Contains(page.Root, []byte("countdown")) {
+		t.Error("an expired countdown is drawn")
+	}
 }

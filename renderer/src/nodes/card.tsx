@@ -14,7 +14,16 @@ export function Card({ node, pointer }: NodeProps<"card">) {
   const interactive = node.action !== undefined;
   return (
     <div className={cx("card", node.tone !== undefined && `card--tone tone-${node.tone}`, interactive && "card--interactive")}>
-      {node.image !== undefined && <img className="card__image" src={node.image.src} alt={node.image.alt} decoding="async" />}
+      {node.image !== undefined && (
+        <img
+          className="card__image"
+          src={node.image.src}
+          alt={node.image.alt}
+          width={node.image.intrinsic?.width}
+          height={node.image.intrinsic?.height}
+          decoding="async"
+        />
+      )}
       <div className="card__body" id={contentId}>
         <NodeList nodes={node.children} pointer={`${pointer}/children`} />
       </div>

@@ -57,7 +57,10 @@ export function Countdown({ node, pointer }: NodeProps<"countdown">) {
       <span className="countdown__units">
         {breakdown(remaining).map(({ name, value }) => (
           <span key={name} className="countdown__unit">
-            <span className="countdown__value">{String(value).padStart(2, "0")}</span>
+            {/* The page may hold the server's count from a moment earlier: adopted as it is. */}
+            <span className="countdown__value" suppressHydrationWarning>
+              {String(value).padStart(2, "0")}
+            </span>
             <span className="countdown__name">{t(`countdown.${name}`)}</span>
           </span>
         ))}

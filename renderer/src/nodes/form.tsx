@@ -1,6 +1,5 @@
 import { useEffect, useRef } from "react";
-import { FormScope, type NodeProps, NodeList, useRun } from "../runtime/hooks";
-import { takeHeldSubmit } from "../runtime/prerendered";
+import { FormScope, type NodeProps, NodeList, takeHeldSubmit, useRun } from "../runtime/hooks";
 import "./field.css";
 
 /** Scopes inputs: Enter or a submit button runs `submit` with this form's visible inputs. */

@@ -17,7 +17,12 @@ const notScrolled = (): boolean => false;
 /** The top bar: back, logo, title, menu. With elevateOnScroll it is fixed and turns white on scroll. */
 export function Header({ node, pointer }: NodeProps<"header">) {
   const elevating = node.elevateOnScroll === true;
-  const elevated = useSyncExternalStore(elevating ? subscribeScroll : never, elevating ? scrolled : notScrolled);
+  // The server draws the header unscrolled; so does React when it adopts that markup.
+  const elevated = useSyncExternalStore(
+    elevating ? subscribeScroll : never,
+    elevating ? scrolled : notScrolled,
+    notScrolled,
+  );
   const menu = node.menu;
   const menuOpen = useOverlayOpen(menu ?? "");
   const run = useRun(`${pointer}/menu`);
@@ -33,7 +38,15 @@ export function Header({ node, pointer }: NodeProps<"header">) {
           <Glyph name="back" />
         </ActionElement>
       )}
-      {node.logo !== undefined && <img className="header__logo" src={node.logo.src} alt={node.logo.alt} />}
+      {node.logo !== undefined && (
+        <img
+          className="header__logo"
+          src={node.logo.src}
+          alt={node.logo.alt}
+          width={node.logo.intrinsic?.width}
+          height={node.logo.intrinsic?.height}
+        />
+      )}
       {node.title !== undefined && node.title !== "" && <h1 className="header__title">{node.title}</h1>}
       {menu !== undefined && (
         <button

@@ -17,6 +17,9 @@ export function Image({ node }: NodeProps<"image">) {
       )}
       src={node.src}
       alt={node.alt}
+      // The image's own size, when known: the browser keeps its room (CSS sets the drawn size).
+      width={node.intrinsic?.width}
+      height={node.intrinsic?.height}
       decoding="async"
     />
   );

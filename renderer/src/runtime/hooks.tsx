@@ -26,6 +26,7 @@ import type { ViewState } from "./store";
 export type { NodeProps, Registry } from "./context";
 export { NodeList, NodeView } from "./render";
 export { normaliseHref } from "./href";
+export { takeHeldSubmit } from "./prerendered";
 /** The renderer's own words (the brand's renderer.* copy from the page shell); see copy.ts. */
 export { t } from "./copy";
 
@@ -38,7 +39,9 @@ function useEngine(): Runtime {
 /** A value derived from the view state; re-renders only when it changes. */
 function useView<T>(select: (view: ViewState) => T): T {
   const { store } = useEngine();
-  return useSyncExternalStore(store.subscribe, () => select(store.get()));
+  const snapshot = (): T => select(store.get());
+  // The same snapshot while React adopts the server's markup: the store already holds that screen.
+  return useSyncExternalStore(store.subscribe, snapshot, snapshot);
 }
 
 /** The state value at a JSON Pointer. */

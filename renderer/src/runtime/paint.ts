@@ -25,3 +25,27 @@ export function afterFirstContentfulPaint(then: () => void, latestMs = 3000): vo
   });
   observer.observe({ type: "paint", buffered: true });
 }
+
+/**
+ * Runs `then` once the page has painted its content with its pictures: after the first
+ * contentful paint, once the page's images have loaded and been decoded (the `load` event, then
+ * each image's decode()), and a frame later, so that no long task of the app's start-up holds a
+ * picture's paint back. A page whose pictures are slow waits at most `imagesMs` for them.
+ */
+export function afterContentPainted(then: () => void, imagesMs = 1000): void {
+  afterFirstContentfulPaint(() => {
+    let done = false;
+    const next = (): void => {
+      if (done) return;
+      done = true;
+      requestAnimationFrame(() => setTimeout(then, 0));
+    };
+    setTimeout(next, imagesMs);
+    const decoded = (): void => {
+      const images = Array.from(document.images, (image) => image.decode().catch(() => undefined));
+      void Promise.all(images).then(next);
+    };
+    if (document.readyState === "complete") decoded();
+    else window.addEventListener("load", decoded, { once: true });
+  });
+}

@@ -1,109 +1,95 @@
 // The page may arrive with its first screen already drawn by the server (engine/ui/prerender),
-// painted before this bundle loaded. React replaces that markup when it mounts; what the reader
-// did with it meanwhile is carried over: text typed into a field, the field that had focus, and
-// a form sent (Enter, or its button) before the app could send it.
+// painted before this bundle loaded; React then adopts that markup (main.tsx hydrates it). What
+// the reader did with it meanwhile is kept: text typed into a field goes into the state the field
+// is bound to, and a form sent (Enter, or its button) before the app could send it is sent by the
+// app once it has mounted.
 import type { Store } from "./store";
 
-/** The index among the server's forms of the one the reader sent before the app mounted. */
-let heldSubmit: number | null = null;
-
-/**
- * Keeps the server's forms from being sent by the browser itself (boot.ts calls it at once): the
- * app sends forms as JSON; a native submit would post the fields to the page's own address. The
- * reader's submit is held and made again once the app has drawn the form.
- */
-export function holdSubmits(root: HTMLElement): void {
-  if (!root.hasAttribute("data-prerendered")) return;
-  const forms = [...root.querySelectorAll("form")];
-  root.ownerDocument.addEventListener(
-    "submit",
-    (event) => {
-      const index = forms.indexOf(event.target as HTMLFormElement);
-      if (index < 0) return;
-      event.preventDefault();
-      heldSubmit = index;
-    },
-    true,
-  );
+/** The server's markup until the app has mounted over it. */
+interface ServerMarkup {
+  inputs: HTMLInputElement[];
+  forms: HTMLFormElement[];
+  /** The app's store, once it has one: text typed from then on is written into it directly. */
+  store: Store | null;
+  /** Index among `forms` of the one the reader sent before the app mounted. */
+  sent: number | null;
+  stop: () => void;
 }
 
-/** What the reader left in the server's markup. */
-export interface Handover {
-  /** Bound state pointer → the text typed, for each field whose text is no longer the markup's. */
-  values: [bind: string, value: string][];
-  focus: { bind: string; start: number | null; end: number | null } | null;
-}
-
-const NOTHING: Handover = { values: [], focus: null };
+let markup: ServerMarkup | null = null;
 
 function boundInputs(root: ParentNode): HTMLInputElement[] {
   return [...root.querySelectorAll<HTMLInputElement>("input[data-bind]")];
 }
 
-/** Reads the typed text and the focus from the server's markup in `root` (none when not prerendered). */
-export function readPrerendered(root: HTMLElement): Handover {
-  if (!root.hasAttribute("data-prerendered")) return NOTHING;
-  const inputs = boundInputs(root);
-  const values = inputs
-    .filter((input) => input.value !== input.defaultValue)
-    .map((input): [string, string] => [input.dataset.bind ?? "", input.value]);
-  const focused = inputs.find((input) => input === root.ownerDocument.activeElement);
-  const focus =
-    focused === undefined
-      ? null
-      : { bind: focused.dataset.bind ?? "", start: focused.selectionStart, end: focused.selectionEnd };
-  return { values, focus };
-}
-
 /**
- * Puts the handover into the app: the typed text into the state as soon as the first screen is
- * in the store (before React draws it), the focus onto the new field once React has drawn it.
+ * Watches the server's markup until the app has mounted over it (boot.ts calls it at once). Its
+ * forms are kept from being sent by the browser itself: the app sends forms as JSON, and a native
+ * submit would post the fields to the page's own address. The reader's submit is remembered.
  */
-export function carryOver(handover: Handover, store: Store, root: HTMLElement): void {
-  if (handover.values.length > 0) {
-    const unsubscribe = store.subscribe(() => {
-      if (store.get().screen === null) return;
-      unsubscribe();
-      for (const [bind, value] of handover.values) store.setValue(bind, value);
-    });
-  }
+export function watchServerMarkup(root: HTMLElement): void {
   if (!root.hasAttribute("data-prerendered")) return;
-  const serverMain = root.querySelector("main");
-  const observer = new MutationObserver(() => {
-    const main = root.querySelector("main");
-    // React has committed its first screen once the server's <main> is gone and its own is in.
-    if (main === null || main === serverMain) return;
-    observer.disconnect();
-    mounted(handover, root);
-  });
-  observer.observe(root, { childList: true, subtree: true });
+  const document = root.ownerDocument;
+  const onSubmit = (event: Event): void => {
+    const index = watched.forms.indexOf(event.target as HTMLFormElement);
+    if (index < 0) return;
+    event.preventDefault();
+    watched.sent = index;
+  };
+  const onInput = (event: Event): void => {
+    // Only the server's fields are bound ones until the app's first screen has mounted.
+    const input = event.target as HTMLInputElement;
+    const bind = input.dataset.bind;
+    if (watched.store !== null && bind !== undefined) watched.store.setValue(bind, input.value);
+  };
+  const watched: ServerMarkup = {
+    inputs: boundInputs(root),
+    forms: [...root.querySelectorAll("form")],
+    store: null,
+    sent: null,
+    stop: () => {
+      document.removeEventListener("submit", onSubmit, true);
+      document.removeEventListener("input", onInput, true);
+    },
+  };
+  document.addEventListener("submit", onSubmit, true);
+  document.addEventListener("input", onInput, true);
+  markup = watched;
 }
 
-/** After the app's first commit: the focus back on its field. */
-function mounted(handover: Handover, root: HTMLElement): void {
-  const focus = handover.focus;
-  const document = root.ownerDocument;
-  const active = document.activeElement;
-  // Unless the reader has moved on (clicked elsewhere) while the app mounted.
-  const free = active === null || active === document.body || !active.isConnected;
-  if (focus !== null && free) {
-    const drawn = boundInputs(root).find((input) => input.dataset.bind === focus.bind);
-    drawn?.focus();
-    if (drawn !== undefined && focus.start !== null && focus.end !== null) {
-      drawn.setSelectionRange(focus.start, focus.end);
-    }
+/**
+ * Before React adopts the server's markup (main.tsx): the text typed into the server's fields
+ * goes into the state their `data-bind` names, so React's render agrees with what is on screen;
+ * text typed while React is adopting it follows the same way.
+ */
+export function takeOverServerMarkup(store: Store): void {
+  const watched = markup;
+  if (watched === null) return;
+  watched.store = store;
+  for (const input of watched.inputs) {
+    const bind = input.dataset.bind;
+    if (bind !== undefined) store.setValue(bind, input.value);
   }
 }
 
 /**
- * Whether `form` (drawn by the app) is the one the reader sent before the app mounted; the
- * answer is given once. The form asks once its fields are registered (its mount effect runs
- * after theirs), so the submit it then makes collects them.
+ * Whether `form` (the server's, adopted by the app) is the one the reader sent before the app
+ * mounted; the answer is given once. A form asks from its mount effect, which runs after its
+ * fields have registered, so the submit it then makes collects them.
  */
 export function takeHeldSubmit(form: HTMLFormElement): boolean {
-  if (heldSubmit === null) return false;
-  const root = form.closest("#root");
-  if (root === null || [...root.querySelectorAll("form")].indexOf(form) !== heldSubmit) return false;
-  heldSubmit = null;
+  const watched = markup;
+  if (watched === null || watched.sent === null || watched.forms[watched.sent] !== form) return false;
+  watched.sent = null;
   return true;
+}
+
+/**
+ * The app's first screen has mounted and its effects have run (app.tsx): the server's markup is
+ * the app's now. A form sent before and not claimed by then is dropped, never sent on a later
+ * screen.
+ */
+export function endServerMarkup(): void {
+  markup?.stop();
+  markup = null;
 }

@@ -14,10 +14,9 @@ export function NodeView({ raw, pointer }: { raw: unknown; pointer: string }): R
   const registry = useContext(RegistryContext);
   const runtime = useContext(EngineContext);
   const node = parseNode(raw, pointer);
-  const visible = useSyncExternalStore(
-    runtime?.store.subscribe ?? noSubscription,
-    () => evaluate(node?.visible, runtime?.store.get().state),
-  );
+  const isVisible = (): boolean => evaluate(node?.visible, runtime?.store.get().state);
+  // The same while React adopts the server's markup: the store already holds that screen.
+  const visible = useSyncExternalStore(runtime?.store.subscribe ?? noSubscription, isVisible, isVisible);
   if (node === null || !visible || registry === null) return null;
   const component = registry[node.type] as ComponentType<NodeProps<NodeType>>;
   return createElement(component, { node, pointer });

@@ -177,7 +177,10 @@ export const actionAfterSchema = z.lazy(() => z.object({ ms: z.int().check(z.min
 
 export const actionSequenceSchema = z.lazy(() => z.object({ actions: z.array(actionSchema).check(z.minLength(1)), type: z.literal("sequence") }));
 
-export const imageRefSchema = z.lazy(() => z.object({ src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string() }));
+export const dimensionsSchema = z.lazy(() => z.object({ width: z.int().check(z.minimum(1), z.maximum(10000)), height: z.int().check(z.minimum(1), z.maximum(10000)) }));
+export type Dimensions = z.infer<typeof dimensionsSchema>;
+
+export const imageRefSchema = z.lazy(() => z.object({ src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string(), intrinsic: z.optional(dimensionsSchema) }));
 export type ImageRef = z.infer<typeof imageRefSchema>;
 
 export const postSchema = z.lazy(() => z.object({ image: imageRefSchema, dateLabel: z.string(), countLabel: z.string(), date: z.optional(z.iso.datetime({ offset: true })) }));
@@ -214,7 +217,7 @@ export type NodeText = z.infer<typeof nodeTextSchema>;
 export const nodeRichTextSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), blocks: z.array(richBlockSchema), type: z.literal("rich_text") }));
 export type NodeRichText = z.infer<typeof nodeRichTextSchema>;
 
-export const nodeImageSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string(), aspect: z.optional(z.enum(NODE_IMAGE_ASPECT_VALUES)), fit: z.optional(z.enum(NODE_IMAGE_FIT_VALUES)), size: z.optional(z.enum(NODE_IMAGE_SIZE_VALUES)), type: z.literal("image") }));
+export const nodeImageSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), src: z.string().check(z.regex(new RegExp("^(/([^/\\\\]|$)|https://)", "u"))), alt: z.string(), aspect: z.optional(z.enum(NODE_IMAGE_ASPECT_VALUES)), fit: z.optional(z.enum(NODE_IMAGE_FIT_VALUES)), size: z.optional(z.enum(NODE_IMAGE_SIZE_VALUES)), intrinsic: z.optional(dimensionsSchema), type: z.literal("image") }));
 export type NodeImage = z.infer<typeof nodeImageSchema>;
 
 export const nodeIconSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), name: z.enum(NODE_ICON_NAME_VALUES), label: z.optional(z.string()), tone: z.optional(z.enum(NODE_ICON_TONE_VALUES)), size: z.optional(z.enum(NODE_ICON_SIZE_VALUES)), type: z.literal("icon") }));
