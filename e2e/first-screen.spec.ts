@@ -83,6 +83,14 @@ async function holdApp(page: Page): Promise<{ release: () => void; requested: Pr
   return { release, requested };
 }
 
+/** Waits until React has adopted (hydrated) the server's markup: its elements carry React's fiber. */
+async function adopted(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const app = document.querySelector("#root .app");
+    return app !== null && Object.keys(app).some((key) => key.startsWith("__reactFiber"));
+  });
+}
+
 /** Content-Security-Policy violations the page reports in its console. */
 function cspViolations(page: Page): string[] {
   const seen: string[] = [];
@@ -118,15 +126,16 @@ test("the server draws sign-in: it shows before the app loads, and what is typed
   expect(violations).toEqual([]);
 });
 
-test("the field being typed in keeps its text and the focus when the app replaces the server's markup", async ({ page }) => {
+test("the field being typed in keeps its text and the focus when the app adopts the server's markup", async ({ page }) => {
   const app = await holdApp(page);
   await page.goto("/sign-in");
   await app.requested;
   const email = page.getByLabel("Email address");
   await email.fill("someone@exam");
   app.release();
+  await adopted(page);
   await expect(page.locator("#root .app")).toHaveCount(1);
-  // Replaced: React's field (its id is React's own) holds the text and the focus.
+  // Adopted: the same field, now the app's, holds the text and the focus.
   await expect(page.locator("main")).toHaveCount(1);
   await expect(email).toHaveValue("someone@exam");
   await expect(email).toBeFocused();
@@ -153,8 +162,11 @@ test("the dashboard is in the page as markup, in the brand's colours, and the ap
   expect(primary).toBe("#3d5afe");
   const drawn = await page.locator("#root").evaluate((root) => root.textContent);
 
+  const element = await page.locator("#root .app").elementHandle();
   app.release();
-  // Once the app has mounted the menu opens: the buttons are the app's now.
+  await adopted(page);
+  // Adopted, not drawn again: the page's elements are the app's now, and its buttons work.
+  expect(await page.locator("#root .app").evaluate((node, before) => node === before, element)).toBe(true);
   await page.getByRole("button", { name: "Menu" }).click();
   await expect(page.getByRole("dialog", { name: "Menu" })).toBeVisible();
   await page.keyboard.press("Escape");

@@ -2,10 +2,13 @@ package server_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -187,4 +190,59 @@ func firstImageSrc(v any) string {
 		}
 	}
 	return ""
+}
+
+var (
+	themeBlock = regexp.MustCompile(`<style>(:root\{[^<]*\})</style>`)
+	appPreload = `<link rel="modulepreload" crossorigin href="/assets/main-def456.js">`
+)
+
+// The sign-in page is drawn by the server (engine/ui/prerender): its markup,
+// title and brand colours are in the page, the colours in a block the CSP
+// admits by its hash, and the app is not preloaded (it loads after the paint).
+func TestPageCarriesTheFirstScreenDrawn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	res, _, _ := h.page("/sign-in")
+	page := string(res.raw)
+	for _, want := range []string{`<div id="root" data-prerendered=""><div class="app">`, `<title>Sign in · Glimpse</title>`,
+		`<input id="g1" name="email" data-bind="/form/email"`, `<form class="form" method="post" novalidate="">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s:\n%.3000s", want, page)
+		}
+	}
+	m := themeBlock.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no theme block in the page")
+	}
+	sum := sha256.Sum256([]byte(m[1]))
+	hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "style-src 'self' "+hash+";") {
+		t.Errorf("the CSP does not admit the theme block (%s): %s", hash, csp)
+	}
+	if strings.Contains(page, appPreload) {
+		t.Error("a drawn page preloads the app")
+	}
+}
+
+// A screen the prerenderer does not draw (password recovery shows fields
+// under conditions) is served as before, with the app's chunk preloaded and
+// the CSP unchanged.
+func TestPageNotDrawnPreloadsTheApp(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	res, block, ok := h.page("/password-recovery")
+	if !ok || len(block.Screens) == 0 {
+		t.Fatalf("no first screen in %s", res.raw)
+	}
+	page := string(res.raw)
+	if strings.Contains(page, "data-prerendered") || strings.Contains(page, "<style>") {
+		t.Errorf("the page is drawn: %.2000s", page)
+	}
+	if !strings.Contains(page, appPreload) {
+		t.Errorf("the app is not preloaded: %.2000s", page)
+	}
+	if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "style-src 'self';") {
+		t.Errorf("the CSP admits more styles than the stylesheet: %s", csp)
+	}
 }

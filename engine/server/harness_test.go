@@ -74,8 +74,13 @@ func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*con
 		t.Fatal(err)
 	}
 	rendererFS := fstest.MapFS{
-		"index.html":           {Data: []byte(`<!doctype html><head></head><script type="module" src="/assets/app-abc123.js"></script>`)},
-		"assets/app-abc123.js": {Data: []byte(`console.info("x")`)},
+		"index.html": {Data: []byte(`<!doctype html><head><title>Glimpse</title>` +
+			`<script type="module" src="/assets/app-abc123.js"></script></head><body><div id="root"></div></body>`)},
+		"assets/app-abc123.js":  {Data: []byte(`import("./main-def456.js")`)},
+		"assets/main-def456.js": {Data: []byte(`console.info("x")`)},
+		".vite/manifest.json": {Data: []byte(`{"index.html":{"file":"assets/app-abc123.js","isEntry":true,` +
+			`"dynamicImports":["src/main.tsx"]},"src/main.tsx":{"file":"assets/main-def456.js","isDynamicEntry":true,` +
+			`"imports":["index.html"]}}`)},
 	}
 	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
 		Billing: a.Billing, Mail: a.Outbox, Events: a.Events, Retention: a.Retention,
