@@ -40,8 +40,10 @@ type firstScreen struct {
 
 // firstScreenBlock returns the <script type="application/json"> block with
 // the first screen for this page request, or "" when there is none to give
-// (the renderer then fetches it, as before), and a <link rel="preload"> for
-// the screen's first image, or "". It runs the same handler as
+// (the renderer then fetches it, as before), a <link rel="preload"> for the
+// screen's first image, or "", and the envelope the page opens on (the last
+// of the block, which the server then draws as markup), or nil. It runs the
+// same handler as
 // GET /ui/screen, on a request made from this one (its cookies and host), so
 // guards, redirects, kept pages and per-request meta are the ones the fetch
 // would get. A script that is data is never executed, so the CSP's
