@@ -38,6 +38,8 @@ func (d *drawer) glyph(name, label, className string) {
 }
 
 type actionOptions struct {
+	// className is written as it is: callers build it with classes, which
+	// escapes it.
 	className string
 	// label is the aria-label (nil: none).
 	label      *string
@@ -53,8 +55,7 @@ func (d *drawer) actionElement(action map[string]any, o actionOptions, content f
 		return errUnsupported
 	}
 	if target, ok := linkFor(action); ok {
-		d.raw(`<a`)
-		d.attr("class", o.className)
+		d.raw(`<a class="` + o.className + `"`)
 		d.attr("href", target.href)
 		if target.newWindow {
 			d.raw(` target="_blank" rel="noopener noreferrer"`)
@@ -75,8 +76,7 @@ func (d *drawer) actionElement(action map[string]any, o actionOptions, content f
 	if o.submit {
 		kind = "submit"
 	}
-	d.raw(`<button type="` + kind + `"`)
-	d.attr("class", o.className)
+	d.raw(`<button type="` + kind + `" class="` + o.className + `"`)
 	d.labels(o)
 	d.raw(`>`)
 	content()

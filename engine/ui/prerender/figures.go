@@ -46,7 +46,7 @@ func (d *drawer) statTile(n map[string]any) error {
 		d.raw(`</div>`)
 		return nil
 	}
-	return d.actionElement(action, actionOptions{className: "stat-tile stat-tile--action"}, content)
+	return d.actionElement(action, actionOptions{className: classes("stat-tile stat-tile--action")}, content)
 }
 
 func (d *drawer) listItem(n map[string]any) error {
@@ -90,7 +90,7 @@ func (d *drawer) listItem(n map[string]any) error {
 		d.raw(`</div>`)
 		return failed
 	}
-	if err := d.actionElement(action, actionOptions{className: "list-item list-item--action"}, content); err != nil {
+	if err := d.actionElement(action, actionOptions{className: classes("list-item list-item--action")}, content); err != nil {
 		return err
 	}
 	return failed

@@ -35,7 +35,7 @@ func (d *drawer) header(n map[string]any) error {
 		if own, ok := str(n, "backLabel"); ok {
 			label = own
 		}
-		if err := d.actionElement(back, actionOptions{className: "icon-button header__back", label: &label},
+		if err := d.actionElement(back, actionOptions{className: classes("icon-button header__back"), label: &label},
 			func() { d.glyph("back", "", "") }); err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func (d *drawer) card(n map[string]any) error {
 	}
 	d.raw(`</div>`)
 	if interactive {
-		options := actionOptions{className: "card__action"}
+		options := actionOptions{className: classes("card__action")}
 		if label, ok := str(n, "actionLabel"); ok {
 			options.label = &label
 		} else {

@@ -108,6 +108,8 @@ func TestScreenEscapes(t *testing.T) {
 			[]string{`" onerror="`}},
 		{"class", `{"screen":{"type":"screen","children":[{"type":"badge","label":"x","tone":"a\"><script>"}]}}`, true,
 			[]string{"<script>"}},
+		{"link class", `{"screen":{"type":"screen","children":[{"type":"link","label":"x","tone":"a\"><script>","action":{"type":"navigate","to":"/a"}}]}}`, true,
+			[]string{"<script>", "&amp;#34;"}},
 		{"theme", `{"screen":{"type":"screen","children":[]},"meta":{"brand":{"theme":{"primary":"red;}</style><script>"}}}}`, false, nil},
 		{"hostile link", `{"screen":{"type":"screen","children":[{"type":"link","label":"x","action":{"type":"navigate","to":"/\\evil.example"}}]}}`, true,
 			[]string{"href"}},
