@@ -222,26 +222,28 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	page := make([]byte, 0, len(f.index)+len(tag)+len(first)+len(preload)+8192)
 	head, rest, _ := bytes.Cut(f.index, []byte("<head>"))
 	page = append(append(append(page, head...), "<head>"+tag...), rest...)
-	if preload != "" {
-		// After the script and the stylesheet, so the picture is asked for
-		// once they are: they are what the first paint waits for.
-		page = insertBefore(page, "</head>", preload)
-	}
+	// Added at the end of <head>, after the script and the stylesheet, so
+	// that what is preloaded is asked for once they are: they are what the
+	// first paint waits for.
+	headEnd := preload
 	policy := contentSecurityPolicy
-	if drawn, ok := s.prerendered(c, shown); ok {
+	drawn, ok := s.prerendered(c, shown)
+	if ok && bytes.Contains(page, emptyRoot) {
 		// The screen is in the page, painted before the script has loaded
 		// (renderer/src/boot.ts then waits for that paint).
-		page = bytes.Replace(page, []byte(`<div id="root"></div>`),
+		page = bytes.Replace(page, emptyRoot,
 			[]byte(`<div id="root" data-prerendered="">`+string(drawn.Root)+`</div>`), 1)
 		page = bytes.Replace(page, []byte("<title>Glimpse</title>"),
 			[]byte("<title>"+html.EscapeString(drawn.Title)+"</title>"), 1)
 		if style, source := themeStyle(drawn.Theme); style != "" {
-			page = insertBefore(page, "</head>", style)
+			headEnd += style
 			policy = strings.Replace(policy, "style-src 'self'", "style-src 'self' "+source, 1)
 		}
+	} else {
+		headEnd += f.appPreload
 	}
-	if !bytes.Contains(page, []byte("data-prerendered")) && f.appPreload != "" {
-		page = insertBefore(page, "</head>", f.appPreload)
+	if headEnd != "" {
+		page = insertBefore(page, "</head>", headEnd)
 	}
 	if first != "" {
 		page = insertBefore(page, "</body>", first)
@@ -254,6 +256,9 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	c.Set("Content-Security-Policy", policy)
 	return c.Send(page)
 }
+
+// emptyRoot is index.html's mount point, which a drawn screen fills.
+var emptyRoot = []byte(`<div id="root"></div>`)
 
 // insertBefore puts s before the last marker in page, or at its end.
 func insertBefore(page []byte, marker, s string) []byte {

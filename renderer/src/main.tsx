@@ -38,17 +38,13 @@ function boot(): void {
     // As a transition React renders the screen in slices that yield to the browser, instead of
     // one long task that blocks input.
     startTransition(() => {
-      if (!root.hasAttribute("data-prerendered")) {
-        createRoot(root).render(app);
-        return;
-      }
-      // The server drew this screen into the page (engine/ui/prerender): React adopts that
+      // When the server drew this screen into the page (engine/ui/prerender), React adopts that
       // markup rather than drawing it again, so nothing on screen is replaced (the pictures stay
       // the elements already painted, the reader's focus and caret stay put). Text typed into its
       // fields goes into the state first, so React's render agrees with the page. Should the
       // markup differ from React's render after all, React draws the screen itself.
-      takeOverServerMarkup(runtime.store);
-      hydrateRoot(root, app);
+      if (takeOverServerMarkup(runtime.store)) hydrateRoot(root, app);
+      else createRoot(root).render(app);
     });
   }, 0);
 }

@@ -14,13 +14,9 @@ import (
 
 func (d *drawer) statTile(n map[string]any) error {
 	content := func() {
-		d.raw(`<span class="stat-tile__label">`)
-		d.text(strOr(n, "label", ""))
-		d.raw(`</span>`)
+		d.textElement("span", "stat-tile__label", strOr(n, "label", ""))
 		if value, ok := str(n, "value"); ok {
-			d.raw(`<span class="stat-tile__value">`)
-			d.text(value)
-			d.raw(`</span>`)
+			d.textElement("span", "stat-tile__value", value)
 		} else {
 			label := d.word("calculating")
 			if own, ok := str(n, "pendingLabel"); ok {
@@ -31,9 +27,7 @@ func (d *drawer) statTile(n map[string]any) error {
 			d.raw(`><span class="clock" aria-hidden="true"></span></span>`)
 		}
 		if caption, ok := str(n, "caption"); ok {
-			d.raw(`<span class="stat-tile__caption">`)
-			d.text(caption)
-			d.raw(`</span>`)
+			d.textElement("span", "stat-tile__caption", caption)
 		}
 	}
 	if _, ok := n["value"].(string); !ok && n["value"] != nil {
@@ -69,9 +63,7 @@ func (d *drawer) listItem(n map[string]any) error {
 		d.text(strOr(n, "title", ""))
 		d.raw(`</span>`)
 		if subtitle, ok := str(n, "subtitle"); ok {
-			d.raw(`<span class="list-item__subtitle">`)
-			d.text(subtitle)
-			d.raw(`</span>`)
+			d.textElement("span", "list-item__subtitle", subtitle)
 		}
 		d.raw(`</span>`)
 		if _, ok := n["trailing"]; ok {
@@ -123,9 +115,7 @@ func (d *drawer) postList(n map[string]any) error {
 			d.text(strOr(post, "dateLabel", ""))
 			d.raw(`</time>`)
 		} else {
-			d.raw(`<span class="post__date">`)
-			d.text(strOr(post, "dateLabel", ""))
-			d.raw(`</span>`)
+			d.textElement("span", "post__date", strOr(post, "dateLabel", ""))
 		}
 		d.raw(`<span class="post__count">`)
 		d.text(strOr(post, "countLabel", ""))
@@ -139,14 +129,10 @@ func (d *drawer) banner(n map[string]any) error {
 	sticky, isSticky := str(n, "sticky")
 	d.raw(`<div class="` + classes("banner", "tone-"+strOr(n, "tone", "info"), when(isSticky, "banner--sticky-"+sticky)) + `">`)
 	if title, ok := str(n, "title"); ok {
-		d.raw(`<p class="banner__title">`)
-		d.text(title)
-		d.raw(`</p>`)
+		d.textElement("p", "banner__title", title)
 	}
 	if text, ok := str(n, "text"); ok {
-		d.raw(`<p class="banner__text">`)
-		d.text(text)
-		d.raw(`</p>`)
+		d.textElement("p", "banner__text", text)
 	}
 	kids, err := children(n, "children")
 	if err != nil {

@@ -48,9 +48,7 @@ func (d *drawer) header(n map[string]any) error {
 		d.raw(`>`)
 	}
 	if title := strOr(n, "title", ""); title != "" {
-		d.raw(`<h1 class="header__title">`)
-		d.text(title)
-		d.raw(`</h1>`)
+		d.textElement("h1", "header__title", title)
 	}
 	if _, ok := str(n, "menu"); ok {
 		label := d.word("menu")
@@ -70,14 +68,10 @@ func (d *drawer) header(n map[string]any) error {
 func (d *drawer) footer(n map[string]any) error {
 	d.raw(`<footer class="footer">`)
 	if title, ok := str(n, "title"); ok {
-		d.raw(`<p class="footer__title">`)
-		d.text(title)
-		d.raw(`</p>`)
+		d.textElement("p", "footer__title", title)
 	}
 	if subtitle, ok := str(n, "subtitle"); ok {
-		d.raw(`<p class="footer__subtitle">`)
-		d.text(subtitle)
-		d.raw(`</p>`)
+		d.textElement("p", "footer__subtitle", subtitle)
 	}
 	kids, err := children(n, "children")
 	if err != nil {
@@ -195,9 +189,7 @@ func (d *drawer) button(n map[string]any) error {
 		if _, ok := glyphPaths[icon]; ok {
 			d.glyph(icon, "", "")
 		}
-		d.raw(`<span class="button__label">`)
-		d.text(strOr(n, "label", ""))
-		d.raw(`</span>`)
+		d.textElement("span", "button__label", strOr(n, "label", ""))
 	})
 }
 
@@ -212,9 +204,7 @@ func (d *drawer) link(n map[string]any) error {
 		if _, ok := glyphPaths[icon]; ok && icon != "chevron" {
 			d.glyph(icon, "", "")
 		}
-		d.raw(`<span class="link__label">`)
-		d.text(strOr(n, "label", ""))
-		d.raw(`</span>`)
+		d.textElement("span", "link__label", strOr(n, "label", ""))
 		if icon == "chevron" {
 			d.glyph("chevron", "", "link__chevron")
 		}
@@ -316,9 +306,7 @@ func (d *drawer) levelMeter(n map[string]any) error {
 	d.text(strOr(n, "label", ""))
 	d.raw(`</span>`)
 	if hasValue {
-		d.raw(`<span class="level-meter__value">`)
-		d.text(valueLabel)
-		d.raw(`</span>`)
+		d.textElement("span", "level-meter__value", valueLabel)
 	}
 	d.raw(`</div><div role="meter"`)
 	d.attr("aria-labelledby", labelID)

@@ -143,6 +143,13 @@ func (d *drawer) raw(s string) { d.out.WriteString(s) }
 
 func (d *drawer) text(s string) { d.out.WriteString(html.EscapeString(s)) }
 
+// textElement writes <tag class="class">text</tag>, the text escaped.
+func (d *drawer) textElement(tag, class, text string) {
+	d.raw(`<` + tag + ` class="` + class + `">`)
+	d.text(text)
+	d.raw(`</` + tag + `>`)
+}
+
 // attr writes name="value", escaped.
 func (d *drawer) attr(name, value string) {
 	d.out.WriteString(" " + name + `="` + html.EscapeString(value) + `"`)
@@ -153,20 +160,12 @@ func (d *drawer) newID() string {
 	return "g" + strconv.Itoa(d.ids)
 }
 
+// word is the brand's renderer word for key ("" without words).
 func (d *drawer) word(key string) string {
-	if d.words != nil {
-		if w := d.words(key); w != "" {
-			return w
-		}
+	if d.words == nil {
+		return ""
 	}
-	return fallbackWords[key]
-}
-
-// fallbackWords are runtime/copy.ts's FALLBACK_COPY for the keys drawn here.
-var fallbackWords = map[string]string{
-	"back": "Back", "menu": "Menu", "showPassword": "Show password", "calculating": "Calculating",
-	"countdown.label": "Time left", "countdown.months": "months", "countdown.days": "days",
-	"countdown.hours": "hours", "countdown.minutes": "minutes", "countdown.seconds": "seconds",
+	return d.words(key)
 }
 
 // classes joins the non-empty class names, as nodes/class-names.ts's cx,

@@ -2,12 +2,16 @@ package prerender
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"glimpse/content"
 )
 
 var update = flag.Bool("update", false, "rewrite the goldens in fixtures/prerender")
@@ -16,6 +20,24 @@ const (
 	screensDir   = "../../../fixtures/screens"
 	prerenderDir = "../../../fixtures/prerender"
 )
+
+// defaultWords are the default brand's renderer words, as the page's shell
+// copy gives them to the renderer (and as its FALLBACK_COPY has them, which
+// the React side of the goldens' comparison uses).
+func defaultWords(t testing.TB) Words {
+	t.Helper()
+	raw, err := fs.ReadFile(content.Brands, "brands/default.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var brand struct {
+		Copy map[string]string `json:"copy"`
+	}
+	if err := json.Unmarshal(raw, &brand); err != nil {
+		t.Fatal(err)
+	}
+	return func(key string) string { return brand.Copy["renderer."+key] }
+}
 
 // The first screens a subscriber meets must be drawn on the server: they are
 // what issue #12's LCP aim is about.
@@ -31,6 +53,7 @@ func TestGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{}
+	words := defaultWords(t)
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), "__default.json")
 		if !ok {
@@ -41,7 +64,7 @@ func TestGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, ok := Screen(envelope, nil)
+		page, ok := Screen(envelope, words)
 		if !ok {
 			continue
 		}

@@ -1,18 +1,23 @@
 // Waiting for the page's first paint: the app's bundle and its fonts are asked for only once the
 // page has painted, so that neither competes with what the first paint waits for (issue #12).
 
+/** `run`, made safe to call from several paths (an event and its timeout): it runs the first time only. */
+function onlyOnce(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    run();
+  };
+}
+
 /**
  * Runs `then` once the page has painted content (the first-contentful-paint entry, which is
  * reported once the frame is on screen). Without paint timing it runs after the next frame; a
  * page that never paints (hidden from the start) gets it after `latestMs`.
  */
 export function afterFirstContentfulPaint(then: () => void, latestMs = 3000): void {
-  let done = false;
-  const once = (): void => {
-    if (done) return;
-    done = true;
-    then();
-  };
+  const once = onlyOnce(then);
   setTimeout(once, latestMs);
   if (typeof PerformanceObserver === "undefined" || !PerformanceObserver.supportedEntryTypes.includes("paint")) {
     requestAnimationFrame(() => setTimeout(once, 0));
@@ -34,12 +39,7 @@ export function afterFirstContentfulPaint(then: () => void, latestMs = 3000): vo
  */
 export function afterContentPainted(then: () => void, imagesMs = 1000): void {
   afterFirstContentfulPaint(() => {
-    let done = false;
-    const next = (): void => {
-      if (done) return;
-      done = true;
-      requestAnimationFrame(() => setTimeout(then, 0));
-    };
+    const next = onlyOnce(() => requestAnimationFrame(() => setTimeout(then, 0)));
     setTimeout(next, imagesMs);
     const decoded = (): void => {
       const images = Array.from(document.images, (image) => image.decode().catch(() => undefined));

@@ -60,16 +60,18 @@ export function watchServerMarkup(root: HTMLElement): void {
 /**
  * Before React adopts the server's markup (main.tsx): the text typed into the server's fields
  * goes into the state their `data-bind` names, so React's render agrees with what is on screen;
- * text typed while React is adopting it follows the same way.
+ * text typed while React is adopting it follows the same way. False when the page has no such
+ * markup (React then draws the screen itself).
  */
-export function takeOverServerMarkup(store: Store): void {
+export function takeOverServerMarkup(store: Store): boolean {
   const watched = markup;
-  if (watched === null) return;
+  if (watched === null) return false;
   watched.store = store;
   for (const input of watched.inputs) {
     const bind = input.dataset.bind;
     if (bind !== undefined) store.setValue(bind, input.value);
   }
+  return true;
 }
 
 /**
