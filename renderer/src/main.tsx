@@ -29,24 +29,28 @@ function boot(): void {
   loadShellCopy(document);
   const runtime = createEngine({ window, fetch: window.fetch.bind(window) });
   const root = document.getElementById("root");
-  if (root === null) throw new Error("Glimpse: #root is missing from index.html");
-  // The first screen usually comes with the page (runtime/api.ts): it reaches the store in this
-  // task's microtasks, so React's first render, in the next task, draws it and not the loader.
-  void runtime.start();
-  setTimeout(() => {
-    const app = <App runtime={runtime} />;
-    // As a transition React renders the screen in slices that yield to the browser, instead of
-    // one long task that blocks input.
-    startTransition(() => {
-      // When the server drew this screen into the page (engine/ui/prerender), React adopts that
-      // markup rather than drawing it again, so nothing on screen is replaced (the pictures stay
-      // the elements already painted, the reader's focus and caret stay put). Text typed into its
-      // fields goes into the state first, so React's render agrees with the page. Should the
-      // markup differ from React's render after all, React draws the screen itself.
-      if (takeOverServerMarkup(runtime.store)) hydrateRoot(root, app);
-      else createRoot(root).render(app);
-    });
-  }, 0);
+  if (root === null) throw new Error("Glimpse: the page has no #root");
+  // In a task after this one, and as a transition: React renders in slices that yield to the
+  // browser instead of one long task that blocks input. When the server drew the screen into the
+  // page (engine/ui/prerender), React adopts that markup rather than drawing it again, so nothing
+  // on screen is replaced (the pictures stay the elements already painted, the reader's focus and
+  // caret stay put); the text typed into it goes into the state first, so React's render agrees
+  // with the page. Should the markup differ from that render after all, React draws it itself.
+  const mount = (): void => {
+    setTimeout(() =>
+      startTransition(() => {
+        const app = <App runtime={runtime} />;
+        if (takeOverServerMarkup(runtime.store)) hydrateRoot(root, app);
+        else createRoot(root).render(app);
+      }),
+    );
+  };
+  const started = runtime.start();
+  // A drawn screen is adopted once the runtime has shown it (its state is then the screen's).
+  // Otherwise the first screen usually comes with the page (runtime/api.ts) and reaches the store
+  // in this task's microtasks, so React's first render draws it, not the loader.
+  if (root.hasAttribute("data-prerendered")) void started.finally(mount);
+  else mount();
 }
 
 // Inter, self-hosted: its faces are registered after the first contentful paint, so the fonts'
