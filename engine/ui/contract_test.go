@@ -98,3 +98,23 @@ func TestGoStructsCoverSchemaProperties(t *testing.T) {
 	check("node", ui.NodeTypes, jsonNames(ui.Node{}))
 	check("action", ui.ActionTypes, jsonNames(ui.Action{}))
 }
+
+// Every icon the schema names has its path data in icons.json, and nothing
+// else is there: the prerenderer draws from it and the renderer imports it.
+func TestIconPathsCoverIconNames(t *testing.T) {
+	t.Parallel()
+	names := ui.EnumValues["node_icon.name"]
+	if len(names) == 0 {
+		t.Fatal("schema.json has no icon names")
+	}
+	for _, name := range names {
+		if ui.IconPaths[name] == "" {
+			t.Errorf("icon %q has no path data in engine/ui/icons.json", name)
+		}
+	}
+	for name := range ui.IconPaths {
+		if !slices.Contains(names, name) {
+			t.Errorf("engine/ui/icons.json: %q is not an icon name of schema.json", name)
+		}
+	}
+}

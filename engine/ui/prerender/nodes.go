@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"glimpse/engine/ui"
 )
 
 // Each method here draws what the component of the same node type in
@@ -162,7 +164,7 @@ func (d *drawer) intrinsic(image map[string]any) {
 
 func (d *drawer) icon(n map[string]any) error {
 	name := strOr(n, "name", "")
-	if _, ok := glyphPaths[name]; !ok {
+	if _, ok := ui.IconPaths[name]; !ok {
 		return errUnsupported
 	}
 	tone, toned := str(n, "tone")
@@ -186,7 +188,7 @@ func (d *drawer) button(n map[string]any) error {
 		className: classes("button", "button--"+strOr(n, "emphasis", "primary"), when(toned, "tone-"+tone)),
 		submit:    submits,
 	}, func() {
-		if _, ok := glyphPaths[icon]; ok {
+		if _, ok := ui.IconPaths[icon]; ok {
 			d.glyph(icon, "", "")
 		}
 		d.textElement("span", "button__label", strOr(n, "label", ""))
@@ -201,7 +203,7 @@ func (d *drawer) link(n map[string]any) error {
 	tone, toned := str(n, "tone")
 	icon := strOr(n, "icon", "")
 	return d.actionElement(action, actionOptions{className: classes("link", when(toned, "tone-text-"+tone))}, func() {
-		if _, ok := glyphPaths[icon]; ok && icon != "chevron" {
+		if _, ok := ui.IconPaths[icon]; ok && icon != "chevron" {
 			d.glyph(icon, "", "")
 		}
 		d.textElement("span", "link__label", strOr(n, "label", ""))
