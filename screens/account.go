@@ -77,12 +77,3 @@ func CreateAccount(c Context, st CreateAccountState) Page {
 		"form":           map[string]any{"email": st.Email, "password": ""},
 	}}
 }
-
-// CreatingAccount is the loader shown while a new account's session starts
-// (the spec keeps the spinner for a moment after the subscription is
-// finalised).
-func CreatingAccount(c Context) Page {
-	s := ui.Screen("creating-account", c.T("createAccount.creating"), ui.Loader(c.T("createAccount.creating"), true))
-	s.Layout = "bare"
-	return Page{Screen: s}
-}

@@ -41,7 +41,6 @@ type goldenCase struct {
 func goldenCases() []goldenCase {
 	return append([]goldenCase{
 		{"sign-in", func(c Context) Page { return SignIn(c, "/checkout?quiz=true&page=SUBSCRIPTION") }},
-		{"redirecting", Redirecting},
 		{"home__weekly", func(c Context) Page {
 			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				PeriodEnd: "Nov 29, 2026", Card: "visa ••4242", Offers: goldenOffers(false)})
@@ -186,7 +185,6 @@ func goldenCases() []goldenCase {
 		{"create-account__no-subscription", func(c Context) Page {
 			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})
 		}},
-		{"creating-account", CreatingAccount},
 	}, append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...)...)
 }
 

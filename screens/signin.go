@@ -62,10 +62,3 @@ func SignIn(c Context, billingURL string) Page {
 		State: map[string]any{"form": map[string]any{"email": "", "password": ""}},
 	}
 }
-
-// Redirecting is the full-screen loader shown while a link signs someone in.
-func Redirecting(c Context) Page {
-	s := ui.Screen("redirecting", c.T("app.signingIn"), ui.Loader(c.T("app.signingIn"), true))
-	s.Layout = "bare"
-	return Page{Screen: s}
-}
