@@ -89,16 +89,16 @@ type linkTarget struct {
 // is drawn as.
 func linkFor(action map[string]any) (linkTarget, bool) {
 	switch strOr(action, "type", "") {
-	case "navigate", "replace":
+	case ui.ActionTypeNavigate, ui.ActionTypeReplace:
 		to := strOr(action, "to", "")
 		return linkTarget{href: to}, isLocalPath(to)
-	case "open_url":
+	case ui.ActionTypeOpenUrl:
 		url := strOr(action, "url", "")
 		if !isOpenable(url) {
 			return linkTarget{}, false
 		}
 		return linkTarget{href: url, newWindow: isTrue(action, "newWindow"), native: true}, true
-	case "download":
+	case ui.ActionTypeDownload:
 		url := strOr(action, "url", "")
 		filename := strOr(action, "filename", "")
 		return linkTarget{href: url, download: &filename, native: true}, isLocalPath(url)

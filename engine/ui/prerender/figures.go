@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"glimpse/engine/ui"
 )
 
 // The nodes of figures and results (Analytics): tiles, rows, posts, charts,
@@ -49,7 +51,7 @@ func (d *drawer) listItem(n map[string]any) error {
 	if hasAction {
 		kind = strOr(action, "type", "")
 	}
-	navigates := kind == "navigate" || kind == "replace" || kind == "open_url"
+	navigates := kind == ui.ActionTypeNavigate || kind == ui.ActionTypeReplace || kind == ui.ActionTypeOpenUrl
 	var failed error
 	content := func() {
 		if _, ok := n["leading"]; ok {

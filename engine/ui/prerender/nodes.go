@@ -181,7 +181,7 @@ func (d *drawer) button(n map[string]any) error {
 		return errUnsupported
 	}
 	target, _ := str(action, "form")
-	submits := d.form != "" && strOr(action, "type", "") == "submit" && (target == "" || target == d.form)
+	submits := d.form != "" && strOr(action, "type", "") == ui.ActionTypeSubmit && (target == "" || target == d.form)
 	tone, toned := str(n, "tone")
 	icon := strOr(n, "icon", "")
 	return d.actionElement(action, actionOptions{

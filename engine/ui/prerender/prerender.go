@@ -7,10 +7,14 @@
 // jump when it mounts. renderer/src/prerender.test.tsx holds every golden in
 // fixtures/prerender to the React output of the same fixture.
 //
-// Only the node types whose first render depends on nothing but the envelope
-// are drawn (no clock, no layout measurement, no browser state). A screen
-// holding anything else, a node shown under a condition, or an overlay open
-// at load is not prerendered at all: the renderer draws it as before.
+// Only node types whose first render depends on nothing but the envelope are
+// drawn (no layout measurement, no browser state; a countdown's clock is the
+// envelope's serverNow). Each node type of schema.json is decided on purpose:
+// drawers lists the types drawn, decision_test.go's notDrawn the others with
+// the reason, and TestEveryNodeTypeIsDecided fails for a type in neither. A
+// screen holding a type not drawn, a node shown under a condition, or an
+// overlay open at load is not prerendered at all: the renderer draws it as
+// before.
 package prerender
 
 import (
@@ -23,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"glimpse/engine/ui"
 )
 
 // Words are the renderer's own words for the brand (its renderer.* copy
@@ -264,34 +270,37 @@ func (d *drawer) node(n map[string]any) error {
 }
 
 // drawers maps the node types drawn here to their markup; each mirrors the
-// component of the same name in renderer/src/nodes.
+// component of the same name in renderer/src/nodes. Every other node type is
+// left to the renderer on purpose, with the reason, in decision_test.go's
+// notDrawn; TestEveryNodeTypeIsDecided fails for a type of schema.json in
+// neither list.
 var drawers map[string]func(*drawer, map[string]any) error
 
 func init() {
 	drawers = map[string]func(*drawer, map[string]any) error{
-		"screen":      (*drawer).screen,
-		"header":      (*drawer).header,
-		"footer":      (*drawer).footer,
-		"stack":       (*drawer).stack,
-		"row":         (*drawer).row,
-		"text":        (*drawer).textNode,
-		"image":       (*drawer).image,
-		"icon":        (*drawer).icon,
-		"button":      (*drawer).button,
-		"link":        (*drawer).link,
-		"card":        (*drawer).card,
-		"list":        (*drawer).list,
-		"divider":     (*drawer).divider,
-		"badge":       (*drawer).badge,
-		"level_meter": (*drawer).levelMeter,
-		"form":        (*drawer).formNode,
-		"form_error":  (*drawer).formError,
-		"text_input":  (*drawer).textInput,
-		"stat_tile":   (*drawer).statTile,
-		"list_item":   (*drawer).listItem,
-		"post_list":   (*drawer).postList,
-		"banner":      (*drawer).banner,
-		"countdown":   (*drawer).countdown,
-		"chart":       (*drawer).chart,
+		ui.NodeTypeScreen:     (*drawer).screen,
+		ui.NodeTypeHeader:     (*drawer).header,
+		ui.NodeTypeFooter:     (*drawer).footer,
+		ui.NodeTypeStack:      (*drawer).stack,
+		ui.NodeTypeRow:        (*drawer).row,
+		ui.NodeTypeText:       (*drawer).textNode,
+		ui.NodeTypeImage:      (*drawer).image,
+		ui.NodeTypeIcon:       (*drawer).icon,
+		ui.NodeTypeButton:     (*drawer).button,
+		ui.NodeTypeLink:       (*drawer).link,
+		ui.NodeTypeCard:       (*drawer).card,
+		ui.NodeTypeList:       (*drawer).list,
+		ui.NodeTypeDivider:    (*drawer).divider,
+		ui.NodeTypeBadge:      (*drawer).badge,
+		ui.NodeTypeLevelMeter: (*drawer).levelMeter,
+		ui.NodeTypeForm:       (*drawer).formNode,
+		ui.NodeTypeFormError:  (*drawer).formError,
+		ui.NodeTypeTextInput:  (*drawer).textInput,
+		ui.NodeTypeStatTile:   (*drawer).statTile,
+		ui.NodeTypeListItem:   (*drawer).listItem,
+		ui.NodeTypePostList:   (*drawer).postList,
+		ui.NodeTypeBanner:     (*drawer).banner,
+		ui.NodeTypeCountdown:  (*drawer).countdown,
+		ui.NodeTypeChart:      (*drawer).chart,
 	}
 }
