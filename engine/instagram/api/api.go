@@ -1,9 +1,9 @@
 // Package api is the client of the Instagram API with Instagram Login
 // (graph.instagram.com, "Business Login for Instagram"), which serves
 // Business and Creator accounts only. It covers what Glimpse reads: the OAuth
-// flow and token lifetime, the profile, media, comments and account insights,
-// paginated, kept within the rate limits, with every failure classified by
-// the API's error code.
+// flow and token lifetime, the profile, media and comments, paginated, kept
+// within the rate limits, with every failure classified by the API's error
+// code.
 //
 // The contract, with its public sources, is summarised in docs/instagram.md §3,
 // cited below as "docs/instagram.md §3.n". Meta changes field names without notice, so decoding is

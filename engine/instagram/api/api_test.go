@@ -416,82 +416,6 @@ func TestComments(t *testing.T) {
 	}
 }
 
-var followerCount = api.Metric{Name: "follower_count", Period: "day", Title: "Follower Count", Values: []api.Value{
-	{EndTime: ts("2025-05-01T07:00:00Z"), Value: 12},
-	{EndTime: ts("2025-05-02T07:00:00Z"), Value: 9},
-}}
-
-var reach = api.Metric{Name: "reach", Period: "day", Title: "Accounts reached", Total: &api.Total{Value: 5120}}
-
-var followsAndUnfollows = api.Metric{Name: "follows_and_unfollows", Period: "day", Title: "Follows and unfollows",
-	Total: &api.Total{Value: 41, Breakdowns: []api.Breakdown{{Dimensions: []string{"follow_type"}, Results: []api.BreakdownResult{
-		{DimensionValues: []string{"FOLLOWER"}, Value: 35},
-		{DimensionValues: []string{"NON_FOLLOWER"}, Value: 6},
-	}}}}}
-
-var onlineFollowers = api.Metric{Name: "online_followers", Period: "lifetime", Title: "Online followers", Values: []api.Value{
-	{EndTime: ts("2025-05-02T07:00:00Z"), ByKey: map[string]int64{"0": 31, "1": 18, "12": 140, "20": 212}},
-}}
-
-func TestAccountInsights(t *testing.T) {
-	t.Parallel()
-	all := []string{"follower_count", "reach", "follows_and_unfollows", "online_followers"}
-	tests := []struct {
-		name         string
-		metrics      []string
-		refuse       []string
-		want         api.Insights
-		wantRequests int
-	}{
-		{"all in one call", all, nil,
-			api.Insights{Metrics: []api.Metric{followerCount, reach, followsAndUnfollows, onlineFollowers}}, 1},
-		{"a refused metric is listed, the others still come", all, []string{"follower_count"},
-			api.Insights{Metrics: []api.Metric{reach, followsAndUnfollows, onlineFollowers}, Refused: []string{"follower_count"}}, 5},
-		{"the only metric refused", []string{"follower_count"}, []string{"follower_count"},
-			api.Insights{Metrics: []api.Metric{}, Refused: []string{"follower_count"}}, 1},
-		{"no data is an empty list, not zeros", []string{"views"}, nil, api.Insights{Metrics: []api.Metric{}}, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := setup(t)
-			for _, m := range tt.refuse {
-				f.server.RefuseMetric(m)
-			}
-			got, err := f.client.AccountInsights(t.Context(), f.token, api.InsightsQuery{Metrics: tt.metrics,
-				Period: "day", MetricType: "total_value", Since: t0.Add(-48 * time.Hour), Until: t0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("insights (-want +got):\n%s", diff)
-			}
-			if n := f.server.Requests("/me/insights"); n != tt.wantRequests {
-				t.Errorf("requests = %d, want %d", n, tt.wantRequests)
-			}
-		})
-	}
-	t.Run("lookup by name", func(t *testing.T) {
-		t.Parallel()
-		in := api.Insights{Metrics: []api.Metric{reach}}
-		if m, ok := in.Metric("reach"); !ok || m.Total.Value != 5120 {
-			t.Errorf("Metric(reach) = %v, %v", m, ok)
-		}
-		if _, ok := in.Metric("views"); ok {
-			t.Error("Metric(views) found")
-		}
-	})
-	t.Run("other failures are not tolerated", func(t *testing.T) {
-		t.Parallel()
-		f := setup(t)
-		f.server.FailNext("/me/insights", http.StatusBadRequest, "error_10.json", nil)
-		_, err := f.client.AccountInsights(t.Context(), f.token, api.InsightsQuery{Metrics: all})
-		assertError(t, err, api.ErrPermission, f.token.AccessToken)
-		_, err = f.client.AccountInsights(t.Context(), f.token, api.InsightsQuery{})
-		assertError(t, err, api.ErrInvalidRequest)
-	})
-}
-
 func header(kv ...string) http.Header {
 	h := http.Header{}
 	for i := 0; i < len(kv); i += 2 {
@@ -716,8 +640,6 @@ func TestNoSecretsInErrors(t *testing.T) {
 		_, err = c.Media(ctx, tok, 3)
 		errs = append(errs, err)
 		_, err = c.Comments(ctx, tok, "1", 3)
-		errs = append(errs, err)
-		_, err = c.AccountInsights(ctx, tok, api.InsightsQuery{Metrics: []string{"reach"}})
 		errs = append(errs, err)
 		for i, err := range errs {
 			if err == nil {

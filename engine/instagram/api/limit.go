@@ -22,7 +22,7 @@ const DefaultCallsPerHour = 200
 
 // DefaultBurst is how many calls a token may make at once before the hourly
 // rate applies: one full refresh of an account (profile, 1–3 media pages,
-// comments of the latest posts, a few insights calls ≈ 30–60 calls,
+// comments of the latest posts ≈ 30–60 calls,
 // docs/instagram.md §3.9) goes through without waiting.
 const DefaultBurst = 60
 

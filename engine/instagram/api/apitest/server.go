@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,6 @@ type Server struct {
 	failures map[string][]reply
 	delay    time.Duration
 	counts   map[string]int
-	refused  map[string]bool
 }
 
 type reply struct {
@@ -69,7 +67,7 @@ func NewServer(tb testing.TB, fixturesDir string) *Server {
 		fixturesDir = DefaultFixtures(tb)
 	}
 	s := &Server{dir: fixturesDir, tokens: map[string]bool{}, failures: map[string][]reply{},
-		counts: map[string]int{}, refused: map[string]bool{}}
+		counts: map[string]int{}}
 	for _, name := range []string{"token_short.json", "token_long.json", "token_refresh.json"} {
 		tok := s.fixtureToken(tb, name)
 		s.tokens[tok] = true
@@ -159,15 +157,6 @@ func (s *Server) SetDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.delay = d
-}
-
-// RefuseMetric makes insights requests that ask for metric fail with error
-// 100, as the API does for a deprecated metric or an account under 100
-// followers.
-func (s *Server) RefuseMetric(metric string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refused[metric] = true
 }
 
 // Requests returns how many requests reached path (without the version
@@ -307,8 +296,6 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, path string) {
 		s.page(w, r, "media_page1")
 	case len(parts) == 2 && parts[1] == "comments":
 		s.page(w, r, "comments_page1")
-	case len(parts) == 2 && parts[1] == "insights":
-		s.insights(w, r)
 	default:
 		s.send(w, http.StatusBadRequest, "error_100.json", nil)
 	}
@@ -329,41 +316,6 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, first string) {
 		return
 	}
 	s.send(w, http.StatusOK, name+".json", nil)
-}
-
-// insights serves insights.json (insights_empty.json for an unknown metric),
-// keeping only the metrics asked for; a refused metric fails the request.
-func (s *Server) insights(w http.ResponseWriter, r *http.Request) {
-	asked := strings.Split(r.Form.Get("metric"), ",")
-	s.mu.Lock()
-	refused := slices.ContainsFunc(asked, func(m string) bool { return s.refused[m] })
-	s.mu.Unlock()
-	if refused || r.Form.Get("metric") == "" {
-		s.send(w, http.StatusBadRequest, "error_100.json", nil)
-		return
-	}
-	b, err := os.ReadFile(filepath.Join(s.dir, "insights.json"))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	var all map[string]any
-	if err := json.Unmarshal(b, &all); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	data, _ := all["data"].([]any)
-	kept := []any{}
-	for _, d := range data {
-		if m, ok := d.(map[string]any); ok {
-			if name, _ := m["name"].(string); slices.Contains(asked, name) {
-				kept = append(kept, m)
-			}
-		}
-	}
-	all["data"] = kept
-	out, _ := json.Marshal(all)
-	s.write(w, http.StatusOK, "application/json", s.rewrite(out), nil)
 }
 
 // send writes a fixture as the reply.
