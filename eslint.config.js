@@ -1,9 +1,15 @@
 // ESLint for the web renderer. Typed rules apply to renderer/ TypeScript; the import
-// boundaries keep node components pure (runtime access only through runtime/hooks).
+// boundaries keep node components pure (runtime access only through runtime/hooks) and the
+// runtime free of node components (no import cycle through nodes/).
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+
+const runtimeNoNodes = {
+  regex: "^\\.\\./(\\.\\./)*nodes(/|$)",
+  message: "runtime/ may not import nodes/: the app injects the registry (RegistryContext).",
+};
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "renderer/dist/**", "e2e/**", "playwright-report/**", "test-results/**"] },
@@ -57,6 +63,28 @@ export default tseslint.config(
               message: "nodes/ may use the runtime only through runtime/hooks.",
             },
             { regex: "^\\.\\./(\\.\\./)*(app|main)$", message: "nodes/ may not import the app shell." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The runtime knows no node components: the app hands it the registry (RegistryContext), so
+    // imports run one way, nodes/ → runtime/hooks, and never back. Nor does it know the app
+    // shell that wires it (its tests may render the app).
+    files: ["renderer/src/runtime/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [runtimeNoNodes] }] },
+  },
+  {
+    files: ["renderer/src/runtime/**/*.{ts,tsx}"],
+    ignores: ["renderer/src/runtime/**/*.test.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            runtimeNoNodes,
+            { regex: "^\\.\\./(\\.\\./)*(app|main|boot)$", message: "runtime/ may not import the app shell." },
           ],
         },
       ],

@@ -9,7 +9,7 @@ import type { Runtime } from "./runtime/runtime";
 import { NodeView } from "./runtime/render";
 import type { ViewState } from "./runtime/store";
 import { escapeToken } from "./schema/parse";
-import { ErrorBoundary } from "./nodes/error-boundary";
+import { ErrorBoundary } from "./runtime/error-boundary";
 import { Glyph } from "./nodes/icon";
 import { Spinner } from "./nodes/loader";
 import { registry } from "./nodes/registry";

@@ -1,7 +1,6 @@
 import { useEffect, useRef } from "react";
-import { type NodeProps, NodeList, NodeView, useRun } from "../runtime/hooks";
+import { ErrorBoundary, type NodeProps, NodeList, NodeView, useRun } from "../runtime/hooks";
 import { cx } from "./class-names";
-import { ErrorBoundary } from "./error-boundary";
 import "./screen.css";
 
 /**

@@ -1,6 +1,6 @@
 // A render error in a subtree shows the generic error text in its place; the rest stays.
 import { Component, type ErrorInfo, type ReactNode } from "react";
-import { t } from "../runtime/hooks";
+import { t } from "./copy";
 
 interface State {
   failed: boolean;

@@ -1,5 +1,6 @@
 // The only door from node components into the runtime: hooks that read the store, run actions,
-// bind inputs and tick clocks, plus the components that render child nodes.
+// bind inputs and tick clocks, plus the components that render child nodes (and the error
+// boundary that isolates them).
 import {
   type MouseEvent,
   type ReactNode,
@@ -25,6 +26,7 @@ import type { ViewState } from "./store";
 
 export type { NodeProps, Registry } from "./context";
 export { NodeList, NodeView } from "./render";
+export { ErrorBoundary } from "./error-boundary";
 export { normaliseHref } from "./href";
 export { takeHeldSubmit } from "./prerendered";
 /** The renderer's own words (the brand's renderer.* copy from the page shell); see copy.ts. */

@@ -1,7 +1,7 @@
 // Renders raw nodes: parse one node (falling back per node), check `visible`, look the type up
 // in the registry. Children render the same way, each on its own.
 import { type ComponentType, createElement, type ReactNode, useContext, useSyncExternalStore } from "react";
-import { ErrorBoundary } from "../nodes/error-boundary";
+import { ErrorBoundary } from "./error-boundary";
 import type { NodeType } from "../schema/node";
 import { parseNode } from "../schema/parse";
 import { evaluate } from "./conditions";
