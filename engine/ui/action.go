@@ -39,52 +39,52 @@ func (r RawValue) MarshalJSON() ([]byte, error) { return marshalAny(r.V) }
 func (r *RawValue) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &r.V) }
 
 // Navigate pushes a history entry for an in-app path.
-func Navigate(to string) *Action { return &Action{Type: "navigate", To: to} }
+func Navigate(to string) *Action { return &Action{Type: ActionTypeNavigate, To: to} }
 
 // Replace replaces the current history entry with an in-app path; guards use it.
-func Replace(to string) *Action { return &Action{Type: "replace", To: to} }
+func Replace(to string) *Action { return &Action{Type: ActionTypeReplace, To: to} }
 
 // Back goes back in history, or to fallback when there is nowhere to go back to.
-func Back(fallback string) *Action { return &Action{Type: "back", Fallback: fallback} }
+func Back(fallback string) *Action { return &Action{Type: ActionTypeBack, Fallback: fallback} }
 
 // OpenURL leaves the app for url; newWindow opens it in a new tab.
 func OpenURL(url string, newWindow bool) *Action {
-	return &Action{Type: "open_url", URL: url, NewWindow: newWindow}
+	return &Action{Type: ActionTypeOpenUrl, URL: url, NewWindow: newWindow}
 }
 
 // Submit posts a form's values to the named server action.
-func Submit(action, form string) *Action { return &Action{Type: "submit", Name: action, Form: form} }
+func Submit(action, form string) *Action { return &Action{Type: ActionTypeSubmit, Name: action, Form: form} }
 
 // Call posts to the named server action without a form and without validation.
 func Call(action string, include ...string) *Action {
-	return &Action{Type: "submit", Name: action, Include: include, Validate: "none"}
+	return &Action{Type: ActionTypeSubmit, Name: action, Include: include, Validate: "none"}
 }
 
 // OpenOverlay opens the dialog with the given id from the envelope's overlays.
-func OpenOverlay(id string) *Action { return &Action{Type: "open_overlay", ID: id} }
+func OpenOverlay(id string) *Action { return &Action{Type: ActionTypeOpenOverlay, ID: id} }
 
 // CloseOverlay closes the dialog with the given id, or the topmost when id is "".
-func CloseOverlay(id string) *Action { return &Action{Type: "close_overlay", ID: id} }
+func CloseOverlay(id string) *Action { return &Action{Type: ActionTypeCloseOverlay, ID: id} }
 
 // SetState writes value at the JSON Pointer path of the screen's state.
 func SetState(path string, value any) *Action {
-	return &Action{Type: "set_state", Path: path, Value: &RawValue{V: value}}
+	return &Action{Type: ActionTypeSetState, Path: path, Value: &RawValue{V: value}}
 }
 
 // After runs then once ms milliseconds have passed.
-func After(ms int, then *Action) *Action { return &Action{Type: "after", MS: &ms, Then: then} }
+func After(ms int, then *Action) *Action { return &Action{Type: ActionTypeAfter, MS: &ms, Then: then} }
 
 // Download fetches a same-origin file.
 func Download(url, filename string) *Action {
-	return &Action{Type: "download", URL: url, Filename: filename}
+	return &Action{Type: ActionTypeDownload, URL: url, Filename: filename}
 }
 
 // SignOut ends the session.
-func SignOut() *Action { return &Action{Type: "sign_out"} }
+func SignOut() *Action { return &Action{Type: ActionTypeSignOut} }
 
 // Track records an analytics event.
 func Track(event string, props map[string]any) *Action {
-	a := &Action{Type: "track", Event: event}
+	a := &Action{Type: ActionTypeTrack, Event: event}
 	if len(props) > 0 {
 		a.Props = props
 	}
@@ -92,13 +92,13 @@ func Track(event string, props map[string]any) *Action {
 }
 
 // Reload makes the renderer reload the whole page.
-func Reload() *Action { return &Action{Type: "reload"} }
+func Reload() *Action { return &Action{Type: ActionTypeReload} }
 
 // Refresh fetches the current screen again.
-func Refresh() *Action { return &Action{Type: "refresh"} }
+func Refresh() *Action { return &Action{Type: ActionTypeRefresh} }
 
 // Upload posts the file chosen in a file input to the named server action.
-func Upload(action, input string) *Action { return &Action{Type: "upload", Name: action, Input: input} }
+func Upload(action, input string) *Action { return &Action{Type: ActionTypeUpload, Name: action, Input: input} }
 
 // Sequence runs actions in order, stopping at the first that fails.
-func Sequence(actions ...*Action) *Action { return &Action{Type: "sequence", Actions: actions} }
+func Sequence(actions ...*Action) *Action { return &Action{Type: ActionTypeSequence, Actions: actions} }

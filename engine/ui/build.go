@@ -5,43 +5,43 @@ package ui
 
 // Screen is the root of every envelope.
 func Screen(id, title string, children ...*Node) *Node {
-	return &Node{Type: "screen", ID: id, Title: title, Children: nonNil(children)}
+	return &Node{Type: NodeTypeScreen, ID: id, Title: title, Children: nonNil(children)}
 }
 
 // Stack lays children out vertically with the given gap.
 func Stack(gap string, children ...*Node) *Node {
-	return &Node{Type: "stack", Gap: gap, Children: nonNil(children)}
+	return &Node{Type: NodeTypeStack, Gap: gap, Children: nonNil(children)}
 }
 
 // Row lays children out horizontally.
 func Row(gap string, children ...*Node) *Node {
-	return &Node{Type: "row", Gap: gap, Children: nonNil(children)}
+	return &Node{Type: NodeTypeRow, Gap: gap, Children: nonNil(children)}
 }
 
 // Split lays children out side by side on a wide screen and stacked on a
 // phone; the first column takes the room the others leave.
 func Split(gap string, children ...*Node) *Node {
-	return &Node{Type: "split", Gap: gap, Children: nonNil(children)}
+	return &Node{Type: NodeTypeSplit, Gap: gap, Children: nonNil(children)}
 }
 
 // Preview shows, in a phone-width frame, the tree at the state's bind
 // (children until the server sends one) and runs refresh whenever the state
 // at watch changes, so the server can compose the tree again.
 func Preview(label, bind, watch string, refresh *Action, children ...*Node) *Node {
-	return &Node{Type: "preview", Label: label, Bind: bind, Watch: watch, Action: refresh, Children: nonNil(children)}
+	return &Node{Type: NodeTypePreview, Label: label, Bind: bind, Watch: watch, Action: refresh, Children: nonNil(children)}
 }
 
 // ImageChoice is a choice among pictures bound to /form/<bind>; id may
 // differ from bind when another input edits the same value.
 func ImageChoice(id, bind, label string, options ...Option) *Node {
-	return &Node{Type: "image_choice", ID: id, Bind: "/form/" + bind, Label: label, Options: options}
+	return &Node{Type: NodeTypeImageChoice, ID: id, Bind: "/form/" + bind, Label: label, Options: options}
 }
 
 // Text is plain text in one of the text styles (title, heading, body, …).
-func Text(style, text string) *Node { return &Node{Type: "text", Style: style, Text: text} }
+func Text(style, text string) *Node { return &Node{Type: NodeTypeText, Style: style, Text: text} }
 
 // Image shows a picture; alt "" marks it decorative.
-func Image(src, alt string) *Node { return &Node{Type: "image", Src: src, Alt: &alt} }
+func Image(src, alt string) *Node { return &Node{Type: NodeTypeImage, Src: src, Alt: &alt} }
 
 // ImageOf is an image node of a reference, with its own size when the
 // reference states it.
@@ -52,73 +52,73 @@ func ImageOf(ref ImageRef) *Node {
 }
 
 // Icon shows one of the renderer's icons.
-func Icon(name string) *Node { return &Node{Type: "icon", Name: name} }
+func Icon(name string) *Node { return &Node{Type: NodeTypeIcon, Name: name} }
 
 // Button runs action; emphasis is primary, secondary or tertiary.
 func Button(label, emphasis string, action *Action) *Node {
-	return &Node{Type: "button", Label: label, Emphasis: emphasis, Action: action}
+	return &Node{Type: NodeTypeButton, Label: label, Emphasis: emphasis, Action: action}
 }
 
 // Link is an inline text link.
 func Link(label string, action *Action) *Node {
-	return &Node{Type: "link", Label: label, Action: action}
+	return &Node{Type: NodeTypeLink, Label: label, Action: action}
 }
 
 // Card is a surface; with an action the whole card is tappable.
 func Card(action *Action, children ...*Node) *Node {
-	return &Node{Type: "card", Action: action, Children: nonNil(children)}
+	return &Node{Type: NodeTypeCard, Action: action, Children: nonNil(children)}
 }
 
 // List is a vertical list of nodes, optionally with dividers between them.
 func List(divided bool, children ...*Node) *Node {
-	return &Node{Type: "list", Divided: divided, Children: nonNil(children)}
+	return &Node{Type: NodeTypeList, Divided: divided, Children: nonNil(children)}
 }
 
 // Divider is a horizontal rule.
-func Divider() *Node { return &Node{Type: "divider"} }
+func Divider() *Node { return &Node{Type: NodeTypeDivider} }
 
 // Badge is a short label.
-func Badge(label, tone string) *Node { return &Node{Type: "badge", Label: label, Tone: tone} }
+func Badge(label, tone string) *Node { return &Node{Type: NodeTypeBadge, Label: label, Tone: tone} }
 
 // Loader is a spinner with an accessible label; fullscreen covers the page.
 func Loader(label string, fullscreen bool) *Node {
-	return &Node{Type: "loader", Label: label, Fullscreen: fullscreen}
+	return &Node{Type: NodeTypeLoader, Label: label, Fullscreen: fullscreen}
 }
 
 // Form scopes inputs for validation and submission.
 func Form(id string, submit *Action, children ...*Node) *Node {
-	return &Node{Type: "form", ID: id, Submit: submit, Children: nonNil(children)}
+	return &Node{Type: NodeTypeForm, ID: id, Submit: submit, Children: nonNil(children)}
 }
 
 // FormError is where a form's server error line appears.
-func FormError(form string) *Node { return &Node{Type: "form_error", Form: form} }
+func FormError(form string) *Node { return &Node{Type: NodeTypeFormError, Form: form} }
 
 // TextInput is a single-line input bound to a state path.
 func TextInput(id, kind, label, placeholder string, rules ...Rule) *Node {
-	return &Node{Type: "text_input", ID: id, Bind: "/form/" + id, Kind: kind, Label: label,
+	return &Node{Type: NodeTypeTextInput, ID: id, Bind: "/form/" + id, Kind: kind, Label: label,
 		Placeholder: placeholder, Rules: rules}
 }
 
 // Dialog is an overlay: a modal, a full-screen dialog or a drawer.
 func Dialog(id, presentation, title string, children ...*Node) *Node {
-	return &Node{Type: "dialog", ID: id, Presentation: presentation, Title: title,
+	return &Node{Type: NodeTypeDialog, ID: id, Presentation: presentation, Title: title,
 		Children: nonNil(children), Dismissible: true}
 }
 
 // Required is the rule that a value is present.
-func Required(message string) Rule { return Rule{Kind: "required", Message: message} }
+func Required(message string) Rule { return Rule{Kind: RuleKindRequired, Message: message} }
 
 // Email is the rule that a value looks like an email address.
-func Email(message string) Rule { return Rule{Kind: "email", Message: message} }
+func Email(message string) Rule { return Rule{Kind: RuleKindEmail, Message: message} }
 
 // MinLength is the rule that a value has at least n characters.
 func MinLength(n int, message string) Rule {
-	return Rule{Kind: "min_length", Value: n, Message: message}
+	return Rule{Kind: RuleKindMinLength, Value: n, Message: message}
 }
 
 // MaxLength is the rule that a value has at most n characters.
 func MaxLength(n int, message string) Rule {
-	return Rule{Kind: "max_length", Value: n, Message: message}
+	return Rule{Kind: RuleKindMaxLength, Value: n, Message: message}
 }
 
 // nonNil drops nil children so that screens can write optional parts inline

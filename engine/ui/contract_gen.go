@@ -129,3 +129,40 @@ var EnumValues = map[string][]string{
 	"node_dialog.presentation": {"modal", "fullscreen", "drawer"},
 	"node_split.gap":           {"none", "xs", "sm", "md", "lg", "xl"},
 }
+
+// eachChild calls fn on every node n holds in the child slots of its type, in
+// schema order (the renderer's NODE_SLOTS), nil ones included.
+func (n *Node) eachChild(fn func(*Node)) {
+	switch n.Type {
+	case NodeTypeScreen:
+		fn(n.Fallback)
+		fn(n.Header)
+		for _, child := range n.Children {
+			fn(child)
+		}
+		fn(n.Footer)
+	case NodeTypeHeader, NodeTypeText, NodeTypeRichText, NodeTypeImage, NodeTypeIcon, NodeTypeButton,
+		NodeTypeLink, NodeTypeDivider, NodeTypeBadge, NodeTypeStatTile, NodeTypeLevelMeter,
+		NodeTypePostList, NodeTypeCountdown, NodeTypeLoader, NodeTypeFormError,
+		NodeTypeTextInput, NodeTypeTextarea, NodeTypeChoiceList, NodeTypeRating,
+		NodeTypeEmptyState, NodeTypeChart, NodeTypeFileInput, NodeTypeImageChoice:
+		fn(n.Fallback)
+	case NodeTypeFooter, NodeTypeStack, NodeTypeRow, NodeTypeCard, NodeTypeList, NodeTypeBanner,
+		NodeTypeForm, NodeTypeDialog, NodeTypeSplit, NodeTypePreview:
+		fn(n.Fallback)
+		for _, child := range n.Children {
+			fn(child)
+		}
+	case NodeTypeListItem:
+		fn(n.Fallback)
+		fn(n.Leading)
+		fn(n.Trailing)
+	case NodeTypeSteps:
+		fn(n.Fallback)
+		for _, step := range n.Steps {
+			for _, child := range step.Children {
+				fn(child)
+			}
+		}
+	}
+}

@@ -2,24 +2,15 @@ package ui
 
 import "strings"
 
-// Walk calls fn on n and on every node beneath it (children, header, footer,
-// leading, trailing, fallback and steps), parents first. fn returning false
-// skips that node's subtree.
+// Walk calls fn on n and on every node beneath it, parents first, through the
+// child slots of each node's type as schema.json defines them (eachChild,
+// generated into contract_gen.go like the renderer's NODE_SLOTS). fn
+// returning false skips that node's subtree.
 func (n *Node) Walk(fn func(*Node) bool) {
 	if n == nil || !fn(n) {
 		return
 	}
-	for _, c := range []*Node{n.Header, n.Footer, n.Leading, n.Trailing, n.Fallback} {
-		c.Walk(fn)
-	}
-	for _, c := range n.Children {
-		c.Walk(fn)
-	}
-	for _, st := range n.Steps {
-		for _, c := range st.Children {
-			c.Walk(fn)
-		}
-	}
+	n.eachChild(func(c *Node) { c.Walk(fn) })
 }
 
 // FormInput is one input of a form as the server checks it: its id (the key
@@ -45,7 +36,7 @@ func FindForm(action string, roots ...*Node) ([]FormInput, bool) {
 			if found {
 				return false
 			}
-			if n.Type != "form" || n.Submit == nil || n.Submit.Type != "submit" || n.Submit.Name != action {
+			if n.Type != NodeTypeForm || n.Submit == nil || n.Submit.Type != ActionTypeSubmit || n.Submit.Name != action {
 				return true
 			}
 			found = true

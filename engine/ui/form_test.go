@@ -2,6 +2,7 @@ package ui
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -42,5 +43,42 @@ func TestFindFormAndCheckForm(t *testing.T) {
 	}
 	if state["form"].(map[string]any)["password"] != "" {
 		t.Error("CheckForm wrote into the screen's state")
+	}
+}
+
+// Walk follows every child slot schema.json gives a node type (fallback,
+// header, children, footer, leading, trailing, the children of steps), in
+// schema order, and skips a subtree when fn says so.
+func TestWalkFollowsEverySlot(t *testing.T) {
+	t.Parallel()
+	named := func(n *Node, id string) *Node { n.ID = id; return n }
+	item := named(&Node{Type: NodeTypeListItem, Leading: named(Icon("star"), "leading"),
+		Trailing: named(Badge("new", "info"), "trailing")}, "item")
+	steps := named(&Node{Type: NodeTypeSteps, Steps: []Step{{ID: "one", Children: []*Node{named(Text("body", "in a step"), "step")}}}}, "steps")
+	root := named(Screen("", "Title", item, steps), "screen")
+	root.Fallback = named(Text("body", "fallback"), "fallback")
+	root.Header = named(&Node{Type: NodeTypeHeader}, "header")
+	root.Footer = named(&Node{Type: NodeTypeFooter, Children: []*Node{named(Link("Terms", Navigate("/terms")), "link")}}, "footer")
+
+	tests := []struct {
+		name string
+		skip string
+		want []string
+	}{
+		{"every node", "", []string{"screen", "fallback", "header", "item", "leading", "trailing", "steps", "step", "footer", "link"}},
+		{"a subtree skipped", "steps", []string{"screen", "fallback", "header", "item", "leading", "trailing", "steps", "footer", "link"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			root.Walk(func(n *Node) bool {
+				got = append(got, n.ID)
+				return n.ID != tt.skip
+			})
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Walk visited %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

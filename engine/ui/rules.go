@@ -45,20 +45,20 @@ func FailingRules(rules []Rule, value any, state map[string]any) []string {
 func ruleHolds(r Rule, value any, state map[string]any) bool {
 	s, isString := value.(string)
 	switch r.Kind {
-	case "required":
+	case RuleKindRequired:
 		list, isList := value.([]any)
 		return value != nil && (!isString || strings.TrimSpace(s) != "") && (!isList || len(list) > 0)
-	case "email":
+	case RuleKindEmail:
 		return isString && emailRegexp.MatchString(s)
-	case "min_length":
+	case RuleKindMinLength:
 		return utf8.RuneCountInString(s) >= intValue(r.Value)
-	case "max_length":
+	case RuleKindMaxLength:
 		return utf8.RuneCountInString(s) <= intValue(r.Value)
-	case "pattern":
+	case RuleKindPattern:
 		pattern, _ := r.Value.(string)
 		re, err := regexp.Compile(pattern)
 		return err == nil && isString && re.MatchString(s)
-	case "equals":
+	case RuleKindEquals:
 		return reflect.DeepEqual(value, Lookup(state, r.Path))
 	default:
 		return false

@@ -1,7 +1,8 @@
 // Package schemagen turns engine/ui/schema.json, the one source of the screen
 // contract, into the renderer's zod schemas and TypeScript types
-// (renderer/src/schema/contract.gen.ts) and the Go lists of node types,
-// action types, rule kinds and enum values (engine/ui/contract_gen.go).
+// (renderer/src/schema/contract.gen.ts), and the Go lists of node types,
+// action types, rule kinds and enum values with each node type's child slots
+// (Node.eachChild, which ui.Walk follows) in engine/ui/contract_gen.go.
 //
 // It understands the subset of JSON Schema 2020-12 that schema.json uses and
 // fails on any other keyword, so a new kind of constraint cannot be dropped
@@ -97,6 +98,32 @@ type dcase struct {
 }
 
 func (g *gen) def(name string) *object { return g.defs.obj(name) }
+
+// typeSlots is a node type and the paths of its child slots, in schema
+// order: "name" holds one node, "name[]" a list, and "a[].b[]" a list inside
+// each element of a list.
+type typeSlots struct {
+	nodeType string
+	paths    []string
+}
+
+// nodeSlots lists every node type's child slots, in schema order.
+func (g *gen) nodeSlots() ([]typeSlots, error) {
+	members, err := g.members(nodeDef)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]typeSlots, 0, len(members))
+	for _, m := range members {
+		if m.ref == "" {
+			return nil, fmt.Errorf("$defs.%s: case %q must be a bare $ref to its own definition", nodeDef, m.value)
+		}
+		var paths []string
+		g.slotPaths(g.def(m.ref), "", &paths)
+		out = append(out, typeSlots{nodeType: m.value, paths: paths})
+	}
+	return out, nil
+}
 
 func refName(s *object) (string, bool) {
 	r := s.str("$ref")

@@ -79,10 +79,12 @@ func (g *gen) typescript() ([]byte, error) {
 	b.WriteString("/**\n * The properties of each node that hold child nodes, in schema order: `name` holds one node,\n")
 	b.WriteString(" * `name[]` a list, and `a[].b[]` a list inside each element of a list.\n */\n")
 	fmt.Fprintf(&b, "export const %s_SLOTS = {\n", snake(nodeDef))
-	for _, m := range members {
-		var paths []string
-		g.slotPaths(g.def(m.ref), "", &paths)
-		fmt.Fprintf(&b, "  %s: [%s],\n", m.value, jsList(paths))
+	slots, err := g.nodeSlots()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range slots {
+		fmt.Fprintf(&b, "  %s: [%s],\n", s.nodeType, jsList(s.paths))
 	}
 	fmt.Fprintf(&b, "} as const satisfies { [K in %s%s]: readonly string[] };\n", pascal(nodeDef), pascal(disp.prop))
 	return []byte(b.String()), nil
