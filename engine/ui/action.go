@@ -33,7 +33,7 @@ type Action struct {
 type RawValue struct{ V any }
 
 // MarshalJSON writes the wrapped value as it is.
-func (r RawValue) MarshalJSON() ([]byte, error) { return marshalAny(r.V) }
+func (r RawValue) MarshalJSON() ([]byte, error) { return json.Marshal(r.V) }
 
 // UnmarshalJSON reads any JSON value.
 func (r *RawValue) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &r.V) }
@@ -53,7 +53,9 @@ func OpenURL(url string, newWindow bool) *Action {
 }
 
 // Submit posts a form's values to the named server action.
-func Submit(action, form string) *Action { return &Action{Type: ActionTypeSubmit, Name: action, Form: form} }
+func Submit(action, form string) *Action {
+	return &Action{Type: ActionTypeSubmit, Name: action, Form: form}
+}
 
 // Call posts to the named server action without a form and without validation.
 func Call(action string, include ...string) *Action {
@@ -98,7 +100,9 @@ func Reload() *Action { return &Action{Type: ActionTypeReload} }
 func Refresh() *Action { return &Action{Type: ActionTypeRefresh} }
 
 // Upload posts the file chosen in a file input to the named server action.
-func Upload(action, input string) *Action { return &Action{Type: ActionTypeUpload, Name: action, Input: input} }
+func Upload(action, input string) *Action {
+	return &Action{Type: ActionTypeUpload, Name: action, Input: input}
+}
 
 // Sequence runs actions in order, stopping at the first that fails.
 func Sequence(actions ...*Action) *Action { return &Action{Type: ActionTypeSequence, Actions: actions} }

@@ -12,8 +12,9 @@ import (
 // the golden tests. A hand-written encoder used to save about 0.18 ms per
 // uncached dashboard compose (108 µs against 290 µs on a 2-core runner); the
 // server keeps each encoded page (EncodePage), so it was not worth a third
-// copy of the contract. The envelope is still written here, so the top level
-// is not re-scanned and the brand can come pre-encoded.
+// copy of the contract. The envelope is still written here, in two parts, so
+// the server can keep the page (EncodePage) and add each request's meta to it
+// (AppendMeta) with the brand pre-encoded.
 
 func appendMarshal(b []byte, v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
@@ -77,11 +78,9 @@ func appendString(b []byte, s string) []byte {
 
 func marshalString(s string) []byte { return appendString(nil, s) }
 
-func marshalAny(v any) ([]byte, error) { return json.Marshal(v) }
-
-// Encode writes an envelope. It is what the server sends; it avoids
-// json.Marshal at the top level, which would re-scan (compact) the whole
-// tree a Node.MarshalJSON returns.
+// Encode writes a whole envelope as the server sends it, EncodePage's part
+// then AppendMeta's (TestEncodeMatchesGoldenBytes holds it to the golden
+// screens).
 func (e *Envelope) Encode() ([]byte, error) {
 	b, err := e.EncodePage()
 	if err != nil {

@@ -401,8 +401,12 @@ func (d *drawer) textInput(n map[string]any) error {
 	return nil
 }
 
-// bound reads the state at a JSON pointer as an input's text (field-parts.ts's
-// asText): a string as it is, a number or boolean written out, else "".
+// bound reads the state at an input's bind pointer as its text, as
+// nodes/field-parts.tsx's asText does: a string as it is, a boolean or a
+// number written out, anything else (nothing, null, an object) as "". ok is
+// false for a bind that is not a pointer and for a number Go cannot be sure
+// to write as JavaScript's String does (a fraction, an exponent, an integer
+// past 2^53); the renderer then draws the screen.
 func (d *drawer) bound(pointer string) (string, bool) {
 	if pointer != "" && !strings.HasPrefix(pointer, "/") {
 		return "", false
@@ -424,12 +428,12 @@ func (d *drawer) bound(pointer string) (string, bool) {
 	case bool:
 		return strconv.FormatBool(v), true
 	case json.Number:
-		// JavaScript's String(number) differs from Go's for some numbers;
-		// leave those to the renderer.
-		if _, err := strconv.ParseInt(v.String(), 10, 64); err != nil {
+		// An integer JavaScript holds exactly is written alike (-0 as "0").
+		i, err := strconv.ParseInt(v.String(), 10, 64)
+		if err != nil || i > 1<<53 || i < -(1<<53) {
 			return "", false
 		}
-		return v.String(), true
+		return strconv.FormatInt(i, 10), true
 	default:
 		return "", true
 	}

@@ -169,6 +169,39 @@ func TestTextInputValueFromState(t *testing.T) {
 	}
 }
 
+// A bound value is drawn as the renderer's asText writes it, or the screen
+// is left to the renderer.
+func TestTextInputBoundValues(t *testing.T) {
+	tests := []struct {
+		name, state string
+		ok          bool
+		value       string
+	}{
+		{"text", `"a"`, true, "a"},
+		{"boolean", `true`, true, "true"},
+		{"integer", `42`, true, "42"},
+		{"negative zero", `-0`, true, "0"},
+		{"null", `null`, true, ""},
+		{"object", `{"a":1}`, true, ""},
+		{"fraction", `1.5`, false, ""},
+		{"exponent", `1e3`, false, ""},
+		{"past 2^53", `9007199254740993`, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			envelope := []byte(`{"screen":{"type":"screen","children":[{"type":"form","id":"f","children":[
+				{"type":"text_input","id":"v","label":"V","bind":"/form/v"}]}]},"state":{"form":{"v":` + tt.state + `}}}`)
+			page, ok := Screen(envelope, nil)
+			if ok != tt.ok {
+				t.Fatalf("drawn %v, want %v", ok, tt.ok)
+			}
+			if want := `value="` + tt.value + `"`; ok && !bytes.Contains(page.Root, []byte(want)) {
+				t.Errorf("%s is missing: %s", want, page.Root)
+			}
+		})
+	}
+}
+
 func FuzzScreen(f *testing.F) {
 	for _, name := range mustPrerender {
 		if b, err := os.ReadFile(filepath.Join(screensDir, name+".json")); err == nil {
