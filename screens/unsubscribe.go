@@ -27,9 +27,9 @@ const (
 // Results of the flow's offers and of the final cancel, each a page of its
 // own (PathUnsubscribe + "/" + result).
 const (
-	UnsubscribeUpdated  = "updated"    // the plan change was taken
-	UnsubscribeGifted   = "gift-added" // the free month was taken
-	UnsubscribeCanceled = "canceled"   // the membership is canceled
+	UnsubscribeUpdated  = retention.ResultUpdated  // the plan change was taken
+	UnsubscribeGifted   = retention.ResultGifted   // the free month was taken
+	UnsubscribeCanceled = retention.ResultCanceled // the membership is canceled
 )
 
 // Forms of the flow.
@@ -73,6 +73,32 @@ func UnsubscribeStepPath(attempt string, s retention.Step) string {
 // UnsubscribeResultPath is the address of an outcome page of an attempt.
 func UnsubscribeResultPath(attempt, result string) string {
 	return PathUnsubscribe + "/" + result + "?attempt=" + url.QueryEscape(attempt)
+}
+
+// UnsubscribePlacePath is the address of where the flow sends the person:
+// a step, an outcome page, or the path the flow returns to.
+func UnsubscribePlacePath(p retention.Place) string {
+	switch {
+	case p.Leave:
+		return p.Return
+	case p.Result != "":
+		return UnsubscribeResultPath(p.Attempt, p.Result)
+	}
+	return UnsubscribeStepPath(p.Attempt, p.Step)
+}
+
+// UnsubscribeStateOf is what a page of the flow shows of what retention
+// read for it; email is the subscriber's, for the cancel-by-email modal.
+func UnsubscribeStateOf(v retention.View, email string) UnsubscribeState {
+	sum := v.Summary
+	st := UnsubscribeState{Attempt: sum.ID, Step: v.Step, Result: v.Result, Situation: v.Situation, Return: sum.Return,
+		Email: email, Plan: billing.Describe(v.Subscription.PlanCode), Sale: v.Sale,
+		Reason: sum.Reason, Stars: sum.Stars, Review: sum.Review}
+	if !v.PeriodEnd.IsZero() {
+		st.PeriodEnd = v.PeriodEnd.Format("Jan 2, 2006")
+		st.GiftEnd = v.PeriodEnd.AddDate(0, 1, 0).Format("Jan 2, 2006")
+	}
+	return st
 }
 
 // UnsubscribeStep composes one step (or outcome page) of the flow.

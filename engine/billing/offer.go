@@ -61,14 +61,18 @@ func (s *Service) ChangePlanAtRenewal(ctx context.Context, subID, saleCode, key,
 }
 
 // AddFreeMonth moves an active main plan's period end, and so its next
-// charge, one calendar month later. Once per key: the first caller claims
-// the key with the period end it starts from and the one it sets (a unique
-// insert, so one claim wins), and every caller then writes that claimed end,
-// only while the subscription still ends where the claim started. A retry
-// after a crash between the claim and the write completes it; a retry after
-// a renewal moved the period on changes nothing.
+// charge, one calendar month later: once per subscription, whatever the key.
+// The first caller claims the subscription's free month with its key, the
+// period end it starts from and the one it sets (a unique insert, so exactly
+// one of any number of concurrent callers wins, across attempts and
+// instances). A caller with another key is then refused with
+// ErrOfferUnavailable; a caller with the winner's key (a double tap, a retry)
+// writes the claimed end, only while the subscription still ends where the
+// claim started. So a retry after a crash between the claim and the write
+// completes it, and a retry after a renewal moved the period on changes
+// nothing.
 func (s *Service) AddFreeMonth(ctx context.Context, subID, key, by string) (Subscription, error) {
-	if key == "" || len(key) > 128 {
+	if key == "" || len(key) > 128 || strings.Contains(key, "|") {
 		return Subscription{}, engine.Errorf(engine.CodeInvalid, "missing offer key")
 	}
 	sub, err := s.Subscription(ctx, subID)
@@ -77,51 +81,118 @@ func (s *Service) AddFreeMonth(ctx context.Context, subID, key, by string) (Subs
 	}
 	now := s.clock.Now()
 	base := s.periodEnd(sub, now)
-	claimID := "free-month:" + sub.ID + ":" + key
-	target := base.AddDate(0, 1, 0)
-	won, err := s.claims.Take(ctx, claimID, freeMonthOwner(base, target), now.AddDate(100, 0, 0))
+	claim := freeMonthClaim{Key: key, Base: base, Target: base.AddDate(0, 1, 0)}
+	if legacy, err := s.legacyFreeMonth(ctx, sub.ID, key); err != nil || legacy {
+		if err != nil {
+			return Subscription{}, err
+		}
+		return sub, ErrOfferUnavailable
+	}
+	claimID := freeMonthClaimID(sub.ID)
+	won, err := s.claims.Take(ctx, claimID, claim.owner(), now.AddDate(100, 0, 0))
 	if err != nil {
 		return Subscription{}, fmt.Errorf("free month for %s: %w", sub.ID, err)
 	}
 	if !won {
-		owner, err := s.claims.Owner(ctx, claimID)
-		if err != nil {
-			return Subscription{}, fmt.Errorf("free month for %s: %w", sub.ID, err)
+		if claim, err = s.freeMonthClaim(ctx, sub.ID); err != nil {
+			return Subscription{}, err
 		}
-		if base, target, err = parseFreeMonthOwner(owner); err != nil {
-			return Subscription{}, fmt.Errorf("free month for %s: %w", sub.ID, err)
+		if claim.Key != key {
+			return sub, ErrOfferUnavailable
 		}
 	} else if !sub.MainPlan || sub.Status != StatusActive || sub.FailedAttempts > 0 {
-		// Nothing was written: give the key back so a later, valid call may use it.
+		// Nothing was written: give the month back so a later, valid call may take it.
 		_ = s.claims.Release(ctx, claimID)
 		return sub, ErrOfferUnavailable
 	}
-	if s.periodEnd(sub, now).Equal(base) {
+	if s.periodEnd(sub, now).Equal(claim.Base) {
 		if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx,
 			bson.M{"_id": sub.ID, "status": StatusActive},
-			bson.M{"$set": bson.M{"currentPeriodEnd": target, "dueAt": target}}); err != nil {
+			bson.M{"$set": bson.M{"currentPeriodEnd": claim.Target, "dueAt": claim.Target}}); err != nil {
 			return Subscription{}, fmt.Errorf("free month for %s: %w", sub.ID, err)
 		}
-		sub.CurrentPeriodEnd, sub.DueAt = target, target
+		sub.CurrentPeriodEnd, sub.DueAt = claim.Target, claim.Target
 	}
 	s.record(ctx, sub.ID, "extended:"+key, Change{By: by, Kind: ChangeExtended,
-		From: base.Format(time.RFC3339), To: target.Format(time.RFC3339), Detail: "one free month"})
+		From: claim.Base.Format(time.RFC3339), To: claim.Target.Format(time.RFC3339), Detail: "one free month"})
 	s.touched(sub.UserID)
 	return sub, nil
 }
 
-func freeMonthOwner(base, target time.Time) string {
-	return base.UTC().Format(time.RFC3339Nano) + "|" + target.UTC().Format(time.RFC3339Nano)
+// FreeMonthKey is the key the subscription's free month was taken with, or
+// "" while it has none: what the flow reads to offer the month no more (the
+// claim AddFreeMonth takes decides; this only shows its result).
+func (s *Service) FreeMonthKey(ctx context.Context, subID string) (string, error) {
+	claim, err := s.freeMonthClaim(ctx, subID)
+	if err != nil {
+		return "", err
+	}
+	if claim.Key != "" {
+		return claim.Key, nil
+	}
+	// A month given before the claim was per subscription left only its
+	// history line.
+	history, err := s.History(ctx, subID)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range history {
+		if c.Kind == ChangeExtended {
+			return strings.TrimPrefix(c.ID, subID+"/extended:"), nil
+		}
+	}
+	return "", nil
 }
 
-func parseFreeMonthOwner(owner string) (base, target time.Time, err error) {
-	b, t, ok := strings.Cut(owner, "|")
-	if !ok {
-		return base, target, fmt.Errorf("unreadable free-month claim %q", owner)
+// legacyFreeMonth reports a free month given, with another key, before the
+// claim was per subscription (when each attempt claimed its own): such a
+// subscription has its history line and no claim.
+func (s *Service) legacyFreeMonth(ctx context.Context, subID, key string) (bool, error) {
+	owner, err := s.claims.Owner(ctx, freeMonthClaimID(subID))
+	if err != nil || owner != "" {
+		return false, err
 	}
-	if base, err = time.Parse(time.RFC3339Nano, b); err != nil {
-		return base, target, err
+	history, err := s.History(ctx, subID)
+	if err != nil {
+		return false, err
 	}
-	target, err = time.Parse(time.RFC3339Nano, t)
-	return base, target, err
+	for _, c := range history {
+		if c.Kind == ChangeExtended && c.ID != subID+"/extended:"+key {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func freeMonthClaimID(subID string) string { return "free-month:" + subID }
+
+// freeMonthClaim is what a subscription's free-month claim holds: who took
+// it and the period end it moved from and to.
+type freeMonthClaim struct {
+	Key          string
+	Base, Target time.Time
+}
+
+func (c freeMonthClaim) owner() string {
+	return c.Key + "|" + c.Base.UTC().Format(time.RFC3339Nano) + "|" + c.Target.UTC().Format(time.RFC3339Nano)
+}
+
+// freeMonthClaim reads the subscription's claim (zero when there is none).
+func (s *Service) freeMonthClaim(ctx context.Context, subID string) (freeMonthClaim, error) {
+	owner, err := s.claims.Owner(ctx, freeMonthClaimID(subID))
+	if err != nil || owner == "" {
+		return freeMonthClaim{}, err
+	}
+	parts := strings.Split(owner, "|")
+	if len(parts) != 3 {
+		return freeMonthClaim{}, fmt.Errorf("unreadable free-month claim %q", owner)
+	}
+	c := freeMonthClaim{Key: parts[0]}
+	if c.Base, err = time.Parse(time.RFC3339Nano, parts[1]); err != nil {
+		return freeMonthClaim{}, fmt.Errorf("unreadable free-month claim %q: %w", owner, err)
+	}
+	if c.Target, err = time.Parse(time.RFC3339Nano, parts[2]); err != nil {
+		return freeMonthClaim{}, fmt.Errorf("unreadable free-month claim %q: %w", owner, err)
+	}
+	return c, nil
 }

@@ -3,6 +3,7 @@ package billing
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -104,13 +105,59 @@ func TestAddFreeMonthOncePerKey(t *testing.T) {
 	if n := countKind(t, f, sub.ID, ChangeExtended); n != 1 {
 		t.Fatalf("extended lines = %d, want 1", n)
 	}
-	// Another key is another month (the retention flow decides who may ask).
-	if _, err := f.svc.AddFreeMonth(ctx, sub.ID, "attempt-2", "user:u1"); err != nil {
+	if key, err := f.svc.FreeMonthKey(ctx, sub.ID); err != nil || key != "attempt-1" {
+		t.Fatalf("free month key = %q, %v", key, err)
+	}
+}
+
+// A free month is once per subscription: attempts racing each other, each
+// with its own key, get one month between them (it was three of ten when
+// the rule was a read of the history before the write).
+func TestFreeMonthOncePerSubscriptionUnderConcurrency(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, "4242424242424242", "k-gift-race")
+	want := sub.CurrentPeriodEnd.AddDate(0, 1, 0)
+	const callers = 10
+	var wg sync.WaitGroup
+	results := make(chan error, callers)
+	for i := range callers {
+		wg.Go(func() {
+			_, err := f.svc.AddFreeMonth(ctx, sub.ID, "attempt-"+strconv.Itoa(i), "user:u1")
+			results <- err
+		})
+	}
+	wg.Wait()
+	close(results)
+	won := 0
+	for err := range results {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, ErrOfferUnavailable):
+			t.Fatalf("a losing caller: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d callers took the month, want 1", won)
+	}
+	got, _ := f.svc.Subscription(ctx, sub.ID)
+	if !got.CurrentPeriodEnd.Equal(want) {
+		t.Fatalf("period end %v, want %v", got.CurrentPeriodEnd, want)
+	}
+	if n := countKind(t, f, sub.ID, ChangeExtended); n != 1 {
+		t.Fatalf("extended lines = %d, want 1", n)
+	}
+	// The winner's retry is the same month, done.
+	key, err := f.svc.FreeMonthKey(ctx, sub.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ = f.svc.Subscription(ctx, sub.ID)
-	if !got.CurrentPeriodEnd.Equal(want.AddDate(0, 1, 0)) {
-		t.Fatalf("second key: period end %v", got.CurrentPeriodEnd)
+	if _, err := f.svc.AddFreeMonth(ctx, sub.ID, key, "user:u1"); err != nil {
+		t.Fatalf("the winner's retry: %v", err)
+	}
+	if got, _ := f.svc.Subscription(ctx, sub.ID); !got.CurrentPeriodEnd.Equal(want) {
+		t.Fatalf("a retry moved the period end to %v", got.CurrentPeriodEnd)
 	}
 }
 

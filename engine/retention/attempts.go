@@ -30,17 +30,12 @@ func Collections() map[string][]mongo.IndexModel {
 	}
 }
 
-// DecisionWindow joins attempts: one begun within this long after the
-// previous attempt of the same subscription belongs to the same decision.
-const DecisionWindow = 24 * time.Hour
-
 // Outcomes of an attempt. An attempt with none was abandoned.
 const (
 	OutcomeCanceled    = "canceled"
 	OutcomePlanChanged = "saved_plan_change" // took the plan change
 	OutcomeGiftMonth   = "saved_gift_month"  // took the free month
 	OutcomeStayed      = "never_mind"        // chose to stay, or closed the flow
-	OutcomeAbandoned   = ""
 )
 
 // Kinds of event.
@@ -245,67 +240,4 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
-}
-
-// Decision is what one subscriber decided: the attempts that count as one
-// (each begun within DecisionWindow of the one before), and the last of
-// them, the definitive one, whose outcome is the decision's.
-type Decision struct {
-	SubscriptionID string
-	Attempts       []string // ids, oldest first
-	Final          Summary
-}
-
-// Decisions returns the decisions whose attempts began in [from, to), one
-// per run of a subscription's attempts each begun within DecisionWindow of
-// the previous one, oldest first. Attempts begun before from are read too
-// (one window back), so a run that started just before from is not split.
-func (s *Service) Decisions(ctx context.Context, from, to time.Time) ([]Decision, error) {
-	cur, err := s.db.Collection(AttemptsCollection).Find(ctx,
-		bson.M{"startedAt": bson.M{"$gte": from.Add(-DecisionWindow), "$lt": to}})
-	if err != nil {
-		return nil, fmt.Errorf("read cancel attempts: %w", err)
-	}
-	var attempts []Attempt
-	if err := cur.All(ctx, &attempts); err != nil {
-		return nil, fmt.Errorf("read cancel attempts: %w", err)
-	}
-	slices.SortFunc(attempts, func(a, b Attempt) int {
-		if c := compareStrings(a.SubscriptionID, b.SubscriptionID); c != 0 {
-			return c
-		}
-		return a.StartedAt.Compare(b.StartedAt)
-	})
-	var runs [][]Attempt
-	for i, a := range attempts {
-		if i > 0 && attempts[i-1].SubscriptionID == a.SubscriptionID && a.StartedAt.Sub(attempts[i-1].StartedAt) < DecisionWindow {
-			runs[len(runs)-1] = append(runs[len(runs)-1], a)
-			continue
-		}
-		runs = append(runs, []Attempt{a})
-	}
-	var finals []Attempt
-	var kept [][]Attempt
-	for _, run := range runs {
-		last := run[len(run)-1]
-		if last.StartedAt.Before(from) {
-			continue // decided before the range
-		}
-		kept = append(kept, run)
-		finals = append(finals, last)
-	}
-	sums, err := s.summaries(ctx, finals)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Decision, len(kept))
-	for i, run := range kept {
-		d := Decision{SubscriptionID: run[0].SubscriptionID, Final: sums[i]}
-		for _, a := range run {
-			d.Attempts = append(d.Attempts, a.ID)
-		}
-		out[i] = d
-	}
-	slices.SortStableFunc(out, func(a, b Decision) int { return a.Final.StartedAt.Compare(b.Final.StartedAt) })
-	return out, nil
 }

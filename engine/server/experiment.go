@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gofiber/fiber/v3"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
@@ -385,84 +383,4 @@ func (s *Server) experimentContext(r *request) (screens.Context, []ui.Experiment
 		return nil
 	}
 	return c, assigned, expose
-}
-
-// experimentOffers are the signed-in subscriber's offers by slot from the
-// running offer experiments (for retention.Situation.Offers) and the
-// experiment of each slot (for exposeOffer). Memory only.
-func (s *Server) experimentOffers(r *request) (map[string]string, map[string]experiment.Assignment) {
-	if s.Experiments == nil || !r.signedIn {
-		return nil, nil
-	}
-	return s.Experiments.Offers(r.principal.User.ID)
-}
-
-// exposeOffer records that the subscriber was shown their variant of an
-// offer slot (once per experiment, phase and subscriber: a unique insert);
-// a slot no experiment runs on records nothing. Counting must not break
-// the flow: a failure is logged.
-func (s *Server) exposeOffer(ctx context.Context, r *request, f unsubscribeFlow, slot string) {
-	a, ok := f.offerExps[slot]
-	if !ok {
-		return
-	}
-	if err := s.Experiments.Expose(ctx, r.principal.User.ID, a); err != nil {
-		s.Logger.Error("record experiment exposure", "slot", slot, "error", err)
-	}
-}
-
-// RecordExperimentOutcome hands an outcome of the unsubscribe flow
-// (experiment.EventAttempt, EventSaved, EventCanceled) to the experiments;
-// a failure is logged, never shown: counting must not break the flow.
-func (s *Server) RecordExperimentOutcome(ctx context.Context, userID, event string) {
-	if s.Experiments == nil {
-		return
-	}
-	if err := s.Experiments.Record(ctx, userID, event); err != nil {
-		s.Logger.Error("record experiment outcome", "event", event, "error", err)
-	}
-}
-
-// experimentUnsubscribePage composes a page of the unsubscribe flow for the
-// signed-in subscriber: their variants' texts layered over the copy, the
-// exposures of the experiment keys the page read (on a person's visit, a
-// GET, not when a form action composes the page again to check its rules),
-// and their assignments in meta.experiments. The flow's unsubscribePage
-// calls it.
-func (s *Server) experimentUnsubscribePage(r *request, st screens.UnsubscribeState) screens.Page {
-	c, assigned, expose := s.experimentContext(r)
-	page := screens.UnsubscribeStep(c, st)
-	if r.fiber.Method() == fiber.MethodGet {
-		if err := expose(r.fiber.Context()); err != nil {
-			// Counting must not break the flow.
-			s.Logger.Error("record experiment exposure", "error", err)
-		}
-	}
-	// The offer experiments the subscriber is in are theirs too.
-	if _, bySlot := s.experimentOffers(r); len(bySlot) > 0 {
-		for _, a := range bySlot {
-			assigned = append(assigned, ui.Experiment{Key: a.Experiment, Variant: a.Variant})
-		}
-		sort.Slice(assigned, func(i, j int) bool { return assigned[i].Key < assigned[j].Key })
-	}
-	r.experiments = assigned
-	return page
-}
-
-// experimentFlowOutcome hands an attempt's start ("") or outcome
-// (retention.Outcome…) to the experiments: a cancel is a cancel; staying,
-// closing the flow and taking an offer are saves, taken back by a cancel
-// within 30 days. The flow's unsubscribeExperimentOutcome calls it.
-func (s *Server) experimentFlowOutcome(ctx context.Context, r *request, outcome string) {
-	if !r.signedIn {
-		return
-	}
-	event := experiment.EventSaved
-	switch outcome {
-	case retention.OutcomeAbandoned:
-		event = experiment.EventAttempt
-	case retention.OutcomeCanceled:
-		event = experiment.EventCanceled
-	}
-	s.RecordExperimentOutcome(ctx, r.principal.User.ID, event)
 }

@@ -205,13 +205,27 @@ func (h *harness) action(name string, values map[string]any) response {
 // actionAt posts values to a named action from the screen at path.
 func (h *harness) actionAt(path, name string, values map[string]any) response {
 	h.t.Helper()
+	return h.do(h.request(path, name, values))
+}
+
+// request is the POST actionAt sends, with the session's cookies, for a
+// test that sends several together (do is not safe for that).
+func (h *harness) request(path, name string, values map[string]any) *http.Request {
 	body, _ := json.Marshal(map[string]any{"values": values, "path": path})
 	req := httptest.NewRequest(http.MethodPost, "/ui/actions/"+name, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-SDUI-Version", "1")
 	req.Header.Set("X-CSRF-Token", h.csrf)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	return h.do(req)
+	req.Host = h.host
+	var parts []string
+	for k, v := range h.cookies {
+		parts = append(parts, k+"="+v)
+	}
+	if len(parts) > 0 {
+		req.Header.Set("Cookie", strings.Join(parts, "; "))
+	}
+	return req
 }
 
 func (h *harness) signIn(email, password string) response {

@@ -108,6 +108,7 @@ type Server struct {
 	actions    map[string]actionSpec
 	trackLimit *keyedLimiter
 	uploads    uploadGate
+	flow       *retention.Flow
 }
 
 // New builds the HTTP app.
@@ -128,6 +129,11 @@ func New(d Deps) (*Server, error) {
 	}
 	s.files = files
 	s.lib.Store(d.Library)
+	var experiments retention.Experiments
+	if d.Experiments != nil {
+		experiments = d.Experiments
+	}
+	s.flow = retention.NewFlow(d.Retention, d.Billing, experiments, d.Logger)
 	s.routes = s.routeTable()
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"slices"
-	"strconv"
+	"sort"
 	"strings"
+
+	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
 	"glimpse/engine/billing"
-	"glimpse/engine/experiment"
 	"glimpse/engine/retention"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -18,18 +18,20 @@ import (
 
 // The unsubscribe flow (docs/retention.md): /dashboard/unsubscribe starts an
 // attempt and sends the person to its step 0; /dashboard/unsubscribe/<step>
-// and /dashboard/unsubscribe/<result> show one page of it, composed from a
-// fresh read of the subscription; the actions below record answers, take
-// offers and cancel.
+// and /dashboard/unsubscribe/<result> show one page of it; the actions below
+// record answers, take offers and cancel. Each calls one use case of
+// retention.Flow, which answers where the person goes next
+// (screens.UnsubscribePlacePath); the screen's reason and review forms are
+// checked by their own rules (form: true).
 
 // unsubscribeActions are the flow's actions.
 func (s *Server) unsubscribeActions() map[string]actionSpec {
 	return map[string]actionSpec{
 		"unsubscribe.leave":       {newRequest: func() any { return &unsubscribeLeaveRequest{} }, handle: s.unsubscribeLeave},
-		"unsubscribe.reason":      {newRequest: func() any { return &unsubscribeReasonRequest{} }, handle: s.unsubscribeReason},
-		"unsubscribe.review":      {newRequest: func() any { return &unsubscribeReviewRequest{} }, handle: s.unsubscribeReview},
-		"unsubscribe.change_plan": {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeChangePlan},
-		"unsubscribe.gift_month":  {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeGiftMonth},
+		"unsubscribe.reason":      {newRequest: func() any { return &unsubscribeReasonRequest{} }, handle: s.unsubscribeReason, form: true},
+		"unsubscribe.review":      {newRequest: func() any { return &unsubscribeReviewRequest{} }, handle: s.unsubscribeReview, form: true},
+		"unsubscribe.change_plan": {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeOffer(retention.OfferPlanChange)},
+		"unsubscribe.gift_month":  {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeOffer(retention.OfferGiftMonth)},
 		"unsubscribe.cancel":      {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeCancel},
 	}
 }
@@ -44,6 +46,8 @@ type unsubscribeLeaveRequest struct {
 	Exit    string `json:"/exit" validate:"omitempty,oneof=stay keep close"`
 }
 
+// unsubscribeReasonRequest is the survey's form: that a reason is chosen is
+// its screen's rule; that it is one of the survey's, retention's.
 type unsubscribeReasonRequest struct {
 	Attempt string `json:"/attempt" validate:"required,max=64"`
 	Reason  string `json:"reason" validate:"max=64"`
@@ -81,339 +85,178 @@ func returnPath(from string) string {
 	return from
 }
 
+// flowMember is the subscriber whose attempt an action or a page is.
+func flowMember(r *request) retention.Member {
+	return retention.Member{UserID: r.principal.User.ID, SubscriptionID: r.mainSub.ID}
+}
+
 // unsubscribeStart begins an attempt and sends the person to its first
 // step (or, for a plan canceled already, to the canceled page).
 func (s *Server) unsubscribeStart(r *request) (screens.Page, error) {
-	ctx := r.fiber.Context()
 	entry := "link"
 	if r.query.Get("entry") == "my_plan" {
 		entry = "my_plan"
 	}
-	a, err := s.Retention.Start(ctx, retention.Attempt{UserID: r.principal.User.ID, SubscriptionID: r.mainSub.ID,
-		Brand: r.brand.Key, PlanCode: r.mainSub.PlanCode, Entry: entry, Return: returnPath(r.query.Get("from"))})
+	p, err := s.flow.Start(r.fiber.Context(), flowMember(r), r.brand.Key, entry, returnPath(r.query.Get("from")))
 	if err != nil {
 		return screens.Page{}, err
 	}
-	s.unsubscribeExperimentOutcome(ctx, r, "")
-	if r.mainSub.Status == billing.StatusCanceled {
-		return screens.Page{}, redirect(screens.UnsubscribeResultPath(a.ID, screens.UnsubscribeCanceled))
-	}
-	return screens.Page{}, redirect(screens.UnsubscribeStepPath(a.ID, retention.StepBenefits))
+	return screens.Page{}, redirect(screens.UnsubscribePlacePath(p))
 }
 
-// unsubscribeFlow is one attempt of the request's subscriber with its
-// subscription, read fresh.
-type unsubscribeFlow struct {
-	attempt retention.Attempt
-	sub     billing.Subscription
-	summary retention.Summary
-	sit     retention.Situation
-	// offerExps are the subscriber's offer experiments by slot, for the
-	// exposure when a slot's offer is shown (experimentOffers).
-	offerExps map[string]experiment.Assignment
-}
-
-// errNoFlow is an attempt that is not the request's subscriber's.
-var errNoFlow = errors.New("no such cancel attempt for this subscriber")
-
-func (s *Server) loadFlow(r *request, attemptID string) (unsubscribeFlow, error) {
-	ctx := r.fiber.Context()
-	a, err := s.Retention.Get(ctx, attemptID, r.principal.User.ID)
-	if errors.Is(err, retention.ErrNoAttempt) || (err == nil && a.SubscriptionID != r.mainSub.ID) {
-		return unsubscribeFlow{}, errNoFlow
-	}
-	if err != nil {
-		return unsubscribeFlow{}, err
-	}
-	sub, err := s.Billing.Subscription(ctx, a.SubscriptionID)
-	if err != nil {
-		return unsubscribeFlow{}, err
-	}
-	sum, err := s.Retention.Summary(ctx, a)
-	if err != nil {
-		return unsubscribeFlow{}, err
-	}
-	history, err := s.Billing.History(ctx, sub.ID)
-	if err != nil {
-		return unsubscribeFlow{}, err
-	}
-	// A free month is offered once per subscription: one taken in an
-	// earlier attempt takes the offer away (this attempt's own does not,
-	// so its outcome page still reads right).
-	giftUsed := slices.ContainsFunc(history, func(c billing.Change) bool {
-		return c.Kind == billing.ChangeExtended && c.ID != sub.ID+"/extended:"+giftKey(a)
-	})
-	offers, offerExps := s.experimentOffers(r)
-	return unsubscribeFlow{attempt: a, sub: sub, summary: sum, offerExps: offerExps,
-		sit: retention.Situation{Family: billing.FamilyOf(sub.PlanCode), GiftUsed: giftUsed, Reason: sum.Reason, Offers: offers}}, nil
-}
-
-func giftKey(a retention.Attempt) string       { return "retention:" + a.ID }
-func planChangeKey(a retention.Attempt) string { return "retention:" + a.ID }
-
-// unsubscribeState is what the step shows.
-func (s *Server) unsubscribeState(r *request, f unsubscribeFlow, step retention.Step) screens.UnsubscribeState {
-	st := screens.UnsubscribeState{Attempt: f.attempt.ID, Step: step, Situation: f.sit, Return: f.attempt.Return,
-		Email: r.principal.User.Email, Plan: billing.Describe(f.sub.PlanCode),
-		Reason: f.summary.Reason, Stars: f.summary.Stars, Review: f.summary.Review}
-	end := f.sub.CurrentPeriodEnd
-	if f.sub.ExpiresAt != nil && f.sub.Canceled() {
-		end = *f.sub.ExpiresAt
-	}
-	if !end.IsZero() {
-		st.PeriodEnd = end.Format("Jan 2, 2006")
-		st.GiftEnd = end.AddDate(0, 1, 0).Format("Jan 2, 2006")
-	}
-	if sale, err := s.Billing.Catalogue().SaleOf(f.sub.Brand, billing.FamilyPremiumOneMonth); err == nil {
-		st.Sale = sale
-	}
-	return st
-}
-
-// unsubscribePage composes a page of the flow: the one place its steps
-// are composed for a subscriber (an experiment's copy is layered over
-// r.ctx here).
-func (s *Server) unsubscribePage(r *request, st screens.UnsubscribeState) screens.Page {
-	return s.experimentUnsubscribePage(r, st)
-}
-
-// unsubscribeExperimentOutcome is where the flow's outcomes reach the
-// experiments ("" is a new attempt).
-func (s *Server) unsubscribeExperimentOutcome(ctx context.Context, r *request, outcome string) {
-	s.experimentFlowOutcome(ctx, r, outcome)
-}
-
-// unsubscribeScreen shows one step or outcome page of an attempt, and
-// records that it was reached. An attempt that is not this subscriber's
-// (an old link, another account) starts a new one.
+// unsubscribeScreen shows one step or outcome page of an attempt (a
+// person's visit, a GET, records that it was reached; a form action
+// composing the page to check its rules does not). An attempt that is not
+// this subscriber's (an old link, another account) starts a new one.
 func (s *Server) unsubscribeScreen(r *request) (screens.Page, error) {
-	ctx := r.fiber.Context()
-	f, err := s.loadFlow(r, r.query.Get("attempt"))
-	if errors.Is(err, errNoFlow) {
+	page := strings.TrimPrefix(r.path, screens.PathUnsubscribe+"/")
+	v, err := s.flow.Show(r.fiber.Context(), flowMember(r), r.query.Get("attempt"), page, r.fiber.Method() == fiber.MethodGet)
+	var moved *retention.Moved
+	switch {
+	case errors.Is(err, retention.ErrNoAttempt):
 		return screens.Page{}, redirect(screens.PathUnsubscribe)
-	}
-	if err != nil {
+	case errors.As(err, &moved):
+		return screens.Page{}, redirect(screens.UnsubscribePlacePath(moved.To))
+	case err != nil:
 		return screens.Page{}, err
 	}
-	name := strings.TrimPrefix(r.path, screens.PathUnsubscribe+"/")
-	canceled := f.sub.Canceled() || f.sub.Status == billing.StatusExpired
-	switch name {
-	case screens.UnsubscribeUpdated, screens.UnsubscribeGifted, screens.UnsubscribeCanceled:
-		st := s.unsubscribeState(r, f, retention.StepCancel)
-		st.Result = name
-		switch {
-		case canceled:
-			st.Result = screens.UnsubscribeCanceled
-		case name == screens.UnsubscribeCanceled:
-			return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.StepCancel))
-		case name == screens.UnsubscribeUpdated && f.sub.NextPlanCode == "":
-			return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.StepPlanChange))
-		case name == screens.UnsubscribeGifted && !slices.Contains(f.summary.OffersAccepted, retention.OfferGiftMonth):
-			return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.StepGiftMonth))
-		}
-		return s.unsubscribePage(r, st), nil
-	}
-	n, err := strconv.Atoi(name)
-	step := retention.Step(n)
-	if err != nil || !step.Valid() || strconv.Itoa(n) != name {
-		return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.StepBenefits))
-	}
-	if canceled {
-		st := s.unsubscribeState(r, f, retention.StepCancel)
-		st.Result = screens.UnsubscribeCanceled
-		return s.unsubscribePage(r, st), nil
-	}
-	// An offer step shows the subscriber's offer for it (their variant of
-	// an offer experiment, else the spec's); one they cannot take, or none,
-	// is skipped.
-	offer := f.sit.OfferAt(step)
-	if offer != retention.OfferNone && !f.sit.Shows(step) {
-		return screens.Page{}, redirect(screens.UnsubscribeStepPath(f.attempt.ID, retention.Next(step, retention.MoveForward, f.sit)))
-	}
-	// Only a person's visit counts as reaching a step: a form action
-	// composes the page again to check its rules (checkForm), with a POST.
-	if r.fiber.Method() == "GET" {
-		if err := s.Retention.Record(ctx, f.attempt, retention.Event{Kind: retention.EventReached, Step: int(step)}); err != nil {
-			return screens.Page{}, err
-		}
-		if offer != retention.OfferNone {
-			if err := s.Retention.Record(ctx, f.attempt, retention.Event{Kind: retention.EventOfferShown, Step: int(step), Offer: offer}); err != nil {
-				return screens.Page{}, err
-			}
-			s.exposeOffer(ctx, r, f, retention.SlotStep(step))
-		}
-	}
-	return s.unsubscribePage(r, s.unsubscribeState(r, f, step)), nil
+	return s.unsubscribePage(r, screens.UnsubscribeStateOf(v, r.principal.User.Email)), nil
 }
 
-// flowFor loads the action's attempt; a stale or foreign one is refused.
-func (s *Server) flowFor(r *request, attemptID string) (unsubscribeFlow, error) {
+// unsubscribePage composes a page of the flow for the signed-in subscriber:
+// their copy experiments' texts layered over the brand's copy, the
+// exposures of the experiment keys the page read (on a person's visit, not
+// when a form action composes the page again to check its rules), and
+// their assignments in meta.experiments.
+func (s *Server) unsubscribePage(r *request, st screens.UnsubscribeState) screens.Page {
+	c, assigned, expose := s.experimentContext(r)
+	page := screens.UnsubscribeStep(c, st)
+	if r.fiber.Method() == fiber.MethodGet {
+		if err := expose(r.fiber.Context()); err != nil {
+			// Counting must not break the flow.
+			s.Logger.Error("record experiment exposure", "error", err)
+		}
+	}
+	if s.Experiments != nil && r.signedIn {
+		// The offer experiments the subscriber is in are theirs too.
+		_, bySlot := s.Experiments.Offers(r.principal.User.ID)
+		for _, a := range bySlot {
+			assigned = append(assigned, ui.Experiment{Key: a.Experiment, Variant: a.Variant})
+		}
+		sort.Slice(assigned, func(i, j int) bool { return assigned[i].Key < assigned[j].Key })
+	}
+	r.experiments = assigned
+	return page
+}
+
+// flowAction runs a use case of the flow for the request's subscriber.
+func (s *Server) flowAction(r *request, use func(context.Context, retention.Member) (retention.Place, error)) (retention.Place, error) {
 	if !r.authorised {
-		return unsubscribeFlow{}, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+		return retention.Place{}, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
 	}
-	f, err := s.loadFlow(r, attemptID)
-	if errors.Is(err, errNoFlow) {
-		return unsubscribeFlow{}, engine.Wrap(engine.CodeNotFound, err, r.ctx.T("error.generic"))
-	}
-	return f, err
+	p, err := use(r.fiber.Context(), flowMember(r))
+	return p, flowError(r, err)
 }
 
-// outcome records how the attempt ended.
-func (s *Server) outcome(r *request, f unsubscribeFlow, step retention.Step, outcome, exit string) error {
-	if err := s.Retention.Record(r.fiber.Context(), f.attempt,
-		retention.Event{Kind: retention.EventOutcome, Step: int(step), Outcome: outcome, Exit: exit}); err != nil {
-		return err
+// flowError words what the flow refused.
+func flowError(r *request, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, retention.ErrNoAttempt):
+		return engine.Wrap(engine.CodeNotFound, err, r.ctx.T("error.generic"))
+	case errors.Is(err, billing.ErrOfferUnavailable), errors.Is(err, billing.ErrUnknownPlan), errors.Is(err, retention.ErrUnknownOffer):
+		return engine.Wrap(engine.CodeConflict, err, r.ctx.T("unsubscribe.offerUnavailable"))
+	case errors.Is(err, retention.ErrUnknownReason):
+		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"reason": r.ctx.T("unsubscribe.step5.required")}, Err: err}
+	case errors.Is(err, retention.ErrNoReview):
+		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"review": r.ctx.T("unsubscribe.step6.required")}, Err: err}
 	}
-	s.unsubscribeExperimentOutcome(r.fiber.Context(), r, outcome)
-	return nil
+	return err
+}
+
+// goTo is the effect that takes the person where the flow says: a next
+// step is a new history entry, leaving or an outcome replaces the page.
+func goTo(p retention.Place) *ui.Result {
+	if p.Leave || p.Result != "" {
+		return ui.Effects(ui.Replace(screens.UnsubscribePlacePath(p)))
+	}
+	return ui.Effects(ui.Navigate(screens.UnsubscribePlacePath(p)))
 }
 
 // unsubscribeLeave closes the flow ('Stay premium', 'Keep me subscribed',
 // the close button) and goes back where it was opened.
 func (s *Server) unsubscribeLeave(r *request, in any) (*ui.Result, error) {
 	req := in.(*unsubscribeLeaveRequest)
-	f, err := s.flowFor(r, req.Attempt)
+	p, err := s.flowAction(r, func(ctx context.Context, m retention.Member) (retention.Place, error) {
+		return s.flow.Leave(ctx, m, req.Attempt, retention.Step(req.Step), req.Exit)
+	})
+	if engine.ErrorCode(err) == engine.CodeNotFound {
+		return ui.Effects(ui.Replace(screens.PathDashboard)), nil
+	}
 	if err != nil {
-		if engine.ErrorCode(err) == engine.CodeNotFound {
-			return ui.Effects(ui.Replace(screens.PathDashboard)), nil
-		}
 		return nil, err
 	}
-	exit := req.Exit
-	if exit == "" {
-		exit = "close"
-	}
-	if err := s.outcome(r, f, retention.Step(req.Step), retention.OutcomeStayed, exit); err != nil {
-		return nil, err
-	}
-	return ui.Effects(ui.Replace(f.attempt.Return)), nil
+	return goTo(p), nil
 }
 
-// unsubscribeReason records the survey's answer. The first reason keeps
-// the membership and closes the flow.
+// unsubscribeReason records the survey's answer.
 func (s *Server) unsubscribeReason(r *request, in any) (*ui.Result, error) {
 	req := in.(*unsubscribeReasonRequest)
-	if !retention.ValidReason(req.Reason) {
-		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"reason": r.ctx.T("unsubscribe.step5.required")}}
-	}
-	f, err := s.flowFor(r, req.Attempt)
+	p, err := s.flowAction(r, func(ctx context.Context, m retention.Member) (retention.Place, error) {
+		return s.flow.AnswerReason(ctx, m, req.Attempt, req.Reason)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Retention.Record(r.fiber.Context(), f.attempt,
-		retention.Event{Kind: retention.EventAnswer, Step: int(retention.StepReason), Reason: req.Reason}); err != nil {
-		return nil, err
-	}
-	f.sit.Reason = req.Reason
-	next := retention.Next(retention.StepReason, retention.MoveForward, f.sit)
-	if next == retention.Close {
-		if err := s.outcome(r, f, retention.StepReason, retention.OutcomeStayed, "reason"); err != nil {
-			return nil, err
-		}
-		return ui.Effects(ui.Replace(f.attempt.Return)), nil
-	}
-	return ui.Effects(ui.Navigate(screens.UnsubscribeStepPath(f.attempt.ID, next))), nil
+	return goTo(p), nil
 }
 
-// unsubscribeReview records the stars (optional) and the review (needed).
+// unsubscribeReview records the stars (optional) and the review.
 func (s *Server) unsubscribeReview(r *request, in any) (*ui.Result, error) {
 	req := in.(*unsubscribeReviewRequest)
-	review := strings.TrimSpace(req.Review)
-	if review == "" {
-		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"review": r.ctx.T("unsubscribe.step6.required")}}
-	}
-	f, err := s.flowFor(r, req.Attempt)
-	if err != nil {
-		return nil, err
-	}
-	e := retention.Event{Kind: retention.EventAnswer, Step: int(retention.StepReview), Review: review}
+	stars := 0
 	if req.Stars != nil {
-		e.Stars = *req.Stars
+		stars = *req.Stars
 	}
-	if err := s.Retention.Record(r.fiber.Context(), f.attempt, e); err != nil {
-		return nil, err
-	}
-	next := retention.Next(retention.StepReview, retention.MoveForward, f.sit)
-	// The reason's offer slot decided where the review leads.
-	s.exposeOffer(r.fiber.Context(), r, f, retention.SlotReason(f.sit.Reason))
-	return ui.Effects(ui.Navigate(screens.UnsubscribeStepPath(f.attempt.ID, next))), nil
-}
-
-// offerError is what a refused offer shows on its form.
-func offerError(r *request, err error) error {
-	if errors.Is(err, billing.ErrOfferUnavailable) || errors.Is(err, billing.ErrUnknownPlan) {
-		return engine.Wrap(engine.CodeConflict, err, r.ctx.T("unsubscribe.offerUnavailable"))
-	}
-	return err
-}
-
-// unsubscribeChangePlan takes the plan change: the brand's premium sale
-// plan from the next period.
-func (s *Server) unsubscribeChangePlan(r *request, in any) (*ui.Result, error) {
-	f, err := s.flowFor(r, in.(*unsubscribeAttemptRequest).Attempt)
+	p, err := s.flowAction(r, func(ctx context.Context, m retention.Member) (retention.Place, error) {
+		return s.flow.AnswerReview(ctx, m, req.Attempt, stars, req.Review)
+	})
 	if err != nil {
 		return nil, err
 	}
-	sale, err := s.Billing.Catalogue().SaleOf(f.sub.Brand, billing.FamilyPremiumOneMonth)
-	if err != nil || !f.sit.CanTake(retention.OfferPlanChange) {
-		return nil, offerError(r, billing.ErrOfferUnavailable)
-	}
-	if _, err := s.Billing.ChangePlanAtRenewal(r.fiber.Context(), f.sub.ID, sale.Code, planChangeKey(f.attempt),
-		"user:"+r.principal.User.ID); err != nil {
-		return nil, offerError(r, err)
-	}
-	if err := s.Retention.Record(r.fiber.Context(), f.attempt, retention.Event{Kind: retention.EventOfferAccepted,
-		Step: int(retention.StepPlanChange), Offer: retention.OfferPlanChange}); err != nil {
-		return nil, err
-	}
-	if err := s.outcome(r, f, retention.StepPlanChange, retention.OutcomePlanChanged, ""); err != nil {
-		return nil, err
-	}
-	return ui.Effects(ui.Replace(screens.UnsubscribeResultPath(f.attempt.ID, screens.UnsubscribeUpdated))), nil
+	return goTo(p), nil
 }
 
-// unsubscribeGiftMonth takes the free month, once per attempt (and the
-// flow offers it once per subscription).
-func (s *Server) unsubscribeGiftMonth(r *request, in any) (*ui.Result, error) {
-	f, err := s.flowFor(r, in.(*unsubscribeAttemptRequest).Attempt)
-	if err != nil {
-		return nil, err
+// unsubscribeOffer takes one of the flow's offers.
+func (s *Server) unsubscribeOffer(offer string) func(*request, any) (*ui.Result, error) {
+	return func(r *request, in any) (*ui.Result, error) {
+		attempt := in.(*unsubscribeAttemptRequest).Attempt
+		p, err := s.flowAction(r, func(ctx context.Context, m retention.Member) (retention.Place, error) {
+			return s.flow.AcceptOffer(ctx, m, attempt, offer)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return goTo(p), nil
 	}
-	if !f.sit.CanTake(retention.OfferGiftMonth) {
-		return nil, offerError(r, billing.ErrOfferUnavailable)
-	}
-	if _, err := s.Billing.AddFreeMonth(r.fiber.Context(), f.sub.ID, giftKey(f.attempt), "user:"+r.principal.User.ID); err != nil {
-		return nil, offerError(r, err)
-	}
-	if err := s.Retention.Record(r.fiber.Context(), f.attempt, retention.Event{Kind: retention.EventOfferAccepted,
-		Step: int(retention.StepGiftMonth), Offer: retention.OfferGiftMonth}); err != nil {
-		return nil, err
-	}
-	if err := s.outcome(r, f, retention.StepGiftMonth, retention.OutcomeGiftMonth, ""); err != nil {
-		return nil, err
-	}
-	return ui.Effects(ui.Replace(screens.UnsubscribeResultPath(f.attempt.ID, screens.UnsubscribeGifted))), nil
 }
 
 // unsubscribeCancel is the final cancel: the plan stops renewing and stays
 // usable until its period ends. The canceled page follows, composed from
 // the subscription read again (the spec's re-check; the cancel dropped
-// this instance's cached copy of it). No extra refresh: one racing the
-// person's next tap showed an error.
+// this instance's cached copy of it).
 func (s *Server) unsubscribeCancel(r *request, in any) (*ui.Result, error) {
 	if !r.authorised || r.mainSub.ID == "" || r.principal.User.ID == "" {
 		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("unsubscribe.noSubscription"))
 	}
-	f, err := s.flowFor(r, in.(*unsubscribeAttemptRequest).Attempt)
+	attempt := in.(*unsubscribeAttemptRequest).Attempt
+	p, err := s.flowAction(r, func(ctx context.Context, m retention.Member) (retention.Place, error) {
+		return s.flow.Cancel(ctx, m, attempt)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Billing.Cancel(r.fiber.Context(), f.sub.ID, "user:"+r.principal.User.ID); err != nil {
-		return nil, err
-	}
-	if err := s.outcome(r, f, retention.StepCancel, retention.OutcomeCanceled, ""); err != nil {
-		return nil, err
-	}
-	return ui.Effects(ui.Track("cancel_success", map[string]any{"source": "unsubscribe_flow", "subscription": f.sub.ID}),
-		ui.Replace(screens.UnsubscribeResultPath(f.attempt.ID, screens.UnsubscribeCanceled))), nil
+	return ui.Effects(ui.Track("cancel_success", map[string]any{"source": "unsubscribe_flow", "subscription": r.mainSub.ID}),
+		ui.Replace(screens.UnsubscribePlacePath(p))), nil
 }

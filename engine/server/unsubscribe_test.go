@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine/billing"
 	"glimpse/engine/retention"
@@ -306,6 +309,65 @@ func TestUnsubscribeGiftMonthOnce(t *testing.T) {
 	got, _ = h.app.Billing.Subscription(ctx, sub.ID)
 	if !got.CurrentPeriodEnd.Equal(want) {
 		t.Fatal("a second month was added")
+	}
+}
+
+// Ten gift_month actions sent together, each from its own attempt, add one
+// month between them (the landed binary added three: the once per
+// subscription rule was a read of the history in the handler).
+func TestUnsubscribeGiftMonthOncePerSubscriptionUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	sub := h.member("ann@example.com", billing.FamilyWeekly)
+	const n = 10
+	attempts := make([]string, n)
+	for i := range attempts {
+		attempts[i] = h.startFlow()
+	}
+	requests := make([]*http.Request, n)
+	for i, a := range attempts {
+		requests[i] = h.request(stepPath(a, 7), "unsubscribe.gift_month", map[string]any{"/attempt": a})
+	}
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i, req := range requests {
+		wg.Go(func() {
+			res, err := h.srv.App().Test(req, fiber.TestConfig{Timeout: time.Minute, FailOnTimeout: true})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.Body.Close()
+			statuses[i] = res.StatusCode
+		})
+	}
+	wg.Wait()
+	ok, refused := 0, 0
+	for _, st := range statuses {
+		switch st {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			refused++
+		}
+	}
+	if ok != 1 || refused != n-1 {
+		t.Fatalf("statuses %v: want one 200 and %d 409", statuses, n-1)
+	}
+	got, _ := h.app.Billing.Subscription(ctx, sub.ID)
+	if want := sub.CurrentPeriodEnd.AddDate(0, 1, 0); !got.CurrentPeriodEnd.Equal(want) {
+		t.Fatalf("period end %v, want %v", got.CurrentPeriodEnd, want)
+	}
+	history, _ := h.app.Billing.History(ctx, sub.ID)
+	extended := 0
+	for _, c := range history {
+		if c.Kind == billing.ChangeExtended {
+			extended++
+		}
+	}
+	if extended != 1 {
+		t.Fatalf("%d extended lines, want 1", extended)
 	}
 }
 
