@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"glimpse/engine/analysis"
+	"glimpse/engine/brand"
 	"glimpse/engine/ui"
 )
 
@@ -280,7 +281,7 @@ func postList(c Context, label string, posts []analysis.TopPost, pictures map[st
 			src = "/static/posts/placeholder.svg"
 		}
 		out = append(out, ui.Post{Image: ui.ImageRef{Src: src, Alt: c.T("analytics.postAlt") + " " + p.TakenAt.Format("2 Jan 2006")},
-			DateLabel: p.TakenAt.Format("Jan 2, 2006"), CountLabel: Thousands(p.Count) + " " + word,
+			DateLabel: brand.Date(p.TakenAt), CountLabel: Thousands(p.Count) + " " + word,
 			Date: p.TakenAt.UTC().Format(time.RFC3339)})
 	}
 	return &ui.Node{Type: "post_list", Label: label, Posts: out}

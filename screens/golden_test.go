@@ -43,11 +43,11 @@ func goldenCases() []goldenCase {
 		{"sign-in", func(c Context) Page { return SignIn(c, "/checkout?quiz=true&page=SUBSCRIPTION") }},
 		{"home__weekly", func(c Context) Page {
 			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
-				PeriodEnd: "Nov 29, 2026", Card: "visa ••4242", Offers: goldenOffers(false)})
+				PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
 		}},
 		{"home__fetching-plans", func(c Context) Page {
 			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
-				Fetching: true, PeriodEnd: "Nov 29, 2026", Card: "visa ••4242", Offers: goldenOffers(false)})
+				Fetching: true, PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
 		}},
 		{"home__course-owner-canceled", func(c Context) Page {
 			return Home(c, HomeState{Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
@@ -59,7 +59,7 @@ func goldenCases() []goldenCase {
 		}},
 		{"checkout-done", func(c Context) Page { return CheckoutDone(c, "a•••@example.com", true) }},
 		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, "", false) }},
-		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "visa ••0341") }},
+		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341") }},
 		{"unsubscription", Unsubscription},
 		{"unsubscription__canceled", func(c Context) Page { return UnsubscriptionResult(c, true) }},
 		{"unsubscription__none", func(c Context) Page { return UnsubscriptionResult(c, false) }},

@@ -34,7 +34,7 @@ type PlanState struct {
 	Fetching bool
 	// PeriodEnd is the renewal (or, once canceled, the end) date as shown.
 	PeriodEnd string
-	// Card is the payment method as shown ("visa ••4242"); empty if none.
+	// Card is the payment method as shown ("Visa ••4242", brand.CardLabel); empty if none.
 	Card   string
 	Offers []Offer
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"glimpse/engine/brand"
 	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
@@ -142,7 +143,7 @@ func LegalPage(c Context, id string, l library.Legal, body []ui.RichBlock) Page 
 	// text would touch the screen's edges.
 	text := ui.Stack("md",
 		ui.Text("title", l.Title),
-		ui.Text("caption", strings.ReplaceAll(c.T("legal.updated"), "{date}", l.Updated.Format("Jan 2, 2006"))),
+		ui.Text("caption", strings.ReplaceAll(c.T("legal.updated"), "{date}", brand.Date(l.Updated))),
 		richText(body),
 	)
 	text.Padded = true

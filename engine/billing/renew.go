@@ -10,6 +10,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine/brand"
 )
 
 // RenewStats counts what one pass of the renewal job did.
@@ -164,7 +166,7 @@ func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time
 	s.record(ctx, sub.ID, "renewed:"+period, Change{By: "renewal", Kind: ChangeRenewed, From: sub.PlanCode, To: plan.Code,
 		Detail: plan.Price.String() + " until " + end.Format(time.RFC3339)})
 	s.send(ctx, Notice{Key: "receipt:" + sub.ID + ":" + period, To: sub.Email, Brand: sub.Brand, Kind: NoticeReceipt,
-		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": now.Format("Jan 2, 2006")}})
+		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": brand.Date(now)}})
 	s.touched(sub.UserID)
 	return ChangeRenewed, nil
 }
@@ -189,7 +191,7 @@ func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan Plan
 	}
 	s.send(ctx, Notice{Key: "payment-failed:" + sub.ID + ":" + period + ":" + strconv.Itoa(attempt), To: sub.Email, Brand: sub.Brand,
 		Kind: NoticePaymentFailed, Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name,
-			"price": plan.Price.String(), "retryDate": next.Format("Jan 2, 2006")}})
+			"price": plan.Price.String(), "retryDate": brand.Date(next)}})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 	"glimpse/engine/breach"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -60,7 +61,7 @@ func (s *Server) checkBreaches(r *request, _ any) (*ui.Result, error) {
 
 func (s *Server) breachState(r *request, res breach.Result) screens.PasswordSafetyState {
 	state := screens.PasswordSafetyState{Email: r.principal.User.Email, Outcome: screens.BreachClean,
-		CheckedAt: res.CheckedAt.UTC().Format("Jan 2, 2006, 15:04 UTC"), Sample: res.Sample,
+		CheckedAt: brand.DateTime(res.CheckedAt), Sample: res.Sample,
 		CanRecheck: !s.Clock.Now().Before(res.RecheckAt)}
 	if len(res.Breaches) > 0 {
 		state.Outcome = screens.BreachCompromised

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 	"glimpse/engine/mail"
 	"glimpse/screens"
 )
@@ -53,7 +54,7 @@ func (s *Server) devMailScreen(r *request) (screens.Page, error) {
 
 func devMailItem(m mail.Mail) screens.DevMailItem {
 	it := screens.DevMailItem{ID: m.ID, To: m.To, Subject: m.Subject, Status: m.Status,
-		Time: m.CreatedAt.UTC().Format("Jan 2, 2006, 15:04:05 UTC"), Attempts: m.Attempts, LastError: m.LastError, Text: m.Text}
+		Time: brand.DateTime(m.CreatedAt), Attempts: m.Attempts, LastError: m.LastError, Text: m.Text}
 	for _, a := range m.Attachments {
 		it.Attachments = append(it.Attachments, a.Name)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/analysis"
+	"glimpse/engine/brand"
 	"glimpse/engine/instagram/export"
 	"glimpse/engine/profile"
 	"glimpse/engine/ui"
@@ -314,8 +315,8 @@ func watchClient(conn net.Conn, gone func()) (stop func()) {
 func partialExportMessage(r *request, exp export.Export) string {
 	msg := r.ctx.T("upload.partial")
 	if exp.Range != nil {
-		msg = strings.NewReplacer("{from}", exp.Range.From.Format("Jan 2, 2006"), "{to}",
-			exp.Range.To.Format("Jan 2, 2006")).Replace(r.ctx.T("upload.dateRange"))
+		msg = strings.NewReplacer("{from}", brand.Date(exp.Range.From), "{to}",
+			brand.Date(exp.Range.To)).Replace(r.ctx.T("upload.dateRange"))
 	}
 	return msg
 }
