@@ -317,16 +317,9 @@ func (a *App) Sweep(ctx context.Context) error {
 // RunSweeper sweeps every interval until ctx ends. Every instance runs it;
 // deleting what is expired is the same work whoever does it first.
 func (a *App) RunSweeper(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
-				a.Logger.Error("sweep expired sessions and claims", "error", err)
-			}
+	engine.Every(ctx, every, func(ctx context.Context) {
+		if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Error("sweep expired sessions and claims", "error", err)
 		}
-	}
+	})
 }

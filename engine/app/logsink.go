@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"glimpse/engine"
 )
 
 // logSink batches log lines into few writes. The access log writes a line
@@ -17,7 +19,7 @@ import (
 type logSink struct {
 	mu   sync.Mutex
 	out  *bufio.Writer
-	stop chan struct{}
+	stop context.CancelFunc
 	done chan struct{}
 }
 
@@ -26,8 +28,14 @@ type logSink struct {
 const logSinkBuffer = 64 << 10
 
 func newLogSink(out io.Writer, flushEvery time.Duration) *logSink {
-	s := &logSink{out: bufio.NewWriterSize(out, logSinkBuffer), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.flushPeriodically(flushEvery)
+	ctx, stop := context.WithCancel(context.Background())
+	s := &logSink{out: bufio.NewWriterSize(out, logSinkBuffer), stop: stop, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		engine.Every(ctx, flushEvery, func(context.Context) {
+			_ = s.Flush() // a failing stderr has nowhere to be reported
+		})
+	}()
 	return s
 }
 
@@ -47,23 +55,9 @@ func (s *logSink) Flush() error {
 // Close stops the periodic flush and writes out what is left. It is called
 // once, when the command ends.
 func (s *logSink) Close() error {
-	close(s.stop)
+	s.stop()
 	<-s.done
 	return s.Flush()
-}
-
-func (s *logSink) flushPeriodically(every time.Duration) {
-	defer close(s.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			_ = s.Flush() // a failing stderr has nowhere to be reported
-		}
-	}
 }
 
 // flushOnWarn writes the sink out after every record at warning level or

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"glimpse/engine"
 	"glimpse/engine/brand"
 )
 
@@ -209,9 +210,7 @@ func (s *Service) expire(ctx context.Context, sub Subscription, now time.Time, w
 
 // RunRenewals runs RenewDue every interval until ctx ends.
 func (s *Service) RunRenewals(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	renew := func(ctx context.Context) {
 		stats, err := s.RenewDue(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.logger.Error("renewal pass", "error", err)
@@ -219,10 +218,7 @@ func (s *Service) RunRenewals(ctx context.Context, every time.Duration) {
 			s.logger.Info("renewal pass", "due", stats.Due, "renewed", stats.Renewed, "failed", stats.Failed,
 				"expired", stats.Expired, "skipped", stats.Skipped)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 	}
+	renew(ctx)
+	engine.Every(ctx, every, renew)
 }

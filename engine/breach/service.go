@@ -169,18 +169,13 @@ func (s *Service) RunCatalogueSync(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = time.Hour
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
+	sync := func(ctx context.Context) {
 		if err := s.SyncCatalogue(ctx); err != nil && ctx.Err() == nil {
 			s.logger.Warn("breach catalogue sync failed", slog.Any("err", err))
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
 	}
+	sync(ctx)
+	engine.Every(ctx, every, sync)
 }
 
 // Cached returns the stored result for the person without calling the

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"glimpse/engine"
 	"glimpse/engine/store"
 )
 
@@ -197,26 +198,21 @@ func (s *Service) Compact(ctx context.Context, exp string, phase int) error {
 // Run flushes every interval and compacts the running experiments' phases
 // every ten flushes, until ctx ends; it flushes once more on the way out.
 func (s *Service) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for n := 1; ; n++ {
-		select {
-		case <-ctx.Done():
-			done, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = s.Flush(done)
-			cancel()
-			return
-		case <-t.C:
-		}
+	flushes := 0
+	engine.Every(ctx, every, func(ctx context.Context) {
 		_ = s.Flush(ctx) // a failed flush keeps its counts for the next
-		if n%10 == 0 {
+		if flushes++; flushes%10 == 0 {
 			for _, e := range s.List() {
 				if e.Status == StatusRunning || e.Status == StatusPaused {
 					_ = s.Compact(ctx, e.ID, e.Phase)
 				}
 			}
 		}
-	}
+	})
+	// ctx has ended: the last counts get a moment of their own.
+	done, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.Flush(done)
 }
 
 // VariantResult is one variant's counts and statistics.

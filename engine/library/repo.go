@@ -188,13 +188,14 @@ func (r *Repo) List(ctx context.Context, kind string) ([]Doc, error) {
 // Save validates an editor's fields and stores them as the item's draft with
 // a "save" revision. A published item stays published, with the draft
 // pending until Publish. isNew creates the item: a slug already used is a
-// field error. Invalid input returns engine.FieldErrors and changes nothing;
+// field error. Invalid input returns an *InvalidError (in an *engine.Error of
+// engine.CodeInvalid) and changes nothing;
 // saving fields equal to the draft adds no revision, so a retried save is
 // harmless.
 func (r *Repo) Save(ctx context.Context, kind, slug string, fields map[string]string, by string, isNew bool) (Doc, error) {
 	fields, problems := Validate(kind, slug, fields)
-	if len(problems) > 0 {
-		return Doc{}, engine.FieldErrors(problems)
+	if err := invalid(problems); err != nil {
+		return Doc{}, err
 	}
 	if isNew {
 		now := r.now()
@@ -203,7 +204,7 @@ func (r *Repo) Save(ctx context.Context, kind, slug string, fields map[string]st
 			Revisions: []Revision{{N: 1, At: now, By: by, Action: ActionSave, Fields: fields, Changed: changed(nil, fields)}}}
 		_, err := r.docs().InsertOne(ctx, d)
 		if mongo.IsDuplicateKeyError(err) {
-			return Doc{}, engine.FieldErrors(map[string]string{"slug": "This slug is already used."})
+			return Doc{}, invalid(Problems{"slug": {Code: ProblemSlugUsed}})
 		}
 		if err != nil {
 			return Doc{}, fmt.Errorf("create content %s: %w", d.ID, err)
@@ -557,27 +558,24 @@ func (r *Repo) Watch(ctx context.Context, every time.Duration, onChange func(ver
 
 // watch is Watch with a call once the baseline is set, for tests.
 func (r *Repo) watch(ctx context.Context, every time.Duration, onChange func(version int64), ready func()) {
-	ticker := time.NewTicker(every)
-	defer ticker.Stop()
 	var last int64
 	known := false
-	for {
-		if v, err := r.Version(ctx); err == nil {
-			switch {
-			case !known:
-				last, known = v, true
-				ready()
-			case v != last:
-				last = v
-				onChange(v)
-			}
+	poll := func(ctx context.Context) {
+		v, err := r.Version(ctx)
+		if err != nil {
+			return // retried at the next tick
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
+		switch {
+		case !known:
+			last, known = v, true
+			ready()
+		case v != last:
+			last = v
+			onChange(v)
 		}
 	}
+	poll(ctx)
+	engine.Every(ctx, every, poll)
 }
 
 // changed returns the sorted names of the fields that differ between two
@@ -678,22 +676,22 @@ func Fields(kind, slug string) []Field {
 }
 
 // checkField returns what is wrong with a non-empty value of the field
-// name, or "".
-func checkField(name, value string) string {
+// name, if anything.
+func checkField(name, value string) (Problem, bool) {
 	rule, ok := fieldRules[name]
 	switch {
 	case !ok:
-		return "This field cannot be edited."
+		return Problem{Code: ProblemNotEditable}, true
 	case utf8.RuneCountInString(value) > rule.max:
-		return fmt.Sprintf("Keep this under %d characters.", rule.max+1)
+		return tooLong(ProblemTooLong, rule.max), true
 	case rule.format == FormatDate && !isDate(value):
-		return "Use a date like 2025-01-31."
+		return Problem{Code: ProblemDate}, true
 	case rule.format == FormatImage && !imagePattern.MatchString(value):
-		return "Use an image under /static/ (.svg, .png, .jpg or .webp); links to other sites are not allowed."
+		return Problem{Code: ProblemImage}, true
 	case rule.format == FormatPart && !isPartNumber(value):
-		return "Use a whole number from 1."
+		return Problem{Code: ProblemPart}, true
 	}
-	return ""
+	return Problem{}, false
 }
 
 // KindCopy is one brand's text for one copy key; its slug is "<brand>/<key>"
@@ -703,17 +701,18 @@ const KindCopy = "copy"
 var copySlugPattern = regexp.MustCompile(`^(default|_[a-z]_)/[a-z][a-zA-Z0-9]*(\.[a-zA-Z0-9]+)+$`)
 
 // Validate checks an editor's input for an item and returns the fields to
-// store (single-line fields trimmed, empty fields dropped) and a message per
-// invalid input, keyed by field name ("slug" for the slug).
-func Validate(kind, slug string, fields map[string]string) (map[string]string, map[string]string) {
-	problems := map[string]string{}
+// store (single-line fields trimmed, empty fields dropped) and what is wrong
+// with each invalid input, keyed by field name ("slug" for the slug, "kind"
+// for an unknown kind).
+func Validate(kind, slug string, fields map[string]string) (map[string]string, Problems) {
+	problems := Problems{}
 	rules := Fields(kind, slug)
 	if rules == nil {
-		problems["kind"] = "Unknown kind of content."
+		problems["kind"] = Problem{Code: ProblemUnknownKind}
 		return nil, problems
 	}
-	if msg := checkSlug(kind, slug); msg != "" {
-		problems["slug"] = msg
+	if p, bad := checkSlug(kind, slug); bad {
+		problems["slug"] = p
 	}
 	clean := map[string]string{}
 	for name, value := range fields {
@@ -723,15 +722,15 @@ func Validate(kind, slug string, fields map[string]string) (map[string]string, m
 		if strings.TrimSpace(value) == "" {
 			continue
 		}
-		if msg := checkField(name, value); msg != "" {
-			problems[name] = msg
+		if p, bad := checkField(name, value); bad {
+			problems[name] = p
 		}
 		clean[name] = value
 	}
 	for _, f := range rules {
 		if _, ok := clean[f.Name]; f.Required && !ok {
 			if _, bad := problems[f.Name]; !bad {
-				problems[f.Name] = "This field is required."
+				problems[f.Name] = Problem{Code: ProblemRequired}
 			}
 		}
 	}
@@ -741,32 +740,34 @@ func Validate(kind, slug string, fields map[string]string) (map[string]string, m
 	return clean, nil
 }
 
-func checkSlug(kind, slug string) string {
-	const format = "Use lowercase letters and digits, with single hyphens between words."
+func checkSlug(kind, slug string) (Problem, bool) {
 	switch kind {
 	case KindPage:
 		if !slices.Contains(Pages, slug) {
-			return "Unknown page."
+			return Problem{Code: ProblemUnknownPage}, true
 		}
 	case KindCopy:
 		if !copySlugPattern.MatchString(slug) {
-			return "Use brand/key, such as default/signIn.headline."
+			return Problem{Code: ProblemCopySlug}, true
 		}
 	case KindArticle:
 		topic, part, ok := strings.Cut(slug, "/")
 		if !ok || !slugPattern.MatchString(topic) || !slugPattern.MatchString(part) {
-			return "Use topic/part, each " + strings.ToLower(format[:1]) + format[1:]
+			return Problem{Code: ProblemArticleSlug}, true
 		}
 	default:
 		if !slugPattern.MatchString(slug) {
-			return format
+			return Problem{Code: ProblemSlug}, true
 		}
 	}
-	if len(slug) > 100 {
-		return "Keep the slug under 101 characters."
+	if len(slug) > maxSlug {
+		return tooLong(ProblemSlugTooLong, maxSlug), true
 	}
-	return ""
+	return Problem{}, false
 }
+
+// maxSlug bounds a slug, in bytes (a slug is ASCII).
+const maxSlug = 100
 
 func isDate(s string) bool {
 	_, err := time.Parse(time.DateOnly, s)

@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine"
 )
 
 // Sender delivers one rendered mail.
@@ -36,20 +38,15 @@ const lease = 5 * time.Minute
 // Run delivers due mail every interval until ctx ends. Every instance may
 // run it: each attempt of each mail is claimed by one worker.
 func (o *Outbox) Run(ctx context.Context, sender Sender, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	deliver := func(ctx context.Context) {
 		if n, err := o.DeliverDue(ctx, sender); err != nil && ctx.Err() == nil {
 			o.logger.Error("deliver mail", "error", err)
 		} else if n > 0 {
 			o.logger.Info("mail delivered", "count", n)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 	}
+	deliver(ctx)
+	engine.Every(ctx, every, deliver)
 }
 
 // DeliverDue makes one pass over the pending mail whose time has come and

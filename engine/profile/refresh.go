@@ -133,18 +133,13 @@ func (s *Service) refresh(ctx context.Context, p Profile) error {
 
 // RunRefresh refreshes due profiles every interval until ctx ends.
 func (s *Service) RunRefresh(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	refresh := func(ctx context.Context) {
 		if n, err := s.RefreshDue(ctx); err != nil {
 			s.logger.Warn("profile refresh", "error", err)
 		} else if n > 0 {
 			s.logger.Info("profiles refreshed", "count", n)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 	}
+	refresh(ctx)
+	engine.Every(ctx, every, refresh)
 }
