@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -37,13 +38,13 @@ func newsFields(title string) map[string]string {
 	return map[string]string{"title": title, "date": "2025-02-28", "summary": "A summary.", "body": "Some **news**.\n"}
 }
 
-func fieldsOf(t *testing.T, err error) map[string]string {
+func fieldsOf(t *testing.T, err error) Problems {
 	t.Helper()
-	e, ok := err.(*engine.Error)
-	if !ok || e.Code != engine.CodeInvalid {
-		t.Fatalf("error %v, want field errors", err)
+	var invalid *InvalidError
+	if engine.ErrorCode(err) != engine.CodeInvalid || !errors.As(err, &invalid) {
+		t.Fatalf("error %v, want field problems", err)
 	}
-	return e.Fields
+	return invalid.Problems
 }
 
 func TestSeedIsIdempotentAndKeepsEdits(t *testing.T) {
@@ -476,7 +477,7 @@ func TestConcurrentPublishesGetDistinctVersions(t *testing.T) {
 
 // TestValidateFieldTable checks Validate against the field table itself:
 // every text field takes exactly its limit and refuses one character more
-// with the message the studio shows.
+// with the problem the studio words.
 func TestValidateFieldTable(t *testing.T) {
 	t.Parallel()
 	valid := map[FieldFormat]string{FormatText: "x", FormatDate: "2025-01-31", FormatImage: "/static/a.png", FormatPart: "1"}
@@ -508,8 +509,9 @@ func TestValidateFieldTable(t *testing.T) {
 				t.Errorf("%s %s at its limit of %d: %v", kind, f.Name, f.Max, problems)
 			}
 			_, problems := Validate(kind, slug, with(strings.Repeat("é", f.Max+1)))
-			if want := fmt.Sprintf("Keep this under %d characters.", f.Max+1); problems[f.Name] != want {
-				t.Errorf("%s %s over its limit: %q, want %q", kind, f.Name, problems[f.Name], want)
+			want := Problem{Code: ProblemTooLong, Args: map[string]string{ArgUnder: fmt.Sprint(f.Max + 1)}}
+			if diff := cmp.Diff(want, problems[f.Name]); diff != "" {
+				t.Errorf("%s %s over its limit (-want +got):\n%s", kind, f.Name, diff)
 			}
 		}
 	}
@@ -519,7 +521,7 @@ func TestValidateFieldTable(t *testing.T) {
 	// A field keeps its rule on a kind whose form does not show it.
 	_, problems := Validate(KindNews, "launch", map[string]string{"title": "T", "date": "2025-01-31", "summary": "S",
 		"body": "B", "part": "one"})
-	if problems["part"] != "Use a whole number from 1." {
+	if problems["part"].Code != ProblemPart {
 		t.Errorf("a bad part on a news item: %v", problems)
 	}
 }
