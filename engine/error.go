@@ -1,7 +1,7 @@
 // Package engine holds the vocabulary every other package shares: the error
-// type with its closed set of codes, the clock and the loops that run on time
-// (Every), and identifiers. It imports nothing of ours so that every concept
-// package can import it.
+// type with its closed set of codes, the clock and what runs on time (Every,
+// WaitLimit), and identifiers. It imports nothing of ours so that every
+// concept package can import it.
 package engine
 
 import (

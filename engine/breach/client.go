@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"glimpse/engine"
 )
 
 // Defaults of ClientConfig.
@@ -247,8 +249,7 @@ func (c *Client) get(ctx context.Context, path string, keyed bool, limit int64, 
 }
 
 // wait takes a token from the limiter, or fails at once when it cannot have
-// one before ctx ends: a person waiting for a screen is better told to try
-// later than kept waiting past the deadline. It also honours HIBP's last
+// one before ctx ends (engine.WaitLimit). It also honours HIBP's last
 // retry-after, so a 429 is not answered with another request.
 func (c *Client) wait(ctx context.Context) error {
 	now := time.Now()
@@ -259,24 +260,11 @@ func (c *Client) wait(ctx context.Context) error {
 		// Whole seconds rounded up, as HIBP states them.
 		return &RateLimitedError{RetryAfter: (blocked + time.Second - 1).Truncate(time.Second)}
 	}
-	r := c.limiter.ReserveN(now, 1)
-	delay := r.DelayFrom(now)
-	if deadline, ok := ctx.Deadline(); ok && now.Add(delay).After(deadline) {
-		r.CancelAt(now)
-		return &RateLimitedError{RetryAfter: delay}
+	wait, err := engine.WaitLimit(ctx, c.limiter, now)
+	if errors.Is(err, engine.ErrPastDeadline) {
+		return &RateLimitedError{RetryAfter: wait}
 	}
-	if delay == 0 {
-		return nil
-	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		r.Cancel()
-		return ctx.Err()
-	}
+	return err
 }
 
 // block holds back every keyed call for d, HIBP's retry-after.

@@ -76,8 +76,7 @@ func (l *limiter) state(token string, now time.Time) *tokenState {
 
 // wait takes a slot for token, or refuses at once with a *RateLimitError when
 // the API told us to rest the token, or when the slot would come after ctx's
-// deadline: a person waiting for a screen is better told "later" than kept
-// waiting past it.
+// deadline (engine.WaitLimit). The limiter runs on the injected clock.
 func (l *limiter) wait(ctx context.Context, token string) error {
 	now := l.clock.Now()
 	s := l.state(token, now)
@@ -87,25 +86,11 @@ func (l *limiter) wait(ctx context.Context, token string) error {
 	if blocked > 0 {
 		return &RateLimitError{RetryAfter: blocked.Round(time.Second)}
 	}
-	r := s.rate.ReserveN(now, 1)
-	delay := r.DelayFrom(now)
-	// The limiter runs on the injected clock, the deadline on the wall clock.
-	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) || !r.OK() {
-		r.CancelAt(now)
-		return &RateLimitError{RetryAfter: delay}
+	wait, err := engine.WaitLimit(ctx, s.rate, now)
+	if errors.Is(err, engine.ErrPastDeadline) {
+		return &RateLimitError{RetryAfter: wait}
 	}
-	if delay == 0 {
-		return nil
-	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		r.Cancel()
-		return context.Cause(ctx)
-	}
+	return err
 }
 
 // observe rests token after a rate-limit refusal for as long as it says, and
