@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,34 +165,13 @@ func (s *Server) studioExperiments(r *request) (screens.Page, error) {
 	return screens.StudioExperiments(r.ctx, items), nil
 }
 
-// experimentKeys are what an experiment may target: the flow's copy keys in
-// the default brand, then the offer slots (the plan change and free month
-// steps, and the offer each survey reason routes to).
-func (s *Server) experimentKeys() []string {
-	var keys []string
-	for k := range s.Brands.Get(brand.DefaultKey).Copy {
-		if strings.HasPrefix(k, experiment.CopyPrefix) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	keys = append(keys, experiment.OfferPrefix+"step"+strconv.Itoa(int(retention.StepPlanChange)),
-		experiment.OfferPrefix+"step"+strconv.Itoa(int(retention.StepGiftMonth)))
-	for _, reason := range retention.Reasons {
-		if reason != retention.ReasonKeep {
-			keys = append(keys, experiment.OfferPrefix+"reason."+reason)
-		}
-	}
-	return keys
-}
-
 func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
 	if err := s.experimentScreen(r); err != nil {
 		return screens.Page{}, err
 	}
 	if r.path == screens.PathStudioExperimentNew {
 		return screens.StudioExperimentEdit(r.ctx, screens.StudioExperimentState{New: true, Kind: experiment.KindCopy,
-			Keys: s.experimentKeys(), Variants: []screens.StudioExperimentVariant{
+			Keys: retention.ExperimentKeys(slices.Collect(maps.Keys(s.Brands.Get(brand.DefaultKey).Copy))), Variants: []screens.StudioExperimentVariant{
 				{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}}), nil
 	}
 	id := strings.Trim(strings.TrimPrefix(r.path, screens.PathStudioExperimentEdit), "/")
@@ -218,7 +199,7 @@ func (s *Server) experimentPreview(r *request, e experiment.Experiment, v experi
 	if e.Kind != experiment.KindCopy {
 		return nil
 	}
-	step, ok := stepOfKey(e.Key)
+	step, ok := retention.StepOfCopyKey(e.Key)
 	if !ok {
 		return nil
 	}
@@ -236,24 +217,6 @@ func (s *Server) experimentPreview(r *request, e experiment.Experiment, v experi
 	preview := ui.Stack("sm", ui.Text("heading", d.Title))
 	preview.Children = append(preview.Children, stripActions(d.Children)...)
 	return preview
-}
-
-// stepOfKey finds the step a flow key belongs to: unsubscribe.step<N>.…, or
-// the survey for unsubscribe.reason.….
-func stepOfKey(key string) (retention.Step, bool) {
-	rest, ok := strings.CutPrefix(key, "unsubscribe.step")
-	if ok {
-		n, _, _ := strings.Cut(rest, ".")
-		i, err := strconv.Atoi(n)
-		if err == nil && retention.Step(i).Valid() {
-			return retention.Step(i), true
-		}
-		return 0, false
-	}
-	if strings.HasPrefix(key, "unsubscribe.reason.") {
-		return retention.StepReason, true
-	}
-	return 0, false
 }
 
 // stripActions copies a tree without what would act (links, buttons, forms
