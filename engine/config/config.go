@@ -219,11 +219,17 @@ func Load(getenv func(string) string) (Config, error) {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return c, fmt.Errorf("GLIMPSE_ADDR: %w", err)
 	}
-	c.BaseURL = strings.TrimRight(or(getenv("GLIMPSE_BASE_URL"), "http://"+c.Addr), "/")
-	c.InstagramRedirectURI = or(c.InstagramRedirectURI, c.BaseURL+"/instagram/callback")
-	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c, fmt.Errorf("GLIMPSE_BASE_URL must be an http(s) origin, got %q", c.BaseURL)
+	baseURL := strings.TrimRight(or(getenv("GLIMPSE_BASE_URL"), "http://"+c.Addr), "/")
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("GLIMPSE_BASE_URL must be an http(s) origin, got %q", baseURL)
 	}
+	// Kept as parsed, scheme and host in lower case: everything that
+	// decides on https (Secure cookies, __Host-, HSTS, the dev mailbox)
+	// reads the scheme, so "HTTPS://…" is https too.
+	u.Host = strings.ToLower(u.Host)
+	c.BaseURL = strings.TrimRight(u.String(), "/")
+	c.InstagramRedirectURI = or(c.InstagramRedirectURI, c.BaseURL+"/instagram/callback")
 	if c.DevMailbox && c.SecureCookies() {
 		// The mailbox shows every mail, sign-in and reset links included, to
 		// anyone: a development tool that must never face the internet.
@@ -288,7 +294,11 @@ func (c *Config) loadSMTP(getenv func(string) string) error {
 
 // SecureCookies reports whether cookies must carry Secure: always, except for
 // a plain-http loopback origin used in development and tests.
-func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+func (c Config) SecureCookies() bool {
+	// Schemes are case-insensitive (RFC 3986 §3.1); this runs per request,
+	// so it compares rather than parses.
+	return len(c.BaseURL) >= len("https://") && strings.EqualFold(c.BaseURL[:len("https://")], "https://")
+}
 
 // trustedProxies parses a comma-separated list of CIDRs or addresses; an
 // address is a prefix of its full length.

@@ -56,6 +56,19 @@ func TestSettingsAndSecretFiles(t *testing.T) {
 	}
 }
 
+// An https origin written in capitals is https: Secure cookies, __Host-
+// and HSTS follow the parsed scheme (they were all off for "HTTPS://").
+func TestBaseURLSchemeDecidesHTTPS(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{"GLIMPSE_BASE_URL": "HTTPS://Glimpse.Example/"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "https://glimpse.example" || !c.SecureCookies() {
+		t.Fatalf("base URL %q, secure cookies %v", c.BaseURL, c.SecureCookies())
+	}
+}
+
 func TestRejectsBadValues(t *testing.T) {
 	t.Parallel()
 	for name, vars := range map[string]map[string]string{
@@ -75,6 +88,8 @@ func TestRejectsBadValues(t *testing.T) {
 		"mailbox":  {"GLIMPSE_DEV_MAILBOX": "maybe"},
 		// The dev mailbox shows sign-in links to anyone: never over https.
 		"mailbox https": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_BASE_URL": "https://glimpse.example"},
+		// The scheme decides, however it is written.
+		"mailbox HTTPS": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_BASE_URL": "HTTPS://Glimpse.Example"},
 	} {
 		if _, err := Load(env(vars)); err == nil {
 			t.Errorf("%s: accepted %v", name, vars)
