@@ -8,50 +8,28 @@ import (
 	"unicode"
 
 	"github.com/signintech/gopdf"
-	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/gofont/gobolditalic"
-	"golang.org/x/image/font/gofont/goitalic"
-	"golang.org/x/image/font/gofont/goregular"
 
 	"glimpse/engine/pdfdraw"
 	"glimpse/engine/ui"
 )
 
-// Page geometry in PDF points (A4 portrait).
+// Page geometry in PDF points (pdfdraw's A4 portrait).
 const (
-	pageWidth    = 595.28
-	pageHeight   = 841.89
 	margin       = 56.0
-	contentWidth = pageWidth - 2*margin
+	contentWidth = pdfdraw.PageWidth - 2*margin
 	// contentBottom is the lowest y body text may reach; the footer sits
 	// below it.
-	contentBottom = pageHeight - margin - 20
+	contentBottom = pdfdraw.PageHeight - margin - 20
 )
 
-// Font families registered with the PDF: the Go fonts (BSD licence), which
-// cover Latin, Greek and Cyrillic, so every lesson's text renders and is
-// embedded as a subset with a ToUnicode map that keeps it searchable.
-const (
-	regular    = "go"
-	bold       = "go-bold"
-	italic     = "go-italic"
-	boldItalic = "go-bold-italic"
-)
-
-// rgb is a colour.
-type rgb = pdfdraw.RGB
-
-// Colours: ink and muted for text, and the brand palette for the cover
-// illustration, links and accents.
+// The brand palette for the cover illustration, links and accents, beside
+// pdfdraw's ink, muted and rule.
 var (
-	ink    = rgb{R: 0x1d, G: 0x22, B: 0x2b}
-	muted  = rgb{R: 0x5f, G: 0x67, B: 0x73}
-	rule   = rgb{R: 0xd9, G: 0xdd, B: 0xe3}
-	white  = rgb{R: 0xff, G: 0xff, B: 0xff}
-	blue   = rgb{R: 0x3d, G: 0x5a, B: 0xfe}
-	pink   = rgb{R: 0xff, G: 0x4f, B: 0x81}
-	yellow = rgb{R: 0xf2, G: 0xb7, B: 0x05}
-	green  = rgb{R: 0x14, G: 0x91, B: 0x5f}
+	white  = pdfdraw.RGB{R: 0xff, G: 0xff, B: 0xff}
+	blue   = pdfdraw.RGB{R: 0x3d, G: 0x5a, B: 0xfe}
+	pink   = pdfdraw.RGB{R: 0xff, G: 0x4f, B: 0x81}
+	yellow = pdfdraw.RGB{R: 0xf2, G: 0xb7, B: 0x05}
+	green  = pdfdraw.RGB{R: 0x14, G: 0x91, B: 0x5f}
 )
 
 // Body text sizes in points.
@@ -103,9 +81,7 @@ type document struct{ *pdfdraw.Canvas }
 // newDocument starts an A4 PDF with the Go fonts registered and the
 // document information taken from d.
 func newDocument(d Doc, brand string) (*document, error) {
-	c, err := pdfdraw.New(margin, contentBottom, pdfdraw.Font{Family: regular, TTF: goregular.TTF},
-		pdfdraw.Font{Family: bold, TTF: gobold.TTF}, pdfdraw.Font{Family: italic, TTF: goitalic.TTF},
-		pdfdraw.Font{Family: boldItalic, TTF: gobolditalic.TTF})
+	c, err := pdfdraw.New(margin, contentBottom, pdfdraw.GoRegular, pdfdraw.GoBold, pdfdraw.GoItalic, pdfdraw.GoBoldItalic)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +96,7 @@ func newDocument(d Doc, brand string) (*document, error) {
 }
 
 // roundedFill paints a rectangle with rounded corners of radius r.
-func (d *document) roundedFill(x, y, w, h, r float64, c rgb) {
+func (d *document) roundedFill(x, y, w, h, r float64, c pdfdraw.RGB) {
 	if d.Err != nil {
 		return
 	}
@@ -130,7 +106,7 @@ func (d *document) roundedFill(x, y, w, h, r float64, c rgb) {
 
 // circle paints a disc of radius r centred on (cx, cy), as a polygon
 // because gopdf's Oval only strokes.
-func (d *document) circle(cx, cy, r float64, c rgb) {
+func (d *document) circle(cx, cy, r float64, c pdfdraw.RGB) {
 	const steps = 40
 	points := make([]gopdf.Point, steps)
 	for i := range points {
@@ -146,25 +122,25 @@ func (d *document) circle(cx, cy, r float64, c rgb) {
 func (d *document) cover(doc Doc, brand string) {
 	d.NewPage()
 	// A strip of the four brand colours across the top edge.
-	for i, c := range []rgb{blue, pink, yellow, green} {
-		d.Fill(float64(i)*pageWidth/4, 0, pageWidth/4, 10, c)
+	for i, c := range []pdfdraw.RGB{blue, pink, yellow, green} {
+		d.Fill(float64(i)*pdfdraw.PageWidth/4, 0, pdfdraw.PageWidth/4, 10, c)
 	}
 	d.Y = margin + 8
-	d.Font(bold, 15)
+	d.Font(pdfdraw.Bold, 15)
 	d.Text(margin, d.Y, brand, blue)
 	d.Y += 22
-	d.Font(regular, 12)
-	d.Text(margin, d.Y, kind(doc), muted)
+	d.Font(pdfdraw.Regular, 12)
+	d.Text(margin, d.Y, kind(doc), pdfdraw.Muted)
 	d.Y += 64
 	if doc.IsLesson() {
-		d.Font(bold, 16)
+		d.Font(pdfdraw.Bold, 16)
 		d.Text(margin, d.Y, fmt.Sprintf("Lesson %d", doc.Number), pink)
 		d.Y += 30
 	}
-	d.rich([]ui.Span{{Text: doc.Title}}, look{size: 30, lead: 1.2, colour: ink, strong: true}, margin, contentWidth)
+	d.rich([]ui.Span{{Text: doc.Title}}, look{size: 30, lead: 1.2, colour: pdfdraw.Ink, strong: true}, margin, contentWidth)
 	d.Y += 10
 	if doc.Subtitle != "" {
-		d.rich([]ui.Span{{Text: doc.Subtitle}}, look{size: 15, lead: 1.35, colour: muted}, margin, contentWidth)
+		d.rich([]ui.Span{{Text: doc.Subtitle}}, look{size: 15, lead: 1.35, colour: pdfdraw.Muted}, margin, contentWidth)
 	}
 	top := max(d.Y+30, 420)
 	d.illustration(margin, top, contentWidth, contentBottom-top-10)
@@ -178,14 +154,14 @@ func (d *document) illustration(x, y, w, h float64) {
 		return
 	}
 	// Background discs, clear of the phone.
-	d.circle(x+w-90, y+90, 80, rgb{R: 0xfd, G: 0xf1, B: 0xc8})
-	d.circle(x+w-40, y+h-60, 46, rgb{R: 0xd9, G: 0xf0, B: 0xe5})
-	d.circle(x+60, y+h-40, 30, rgb{R: 0xff, G: 0xe0, B: 0xe9})
+	d.circle(x+w-90, y+90, 80, pdfdraw.RGB{R: 0xfd, G: 0xf1, B: 0xc8})
+	d.circle(x+w-40, y+h-60, 46, pdfdraw.RGB{R: 0xd9, G: 0xf0, B: 0xe5})
+	d.circle(x+60, y+h-40, 30, pdfdraw.RGB{R: 0xff, G: 0xe0, B: 0xe9})
 
 	phoneH := min(h, 330.0)
 	phoneW := phoneH * 0.52
 	px, py := x+w/2-phoneW/2, y+(h-phoneH)/2
-	d.roundedFill(px, py, phoneW, phoneH, 22, ink)
+	d.roundedFill(px, py, phoneW, phoneH, 22, pdfdraw.Ink)
 	sx, sy, sw, sh := px+8, py+16, phoneW-16, phoneH-32
 	d.roundedFill(sx, sy, sw, sh, 14, white)
 
@@ -193,21 +169,21 @@ func (d *document) illustration(x, y, w, h float64) {
 	d.circle(sx+30, sy+32, 20, pink)
 	d.circle(sx+30, sy+32, 17, white)
 	d.circle(sx+30, sy+32, 14.5, blue)
-	d.roundedFill(sx+58, sy+22, sw-72, 7, 3.5, ink)
-	d.roundedFill(sx+58, sy+35, sw-90, 5, 2.5, rule)
-	d.roundedFill(sx+58, sy+44, sw-100, 5, 2.5, rule)
+	d.roundedFill(sx+58, sy+22, sw-72, 7, 3.5, pdfdraw.Ink)
+	d.roundedFill(sx+58, sy+35, sw-90, 5, 2.5, pdfdraw.Rule)
+	d.roundedFill(sx+58, sy+44, sw-100, 5, 2.5, pdfdraw.Rule)
 
 	// Story highlights.
-	highlights := []rgb{yellow, green, pink, blue}
+	highlights := []pdfdraw.RGB{yellow, green, pink, blue}
 	step := (sw - 20) / float64(len(highlights))
 	for i, c := range highlights {
 		cx := sx + 10 + step*(float64(i)+0.5)
-		d.circle(cx, sy+80, 11, rule)
+		d.circle(cx, sy+80, 11, pdfdraw.Rule)
 		d.circle(cx, sy+80, 9, c)
 	}
 
 	// A 3×3 grid of posts in the palette.
-	palette := []rgb{blue, pink, yellow, green, yellow, blue, pink, green, blue}
+	palette := []pdfdraw.RGB{blue, pink, yellow, green, yellow, blue, pink, green, blue}
 	gap := 3.0
 	tile := (sw - 2*gap) / 3
 	gridY := sy + 102
@@ -239,7 +215,7 @@ func (d *document) illustration(x, y, w, h float64) {
 // body draws the document's blocks from a new page on.
 func (d *document) body(blocks []ui.RichBlock) {
 	d.NewPage()
-	text := look{size: bodySize, lead: bodyLead, colour: ink}
+	text := look{size: bodySize, lead: bodyLead, colour: pdfdraw.Ink}
 	for i, b := range blocks {
 		switch b.Kind {
 		case "heading":
@@ -249,7 +225,7 @@ func (d *document) body(blocks []ui.RichBlock) {
 			}
 			// Keep a heading with the first lines under it.
 			d.Ensure(size*1.3 + 3*bodySize*bodyLead)
-			d.rich(b.Spans, look{size: size, lead: 1.3, colour: ink, strong: true}, margin, contentWidth)
+			d.rich(b.Spans, look{size: size, lead: 1.3, colour: pdfdraw.Ink, strong: true}, margin, contentWidth)
 			d.Y += size * 0.35
 		case "paragraph":
 			d.rich(b.Spans, text, margin, contentWidth)
@@ -261,8 +237,8 @@ func (d *document) body(blocks []ui.RichBlock) {
 					marker = fmt.Sprintf("%d.", n+1)
 				}
 				d.Ensure(bodySize * bodyLead)
-				d.Font(regular, bodySize)
-				d.TextAligned(margin, d.Y, listIndent-6, marker, muted, gopdf.Right)
+				d.Font(pdfdraw.Regular, bodySize)
+				d.TextAligned(margin, d.Y, listIndent-6, marker, pdfdraw.Muted, gopdf.Right)
 				d.rich(item, text, margin+listIndent, contentWidth-listIndent)
 				d.Y += blockGap / 2
 			}
@@ -278,24 +254,14 @@ func (d *document) footers(doc Doc, brand string) {
 	if doc.IsLesson() {
 		name = fmt.Sprintf("Lesson %d: %s", doc.Number, doc.Title)
 	}
-	total := d.PDF.GetNumberOfPages()
-	for page := 1; page <= total && d.Err == nil; page++ {
-		if d.Err = d.PDF.SetPage(page); d.Err != nil {
-			return
-		}
-		y := pageHeight - margin + 6
-		d.Line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
-		d.Font(regular, 8)
-		d.Text(margin, y, brand+" · "+name, muted)
-		d.TextAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
-	}
+	d.Footers(margin, pdfdraw.PageHeight-margin+6, brand+" · "+name)
 }
 
 // look is how a run of rich text is set: size, line height (a multiple of
 // the size), colour, and whether all of it is bold (headings, titles).
 type look struct {
 	size, lead float64
-	colour     rgb
+	colour     pdfdraw.RGB
 	strong     bool
 }
 
@@ -306,13 +272,13 @@ type style struct{ strong, em, link bool }
 func (s style) family() string {
 	switch {
 	case s.strong && s.em:
-		return boldItalic
+		return pdfdraw.BoldItalic
 	case s.strong:
-		return bold
+		return pdfdraw.Bold
 	case s.em:
-		return italic
+		return pdfdraw.Italic
 	}
-	return regular
+	return pdfdraw.Regular
 }
 
 // piece is a run of text in one style inside a word, with its width.
@@ -414,7 +380,7 @@ func (d *document) split(w word, width, size float64) []word {
 func (d *document) rich(spans []ui.Span, l look, x, width float64) {
 	ws := words(spans, l.strong)
 	d.measure(ws, l.size)
-	d.Font(regular, l.size)
+	d.Font(pdfdraw.Regular, l.size)
 	space := d.Width(" ")
 	lineHeight := l.size * l.lead
 

@@ -6,6 +6,7 @@ import (
 	"github.com/signintech/gopdf"
 
 	"glimpse/engine/analysis"
+	"glimpse/engine/pdfdraw"
 )
 
 // lineChart draws series as a vector line chart in the box whose top-left
@@ -23,10 +24,10 @@ func (d *document) lineChart(x, y, w, h float64, series []analysis.Point, label 
 	plotW, plotH := w-axisGutter-8, h-dateGutter-8
 
 	if len(series) == 0 {
-		d.Line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, muted)
-		d.Line(plotX, plotY, plotX, plotY+plotH, 0.8, muted)
-		d.Font(regular, 10)
-		d.TextAligned(plotX, plotY+plotH/2-5, plotW, "No data yet: the chart fills in as snapshots are taken.", muted, gopdf.Center)
+		d.Line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, pdfdraw.Muted)
+		d.Line(plotX, plotY, plotX, plotY+plotH, 0.8, pdfdraw.Muted)
+		d.Font(pdfdraw.Regular, 10)
+		d.TextAligned(plotX, plotY+plotH/2-5, plotW, "No data yet: the chart fills in as snapshots are taken.", pdfdraw.Muted, gopdf.Center)
 		return
 	}
 
@@ -41,15 +42,15 @@ func (d *document) lineChart(x, y, w, h float64, series []analysis.Point, label 
 	}
 	py := func(v float64) float64 { return plotY + plotH - (v-low)/(high-low)*plotH }
 
-	d.Font(regular, 7.5)
+	d.Font(pdfdraw.Regular, 7.5)
 	for i := 0; i <= grid; i++ {
 		v := low + (high-low)*float64(i)/grid
 		gy := py(v)
-		d.Line(plotX, gy, plotX+plotW, gy, 0.4, rule)
-		d.TextAligned(x, gy-4, axisGutter-6, label(v), muted, gopdf.Right)
+		d.Line(plotX, gy, plotX+plotW, gy, 0.4, pdfdraw.Rule)
+		d.TextAligned(x, gy-4, axisGutter-6, label(v), pdfdraw.Muted, gopdf.Right)
 	}
-	d.Line(plotX, plotY, plotX, plotY+plotH, 0.8, muted)
-	d.Line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, muted)
+	d.Line(plotX, plotY, plotX, plotY+plotH, 0.8, pdfdraw.Muted)
+	d.Line(plotX, plotY+plotH, plotX+plotW, plotY+plotH, 0.8, pdfdraw.Muted)
 
 	for i := 1; i < len(series); i++ {
 		d.Line(px(series[i-1]), py(series[i-1].Value), px(series[i]), py(series[i].Value), 1.6, accent)
@@ -72,10 +73,10 @@ func (d *document) lineChart(x, y, w, h float64, series []analysis.Point, label 
 // pointLabels writes p's value just above valueY and its date just below
 // axisY, in a box from x of width w aligned with align.
 func (d *document) pointLabels(x, w, valueY, axisY float64, p analysis.Point, label func(float64) string, align int) {
-	d.Font(bold, 8)
-	d.TextAligned(x, valueY-13, w, label(p.Value), ink, align)
-	d.Font(regular, 8)
-	d.TextAligned(x, axisY+5, w, shortDay(p.At), muted, align)
+	d.Font(pdfdraw.Bold, 8)
+	d.TextAligned(x, valueY-13, w, label(p.Value), pdfdraw.Ink, align)
+	d.Font(pdfdraw.Regular, 8)
+	d.TextAligned(x, axisY+5, w, shortDay(p.At), pdfdraw.Muted, align)
 }
 
 // valueRange returns the value axis bounds of series: its lowest and highest
@@ -104,17 +105,17 @@ func (d *document) levelBar(x, y, w float64, level int, labels [5]string) {
 	const gap, height = 6.0, 12.0
 	cell := (w - 4*gap) / 5
 	for i := range 5 {
-		colour := rule
+		colour := pdfdraw.Rule
 		if i < level {
 			colour = levelColours[level-1]
 		}
 		cx := x + float64(i)*(cell+gap)
 		d.Fill(cx, y, cell, height, colour)
-		d.Font(regular, 7.5)
-		text := muted
+		d.Font(pdfdraw.Regular, 7.5)
+		text := pdfdraw.Muted
 		if i+1 == level {
-			d.Font(bold, 7.5)
-			text = ink
+			d.Font(pdfdraw.Bold, 7.5)
+			text = pdfdraw.Ink
 		}
 		d.TextAligned(cx, y+height+4, cell, labels[i], text, gopdf.Center)
 	}

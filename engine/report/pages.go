@@ -6,6 +6,7 @@ import (
 	"github.com/signintech/gopdf"
 
 	"glimpse/engine/analysis"
+	"glimpse/engine/pdfdraw"
 )
 
 // cover draws page 1: who the report is about, when and from what it was
@@ -14,40 +15,40 @@ func (d *document) cover(r Report) {
 	d.NewPage()
 	d.Fill(margin, d.Y, contentWidth, 4, accent)
 	d.Y += 28
-	d.Font(bold, 30)
-	d.Text(margin, d.Y, r.Brand, ink)
+	d.Font(pdfdraw.Bold, 30)
+	d.Text(margin, d.Y, r.Brand, pdfdraw.Ink)
 	d.Y += 44
-	d.Font(bold, 20)
-	d.Text(margin, d.Y, "Instagram profile report", ink)
+	d.Font(pdfdraw.Bold, 20)
+	d.Text(margin, d.Y, "Instagram profile report", pdfdraw.Ink)
 	d.Y += 30
-	d.Font(regular, 18)
+	d.Font(pdfdraw.Regular, 18)
 	d.Text(margin, d.Y, "@"+r.Username, accent)
 	d.Y += 34
-	d.Font(regular, 10)
-	d.Text(margin, d.Y, "Generated "+r.GeneratedAt.Format("2 Jan 2006 15:04 MST"), muted)
+	d.Font(pdfdraw.Regular, 10)
+	d.Text(margin, d.Y, "Generated "+r.GeneratedAt.Format("2 Jan 2006 15:04 MST"), pdfdraw.Muted)
 	d.Y += 15
 	if !r.Result.TakenAt.IsZero() {
-		d.Text(margin, d.Y, "Data as of "+r.Result.TakenAt.Format("2 Jan 2006 15:04 MST"), muted)
+		d.Text(margin, d.Y, "Data as of "+r.Result.TakenAt.Format("2 Jan 2006 15:04 MST"), pdfdraw.Muted)
 		d.Y += 15
 	}
 	if r.Source != "" {
-		d.Text(margin, d.Y, "Source: "+r.Source, muted)
+		d.Text(margin, d.Y, "Source: "+r.Source, pdfdraw.Muted)
 		d.Y += 15
 	}
 	d.Y += 30
 
 	e := r.Result.Engagement
 	d.heading("Summary", 16)
-	d.Font(regular, 10)
-	d.Text(margin, d.Y, "Engagement rate", muted)
+	d.Font(pdfdraw.Regular, 10)
+	d.Text(margin, d.Y, "Engagement rate", pdfdraw.Muted)
 	d.Y += 15
-	d.Font(bold, 30)
+	d.Font(pdfdraw.Bold, 30)
 	rate := "–"
 	if e.Level > 0 {
 		rate = percent(e.Rate)
 	}
-	d.Text(margin, d.Y, rate, ink)
-	d.Font(regular, 12)
+	d.Text(margin, d.Y, rate, pdfdraw.Ink)
+	d.Font(pdfdraw.Regular, 12)
 	d.Text(margin+180, d.Y+12, levelPhrase(e), levelTextColour(e.Level))
 	d.Y += 44
 	d.levelBar(margin, d.Y, contentWidth, e.Level, levelLabels(e))
@@ -62,19 +63,19 @@ func (d *document) cover(r Report) {
 		{"Total comments", thousands(e.TotalComments)},
 	}
 	for _, row := range rows {
-		d.Font(regular, 11)
-		d.Text(margin, d.Y, row[0], ink)
-		d.Font(bold, 11)
-		d.TextAligned(margin, d.Y, contentWidth, row[1], ink, gopdf.Right)
+		d.Font(pdfdraw.Regular, 11)
+		d.Text(margin, d.Y, row[0], pdfdraw.Ink)
+		d.Font(pdfdraw.Bold, 11)
+		d.TextAligned(margin, d.Y, contentWidth, row[1], pdfdraw.Ink, gopdf.Right)
 		d.Y += 16
-		d.Line(margin, d.Y-3, pageWidth-margin, d.Y-3, 0.4, rule)
+		d.Line(margin, d.Y-3, pdfdraw.PageWidth-margin, d.Y-3, 0.4, pdfdraw.Rule)
 	}
 	d.Y += 24
 	d.heading("Methodology", 12)
-	d.paragraph(regular, 9.5, Methodology, muted)
-	d.paragraph(regular, 9.5, "The rate is compared with benchmarks for accounts of a similar size to give its level from 1 (low) to 5 (high).", muted)
+	d.paragraph(pdfdraw.Regular, 9.5, Methodology, pdfdraw.Muted)
+	d.paragraph(pdfdraw.Regular, 9.5, "The rate is compared with benchmarks for accounts of a similar size to give its level from 1 (low) to 5 (high).", pdfdraw.Muted)
 	if e.PostsAnalysed > 0 {
-		d.paragraph(regular, 9.5, fmt.Sprintf("Averages are over the %s analysed.", plural(e.PostsAnalysed, "latest post", "latest posts")), muted)
+		d.paragraph(pdfdraw.Regular, 9.5, fmt.Sprintf("Averages are over the %s analysed.", plural(e.PostsAnalysed, "latest post", "latest posts")), pdfdraw.Muted)
 	}
 }
 
@@ -95,7 +96,7 @@ func (d *document) charts(r Report) {
 
 	e := r.Result.Engagement
 	d.heading("Engagement level", 13)
-	d.Font(regular, 10)
+	d.Font(pdfdraw.Regular, 10)
 	d.Text(margin, d.Y, levelPhrase(e), levelTextColour(e.Level))
 	d.Y += 18
 	d.levelBar(margin, d.Y, contentWidth, e.Level, levelLabels(e))
@@ -126,15 +127,15 @@ func (d *document) audience(r Report) {
 	for _, g := range groups {
 		d.Ensure(60)
 		d.Y += 6
-		d.Font(bold, 12)
-		d.Text(margin, d.Y, g.name, ink)
-		count, colour := "not available", muted
+		d.Font(pdfdraw.Bold, 12)
+		d.Text(margin, d.Y, g.name, pdfdraw.Ink)
+		count, colour := "not available", pdfdraw.Muted
 		if g.category.Count != nil {
-			count, colour = thousands(*g.category.Count), ink
+			count, colour = thousands(*g.category.Count), pdfdraw.Ink
 		}
 		d.TextAligned(margin, d.Y, contentWidth, count, colour, gopdf.Right)
 		d.Y += 17
-		d.paragraph(regular, 9, words(g.category.Basis, g.category.Args), muted)
+		d.paragraph(pdfdraw.Regular, 9, words(g.category.Basis, g.category.Args), pdfdraw.Muted)
 		names := g.category.Usernames[:min(sampleNames, len(g.category.Usernames))]
 		if len(names) > 0 {
 			d.Y += 2
@@ -148,10 +149,10 @@ func (d *document) audience(r Report) {
 			if g.category.Count != nil && *g.category.Count > len(names) {
 				list += fmt.Sprintf(" and %s more", thousands(*g.category.Count-len(names)))
 			}
-			d.paragraph(regular, 9.5, list, ink)
+			d.paragraph(pdfdraw.Regular, 9.5, list, pdfdraw.Ink)
 		}
 		d.Y += 4
-		d.Line(margin, d.Y, pageWidth-margin, d.Y, 0.4, rule)
+		d.Line(margin, d.Y, pdfdraw.PageWidth-margin, d.Y, 0.4, pdfdraw.Rule)
 		d.Y += 4
 	}
 }
@@ -170,21 +171,21 @@ func (d *document) topPosts(r Report) {
 func (d *document) postTable(title string, posts []analysis.TopPost, singular, many, empty string) {
 	d.heading(title, 13)
 	if len(posts) == 0 {
-		d.paragraph(regular, 10, empty, muted)
+		d.paragraph(pdfdraw.Regular, 10, empty, pdfdraw.Muted)
 		return
 	}
 	for i, p := range posts {
 		d.Ensure(20)
-		d.Font(bold, 11)
-		d.Text(margin, d.Y, fmt.Sprintf("%d.", i+1), ink)
-		d.Font(regular, 11)
-		d.Text(margin+24, d.Y, "Posted "+day(p.TakenAt), ink)
-		d.Font(regular, 8.5)
-		d.Text(margin+170, d.Y+2, "Post "+p.ID, muted)
-		d.Font(bold, 11)
-		d.TextAligned(margin, d.Y, contentWidth, plural(p.Count, singular, many), ink, gopdf.Right)
+		d.Font(pdfdraw.Bold, 11)
+		d.Text(margin, d.Y, fmt.Sprintf("%d.", i+1), pdfdraw.Ink)
+		d.Font(pdfdraw.Regular, 11)
+		d.Text(margin+24, d.Y, "Posted "+day(p.TakenAt), pdfdraw.Ink)
+		d.Font(pdfdraw.Regular, 8.5)
+		d.Text(margin+170, d.Y+2, "Post "+p.ID, pdfdraw.Muted)
+		d.Font(pdfdraw.Bold, 11)
+		d.TextAligned(margin, d.Y, contentWidth, plural(p.Count, singular, many), pdfdraw.Ink, gopdf.Right)
 		d.Y += 18
-		d.Line(margin, d.Y-4, pageWidth-margin, d.Y-4, 0.4, rule)
+		d.Line(margin, d.Y-4, pdfdraw.PageWidth-margin, d.Y-4, 0.4, pdfdraw.Rule)
 	}
 }
 
@@ -203,9 +204,9 @@ func levelPhrase(e analysis.Engagement) string {
 
 // levelTextColour is the colour of the level's words: the level's own
 // colour, or muted when there is no level.
-func levelTextColour(level int) rgb {
+func levelTextColour(level int) pdfdraw.RGB {
 	if level < 1 || level > 5 {
-		return muted
+		return pdfdraw.Muted
 	}
 	return levelColours[level-1]
 }

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/signintech/gopdf"
-	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/gofont/goregular"
 
 	"glimpse/engine/analysis"
 	"glimpse/engine/pdfdraw"
@@ -46,34 +44,21 @@ type Report struct {
 const Methodology = "Engagement rate = average (likes + comments) per post ÷ followers × 100, over the latest posts analysed. " +
 	"Likes are never attributed to accounts: Instagram does not show who liked a post, so audience groups that depend on activity count commenters only."
 
-// Page geometry in PDF points (A4 portrait).
+// Page geometry in PDF points (pdfdraw's A4 portrait).
 const (
-	pageWidth    = 595.28
-	pageHeight   = 841.89
 	margin       = 48.0
-	contentWidth = pageWidth - 2*margin
+	contentWidth = pdfdraw.PageWidth - 2*margin
 	// contentBottom is the lowest y body text may reach; the footer sits
 	// below it.
-	contentBottom = pageHeight - margin - 24
+	contentBottom = pdfdraw.PageHeight - margin - 24
 )
 
-// Font families registered with the PDF.
-const (
-	regular = "go"
-	bold    = "go-bold"
-)
-
-// rgb is a colour.
-type rgb = pdfdraw.RGB
-
-// Colours of the report. levelColours[i] colours level i+1, as on the
-// Analytics screen's 5-cell bar.
+// Colours of the report beside pdfdraw's ink, muted and rule.
+// levelColours[i] colours level i+1, as on the Analytics screen's 5-cell
+// bar.
 var (
-	ink          = rgb{R: 0x1d, G: 0x22, B: 0x2b}
-	muted        = rgb{R: 0x5f, G: 0x67, B: 0x73}
-	rule         = rgb{R: 0xd9, G: 0xdd, B: 0xe3}
-	accent       = rgb{R: 0x3b, G: 0x5b, B: 0xdb}
-	levelColours = [5]rgb{{R: 0xd9, G: 0x2d, B: 0x42}, {R: 0xf0, G: 0x6b, B: 0x2a}, {R: 0xf2, G: 0xb7, B: 0x05}, {R: 0x5a, G: 0xc2, B: 0x6a}, {R: 0x14, G: 0x91, B: 0x5f}}
+	accent       = pdfdraw.RGB{R: 0x3b, G: 0x5b, B: 0xdb}
+	levelColours = [5]pdfdraw.RGB{{R: 0xd9, G: 0x2d, B: 0x42}, {R: 0xf0, G: 0x6b, B: 0x2a}, {R: 0xf2, G: 0xb7, B: 0x05}, {R: 0x5a, G: 0xc2, B: 0x6a}, {R: 0x14, G: 0x91, B: 0x5f}}
 )
 
 // Render draws r as a PDF of at least four pages: the cover with the summary
@@ -105,8 +90,7 @@ type document struct{ *pdfdraw.Canvas }
 // newDocument starts an A4 PDF with the Go fonts registered and the
 // document information taken from r.
 func newDocument(r Report) (*document, error) {
-	c, err := pdfdraw.New(margin, contentBottom, pdfdraw.Font{Family: regular, TTF: goregular.TTF},
-		pdfdraw.Font{Family: bold, TTF: gobold.TTF})
+	c, err := pdfdraw.New(margin, contentBottom, pdfdraw.GoRegular, pdfdraw.GoBold)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +107,7 @@ func newDocument(r Report) (*document, error) {
 
 // paragraph draws s wrapped to width at the left margin from y, in the given
 // font, starting new pages as needed, and moves y below it.
-func (d *document) paragraph(family string, size float64, s string, c rgb) {
+func (d *document) paragraph(family string, size float64, s string, c pdfdraw.RGB) {
 	d.Font(family, size)
 	lineHeight := size * 1.35
 	for _, line := range d.wrap(s, contentWidth) {
@@ -168,23 +152,13 @@ func (d *document) wrap(s string, width float64) []string {
 // heading draws a page or section title and moves y below it.
 func (d *document) heading(s string, size float64) {
 	d.Ensure(size * 2)
-	d.Font(bold, size)
-	d.Text(margin, d.Y, s, ink)
+	d.Font(pdfdraw.Bold, size)
+	d.Text(margin, d.Y, s, pdfdraw.Ink)
 	d.Y += size * 1.6
 }
 
 // footers numbers every page "Page n of m" and names the report, once all
 // pages exist and m is known.
 func (d *document) footers(r Report) {
-	total := d.PDF.GetNumberOfPages()
-	for page := 1; page <= total && d.Err == nil; page++ {
-		if d.Err = d.PDF.SetPage(page); d.Err != nil {
-			return
-		}
-		y := pageHeight - margin
-		d.Line(margin, y-6, pageWidth-margin, y-6, 0.5, rule)
-		d.Font(regular, 8)
-		d.Text(margin, y, fmt.Sprintf("%s · Instagram profile report · @%s", r.Brand, r.Username), muted)
-		d.TextAligned(margin, y, contentWidth, fmt.Sprintf("Page %d of %d", page, total), muted, gopdf.Right)
-	}
+	d.Footers(margin, pdfdraw.PageHeight-margin, fmt.Sprintf("%s · Instagram profile report · @%s", r.Brand, r.Username))
 }
