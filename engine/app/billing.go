@@ -7,6 +7,7 @@ import (
 
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
+	"glimpse/engine/report"
 )
 
 // billingMail turns a billing notice into a mail in the outbox, with the
@@ -33,8 +34,34 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 		template = mail.TemplateCanceled
 	case billing.NoticeReceipt:
 		template = mail.TemplateReceipt
+	case billing.NoticeProfileReport:
+		return a.profileReportMail(ctx, n)
+	case billing.NoticeCancelLink:
+		// The token is the link's only secret; the notice carries it to
+		// the mail and nowhere else (it is not logged).
+		template = mail.TemplateCancelConfirm
+		delete(data, "token")
+		data["link"] = "/unsubscription?from=" + url.QueryEscape(n.Data["token"])
 	default:
 		return fmt.Errorf("billing mail: unknown notice %q", n.Kind)
 	}
 	return a.Outbox.Enqueue(ctx, mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: template, Data: data})
+}
+
+// profileReportMail makes the bought profile report and puts it in the
+// outbox (the spec's ig-getPdfReport). With no analysis yet the mail says
+// so; the report can be downloaded from My Plan once there is one.
+func (a *App) profileReportMail(ctx context.Context, n billing.Notice) error {
+	msg := mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: mail.TemplateProfileReport,
+		Data: map[string]string{"email": n.Data["email"]}}
+	if p, err := a.Profiles.Get(ctx, n.Data["user"]); err == nil && p.Result != nil {
+		followers, engagement := p.Series()
+		pdf, err := report.Render(report.Report{Brand: a.Brands.Get(n.Brand).Name, Username: p.Username,
+			GeneratedAt: a.Clock.Now(), Result: *p.Result, Followers: followers, Engagement: engagement})
+		if err != nil {
+			return fmt.Errorf("profile report for %s: %w", n.Data["user"], err)
+		}
+		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
+	}
+	return a.Outbox.Enqueue(ctx, msg)
 }

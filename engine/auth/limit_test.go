@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 )
 
 // subscriberWithPlan creates an account that may sign in on bundle "b".
@@ -18,8 +19,8 @@ func subscriberWithPlan(t *testing.T, svc *auth.Service, email, password string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.PutSubscription(ctx, auth.Subscription{ID: "s-" + u.ID, UserID: u.ID, Bundle: "b",
-		Status: auth.StatusActive, MainPlan: true}); err != nil {
+	if err := svc.PutSubscription(ctx, billing.Subscription{ID: "s-" + u.ID, UserID: u.ID, Bundle: "b",
+		Status: billing.StatusActive, MainPlan: true}); err != nil {
 		t.Fatal(err)
 	}
 	return u

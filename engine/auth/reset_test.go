@@ -12,6 +12,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
 )
@@ -37,8 +38,8 @@ func subscribed(t *testing.T, svc *auth.Service, email, password string) auth.Us
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.PutSubscription(ctx, auth.Subscription{ID: "sub-" + u.ID, UserID: u.ID, Email: u.Email,
-		Bundle: "glimpse.web", PlanCode: "glimpse_weekly", Status: auth.StatusActive, MainPlan: true, StartedAt: start}); err != nil {
+	if err := svc.PutSubscription(ctx, billing.Subscription{ID: "sub-" + u.ID, UserID: u.ID, Email: u.Email,
+		Bundle: "glimpse.web", PlanCode: "glimpse_weekly", Status: billing.StatusActive, MainPlan: true, StartedAt: start}); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -176,8 +177,8 @@ func TestSignInExpiredSubscription(t *testing.T) {
 		t.Fatalf("no subscription at all: %v", err)
 	}
 	ended := start.Add(-time.Hour)
-	if err := svc.PutSubscription(ctx, auth.Subscription{ID: "old", UserID: u.ID, Email: u.Email, Bundle: "glimpse.web",
-		PlanCode: "glimpse_weekly", Status: auth.StatusCanceled, MainPlan: true, StartedAt: start.Add(-48 * time.Hour), ExpiresAt: &ended}); err != nil {
+	if err := svc.PutSubscription(ctx, billing.Subscription{ID: "old", UserID: u.ID, Email: u.Email, Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly", Status: billing.StatusCanceled, MainPlan: true, StartedAt: start.Add(-48 * time.Hour), ExpiresAt: &ended}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.SignIn(ctx, "eve@example.com", "the-password", "10.0.0.1", "glimpse.web"); !errors.Is(err, auth.ErrSubscriptionExpired) {

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
+	"glimpse/engine/billing"
 )
 
 // The sign-in errors. Their messages are the identity provider's texts the
@@ -35,10 +36,11 @@ var (
 
 // Collection names owned by auth.
 const (
-	UsersCollection         = "users"
-	UserEmailsCollection    = "user_emails"
-	SessionsCollection      = "sessions"
-	SubscriptionsCollection = "subscriptions"
+	UsersCollection      = "users"
+	UserEmailsCollection = "user_emails"
+	SessionsCollection   = "sessions"
+	// SubscriptionsCollection is billing's, read here to authorise.
+	SubscriptionsCollection = billing.SubscriptionsCollection
 	LoginLinksCollection    = "login_links"
 	// legacyFailuresCollection held the read-then-write failure counts
 	// that store.Claims slots replaced; Sweep empties it.
@@ -67,7 +69,7 @@ const (
 type Principal struct {
 	Session       Session
 	User          User
-	Subscriptions []Subscription
+	Subscriptions []billing.Subscription
 }
 
 // Service is the accounts and sessions API.
@@ -82,7 +84,7 @@ type Service struct {
 	passwordCheck func(ctx context.Context, password string) error
 
 	sessions *engine.TTLCache[sessionEntry]
-	subs     *engine.TTLCache[[]Subscription]
+	subs     *engine.TTLCache[[]billing.Subscription]
 	limiter  *Limiter
 }
 
@@ -97,7 +99,7 @@ func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime
 	return &Service{
 		db: db, clock: clock, hasher: hasher, lifetime: lifetime,
 		sessions: engine.NewTTLCache[sessionEntry](clock, cacheTTL),
-		subs:     engine.NewTTLCache[[]Subscription](clock, cacheTTL),
+		subs:     engine.NewTTLCache[[]billing.Subscription](clock, cacheTTL),
 		limiter:  NewLimiter(db, clock, "signin", DefaultLimits),
 	}
 }
@@ -224,7 +226,7 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	if err != nil {
 		return "", err
 	}
-	if _, ok := MainSubscription(subs, bundle, s.clock.Now()); !ok {
+	if _, ok := billing.MainSubscription(subs, bundle, s.clock.Now()); !ok {
 		for _, sub := range subs {
 			if sub.MainPlan && sub.Bundle == bundle {
 				return "", ErrSubscriptionExpired // had one here; none counts any more
@@ -295,13 +297,13 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 }
 
 // Subscriptions lists a user's subscriptions (cached briefly).
-func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscription, error) {
-	return s.subs.Load(ctx, userID, func(ctx context.Context) ([]Subscription, error) {
+func (s *Service) Subscriptions(ctx context.Context, userID string) ([]billing.Subscription, error) {
+	return s.subs.Load(ctx, userID, func(ctx context.Context) ([]billing.Subscription, error) {
 		cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
 		if err != nil {
 			return nil, fmt.Errorf("find subscriptions: %w", err)
 		}
-		subs := []Subscription{}
+		subs := []billing.Subscription{}
 		if err := cur.All(ctx, &subs); err != nil {
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}
@@ -315,7 +317,7 @@ func (s *Service) Subscriptions(ctx context.Context, userID string) ([]Subscript
 func (s *Service) ForgetSubscriptions(userID string) { s.subs.Drop(userID) }
 
 // PutSubscription creates or replaces a subscription (idempotent by _id).
-func (s *Service) PutSubscription(ctx context.Context, sub Subscription) error {
+func (s *Service) PutSubscription(ctx context.Context, sub billing.Subscription) error {
 	_, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
 		options.Replace().SetUpsert(true))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
 )
@@ -58,18 +59,18 @@ func TestMainSubscription(t *testing.T) {
 	past, future := start.Add(-time.Hour), start.Add(time.Hour)
 	cases := []struct {
 		name string
-		sub  auth.Subscription
+		sub  billing.Subscription
 		want bool
 	}{
-		{"active main", auth.Subscription{Bundle: "b", Status: auth.StatusActive, MainPlan: true}, true},
-		{"canceled main until it ends", auth.Subscription{Bundle: "b", Status: auth.StatusCanceled, MainPlan: true, ExpiresAt: &future}, true},
-		{"canceled main that ended", auth.Subscription{Bundle: "b", Status: auth.StatusCanceled, MainPlan: true, ExpiresAt: &past}, false},
-		{"expired", auth.Subscription{Bundle: "b", Status: auth.StatusExpired, MainPlan: true}, false},
-		{"add-on only", auth.Subscription{Bundle: "b", Status: auth.StatusActive}, false},
-		{"another brand's bundle", auth.Subscription{Bundle: "other", Status: auth.StatusActive, MainPlan: true}, false},
+		{"active main", billing.Subscription{Bundle: "b", Status: billing.StatusActive, MainPlan: true}, true},
+		{"canceled main until it ends", billing.Subscription{Bundle: "b", Status: billing.StatusCanceled, MainPlan: true, ExpiresAt: &future}, true},
+		{"canceled main that ended", billing.Subscription{Bundle: "b", Status: billing.StatusCanceled, MainPlan: true, ExpiresAt: &past}, false},
+		{"expired", billing.Subscription{Bundle: "b", Status: billing.StatusExpired, MainPlan: true}, false},
+		{"add-on only", billing.Subscription{Bundle: "b", Status: billing.StatusActive}, false},
+		{"another brand's bundle", billing.Subscription{Bundle: "other", Status: billing.StatusActive, MainPlan: true}, false},
 	}
 	for _, tc := range cases {
-		if _, got := auth.MainSubscription([]auth.Subscription{tc.sub}, "b", start); got != tc.want {
+		if _, got := billing.MainSubscription([]billing.Subscription{tc.sub}, "b", start); got != tc.want {
 			t.Errorf("%s: authorised = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -86,7 +87,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if _, err := svc.SignIn(ctx, "ann@example.com", "correct-horse", "ip", "b"); !errors.Is(err, auth.ErrNoSubscription) {
 		t.Fatalf("without a subscription: %v", err)
 	}
-	if err := svc.PutSubscription(ctx, auth.Subscription{ID: "s1", UserID: u.ID, Bundle: "b", Status: auth.StatusActive, MainPlan: true}); err != nil {
+	if err := svc.PutSubscription(ctx, billing.Subscription{ID: "s1", UserID: u.ID, Bundle: "b", Status: billing.StatusActive, MainPlan: true}); err != nil {
 		t.Fatal(err)
 	}
 	token, err := svc.SignIn(ctx, "ann@example.com", "correct-horse", "ip", "b")

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
 // cancelLinksCollection keeps cancel-by-email requests by the SHA-256 of
@@ -22,6 +23,44 @@ type cancelLink struct {
 	UserID    string    `bson:"userId,omitempty"`
 	Bundle    string    `bson:"bundle"`
 	ExpiresAt time.Time `bson:"expiresAt"`
+}
+
+// The cancel-by-email request's policy: a link works for a day, and a
+// subscription may ask for CancelMailsPer mails in a CancelMailWindow (one
+// mail goes out per window whatever the taps: the notice's key).
+const (
+	CancelLinkLifetime = 24 * time.Hour
+	CancelMailsPer     = 3
+	CancelMailWindow   = 10 * time.Minute
+)
+
+// CancelEmailRequest is a subscriber asking to cancel by email.
+type CancelEmailRequest struct {
+	SubscriptionID string // the main plan
+	UserID         string
+	Email          string
+	Bundle         string
+	Brand          string
+}
+
+// RequestCancelEmail sends the cancel-by-email confirmation: a link that
+// cancels without signing in, valid for CancelLinkLifetime, of which only
+// the hash is stored. Asked too often it answers ErrTooManyAttempts.
+func (s *Service) RequestCancelEmail(ctx context.Context, req CancelEmailRequest) error {
+	ok, err := s.TakeAttempt(ctx, "cancel-mail:"+req.SubscriptionID, CancelMailsPer, CancelMailWindow)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrTooManyAttempts
+	}
+	token, err := s.NewCancelLink(ctx, req.Email, req.UserID, req.Bundle, CancelLinkLifetime)
+	if err != nil {
+		return err
+	}
+	s.send(ctx, Notice{Key: "cancel-confirm:" + req.SubscriptionID + ":" + store.Window(s.clock.Now(), CancelMailWindow),
+		To: req.Email, Brand: req.Brand, Kind: NoticeCancelLink, Data: map[string]string{"token": token, "email": req.Email}})
+	return nil
 }
 
 // NewCancelLink makes the token of a cancel-by-email link for an address

@@ -43,26 +43,25 @@ const (
 	GiftOneMonth    Entitlement = "gift_one_month"
 )
 
-// Owned is a plan code with its bundle and expiry, as entitlements need it.
-type Owned struct {
-	PlanCode  string
-	Bundle    string
-	Status    string
-	ExpiresAt *time.Time
-}
+// AddOns are the one-time add-ons My Plan offers, in its order, each with
+// the family it is sold as and the entitlement it gives.
+var AddOns = []struct {
+	Family      string
+	Entitlement Entitlement
+}{{FamilyProfileReport, ProfileReport}, {FamilyPDFCourse, PDFCourse}, {FamilyReelsPlaybook, ReelsPlaybook}}
 
 // Entitlements returns the entitlements that non-expired subscriptions on
 // bundle give: a partner brand's purchase does not unlock this brand. Each
 // family's code carries its family name, with brand markers (_x_, _y_) and
 // sale variants around it, so a substring match covers them all.
-func Entitlements(owned []Owned, bundle string, now time.Time) map[Entitlement]bool {
+func Entitlements(subs []Subscription, bundle string, now time.Time) map[Entitlement]bool {
 	out := map[Entitlement]bool{}
-	for _, o := range owned {
-		if o.Bundle != bundle || o.Status == "expired" || (o.ExpiresAt != nil && !now.Before(*o.ExpiresAt)) {
+	for _, sub := range subs {
+		if sub.Bundle != bundle || sub.Expired(now) {
 			continue
 		}
 		for _, e := range []Entitlement{PDFCourse, ProfileReport, ReelsPlaybook, PremiumOneMonth, GiftOneMonth} {
-			if strings.Contains(o.PlanCode, string(e)) {
+			if strings.Contains(sub.PlanCode, string(e)) {
 				out[e] = true
 			}
 		}

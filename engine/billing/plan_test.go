@@ -27,7 +27,7 @@ func TestEntitlements(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	past := now.Add(-time.Hour)
-	got := Entitlements([]Owned{
+	got := Entitlements([]Subscription{
 		{PlanCode: "glimpse_x_pdf_course_sale", Bundle: "b", Status: "active"},
 		{PlanCode: "glimpse_profile_report", Bundle: "b", Status: "active", ExpiresAt: &past},
 		{PlanCode: "glimpse_reels_playbook", Bundle: "b", Status: "expired"},

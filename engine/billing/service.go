@@ -53,6 +53,8 @@ const (
 	NoticePaymentFailed = "payment_failed" // Data: plan, retryDate
 	NoticeCanceled      = "canceled"       // Data: plan, endDate
 	NoticeReceipt       = "receipt"        // Data: item, price, date
+	NoticeCancelLink    = "cancel_link"    // Data: token, email
+	NoticeProfileReport = "profile_report" // Data: user, email: the bought report is to be made and mailed
 )
 
 // Service sells plans and keeps subscriptions.
@@ -120,7 +122,18 @@ type CheckoutRequest struct {
 	// Key is the checkout's idempotency key (one per checkout page view):
 	// the same key never charges twice and returns the same subscription.
 	Key string
+	// Client is who is buying (the client's address): each may try
+	// CheckoutsPerHour checkouts an hour. Empty counts nothing (a caller
+	// that is not a visitor's request).
+	Client string
 }
+
+// CheckoutsPerHour is how many checkouts a client may try in an hour: card
+// testing is done with many tries.
+const CheckoutsPerHour = 20
+
+// ErrTooManyAttempts is a limited action asked for too often.
+var ErrTooManyAttempts = engine.Errorf(engine.CodeRateLimited, "Too many attempts. Please try again later.")
 
 // Checkout charges the first period and creates the subscription. A declined
 // card creates nothing.
@@ -134,6 +147,15 @@ func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscripti
 	}
 	if req.Key == "" || len(req.Key) > 128 {
 		return Subscription{}, engine.Errorf(engine.CodeInvalid, "The checkout could not be read. Please reload the page.")
+	}
+	if req.Client != "" {
+		ok, err := s.TakeAttempt(ctx, "checkout:"+req.Client, CheckoutsPerHour, time.Hour)
+		if err != nil {
+			return Subscription{}, err
+		}
+		if !ok {
+			return Subscription{}, ErrTooManyAttempts
+		}
 	}
 	email := normaliseEmail(req.Email)
 	subID := "sub_" + engine.HashToken("checkout:" + req.Key)[:24]
@@ -367,6 +389,10 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		Detail: plan.Price.String() + " charge " + ch.Reference})
 	s.send(ctx, Notice{Key: "receipt:" + sub.ID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeReceipt,
 		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": now.Format("Jan 2, 2006")}})
+	if req.Family == FamilyProfileReport {
+		s.send(ctx, Notice{Key: "profile-report:" + req.UserID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeProfileReport,
+			Data: map[string]string{"user": req.UserID, "email": req.Email}})
+	}
 	s.touched(req.UserID)
 	return sub, nil
 }

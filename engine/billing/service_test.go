@@ -372,11 +372,7 @@ func TestPurchaseAddOnOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owned := make([]Owned, 0, len(subs))
-	for _, s := range subs {
-		owned = append(owned, Owned{PlanCode: s.PlanCode, Bundle: s.Bundle, Status: s.Status, ExpiresAt: s.ExpiresAt})
-	}
-	ent := Entitlements(owned, "glimpse.web", f.clock.Now())
+	ent := Entitlements(subs, "glimpse.web", f.clock.Now())
 	if !ent[PDFCourse] || ent[ProfileReport] {
 		t.Fatalf("entitlements %v", ent)
 	}

@@ -62,6 +62,31 @@ func (s Subscription) Expired(now time.Time) bool {
 	return s.Status == StatusExpired || (s.ExpiresAt != nil && !now.Before(*s.ExpiresAt))
 }
 
+// FetchingPlansWindow is the spec's 'Fetching plans' window after a plan
+// starts, during which My Plan's Cancel waits.
+const FetchingPlansWindow = 36_000_000 * time.Millisecond
+
+// FetchingPlans reports whether the plan is in its 'Fetching plans' window.
+func (s Subscription) FetchingPlans(now time.Time) bool { return now.Sub(s.StartedAt) < FetchingPlansWindow }
+
+// Authorises reports whether the subscription lets its owner in on bundle
+// at now: a main plan on that bundle, active or canceled (canceled still
+// authorises until it expires, as the spec says), not expired.
+func (s Subscription) Authorises(bundle string, now time.Time) bool {
+	return s.MainPlan && s.Bundle == bundle && (s.Status == StatusActive || s.Status == StatusCanceled) && !s.Expired(now)
+}
+
+// MainSubscription returns the subscription that authorises a person on a
+// bundle (Authorises), if any.
+func MainSubscription(subs []Subscription, bundle string, now time.Time) (Subscription, bool) {
+	for _, s := range subs {
+		if s.Authorises(bundle, now) {
+			return s, true
+		}
+	}
+	return Subscription{}, false
+}
+
 // Change is one line of a subscription's history: what changed, when, by
 // whom (a person, the renewal job, a provider's webhook) and from what to
 // what. Its _id is "<subscription id>/<change key>", so a change made twice

@@ -10,7 +10,6 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
-	"glimpse/engine/billing"
 	"glimpse/engine/mail"
 	"glimpse/engine/store"
 	"glimpse/engine/ui"
@@ -80,43 +79,18 @@ func (s *Server) accessRecoveryScreen(r *request) (screens.Page, error) {
 	if id == "" {
 		return screens.CreateAccount(r.ctx, screens.CreateAccountState{Problem: screens.CreateAccountNoID}), nil
 	}
-	sub, err := s.pendingSubscription(r, id)
+	userID := ""
+	if r.signedIn {
+		userID = r.principal.User.ID
+	}
+	sub, err := s.accounts.PendingSubscription(r.fiber.Context(), id, r.brand.Bundle, userID)
+	if errors.Is(err, auth.ErrNoPendingSubscription) {
+		return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: id, Problem: screens.CreateAccountNoSubscription}), nil
+	}
 	if err != nil {
 		return screens.Page{}, err
 	}
-	if sub == nil {
-		return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: id, Problem: screens.CreateAccountNoSubscription}), nil
-	}
 	return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: sub.ID, Email: sub.Email}), nil
-}
-
-// pendingSubscription returns the subscription id names when an account may
-// be created for it on this brand: paid (active or canceled, not expired),
-// a main plan on this brand's bundle, and not linked to an account yet.
-// Anything else is nil: the screen says 'No subscription' alike.
-func (s *Server) pendingSubscription(r *request, id string) (*billing.Subscription, error) {
-	sub, err := s.Billing.Subscription(r.fiber.Context(), id)
-	if engine.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	// Its new owner, just signed in by account.create, still finds the form
-	// (a second submit from the same page goes on rather than failing).
-	check := sub
-	if sub.UserID != "" && r.signedIn && sub.UserID == r.principal.User.ID {
-		check.UserID = ""
-	}
-	if !s.awaitsAccount(r, check) {
-		return nil, nil
-	}
-	return &sub, nil
-}
-
-func (s *Server) awaitsAccount(r *request, sub billing.Subscription) bool {
-	return sub.UserID == "" && sub.MainPlan && sub.Bundle == r.brand.Bundle &&
-		(sub.Status == billing.StatusActive || sub.Status == billing.StatusCanceled) && !sub.Expired(s.Clock.Now())
 }
 
 // limitRecovery counts one mail-sending request from this client for email
@@ -272,7 +246,7 @@ func (s *Server) mailActivation(ctx context.Context, r *request, email string) (
 	}
 	window := store.Window(s.Clock.Now(), activationResendWindow)
 	for _, sub := range subs {
-		if !s.awaitsAccount(r, sub) {
+		if !s.accounts.Awaits(sub, r.brand.Bundle) {
 			continue
 		}
 		err := s.Mail.Enqueue(ctx, mail.Message{Key: "activation:" + sub.ID + ":" + window, To: sub.Email, Brand: r.brand.Key,
@@ -310,71 +284,32 @@ func (s *Server) activateAfterFailedSignIn(r *request, email string) {
 }
 
 // createAccount creates the account of a paid subscription, links the
-// subscription to it and signs in. The checks run in the spec's order:
-// subscription id, subscription, email, password (the password's length by
-// the form's rules, then the breached-password check in CreateUser).
+// subscription to it and signs in (auth.Accounts.Create).
 func (s *Server) createAccount(r *request, in any) (*ui.Result, error) {
 	req := in.(*createAccountRequest)
-	ctx := r.fiber.Context()
-	id := strings.TrimSpace(req.SubscriptionID)
-	if id == "" {
-		return nil, engine.Errorf(engine.CodeInvalid, "%s", r.ctx.T(screens.CreateAccountNoID))
-	}
-	sub, err := s.Billing.Subscription(ctx, id)
-	if err != nil && !engine.IsNotFound(err) {
-		return nil, err
-	}
-	noSub := engine.Errorf(engine.CodeInvalid, "%s", r.ctx.T(screens.CreateAccountNoSubscription))
-	if err != nil {
-		return nil, noSub
-	}
-	linkedTo := sub.UserID
-	sub.UserID = ""
-	if !s.awaitsAccount(r, sub) { // every check but the link, done next
-		return nil, noSub
-	}
-	if msg := ui.CheckRules([]ui.Rule{ui.Email(r.ctx.T("createAccount.wrongEmail"))}, sub.Email, nil); msg != "" {
-		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"email": msg}}
-	}
-	inUse := func() (*ui.Result, error) {
+	u, token, err := s.accounts.Create(r.fiber.Context(), auth.NewAccount{SubscriptionID: req.SubscriptionID,
+		Password: req.Password, Bundle: r.brand.Bundle, IP: r.fiber.IP()})
+	switch {
+	case errors.Is(err, auth.ErrNoSubscriptionID):
+		return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T(screens.CreateAccountNoID))
+	case errors.Is(err, auth.ErrNoPendingSubscription):
+		return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T(screens.CreateAccountNoSubscription))
+	case errors.Is(err, auth.ErrAccountEmail):
+		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"email": r.ctx.T("createAccount.wrongEmail")}, Err: err}
+	case errors.Is(err, auth.ErrEmailInUse):
+		sub, serr := s.Billing.Subscription(r.fiber.Context(), strings.TrimSpace(req.SubscriptionID))
+		if serr != nil {
+			return nil, serr
+		}
 		return s.screenResult(r, screens.CreateAccount(r.ctx, screens.CreateAccountState{
 			SubscriptionID: sub.ID, Email: sub.Email, EmailInUse: true}))
-	}
-	var u auth.User
-	if linkedTo != "" {
-		// Already finalised: only its owner submitting again (a double
-		// submit, a second tab) goes on, to be signed in.
-		owner, err := s.Auth.VerifyPassword(ctx, sub.Email, req.Password, r.fiber.IP())
-		if err != nil || owner.ID != linkedTo {
-			return nil, noSub
-		}
-		u = owner
-	} else {
-		u, err = s.Auth.CreateUser(ctx, sub.Email, req.Password)
-		if engine.ErrorCode(err) == engine.CodeConflict {
-			// The address has an account: a concurrent submit of this form
-			// made it, or an older one. Whoever knows its password is its
-			// owner and gets the subscription; anyone else the spec's
-			// message and the hint to restore the password.
-			owner, verr := s.Auth.VerifyPassword(ctx, sub.Email, req.Password, r.fiber.IP())
-			if verr != nil {
-				return inUse()
-			}
-			u, err = owner, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := s.Billing.Finalize(ctx, sub.ID, u.ID); err != nil {
-		return nil, err
-	}
-	token, err := s.Auth.OpenSession(ctx, u, r.brand.Bundle)
-	if err != nil {
+	case err != nil && u.ID != "":
 		// The account exists and the subscription is linked; should the
 		// session still not open, sign-in is where to go on.
 		s.Logger.Error("session after account creation", "requestId", requestID(r.fiber), "error", err.Error())
 		return ui.Effects(ui.Replace(screens.PathSignIn)), nil
+	case err != nil:
+		return nil, err
 	}
 	if _, err := s.afterSignIn(r, token, nil); err != nil {
 		return nil, err

@@ -380,8 +380,8 @@ func TestSignInPathsForSubscriptions(t *testing.T) {
 	}
 	// Every subscription here expired: the 'No Active Subscription' alert.
 	ended := start.Add(-time.Hour)
-	if err := h.app.Auth.PutSubscription(ctx, auth.Subscription{ID: "old-" + u.ID, UserID: u.ID, Email: u.Email, Bundle: "glimpse.web",
-		PlanCode: "glimpse_weekly_trial", Status: auth.StatusExpired, MainPlan: true, StartedAt: start.Add(-30 * 24 * time.Hour), ExpiresAt: &ended}); err != nil {
+	if err := h.app.Auth.PutSubscription(ctx, billing.Subscription{ID: "old-" + u.ID, UserID: u.ID, Email: u.Email, Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Status: billing.StatusExpired, MainPlan: true, StartedAt: start.Add(-30 * 24 * time.Hour), ExpiresAt: &ended}); err != nil {
 		t.Fatal(err)
 	}
 	r = h.signIn("nosub@example.com", "the-password")

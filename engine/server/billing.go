@@ -5,29 +5,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"glimpse/engine"
-	"glimpse/engine/auth"
 	"glimpse/engine/billing"
-	"glimpse/engine/mail"
-	"glimpse/engine/report"
-	"glimpse/engine/store"
 	"glimpse/engine/ui"
 	"glimpse/screens"
-)
-
-// Limits of the money actions: a client may try this many checkouts per
-// hour (card testing is done with many tries), and a subscription may ask
-// for this many cancel mails per window.
-const (
-	checkoutsPerHour   = 20
-	cancelMailsPer     = 3
-	cancelMailWindow   = 10 * time.Minute
-	cancelLinkLifetime = 24 * time.Hour
-	// fetchingPlans is the spec's 'Fetching plans' window after a plan
-	// starts, during which Cancel waits.
-	fetchingPlans = 36_000_000 * time.Millisecond
 )
 
 // billingRoutes are the checkout's and the public cancel page's screens.
@@ -146,27 +128,22 @@ func cardError(r *request, err error) error {
 func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	req := in.(*checkoutRequest)
 	ctx := r.fiber.Context()
-	ok, err := s.Billing.TakeAttempt(ctx, "checkout:"+r.fiber.IP(), checkoutsPerHour, time.Hour)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
-	}
 	sub, err := s.Billing.Checkout(ctx, billing.CheckoutRequest{Brand: r.brand.Key, Bundle: r.brand.Bundle,
-		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Card: req.card()})
-	if errors.Is(err, billing.ErrUnknownPlan) {
+		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Card: req.card(), Client: r.fiber.IP()})
+	switch {
+	case errors.Is(err, billing.ErrTooManyAttempts):
+		return nil, engine.Wrap(engine.CodeRateLimited, err, r.ctx.T("auth.tooManyRequests"))
+	case errors.Is(err, billing.ErrUnknownPlan):
 		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.ctx.T("checkout.planRequired")}, Err: err}
-	}
-	if err != nil {
+	case err != nil:
 		return nil, cardError(r, err)
 	}
 	return ui.Effects(ui.Replace(screens.PathCheckoutDone + "?id=" + url.QueryEscape(sub.ID))), nil
 }
 
 // purchase buys an add-on with the main plan's card. The course then opens;
-// the report is made and mailed, and the screen is checked again 2 s later
-// (the spec's re-check delay) as the mail goes out.
+// the report is made and mailed by billing's notice, and the screen is
+// checked again 2 s later (the spec's re-check delay) as the mail goes out.
 func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, error) {
 	return func(r *request, _ any) (*ui.Result, error) {
 		if !r.authorised {
@@ -192,64 +169,26 @@ func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, er
 			return ui.Effects(ui.CloseOverlay(screens.CoursePurchaseOverlay), ui.CloseOverlay(screens.MyPlanOverlay),
 				ui.Navigate(screens.PathCourse)), nil
 		case billing.FamilyProfileReport:
-			if err := s.mailProfileReport(r); err != nil {
-				s.Logger.Error("mail profile report", "requestId", requestID(r.fiber), "error", err)
-			}
+			// The report is made and mailed (billing.NoticeProfileReport).
 			return ui.Effects(ui.Refresh(), ui.After(2000, ui.Refresh())), nil
 		}
 		return ui.Effects(ui.Refresh()), nil
 	}
 }
 
-// mailProfileReport makes the report and puts it in the outbox (the spec's
-// ig-getPdfReport). With no analysis yet, the mail says so; the report can
-// be downloaded from My Plan once there is one.
-func (s *Server) mailProfileReport(r *request) error {
-	if s.Mail == nil {
-		return nil
-	}
-	ctx := r.fiber.Context()
-	msg := mail.Message{Key: "profile-report:" + r.principal.User.ID, To: r.principal.User.Email, Brand: r.brand.Key,
-		Template: mail.TemplateProfileReport, Data: map[string]string{"email": r.principal.User.Email}}
-	if p, err := s.Profiles.Get(ctx, r.principal.User.ID); err == nil && p.Result != nil {
-		followers, engagement := p.Series()
-		pdf, err := report.Render(report.Report{Brand: r.brand.Name, Username: p.Username, GeneratedAt: s.Clock.Now(),
-			Result: *p.Result, Followers: followers, Engagement: engagement})
-		if err != nil {
-			return err
-		}
-		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
-	}
-	return s.Mail.Enqueue(ctx, msg)
-}
-
-// cancelRequest sends the cancel-by-email confirmation: a link that cancels
-// without signing in, valid for a day. Only its hash is stored. One mail
-// goes out per subscription and 10-minute window whatever the taps (the
-// mail's key), and at most 3 requests are answered in a window.
+// cancelRequest sends the cancel-by-email confirmation
+// (billing.RequestCancelEmail).
 func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 	if !r.authorised || r.mainSub.ID == "" {
 		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
 	}
-	ctx := r.fiber.Context()
-	ok, err := s.Billing.TakeAttempt(ctx, "cancel-mail:"+r.mainSub.ID, cancelMailsPer, cancelMailWindow)
+	err := s.Billing.RequestCancelEmail(r.fiber.Context(), billing.CancelEmailRequest{SubscriptionID: r.mainSub.ID,
+		UserID: r.principal.User.ID, Email: r.principal.User.Email, Bundle: r.brand.Bundle, Brand: r.brand.Key})
+	if errors.Is(err, billing.ErrTooManyAttempts) {
+		return nil, engine.Wrap(engine.CodeRateLimited, err, r.ctx.T("cancelByEmail.tooMany"))
+	}
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("cancelByEmail.tooMany"))
-	}
-	email := r.principal.User.Email
-	token, err := s.Billing.NewCancelLink(ctx, email, r.principal.User.ID, r.brand.Bundle, cancelLinkLifetime)
-	if err != nil {
-		return nil, err
-	}
-	if s.Mail != nil {
-		if err := s.Mail.Enqueue(ctx, mail.Message{Key: "cancel-confirm:" + r.mainSub.ID + ":" + store.Window(s.Clock.Now(), cancelMailWindow), To: email, Brand: r.brand.Key,
-			Template: mail.TemplateCancelConfirm,
-			Data:     map[string]string{"link": screens.PathUnsubscription + "?from=" + url.QueryEscape(token), "email": email}}); err != nil {
-			return nil, err
-		}
 	}
 	return ui.Effects(ui.Track("cancel_success", map[string]any{"source": "my_plan", "subscription": r.mainSub.ID}),
 		ui.CloseOverlay(screens.CancelByEmailOverlay), ui.OpenOverlay(screens.CancelSentOverlay)), nil
@@ -306,9 +245,9 @@ func (s *Server) planState(r *request) screens.HomeState {
 	h := screens.HomeState{
 		Email:       r.principal.User.Email,
 		Plan:        billing.Describe(r.mainSub.PlanCode),
-		Canceled:    r.mainSub.Status == auth.StatusCanceled,
+		Canceled:    r.mainSub.Status == billing.StatusCanceled,
 		CourseOwned: ent[billing.PDFCourse],
-		Fetching:    now.Sub(r.mainSub.StartedAt) < fetchingPlans,
+		Fetching:    r.mainSub.FetchingPlans(now),
 	}
 	if !r.mainSub.CurrentPeriodEnd.IsZero() {
 		h.PeriodEnd = r.mainSub.CurrentPeriodEnd.Format("Jan 2, 2006")
@@ -316,16 +255,13 @@ func (s *Server) planState(r *request) screens.HomeState {
 	if pm := r.mainSub.PaymentMethod; pm.Last4 != "" {
 		h.Card = pm.Brand + " ••" + pm.Last4
 	}
-	for _, f := range []struct {
-		family string
-		ent    billing.Entitlement
-	}{{billing.FamilyProfileReport, billing.ProfileReport}, {billing.FamilyPDFCourse, billing.PDFCourse}, {billing.FamilyReelsPlaybook, billing.ReelsPlaybook}} {
-		p, err := s.Billing.Catalogue().Find(r.brand.Key, f.family)
+	for _, a := range billing.AddOns {
+		p, err := s.Billing.Catalogue().Find(r.brand.Key, a.Family)
 		if err != nil {
 			continue
 		}
-		h.Offers = append(h.Offers, screens.Offer{Family: f.family, Price: p.Price, FullPrice: p.FullPrice,
-			Discount: p.Discount, Owned: ent[f.ent]})
+		h.Offers = append(h.Offers, screens.Offer{Family: a.Family, Price: p.Price, FullPrice: p.FullPrice,
+			Discount: p.Discount, Owned: ent[a.Entitlement]})
 	}
 	return h
 }

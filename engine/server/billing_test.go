@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
 )
@@ -196,5 +195,4 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	if len(hist) == 0 || hist[len(hist)-1].Kind != billing.ChangeCanceled || hist[len(hist)-1].By != "email-link" {
 		t.Fatalf("history %+v", hist)
 	}
-	_ = auth.StatusCanceled
 }

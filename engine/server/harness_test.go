@@ -23,6 +23,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/app"
 	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/config"
 	"glimpse/engine/imageproxy"
 	"glimpse/engine/server"
@@ -107,8 +108,8 @@ func (h *harness) subscriber(email, password string) auth.User {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	err = h.app.Auth.PutSubscription(ctx, auth.Subscription{ID: "sub-" + u.ID, UserID: u.ID, Email: u.Email,
-		Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial", Status: auth.StatusActive, MainPlan: true,
+	err = h.app.Auth.PutSubscription(ctx, billing.Subscription{ID: "sub-" + u.ID, UserID: u.ID, Email: u.Email,
+		Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial", Status: billing.StatusActive, MainPlan: true,
 		StartedAt: start.Add(-24 * time.Hour)})
 	if err != nil {
 		h.t.Fatal(err)

@@ -89,7 +89,7 @@ type request struct {
 	principal  auth.Principal
 	signedIn   bool
 	authorised bool
-	mainSub    auth.Subscription
+	mainSub    billing.Subscription
 	path       string
 	query      url.Values
 	// member is the signed-in staff member, set only once a staff guard
@@ -123,13 +123,13 @@ func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 		return nil, err
 	}
 	r.principal, r.signedIn = p, true
-	r.mainSub, r.authorised = auth.MainSubscription(p.Subscriptions, b.Bundle, s.Clock.Now())
+	r.mainSub, r.authorised = billing.MainSubscription(p.Subscriptions, b.Bundle, s.Clock.Now())
 	if !r.authorised && !s.Brands.HostMapped(c.Hostname()) {
 		// A host with no brand of its own follows the subscriber's plan: a
 		// partner plan code (_x_, _y_) selects that partner brand.
 		for _, sub := range p.Subscriptions {
 			pb := s.Brands.Get(brand.FromPlanCode(sub.PlanCode))
-			if main, ok := auth.MainSubscription(p.Subscriptions, pb.Bundle, s.Clock.Now()); ok && pb.Key != b.Key {
+			if main, ok := billing.MainSubscription(p.Subscriptions, pb.Bundle, s.Clock.Now()); ok && pb.Key != b.Key {
 				r.brand, r.ctx = pb, screens.Context{Brand: pb, Copy: s.Brands.Copy(pb)}
 				r.mainSub, r.authorised = main, true
 				break
@@ -401,10 +401,10 @@ func (s *Server) homeKey(r *request) string {
 		b = append(append(b, part...), 0)
 	}
 	b = strconv.AppendInt(b, sub.CurrentPeriodEnd.Unix(), 10)
-	b = strconv.AppendBool(append(b, 0), s.Clock.Now().Sub(sub.StartedAt) < fetchingPlans)
+	b = strconv.AppendBool(append(b, 0), sub.FetchingPlans(s.Clock.Now()))
 	ent := s.entitlements(r)
-	for _, e := range []billing.Entitlement{billing.ProfileReport, billing.PDFCourse, billing.ReelsPlaybook} {
-		b = strconv.AppendBool(append(b, 0), ent[e])
+	for _, a := range billing.AddOns {
+		b = strconv.AppendBool(append(b, 0), ent[a.Entitlement])
 	}
 	b = append(append(b, 0), ins.Status...)
 	if e := ins.Engagement; e != nil {
@@ -430,11 +430,7 @@ func (s *Server) insights(r *request) (profile.Summary, error) {
 }
 
 func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
-	owned := make([]billing.Owned, 0, len(r.principal.Subscriptions))
-	for _, sub := range r.principal.Subscriptions {
-		owned = append(owned, billing.Owned{PlanCode: sub.PlanCode, Bundle: sub.Bundle, Status: sub.Status, ExpiresAt: sub.ExpiresAt})
-	}
-	return billing.Entitlements(owned, r.brand.Bundle, s.Clock.Now())
+	return billing.Entitlements(r.principal.Subscriptions, r.brand.Bundle, s.Clock.Now())
 }
 
 func (s *Server) homeScreen(r *request) (screens.Page, error) {

@@ -109,6 +109,7 @@ type Server struct {
 	trackLimit *keyedLimiter
 	uploads    uploadGate
 	flow       *retention.Flow
+	accounts   *auth.Accounts
 }
 
 // New builds the HTTP app.
@@ -134,6 +135,7 @@ func New(d Deps) (*Server, error) {
 		experiments = d.Experiments
 	}
 	s.flow = retention.NewFlow(d.Retention, d.Billing, experiments, d.Logger)
+	s.accounts = auth.NewAccounts(d.Auth, d.Billing)
 	s.routes = s.routeTable()
 	s.pages = newPageCache(defaultPageCacheBytes)
 	s.actions = s.actionTable()

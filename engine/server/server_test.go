@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"glimpse/engine/billing"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"glimpse/engine/billing"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -371,8 +372,8 @@ func TestPartnerPlanSelectsBrandOnUnmappedHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = h.app.Auth.PutSubscription(ctx, auth.Subscription{ID: "x-1", UserID: u.ID, Email: u.Email,
-		Bundle: "profilio.web", PlanCode: "profilio_x_weekly", Status: auth.StatusActive, MainPlan: true})
+	err = h.app.Auth.PutSubscription(ctx, billing.Subscription{ID: "x-1", UserID: u.ID, Email: u.Email,
+		Bundle: "profilio.web", PlanCode: "profilio_x_weekly", Status: billing.StatusActive, MainPlan: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/google/go-cmp/cmp"
 
-	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/config"
 	"glimpse/screens"
 )
@@ -148,8 +148,8 @@ func TestProfileReportForOwners(t *testing.T) {
 	if strings.Contains(string(h.screen("/dashboard/analytics").raw), "/reports/profile.pdf") {
 		t.Fatal("a non-owner is offered the report")
 	}
-	err := h.app.Auth.PutSubscription(context.Background(), auth.Subscription{ID: "report-1", UserID: u.ID,
-		Email: u.Email, Bundle: "glimpse.web", PlanCode: "glimpse_profile_report", Status: auth.StatusActive})
+	err := h.app.Auth.PutSubscription(context.Background(), billing.Subscription{ID: "report-1", UserID: u.ID,
+		Email: u.Email, Bundle: "glimpse.web", PlanCode: "glimpse_profile_report", Status: billing.StatusActive})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +230,8 @@ func TestCourseForOwnersOnly(t *testing.T) {
 		t.Fatalf("non-owner lesson: %d", res.status)
 	}
 	for _, code := range []string{"glimpse_pdf_course", "glimpse_reels_playbook"} {
-		if err := h.app.Auth.PutSubscription(context.Background(), auth.Subscription{ID: code, UserID: u.ID, Email: u.Email,
-			Bundle: "glimpse.web", PlanCode: code, Status: auth.StatusActive}); err != nil {
+		if err := h.app.Auth.PutSubscription(context.Background(), billing.Subscription{ID: code, UserID: u.ID, Email: u.Email,
+			Bundle: "glimpse.web", PlanCode: code, Status: billing.StatusActive}); err != nil {
 			t.Fatal(err)
 		}
 	}
