@@ -118,6 +118,9 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	} else {
 		inputs = append(inputs, ui.Text("label", c.T("studio.experiments.kind."+s.Kind)+" · "+s.Key))
 	}
+	// A weight is digits; an empty one is left to the server, which needs
+	// it only for variants A and B (the same words either way).
+	weight := ui.Rule{Kind: ui.RuleKindPattern, Value: `^[0-9]*$`, Message: c.T("studio.experiments.problem.weight")}
 	for i := range StudioExperimentVariants {
 		var v StudioExperimentVariant
 		if i < len(s.Variants) {
@@ -136,7 +139,7 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 		inputs = append(inputs, ui.Text("heading", strings.ReplaceAll(heading, "{n}", string(rune('A'+i)))),
 			ui.TextInput("v"+n+"name", "text", c.T("studio.experiments.variantName"), ""),
 			&ui.Node{Type: "textarea", ID: "v" + n + "value", Bind: "/form/v" + n + "value", Label: valueLabel, Rows: 3},
-			ui.TextInput("v"+n+"weight", "text", c.T("studio.experiments.weight"), "50"))
+			ui.TextInput("v"+n+"weight", "text", c.T("studio.experiments.weight"), "50", weight))
 	}
 	state := map[string]any{"form": form, "exp": map[string]any{"id": s.ID}}
 	save := &ui.Action{Type: "submit", Name: "experiment.save", Form: StudioExperimentForm, Include: []string{"/exp/id"}}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
 
@@ -34,11 +35,29 @@ type StudioRevision struct {
 	Changed        []string
 }
 
-// StudioField is one input of the edit form.
+// StudioField is one input of the edit form, with the rules of the content
+// package a person can see broken while typing (the rest, formats and
+// slugs, the server checks and words in the same copy).
 type StudioField struct {
 	Name, Label string
 	Multiline   bool
 	Picture     bool // a /static/ image path, chosen from the pictures
+	Required    bool
+	Max         int // characters; 0 for no bound
+}
+
+// rules are the field's rules, worded as the server words the same
+// problems (library.ProblemRequired, library.ProblemTooLong).
+func (f StudioField) rules(c Context) []ui.Rule {
+	var rules []ui.Rule
+	if f.Required {
+		rules = append(rules, ui.Required(c.T(library.ProblemRequired)))
+	}
+	if f.Max > 0 {
+		under := strings.ReplaceAll(c.T(library.ProblemTooLong), "{"+library.ArgUnder+"}", strconv.Itoa(f.Max+1))
+		rules = append(rules, ui.MaxLength(f.Max, under))
+	}
+	return rules
 }
 
 // StudioEditState is the edit screen of one item (or a new news item).
@@ -111,7 +130,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	inputs := []*ui.Node{}
 	if s.New {
 		in := ui.TextInput("slug", "text", c.T("studio.slug."+s.Kind), "",
-			ui.Required(c.T("studio.required")))
+			ui.Required(c.T(library.ProblemRequired)))
 		inputs = append(inputs, in)
 		form["slug"] = ""
 	}
@@ -123,10 +142,11 @@ func StudioEdit(c Context, s StudioEditState) Page {
 			continue
 		}
 		if f.Multiline {
-			inputs = append(inputs, &ui.Node{Type: "textarea", ID: f.Name, Bind: "/form/" + f.Name, Label: f.Label, Rows: 16})
+			inputs = append(inputs, &ui.Node{Type: "textarea", ID: f.Name, Bind: "/form/" + f.Name, Label: f.Label, Rows: 16,
+				Rules: f.rules(c)})
 			continue
 		}
-		in := ui.TextInput(f.Name, "text", f.Label, "")
+		in := ui.TextInput(f.Name, "text", f.Label, "", f.rules(c)...)
 		in.Disabled = !s.CanEdit
 		inputs = append(inputs, in)
 		if f.Picture && s.CanEdit && len(s.Pictures) > 0 {

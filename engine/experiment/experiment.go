@@ -7,13 +7,11 @@
 package experiment
 
 import (
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"glimpse/engine"
 )
 
 // Kinds of experiment.
@@ -96,44 +94,49 @@ var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // Validate checks an experiment's editable fields and returns the problems
 // by form input: "name", "kind", "key", "variants", or "v<i>value" and
 // "v<i>weight" (the studio form's input ids).
-func Validate(e Experiment) map[string]string {
-	problems := map[string]string{}
-	if strings.TrimSpace(e.Name) == "" || utf8.RuneCountInString(e.Name) > maxName {
-		problems["name"] = fmt.Sprintf("A name of 1 to %d characters is required.", maxName)
+func Validate(e Experiment) Problems {
+	problems := Problems{}
+	switch {
+	case strings.TrimSpace(e.Name) == "":
+		problems["name"] = Problem{Code: ProblemRequired}
+	case utf8.RuneCountInString(e.Name) > maxName:
+		problems["name"] = tooLong(maxName)
 	}
 	switch e.Kind {
 	case KindCopy:
 		if !strings.HasPrefix(e.Key, CopyPrefix) || !keyPattern.MatchString(e.Key) {
-			problems["key"] = "Choose a copy key of the unsubscribe flow (unsubscribe.…)."
+			problems["key"] = Problem{Code: ProblemCopyKey}
 		}
 	case KindOffer:
 		if !strings.HasPrefix(e.Key, OfferPrefix) || !keyPattern.MatchString(e.Key) {
-			problems["key"] = "Choose an offer slot (offer.step<N> or offer.reason.<reason>)."
+			problems["key"] = Problem{Code: ProblemOfferSlot}
 		}
 	default:
-		problems["kind"] = "The kind is copy or offer."
+		problems["kind"] = Problem{Code: ProblemKind}
 	}
 	if len(e.Variants) < MinVariants || len(e.Variants) > MaxVariants {
-		problems["variants"] = fmt.Sprintf("An experiment has %d to %d variants.", MinVariants, MaxVariants)
+		problems["variants"] = Problem{Code: ProblemVariants,
+			Args: map[string]string{ArgMin: strconv.Itoa(MinVariants), ArgMax: strconv.Itoa(MaxVariants)}}
 	}
 	total := 0
 	for i, v := range e.Variants {
+		value, weight := "v"+strconv.Itoa(i)+"value", "v"+strconv.Itoa(i)+"weight"
 		if utf8.RuneCountInString(v.Value) > maxValue {
-			problems[fmt.Sprintf("v%dvalue", i)] = fmt.Sprintf("At most %d characters.", maxValue)
+			problems[value] = tooLong(maxValue)
 		}
 		if i > 0 && strings.TrimSpace(v.Value) == "" {
-			problems[fmt.Sprintf("v%dvalue", i)] = "A variant needs its text (or offer id)."
+			problems[value] = Problem{Code: ProblemValue}
 		}
 		if e.Kind == KindOffer && v.Value != "" && !keyPattern.MatchString(v.Value) {
-			problems[fmt.Sprintf("v%dvalue", i)] = "An offer id is letters, digits, dots, dashes and underscores."
+			problems[value] = Problem{Code: ProblemOfferID}
 		}
 		if v.Weight < 0 || v.Weight > maxWeight {
-			problems[fmt.Sprintf("v%dweight", i)] = fmt.Sprintf("A weight is 0 to %d.", maxWeight)
+			problems[weight] = Problem{Code: ProblemWeightRange, Args: map[string]string{ArgMax: strconv.Itoa(maxWeight)}}
 		}
 		total += max(v.Weight, 0)
 	}
 	if total == 0 && len(e.Variants) > 0 {
-		problems["v0weight"] = "At least one variant needs a weight above 0."
+		problems["v0weight"] = Problem{Code: ProblemNoWeight}
 	}
 	return problems
 }
@@ -150,11 +153,4 @@ func variantsChanged(a, b []Variant) bool {
 		}
 	}
 	return false
-}
-
-func invalid(problems map[string]string) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	return engine.FieldErrors(problems)
 }

@@ -181,7 +181,7 @@ func (s *Service) Update(ctx context.Context, id string, in Experiment, by strin
 	}
 	in.Variants = normalise(in.Variants)
 	if e.Started && (in.Kind != e.Kind || in.Key != e.Key) {
-		return Experiment{}, engine.FieldErrors(map[string]string{"key": "The key of an experiment that ran cannot change; create a new one."})
+		return Experiment{}, invalid(Problems{"key": {Code: ProblemKeyFixed}})
 	}
 	next := e
 	next.Name, next.Kind, next.Key, next.Variants = in.Name, in.Kind, in.Key, in.Variants

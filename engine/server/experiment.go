@@ -14,7 +14,6 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
 	"glimpse/engine/retention"
-	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -31,15 +30,16 @@ func (s *Server) experimentRoutes() []route {
 	}
 }
 
-// experimentActions change experiments. The action table's staff guard
-// admits any staff member (staff.RoleTester); the handlers then refuse
-// editors, who may not run experiments (experimentOnly).
+// experimentActions change experiments; testers and admins only
+// (roleExperimenter), so an editor is refused before the body is read. The
+// save's values are the experiment form's, checked by its rules first
+// (form: true).
 func (s *Server) experimentActions() map[string]actionSpec {
 	return map[string]actionSpec{
-		"experiment.save":  {newRequest: func() any { return &experimentRequest{} }, handle: s.experimentOnly(s.experimentSave), staff: staff.RoleTester},
-		"experiment.start": {newRequest: experimentID, handle: s.experimentOnly(s.experimentStatus(experiment.ActionStart)), staff: staff.RoleTester},
-		"experiment.pause": {newRequest: experimentID, handle: s.experimentOnly(s.experimentStatus(experiment.ActionPause)), staff: staff.RoleTester},
-		"experiment.stop":  {newRequest: experimentID, handle: s.experimentOnly(s.experimentStatus(experiment.ActionStop)), staff: staff.RoleTester},
+		"experiment.save":  {newRequest: func() any { return &experimentRequest{} }, handle: s.experimentsOn(s.experimentSave), staff: roleExperimenter, form: true},
+		"experiment.start": {newRequest: experimentID, handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: roleExperimenter},
+		"experiment.pause": {newRequest: experimentID, handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: roleExperimenter},
+		"experiment.stop":  {newRequest: experimentID, handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: roleExperimenter},
 	}
 }
 
@@ -49,8 +49,9 @@ type experimentIDRequest struct {
 	ID string `json:"/exp/id" validate:"required,max=40"`
 }
 
-// experimentRequest is the experiment form's values; Validate in the
-// experiment package checks them.
+// experimentRequest is the experiment form's values: its rules (the name
+// required, weights digits) are checked first (form: true), then Validate in
+// the experiment package checks the rest.
 type experimentRequest struct {
 	ID      string `json:"/exp/id" validate:"max=40"`
 	Name    string `json:"name" validate:"max=200"`
@@ -70,12 +71,18 @@ type experimentRequest struct {
 	V3W     string `json:"v3weight" validate:"max=10"`
 }
 
+// problemWeight is the words of a weight that is not a whole number, the
+// form's own rule's: reading the form finds it, not the experiment package.
+const problemWeight = "studio.experiments.problem.weight"
+
 // experiment reads the form: the first two variants always, a third or
-// fourth when it has a text or a weight.
+// fourth when it has a text or a weight. A weight that is not a whole
+// number (an empty one of the first two) is reported with every other
+// problem of the form, not alone.
 func (q experimentRequest) experiment() (experiment.Experiment, error) {
 	e := experiment.Experiment{Name: strings.TrimSpace(q.Name), Kind: q.Kind, Key: strings.TrimSpace(q.Key)}
 	rows := [][3]string{{q.V0Name, q.V0Value, q.V0W}, {q.V1Name, q.V1Value, q.V1W}, {q.V2Name, q.V2Value, q.V2W}, {q.V3Name, q.V3Value, q.V3W}}
-	problems := map[string]string{}
+	problems := experiment.Problems{}
 	for i, r := range rows {
 		name, value, weight := strings.TrimSpace(r[0]), strings.TrimSpace(r[1]), strings.TrimSpace(r[2])
 		if i >= 2 && value == "" && weight == "" && name == "" {
@@ -83,30 +90,27 @@ func (q experimentRequest) experiment() (experiment.Experiment, error) {
 		}
 		w, err := strconv.Atoi(weight)
 		if err != nil {
-			problems["v"+strconv.Itoa(i)+"weight"] = "A weight is a whole number (e.g. 50)."
+			problems["v"+strconv.Itoa(i)+"weight"] = experiment.Problem{Code: problemWeight}
 		}
 		e.Variants = append(e.Variants, experiment.Variant{Name: name, Value: value, Weight: w})
 	}
-	if len(problems) > 0 {
-		// With every other problem of the form, not only the weights.
-		for k, v := range experiment.Validate(experiment.Experiment{Name: e.Name, Kind: e.Kind, Key: e.Key, Variants: e.Variants}) {
-			if _, ok := problems[k]; !ok {
-				problems[k] = v
-			}
-		}
-		return e, engine.FieldErrors(problems)
+	if len(problems) == 0 {
+		return e, nil
 	}
-	return e, nil
+	for k, v := range experiment.Validate(e) {
+		if _, ok := problems[k]; !ok {
+			problems[k] = v
+		}
+	}
+	return e, &experiment.InvalidError{Problems: problems}
 }
 
-// experimentOnly refuses staff members who may not run experiments.
-func (s *Server) experimentOnly(h func(*request, any) (*ui.Result, error)) func(*request, any) (*ui.Result, error) {
+// experimentsOn refuses the experiment actions on a server without
+// experiments.
+func (s *Server) experimentsOn(h func(*request, any) (*ui.Result, error)) func(*request, any) (*ui.Result, error) {
 	return func(r *request, in any) (*ui.Result, error) {
-		if !r.member.CanExperiment() {
-			return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("studio.experiments.testersOnly"))
-		}
 		if s.Experiments == nil {
-			return nil, engine.Errorf(engine.CodeUnavailable, "Experiments are not configured.")
+			return nil, engine.Errorf(engine.CodeUnavailable, "%s", r.ctx.T("studio.experiments.unavailable"))
 		}
 		return h(r, in)
 	}
@@ -125,7 +129,7 @@ func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
 	req := in.(*experimentRequest)
 	e, err := req.experiment()
 	if err != nil {
-		return nil, err
+		return nil, studioProblems(r, err)
 	}
 	ctx := r.fiber.Context()
 	if req.ID == "" {
@@ -139,7 +143,7 @@ func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
 		e, err = s.Experiments.Update(ctx, req.ID, e, r.member.Email)
 	}
 	if err != nil {
-		return nil, err
+		return nil, studioProblems(r, err)
 	}
 	return ui.Effects(ui.Replace(screens.PathStudioExperimentEdit + e.ID)), nil
 }

@@ -6,25 +6,45 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"glimpse/engine/billing"
 	"glimpse/engine/experiment"
 	"glimpse/engine/staff"
 )
 
+// experimentForm is the experiment form's values as the renderer sends
+// them: every variant row, those not given empty; values holds a value and
+// a weight for each variant given.
 func experimentForm(name, key string, values ...string) map[string]any {
 	form := map[string]any{"/exp/id": "", "name": name, "kind": "copy", "key": key}
-	for i := 0; i+1 < len(values); i += 2 {
-		n := string(rune('0' + i/2))
-		form["v"+n+"name"], form["v"+n+"value"], form["v"+n+"weight"] = "", values[i], values[i+1]
+	for i := range 4 {
+		n := string(rune('0' + i))
+		form["v"+n+"name"], form["v"+n+"value"], form["v"+n+"weight"] = "", "", ""
+		if 2*i+1 < len(values) {
+			form["v"+n+"value"], form["v"+n+"weight"] = values[2*i], values[2*i+1]
+		}
 	}
 	return form
+}
+
+// saveExperiment posts the experiment form's values from the screen that
+// shows it, whose rules check them: the experiment's edit screen, or the new
+// experiment's.
+func (h *harness) saveExperiment(form map[string]any) response {
+	h.t.Helper()
+	path := "/studio/experiments/new"
+	if id, _ := form["/exp/id"].(string); id != "" {
+		path = "/studio/experiments/edit/" + id
+	}
+	return h.actionAt(path, "experiment.save", form)
 }
 
 // createExperiment saves a new experiment as the signed-in tester and
 // returns its id.
 func (h *harness) createExperiment(form map[string]any) string {
 	h.t.Helper()
-	res := h.action("experiment.save", form)
+	res := h.saveExperiment(form)
 	to := replaced(h.t, res)
 	id, ok := strings.CutPrefix(to, "/studio/experiments/edit/")
 	if !ok {
@@ -101,9 +121,18 @@ func TestExperimentReachesTheFlow(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.studioSignIn(staff.RoleTester)
-	bad := h.action("experiment.save", experimentForm("", "signIn.title", "", "50", "", "x"))
-	if bad.status != http.StatusUnprocessableEntity || fieldErrors(bad)["key"] == nil || fieldErrors(bad)["v1weight"] == nil {
-		t.Fatalf("invalid form: %d %s", bad.status, bad.raw)
+	// The form's rules first, in the words the screen shows; then the
+	// experiment package's, in the same copy.
+	bad := h.saveExperiment(experimentForm("", "signIn.title", "", "50", "", "x"))
+	if diff := cmp.Diff(map[string]any{"name": "This field is required.", "v1weight": "A weight is a whole number (e.g. 50)."},
+		fieldErrors(bad)); bad.status != http.StatusUnprocessableEntity || diff != "" {
+		t.Fatalf("a form breaking its rules: %d, field errors (-want +got):\n%s", bad.status, diff)
+	}
+	bad = h.saveExperiment(experimentForm("Bad", "signIn.title", "", "50", "", ""))
+	if diff := cmp.Diff(map[string]any{"key": "Choose a copy key of the unsubscribe flow (unsubscribe.…).",
+		"v1value": "A variant needs its text (or offer id).", "v1weight": "A weight is a whole number (e.g. 50)."},
+		fieldErrors(bad)); bad.status != http.StatusUnprocessableEntity || diff != "" {
+		t.Fatalf("an invalid experiment: %d, field errors (-want +got):\n%s", bad.status, diff)
 	}
 	// Everyone gets variant B (weights 0 and 100).
 	id := h.createExperiment(experimentForm("Step 0 title", "unsubscribe.step0.title", "", "0", "Wait, there is more for you", "100"))

@@ -16,6 +16,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
+	"glimpse/engine/experiment"
 	"glimpse/engine/library"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
@@ -55,11 +56,19 @@ func (s *Server) admitStaff(r *request, role string) error {
 		return err
 	}
 	if !roleAllows(m, role) {
-		return engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("studio.readOnly"))
+		refusal := "studio.readOnly"
+		if role == roleExperimenter {
+			refusal = "studio.experiments.testersOnly"
+		}
+		return engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T(refusal))
 	}
 	r.member = m
 	return nil
 }
+
+// roleExperimenter is the role the experiment actions need: testers and
+// admins run experiments (staff.Member.CanExperiment), editors may not.
+const roleExperimenter = "experimenter"
 
 // roleAllows reports whether m holds the role an action needs. An editor's
 // role is held by admins too; a role this does not know admits no one, so a
@@ -70,6 +79,8 @@ func roleAllows(m staff.Member, role string) bool {
 		return true
 	case staff.RoleEditor:
 		return m.CanEdit()
+	case roleExperimenter:
+		return m.CanExperiment()
 	case staff.RoleAdmin:
 		return m.Role == staff.RoleAdmin
 	}
@@ -88,7 +99,8 @@ func studioFields(c screens.Context, kind, slug string) []screens.StudioField {
 		// A topic's background is a picture too, though the content package
 		// checks it only as text.
 		picture := f.Format == library.FormatImage || f.Name == "background"
-		out = append(out, screens.StudioField{Name: f.Name, Label: label, Multiline: f.Multiline, Picture: picture})
+		out = append(out, screens.StudioField{Name: f.Name, Label: label, Multiline: f.Multiline, Picture: picture,
+			Required: f.Required, Max: f.Max})
 	}
 	return out
 }
@@ -334,9 +346,40 @@ func (s *Server) saveItem(r *request, req *studioItemRequest, fields map[string]
 		isNew = engine.IsNotFound(err)
 	}
 	if _, err := s.Content.Save(r.fiber.Context(), req.Kind, slug, fields, r.member.Email, isNew); err != nil {
-		return "", err
+		return "", studioProblems(r, err)
 	}
 	return slug, nil
+}
+
+// studioProblems words what the content package or the experiments found
+// wrong with a form (their InvalidError, by input id) as field errors in the
+// request's brand's copy; any other error is returned as it is.
+func studioProblems(r *request, err error) error {
+	fields := map[string]string{}
+	var content *library.InvalidError
+	var exp *experiment.InvalidError
+	switch {
+	case errors.As(err, &content):
+		for id, p := range content.Problems {
+			fields[id] = words(r, p.Code, p.Args)
+		}
+	case errors.As(err, &exp):
+		for id, p := range exp.Problems {
+			fields[id] = words(r, p.Code, p.Args)
+		}
+	default:
+		return err
+	}
+	return &engine.Error{Code: engine.CodeInvalid, Fields: fields, Err: err}
+}
+
+// words is the copy of a problem's code with its {placeholders} filled.
+func words(r *request, code string, args map[string]string) string {
+	text := r.ctx.T(code)
+	for name, v := range args {
+		text = strings.ReplaceAll(text, "{"+name+"}", v)
+	}
+	return text
 }
 
 // studioPublish publishes what the editor sees: when the request carries the

@@ -54,7 +54,7 @@ func TestStaffGuardAdmitsEditorsAndAdmins(t *testing.T) {
 			edit := h.screen("/studio/edit/news/carousels-are-back")
 			form := edit.body["state"].(map[string]any)["form"].(map[string]any)
 			form["title"] = "Saved by an " + role
-			res := h.action("studio.save", item("news", "carousels-are-back", form))
+			res := h.save(item("news", "carousels-are-back", form))
 			want := http.StatusOK
 			if role == staff.RoleTester {
 				want = http.StatusForbidden

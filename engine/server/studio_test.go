@@ -3,9 +3,13 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"glimpse/content"
+	"glimpse/engine/brand"
+	"glimpse/engine/experiment"
 	"glimpse/engine/library"
 	"glimpse/engine/staff"
 )
@@ -34,6 +38,17 @@ func item(kind, slug string, fields map[string]any) map[string]any {
 	return v
 }
 
+// save posts the edit form's values from the screen that shows it: the
+// item's edit screen, or a new item's, whose rules check them.
+func (h *harness) save(values map[string]any) response {
+	h.t.Helper()
+	path := "/studio/new/" + values["/doc/kind"].(string)
+	if slug := values["/doc/slug"].(string); slug != "" {
+		path = "/studio/edit/" + values["/doc/kind"].(string) + "/" + slug
+	}
+	return h.actionAt(path, "studio.save", values)
+}
+
 func TestEditorPublishesANewsTitleSubscribersSee(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -47,12 +62,19 @@ func TestEditorPublishesANewsTitleSubscribersSee(t *testing.T) {
 	}
 	form := edit.body["state"].(map[string]any)["form"].(map[string]any)
 	form["title"] = "Carousels are back, and better"
-	bad := h.action("studio.save", item("news", "carousels-are-back", map[string]any{"title": "", "date": "yesterday",
+	// A title left empty breaks the screen's rule; a date that is no date,
+	// content's.
+	bad := h.save(item("news", "carousels-are-back", map[string]any{"title": "", "date": form["date"],
 		"summary": form["summary"], "body": form["body"], "image": form["image"]}))
-	if bad.status != http.StatusUnprocessableEntity || fieldErrors(bad)["title"] == nil || fieldErrors(bad)["date"] == nil {
-		t.Fatalf("a bad save: %d %s", bad.status, bad.raw)
+	if bad.status != http.StatusUnprocessableEntity || fieldErrors(bad)["title"] != "This field is required." {
+		t.Fatalf("a save without a title: %d %s", bad.status, bad.raw)
 	}
-	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != 200 {
+	bad = h.save(item("news", "carousels-are-back", map[string]any{"title": form["title"], "date": "yesterday",
+		"summary": form["summary"], "body": form["body"], "image": form["image"]}))
+	if bad.status != http.StatusUnprocessableEntity || fieldErrors(bad)["date"] != "Use a date like 2025-01-31." {
+		t.Fatalf("a save with a bad date: %d %s", bad.status, bad.raw)
+	}
+	if res := h.save(item("news", "carousels-are-back", form)); res.status != 200 {
 		t.Fatalf("save: %d %s", res.status, res.raw)
 	}
 	// The preview shows the draft.
@@ -147,7 +169,7 @@ func TestEditorChangesOneBrandsCopy(t *testing.T) {
 		t.Fatalf("copy edit: %.300s", edit.raw)
 	}
 	headline := "See your Instagram the way your audience does"
-	if res := h.action("studio.save", item("copy", "_x_/signIn.headline", map[string]any{"body": headline})); res.status != 200 {
+	if res := h.save(item("copy", "_x_/signIn.headline", map[string]any{"body": headline})); res.status != 200 {
 		t.Fatalf("save copy: %d %s", res.status, res.raw)
 	}
 	if res := h.action("studio.publish", item("copy", "_x_/signIn.headline", nil)); res.status != 200 {
@@ -170,19 +192,19 @@ func TestEditorCreatesATopicAndAPart(t *testing.T) {
 	if id := screenID(h.screen("/studio/new/topic")); id != "studio-edit" {
 		t.Fatalf("new topic screen: %q", id)
 	}
-	res := h.action("studio.save", map[string]any{"/doc/kind": "topic", "/doc/slug": "", "slug": "growth-basics",
+	res := h.save(map[string]any{"/doc/kind": "topic", "/doc/slug": "", "slug": "growth-basics",
 		"title": "Growth basics", "description": "Where every account starts."})
 	if res.status != 200 {
 		t.Fatalf("create topic: %d %s", res.status, res.raw)
 	}
-	res = h.action("studio.save", map[string]any{"/doc/kind": "article", "/doc/slug": "", "slug": "growth-basics/first-steps",
+	res = h.save(map[string]any{"/doc/kind": "article", "/doc/slug": "", "slug": "growth-basics/first-steps",
 		"part": "1", "title": "First steps", "description": "Begin here.", "body": "## Start\n\nPost often."})
 	if res.status != 200 {
 		t.Fatalf("create part: %d %s", res.status, res.raw)
 	}
-	dup := h.action("studio.save", map[string]any{"/doc/kind": "topic", "/doc/slug": "", "slug": "growth-basics",
+	dup := h.save(map[string]any{"/doc/kind": "topic", "/doc/slug": "", "slug": "growth-basics",
 		"title": "Again", "description": "Again."})
-	if dup.status != http.StatusUnprocessableEntity || fieldErrors(dup)["slug"] == nil {
+	if dup.status != http.StatusUnprocessableEntity || fieldErrors(dup)["slug"] != "This slug is already used." {
 		t.Fatalf("a duplicate slug: %d %s", dup.status, dup.raw)
 	}
 	h.action("studio.publish", map[string]any{"/doc/kind": "topic", "/doc/slug": "growth-basics"})
@@ -214,22 +236,50 @@ func TestStudioSaveReportsContentsFieldRules(t *testing.T) {
 	}
 	for _, n := range []int{limit + 1, 5000} {
 		form["title"] = strings.Repeat("a", n)
-		res := h.action("studio.save", item("news", "carousels-are-back", form))
+		res := h.save(item("news", "carousels-are-back", form))
 		if res.status != http.StatusUnprocessableEntity || fieldErrors(res)["title"] != "Keep this under 141 characters." {
 			t.Errorf("a %d-character title: %d %s", n, res.status, res.raw)
 		}
 	}
 	form["title"] = 42
-	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != http.StatusUnprocessableEntity ||
+	if res := h.save(item("news", "carousels-are-back", form)); res.status != http.StatusUnprocessableEntity ||
 		fieldErrors(res)["title"] != "This value is not valid (text)." {
 		t.Errorf("a title that is not text: %d %s", res.status, res.raw)
 	}
 	form["title"] = strings.Repeat("a", limit)
-	if res := h.action("studio.save", item("news", "carousels-are-back", form)); res.status != http.StatusOK {
+	if res := h.save(item("news", "carousels-are-back", form)); res.status != http.StatusOK {
 		t.Fatalf("a title at the limit: %d %s", res.status, res.raw)
 	}
 	after := h.screen("/studio/edit/news/carousels-are-back").body["state"].(map[string]any)["form"].(map[string]any)
 	if after["title"] != strings.Repeat("a", limit) || after["title"] == before {
 		t.Errorf("the draft's title after the saves: %q", after["title"])
+	}
+}
+
+// Every problem the content package and the experiments report is a copy
+// key of the default brand, with no placeholder the packages leave unfilled:
+// the studio words them all.
+func TestStudioProblemsHaveDefaultCopy(t *testing.T) {
+	t.Parallel()
+	brands, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copy map[string]string
+	for _, b := range brands {
+		if b.Key == brand.DefaultKey {
+			copy = b.Copy
+		}
+	}
+	args := strings.NewReplacer("{"+library.ArgUnder+"}", "", "{"+experiment.ArgUnder+"}", "",
+		"{"+experiment.ArgMin+"}", "", "{"+experiment.ArgMax+"}", "")
+	for _, code := range append(slices.Clone(library.ProblemCodes), experiment.ProblemCodes...) {
+		text, ok := copy[code]
+		if !ok || strings.TrimSpace(text) == "" {
+			t.Errorf("%s has no copy in the default brand", code)
+		}
+		if rest := args.Replace(text); strings.ContainsAny(rest, "{}") {
+			t.Errorf("%s's copy has a placeholder no problem fills: %q", code, text)
+		}
 	}
 }
