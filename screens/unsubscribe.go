@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"glimpse/engine/billing"
+	"glimpse/engine/brand"
 	"glimpse/engine/retention"
 	"glimpse/engine/ui"
 )
@@ -95,8 +96,8 @@ func UnsubscribeStateOf(v retention.View, email string) UnsubscribeState {
 		Email: email, Plan: billing.Describe(v.Subscription.PlanCode), Sale: v.Sale,
 		Reason: sum.Reason, Stars: sum.Stars, Review: sum.Review}
 	if !v.PeriodEnd.IsZero() {
-		st.PeriodEnd = v.PeriodEnd.Format("Jan 2, 2006")
-		st.GiftEnd = v.PeriodEnd.AddDate(0, 1, 0).Format("Jan 2, 2006")
+		st.PeriodEnd = brand.Date(v.PeriodEnd)
+		st.GiftEnd = brand.Date(v.PeriodEnd.AddDate(0, 1, 0))
 	}
 	return st
 }

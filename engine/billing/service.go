@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 	"glimpse/engine/store"
 )
 
@@ -182,7 +183,7 @@ func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscripti
 		return Subscription{}, err
 	}
 	s.record(ctx, sub.ID, "created", Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
-		Detail: plan.Price.String() + " " + pm.Brand + " ••" + pm.Last4})
+		Detail: plan.Price.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
 	s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: email, Brand: req.Brand, Kind: NoticePurchase,
 		Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": plan.Price.String()}})
 	return sub, nil
@@ -388,7 +389,7 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	s.record(ctx, sub.ID, "created", Change{By: "user:" + req.UserID, Kind: ChangeCreated, To: plan.Code,
 		Detail: plan.Price.String() + " charge " + ch.Reference})
 	s.send(ctx, Notice{Key: "receipt:" + sub.ID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeReceipt,
-		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": now.Format("Jan 2, 2006")}})
+		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": brand.Date(now)}})
 	if req.Family == FamilyProfileReport {
 		s.send(ctx, Notice{Key: "profile-report:" + req.UserID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeProfileReport,
 			Data: map[string]string{"user": req.UserID, "email": req.Email}})
@@ -418,21 +419,9 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusCanceled, true, &now, &end, end
 	s.record(ctx, sub.ID, "canceled", Change{By: by, Kind: ChangeCanceled, From: StatusActive, To: StatusCanceled})
 	s.send(ctx, Notice{Key: "canceled:" + sub.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled,
-		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": end.Format("Jan 2, 2006")}})
+		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(end)}})
 	s.touched(sub.UserID)
 	return sub, nil
-}
-
-// CancelForEmail cancels every active main plan bought with an address on
-// a bundle (the cancel-by-email link). It returns how many main plans of
-// that address are canceled now, including ones canceled before, so opening
-// the link twice reads the same.
-func (s *Service) CancelForEmail(ctx context.Context, email, bundle, by string) (int, error) {
-	subs, err := s.SubscriptionsByEmail(ctx, email)
-	if err != nil {
-		return 0, err
-	}
-	return s.cancelAll(ctx, subs, bundle, by)
 }
 
 // cancelAll cancels the active main plans among subs on bundle and counts
@@ -488,7 +477,7 @@ func (s *Service) UpdateCard(ctx context.Context, subscriptionID string, card Ca
 		return Subscription{}, fmt.Errorf("update card of %s: %w", sub.ID, err)
 	}
 	sub.PaymentMethod = pm
-	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: pm.Brand + " ••" + pm.Last4})
+	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: brand.CardLabel(pm.Brand, pm.Last4)})
 	s.touched(sub.UserID)
 	return sub, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/billing"
+	"glimpse/engine/brand"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -216,7 +217,7 @@ func (s *Server) updateCardScreen(r *request) (screens.Page, error) {
 	}
 	current := ""
 	if sub.PaymentMethod.Last4 != "" {
-		current = sub.PaymentMethod.Brand + " ••" + sub.PaymentMethod.Last4
+		current = brand.CardLabel(sub.PaymentMethod.Brand, sub.PaymentMethod.Last4)
 	}
 	return screens.UpdateCard(r.ctx, sub.ID, current), nil
 }
@@ -250,10 +251,10 @@ func (s *Server) planState(r *request) screens.HomeState {
 		Fetching:    r.mainSub.FetchingPlans(now),
 	}
 	if !r.mainSub.CurrentPeriodEnd.IsZero() {
-		h.PeriodEnd = r.mainSub.CurrentPeriodEnd.Format("Jan 2, 2006")
+		h.PeriodEnd = brand.Date(r.mainSub.CurrentPeriodEnd)
 	}
 	if pm := r.mainSub.PaymentMethod; pm.Last4 != "" {
-		h.Card = pm.Brand + " ••" + pm.Last4
+		h.Card = brand.CardLabel(pm.Brand, pm.Last4)
 	}
 	for _, a := range billing.AddOns {
 		p, err := s.Billing.Catalogue().Find(r.brand.Key, a.Family)
