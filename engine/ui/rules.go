@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -27,8 +28,10 @@ func CheckRules(rules []Rule, value any, state map[string]any) string {
 }
 
 // FailingRules returns the messages of every rule value fails, in order.
-// Lengths count code points; patterns are unanchored; an absent value is
-// empty text; required rejects null, blank text and an empty list.
+// Lengths count a list's items or the code points of the value's text (a
+// number or boolean as JavaScript prints it); patterns are unanchored; an
+// absent value is empty text; required rejects null, blank text and an
+// empty list. fixtures/rules/parity.json holds both sides to this.
 func FailingRules(rules []Rule, value any, state map[string]any) []string {
 	failed := []string{}
 	for _, r := range rules {
@@ -43,26 +46,67 @@ func FailingRules(rules []Rule, value any, state map[string]any) []string {
 }
 
 func ruleHolds(r Rule, value any, state map[string]any) bool {
-	s, isString := value.(string)
 	switch r.Kind {
 	case RuleKindRequired:
+		s, isString := value.(string)
 		list, isList := value.([]any)
 		return value != nil && (!isString || strings.TrimSpace(s) != "") && (!isList || len(list) > 0)
 	case RuleKindEmail:
-		return isString && emailRegexp.MatchString(s)
+		return emailRegexp.MatchString(ruleText(value))
 	case RuleKindMinLength:
-		return utf8.RuneCountInString(s) >= intValue(r.Value)
+		return ruleLength(value) >= intValue(r.Value)
 	case RuleKindMaxLength:
-		return utf8.RuneCountInString(s) <= intValue(r.Value)
+		return ruleLength(value) <= intValue(r.Value)
 	case RuleKindPattern:
 		pattern, _ := r.Value.(string)
 		re, err := regexp.Compile(pattern)
-		return err == nil && isString && re.MatchString(s)
+		return err == nil && re.MatchString(ruleText(value))
 	case RuleKindEquals:
 		return reflect.DeepEqual(value, Lookup(state, r.Path))
 	default:
 		return false
 	}
+}
+
+// ruleText is a value as the rules read text, as the renderer's rules.ts
+// does: a string as it is, a number or boolean as JavaScript prints it,
+// anything else empty.
+func ruleText(value any) string {
+	switch v := value.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return jsNumber(v)
+	case int:
+		return strconv.Itoa(v)
+	case json.Number:
+		if f, err := v.Float64(); err == nil {
+			return jsNumber(f)
+		}
+		return v.String()
+	}
+	return ""
+}
+
+// jsNumber prints a number as JavaScript's String does for the values a
+// form holds: integers without a decimal point, fractions in their
+// shortest form, exponents from 1e21 up.
+func jsNumber(f float64) string {
+	if math.Abs(f) >= 1e21 {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// ruleLength is what min_length and max_length measure: a list's items, or
+// the code points of the value's text.
+func ruleLength(value any) int {
+	if list, ok := value.([]any); ok {
+		return len(list)
+	}
+	return utf8.RuneCountInString(ruleText(value))
 }
 
 func intValue(v any) int {
