@@ -2,6 +2,9 @@ package screens
 
 import "glimpse/engine/ui"
 
+// The public cancel page a cancel-by-email link opens (not the in-app
+// unsubscribe flow, which is unsubscribe.go).
+
 // PathUnsubscription is the public cancel-subscription page the
 // cancel-by-email link opens.
 const PathUnsubscription = "/unsubscription"
