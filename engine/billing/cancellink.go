@@ -78,8 +78,8 @@ func (s *Service) NewCancelLink(ctx context.Context, email, userID, bundle strin
 }
 
 // CancelByLink cancels the main plans of the link's address on bundle and
-// reports whether any is canceled now. An unknown, expired or other
-// brand's link cancels nothing.
+// reports whether any is canceled now. The link is spent by the first
+// call; an unknown, spent, expired or other brand's link cancels nothing.
 func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (bool, error) {
 	if token == "" || len(token) > 256 {
 		return false, nil
@@ -93,6 +93,15 @@ func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (bool,
 		return false, fmt.Errorf("cancel by link: %w", err)
 	}
 	if !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
+		return false, nil
+	}
+	// A link works once: whoever deletes it (one _id, one winner) cancels;
+	// a second click, or a copy of the link read later, cancels nothing.
+	res, err := s.db.Collection(cancelLinksCollection).DeleteOne(ctx, bson.M{"_id": link.ID})
+	if err != nil {
+		return false, fmt.Errorf("cancel by link: spend it: %w", err)
+	}
+	if res.DeletedCount != 1 {
 		return false, nil
 	}
 	subs, err := s.SubscriptionsByEmail(ctx, link.Email)

@@ -405,3 +405,47 @@ func TestTwoWorkersRenewOnce(t *testing.T) {
 		t.Fatalf("%d charges for 40 checkouts and 40 renewals", n)
 	}
 }
+
+// A cancel link works once, however many clicks arrive together: one
+// deletes it and cancels, the others cancel nothing.
+func TestCancelLinkIsSpentOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, "4242424242424242", "k-cancel-link")
+	token, err := f.svc.NewCancelLink(ctx, sub.Email, "", sub.Bundle, CancelLinkLifetime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const clicks = 8
+	var wg sync.WaitGroup
+	results := make(chan bool, clicks)
+	for range clicks {
+		wg.Go(func() {
+			ok, err := f.svc.CancelByLink(ctx, token, sub.Bundle)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- ok
+		})
+	}
+	wg.Wait()
+	close(results)
+	canceled := 0
+	for ok := range results {
+		if ok {
+			canceled++
+		}
+	}
+	if canceled != 1 {
+		t.Fatalf("%d clicks canceled, want 1", canceled)
+	}
+	// The address buys again: the old link, read later, must not cancel
+	// the new plan.
+	again := f.buy(t, FamilyWeekly, "4242424242424242", "k-cancel-link-2")
+	if ok, _ := f.svc.CancelByLink(ctx, token, sub.Bundle); ok {
+		t.Fatal("a spent link canceled again")
+	}
+	if got, _ := f.svc.Subscription(ctx, again.ID); got.Status != StatusActive {
+		t.Fatalf("the new plan is %s", got.Status)
+	}
+}

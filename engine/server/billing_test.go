@@ -186,6 +186,11 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	if home := h.screen("/dashboard"); home.status != http.StatusOK || !strings.Contains(string(home.raw), `"label":"Canceled"`) {
 		t.Fatalf("My Plan after canceling: %d %s", home.status, home.raw)
 	}
+	// The link is spent: opened again (a second click, a copy read later)
+	// it cancels nothing.
+	if again := h.actionAt("/unsubscription?"+link.RawQuery, "unsubscription.cancel", nil); !strings.Contains(string(again.raw), "No subscriptions") {
+		t.Fatalf("the link worked twice: %s", again.raw)
+	}
 	// A made-up link reads 'No subscriptions'.
 	none := h.actionAt("/unsubscription?from=nonsense", "unsubscription.cancel", nil)
 	if !strings.Contains(string(none.raw), "No subscriptions") {
