@@ -193,11 +193,9 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	var preview *ui.Node
-	if d.Kind != library.KindCopy {
-		if preview, err = s.draftPreview(r, d.Kind, d.Slug, d.Draft); err != nil {
-			return screens.Page{}, err
-		}
+	preview, err := s.draftPreview(r, d.Kind, d.Slug, d.Draft)
+	if err != nil {
+		return screens.Page{}, err
 	}
 	revs := make([]screens.StudioRevision, 0, len(d.Revisions))
 	for i := len(d.Revisions) - 1; i >= 0; i-- {
@@ -494,13 +492,83 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 	return page, nil
 }
 
+// readingScreen composes, from a library, the subscriber screen that shows
+// the item slug; ok is false when the library does not hold it.
+type readingScreen func(s *Server, r *request, lib *library.Library, slug string) (page screens.Page, ok bool, err error)
+
+// readingScreens are the subscriber screens that show editable items: one
+// per kind, a page's by its slug (library.KindPage + "/" + slug). Each
+// composes from the library it is given, the published one or, for the
+// studio's previews, one holding a draft. A kind not here (copy) shows on
+// no reading screen of its own.
+var readingScreens = map[string]readingScreen{
+	library.KindNews: func(_ *Server, r *request, lib *library.Library, slug string) (screens.Page, bool, error) {
+		n, ok := lib.NewsItem(slug)
+		if !ok {
+			return screens.Page{}, false, nil
+		}
+		return screens.NewsPost(r.ctx, &n), true, nil
+	},
+	library.KindTopic: func(_ *Server, r *request, lib *library.Library, slug string) (screens.Page, bool, error) {
+		t, ok := lib.Topics[slug]
+		if !ok {
+			return screens.Page{}, false, nil
+		}
+		return screens.TopicPage(r.ctx, t), true, nil
+	},
+	library.KindArticle: func(_ *Server, r *request, lib *library.Library, slug string) (screens.Page, bool, error) {
+		topicSlug, partSlug, _ := strings.Cut(slug, "/")
+		topic := lib.Topics[topicSlug]
+		part, ok := topic.Part(partSlug)
+		if !ok {
+			return screens.Page{}, false, nil
+		}
+		return screens.TopicArticle(r.ctx, topic, part), true, nil
+	},
+	library.KindPage + "/insights": func(_ *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
+		var latest *library.NewsItem
+		if len(lib.News) > 0 {
+			latest = &lib.News[0]
+		}
+		return screens.Insights(r.ctx, lib.Insights, latest), true, nil
+	},
+	library.KindPage + "/top-trends": func(_ *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
+		return screens.ReadingArticle(r.ctx, "top-trends", lib.Trends), true, nil
+	},
+	library.KindPage + "/top-hacks": func(_ *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
+		return screens.ReadingArticle(r.ctx, "top-hacks", lib.Hacks), true, nil
+	},
+	library.KindPage + "/privacy": func(s *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
+		page, err := s.legalScreen("privacy", func() library.Legal { return lib.Privacy })(r)
+		return page, err == nil, err
+	},
+	library.KindPage + "/terms": func(s *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
+		page, err := s.legalScreen("terms", func() library.Legal { return lib.Terms })(r)
+		return page, err == nil, err
+	},
+}
+
+// readingScreenOf is the reading screen that shows an item, if any.
+func readingScreenOf(kind, slug string) (readingScreen, bool) {
+	if kind == library.KindPage {
+		kind += "/" + slug
+	}
+	compose, ok := readingScreens[kind]
+	return compose, ok
+}
+
 // subscriberPage composes the screen subscribers would see for an item with
 // these fields once published; ok is false for an item no reading screen
-// shows (copy, or a part whose topic does not exist).
+// shows (copy, or a part whose topic does not exist). The item is shown
+// among what is published: a topic with its published parts, a part inside
+// its published topic.
 func (s *Server) subscriberPage(r *request, kind, slug string, fields map[string]string) (screens.Page, bool, error) {
+	compose, ok := readingScreenOf(kind, slug)
+	if !ok {
+		return screens.Page{}, false, nil
+	}
 	docs := []library.SeedDoc{{Kind: kind, Slug: slug, Fields: fields}}
 	if kind == library.KindArticle {
-		// A part is shown inside its topic.
 		topicSlug, _, _ := strings.Cut(slug, "/")
 		topic := s.library().Topics[topicSlug]
 		docs = append(docs, library.SeedDoc{Kind: library.KindTopic, Slug: topicSlug,
@@ -510,41 +578,11 @@ func (s *Server) subscriberPage(r *request, kind, slug string, fields map[string
 	if err != nil {
 		return screens.Page{}, false, err
 	}
-	switch kind {
-	case library.KindNews:
-		if len(lib.News) == 0 {
-			return screens.Page{}, false, nil
-		}
-		return screens.NewsPost(r.ctx, &lib.News[0]), true, nil
-	case library.KindTopic:
-		t := lib.Topics[slug]
+	if t, ok := lib.Topics[slug]; ok && kind == library.KindTopic {
 		t.Parts = s.library().Topics[slug].Parts
-		return screens.TopicPage(r.ctx, t), true, nil
-	case library.KindArticle:
-		topicSlug, _, _ := strings.Cut(slug, "/")
-		topic := lib.Topics[topicSlug]
-		if len(topic.Parts) == 0 {
-			return screens.Page{}, false, nil
-		}
-		return screens.TopicArticle(r.ctx, topic, topic.Parts[0]), true, nil
-	case library.KindPage:
-		switch slug {
-		case "insights":
-			return screens.Insights(r.ctx, lib.Insights, nil), true, nil
-		case "top-trends":
-			return screens.ReadingArticle(r.ctx, "top-trends", lib.Trends), true, nil
-		case "top-hacks":
-			return screens.ReadingArticle(r.ctx, "top-hacks", lib.Hacks), true, nil
-		case "privacy", "terms":
-			l := lib.Privacy
-			if slug == "terms" {
-				l = lib.Terms
-			}
-			page, err := s.legalScreen(slug, func() library.Legal { return l })(r)
-			return page, err == nil, err
-		}
+		lib.Topics[slug] = t
 	}
-	return screens.Page{}, false, nil
+	return compose(s, r, lib, slug)
 }
 
 // draftPreview is the body of the subscriber screen for an item with these
