@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -99,6 +100,7 @@ const (
 	secretCreds   = "creds-secret-9b2e"
 	secretLogin   = "login-secret-4d4d"
 	secretBody    = "password-secret-e1e1"
+	secretFrom    = "from-secret-20ab" // the cancel-by-email link's (issue #20)
 )
 
 // failingRoutes adds routes that panic and fail, which no real route does
@@ -113,7 +115,10 @@ func failingRoutes(h *harness) {
 func (h *harness) failingRequest(path string) response {
 	h.t.Helper()
 	h.cookies["glimpse_session"] = secretSession
-	req := httptest.NewRequest(http.MethodPost, path+"?creds="+secretCreds+"&login="+secretLogin+"&page=2",
+	// The cancel link's secret both as a parameter and inside a page's URL
+	// (?path=, as the screen endpoint carries it).
+	req := httptest.NewRequest(http.MethodPost, path+"?creds="+secretCreds+"&login="+secretLogin+"&page=2&from="+secretFrom+
+		"&path="+url.QueryEscape("/unsubscription?from="+secretFrom),
 		strings.NewReader(`{"password":"`+secretBody+`"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-CSRF-Token", secretCSRF)
@@ -123,7 +128,7 @@ func (h *harness) failingRequest(path string) response {
 
 func assertNoSecrets(t *testing.T, envelope string) {
 	t.Helper()
-	for _, s := range []string{secretSession, secretCSRF, secretAuth, secretCreds, secretLogin, secretBody} {
+	for _, s := range []string{secretSession, secretCSRF, secretAuth, secretCreds, secretLogin, secretBody, secretFrom} {
 		if strings.Contains(envelope, s) {
 			t.Errorf("the report holds the secret %q:\n%s", s, envelope)
 		}
@@ -147,7 +152,9 @@ func TestReportingPanicAndInternalError(t *testing.T) {
 	if ev == "" {
 		t.Fatal("the panic was not reported")
 	}
-	for _, want := range []string{`"release":"glimpse@test"`, `"environment":"production"`, `"type":"event"`, `/test/panic`, `page=2`} {
+	for _, want := range []string{`"release":"glimpse@test"`, `"environment":"production"`, `"type":"event"`, `/test/panic`, `page=2`,
+		// Redacted as the access log redacts them (engine/redact).
+		`from=redacted`, `path=%2Funsubscription%3Ffrom%3Dredacted`} {
 		if !strings.Contains(ev, want) {
 			t.Errorf("the report lacks %s:\n%s", want, ev)
 		}
