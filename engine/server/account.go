@@ -129,11 +129,16 @@ func (s *Server) restorePassword(r *request, in any) (*ui.Result, error) {
 	if err != nil && !engine.IsNotFound(err) {
 		return nil, err
 	}
-	if err == nil && !u.Disabled {
+	switch {
+	case err == nil && !u.Disabled:
 		brandKey := r.brand.Key
 		s.detach("password reset mail", func(ctx context.Context) error {
 			return s.sendPasswordReset(ctx, u, brandKey)
 		})
+	case err != nil:
+		// No account: a buyer who has not created it yet gets the
+		// activation mail instead (the spec's §7), anyone else nothing.
+		s.activateIfNoAccount(r, email)
 	}
 	return ui.Effects(ui.OpenOverlay(screens.ResetSentOverlay)), nil
 }
@@ -260,13 +265,13 @@ func (s *Server) mailActivation(ctx context.Context, r *request, email string) (
 	return true, nil
 }
 
-// activateAfterFailedSignIn sends the activation mail when a sign-in failed
-// for an address that has a paid subscription but no account yet, as the
-// spec's sign-in does. The screen says nothing different, and the work runs
+// activateIfNoAccount sends the activation mail when a sign-in failed, or a
+// password reset was asked, for an address that has a paid subscription but
+// no account yet, as the spec's sign-in and reset do. The screen says nothing different, and the work runs
 // after the answer, so a failed sign-in takes the same time whether or not
 // the address has an account or a subscription; an address with an account
 // is left alone (its owner mistyped a password).
-func (s *Server) activateAfterFailedSignIn(r *request, email string) {
+func (s *Server) activateIfNoAccount(r *request, email string) {
 	if s.Billing == nil || s.Mail == nil { // a server wired without billing or mail
 		return
 	}
@@ -274,7 +279,7 @@ func (s *Server) activateAfterFailedSignIn(r *request, email string) {
 	// the work needs from it now.
 	rr := &request{brand: r.brand}
 	email = auth.NormaliseEmail(email)
-	s.detach("activation mail after a failed sign-in", func(ctx context.Context) error {
+	s.detach("activation mail for an address with no account", func(ctx context.Context) error {
 		if _, err := s.Auth.UserByEmail(ctx, email); !engine.IsNotFound(err) {
 			return nil
 		}

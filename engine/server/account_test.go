@@ -178,6 +178,27 @@ func TestPasswordResetRevealsNoAccount(t *testing.T) {
 	h.waitMails(mail.TemplatePasswordReset, 1) // ann's only
 }
 
+// A buyer who has not created the account yet and asks for a password
+// reset gets the activation mail (the spec's §7: a reset that finds no user
+// uses the activation instead), with the same answer as everyone.
+func TestPasswordResetForABuyerWithoutAccountSendsTheActivation(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	sub := h.buy("buyer@example.com")
+	h.screen("/password-recovery")
+	r := h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": "buyer@example.com"})
+	if r.status != http.StatusOK {
+		t.Fatalf("restore: %d %s", r.status, r.raw)
+	}
+	mails := h.waitMails(mail.TemplateActivation, 1)
+	if mails[0].To != "buyer@example.com" || !strings.Contains(mails[0].Text, "/access-recovery?id="+sub.ID) {
+		t.Fatalf("activation mail: %+v", mails[0])
+	}
+	if got := h.mails(mail.TemplatePasswordReset); len(got) != 0 {
+		t.Fatalf("reset mails: %+v", got)
+	}
+}
+
 func TestPasswordResetRateLimits(t *testing.T) {
 	t.Parallel()
 	h := newAccountHarness(t)

@@ -209,7 +209,7 @@ func (s *Server) signIn(r *request, in any) (*ui.Result, error) {
 	req := in.(*signInRequest)
 	token, err := s.Auth.SignIn(r.fiber.Context(), req.Email, req.Password, r.fiber.IP(), r.brand.Bundle)
 	if errors.Is(err, auth.ErrInvalidCredential) {
-		s.activateAfterFailedSignIn(r, req.Email)
+		s.activateIfNoAccount(r, req.Email)
 	}
 	return s.afterSignIn(r, token, err)
 }
