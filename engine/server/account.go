@@ -23,14 +23,20 @@ import (
 // client chooses (the OWASP Forgot Password Cheat Sheet's host-header
 // injection: https://cheatsheetseries.owasp.org/cheatsheets/Forgot_Password_Cheat_Sheet.html).
 
-// Limits on the mail-sending actions, per address and per client IP in a
-// fixed window. They keep anyone from flooding an inbox and bound the
-// guessing of addresses; they are counted for every address alike, known or
-// not, so reaching one says nothing about an account.
+// Limits on the mail-sending actions. A client (IP) may send
+// recoveryPerIP of them in a recoveryWindow, which bounds guessing of
+// addresses and flooding from one place. An address is never refused: its
+// mails are coalesced instead (one reset mail per resetMailWindow, one
+// activation mail per activationResendWindow), so a stranger asking for
+// someone's reset again and again neither floods their inbox nor locks them
+// out of asking themselves.
 const (
-	recoveryPerAddress = 5
-	recoveryPerIP      = 20
-	recoveryWindow     = 15 * time.Minute
+	recoveryPerIP  = 20
+	recoveryWindow = 15 * time.Minute
+	// resetMailWindow is how long a reset mail counts as just sent: a
+	// request for the same address within it sends none (the one sent
+	// holds a link valid for auth.PasswordResetLifetime).
+	resetMailWindow = 5 * time.Minute
 	// activationResendWindow is how long an activation mail counts as just
 	// sent: within it a second request (from the form or a failed sign-in)
 	// sends nothing, and the form says the mail was already sent.
@@ -93,21 +99,15 @@ func (s *Server) accessRecoveryScreen(r *request) (screens.Page, error) {
 	return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: sub.ID, Email: sub.Email}), nil
 }
 
-// limitRecovery counts one mail-sending request from this client for email
-// and refuses it over either limit.
-func (s *Server) limitRecovery(r *request, kind, email string) error {
-	ctx := r.fiber.Context()
-	for _, l := range []struct {
-		key   string
-		limit int
-	}{{"ip:" + r.fiber.IP(), recoveryPerIP}, {"email:" + email, recoveryPerAddress}} {
-		ok, err := s.Auth.TakeRequestSlot(ctx, kind, l.key, l.limit, recoveryWindow)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
-		}
+// limitRecovery counts one mail-sending request from this client and
+// refuses it over the client's limit.
+func (s *Server) limitRecovery(r *request, kind string) error {
+	ok, err := s.Auth.TakeRequestSlot(r.fiber.Context(), kind, "ip:"+r.fiber.IP(), recoveryPerIP, recoveryWindow)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
 	}
 	return nil
 }
@@ -122,7 +122,7 @@ func (s *Server) limitRecovery(r *request, kind, email string) error {
 func (s *Server) restorePassword(r *request, in any) (*ui.Result, error) {
 	req := in.(*emailRequest)
 	email := auth.NormaliseEmail(req.Email)
-	if err := s.limitRecovery(r, "reset", email); err != nil {
+	if err := s.limitRecovery(r, "reset"); err != nil {
 		return nil, err
 	}
 	u, err := s.Auth.UserByEmail(r.fiber.Context(), email)
@@ -143,9 +143,14 @@ func (s *Server) restorePassword(r *request, in any) (*ui.Result, error) {
 	return ui.Effects(ui.OpenOverlay(screens.ResetSentOverlay)), nil
 }
 
-// sendPasswordReset mints a reset for u and enqueues its mail. The mail's
-// key is the token's hash, so a retry never sends a second mail for it.
+// sendPasswordReset mints a reset for u and enqueues its mail, unless one
+// went out for the address in this resetMailWindow. The mail's key is the
+// token's hash, so a retry never sends a second mail for it.
 func (s *Server) sendPasswordReset(ctx context.Context, u auth.User, brandKey string) error {
+	first, err := s.Auth.TakeOnce(ctx, "reset-mail", u.Email, resetMailWindow)
+	if err != nil || !first {
+		return err
+	}
 	token, err := s.Auth.MintPasswordReset(ctx, u.ID)
 	if err != nil {
 		return err
@@ -215,7 +220,7 @@ func (s *Server) resetPassword(r *request, in any) (*ui.Result, error) {
 func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
 	req := in.(*emailRequest)
 	email := auth.NormaliseEmail(req.Email)
-	if err := s.limitRecovery(r, "activation", email); err != nil {
+	if err := s.limitRecovery(r, "activation"); err != nil {
 		return nil, err
 	}
 	ctx := r.fiber.Context()
