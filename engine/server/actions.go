@@ -51,7 +51,7 @@ func (s *Server) actionTable() map[string]actionSpec {
 		"profile.upload_export":    {upload: s.uploadExport},
 		"studio.sign_in":           {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn, form: true},
 		"studio.sign_out":          {newRequest: noValues, handle: s.studioSignOut},
-		"studio.save":              {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor},
+		"studio.save":              {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor, form: true},
 		"studio.publish":           {newRequest: studioItem, handle: s.studioPublish, staff: staff.RoleEditor},
 		"studio.unpublish":         {newRequest: studioItem, handle: s.studioUnpublish, staff: staff.RoleEditor},
 		"studio.restore":           {newRequest: studioItem, handle: s.studioRestore, staff: staff.RoleEditor},

@@ -128,7 +128,7 @@ func TestEditedRuleMessageIsTheServersMessage(t *testing.T) {
 	h := newHarness(t)
 	h.studioSignIn(staff.RoleEditor)
 	msg := "That does not look like an email address"
-	if res := h.action("studio.save", item("copy", "default/signIn.wrongEmail", map[string]any{"body": msg})); res.status != 200 {
+	if res := h.save(item("copy", "default/signIn.wrongEmail", map[string]any{"body": msg})); res.status != 200 {
 		t.Fatalf("save copy: %d %s", res.status, res.raw)
 	}
 	if res := h.action("studio.publish", item("copy", "default/signIn.wrongEmail", nil)); res.status != 200 {
