@@ -91,6 +91,28 @@ export default tseslint.config(
     },
   },
   {
+    // The contract's validator (zod and schema/) is a chunk the app loads after its first screen
+    // (runtime/validator.ts): outside schema/, only its types may be imported (and
+    // schema/token.ts), or the first visit's bundle takes it back (`npm run size`).
+    files: ["renderer/src/**/*.{ts,tsx}"],
+    ignores: ["renderer/src/schema/**", "renderer/src/**/*.test.{ts,tsx}", "renderer/src/test/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["zod", "zod/*"], allowTypeImports: true, message: "zod belongs to the validator's chunk (schema/)." },
+            {
+              regex: "(^|/)schema/(?!token$)",
+              allowTypeImports: true,
+              message: "schema/ is the validator's chunk: import its types, or load it through runtime/validator.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The schema is the contract mirror: it depends on zod and nothing of ours.
     files: ["renderer/src/schema/**/*.ts"],
     ignores: ["renderer/src/schema/**/*.test.ts"],

@@ -1,8 +1,8 @@
 // The app shell: the boot loader, the current screen, its overlays, and a notice banner that
 // keeps the last good screen visible when a request fails.
 import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
-// The boundary and the node modules come first: that keeps the bundle's module order, and so its
-// gzip size (`npm run size`, 3 bytes under budget), as it was before the boundary left nodes/.
+// The boundary and the node modules come first: the bundle's module order, and so its gzip size
+// (`npm run size`), is as it was before the boundary left nodes/.
 import { ErrorBoundary } from "./runtime/error-boundary";
 import { registry } from "./nodes/registry";
 import { t } from "./runtime/copy";
@@ -12,7 +12,7 @@ import { retryKeepingInput } from "./runtime/retry";
 import type { Runtime } from "./runtime/runtime";
 import { NodeView } from "./runtime/render";
 import type { ViewState } from "./runtime/store";
-import { escapeToken } from "./schema/parse";
+import { escapeToken } from "./schema/token";
 import { Glyph } from "./nodes/icon";
 import { Spinner } from "./nodes/loader";
 import "./styles/global.css";

@@ -20,8 +20,8 @@ void startReporting(document, window.location.origin);
 mountTestErrorButton(document, window.location.search);
 
 /**
- * Starts the runtime, then mounts the app, each in a task of its own: module evaluation (React,
- * the schemas) is a long task already, and a page the server has drawn is on screen meanwhile,
+ * Starts the runtime, then mounts the app, each in a task of its own: module evaluation (React)
+ * is a long task already, and a page the server has drawn is on screen meanwhile,
  * so every long task is one in which a tap goes unanswered (Lighthouse's TBT).
  */
 function boot(): void {

@@ -9,6 +9,9 @@ import { act } from "@testing-library/react";
 import { hydrateRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "./app";
+import { FIRST_SCREEN_ID } from "./runtime/api";
+import type { Runtime } from "./runtime/runtime";
+import { createValidatorLoader } from "./runtime/validator";
 import { fakeServer, makeEngine, renderApp, stopEngines } from "./test/harness";
 import { repoPath } from "./test/paths";
 
@@ -65,31 +68,52 @@ describe("the server's first paint", () => {
 });
 
 describe("adopting the server's first paint", () => {
-  it.each(goldens)("the renderer hydrates %s with no mismatch", async (golden) => {
-    const envelope: unknown = JSON.parse(
-      readFileSync(repoPath("fixtures", "screens", golden.replace(/\.html$/, ".json")), "utf8"),
-    );
-    const markup = readFileSync(repoPath("fixtures", "prerender", golden), "utf8").trimEnd();
-    const container = document.createElement("div");
-    container.innerHTML = markup;
-    document.body.append(container);
-    const runtime = makeEngine(fakeServer(() => ({ body: envelope })));
-    await act(() => runtime.start());
-    const mismatches: unknown[] = [];
-    // React reports in development the attributes it leaves as the server wrote them: the ids
-    // (its own useId numbering differs from the server's; both are consistent within the page).
-    const warnings = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const first = container.firstElementChild;
-    const root = await act(() =>
-      hydrateRoot(container, <App runtime={runtime} />, { onRecoverableError: (error) => mismatches.push(error) }),
-    );
-    // No mismatch made React draw the screen again: the server's elements are the app's.
-    expect(mismatches).toEqual([]);
-    expect(container.firstElementChild).toBe(first);
-    const unexpected = warnings.mock.calls.map((call) => call.map(String).join(" ")).filter((text) => !/\bid=|htmlFor|aria-labelledby/.test(text) || !/didn't match/.test(text));
-    expect(unexpected).toEqual([]);
-    warnings.mockRestore();
-    act(() => root.unmount());
-    container.remove();
-  });
+  // As the page has it: the envelope in the page's data block, the contract's validator (a chunk
+  // of its own) not here yet, so the nodes render as the server wrote them; and, as any later
+  // screen, fetched and checked.
+  const ways = ["from the page, before the validator", "checked"] as const;
+  it.each(goldens.flatMap((golden) => ways.map((how) => [golden, how] as const)))(
+    "the renderer hydrates %s with no mismatch (%s)",
+    async (golden, how) => {
+      const envelope: unknown = JSON.parse(
+        readFileSync(repoPath("fixtures", "screens", golden.replace(/\.html$/, ".json")), "utf8"),
+      );
+      const markup = readFileSync(repoPath("fixtures", "prerender", golden), "utf8").trimEnd();
+      const container = document.createElement("div");
+      container.innerHTML = markup;
+      document.body.append(container);
+      const block = document.createElement("script");
+      let runtime: Runtime;
+      if (how === "checked") {
+        runtime = makeEngine(fakeServer(() => ({ body: envelope })));
+      } else {
+        block.type = "application/json";
+        block.id = FIRST_SCREEN_ID;
+        // No date: the envelope's own serverNow stands, as in the fetched case.
+        block.textContent = JSON.stringify({ date: "", csrf: "page-token", screens: { "/": envelope } });
+        document.body.append(block);
+        const never = createValidatorLoader(() => new Promise(() => undefined));
+        runtime = makeEngine(fakeServer(() => "network-error"), window, never);
+      }
+      await act(() => runtime.start());
+      expect(runtime.validator.current() === null).toBe(how !== "checked");
+      const mismatches: unknown[] = [];
+      // React reports in development the attributes it leaves as the server wrote them: the ids
+      // (its own useId numbering differs from the server's; both are consistent within the page).
+      const warnings = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      const first = container.firstElementChild;
+      const root = await act(() =>
+        hydrateRoot(container, <App runtime={runtime} />, { onRecoverableError: (error) => mismatches.push(error) }),
+      );
+      // No mismatch made React draw the screen again: the server's elements are the app's.
+      expect(mismatches).toEqual([]);
+      expect(container.firstElementChild).toBe(first);
+      const unexpected = warnings.mock.calls.map((call) => call.map(String).join(" ")).filter((text) => !/\bid=|htmlFor|aria-labelledby/.test(text) || !/didn't match/.test(text));
+      expect(unexpected).toEqual([]);
+      warnings.mockRestore();
+      act(() => root.unmount());
+      container.remove();
+      block.remove();
+    },
+  );
 });

@@ -1,8 +1,17 @@
 import { screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import paths from "../../../engine/ui/icons.json";
+import { ICON_NAMES } from "../schema/node";
 import { renderNodes } from "../test/harness";
+import { isIconName } from "./icon";
 
 describe("icon", () => {
+  it("knows the schema's icon names, and only those, by their paths", () => {
+    expect(Object.keys(paths).sort()).toEqual([...ICON_NAMES].sort());
+    expect(ICON_NAMES.every((name) => isIconName(name))).toBe(true);
+    expect([undefined, "", "unicorn", "toString"].some((name) => isIconName(name))).toBe(false);
+  });
+
   it("is an image when labelled and hidden when decorative", async () => {
     const { container } = await renderNodes([
       { type: "icon", name: "lock", label: "Locked", tone: "danger", size: "lg" },

@@ -1,9 +1,9 @@
 // The transport: GET /ui/screen and POST /ui/actions/<name>, as protocol.md says. It has no
 // side effects of its own: it answers what the server said, and the runtime acts on it.
-import * as z from "zod/mini";
-import { type ActionResult, actionResultSchema, type Envelope, envelopeSchema } from "../schema/envelope";
+import type { ActionResult, Envelope } from "../schema/envelope";
 import { parseTime } from "./clock";
 import { t } from "./copy";
+import { contractValidator, type Validator, type ValidatorLoader } from "./validator";
 
 /** The message shown when a request fails without a message from the server (the brand's words). */
 export const genericError = (): string => t("genericError");
@@ -15,7 +15,16 @@ const CSRF_HEADER = "X-CSRF-Token";
 export const SDUI_VERSION = "1";
 
 export type Answer =
-  | { kind: "envelope"; envelope: Envelope; receivedAt: number }
+  | {
+      kind: "envelope";
+      envelope: Envelope;
+      receivedAt: number;
+      /**
+       * Only for an envelope from the page shown before the contract's validator arrived (it is
+       * taken as the server wrote it): the answer once the validator has checked it.
+       */
+      check?: Promise<Answer>;
+    }
   | { kind: "result"; result: ActionResult; status: number }
   | { kind: "reload" }
   | { kind: "failure"; message: string; status: number };
@@ -64,8 +73,6 @@ export interface FirstScreen {
 /** The data block's id in index.html. */
 export const FIRST_SCREEN_ID = "glimpse-first";
 
-const firstScreenSchema = z.object({ date: z.string(), csrf: z.string(), screens: z.record(z.string(), z.unknown()) });
-
 /** The page's first screen from the data block's text; undefined when absent or malformed. */
 export function parseFirstScreen(text: string | null | undefined, receivedAt: number): FirstScreen | undefined {
   if (text === null || text === undefined || text === "") return undefined;
@@ -76,17 +83,27 @@ export function parseFirstScreen(text: string | null | undefined, receivedAt: nu
     console.error("Glimpse: the page's first screen is not JSON");
     return undefined;
   }
-  const parsed = firstScreenSchema.safeParse(raw);
-  if (!parsed.success) {
-    console.error(`Glimpse: invalid first screen: ${parsed.error.message}`);
+  // The block's own frame is checked by hand (its answers are checked as any answer is): the
+  // contract's validator is not here yet.
+  if (!isRecord(raw) || typeof raw.date !== "string" || typeof raw.csrf !== "string" || !isRecord(raw.screens)) {
+    console.error("Glimpse: invalid first screen: it needs date, csrf and screens");
     return undefined;
   }
-  const { date, csrf, screens } = parsed.data;
-  return { date, csrf, screens: new Map(Object.entries(screens)), receivedAt };
+  return { date: raw.date, csrf: raw.csrf, screens: new Map(Object.entries(raw.screens)), receivedAt };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether an answer body has the envelope's frame as far as showing it touches it (the brand's
+ * theme, the screen, the server time), so that it can be shown before the validator checks it.
+ */
+function hasEnvelopeFrame(body: unknown): boolean {
+  if (!isRecord(body) || !("v" in body) || body.reload === true || !isRecord(body.screen) || !isRecord(body.meta)) return false;
+  const { brand, serverNow } = body.meta;
+  return isRecord(brand) && isRecord(brand.theme) && (serverNow === undefined || typeof serverNow === "string");
 }
 
 /**
@@ -95,18 +112,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * @param first the screens the server put in the page: `screen` answers from them instead of
  *   fetching, until it is asked for a path they lack, an envelope from them is shown, or anything
  *   is posted (which may change what the server would answer).
+ * @param validator the contract's validator (a chunk of its own): every answer waits for it, but
+ *   an envelope from the page that comes before it is answered at once, with its check to follow.
  */
 export function createApi(
   fetcher: typeof fetch,
   now: () => number = Date.now,
   initialCsrf?: string,
   first?: FirstScreen,
+  validator: ValidatorLoader = contractValidator,
 ): Api {
   let csrf = initialCsrf;
   let pending = first;
 
-  /** The page's answer for path, if it has a usable one; it is used once. */
-  function fromPage(path: string): Answer | undefined {
+  /** The page's answer for path, if it has one; it is used once. */
+  function fromPage(path: string): Promise<Answer> | undefined {
     const page = pending;
     if (page === undefined) return undefined;
     const body = page.screens.get(path);
@@ -117,15 +137,30 @@ export function createApi(
     // Whatever follows (a redirect's next screen) may still come from the page; this path's
     // answer is spent, as a fetched one would be.
     page.screens.delete(path);
-    const answer = interpret(body, 200, page.csrf !== "", page.date, page.receivedAt);
-    if (answer.kind === "failure") {
-      // An invalid envelope in the page: the server is asked again, as if there were none.
-      pending = undefined;
-      return undefined;
+    const token = page.csrf !== "";
+    const use = (answer: Answer): Answer => {
+      if (token) csrf = page.csrf;
+      if (answer.kind === "envelope") pending = undefined;
+      return answer;
+    };
+    const check = interpret(body, 200, token, page.date, page.receivedAt);
+    if (validator.current() === null && hasEnvelopeFrame(body)) {
+      // Shown (and the server's drawing of it adopted) before the validator arrives; the runtime
+      // acts on its check when it has (runtime.ts).
+      const envelope = withServerNow(body as unknown as Envelope, page.date);
+      return Promise.resolve(use({ kind: "envelope", envelope, receivedAt: page.receivedAt, check }));
     }
-    if (page.csrf !== "") csrf = page.csrf;
-    if (answer.kind === "envelope") pending = undefined;
-    return answer;
+    return check.then((answer) => {
+      if (answer.kind !== "failure") return use(answer);
+      // An invalid envelope in the page: the server is asked again, as if there were none. Not
+      // when the validator failed to load: a fetched answer could not be checked either.
+      pending = undefined;
+      return validator.current() === null ? answer : fetchScreen(path);
+    });
+  }
+
+  function fetchScreen(path: string): Promise<Answer> {
+    return request(`/ui/screen?path=${encodeURIComponent(path)}`, { method: "GET" });
   }
 
   async function request(url: string, init: RequestInit, headers: Record<string, string> = {}): Promise<Answer> {
@@ -153,8 +188,23 @@ export function createApi(
     return interpret(body, response.status, issued !== null && issued !== "", response.headers.get("Date"), now());
   }
 
-  function interpret(body: unknown, status: number, headerToken: boolean, date: string | null, receivedAt: number): Answer {
+  /** The answer a body makes, once the validator is here to check it. */
+  async function interpret(
+    body: unknown,
+    status: number,
+    headerToken: boolean,
+    date: string | null,
+    receivedAt: number,
+  ): Promise<Answer> {
     if (isRecord(body) && body.reload === true) return { kind: "reload" };
+    let contract: Validator;
+    try {
+      contract = await validator.load();
+    } catch (error) {
+      console.error(`Glimpse: the validator did not load: ${String(error)}`);
+      return { kind: "failure", message: genericError(), status };
+    }
+    const { actionResultSchema, envelopeSchema } = contract;
     if (isRecord(body) && "v" in body) {
       const parsed = envelopeSchema.safeParse(body);
       if (!parsed.success) {
@@ -177,10 +227,7 @@ export function createApi(
   }
 
   return {
-    screen: (path) => {
-      const answer = fromPage(path);
-      return answer === undefined ? request(`/ui/screen?path=${encodeURIComponent(path)}`, { method: "GET" }) : Promise.resolve(answer);
-    },
+    screen: (path) => fromPage(path) ?? fetchScreen(path),
     action: (name, values, path, options) => {
       pending = undefined;
       const headers: Record<string, string> = { "Content-Type": "application/json" };

@@ -2,7 +2,6 @@
 // countdown's units and the like. They are brand copy (`renderer.*` keys in content/brands), which
 // the server writes into the page shell as `<meta name="glimpse-copy" content="{JSON}">` for the
 // brand of the request's host; a node's own label, when the server sends one, wins over them.
-import * as z from "zod/mini";
 
 /**
  * The last resort, and the only English in the bundle: it is used only when the page has no copy
@@ -32,7 +31,14 @@ export type CopyKey = keyof typeof FALLBACK_COPY;
  * Keys the renderer does not know are allowed (a newer server may send more), but every value must
  * be text: a block with anything else is ignored whole rather than trusted in part.
  */
-const shellCopySchema = z.record(z.string(), z.string());
+function isTextRecord(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((text) => typeof text === "string")
+  );
+}
 
 let shell: Readonly<Record<string, string>> | null = null;
 
@@ -51,12 +57,11 @@ export function loadShellCopy(document: Document): void {
     console.error("Glimpse: the page's copy block is not JSON");
     return;
   }
-  const parsed = shellCopySchema.safeParse(raw);
-  if (!parsed.success) {
-    console.error(`Glimpse: invalid copy block: ${parsed.error.message}`);
+  if (!isTextRecord(raw)) {
+    console.error("Glimpse: invalid copy block: not an object of texts");
     return;
   }
-  shell = parsed.data;
+  shell = raw;
 }
 
 /** Forgets the shell's copy (tests share one module instance across files). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { ruleSchema, RULE_KINDS } from "../schema/rule";
 import { repoPath } from "../test/paths";
-import { EMAIL_PATTERN, fieldSchema, isMissing, RULES, validate } from "./rules";
+import { EMAIL_PATTERN, isMissing, RULES, validate } from "./rules";
 
 const parityFile = repoPath("fixtures", "rules", "parity.json");
 
@@ -34,10 +34,14 @@ describe("rules", () => {
     expect([0, false, "a", [1]].some(isMissing)).toBe(false);
   });
 
-  it("builds a zod schema per field", () => {
-    const schema = fieldSchema([{ kind: "min_length", value: 2, message: "Too short" }], {});
-    expect(schema.safeParse("ab").success).toBe(true);
-    expect(schema.safeParse("a").error?.issues.map((issue) => issue.message)).toEqual(["Too short"]);
+  it("gives each failing rule's message, in order, and skips a rule whose when is false", () => {
+    const rules = [
+      { kind: "min_length", value: 2, message: "Too short" },
+      { kind: "email", message: "Not an email", when: { path: "/strict" } },
+    ] as const;
+    expect(validate(rules, "ab", {})).toEqual([]);
+    expect(validate(rules, "a", {})).toEqual(["Too short"]);
+    expect(validate(rules, "a", { strict: true })).toEqual(["Too short", "Not an email"]);
   });
 
   it("rejects a pattern that does not compile", () => {

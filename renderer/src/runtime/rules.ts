@@ -1,8 +1,7 @@
-// The validation rules as zod checks. Both sides run the same rules (fixtures/rules/*.json):
+// The validation rules. Both sides run the same rules (fixtures/rules/*.json):
 // every rule tests the value as it is, so an empty value fails email, min_length and pattern;
 // lengths count Unicode code points (Go's utf8.RuneCountInString); patterns are unanchored
 // Unicode regexes (Go's regexp.MatchString).
-import * as z from "zod/mini";
 import type { Rule, RuleKind, RuleOf } from "../schema/rule";
 import { evaluate, jsonEqual } from "./conditions";
 import { getPointer } from "./pointer";
@@ -56,17 +55,11 @@ function passes(rule: Rule, value: unknown, state: unknown): boolean {
   return check(value, rule, state);
 }
 
-/** A zod schema for one field: each applicable rule that fails adds its message, in order. */
-export function fieldSchema(rules: readonly Rule[], state: unknown): z.ZodMiniType {
-  return z.unknown().check(
-    ...rules.map((rule) =>
-      z.refine((value: unknown) => !evaluate(rule.when, state) || passes(rule, value, state), rule.message),
-    ),
-  );
-}
-
-/** Every failing rule's message, in rule order; empty when the value is valid. */
+/**
+ * Every failing rule's message, in rule order; empty when the value is valid. A rule whose `when`
+ * is false does not apply. Plain code, not zod: a form checks its fields before the contract's
+ * validator (a chunk of its own, runtime/validator.ts) need have arrived.
+ */
 export function validate(rules: readonly Rule[], value: unknown, state: unknown): string[] {
-  const result = fieldSchema(rules, state).safeParse(value);
-  return result.success ? [] : result.error.issues.map((issue) => issue.message);
+  return rules.filter((rule) => evaluate(rule.when, state) && !passes(rule, value, state)).map((rule) => rule.message);
 }

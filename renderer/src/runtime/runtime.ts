@@ -1,13 +1,14 @@
 // The runtime wires the transport, the store, the router and the action runner together, and
 // applies what the server answers: a screen, effects, errors, or a request to reload.
 import type { Action } from "../schema/action";
-import { parseAction } from "../schema/parse";
+import type { Envelope } from "../schema/envelope";
 import { type ActionContext, runAction, type RunnerHost } from "./actions";
 import { type Answer, type Api, createApi, FIRST_SCREEN_ID, type FirstScreen, genericError, parseFirstScreen } from "./api";
 import { createForms, type Forms } from "./forms";
 import { createRouter, type Origin, type Router } from "./router";
 import { createStore, type Store } from "./store";
 import { applyTheme, applyTitle } from "./theme";
+import { contractValidator, type ValidatorLoader } from "./validator";
 
 /** sessionStorage key of the last stale-client reload, so a loop of 409s reloads only once. */
 export const RELOAD_KEY = "glimpse.reloadedAt";
@@ -19,6 +20,8 @@ export interface Runtime {
   readonly api: Api;
   readonly forms: Forms;
   readonly router: Router;
+  /** The contract's validator, a chunk of its own: NodeView parses nodes with it once it is here. */
+  readonly validator: ValidatorLoader;
   run(action: Action, context?: ActionContext): Promise<boolean>;
   /** Applies a server answer (a screen, an action result, a reload request or a failure). */
   apply(answer: Answer, origin: Origin): Promise<boolean>;
@@ -30,6 +33,8 @@ export interface EngineOptions {
   window: Window;
   fetch: typeof fetch;
   now?: () => number;
+  /** The contract's validator; the app's chunk unless a test hands another. */
+  validator?: ValidatorLoader;
 }
 
 /** The CSRF token the server writes into the served page for the first POST. */
@@ -70,7 +75,8 @@ export function createEngine(options: EngineOptions): Runtime {
   const { window } = options;
   const now = options.now ?? Date.now;
   const store = createStore();
-  const api = createApi(options.fetch, now, pageCsrf(window.document), pageFirstScreen(window, now));
+  const validator = options.validator ?? contractValidator;
+  const api = createApi(options.fetch, now, pageCsrf(window.document), pageFirstScreen(window, now), validator);
   const forms = createForms();
   const waits = new Set<() => void>();
 
@@ -107,8 +113,12 @@ export function createEngine(options: EngineOptions): Runtime {
   }
 
   async function runEffects(effects: readonly unknown[], context: ActionContext): Promise<boolean> {
+    if (effects.length === 0) return true;
+    // An action result has been checked, so the validator is here (a failure to load it fails the answer).
+    const contract = validator.current() ?? (await validator.load().catch(() => null));
+    if (contract === null) return false;
     for (const [index, raw] of effects.entries()) {
-      const action = parseAction(raw, `/effects/${index}`);
+      const action = contract.parseAction(raw, `/effects/${index}`);
       if (action === null) return false;
       if (!(await runtime.run(action, context))) return false;
     }
@@ -119,13 +129,19 @@ export function createEngine(options: EngineOptions): Runtime {
     const formId = origin.kind === "action" ? origin.formId : undefined;
     switch (answer.kind) {
       case "envelope": {
-        const { envelope, receivedAt } = answer;
+        const { envelope, receivedAt, check } = answer;
         cancelWaits();
-        store.showScreen(envelope, receivedAt);
-        applyTheme(window.document, envelope.meta.brand);
-        const title = envelope.screen.title;
-        applyTitle(window.document, typeof title === "string" ? title : undefined, envelope.meta.brand.name);
-        sessionStore(window)?.removeItem(RELOAD_KEY);
+        if (check === undefined) {
+          show(envelope, receivedAt);
+          return true;
+        }
+        // The page's envelope, not checked yet: shown now; the check decides whether it stays.
+        try {
+          show(envelope, receivedAt);
+        } catch {
+          return apply(await check, origin);
+        }
+        void confirm(store.get().screen?.key, check);
         return true;
       }
       case "reload":
@@ -154,6 +170,27 @@ export function createEngine(options: EngineOptions): Runtime {
     }
   }
 
+  function show(envelope: Envelope, receivedAt: number): void {
+    store.showScreen(envelope, receivedAt);
+    applyTheme(window.document, envelope.meta.brand);
+    const title = envelope.screen.title;
+    applyTitle(window.document, typeof title === "string" ? title : undefined, envelope.meta.brand.name);
+    sessionStore(window)?.removeItem(RELOAD_KEY);
+  }
+
+  /**
+   * Acts on the check of a screen shown before the validator arrived, if it is still the one
+   * shown: a valid envelope takes the unchecked one's place (every node is then parsed as any
+   * screen's: an invalid one gives way to its fallback), an invalid one, or a validator that did
+   * not load, leaves the error fallback a bad envelope leaves.
+   */
+  async function confirm(key: number | undefined, check: Promise<Answer>): Promise<void> {
+    const checked = await check;
+    if (key === undefined || store.get().screen?.key !== key) return;
+    if (checked.kind === "envelope") store.checkScreen(checked.envelope);
+    else store.failScreen(checked.kind === "failure" ? checked.message : genericError());
+  }
+
   const router = createRouter({ window, api, store, apply });
 
   const host: RunnerHost = {
@@ -173,9 +210,14 @@ export function createEngine(options: EngineOptions): Runtime {
     api,
     forms,
     router,
+    validator,
     run: (action, context = {}) => runAction(action, context, host),
     apply,
-    start: () => router.start(),
+    start: () => {
+      // Fetched now, beside the first screen, which does not wait for it.
+      validator.load().catch(() => undefined);
+      return router.start();
+    },
     stop: () => {
       cancelWaits();
       router.stop();

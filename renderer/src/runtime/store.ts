@@ -50,6 +50,10 @@ export interface Store {
   update(recipe: (draft: Draft<ViewState>) => void): void;
   /** Shows a new screen: its state, its initially open overlays, no errors. */
   showScreen(envelope: Envelope, receivedAt: number): void;
+  /** Puts the checked envelope in the place of the unchecked one shown, keeping the state. */
+  checkScreen(envelope: Envelope): void;
+  /** Takes the screen down for the error fallback, with the message (a bad envelope's notice). */
+  failScreen(message: string): void;
   setValue(pointer: string, value: unknown): void;
   /** Clears the errors of the given inputs and of the form. */
   clearErrors(inputIds: readonly string[], formId?: string): void;
@@ -103,6 +107,19 @@ export function createStore(initial: ViewState = initialViewState()): Store {
         draft.formErrors = {};
         draft.notice = null;
         draft.overlays = (envelope.open ?? []).filter((id) => Object.hasOwn(overlays, id));
+        draft.loading = false;
+      });
+    },
+    checkScreen(envelope) {
+      update((draft) => {
+        if (draft.screen !== null) draft.screen.envelope = envelope;
+      });
+    },
+    failScreen(message) {
+      update((draft) => {
+        draft.screen = null;
+        draft.overlays = [];
+        draft.notice = message;
         draft.loading = false;
       });
     },

@@ -2,6 +2,9 @@
 // or nothing, and the failure is logged with the node's JSON Pointer (e.g. /screen/children/3).
 import { type Action, actionSchema } from "./action";
 import { type AnyNode, NODE_SCHEMAS, NODE_SLOTS, type NodeType } from "./node";
+import { escapeToken } from "./token";
+
+export { escapeToken };
 
 type Log = (message: string) => void;
 
@@ -13,11 +16,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isNodeType(type: unknown): type is NodeType {
   return typeof type === "string" && Object.hasOwn(NODE_SCHEMAS, type);
-}
-
-/** Escapes one reference token for a JSON Pointer (RFC 6901). */
-export function escapeToken(token: string): string {
-  return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** The reason a raw node does not parse, or null when it parses. */

@@ -5,6 +5,7 @@ import userEvent, { type UserEvent } from "@testing-library/user-event";
 import { type Mock, vi } from "vitest";
 import { App } from "../app";
 import { createEngine, type Runtime } from "../runtime/runtime";
+import type { ValidatorLoader } from "../runtime/validator";
 
 /** One request the fake server saw. */
 export interface Call {
@@ -131,9 +132,9 @@ export function spyWindow(): SpyWindow {
   return { window: proxy, reload, assign, open };
 }
 
-/** A fresh runtime on the (spied) jsdom window with the given fake server. */
-export function makeEngine(server: FakeServer, on: Window = window): Runtime {
-  const runtime = createEngine({ window: on, fetch: server.fetch });
+/** A fresh runtime on the (spied) jsdom window with the given fake server (and validator). */
+export function makeEngine(server: FakeServer, on: Window = window, validator?: ValidatorLoader): Runtime {
+  const runtime = createEngine({ window: on, fetch: server.fetch, ...(validator === undefined ? {} : { validator }) });
   runtimes.push(runtime);
   return runtime;
 }
