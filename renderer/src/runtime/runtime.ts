@@ -2,6 +2,7 @@
 // applies what the server answers: a screen, effects, errors, or a request to reload.
 import type { Action } from "../schema/action";
 import type { Envelope } from "../schema/envelope";
+import { escapeToken } from "../schema/token";
 import { type ActionContext, runAction, type RunnerHost } from "./actions";
 import { type Answer, type Api, createApi, FIRST_SCREEN_ID, type FirstScreen, genericError, parseFirstScreen } from "./api";
 import { createForms, type Forms } from "./forms";
@@ -180,15 +181,27 @@ export function createEngine(options: EngineOptions): Runtime {
 
   /**
    * Acts on the check of a screen shown before the validator arrived, if it is still the one
-   * shown: a valid envelope takes the unchecked one's place (every node is then parsed as any
-   * screen's: an invalid one gives way to its fallback), an invalid one, or a validator that did
-   * not load, leaves the error fallback a bad envelope leaves.
+   * shown. A valid envelope stands; when a node of it does not parse, the checked envelope takes
+   * its place, so that the screen is drawn again with every node parsed (the invalid one gives way
+   * to its fallback, as on any screen). When every node parses, drawing it again would change
+   * nothing, and it is left as drawn. An invalid envelope, or a validator that did not load,
+   * leaves the error fallback a bad envelope leaves.
    */
   async function confirm(key: number | undefined, check: Promise<Answer>): Promise<void> {
     const checked = await check;
-    if (key === undefined || store.get().screen?.key !== key) return;
-    if (checked.kind === "envelope") store.checkScreen(checked.envelope);
-    else store.failScreen(checked.kind === "failure" ? checked.message : genericError());
+    const shown = store.get().screen;
+    if (key === undefined || shown?.key !== key) return;
+    if (checked.kind !== "envelope") {
+      store.failScreen(checked.kind === "failure" ? checked.message : genericError());
+      return;
+    }
+    const contract = validator.current();
+    const { screen, overlays = {} } = shown.envelope;
+    const parses =
+      contract !== null &&
+      contract.treeParses(screen, "/screen") &&
+      Object.entries(overlays).every(([id, raw]) => contract.treeParses(raw, `/overlays/${escapeToken(id)}`));
+    if (!parses) store.checkScreen(checked.envelope);
   }
 
   const router = createRouter({ window, api, store, apply });

@@ -108,6 +108,17 @@ describe("the page's first screen and the validator", () => {
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
+  it("is left as drawn when every node parses", async () => {
+    const validator = later();
+    const { runtime } = await boot({ "/": envelope([{ type: "text", text: "Hello" }]) }, validator);
+    const shown = runtime.store.get().screen;
+    await validator.arrive();
+    expect(runtime.validator.current()).not.toBeNull();
+    // Not drawn again: the store holds the same screen.
+    expect(runtime.store.get().screen).toBe(shown);
+    expect(screen.getByText("Hello")).toBeTruthy();
+  });
+
   it("gives way to the error fallback when it turns out invalid", async () => {
     const validator = later();
     await boot({ "/": { ...envelope([{ type: "text", text: "Hello" }]), v: 2 } }, validator);

@@ -35,6 +35,8 @@ export function parseNodeStrict(raw: unknown): AnyNode | null {
 }
 
 const cache = new WeakMap<object, AnyNode | null>();
+/** Raw nodes that did not parse (their fallback, if any, stood in). */
+const failed = new WeakSet<object>();
 
 /**
  * Parses one node, falling back to its `fallback` node when it is unknown or invalid.
@@ -47,11 +49,23 @@ export function parseNode(raw: unknown, pointer: string, log: Log = logError): A
   }
   let node = parseNodeStrict(raw);
   if (node === null) {
+    if (isRecord(raw)) failed.add(raw);
     log(`Glimpse: invalid node at ${pointer}: ${nodeProblem(raw) ?? "unknown problem"}`);
     if (isRecord(raw) && raw.fallback !== undefined) node = parseNode(raw.fallback, `${pointer}/fallback`, log);
   }
   if (isRecord(raw)) cache.set(raw, node);
   return node;
+}
+
+/**
+ * Whether every node of a raw tree parses as it is, none standing in for by its fallback. Each is
+ * parsed (cached, a failure logged) as its render would. For a screen drawn before the validator
+ * arrived with every node as written: when all parse, drawing it again would change nothing.
+ */
+export function treeParses(raw: unknown, pointer: string, log: Log = logError): boolean {
+  const node = parseNode(raw, pointer, log);
+  if (node === null || !isRecord(raw) || failed.has(raw)) return false;
+  return childSlots(node).every((slot) => treeParses(slot.raw, pointer + slot.suffix, log));
 }
 
 /** Parses one action; an invalid one is logged with its pointer and skipped. */

@@ -2,4 +2,4 @@
 // runtime loads it as a chunk of its own that the page does not name (runtime/validator.ts), so
 // the first screen paints and hydrates without it; nothing outside schema/ imports it statically.
 export { actionResultSchema, envelopeSchema } from "./envelope";
-export { parseAction, parseNode } from "./parse";
+export { parseAction, parseNode, treeParses } from "./parse";
