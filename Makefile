@@ -10,7 +10,7 @@ export PERCY_POSTINSTALL_BROWSER := false
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
-	GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 ./bin/glimpse serve
+	GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development ./bin/glimpse serve
 
 ## test: every test: lint, Go (race, real embedded database), renderer unit tests, end to end in Chromium
 test: lint go-test fuzz-short renderer-test e2e

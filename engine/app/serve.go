@@ -47,7 +47,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 			TesterEmail, TesterPassword)
 	}
 	if cfg.DevMailbox {
-		fmt.Fprintf(stdout, "Dev mailbox (every mail the app queues): %s/dev/mail\n", cfg.BaseURL)
+		fmt.Fprintf(stdout, "Dev mailbox (every mail the app queues; GLIMPSE_ENVIRONMENT=development, for browsers on this machine only): %s/dev/mail\n", cfg.BaseURL)
 	}
 	if cfg.SMTPHost != "" {
 		go a.Outbox.Run(ctx, mail.NewSMTPSender(mail.SMTPConfig{Host: cfg.SMTPHost, Port: cfg.SMTPPort,

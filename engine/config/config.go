@@ -89,8 +89,9 @@ type Config struct {
 	SMTPPassword string // GLIMPSE_SMTP_PASSWORD (or _FILE)
 	SMTPFrom     string // GLIMPSE_SMTP_FROM: default "Glimpse <no-reply@glimpse.example>"
 	SMTPTLS      string // GLIMPSE_SMTP_TLS: mandatory, opportunistic (default) or none
-	// DevMailbox shows the outbox at /dev/mail. Refused with an https base
-	// URL, so it can never be on in production.
+	// DevMailbox shows the outbox at /dev/mail, to loopback clients only.
+	// Refused unless GLIMPSE_ENVIRONMENT is development, and with an https
+	// base URL, so it can never be on in production.
 	DevMailbox bool // GLIMPSE_DEV_MAILBOX
 
 	// Payments (engine/billing, docs/stripe.md): "sandbox" (default, takes
@@ -230,6 +231,11 @@ func Load(getenv func(string) string) (Config, error) {
 	u.Host = strings.ToLower(u.Host)
 	c.BaseURL = strings.TrimRight(u.String(), "/")
 	c.InstagramRedirectURI = or(c.InstagramRedirectURI, c.BaseURL+"/instagram/callback")
+	if c.DevMailbox && c.Environment != "development" {
+		// The mailbox shows every mail, sign-in and reset links included: it
+		// is for a developer's own machine, never a deployment.
+		return c, fmt.Errorf("GLIMPSE_DEV_MAILBOX needs GLIMPSE_ENVIRONMENT=development (make run sets both)")
+	}
 	if c.DevMailbox && c.SecureCookies() {
 		// The mailbox shows every mail, sign-in and reset links included, to
 		// anyone: a development tool that must never face the internet.

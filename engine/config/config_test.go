@@ -87,9 +87,12 @@ func TestRejectsBadValues(t *testing.T) {
 		"from":     {"GLIMPSE_SMTP_FROM": "not an address"},
 		"mailbox":  {"GLIMPSE_DEV_MAILBOX": "maybe"},
 		// The dev mailbox shows sign-in links to anyone: never over https.
-		"mailbox https": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_BASE_URL": "https://glimpse.example"},
+		"mailbox https": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "development", "GLIMPSE_BASE_URL": "https://glimpse.example"},
 		// The scheme decides, however it is written.
-		"mailbox HTTPS": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_BASE_URL": "HTTPS://Glimpse.Example"},
+		"mailbox HTTPS": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "development", "GLIMPSE_BASE_URL": "HTTPS://Glimpse.Example"},
+		// Only in development.
+		"mailbox in production": {"GLIMPSE_DEV_MAILBOX": "1"},
+		"mailbox in staging":    {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "staging"},
 	} {
 		if _, err := Load(env(vars)); err == nil {
 			t.Errorf("%s: accepted %v", name, vars)
@@ -106,7 +109,7 @@ func TestSMTPAndDevMailbox(t *testing.T) {
 	c, err := Load(env(map[string]string{
 		"GLIMPSE_SMTP_HOST": "mailpit", "GLIMPSE_SMTP_PORT": "1025", "GLIMPSE_SMTP_USERNAME": "app",
 		"GLIMPSE_SMTP_PASSWORD_FILE": pw, "GLIMPSE_SMTP_FROM": "Profilio <hi@profilio.example>", "GLIMPSE_SMTP_TLS": "none",
-		"GLIMPSE_DEV_MAILBOX": "1",
+		"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "development",
 	}))
 	if err != nil {
 		t.Fatal(err)

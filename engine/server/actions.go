@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -14,55 +13,10 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
-	"glimpse/engine/staff"
 	"glimpse/engine/tracking"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
-
-// actionSpec is one line of the action table: the request type (its Go
-// types and go-playground/validator tags bound what the server will take),
-// whether the values are a form's, and the handler.
-type actionSpec struct {
-	newRequest func() any
-	// form, when set, says the values are those of the form on the screen at
-	// the body's path whose submit posts this action: they are checked
-	// against that form's rules, with the messages the screen shows, before
-	// the struct tags (checkForm). The tags then only bound sizes.
-	form   bool
-	handle func(r *request, in any) (*ui.Result, error)
-	// upload, when set, takes the raw request body (a file) instead.
-	upload func(r *request, body io.Reader) (*ui.Result, error)
-	// staff, when set, is the staff role the action needs (staff.RoleEditor
-	// admits editors and admins; staff.RoleTester any staff member). The
-	// handler then finds the member in request.member; anyone else is
-	// refused before the body is read.
-	staff string
-}
-
-// actionTable maps action names to their handlers.
-func (s *Server) actionTable() map[string]actionSpec {
-	return map[string]actionSpec{
-		"session.sign_in":          {newRequest: func() any { return &signInRequest{} }, handle: s.signIn, form: true},
-		"session.from_url":         {newRequest: func() any { return &fromURLRequest{} }, handle: s.signInFromURL},
-		"session.sign_out":         {newRequest: noValues, handle: s.signOut},
-		"event.track":              {newRequest: func() any { return &trackRequest{} }, handle: s.track},
-		"breach.check":             {newRequest: noValues, handle: s.checkBreaches},
-		"profile.upload_export":    {upload: s.uploadExport},
-		"studio.sign_in":           {newRequest: func() any { return &studioSignInRequest{} }, handle: s.studioSignIn, form: true},
-		"studio.sign_out":          {newRequest: noValues, handle: s.studioSignOut},
-		"studio.save":              {newRequest: studioItem, handle: s.studioSave, staff: staff.RoleEditor, form: true},
-		"studio.publish":           {newRequest: studioItem, handle: s.studioPublish, staff: staff.RoleEditor},
-		"studio.unpublish":         {newRequest: studioItem, handle: s.studioUnpublish, staff: staff.RoleEditor},
-		"studio.restore":           {newRequest: studioItem, handle: s.studioRestore, staff: staff.RoleEditor},
-		"account.restore_password": {newRequest: func() any { return &emailRequest{} }, handle: s.restorePassword, form: true},
-		"account.reset_password":   {newRequest: func() any { return &resetPasswordRequest{} }, handle: s.resetPassword, form: true},
-		"account.send_activation":  {newRequest: func() any { return &emailRequest{} }, handle: s.sendActivation, form: true},
-		"account.create":           {newRequest: func() any { return &createAccountRequest{} }, handle: s.createAccount, form: true},
-	}
-}
-
-func studioItem() any { return &studioItemRequest{} }
 
 // noValues is the request of actions that take none.
 func noValues() any { return &struct{}{} }

@@ -13,29 +13,9 @@ import (
 	"glimpse/screens"
 )
 
-// billingRoutes are the checkout's and the public cancel page's screens.
-func (s *Server) billingRoutes() []route {
-	return []route{
-		{screens.PathCheckout, public, s.checkoutScreen, nil},
-		{screens.PathCheckoutDone, public, s.checkoutDoneScreen, nil},
-		{screens.PathUpdateCard, protected, s.updateCardScreen, nil},
-		{screens.PathUnsubscription, public, func(r *request) (screens.Page, error) {
-			return screens.Unsubscription(r.ctx), nil
-		}, func(*request) string { return "unsubscription" }},
-	}
-}
-
-// billingActions are the money actions of the action table.
-func (s *Server) billingActions() map[string]actionSpec {
-	return map[string]actionSpec{
-		"checkout.pay":          {newRequest: func() any { return &checkoutRequest{} }, handle: s.checkoutPay, form: true},
-		"course.purchase":       {newRequest: noValues, handle: s.purchase(billing.FamilyPDFCourse)},
-		"plan.buy_report":       {newRequest: noValues, handle: s.purchase(billing.FamilyProfileReport)},
-		"plan.buy_playbook":     {newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)},
-		"plan.cancel_request":   {newRequest: noValues, handle: s.cancelRequest},
-		"plan.update_card":      {newRequest: func() any { return &updateCardRequest{} }, handle: s.updateCard, form: true},
-		"unsubscription.cancel": {newRequest: noValues, handle: s.cancelFromLink},
-	}
+// cancelByEmailScreen is the public page a cancel-by-email link opens.
+func (s *Server) cancelByEmailScreen(r *request) (screens.Page, error) {
+	return screens.Unsubscription(r.ctx), nil
 }
 
 // checkoutRequest is the checkout form. Its screen's rules say what a valid

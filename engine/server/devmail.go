@@ -1,7 +1,10 @@
 package server
 
 import (
+	"net"
 	"strings"
+
+	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -9,19 +12,21 @@ import (
 	"glimpse/screens"
 )
 
-// devMailRoutes are the dev mailbox's screens, present only when the
-// mailbox is on (GLIMPSE_DEV_MAILBOX on a plain-http server) and an outbox
-// is wired; otherwise /dev/mail is any unknown path and serves as home.
-// The mailbox needs no sign-in: a newcomer follows the mail's links from
-// here, as they would from their inbox.
-func (s *Server) devMailRoutes() []route {
-	if !s.DevMailbox || s.Mail == nil || s.Config.SecureCookies() {
-		return nil
-	}
-	return []route{
-		{screens.PathDevMail, public, s.devMailboxScreen, nil},
-		{screens.PathDevMail + "/*", public, s.devMailScreen, nil},
-	}
+// devMailboxOn reports whether the dev mailbox's screens are in the route
+// table: the mailbox is on (GLIMPSE_DEV_MAILBOX on a plain-http server) and
+// an outbox is wired; otherwise /dev/mail is any unknown path and serves as
+// home. The mailbox needs no sign-in: a newcomer follows the mail's links
+// from here, as they would from their inbox.
+func (s *Server) devMailboxOn() bool {
+	return s.DevMailbox && s.Mail != nil && !s.Config.SecureCookies()
+}
+
+// loopbackClient reports a client on this machine: the socket's peer is a
+// loopback address and the request came through no proxy (a proxy on this
+// machine forwarding for someone elsewhere says so in its headers).
+func loopbackClient(c fiber.Ctx) bool {
+	addr, ok := c.RequestCtx().RemoteAddr().(*net.TCPAddr)
+	return ok && addr.IP.IsLoopback() && c.Get(fiber.HeaderXForwardedFor) == "" && c.Get("Forwarded") == ""
 }
 
 // devMailListSize is how many mails the mailbox lists.

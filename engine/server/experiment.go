@@ -18,33 +18,6 @@ import (
 	"glimpse/screens"
 )
 
-// experimentRoutes are the studio's experiment screens. guardStaff admits
-// any staff member; the screens send editors back to the studio
-// (experimentMember).
-func (s *Server) experimentRoutes() []route {
-	return []route{
-		{screens.PathStudioExperiments, guardStaff, s.studioExperiments, nil},
-		{screens.PathStudioExperimentNew, guardStaff, s.studioExperimentEdit, nil},
-		{screens.PathStudioExperimentEdit + "*", guardStaff, s.studioExperimentEdit, nil},
-		{screens.PathStudioExperimentResults + "*", guardStaff, s.studioExperimentResults, nil},
-	}
-}
-
-// experimentActions change experiments; testers and admins only
-// (roleExperimenter), so an editor is refused before the body is read. The
-// save's values are the experiment form's, checked by its rules first
-// (form: true).
-func (s *Server) experimentActions() map[string]actionSpec {
-	return map[string]actionSpec{
-		"experiment.save":  {newRequest: func() any { return &experimentRequest{} }, handle: s.experimentsOn(s.experimentSave), staff: roleExperimenter, form: true},
-		"experiment.start": {newRequest: experimentID, handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: roleExperimenter},
-		"experiment.pause": {newRequest: experimentID, handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: roleExperimenter},
-		"experiment.stop":  {newRequest: experimentID, handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: roleExperimenter},
-	}
-}
-
-func experimentID() any { return &experimentIDRequest{} }
-
 type experimentIDRequest struct {
 	ID string `json:"/exp/id" validate:"required,max=40"`
 }

@@ -16,7 +16,6 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
-	"glimpse/engine/library"
 	"glimpse/engine/profile"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
@@ -30,6 +29,10 @@ const (
 	public    guard = iota // anyone
 	guestOnly              // signed-out people; the signed-in go to the dashboard
 	protected              // authorised subscribers; others go to sign-in
+	// guardDevMailbox admits clients on this machine only (loopback): the
+	// development mailbox shows every mail's links. Anyone else finds the
+	// path unknown.
+	guardDevMailbox
 	// guardStaff admits any signed-in staff member (the route's screen finds
 	// them in request.member). Everyone else gets the studio sign-in: at
 	// /studio itself, or sent there from any other studio path. What a role
@@ -38,45 +41,8 @@ const (
 	guardStaff
 )
 
-// route is one line of the screen table.
-type route struct {
-	path   string // exact path, or a prefix ending in "/*"
-	guard  guard
-	screen func(r *request) (screens.Page, error)
-	// key, when set, names everything the screen depends on; the encoded
-	// page is then kept and reused for requests with the same key. It
-	// returns "" for a page not worth keeping (e.g. a "not found" page).
-	key func(r *request) string
-}
-
-// routeTable maps paths to screens. Any path not listed serves as home.
-func (s *Server) routeTable() []route {
-	return append([]route{
-		{screens.PathSignIn, guestOnly, func(r *request) (screens.Page, error) {
-			return screens.SignIn(r.ctx, s.billingURL()), nil
-		}, func(r *request) string { return "sign-in" }},
-		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
-		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
-		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
-		{screens.PathCourse, protected, s.courseScreen, nil},
-		{screens.PathUnsubscribe, protected, s.unsubscribeStart, nil},
-		{screens.PathUnsubscribe + "/*", protected, s.unsubscribeScreen, nil},
-		{screens.PathStudio, guardStaff, s.studioHome, nil},
-		{screens.PathStudioNew + "*", guardStaff, s.studioEdit, nil},
-		{screens.PathStudioEdit + "*", guardStaff, s.studioEdit, nil},
-		{screens.PathStudioPreview + "*", guardStaff, s.studioPreview, nil},
-		{screens.PathStudioCopy + "*", guardStaff, s.studioCopy, nil},
-		{screens.PathInsights, protected, s.insightsScreen, byPath},
-		{screens.PathTopTrends, protected, s.trendsScreen, byPath},
-		{screens.PathTopHacks, protected, s.hacksScreen, byPath},
-		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
-		{screens.PathNews, protected, s.newsScreen, byPath},
-		{screens.PathNews + "/*", protected, s.newsPostScreen, s.newsPostKey},
-		{screens.PathPrivacy, public, s.legalScreen("privacy", func() library.Legal { return s.library().Privacy }), byPath},
-		{screens.PathTerms, public, s.legalScreen("terms", func() library.Legal { return s.library().Terms }), byPath},
-		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(r *request) string { return "password-recovery" }},
-		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
-	}, append(append(s.billingRoutes(), s.devMailRoutes()...), s.experimentRoutes()...)...)
+func (s *Server) signInScreen(r *request) (screens.Page, error) {
+	return screens.SignIn(r.ctx, s.billingURL()), nil
 }
 
 func (s *Server) billingURL() string { return "/checkout?quiz=true&page=SUBSCRIPTION" }
@@ -162,7 +128,7 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 	}
 	rt, ok := s.match(r.path)
 	switch {
-	case !ok:
+	case !ok, rt.guard == guardDevMailbox && !loopbackClient(c):
 		// Any other path serves as home: the dashboard for subscribers,
 		// sign-in for everyone else.
 		if r.authorised {

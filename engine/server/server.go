@@ -136,20 +136,12 @@ func New(d Deps) (*Server, error) {
 	}
 	s.flow = retention.NewFlow(d.Retention, d.Billing, experiments, d.Logger)
 	s.accounts = auth.NewAccounts(d.Auth, d.Billing)
-	s.routes = s.routeTable()
+	if s.routes, err = s.routeTable(); err != nil {
+		return nil, err
+	}
 	s.pages = newPageCache(defaultPageCacheBytes)
-	s.actions = s.actionTable()
-	for name, spec := range s.billingActions() {
-		s.actions[name] = spec
-	}
-	for name, spec := range s.experimentActions() {
-		s.actions[name] = spec
-	}
-	for name, spec := range s.unsubscribeActions() {
-		s.actions[name] = spec
-	}
-	for name, spec := range s.studioActions() {
-		s.actions[name] = spec
+	if s.actions, err = s.actionTable(); err != nil {
+		return nil, err
 	}
 	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
 	trust, trustConfig, proxyHeader := fiberTrust(d.Config.TrustedProxies)

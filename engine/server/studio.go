@@ -620,16 +620,6 @@ type studioPreviewRequest struct {
 	Form map[string]string `json:"/form" validate:"max=20"`
 }
 
-// studioActions are the studio's actions besides the action table's own
-// lines.
-func (s *Server) studioActions() map[string]actionSpec {
-	return map[string]actionSpec{
-		// Any staff member: a preview changes nothing, and testers may look
-		// at every item.
-		"studio.preview": {newRequest: func() any { return &studioPreviewRequest{} }, handle: s.studioLivePreview, staff: staff.RoleTester},
-	}
-}
-
 // studioLivePreview composes the live preview of the values an editor is
 // typing, unsaved, and sets it as the preview's tree. A new item's slug is
 // the one typed so far, or a stand-in until it is a valid one.

@@ -27,13 +27,15 @@ func (h *harness) listen() string {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	// The app listening now, which a test may replace in h.srv later.
+	app := h.srv.App()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = h.srv.App().Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+		_ = app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
 	}()
 	h.t.Cleanup(func() {
-		_ = h.srv.App().ShutdownWithTimeout(5 * time.Second)
+		_ = app.ShutdownWithTimeout(5 * time.Second)
 		<-done
 	})
 	return ln.Addr().String()

@@ -24,18 +24,6 @@ import (
 // (screens.UnsubscribePlacePath); the screen's reason and review forms are
 // checked by their own rules (form: true).
 
-// unsubscribeActions are the flow's actions.
-func (s *Server) unsubscribeActions() map[string]actionSpec {
-	return map[string]actionSpec{
-		"unsubscribe.leave":       {newRequest: func() any { return &unsubscribeLeaveRequest{} }, handle: s.unsubscribeLeave},
-		"unsubscribe.reason":      {newRequest: func() any { return &unsubscribeReasonRequest{} }, handle: s.unsubscribeReason, form: true},
-		"unsubscribe.review":      {newRequest: func() any { return &unsubscribeReviewRequest{} }, handle: s.unsubscribeReview, form: true},
-		"unsubscribe.change_plan": {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeOffer(retention.OfferPlanChange)},
-		"unsubscribe.gift_month":  {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeOffer(retention.OfferGiftMonth)},
-		"unsubscribe.cancel":      {newRequest: func() any { return &unsubscribeAttemptRequest{} }, handle: s.unsubscribeCancel},
-	}
-}
-
 type unsubscribeAttemptRequest struct {
 	Attempt string `json:"/attempt" validate:"required,max=64"`
 }

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"fmt"
+	"io"
+
+	"glimpse/engine/billing"
+	"glimpse/engine/experiment"
+	"glimpse/engine/library"
+	"glimpse/engine/retention"
+	"glimpse/engine/staff"
+	"glimpse/engine/ui"
+	"glimpse/screens"
+)
+
+// The server's two tables: every screen it composes and every action it
+// takes, each read on one screen. A feature adds its rows here; a name or
+// path given twice is refused when the server is built (newRouteTable,
+// newActionTable), so no row silently replaces another.
+
+// route is one line of the screen table.
+type route struct {
+	path   string // exact path, or a prefix ending in "*" (matched in table order)
+	guard  guard
+	screen func(r *request) (screens.Page, error)
+	// key, when set, names everything the screen depends on; the encoded
+	// page is then kept and reused for requests with the same key. It
+	// returns "" for a page not worth keeping (e.g. a "not found" page).
+	key func(r *request) string
+}
+
+// routeTable maps paths to screens. Any path not listed serves as home.
+func (s *Server) routeTable() ([]route, error) {
+	rows := []route{
+		{screens.PathSignIn, guestOnly, s.signInScreen, func(*request) string { return "sign-in" }},
+		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
+		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
+		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
+		{screens.PathCourse, protected, s.courseScreen, nil},
+		{screens.PathUnsubscribe, protected, s.unsubscribeStart, nil},
+		{screens.PathUnsubscribe + "/*", protected, s.unsubscribeScreen, nil},
+		{screens.PathInsights, protected, s.insightsScreen, byPath},
+		{screens.PathTopTrends, protected, s.trendsScreen, byPath},
+		{screens.PathTopHacks, protected, s.hacksScreen, byPath},
+		{screens.PathArticles + "/*", protected, s.articlesScreen, byPath},
+		{screens.PathNews, protected, s.newsScreen, byPath},
+		{screens.PathNews + "/*", protected, s.newsPostScreen, s.newsPostKey},
+		{screens.PathPrivacy, public, s.legalScreen("privacy", func() library.Legal { return s.library().Privacy }), byPath},
+		{screens.PathTerms, public, s.legalScreen("terms", func() library.Legal { return s.library().Terms }), byPath},
+		{screens.PathPasswordRecovery, public, s.passwordRecoveryScreen, func(*request) string { return "password-recovery" }},
+		{screens.PathAccessRecovery, public, s.accessRecoveryScreen, nil},
+		{screens.PathCheckout, public, s.checkoutScreen, nil},
+		{screens.PathCheckoutDone, public, s.checkoutDoneScreen, nil},
+		{screens.PathUpdateCard, protected, s.updateCardScreen, nil},
+		{screens.PathUnsubscription, public, s.cancelByEmailScreen, func(*request) string { return "unsubscription" }},
+		{screens.PathStudio, guardStaff, s.studioHome, nil},
+		{screens.PathStudioNew + "*", guardStaff, s.studioEdit, nil},
+		{screens.PathStudioEdit + "*", guardStaff, s.studioEdit, nil},
+		{screens.PathStudioPreview + "*", guardStaff, s.studioPreview, nil},
+		{screens.PathStudioCopy + "*", guardStaff, s.studioCopy, nil},
+		{screens.PathStudioExperiments, guardStaff, s.studioExperiments, nil},
+		{screens.PathStudioExperimentNew, guardStaff, s.studioExperimentEdit, nil},
+		{screens.PathStudioExperimentEdit + "*", guardStaff, s.studioExperimentEdit, nil},
+		{screens.PathStudioExperimentResults + "*", guardStaff, s.studioExperimentResults, nil},
+	}
+	if s.devMailboxOn() {
+		rows = append(rows,
+			route{screens.PathDevMail, guardDevMailbox, s.devMailboxScreen, nil},
+			route{screens.PathDevMail + "/*", guardDevMailbox, s.devMailScreen, nil})
+	}
+	return newRouteTable(rows)
+}
+
+// actionSpec is one line of the action table: the request type (its Go
+// types and go-playground/validator tags bound what the server will take),
+// whether the values are a form's, and the handler.
+type actionSpec struct {
+	newRequest func() any
+	// form, when set, says the values are those of the form on the screen at
+	// the body's path whose submit posts this action: they are checked
+	// against that form's rules, with the messages the screen shows, before
+	// the struct tags (checkForm). The tags then only bound sizes.
+	form   bool
+	handle func(r *request, in any) (*ui.Result, error)
+	// upload, when set, takes the raw request body (a file) instead.
+	upload func(r *request, body io.Reader) (*ui.Result, error)
+	// staff, when set, is the staff role the action needs (staff.RoleEditor
+	// admits editors and admins; staff.RoleTester any staff member;
+	// roleExperimenter testers and admins). The handler then finds the
+	// member in request.member; anyone else is refused before the body is
+	// read.
+	staff string
+}
+
+// actionRow names an action of the table.
+type actionRow struct {
+	name string
+	actionSpec
+}
+
+// actionTable maps action names to their handlers.
+func (s *Server) actionTable() (map[string]actionSpec, error) {
+	return newActionTable([]actionRow{
+		{"session.sign_in", actionSpec{newRequest: empty[signInRequest], handle: s.signIn, form: true}},
+		{"session.from_url", actionSpec{newRequest: empty[fromURLRequest], handle: s.signInFromURL}},
+		{"session.sign_out", actionSpec{newRequest: noValues, handle: s.signOut}},
+		{"event.track", actionSpec{newRequest: empty[trackRequest], handle: s.track}},
+		{"breach.check", actionSpec{newRequest: noValues, handle: s.checkBreaches}},
+		{"profile.upload_export", actionSpec{upload: s.uploadExport}},
+		{"account.restore_password", actionSpec{newRequest: empty[emailRequest], handle: s.restorePassword, form: true}},
+		{"account.reset_password", actionSpec{newRequest: empty[resetPasswordRequest], handle: s.resetPassword, form: true}},
+		{"account.send_activation", actionSpec{newRequest: empty[emailRequest], handle: s.sendActivation, form: true}},
+		{"account.create", actionSpec{newRequest: empty[createAccountRequest], handle: s.createAccount, form: true}},
+		{"checkout.pay", actionSpec{newRequest: empty[checkoutRequest], handle: s.checkoutPay, form: true}},
+		{"course.purchase", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyPDFCourse)}},
+		{"plan.buy_report", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyProfileReport)}},
+		{"plan.buy_playbook", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)}},
+		{"plan.cancel_request", actionSpec{newRequest: noValues, handle: s.cancelRequest}},
+		{"plan.update_card", actionSpec{newRequest: empty[updateCardRequest], handle: s.updateCard, form: true}},
+		{"unsubscription.cancel", actionSpec{newRequest: noValues, handle: s.cancelFromLink}},
+		{"unsubscribe.leave", actionSpec{newRequest: empty[unsubscribeLeaveRequest], handle: s.unsubscribeLeave}},
+		{"unsubscribe.reason", actionSpec{newRequest: empty[unsubscribeReasonRequest], handle: s.unsubscribeReason, form: true}},
+		{"unsubscribe.review", actionSpec{newRequest: empty[unsubscribeReviewRequest], handle: s.unsubscribeReview, form: true}},
+		{"unsubscribe.change_plan", actionSpec{newRequest: empty[unsubscribeAttemptRequest], handle: s.unsubscribeOffer(retention.OfferPlanChange)}},
+		{"unsubscribe.gift_month", actionSpec{newRequest: empty[unsubscribeAttemptRequest], handle: s.unsubscribeOffer(retention.OfferGiftMonth)}},
+		{"unsubscribe.cancel", actionSpec{newRequest: empty[unsubscribeAttemptRequest], handle: s.unsubscribeCancel}},
+		{"studio.sign_in", actionSpec{newRequest: empty[studioSignInRequest], handle: s.studioSignIn, form: true}},
+		{"studio.sign_out", actionSpec{newRequest: noValues, handle: s.studioSignOut}},
+		{"studio.save", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioSave, staff: staff.RoleEditor, form: true}},
+		{"studio.publish", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioPublish, staff: staff.RoleEditor}},
+		{"studio.unpublish", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioUnpublish, staff: staff.RoleEditor}},
+		{"studio.restore", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioRestore, staff: staff.RoleEditor}},
+		// Any staff member: a preview changes nothing, and testers may look
+		// at every item.
+		{"studio.preview", actionSpec{newRequest: empty[studioPreviewRequest], handle: s.studioLivePreview, staff: staff.RoleTester}},
+		{"experiment.save", actionSpec{newRequest: empty[experimentRequest], handle: s.experimentsOn(s.experimentSave), staff: roleExperimenter, form: true}},
+		{"experiment.start", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: roleExperimenter}},
+		{"experiment.pause", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: roleExperimenter}},
+		{"experiment.stop", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: roleExperimenter}},
+	})
+}
+
+// request makes an action's empty request of type T.
+func empty[T any]() any { return new(T) }
+
+// newRouteTable refuses a path given twice.
+func newRouteTable(rows []route) ([]route, error) {
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		if seen[r.path] {
+			return nil, fmt.Errorf("route table: %q is listed twice", r.path)
+		}
+		seen[r.path] = true
+	}
+	return rows, nil
+}
+
+// newActionTable refuses a name given twice.
+func newActionTable(rows []actionRow) (map[string]actionSpec, error) {
+	table := make(map[string]actionSpec, len(rows))
+	for _, r := range rows {
+		if _, dup := table[r.name]; dup {
+			return nil, fmt.Errorf("action table: %q is listed twice", r.name)
+		}
+		table[r.name] = r.actionSpec
+	}
+	return table, nil
+}
