@@ -72,18 +72,18 @@ type createAccountRequest struct {
 // token never reaches it: the renderer takes it from the link's fragment and
 // posts it (session.from_url → openPasswordReset).
 func (s *Server) passwordRecoveryScreen(r *request) (screens.Page, error) {
-	return screens.PasswordRecovery(r.ctx, screens.ResetState{}), nil
+	return screens.PasswordRecovery(r.copy, screens.ResetState{}), nil
 }
 
 // accessRecoveryScreen is Access Recovery, or with ?id= Create Your Account
 // for that subscription, checked in the spec's order: id, then subscription.
 func (s *Server) accessRecoveryScreen(r *request) (screens.Page, error) {
 	if !r.query.Has("id") {
-		return screens.AccessRecovery(r.ctx, ""), nil
+		return screens.AccessRecovery(r.copy, ""), nil
 	}
 	id := strings.TrimSpace(r.query.Get("id"))
 	if id == "" {
-		return screens.CreateAccount(r.ctx, screens.CreateAccountState{Problem: screens.CreateAccountNoID}), nil
+		return screens.CreateAccount(r.copy, screens.CreateAccountState{Problem: screens.CreateAccountNoID}), nil
 	}
 	userID := ""
 	if r.signedIn {
@@ -91,12 +91,12 @@ func (s *Server) accessRecoveryScreen(r *request) (screens.Page, error) {
 	}
 	sub, err := s.accounts.PendingSubscription(r.fiber.Context(), id, r.brand.Bundle, userID)
 	if errors.Is(err, auth.ErrNoPendingSubscription) {
-		return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: id, Problem: screens.CreateAccountNoSubscription}), nil
+		return screens.CreateAccount(r.copy, screens.CreateAccountState{SubscriptionID: id, Problem: screens.CreateAccountNoSubscription}), nil
 	}
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.CreateAccount(r.ctx, screens.CreateAccountState{SubscriptionID: sub.ID, Email: sub.Email}), nil
+	return screens.CreateAccount(r.copy, screens.CreateAccountState{SubscriptionID: sub.ID, Email: sub.Email}), nil
 }
 
 // limitRecovery counts one mail-sending request from this client and
@@ -107,7 +107,7 @@ func (s *Server) limitRecovery(r *request, kind string) error {
 		return err
 	}
 	if !ok {
-		return engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+		return engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	}
 	return nil
 }
@@ -186,9 +186,9 @@ func (s *Server) openPasswordReset(r *request, token string) (*ui.Result, error)
 	err := s.Auth.CheckPasswordReset(r.fiber.Context(), token, r.fiber.IP())
 	switch {
 	case err == nil:
-		return s.screenResult(r, screens.PasswordRecovery(r.ctx, screens.ResetState{Token: token}))
+		return s.screenResult(r, screens.PasswordRecovery(r.copy, screens.ResetState{Token: token}))
 	case errors.Is(err, auth.ErrResetInvalid), errors.Is(err, auth.ErrTooManyRequests):
-		return s.screenResult(r, screens.PasswordRecovery(r.ctx, screens.ResetState{LinkInvalid: true}))
+		return s.screenResult(r, screens.PasswordRecovery(r.copy, screens.ResetState{LinkInvalid: true}))
 	default:
 		return nil, err
 	}
@@ -202,9 +202,9 @@ func (s *Server) resetPassword(r *request, in any) (*ui.Result, error) {
 	err := s.Auth.ResetPassword(r.fiber.Context(), req.Reset, req.Password, r.fiber.IP())
 	switch {
 	case errors.Is(err, auth.ErrResetInvalid):
-		return s.screenResult(r, screens.PasswordRecovery(r.ctx, screens.ResetState{LinkInvalid: true}))
+		return s.screenResult(r, screens.PasswordRecovery(r.copy, screens.ResetState{LinkInvalid: true}))
 	case errors.Is(err, auth.ErrTooManyRequests):
-		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	case err != nil:
 		return nil, err
 	}
@@ -225,19 +225,19 @@ func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
 	}
 	ctx := r.fiber.Context()
 	if _, err := s.Auth.UserByEmail(ctx, email); err == nil {
-		return nil, engine.Errorf(engine.CodeConflict, "%s", r.ctx.T("accessRecovery.alreadyActivated"))
+		return nil, engine.Errorf(engine.CodeConflict, "%s", r.copy.T("accessRecovery.alreadyActivated"))
 	} else if !engine.IsNotFound(err) {
 		return nil, err
 	}
 	sent, err := s.mailActivation(ctx, r, email)
 	if err != nil {
 		s.Logger.Error("activation mail failed", "requestId", requestID(r.fiber), "error", err.Error())
-		return nil, engine.Wrap(engine.CodeUnavailable, err, r.ctx.T("error.generic"))
+		return nil, engine.Wrap(engine.CodeUnavailable, err, r.copy.T("error.generic"))
 	}
 	if !sent {
-		return nil, engine.Errorf(engine.CodeConflict, "%s", r.ctx.T("accessRecovery.alreadySent"))
+		return nil, engine.Errorf(engine.CodeConflict, "%s", r.copy.T("accessRecovery.alreadySent"))
 	}
-	return s.screenResult(r, screens.AccessRecovery(r.ctx, strings.TrimSpace(req.Email)))
+	return s.screenResult(r, screens.AccessRecovery(r.copy, strings.TrimSpace(req.Email)))
 }
 
 // mailActivation enqueues the activation mail of every subscription of
@@ -301,17 +301,17 @@ func (s *Server) createAccount(r *request, in any) (*ui.Result, error) {
 		Password: req.Password, Bundle: r.brand.Bundle, IP: r.fiber.IP()})
 	switch {
 	case errors.Is(err, auth.ErrNoSubscriptionID):
-		return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T(screens.CreateAccountNoID))
+		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T(screens.CreateAccountNoID))
 	case errors.Is(err, auth.ErrNoPendingSubscription):
-		return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T(screens.CreateAccountNoSubscription))
+		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T(screens.CreateAccountNoSubscription))
 	case errors.Is(err, auth.ErrAccountEmail):
-		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"email": r.ctx.T("createAccount.wrongEmail")}, Err: err}
+		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"email": r.copy.T("createAccount.wrongEmail")}, Err: err}
 	case errors.Is(err, auth.ErrEmailInUse):
 		sub, serr := s.Billing.Subscription(r.fiber.Context(), strings.TrimSpace(req.SubscriptionID))
 		if serr != nil {
 			return nil, serr
 		}
-		return s.screenResult(r, screens.CreateAccount(r.ctx, screens.CreateAccountState{
+		return s.screenResult(r, screens.CreateAccount(r.copy, screens.CreateAccountState{
 			SubscriptionID: sub.ID, Email: sub.Email, EmailInUse: true}))
 	case err != nil && u.ID != "":
 		// The account exists and the subscription is linked; should the

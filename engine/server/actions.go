@@ -212,13 +212,13 @@ func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, e
 	case errors.Is(err, auth.ErrSubscriptionExpired):
 		return ui.Effects(ui.OpenOverlay(screens.SubscriptionExpiredOverlay)), nil
 	case errors.Is(err, auth.ErrInvalidCredential):
-		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("auth.invalidCredential"))
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("auth.invalidCredential"))
 	case errors.Is(err, auth.ErrTooManyRequests):
-		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	case errors.Is(err, auth.ErrUserDisabled):
-		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("auth.userDisabled"))
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("auth.userDisabled"))
 	case errors.Is(err, auth.ErrLinkInvalid):
-		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("auth.linkInvalid"))
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("auth.linkInvalid"))
 	case err != nil:
 		return nil, err
 	}

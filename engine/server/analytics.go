@@ -22,9 +22,9 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 	}
 	switch r.query.Get("instagram") {
 	case "denied":
-		state.Notice = r.ctx.T("instagram.denied")
+		state.Notice = r.copy.T("instagram.denied")
 	case "failed":
-		state.Notice = r.ctx.T("instagram.failed")
+		state.Notice = r.copy.T("instagram.failed")
 	}
 	if state.Notice == "" && p.Problem != "" {
 		state.Notice = p.Problem
@@ -33,7 +33,7 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 		state.ReportURL = PathProfileReport
 	}
 	if p.Source == profile.SourceDemo {
-		state.Source = r.ctx.T("analytics.demoSource")
+		state.Source = r.copy.T("analytics.demoSource")
 	}
 	if p.Result != nil {
 		// Our own files are shown directly; pictures from Instagram go
@@ -47,5 +47,5 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 			}
 		}
 	}
-	return screens.Analytics(r.ctx, state), nil
+	return screens.Analytics(r.copy, state), nil
 }

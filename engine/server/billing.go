@@ -15,7 +15,7 @@ import (
 
 // cancelByEmailScreen is the public page a cancel-by-email link opens.
 func (s *Server) cancelByEmailScreen(r *request) (screens.Page, error) {
-	return screens.Unsubscription(r.ctx), nil
+	return screens.Unsubscription(r.copy), nil
 }
 
 // checkoutRequest is the checkout form. Its screen's rules say what a valid
@@ -51,19 +51,19 @@ func (s *Server) checkoutScreen(r *request) (screens.Page, error) {
 		email = r.principal.User.Email
 	}
 	plans := s.Billing.Catalogue().ForBrand(r.brand.Key, billing.KindMain)
-	return screens.Checkout(r.ctx, screens.CheckoutState{Plans: plans, Key: engine.NewToken(), Email: email,
+	return screens.Checkout(r.copy, screens.CheckoutState{Plans: plans, Key: engine.NewToken(), Email: email,
 		Sandbox: s.Billing.Provider().Name() == "sandbox"}), nil
 }
 
 func (s *Server) checkoutDoneScreen(r *request) (screens.Page, error) {
 	sub, err := s.Billing.Subscription(r.fiber.Context(), r.query.Get("id"))
 	if errors.Is(err, billing.ErrNoSubscription) || (err == nil && sub.Bundle != r.brand.Bundle) {
-		return screens.CheckoutDone(r.ctx, "", false), nil
+		return screens.CheckoutDone(r.copy, "", false), nil
 	}
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.CheckoutDone(r.ctx, maskEmail(sub.Email), true), nil
+	return screens.CheckoutDone(r.copy, maskEmail(sub.Email), true), nil
 }
 
 // maskEmail shows enough of an address for its owner to recognise it and
@@ -91,7 +91,7 @@ func parseExpiry(s string) (month, year int) {
 // brand's words; a decline is the form's error.
 func cardError(r *request, err error) error {
 	field := func(id, key string) error {
-		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{id: r.ctx.T(key)}, Err: err}
+		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{id: r.copy.T(key)}, Err: err}
 	}
 	switch {
 	case errors.Is(err, billing.ErrCardInvalid):
@@ -101,7 +101,7 @@ func cardError(r *request, err error) error {
 	case errors.Is(err, billing.ErrCVCInvalid):
 		return field("cvc", "checkout.cvcInvalid")
 	case errors.Is(err, billing.ErrCardDeclined):
-		return engine.Wrap(engine.CodeInvalid, err, r.ctx.T("checkout.declined"))
+		return engine.Wrap(engine.CodeInvalid, err, r.copy.T("checkout.declined"))
 	}
 	return err
 }
@@ -113,9 +113,9 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Card: req.card(), Client: r.fiber.IP()})
 	switch {
 	case errors.Is(err, billing.ErrTooManyAttempts):
-		return nil, engine.Wrap(engine.CodeRateLimited, err, r.ctx.T("auth.tooManyRequests"))
+		return nil, engine.Wrap(engine.CodeRateLimited, err, r.copy.T("auth.tooManyRequests"))
 	case errors.Is(err, billing.ErrUnknownPlan):
-		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.ctx.T("checkout.planRequired")}, Err: err}
+		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.copy.T("checkout.planRequired")}, Err: err}
 	case err != nil:
 		return nil, cardError(r, err)
 	}
@@ -128,7 +128,7 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, error) {
 	return func(r *request, _ any) (*ui.Result, error) {
 		if !r.authorised {
-			return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+			return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
 		}
 		ctx := r.fiber.Context()
 		main, err := s.Billing.Subscription(ctx, r.mainSub.ID)
@@ -141,7 +141,7 @@ func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, er
 		case errors.Is(err, billing.ErrAlreadyOwned):
 			// A second tap: the first one bought it.
 		case errors.Is(err, billing.ErrCardDeclined):
-			return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T("plan.purchaseFailed"))
+			return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T("plan.purchaseFailed"))
 		case err != nil:
 			return nil, err
 		}
@@ -161,12 +161,12 @@ func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, er
 // (billing.RequestCancelEmail).
 func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 	if !r.authorised || r.mainSub.ID == "" {
-		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("plan.noPaymentMethod"))
 	}
 	err := s.Billing.RequestCancelEmail(r.fiber.Context(), billing.CancelEmailRequest{SubscriptionID: r.mainSub.ID,
 		UserID: r.principal.User.ID, Email: r.principal.User.Email, Bundle: r.brand.Bundle, Brand: r.brand.Key})
 	if errors.Is(err, billing.ErrTooManyAttempts) {
-		return nil, engine.Wrap(engine.CodeRateLimited, err, r.ctx.T("cancelByEmail.tooMany"))
+		return nil, engine.Wrap(engine.CodeRateLimited, err, r.copy.T("cancelByEmail.tooMany"))
 	}
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {
 		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
 		canceled = false
 	}
-	page := screens.UnsubscriptionResult(r.ctx, canceled)
+	page := screens.UnsubscriptionResult(r.copy, canceled)
 	return &ui.Result{Screen: ptr(page.Envelope(s.meta(r)))}, nil
 }
 
@@ -199,18 +199,18 @@ func (s *Server) updateCardScreen(r *request) (screens.Page, error) {
 	if sub.PaymentMethod.Last4 != "" {
 		current = brand.CardLabel(sub.PaymentMethod.Brand, sub.PaymentMethod.Last4)
 	}
-	return screens.UpdateCard(r.ctx, sub.ID, current), nil
+	return screens.UpdateCard(r.copy, sub.ID, current), nil
 }
 
 func (s *Server) updateCard(r *request, in any) (*ui.Result, error) {
 	req := in.(*updateCardRequest)
 	if !r.authorised {
-		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
 	}
 	ctx := r.fiber.Context()
 	sub, err := s.Billing.Subscription(ctx, req.Subscription)
 	if err != nil || sub.UserID != r.principal.User.ID {
-		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("plan.noPaymentMethod"))
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("plan.noPaymentMethod"))
 	}
 	if _, err := s.Billing.UpdateCard(ctx, sub.ID, req.card(), "user:"+r.principal.User.ID); err != nil {
 		return nil, cardError(r, err)

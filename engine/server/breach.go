@@ -19,10 +19,10 @@ func (s *Server) passwordSafetyScreen(r *request) (screens.Page, error) {
 		return screens.Page{}, err
 	}
 	if !ok {
-		return screens.PasswordSafety(r.ctx, screens.PasswordSafetyState{Email: r.principal.User.Email,
+		return screens.PasswordSafety(r.copy, screens.PasswordSafetyState{Email: r.principal.User.Email,
 			Outcome: screens.BreachPending, Sample: s.Breach.Sample()}), nil
 	}
-	return screens.PasswordSafety(r.ctx, s.breachState(r, res)), nil
+	return screens.PasswordSafety(r.copy, s.breachState(r, res)), nil
 }
 
 // checkBreaches runs the check (a forced re-check when a result is stored)
@@ -56,7 +56,7 @@ func (s *Server) checkBreaches(r *request, _ any) (*ui.Result, error) {
 		kept.Notice = state.Outcome
 		state = kept
 	}
-	return s.screenResult(r, screens.PasswordSafety(r.ctx, state))
+	return s.screenResult(r, screens.PasswordSafety(r.copy, state))
 }
 
 func (s *Server) breachState(r *request, res breach.Result) screens.PasswordSafetyState {

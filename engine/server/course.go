@@ -35,7 +35,7 @@ func (s *Server) courseScreen(r *request) (screens.Page, error) {
 		views = append(views, screens.LessonView{Number: d.Number, Title: d.Title, Subtitle: d.Subtitle,
 			Image: fmt.Sprintf("/static/lessons/lesson-%02d.svg", d.Number), PDF: PathLessonPDFs + d.Slug + ".pdf"})
 	}
-	return screens.Course(r.ctx, views), nil
+	return screens.Course(r.copy, views), nil
 }
 
 // serveLessonPDF serves a lesson's PDF to owners of the course.
@@ -59,10 +59,10 @@ func (s *Server) servePDF(c fiber.Ctx, slug string, need billing.Entitlement, no
 		return err
 	}
 	if !r.authorised {
-		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("report.signIn"))
+		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("report.signIn"))
 	}
 	if !s.entitlements(r)[need] {
-		return engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T(notOwned))
+		return engine.Errorf(engine.CodeForbidden, "%s", r.copy.T(notOwned))
 	}
 	for _, d := range s.Lessons {
 		if d.Slug != slug {

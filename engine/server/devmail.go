@@ -41,20 +41,20 @@ func (s *Server) devMailboxScreen(r *request) (screens.Page, error) {
 	for _, m := range mails {
 		items = append(items, devMailItem(m))
 	}
-	return screens.DevMailbox(r.ctx, items), nil
+	return screens.DevMailbox(r.copy, items), nil
 }
 
 func (s *Server) devMailScreen(r *request) (screens.Page, error) {
 	id := strings.TrimPrefix(r.path, screens.PathDevMail+"/")
 	m, err := s.Mail.Get(r.fiber.Context(), id)
 	if engine.IsNotFound(err) {
-		return screens.DevMailMessage(r.ctx, nil, s.Config.BaseURL), nil
+		return screens.DevMailMessage(r.copy, nil, s.Config.BaseURL), nil
 	}
 	if err != nil {
 		return screens.Page{}, err
 	}
 	item := devMailItem(m)
-	return screens.DevMailMessage(r.ctx, &item, s.Config.BaseURL), nil
+	return screens.DevMailMessage(r.copy, &item, s.Config.BaseURL), nil
 }
 
 func devMailItem(m mail.Mail) screens.DevMailItem {

@@ -83,7 +83,7 @@ func (q experimentRequest) experiment() (experiment.Experiment, error) {
 func (s *Server) experimentsOn(h func(*request, any) (*ui.Result, error)) func(*request, any) (*ui.Result, error) {
 	return func(r *request, in any) (*ui.Result, error) {
 		if s.Experiments == nil {
-			return nil, engine.Errorf(engine.CodeUnavailable, "%s", r.ctx.T("studio.experiments.unavailable"))
+			return nil, engine.Errorf(engine.CodeUnavailable, "%s", r.copy.T("studio.experiments.unavailable"))
 		}
 		return h(r, in)
 	}
@@ -139,7 +139,7 @@ func (s *Server) studioExperiments(r *request) (screens.Page, error) {
 	for _, e := range s.Experiments.List() {
 		items = append(items, screens.StudioExperimentItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase})
 	}
-	return screens.StudioExperiments(r.ctx, items), nil
+	return screens.StudioExperiments(r.copy, items), nil
 }
 
 func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
@@ -147,7 +147,7 @@ func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
 		return screens.Page{}, err
 	}
 	if r.path == screens.PathStudioExperimentNew {
-		return screens.StudioExperimentEdit(r.ctx, screens.StudioExperimentState{New: true, Kind: experiment.KindCopy,
+		return screens.StudioExperimentEdit(r.copy, screens.StudioExperimentState{New: true, Kind: experiment.KindCopy,
 			Keys: retention.ExperimentKeys(slices.Collect(maps.Keys(s.Brands.Get(brand.DefaultKey).Copy))), Variants: []screens.StudioExperimentVariant{
 				{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}}), nil
 	}
@@ -165,7 +165,7 @@ func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
 		st.Variants = append(st.Variants, screens.StudioExperimentVariant{Name: v.Name, Value: v.Value,
 			Weight: strconv.Itoa(v.Weight), Preview: s.experimentPreview(r, e, v)})
 	}
-	return screens.StudioExperimentEdit(r.ctx, st), nil
+	return screens.StudioExperimentEdit(r.copy, st), nil
 }
 
 // experimentPreview composes the flow's step that shows a copy key, with the
@@ -184,7 +184,7 @@ func (s *Server) experimentPreview(r *request, e experiment.Experiment, v experi
 	if v.Value != "" {
 		over[e.Key] = v.Value
 	}
-	c := screens.Context{Brand: r.ctx.Brand, Copy: r.ctx.Copy.Layered(over, nil)}
+	c := screens.Context{Brand: r.copy.Brand, Copy: r.copy.Copy.Layered(over, nil)}
 	page := screens.UnsubscribeStep(c, screens.UnsubscribeState{Attempt: "preview", Step: step, Return: screens.PathStudioExperimentEdit + e.ID})
 	d := page.Overlays[screens.UnsubscribeOverlay]
 	if d == nil {
@@ -244,7 +244,7 @@ func (s *Server) studioExperimentResults(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, redirect(screens.PathStudioExperimentResults + e.ID)
 	}
-	return screens.StudioExperimentResultsPage(r.ctx, resultsView(res)), nil
+	return screens.StudioExperimentResultsPage(r.copy, resultsView(res)), nil
 }
 
 // resultsView formats results for the screen.
@@ -295,12 +295,12 @@ func formatP(p float64) string {
 func (s *Server) experimentContext(r *request) (screens.Context, []ui.Experiment, func(context.Context) error) {
 	none := func(context.Context) error { return nil }
 	if s.Experiments == nil || !r.signedIn {
-		return r.ctx, nil, none
+		return r.copy, nil, none
 	}
 	userID := r.principal.User.ID
 	over, byKey := s.Experiments.CopyOverrides(userID)
 	if len(byKey) == 0 {
-		return r.ctx, nil, none
+		return r.copy, nil, none
 	}
 	assigned := make([]ui.Experiment, 0, len(byKey))
 	for _, a := range byKey {
@@ -308,8 +308,8 @@ func (s *Server) experimentContext(r *request) (screens.Context, []ui.Experiment
 	}
 	sort.Slice(assigned, func(i, j int) bool { return assigned[i].Key < assigned[j].Key })
 	seen := map[string]bool{}
-	c := r.ctx
-	c.Copy = r.ctx.Copy.Layered(over, func(key string) {
+	c := r.copy
+	c.Copy = r.copy.Copy.Layered(over, func(key string) {
 		if _, ok := byKey[key]; ok {
 			seen[key] = true
 		}

@@ -36,22 +36,22 @@ func (s *Server) serveProfileReport(c fiber.Ctx) error {
 		return err
 	}
 	if !r.authorised {
-		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("report.signIn"))
+		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("report.signIn"))
 	}
 	if !s.entitlements(r)[billing.ProfileReport] {
-		return engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("report.notOwned"))
+		return engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("report.notOwned"))
 	}
 	p, err := s.Profiles.Get(c.Context(), r.principal.User.ID)
 	if err != nil {
 		return err
 	}
 	if p.Result == nil {
-		return engine.Errorf(engine.CodeNotFound, "%s", r.ctx.T("report.notReady"))
+		return engine.Errorf(engine.CodeNotFound, "%s", r.copy.T("report.notReady"))
 	}
 	followers, engagement := p.Series()
 	source := ""
 	if p.Source == "demo" {
-		source = r.ctx.T("analytics.demoSource")
+		source = r.copy.T("analytics.demoSource")
 	}
 	pdf, err := report.Render(report.Report{Brand: r.brand.Name, Username: p.Username, GeneratedAt: s.Clock.Now(),
 		Result: *p.Result, Followers: followers, Engagement: engagement, Source: source})

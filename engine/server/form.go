@@ -41,7 +41,7 @@ func (s *Server) checkForm(r *request, action string, body actionBody) error {
 	}
 	if !ok {
 		return engine.Wrap(engine.CodeInvalid, fmt.Errorf("no form posts %s at %q", action, body.Path),
-			r.ctx.T("error.generic"))
+			r.copy.T("error.generic"))
 	}
 	values := map[string]any{}
 	if len(body.Values) > 0 && string(body.Values) != "null" {
@@ -92,7 +92,7 @@ func (s *Server) formPage(r *request, path string) (screens.Page, bool, error) {
 			if p != screens.PathStudio {
 				return screens.Page{}, false, nil
 			}
-			return screens.StudioSignIn(fr.ctx), true, nil
+			return screens.StudioSignIn(fr.copy), true, nil
 		}
 	}
 	// guestOnly screens are composed for anyone: a subscriber may still have

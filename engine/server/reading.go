@@ -16,17 +16,17 @@ func (r redirect) Error() string { return "redirect to " + string(r) }
 func (s *Server) insightsScreen(r *request) (screens.Page, error) {
 	var latest = s.library().News
 	if len(latest) == 0 {
-		return screens.Insights(r.ctx, s.library().Insights, nil), nil
+		return screens.Insights(r.copy, s.library().Insights, nil), nil
 	}
-	return screens.Insights(r.ctx, s.library().Insights, &latest[0]), nil
+	return screens.Insights(r.copy, s.library().Insights, &latest[0]), nil
 }
 
 func (s *Server) trendsScreen(r *request) (screens.Page, error) {
-	return screens.ReadingArticle(r.ctx, "top-trends", s.library().Trends), nil
+	return screens.ReadingArticle(r.copy, "top-trends", s.library().Trends), nil
 }
 
 func (s *Server) hacksScreen(r *request) (screens.Page, error) {
-	return screens.ReadingArticle(r.ctx, "top-hacks", s.library().Hacks), nil
+	return screens.ReadingArticle(r.copy, "top-hacks", s.library().Hacks), nil
 }
 
 // articlesScreen serves /dashboard/articles/{topic}[/{part}].
@@ -38,25 +38,25 @@ func (s *Server) articlesScreen(r *request) (screens.Page, error) {
 		return screens.Page{}, redirect(screens.PathDashboard)
 	}
 	if partSlug == "" {
-		return screens.TopicPage(r.ctx, topic), nil
+		return screens.TopicPage(r.copy, topic), nil
 	}
 	part, ok := topic.Part(partSlug)
 	if !ok || strings.Contains(partSlug, "/") {
 		return screens.Page{}, redirect(screens.PathArticles + "/" + topic.Slug)
 	}
-	return screens.TopicArticle(r.ctx, topic, part), nil
+	return screens.TopicArticle(r.copy, topic, part), nil
 }
 
 func (s *Server) newsScreen(r *request) (screens.Page, error) {
-	return screens.NewsList(r.ctx, s.library().News), nil
+	return screens.NewsList(r.copy, s.library().News), nil
 }
 
 func (s *Server) newsPostScreen(r *request) (screens.Page, error) {
 	slug := strings.Trim(strings.TrimPrefix(r.path, screens.PathNews), "/")
 	if n, ok := s.library().NewsItem(slug); ok {
-		return screens.NewsPost(r.ctx, &n), nil
+		return screens.NewsPost(r.copy, &n), nil
 	}
-	return screens.NewsPost(r.ctx, nil), nil
+	return screens.NewsPost(r.copy, nil), nil
 }
 
 // byPath keys cached content pages by their path: they depend on nothing
@@ -69,6 +69,6 @@ func (s *Server) legalScreen(id string, page func() library.Legal) func(r *reque
 		body := l.Render(map[string]string{"operator_name": s.Config.OperatorName,
 			"operator_address": s.Config.OperatorAddress, "support_email": r.brand.SupportEmail,
 			"product_name": r.brand.Name})
-		return screens.LegalPage(r.ctx, id, l, body), nil
+		return screens.LegalPage(r.copy, id, l, body), nil
 	}
 }

@@ -42,16 +42,18 @@ const (
 )
 
 func (s *Server) signInScreen(r *request) (screens.Page, error) {
-	return screens.SignIn(r.ctx, s.billingURL()), nil
+	return screens.SignIn(r.copy, s.billingURL()), nil
 }
 
 func (s *Server) billingURL() string { return "/checkout?quiz=true&page=SUBSCRIPTION" }
 
 // request is what one screen or action request knows about its caller.
 type request struct {
-	fiber      fiber.Ctx
-	brand      brand.Brand
-	ctx        screens.Context
+	fiber fiber.Ctx
+	brand brand.Brand
+	// copy is the brand and its words the request's screens are composed
+	// with (screens.Context), not a Go context: that is fiber.Context().
+	copy       screens.Context
 	principal  auth.Principal
 	signedIn   bool
 	authorised bool
@@ -75,7 +77,7 @@ type request struct {
 // unknown or expired session is simply a signed-out request.
 func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 	b := s.Brands.ForHost(c.Hostname())
-	r := &request{fiber: c, brand: b, ctx: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}
+	r := &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}
 	token := c.Cookies(s.sessionCookie())
 	if token == "" {
 		return r, nil
@@ -96,7 +98,7 @@ func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 		for _, sub := range p.Subscriptions {
 			pb := s.Brands.Get(brand.FromPlanCode(sub.PlanCode))
 			if main, ok := billing.MainSubscription(p.Subscriptions, pb.Bundle, s.Clock.Now()); ok && pb.Key != b.Key {
-				r.brand, r.ctx = pb, screens.Context{Brand: pb, Copy: s.Brands.Copy(pb)}
+				r.brand, r.copy = pb, screens.Context{Brand: pb, Copy: s.Brands.Copy(pb)}
 				r.mainSub, r.authorised = main, true
 				break
 			}
@@ -144,7 +146,7 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 		if errors.Is(err, staff.ErrNoSession) {
 			if r.path == screens.PathStudio {
 				return s.sendScreen(c, r, route{path: rt.path, screen: func(r *request) (screens.Page, error) {
-					return screens.StudioSignIn(r.ctx), nil
+					return screens.StudioSignIn(r.copy), nil
 				}})
 			}
 			return s.sendResult(c, ui.Effects(ui.Replace(screens.PathStudio)))
@@ -406,5 +408,5 @@ func (s *Server) homeScreen(r *request) (screens.Page, error) {
 	}
 	h := s.planState(r)
 	h.Insights, h.Engagement = ins.Status, ins.Engagement
-	return screens.Home(r.ctx, h), nil
+	return screens.Home(r.copy, h), nil
 }

@@ -50,7 +50,7 @@ func (s *Server) studioMember(c fiber.Ctx) (staff.Member, error) {
 func (s *Server) admitStaff(r *request, role string) error {
 	m, err := s.studioMember(r.fiber)
 	if errors.Is(err, staff.ErrNoSession) {
-		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.signInFirst"))
+		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("studio.signInFirst"))
 	}
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func (s *Server) admitStaff(r *request, role string) error {
 		if role == roleExperimenter {
 			refusal = "studio.experiments.testersOnly"
 		}
-		return engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T(refusal))
+		return engine.Errorf(engine.CodeForbidden, "%s", r.copy.T(refusal))
 	}
 	r.member = m
 	return nil
@@ -153,9 +153,9 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 	}
 	var extra []*ui.Node
 	if r.member.CanExperiment() && s.Experiments != nil {
-		extra = append(extra, screens.StudioExperimentsLink(r.ctx))
+		extra = append(extra, screens.StudioExperimentsLink(r.copy))
 	}
-	return screens.StudioHome(r.ctx, r.member.Email+" ("+r.member.Role+")", groups, extra...), nil
+	return screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", groups, extra...), nil
 }
 
 func (s *Server) studioEdit(r *request) (screens.Page, error) {
@@ -170,8 +170,8 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 			return screens.Page{}, err
 		}
 		// A new item's preview starts empty and fills in as the editor types.
-		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, New: true, CanEdit: r.member.CanEdit(),
-			Fields: studioFields(r.ctx, kind, ""), Values: map[string]string{}, Pictures: pictures,
+		return screens.StudioEdit(r.copy, screens.StudioEditState{Kind: kind, New: true, CanEdit: r.member.CanEdit(),
+			Fields: studioFields(r.copy, kind, ""), Values: map[string]string{}, Pictures: pictures,
 			Preview: &ui.Node{Type: "stack", Gap: "md", Children: []*ui.Node{}}}), nil
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
@@ -180,8 +180,8 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		// Copy not edited yet: start from the text the brand shows now.
 		brandKey, key, _ := strings.Cut(slug, "/")
 		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
-		return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: kind, Slug: slug, Title: key, Status: library.StatusDraft,
-			CanEdit: r.member.CanEdit(), Fields: studioFields(r.ctx, kind, slug), Values: map[string]string{"body": current}}), nil
+		return screens.StudioEdit(r.copy, screens.StudioEditState{Kind: kind, Slug: slug, Title: key, Status: library.StatusDraft,
+			CanEdit: r.member.CanEdit(), Fields: studioFields(r.copy, kind, slug), Values: map[string]string{"body": current}}), nil
 	}
 	if engine.IsNotFound(err) {
 		return screens.Page{}, redirect(screens.PathStudio)
@@ -203,9 +203,9 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		revs = append(revs, screens.StudioRevision{N: rv.N, Action: rv.Action, By: rv.By,
 			At: rv.At.UTC().Format("Jan 2, 2006 15:04 UTC"), Changed: rv.Changed})
 	}
-	return screens.StudioEdit(r.ctx, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d),
+	return screens.StudioEdit(r.copy, screens.StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d),
 		Status: d.Status, Pending: d.HasUnpublishedChanges(), CanEdit: r.member.CanEdit(),
-		Fields: studioFields(r.ctx, d.Kind, d.Slug), Values: d.Draft, Revisions: revs, Pictures: pictures,
+		Fields: studioFields(r.copy, d.Kind, d.Slug), Values: d.Draft, Revisions: revs, Pictures: pictures,
 		Preview: preview}), nil
 }
 
@@ -279,9 +279,9 @@ func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
 	token, err := s.Staff.SignIn(r.fiber.Context(), req.Email, req.Password, r.fiber.IP())
 	switch {
 	case errors.Is(err, staff.ErrInvalidCredential):
-		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("studio.invalidCredential"))
+		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("studio.invalidCredential"))
 	case errors.Is(err, staff.ErrTooManyRequests):
-		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.ctx.T("auth.tooManyRequests"))
+		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	case err != nil:
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func studioProblems(r *request, err error) error {
 
 // words is the copy of a problem's code with its {placeholders} filled.
 func words(r *request, code string, args map[string]string) string {
-	text := r.ctx.T(code)
+	text := r.copy.T(code)
 	for name, v := range args {
 		text = strings.ReplaceAll(text, "{"+name+"}", v)
 	}
@@ -466,7 +466,7 @@ func (s *Server) studioCopy(r *request) (screens.Page, error) {
 	for _, k := range keys {
 		items = append(items, screens.StudioItem{Kind: library.KindCopy, Slug: brandKey + "/" + k, Title: copyOf.T(k)})
 	}
-	return screens.StudioCopy(r.ctx, brandKey, s.Brands.Keys(), items), nil
+	return screens.StudioCopy(r.copy, brandKey, s.Brands.Keys(), items), nil
 }
 
 // studioPreview shows a draft as subscribers would see it once published.
@@ -487,8 +487,8 @@ func (s *Server) studioPreview(r *request) (screens.Page, error) {
 		return screens.Page{}, redirect(screens.PathStudio)
 	}
 	// The preview keeps the studio's way back.
-	page.Screen.Header = &ui.Node{Type: "header", Title: r.ctx.T("studio.preview"),
-		Back: ui.Navigate(screens.PathStudioEdit + d.Kind + "/" + d.Slug), BackLabel: r.ctx.T("subpage.back")}
+	page.Screen.Header = &ui.Node{Type: "header", Title: r.copy.T("studio.preview"),
+		Back: ui.Navigate(screens.PathStudioEdit + d.Kind + "/" + d.Slug), BackLabel: r.copy.T("subpage.back")}
 	return page, nil
 }
 
@@ -507,14 +507,14 @@ var readingScreens = map[string]readingScreen{
 		if !ok {
 			return screens.Page{}, false, nil
 		}
-		return screens.NewsPost(r.ctx, &n), true, nil
+		return screens.NewsPost(r.copy, &n), true, nil
 	},
 	library.KindTopic: func(_ *Server, r *request, lib *library.Library, slug string) (screens.Page, bool, error) {
 		t, ok := lib.Topics[slug]
 		if !ok {
 			return screens.Page{}, false, nil
 		}
-		return screens.TopicPage(r.ctx, t), true, nil
+		return screens.TopicPage(r.copy, t), true, nil
 	},
 	library.KindArticle: func(_ *Server, r *request, lib *library.Library, slug string) (screens.Page, bool, error) {
 		topicSlug, partSlug, _ := strings.Cut(slug, "/")
@@ -523,20 +523,20 @@ var readingScreens = map[string]readingScreen{
 		if !ok {
 			return screens.Page{}, false, nil
 		}
-		return screens.TopicArticle(r.ctx, topic, part), true, nil
+		return screens.TopicArticle(r.copy, topic, part), true, nil
 	},
 	library.KindPage + "/insights": func(_ *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
 		var latest *library.NewsItem
 		if len(lib.News) > 0 {
 			latest = &lib.News[0]
 		}
-		return screens.Insights(r.ctx, lib.Insights, latest), true, nil
+		return screens.Insights(r.copy, lib.Insights, latest), true, nil
 	},
 	library.KindPage + "/top-trends": func(_ *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
-		return screens.ReadingArticle(r.ctx, "top-trends", lib.Trends), true, nil
+		return screens.ReadingArticle(r.copy, "top-trends", lib.Trends), true, nil
 	},
 	library.KindPage + "/top-hacks": func(_ *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
-		return screens.ReadingArticle(r.ctx, "top-hacks", lib.Hacks), true, nil
+		return screens.ReadingArticle(r.copy, "top-hacks", lib.Hacks), true, nil
 	},
 	library.KindPage + "/privacy": func(s *Server, r *request, lib *library.Library, _ string) (screens.Page, bool, error) {
 		page, err := s.legalScreen("privacy", func() library.Legal { return lib.Privacy })(r)

@@ -140,7 +140,7 @@ func (s *Server) unsubscribePage(r *request, st screens.UnsubscribeState) screen
 // flowAction runs a use case of the flow for the request's subscriber.
 func (s *Server) flowAction(r *request, use func(context.Context, retention.Member) (retention.Place, error)) (retention.Place, error) {
 	if !r.authorised {
-		return retention.Place{}, engine.Errorf(engine.CodeUnauthenticated, "%s", r.ctx.T("error.generic"))
+		return retention.Place{}, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
 	}
 	p, err := use(r.fiber.Context(), flowMember(r))
 	return p, flowError(r, err)
@@ -152,13 +152,13 @@ func flowError(r *request, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, retention.ErrNoAttempt):
-		return engine.Wrap(engine.CodeNotFound, err, r.ctx.T("error.generic"))
+		return engine.Wrap(engine.CodeNotFound, err, r.copy.T("error.generic"))
 	case errors.Is(err, billing.ErrOfferUnavailable), errors.Is(err, billing.ErrUnknownPlan), errors.Is(err, retention.ErrUnknownOffer):
-		return engine.Wrap(engine.CodeConflict, err, r.ctx.T("unsubscribe.offerUnavailable"))
+		return engine.Wrap(engine.CodeConflict, err, r.copy.T("unsubscribe.offerUnavailable"))
 	case errors.Is(err, retention.ErrUnknownReason):
-		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"reason": r.ctx.T("unsubscribe.step5.required")}, Err: err}
+		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"reason": r.copy.T("unsubscribe.step5.required")}, Err: err}
 	case errors.Is(err, retention.ErrNoReview):
-		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"review": r.ctx.T("unsubscribe.step6.required")}, Err: err}
+		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"review": r.copy.T("unsubscribe.step6.required")}, Err: err}
 	}
 	return err
 }
@@ -236,7 +236,7 @@ func (s *Server) unsubscribeOffer(offer string) func(*request, any) (*ui.Result,
 // this instance's cached copy of it).
 func (s *Server) unsubscribeCancel(r *request, in any) (*ui.Result, error) {
 	if !r.authorised || r.mainSub.ID == "" || r.principal.User.ID == "" {
-		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.ctx.T("unsubscribe.noSubscription"))
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("unsubscribe.noSubscription"))
 	}
 	attempt := in.(*unsubscribeAttemptRequest).Attempt
 	p, err := s.flowAction(r, func(ctx context.Context, m retention.Member) (retention.Place, error) {

@@ -99,13 +99,13 @@ func (s *Server) uploadExport(r *request, body io.Reader) (*ui.Result, error) {
 		return uploadError(r, fmt.Sprintf(msgUploadStalled, idle.Round(time.Second)))
 	case err != nil:
 		rc.SetConnectionClose()
-		return nil, engine.Wrap(engine.CodeInvalid, err, r.ctx.T("upload.failed"))
+		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T("upload.failed"))
 	}
 	if n > export.DefaultMaxZipBytes {
-		return uploadError(r, r.ctx.T("upload.tooLarge"))
+		return uploadError(r, r.copy.T("upload.tooLarge"))
 	}
 	if n == 0 {
-		return uploadError(r, r.ctx.T("upload.required"))
+		return uploadError(r, r.copy.T("upload.required"))
 	}
 
 	// The whole body is in: from here on, a read from the connection that
@@ -313,10 +313,10 @@ func watchClient(conn net.Conn, gone func()) (stop func()) {
 }
 
 func partialExportMessage(r *request, exp export.Export) string {
-	msg := r.ctx.T("upload.partial")
+	msg := r.copy.T("upload.partial")
 	if exp.Range != nil {
 		msg = strings.NewReplacer("{from}", brand.Date(exp.Range.From), "{to}",
-			brand.Date(exp.Range.To)).Replace(r.ctx.T("upload.dateRange"))
+			brand.Date(exp.Range.To)).Replace(r.copy.T("upload.dateRange"))
 	}
 	return msg
 }
