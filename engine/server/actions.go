@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -90,7 +89,7 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 	}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &body); err != nil {
-			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
+			return engine.Wrap(engine.CodeInvalid, err, r.copy.T("error.unreadable"))
 		}
 	}
 	// The screen the action was taken on, for actions that read its query
@@ -100,7 +99,7 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 	}
 	if len(body.Values) > 0 && string(body.Values) != "null" {
 		if err := json.Unmarshal(body.Values, in); err != nil {
-			return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
+			return engine.Wrap(engine.CodeInvalid, err, r.copy.T("error.unreadable"))
 		}
 	}
 	if spec.form {
@@ -109,7 +108,7 @@ func (s *Server) handleAction(c fiber.Ctx) error {
 		}
 	}
 	if err := s.validate.Struct(in); err != nil {
-		return fieldErrors(err)
+		return fieldErrors(r, err)
 	}
 	res, err := spec.handle(r, in)
 	if err != nil {
@@ -140,16 +139,17 @@ func (s *Server) sendAny(c fiber.Ctx, res *ui.Result) error {
 // are the fields' JSON names. A form's own rules run first (checkForm) with
 // the screen's messages, so what fails here is a bound no screen declares (a
 // type, a size): a request no person typing into the screen sends, which
-// gets a plain message rather than a copy key of its own.
-func fieldErrors(err error) error {
+// gets a plain message (error.invalidValue) rather than a copy key of its
+// own; the failed tag is in the logged error.
+func fieldErrors(r *request, err error) error {
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
-		return engine.Wrap(engine.CodeInvalid, err, "The request could not be read.")
+		return engine.Wrap(engine.CodeInvalid, err, r.copy.T("error.unreadable"))
 	}
 	fields := map[string]string{}
 	for _, fe := range verrs {
 		if _, seen := fields[jsonName(fe)]; !seen {
-			fields[jsonName(fe)] = fmt.Sprintf("This value is not valid (%s).", fe.Tag())
+			fields[jsonName(fe)] = r.copy.T("error.invalidValue")
 		}
 	}
 	return &engine.Error{Code: engine.CodeInvalid, Fields: fields, Err: err}

@@ -253,7 +253,7 @@ func (q *studioItemRequest) UnmarshalJSON(b []byte) error {
 // fields returns the values of the item's fields for the repository to
 // check; an input the kind does not have is left out, as the form never
 // shows it. A value that is not text is a field error of its own.
-func (q studioItemRequest) fields(kind, slug string) (map[string]string, error) {
+func (q studioItemRequest) fields(c screens.Context, kind, slug string) (map[string]string, error) {
 	out := map[string]string{}
 	problems := map[string]string{}
 	for _, f := range library.Fields(kind, slug) {
@@ -263,7 +263,7 @@ func (q studioItemRequest) fields(kind, slug string) (map[string]string, error) 
 		}
 		var v string
 		if err := json.Unmarshal(raw, &v); err != nil {
-			problems[f.Name] = "This value is not valid (text)."
+			problems[f.Name] = c.T("error.invalidValue")
 			continue
 		}
 		out[f.Name] = v
@@ -314,7 +314,7 @@ func (s *Server) studioSignOut(r *request, _ any) (*ui.Result, error) {
 
 func (s *Server) studioSave(r *request, in any) (*ui.Result, error) {
 	req := in.(*studioItemRequest)
-	fields, err := req.fields(req.Kind, req.itemSlug())
+	fields, err := req.fields(r.copy, req.Kind, req.itemSlug())
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +386,7 @@ func words(r *request, code string, args map[string]string) string {
 // do not pass the field rules publish nothing and come back as field errors.
 func (s *Server) studioPublish(r *request, in any) (*ui.Result, error) {
 	return s.studioChange(r, in, func(req *studioItemRequest, by string) error {
-		fields, err := req.fields(req.Kind, req.Slug)
+		fields, err := req.fields(r.copy, req.Kind, req.Slug)
 		if err != nil {
 			return err
 		}

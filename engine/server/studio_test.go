@@ -243,7 +243,7 @@ func TestStudioSaveReportsContentsFieldRules(t *testing.T) {
 	}
 	form["title"] = 42
 	if res := h.save(item("news", "carousels-are-back", form)); res.status != http.StatusUnprocessableEntity ||
-		fieldErrors(res)["title"] != "This value is not valid (text)." {
+		fieldErrors(res)["title"] != "This value is not valid." {
 		t.Errorf("a title that is not text: %d %s", res.status, res.raw)
 	}
 	form["title"] = strings.Repeat("a", limit)
