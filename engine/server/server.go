@@ -24,6 +24,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"glimpse/engine"
+	"glimpse/engine/assets"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
@@ -40,6 +41,7 @@ import (
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/tracking"
+	"glimpse/screens"
 )
 
 // Deps is everything the server needs, built once by main.
@@ -64,6 +66,9 @@ type Deps struct {
 	Billing *billing.Service
 	// Retention keeps the unsubscribe flow's attempts.
 	Retention *retention.Service
+	// Accounts creates subscribers' accounts and gets them back in (nil:
+	// made from Auth, Billing and Mail).
+	Accounts *auth.Accounts
 	// Events keeps analytics events (nil keeps them only in the log).
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow (nil:
@@ -96,7 +101,8 @@ type Server struct {
 	Deps
 	app        *fiber.App
 	validate   *validator.Validate
-	files      *fileServer
+	files      *assets.Files
+	shellCopy  brandCache // each brand's <meta name="glimpse-copy"> tag (files.go)
 	routes     []route
 	pages      *pageCache
 	lib        atomic.Pointer[library.Library]
@@ -124,7 +130,7 @@ func New(d Deps) (*Server, error) {
 		}
 		return name
 	})
-	files, err := newFileServer(d.Renderer, d.Static)
+	files, err := assets.New(d.Renderer, d.Static)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +141,14 @@ func New(d Deps) (*Server, error) {
 		experiments = d.Experiments
 	}
 	s.flow = retention.NewFlow(d.Retention, d.Billing, experiments, d.Logger)
-	s.accounts = auth.NewAccounts(d.Auth, d.Billing)
+	s.accounts = d.Accounts
+	if s.accounts == nil {
+		var mailer auth.Mailer
+		if d.Mail != nil {
+			mailer = d.Mail
+		}
+		s.accounts = auth.NewAccounts(d.Auth, d.Billing, mailer, AccountLinks(d.Config.BaseURL))
+	}
 	if s.routes, err = s.routeTable(); err != nil {
 		return nil, err
 	}
@@ -188,7 +201,7 @@ func New(d Deps) (*Server, error) {
 		c.Set(fiber.HeaderAllow, fiber.MethodPost)
 		return fiber.ErrMethodNotAllowed
 	})
-	s.app.Get("/static/*", s.files.serveStatic)
+	s.app.Get("/static/*", s.files.ServeStatic)
 	s.app.Get("/img", s.serveImage)
 	s.app.Post(PathErrorTunnel, s.checkSameOrigin, s.tunnelErrors)
 	s.app.Post(PathStripeWebhook, s.stripeWebhook) // signed by Stripe, so no CSRF check (stripe_webhook.go)
@@ -197,7 +210,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Get(PathProfileReport, s.serveProfileReport)
 	s.app.Get(PathLessonPDFs+":file", s.serveLessonPDF)
 	s.app.Get(PathReelsPlaybook, s.serveReelsPlaybook)
-	s.app.Get("/assets/*", s.files.serveAsset)
+	s.app.Get("/assets/*", s.files.ServeAsset)
 	s.app.Get("/*", s.serveApp)
 	return s, nil
 }
@@ -260,4 +273,10 @@ func (s *Server) handleReady(c fiber.Ctx) error {
 		}
 	}
 	return c.SendString("ready")
+}
+
+// AccountLinks are the addresses account mails lead to, on the public
+// origin baseURL (the app's purchase mail uses them too).
+func AccountLinks(baseURL string) auth.Links {
+	return auth.Links{BaseURL: baseURL, CreateAccount: screens.PathAccessRecovery, ResetPassword: screens.PathPasswordRecovery}
 }

@@ -1,4 +1,4 @@
-package server
+package assets
 
 import (
 	"bytes"
@@ -13,32 +13,32 @@ import (
 
 func TestNegotiateEncoding(t *testing.T) {
 	t.Parallel()
-	cases := map[string]contentEncoding{
-		"":                               encIdentity,
-		"gzip, deflate, br":              encBrotli, // what browsers send
-		"gzip, deflate, br, zstd":        encBrotli,
-		"gzip, deflate":                  encGzip,
-		"deflate":                        encIdentity,
-		"identity":                       encIdentity,
-		"GZIP":                           encGzip,
-		"x-gzip":                         encGzip,
-		"br;q=0.5, gzip":                 encGzip,
-		"br;q=0.5, gzip;q=0.8, zstd":     encZstd,
-		"br;q=0, gzip;q=0":               encIdentity,
-		"*":                              encBrotli,
-		"*;q=0.1, gzip;q=0.5":            encGzip,
-		"br;q=0, *":                      encZstd,
-		"gzip;q=1.0, br;q=0.999":         encGzip,
-		"br ; q=0.3 , gzip ; Q=0.2":      encBrotli,
-		"br;q=2, gzip":                   encGzip, // a weight out of range refuses
-		"br;q=abc, gzip;q=0.001":         encGzip,
-		"br;level=5, gzip;q=0.9":         encBrotli,
-		",, ,gzip,":                      encGzip,
-		"zstd;q=0.5, zstd;q=0.9, br;q=.": encZstd,
+	cases := map[string]Encoding{
+		"":                               Identity,
+		"gzip, deflate, br":              Brotli, // what browsers send
+		"gzip, deflate, br, zstd":        Brotli,
+		"gzip, deflate":                  Gzip,
+		"deflate":                        Identity,
+		"identity":                       Identity,
+		"GZIP":                           Gzip,
+		"x-gzip":                         Gzip,
+		"br;q=0.5, gzip":                 Gzip,
+		"br;q=0.5, gzip;q=0.8, zstd":     Zstd,
+		"br;q=0, gzip;q=0":               Identity,
+		"*":                              Brotli,
+		"*;q=0.1, gzip;q=0.5":            Gzip,
+		"br;q=0, *":                      Zstd,
+		"gzip;q=1.0, br;q=0.999":         Gzip,
+		"br ; q=0.3 , gzip ; Q=0.2":      Brotli,
+		"br;q=2, gzip":                   Gzip, // a weight out of range refuses
+		"br;q=abc, gzip;q=0.001":         Gzip,
+		"br;level=5, gzip;q=0.9":         Brotli,
+		",, ,gzip,":                      Gzip,
+		"zstd;q=0.5, zstd;q=0.9, br;q=.": Zstd,
 	}
 	for header, want := range cases {
-		if got := negotiateEncoding(header); got != want {
-			t.Errorf("negotiateEncoding(%q) = %s, want %s", header, got, want)
+		if got := Negotiate(header); got != want {
+			t.Errorf("Negotiate(%q) = %s, want %s", header, got, want)
 		}
 	}
 }
@@ -52,20 +52,20 @@ func FuzzNegotiateEncoding(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, header string) {
-		e := negotiateEncoding(header)
-		if e >= numEncodings {
-			t.Fatalf("negotiateEncoding(%q) = %d", header, e)
+		e := Negotiate(header)
+		if e >= NumEncodings {
+			t.Fatalf("Negotiate(%q) = %d", header, e)
 		}
-		if e == encIdentity {
+		if e == Identity {
 			return
 		}
 		lower := strings.ToLower(header)
 		if !strings.Contains(lower, e.String()) && !strings.Contains(lower, "*") {
-			t.Fatalf("negotiateEncoding(%q) = %s, which the header does not name", header, e)
+			t.Fatalf("Negotiate(%q) = %s, which the header does not name", header, e)
 		}
 		// Whatever was picked, a coding named with q=0 alone is never it.
 		if strings.TrimSpace(lower) == e.String()+";q=0" {
-			t.Fatalf("negotiateEncoding(%q) picked a refused coding", header)
+			t.Fatalf("Negotiate(%q) picked a refused coding", header)
 		}
 	})
 }
@@ -89,8 +89,8 @@ func TestParseQValue(t *testing.T) {
 func TestCompressBodyRoundTrips(t *testing.T) {
 	t.Parallel()
 	body := []byte(strings.Repeat(`{"type":"text","text":"hello"},`, 200))
-	for e := encBrotli; e < numEncodings; e++ {
-		out, err := compressBody(e, body)
+	for e := Brotli; e < NumEncodings; e++ {
+		out, err := Compress(e, body)
 		if err != nil {
 			t.Fatal(e, err)
 		}
@@ -103,21 +103,21 @@ func TestCompressBodyRoundTrips(t *testing.T) {
 	}
 }
 
-func decode(t *testing.T, e contentEncoding, b []byte) []byte {
+func decode(t *testing.T, e Encoding, b []byte) []byte {
 	t.Helper()
 	var r io.Reader
 	switch e {
-	case encIdentity:
+	case Identity:
 		return b
-	case encBrotli:
+	case Brotli:
 		r = brotli.NewReader(bytes.NewReader(b))
-	case encGzip:
+	case Gzip:
 		gz, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r = gz
-	case encZstd:
+	case Zstd:
 		zr, err := zstd.NewReader(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +134,7 @@ func decode(t *testing.T, e contentEncoding, b []byte) []byte {
 
 func TestNegotiateEncodingShortcutsAgreeWithTheParse(t *testing.T) {
 	for _, header := range []string{browserAcceptEncoding, browserZstdAcceptEncoding} {
-		if got, want := negotiateEncoding(header), parseAcceptEncoding(header); got != want {
+		if got, want := Negotiate(header), parseAcceptEncoding(header); got != want {
 			t.Errorf("%q: the shortcut answers %s, the parse %s", header, got, want)
 		}
 	}

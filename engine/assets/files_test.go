@@ -1,4 +1,4 @@
-package server
+package assets
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/gofiber/fiber/v3"
@@ -17,10 +16,11 @@ import (
 )
 
 func TestFilesAreSentInTheirPrecompressedForms(t *testing.T) {
+	t.Parallel()
 	script := []byte(strings.Repeat(`export function node(props){return props.children.map((c)=>render(c))}`+"\n", 300))
 	picture := []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 390 180">` + strings.Repeat(`<rect x="1" y="2" width="3" height="4" fill="#2a66f5"/>`, 40) + `</svg>`)
 	font := bytes.Repeat([]byte{0x77, 0x4f, 0x46, 0x32, 1, 2, 3}, 400)
-	f, err := newFileServer(
+	f, err := New(
 		fstest.MapFS{
 			"index.html":         {Data: []byte(`<!doctype html><head></head>`)},
 			"assets/app-1.js":    {Data: script},
@@ -32,16 +32,11 @@ func TestFilesAreSentInTheirPrecompressedForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go f.precompress()
-	select {
-	case <-f.precompressed:
-	case <-time.After(time.Minute):
-		t.Fatal("the files were not precompressed within a minute")
-	}
+	f.Precompress()
 	app := fiber.New()
 	app.Use(compress.New())
-	app.Get("/assets/*", f.serveAsset)
-	app.Get("/static/*", f.serveStatic)
+	app.Get("/assets/*", f.ServeAsset)
+	app.Get("/static/*", f.ServeStatic)
 
 	get := func(path, acceptEncoding string) (encoding string, body []byte) {
 		t.Helper()
@@ -99,7 +94,7 @@ func TestFilesAreSentInTheirPrecompressedForms(t *testing.T) {
 				t.Errorf("%s for %q: the body is not the file", path, tc.accept)
 			}
 			if encoding != "" {
-				if kept, _ := f.encoded.Load(encodedKey(strings.Split(path, "/")[1], strings.SplitN(path, "/", 3)[2], negotiateEncoding(tc.accept))); !bytes.Equal(kept.([]byte), raw) {
+				if kept, _ := f.encoded.Load(encodedKey(strings.Split(path, "/")[1], strings.SplitN(path, "/", 3)[2], Negotiate(tc.accept))); !bytes.Equal(kept.([]byte), raw) {
 					t.Errorf("%s for %q was encoded for the request instead of taken from the kept form", path, tc.accept)
 				}
 			}
@@ -107,7 +102,7 @@ func TestFilesAreSentInTheirPrecompressedForms(t *testing.T) {
 	}
 	// Too small to gain, or compressed already: sent as the files are.
 	for path, original := range map[string][]byte{"/assets/tiny-1.css": []byte(`.a{color:red}`), "/assets/inter.woff2": font} {
-		if _, ok := f.encoded.Load(encodedKey("assets", strings.TrimPrefix(path, "/assets/"), encBrotli)); ok {
+		if _, ok := f.encoded.Load(encodedKey("assets", strings.TrimPrefix(path, "/assets/"), Brotli)); ok {
 			t.Errorf("%s has a kept compressed form", path)
 		}
 		encoding, raw := get(path, "gzip, deflate, br")
