@@ -39,7 +39,11 @@ test("buy the weekly plan, open the mail, create the account, land on the dashbo
   await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
 
   await openMail(page, email, "Thank you for your purchase");
-  await page.getByRole("link", { name: /^\/access-recovery\?id=sub_/ }).click();
+  // The link carries the mail's own key, never the subscription id the done page showed.
+  const welcome = page.getByRole("link", { name: /^\/access-recovery\?key=/ });
+  const welcomePath = (await welcome.getAttribute("href")) ?? "";
+  expect(welcomePath).not.toContain("sub_");
+  await welcome.click();
   await expect(page.getByRole("heading", { name: "Create Your Account" })).toBeVisible();
   await expect(page.getByLabel("Email address")).toHaveValue(email);
   await expect(page.getByLabel("Email address")).toBeDisabled();
@@ -47,6 +51,14 @@ test("buy the weekly plan, open the mail, create the account, land on the dashbo
   await page.getByRole("button", { name: "Sign up" }).click();
   await expect(page).toHaveURL(/\/dashboard$/, { timeout: 15_000 });
   await expect(page.getByRole("heading", { name: "Tips & Insights", exact: true })).toBeVisible();
+  // Opened again from another browser, the link says the account is ready and offers sign-in.
+  const browser = page.context().browser();
+  if (browser === null) throw new Error("no browser");
+  const other = await browser.newPage();
+  await other.goto(new URL(welcomePath, page.url()).toString());
+  await expect(other.getByText("Your account is ready.")).toBeVisible();
+  await expect(other.getByRole("link", { name: "Sign in" }).or(other.getByRole("button", { name: "Sign in" }))).toBeVisible();
+  await other.close();
 });
 
 test("a declined card says so and creates nothing", async ({ page }) => {

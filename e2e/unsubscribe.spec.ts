@@ -27,7 +27,7 @@ async function buyer(page: Page, plan: RegExp, tag: string): Promise<string> {
   await expect(page).toHaveURL(/\/checkout\/done\?id=sub_/);
   await page.goto("/dev/mail");
   await page.getByRole("link").filter({ hasText: "Thank you for your purchase" }).filter({ hasText: email }).first().click();
-  await page.getByRole("link", { name: /^\/access-recovery\?id=sub_/ }).click();
+  await page.getByRole("link", { name: /^\/access-recovery\?key=/ }).click();
   await page.getByPlaceholder("Enter your password").fill("a-long-new-password-1");
   await page.getByRole("button", { name: "Sign up" }).click();
   await expect(page).toHaveURL(/\/dashboard$/, { timeout: 15_000 });

@@ -176,14 +176,19 @@ func goldenCases() []goldenCase {
 		{"access-recovery", func(c Context) Page { return AccessRecovery(c, "") }},
 		{"access-recovery__sent", func(c Context) Page { return AccessRecovery(c, "ann@example.com") }},
 		{"create-account", func(c Context) Page {
-			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_123", Email: "ann@example.com"})
+			return CreateAccount(c, CreateAccountState{Key: "k3y", Email: "ann@example.com"})
 		}},
 		{"create-account__email-in-use", func(c Context) Page {
-			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_123", Email: "ann@example.com", EmailInUse: true})
+			return CreateAccount(c, CreateAccountState{Key: "k3y", Email: "ann@example.com", EmailInUse: true})
 		}},
-		{"create-account__no-id", func(c Context) Page { return CreateAccount(c, CreateAccountState{Problem: CreateAccountNoID}) }},
+		{"create-account__link-invalid", func(c Context) Page {
+			return CreateAccount(c, CreateAccountState{Key: "k3y", Problem: CreateAccountLinkInvalid})
+		}},
 		{"create-account__no-subscription", func(c Context) Page {
-			return CreateAccount(c, CreateAccountState{SubscriptionID: "sub_404", Problem: CreateAccountNoSubscription})
+			return CreateAccount(c, CreateAccountState{Key: "k3y", Problem: CreateAccountNoSubscription})
+		}},
+		{"create-account__ready", func(c Context) Page {
+			return CreateAccount(c, CreateAccountState{Email: "ann@example.com", Ready: true})
 		}},
 	}, append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...)...)
 }

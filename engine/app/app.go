@@ -70,6 +70,9 @@ type App struct {
 	Billing *billing.Service
 	// Retention keeps the unsubscribe flow's attempts.
 	Retention *retention.Service
+	// Accounts creates subscribers' accounts (the purchase mail's
+	// activation link) and gets them back in.
+	Accounts *auth.Accounts
 	// Events keeps analytics events for their retention period.
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow.
@@ -109,6 +112,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
+	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks(cfg.BaseURL))
 	a.Retention = retention.NewService(st.DB(), clock)
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
@@ -248,8 +252,8 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
-		Retention: a.Retention,
-		Secret:    a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
+		Retention: a.Retention, Accounts: a.Accounts,
+		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
 		ValidateResponses: validateResponses,

@@ -24,8 +24,14 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 	switch n.Kind {
 	case billing.NoticePurchase:
 		// The buyer has no account yet: the mail leads to creating it.
+		// The link's key is the mail's own secret: knowing the
+		// subscription's id is not enough to create the account.
 		template = mail.TemplatePurchase
-		data["link"] = "/access-recovery?id=" + url.QueryEscape(n.Data["subscription"])
+		link, err := a.Accounts.ActivationLink(ctx, n.Data["subscription"])
+		if err != nil {
+			return err
+		}
+		data["link"] = link
 		data["email"] = n.To
 	case billing.NoticePaymentFailed:
 		template = mail.TemplatePaymentFailed

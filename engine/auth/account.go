@@ -2,44 +2,98 @@ package auth
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
 	"glimpse/engine/billing"
+	"glimpse/engine/mail"
+	"glimpse/engine/store"
 	"glimpse/engine/ui"
 )
 
-// Creating the account of a paid subscription: a buyer pays first (the
-// subscription has an email and no user), then opens the welcome mail's
-// link and chooses a password. The rules live here; the handler words the
-// errors.
+// Accounts are a subscriber's account outside a session: creating the
+// account of a paid subscription, and getting back in (a password reset, the
+// activation mail again). A buyer pays first (the subscription has an email
+// and no user); the welcome mail carries an activation key, a 256-bit secret
+// that exists only in that mail (the database keeps its SHA-256), and
+// creating the account needs it: knowing a subscription's id, which the
+// checkout's done page shows, is not enough. The rules live here; the
+// handlers word the errors.
 
-// Subscriptions is what account creation needs of billing (billing.Service).
+// Subscriptions is what accounts need of billing (billing.Service).
 type Subscriptions interface {
 	Subscription(ctx context.Context, id string) (billing.Subscription, error)
+	SubscriptionsByEmail(ctx context.Context, email string) ([]billing.Subscription, error)
 	Finalize(ctx context.Context, subscriptionID, userID string) error
 }
 
-// Accounts creates subscribers' accounts.
-type Accounts struct {
-	auth *Service
-	subs Subscriptions
+// Mailer queues mail (mail.Outbox); nil sends none.
+type Mailer interface {
+	Enqueue(ctx context.Context, m mail.Message) error
 }
 
-// NewAccounts returns account creation over auth and billing.
-func NewAccounts(auth *Service, subs Subscriptions) *Accounts {
-	return &Accounts{auth: auth, subs: subs}
+// Links are the app's addresses the mails lead to, on the public origin
+// (never the request's Host, which a client chooses).
+type Links struct {
+	BaseURL       string // the public origin, without a trailing slash
+	CreateAccount string // the path of Create Your Account (?key=…)
+	ResetPassword string // the path of the new-password form (#reset=…)
 }
+
+// Accounts runs the account use cases.
+type Accounts struct {
+	auth  *Service
+	subs  Subscriptions
+	mail  Mailer
+	links Links
+}
+
+// NewAccounts returns the account use cases over auth, billing and the
+// outbox.
+func NewAccounts(auth *Service, subs Subscriptions, m Mailer, links Links) *Accounts {
+	links.BaseURL = strings.TrimRight(links.BaseURL, "/")
+	return &Accounts{auth: auth, subs: subs, mail: m, links: links}
+}
+
+// ActivationKeysCollection holds the hashed keys of activation links.
+const ActivationKeysCollection = "activation_keys"
+
+// Mail windows. An address is never refused a mail it asks for; its mails
+// are coalesced instead, so a stranger asking again and again neither
+// floods the inbox nor locks its owner out.
+const (
+	// ActivationKeyLifetime is how long an activation link works: long
+	// enough for a buyer who reads the welcome mail days later.
+	ActivationKeyLifetime = 14 * 24 * time.Hour
+	// ResetMailWindow is how long a reset mail counts as just sent: a
+	// request for the same address within it sends none (the one sent
+	// holds a link valid for PasswordResetLifetime).
+	ResetMailWindow = 5 * time.Minute
+	// ActivationMailWindow is how long an activation mail counts as just
+	// sent: within it a second request sends nothing.
+	ActivationMailWindow = 10 * time.Minute
+)
 
 // Errors of account creation, in the spec's order of checks.
 var (
-	// ErrNoSubscriptionID is a form with no subscription id.
-	ErrNoSubscriptionID = engine.Errorf(engine.CodeInvalid, "no subscription id")
-	// ErrNoPendingSubscription is an id of no subscription that awaits an
-	// account on this bundle (unknown, unpaid, expired, an add-on, another
-	// brand's, or linked to another account).
+	// ErrNoActivationKey is a form with no key.
+	ErrNoActivationKey = engine.Errorf(engine.CodeInvalid, "no activation key")
+	// ErrActivationKeyInvalid is a key that is unknown or expired.
+	ErrActivationKeyInvalid = engine.Errorf(engine.CodeInvalid, "the activation link is unknown or expired")
+	// ErrNoPendingSubscription is a subscription that awaits no account on
+	// this bundle (unpaid, expired, an add-on, another brand's).
 	ErrNoPendingSubscription = engine.Errorf(engine.CodeInvalid, "no subscription awaits an account")
+	// ErrAccountReady is a key whose subscription has its account already.
+	ErrAccountReady = engine.Errorf(engine.CodeConflict, "the account is ready")
 	// ErrAccountEmail is a subscription whose email is not an address.
 	ErrAccountEmail = engine.Errorf(engine.CodeInvalid, "the subscription's email is not an address")
 	// ErrEmailInUse is an address that has an account whose password was
@@ -49,56 +103,86 @@ var (
 
 var emailPattern = regexp.MustCompile(ui.EmailPattern)
 
-// PendingSubscription returns the subscription id names when an account may
-// be created for it on bundle: a paid main plan (active or canceled, not
-// expired) on that bundle, not linked to an account yet. Its new owner,
-// userID (signed in by the creation), still finds it, so a second submit
-// from the same page goes on rather than failing. Anything else is
-// ErrNoPendingSubscription, alike.
-func (a *Accounts) PendingSubscription(ctx context.Context, id, bundle, userID string) (billing.Subscription, error) {
-	sub, err := a.subs.Subscription(ctx, id)
+type activationKey struct {
+	ID             string    `bson:"_id"` // SHA-256 of the key
+	SubscriptionID string    `bson:"subscriptionId"`
+	ExpiresAt      time.Time `bson:"expiresAt"`
+}
+
+// ActivationLink mints a key for the subscription and returns the link to
+// Create Your Account with it. Each call mints a new key; every key works
+// until it expires or the account exists.
+func (a *Accounts) ActivationLink(ctx context.Context, subID string) (string, error) {
+	token := engine.NewToken()
+	key := activationKey{ID: engine.HashToken(token), SubscriptionID: subID, ExpiresAt: a.auth.clock.Now().Add(ActivationKeyLifetime)}
+	if _, err := a.auth.db.Collection(ActivationKeysCollection).InsertOne(ctx, key); err != nil {
+		return "", fmt.Errorf("mint activation key: %w", err)
+	}
+	return a.links.BaseURL + a.links.CreateAccount + "?key=" + url.QueryEscape(token), nil
+}
+
+// keySubscription reads the subscription a live key is for.
+func (a *Accounts) keySubscription(ctx context.Context, token string) (billing.Subscription, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return billing.Subscription{}, ErrNoActivationKey
+	}
+	if len(token) > 256 {
+		return billing.Subscription{}, ErrActivationKeyInvalid
+	}
+	var key activationKey
+	err := a.auth.db.Collection(ActivationKeysCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&key)
+	if errors.Is(err, mongo.ErrNoDocuments) || (err == nil && !a.auth.clock.Now().Before(key.ExpiresAt)) {
+		return billing.Subscription{}, ErrActivationKeyInvalid
+	}
+	if err != nil {
+		return billing.Subscription{}, fmt.Errorf("read activation key: %w", err)
+	}
+	sub, err := a.subs.Subscription(ctx, key.SubscriptionID)
 	if engine.IsNotFound(err) {
 		return billing.Subscription{}, ErrNoPendingSubscription
 	}
+	return sub, err
+}
+
+// Pending returns the subscription a key creates an account for on bundle:
+// a paid main plan (active or canceled, not expired) on that bundle with no
+// account yet. Its new owner, userID (signed in by the creation), still
+// finds it, so a second submit from the same page goes on. A subscription
+// with its account is ErrAccountReady (the link was used: the screen offers
+// sign-in), with the subscription.
+func (a *Accounts) Pending(ctx context.Context, key, bundle, userID string) (billing.Subscription, error) {
+	sub, err := a.keySubscription(ctx, key)
 	if err != nil {
 		return billing.Subscription{}, err
 	}
-	if sub.UserID != "" && sub.UserID != userID || !sub.Authorises(bundle, a.auth.clock.Now()) {
+	if !sub.Authorises(bundle, a.auth.clock.Now()) {
 		return billing.Subscription{}, ErrNoPendingSubscription
+	}
+	if sub.UserID != "" && sub.UserID != userID {
+		return sub, ErrAccountReady
 	}
 	return sub, nil
 }
 
-// Awaits reports whether sub waits for an account on bundle (for the
-// activation mail).
-func (a *Accounts) Awaits(sub billing.Subscription, bundle string) bool {
-	return sub.UserID == "" && sub.Authorises(bundle, a.auth.clock.Now())
-}
-
 // NewAccount is the Create Your Account form.
 type NewAccount struct {
-	SubscriptionID string
-	Password       string
-	Bundle         string // the brand's, where the form was sent
-	IP             string // the client, for the password check's limits
+	Key      string // the activation link's key
+	Password string
+	Bundle   string // the brand's, where the form was sent
+	IP       string // the client, for the password check's limits
 }
 
 // Create creates the account of a paid subscription, links the
 // subscription to it and opens a session, whose token it returns. The
-// checks run in the spec's order: subscription id, subscription, email,
-// password (its length by the form's rules, then the breached-password
-// check in CreateUser). Sent again by the account's owner (a double submit,
-// a second tab, a concurrent submit that made the account), it signs them
-// in; anyone else gets ErrEmailInUse or ErrNoPendingSubscription.
+// checks run in the spec's order: the key (the subscription id of old),
+// subscription, email, password (its length by the form's rules, then the
+// breached-password check in CreateUser). Sent again by the account's
+// owner (a double submit, a second tab, a concurrent submit that made the
+// account), it signs them in; anyone else gets ErrEmailInUse or
+// ErrAccountReady.
 func (a *Accounts) Create(ctx context.Context, req NewAccount) (User, string, error) {
-	id := strings.TrimSpace(req.SubscriptionID)
-	if id == "" {
-		return User{}, "", ErrNoSubscriptionID
-	}
-	sub, err := a.subs.Subscription(ctx, id)
-	if engine.IsNotFound(err) {
-		return User{}, "", ErrNoPendingSubscription
-	}
+	sub, err := a.keySubscription(ctx, req.Key)
 	if err != nil {
 		return User{}, "", err
 	}
@@ -113,7 +197,7 @@ func (a *Accounts) Create(ctx context.Context, req NewAccount) (User, string, er
 		// Already linked: only its owner submitting again goes on.
 		owner, err := a.auth.VerifyPassword(ctx, sub.Email, req.Password, req.IP)
 		if err != nil || owner.ID != sub.UserID {
-			return User{}, "", ErrNoPendingSubscription
+			return User{}, "", ErrAccountReady
 		}
 		u = owner
 	} else {
@@ -137,4 +221,88 @@ func (a *Accounts) Create(ctx context.Context, req NewAccount) (User, string, er
 	}
 	token, err := a.auth.OpenSession(ctx, u, req.Bundle)
 	return u, token, err
+}
+
+// Brand is where a recovery was asked: the brand's key (its mails' words)
+// and bundle (its subscriptions).
+type Brand struct {
+	Key    string
+	Bundle string
+}
+
+// RequestPasswordReset sends the reset mail of the address's account (one
+// per ResetMailWindow), or, when the address has no account, the activation
+// mail of its paid subscriptions (the spec's §7), or nothing. It says
+// nothing of which happened, so the form answers alike for every address.
+func (a *Accounts) RequestPasswordReset(ctx context.Context, email string, b Brand) error {
+	email = NormaliseEmail(email)
+	u, err := a.auth.UserByEmail(ctx, email)
+	switch {
+	case engine.IsNotFound(err):
+		_, err := a.SendActivation(ctx, email, b)
+		return err
+	case err != nil:
+		return err
+	case u.Disabled || a.mail == nil:
+		return nil
+	}
+	first, err := a.auth.TakeOnce(ctx, "reset-mail", u.Email, ResetMailWindow)
+	if err != nil || !first {
+		return err
+	}
+	token, err := a.auth.MintPasswordReset(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	// The token travels in the fragment: browsers never send it to a
+	// server (RFC 9110 §4.2.4), so neither this server's nor a proxy's
+	// access log sees it, nor does a Referer header.
+	link := a.links.BaseURL + a.links.ResetPassword + "#reset=" + url.QueryEscape(token)
+	return a.mail.Enqueue(ctx, mail.Message{Key: "password-reset:" + engine.HashToken(token), To: u.Email, Brand: b.Key,
+		Template: mail.TemplatePasswordReset,
+		Data:     map[string]string{"link": link, "minutes": strconv.Itoa(int(PasswordResetLifetime / time.Minute))}})
+}
+
+// HasAccount reports whether the address has an account.
+func (a *Accounts) HasAccount(ctx context.Context, email string) (bool, error) {
+	_, err := a.auth.UserByEmail(ctx, NormaliseEmail(email))
+	if engine.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// SendActivation mails a new activation link for every subscription of the
+// address that waits for an account on the brand. It returns false when a
+// mail for the address already went out in this ActivationMailWindow. The
+// window is claimed per address whether or not there is a subscription, so
+// a repeat looks the same for every address.
+func (a *Accounts) SendActivation(ctx context.Context, email string, b Brand) (bool, error) {
+	email = NormaliseEmail(email)
+	if a.mail == nil {
+		return false, nil
+	}
+	subs, err := a.subs.SubscriptionsByEmail(ctx, email)
+	if err != nil {
+		return false, err
+	}
+	first, err := a.auth.TakeOnce(ctx, "activation", b.Bundle+"\x00"+email, ActivationMailWindow)
+	if err != nil || !first {
+		return false, err
+	}
+	window := store.Window(a.auth.clock.Now(), ActivationMailWindow)
+	for _, sub := range subs {
+		if sub.UserID != "" || !sub.Authorises(b.Bundle, a.auth.clock.Now()) {
+			continue
+		}
+		link, err := a.ActivationLink(ctx, sub.ID)
+		if err != nil {
+			return false, err
+		}
+		if err := a.mail.Enqueue(ctx, mail.Message{Key: "activation:" + sub.ID + ":" + window, To: sub.Email, Brand: b.Key,
+			Template: mail.TemplateActivation, Data: map[string]string{"email": sub.Email, "link": link}}); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -114,6 +114,7 @@ func Collections() map[string][]mongo.IndexModel {
 		SubscriptionsCollection:  {{Keys: bson.D{{Key: "userId", Value: 1}}}},
 		LoginLinksCollection:     nil,
 		PasswordResetsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
+		ActivationKeysCollection: nil,
 	}
 }
 
@@ -388,7 +389,7 @@ func (s *Service) Sweep(ctx context.Context) (int64, error) {
 	for _, q := range []struct {
 		coll   string
 		filter bson.M
-	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {PasswordResetsCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
+	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {PasswordResetsCollection, expired}, {ActivationKeysCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
 		res, err := s.db.Collection(q.coll).DeleteMany(ctx, q.filter)
 		if err != nil {
 			return n, fmt.Errorf("sweep %s: %w", q.coll, err)

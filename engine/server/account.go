@@ -3,15 +3,11 @@ package server
 import (
 	"context"
 	"errors"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
-	"glimpse/engine/mail"
-	"glimpse/engine/store"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -23,24 +19,12 @@ import (
 // client chooses (the OWASP Forgot Password Cheat Sheet's host-header
 // injection: https://cheatsheetseries.owasp.org/cheatsheets/Forgot_Password_Cheat_Sheet.html).
 
-// Limits on the mail-sending actions. A client (IP) may send
-// recoveryPerIP of them in a recoveryWindow, which bounds guessing of
-// addresses and flooding from one place. An address is never refused: its
-// mails are coalesced instead (one reset mail per resetMailWindow, one
-// activation mail per activationResendWindow), so a stranger asking for
-// someone's reset again and again neither floods their inbox nor locks them
-// out of asking themselves.
+// A client (IP) may send recoveryPerIP mail-sending requests in a
+// recoveryWindow, which bounds guessing of addresses and flooding from one
+// place. An address is never refused: auth.Accounts coalesces its mails.
 const (
 	recoveryPerIP  = 20
 	recoveryWindow = 15 * time.Minute
-	// resetMailWindow is how long a reset mail counts as just sent: a
-	// request for the same address within it sends none (the one sent
-	// holds a link valid for auth.PasswordResetLifetime).
-	resetMailWindow = 5 * time.Minute
-	// activationResendWindow is how long an activation mail counts as just
-	// sent: within it a second request (from the form or a failed sign-in)
-	// sends nothing, and the form says the mail was already sent.
-	activationResendWindow = 10 * time.Minute
 	// finaliseDelay keeps the spinner after a new account is set up before
 	// the dashboard (the spec's post-finalisation delay).
 	finaliseDelay = 3000
@@ -59,13 +43,13 @@ type resetPasswordRequest struct {
 	Reset    string `json:"/reset" validate:"required,max=256"`
 }
 
-// createAccountRequest is the Create Your Account form. The subscription id
+// createAccountRequest is the Create Your Account form. The activation key
 // comes from the screen's state and is checked again here; the email is the
 // subscription's, whatever the body says.
 type createAccountRequest struct {
-	Email          string `json:"email" validate:"max=254"`
-	Password       string `json:"password" validate:"max=1024"`
-	SubscriptionID string `json:"/subscriptionId" validate:"max=200"`
+	Email    string `json:"email" validate:"max=254"`
+	Password string `json:"password" validate:"max=1024"`
+	Key      string `json:"/key" validate:"max=256"`
 }
 
 // passwordRecoveryScreen is the restore-password screen. A reset link's
@@ -75,28 +59,40 @@ func (s *Server) passwordRecoveryScreen(r *request) (screens.Page, error) {
 	return screens.PasswordRecovery(r.copy, screens.ResetState{}), nil
 }
 
-// accessRecoveryScreen is Access Recovery, or with ?id= Create Your Account
-// for that subscription, checked in the spec's order: id, then subscription.
+// accessRecoveryScreen is Access Recovery, or with ?key= Create Your Account
+// for the activation link's subscription (a link of old, ?id=, has no key
+// and says so).
 func (s *Server) accessRecoveryScreen(r *request) (screens.Page, error) {
-	if !r.query.Has("id") {
+	if !r.query.Has("key") && !r.query.Has("id") {
 		return screens.AccessRecovery(r.copy, ""), nil
 	}
-	id := strings.TrimSpace(r.query.Get("id"))
-	if id == "" {
-		return screens.CreateAccount(r.copy, screens.CreateAccountState{Problem: screens.CreateAccountNoID}), nil
-	}
+	key := r.query.Get("key")
 	userID := ""
 	if r.signedIn {
 		userID = r.principal.User.ID
 	}
-	sub, err := s.accounts.PendingSubscription(r.fiber.Context(), id, r.brand.Bundle, userID)
-	if errors.Is(err, auth.ErrNoPendingSubscription) {
-		return screens.CreateAccount(r.copy, screens.CreateAccountState{SubscriptionID: id, Problem: screens.CreateAccountNoSubscription}), nil
+	sub, err := s.accounts.Pending(r.fiber.Context(), key, r.brand.Bundle, userID)
+	if problem, ok := accountProblem(err); ok {
+		return screens.CreateAccount(r.copy, screens.CreateAccountState{Key: key, Problem: problem}), nil
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, auth.ErrAccountReady):
+		return screens.CreateAccount(r.copy, screens.CreateAccountState{Email: sub.Email, Ready: true}), nil
+	case err != nil:
 		return screens.Page{}, err
 	}
-	return screens.CreateAccount(r.copy, screens.CreateAccountState{SubscriptionID: sub.ID, Email: sub.Email}), nil
+	return screens.CreateAccount(r.copy, screens.CreateAccountState{Key: key, Email: sub.Email}), nil
+}
+
+// accountProblem is the copy key of why a link opens no form.
+func accountProblem(err error) (string, bool) {
+	switch {
+	case errors.Is(err, auth.ErrNoActivationKey), errors.Is(err, auth.ErrActivationKeyInvalid):
+		return screens.CreateAccountLinkInvalid, true
+	case errors.Is(err, auth.ErrNoPendingSubscription):
+		return screens.CreateAccountNoSubscription, true
+	}
+	return "", false
 }
 
 // limitRecovery counts one mail-sending request from this client and
@@ -116,52 +112,18 @@ func (s *Server) limitRecovery(r *request, kind string) error {
 // not the address has an account ('Check your email'), so the form tells
 // nobody which addresses are customers (OWASP ASVS 5.0 6.3.8; the OWASP
 // Authentication Cheat Sheet's generic answer). It also takes the same time:
-// both paths do the same lookup, and the work only a real account has
-// (minting the token, rendering and storing the mail) runs after the answer
-// is decided, detached from the request.
+// the work (auth.Accounts.RequestPasswordReset) runs after the answer,
+// detached from the request.
 func (s *Server) restorePassword(r *request, in any) (*ui.Result, error) {
 	req := in.(*emailRequest)
-	email := auth.NormaliseEmail(req.Email)
 	if err := s.limitRecovery(r, "reset"); err != nil {
 		return nil, err
 	}
-	u, err := s.Auth.UserByEmail(r.fiber.Context(), email)
-	if err != nil && !engine.IsNotFound(err) {
-		return nil, err
-	}
-	switch {
-	case err == nil && !u.Disabled:
-		brandKey := r.brand.Key
-		s.detach("password reset mail", func(ctx context.Context) error {
-			return s.sendPasswordReset(ctx, u, brandKey)
-		})
-	case err != nil:
-		// No account: a buyer who has not created it yet gets the
-		// activation mail instead (the spec's §7), anyone else nothing.
-		s.activateIfNoAccount(r, email)
-	}
+	b := auth.Brand{Key: r.brand.Key, Bundle: r.brand.Bundle}
+	s.detach("password reset mail", func(ctx context.Context) error {
+		return s.accounts.RequestPasswordReset(ctx, req.Email, b)
+	})
 	return ui.Effects(ui.OpenOverlay(screens.ResetSentOverlay)), nil
-}
-
-// sendPasswordReset mints a reset for u and enqueues its mail, unless one
-// went out for the address in this resetMailWindow. The mail's key is the
-// token's hash, so a retry never sends a second mail for it.
-func (s *Server) sendPasswordReset(ctx context.Context, u auth.User, brandKey string) error {
-	first, err := s.Auth.TakeOnce(ctx, "reset-mail", u.Email, resetMailWindow)
-	if err != nil || !first {
-		return err
-	}
-	token, err := s.Auth.MintPasswordReset(ctx, u.ID)
-	if err != nil {
-		return err
-	}
-	// The token travels in the fragment: browsers never send it to a
-	// server (RFC 9110 §4.2.4), so neither this server's nor a proxy's
-	// access log sees it, nor does a Referer header.
-	link := s.baseURL() + screens.PathPasswordRecovery + "#reset=" + url.QueryEscape(token)
-	return s.Mail.Enqueue(ctx, mail.Message{Key: "password-reset:" + engine.HashToken(token), To: u.Email, Brand: brandKey,
-		Template: mail.TemplatePasswordReset,
-		Data:     map[string]string{"link": link, "minutes": strconv.Itoa(int(auth.PasswordResetLifetime / time.Minute))}})
 }
 
 // detach runs work that must not hold up (or show in the timing of) the
@@ -175,8 +137,6 @@ func (s *Server) detach(what string, work func(ctx context.Context) error) {
 		}
 	}()
 }
-
-func (s *Server) baseURL() string { return strings.TrimRight(s.Config.BaseURL, "/") }
 
 // openPasswordReset answers the landing page of a reset link (the token
 // posted by the renderer from the link's fragment): the new-password form
@@ -219,17 +179,17 @@ func (s *Server) resetPassword(r *request, in any) (*ui.Result, error) {
 // tell a stranger which addresses bought a subscription.
 func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
 	req := in.(*emailRequest)
-	email := auth.NormaliseEmail(req.Email)
 	if err := s.limitRecovery(r, "activation"); err != nil {
 		return nil, err
 	}
 	ctx := r.fiber.Context()
-	if _, err := s.Auth.UserByEmail(ctx, email); err == nil {
+	if has, err := s.accounts.HasAccount(ctx, req.Email); err != nil || has {
+		if err != nil {
+			return nil, err
+		}
 		return nil, engine.Errorf(engine.CodeConflict, "%s", r.copy.T("accessRecovery.alreadyActivated"))
-	} else if !engine.IsNotFound(err) {
-		return nil, err
 	}
-	sent, err := s.mailActivation(ctx, r, email)
+	sent, err := s.accounts.SendActivation(ctx, req.Email, auth.Brand{Key: r.brand.Key, Bundle: r.brand.Bundle})
 	if err != nil {
 		s.Logger.Error("activation mail failed", "requestId", requestID(r.fiber), "error", err.Error())
 		return nil, engine.Wrap(engine.CodeUnavailable, err, r.copy.T("error.generic"))
@@ -240,55 +200,24 @@ func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
 	return s.screenResult(r, screens.AccessRecovery(r.copy, strings.TrimSpace(req.Email)))
 }
 
-// mailActivation enqueues the activation mail of every subscription of
-// email waiting for an account on this brand. It returns false when a mail
-// for the address already went out in this window. The window is claimed
-// per address whether or not there is a subscription, so a repeat looks the
-// same for every address.
-func (s *Server) mailActivation(ctx context.Context, r *request, email string) (bool, error) {
-	subs, err := s.Billing.SubscriptionsByEmail(ctx, email)
-	if err != nil {
-		return false, err
-	}
-	first, err := s.Auth.TakeOnce(ctx, "activation", r.brand.Bundle+"\x00"+email, activationResendWindow)
-	if err != nil || !first {
-		return false, err
-	}
-	window := store.Window(s.Clock.Now(), activationResendWindow)
-	for _, sub := range subs {
-		if !s.accounts.Awaits(sub, r.brand.Bundle) {
-			continue
-		}
-		err := s.Mail.Enqueue(ctx, mail.Message{Key: "activation:" + sub.ID + ":" + window, To: sub.Email, Brand: r.brand.Key,
-			Template: mail.TemplateActivation,
-			Data: map[string]string{"email": sub.Email,
-				"link": s.baseURL() + screens.PathAccessRecovery + "?id=" + url.QueryEscape(sub.ID)}})
-		if err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// activateIfNoAccount sends the activation mail when a sign-in failed, or a
-// password reset was asked, for an address that has a paid subscription but
-// no account yet, as the spec's sign-in and reset do. The screen says nothing different, and the work runs
-// after the answer, so a failed sign-in takes the same time whether or not
-// the address has an account or a subscription; an address with an account
-// is left alone (its owner mistyped a password).
+// activateIfNoAccount sends the activation mail when a sign-in failed for
+// an address that has a paid subscription but no account yet, as the
+// spec's sign-in does. The screen says nothing different, and the work
+// runs after the answer, so a failed sign-in takes the same time whether
+// or not the address has an account or a subscription; an address with an
+// account is left alone (its owner mistyped a password).
 func (s *Server) activateIfNoAccount(r *request, email string) {
 	if s.Billing == nil || s.Mail == nil { // a server wired without billing or mail
 		return
 	}
 	// The request's context is recycled once the answer is sent: take what
 	// the work needs from it now.
-	rr := &request{brand: r.brand}
-	email = auth.NormaliseEmail(email)
+	b := auth.Brand{Key: r.brand.Key, Bundle: r.brand.Bundle}
 	s.detach("activation mail for an address with no account", func(ctx context.Context) error {
-		if _, err := s.Auth.UserByEmail(ctx, email); !engine.IsNotFound(err) {
-			return nil
+		if has, err := s.accounts.HasAccount(ctx, email); err != nil || has {
+			return err
 		}
-		_, err := s.mailActivation(ctx, rr, email)
+		_, err := s.accounts.SendActivation(ctx, email, b)
 		return err
 	})
 }
@@ -297,22 +226,23 @@ func (s *Server) activateIfNoAccount(r *request, email string) {
 // subscription to it and signs in (auth.Accounts.Create).
 func (s *Server) createAccount(r *request, in any) (*ui.Result, error) {
 	req := in.(*createAccountRequest)
-	u, token, err := s.accounts.Create(r.fiber.Context(), auth.NewAccount{SubscriptionID: req.SubscriptionID,
+	u, token, err := s.accounts.Create(r.fiber.Context(), auth.NewAccount{Key: req.Key,
 		Password: req.Password, Bundle: r.brand.Bundle, IP: r.fiber.IP()})
+	if problem, ok := accountProblem(err); ok {
+		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T(problem))
+	}
 	switch {
-	case errors.Is(err, auth.ErrNoSubscriptionID):
-		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T(screens.CreateAccountNoID))
-	case errors.Is(err, auth.ErrNoPendingSubscription):
-		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T(screens.CreateAccountNoSubscription))
+	case errors.Is(err, auth.ErrAccountReady):
+		return s.screenResult(r, screens.CreateAccount(r.copy, screens.CreateAccountState{Ready: true}))
 	case errors.Is(err, auth.ErrAccountEmail):
 		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"email": r.copy.T("createAccount.wrongEmail")}, Err: err}
 	case errors.Is(err, auth.ErrEmailInUse):
-		sub, serr := s.Billing.Subscription(r.fiber.Context(), strings.TrimSpace(req.SubscriptionID))
+		sub, serr := s.accounts.Pending(r.fiber.Context(), req.Key, r.brand.Bundle, "")
 		if serr != nil {
 			return nil, serr
 		}
 		return s.screenResult(r, screens.CreateAccount(r.copy, screens.CreateAccountState{
-			SubscriptionID: sub.ID, Email: sub.Email, EmailInUse: true}))
+			Key: req.Key, Email: sub.Email, EmailInUse: true}))
 	case err != nil && u.ID != "":
 		// The account exists and the subscription is linked; should the
 		// session still not open, sign-in is where to go on.

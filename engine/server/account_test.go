@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
@@ -191,7 +192,7 @@ func TestPasswordResetForABuyerWithoutAccountSendsTheActivation(t *testing.T) {
 		t.Fatalf("restore: %d %s", r.status, r.raw)
 	}
 	mails := h.waitMails(mail.TemplateActivation, 1)
-	if mails[0].To != "buyer@example.com" || !strings.Contains(mails[0].Text, "/access-recovery?id="+sub.ID) {
+	if mails[0].To != "buyer@example.com" || !strings.Contains(mails[0].Text, "/access-recovery?key=") || strings.Contains(mails[0].Text, sub.ID) {
 		t.Fatalf("activation mail: %+v", mails[0])
 	}
 	if got := h.mails(mail.TemplatePasswordReset); len(got) != 0 {
@@ -255,7 +256,7 @@ func TestAccessRecoverySendsTheActivationMail(t *testing.T) {
 		t.Fatalf("send: %d %s", r.status, r.raw)
 	}
 	mails := h.mails(mail.TemplateActivation)
-	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://127.0.0.1:8080/access-recovery?id="+sub.ID) {
+	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://127.0.0.1:8080/access-recovery?key=") || strings.Contains(mails[0].Text, sub.ID) {
 		t.Fatalf("activation mails: %+v", mails)
 	}
 	// Again within the window.
@@ -284,37 +285,87 @@ func TestAccessRecoverySendsTheActivationMail(t *testing.T) {
 	}
 }
 
+// welcomePath is the Create Your Account address in the newest purchase or
+// activation mail to an address: the path with the mail's key.
+func (h *harness) welcomePath(to string) string {
+	h.t.Helper()
+	var last string
+	for _, template := range []string{mail.TemplatePurchase, mail.TemplateActivation} {
+		for _, m := range h.mails(template) {
+			if m.To == to {
+				if found := welcomeLink.FindString(m.Text); found != "" {
+					last = found
+				}
+			}
+		}
+	}
+	if last == "" {
+		h.t.Fatalf("no welcome link to %s", to)
+	}
+	return last
+}
+
+var welcomeLink = regexp.MustCompile(`/access-recovery\?key=[A-Za-z0-9_%-]+`)
+
 func TestCreateAccountValidationOrder(t *testing.T) {
 	t.Parallel()
 	h := newAccountHarness(t)
 	sub := h.buy("new@example.com")
-	for path, want := range map[string]string{
-		"/access-recovery?id=":        "No subscription id for finalize",
-		"/access-recovery?id=missing": "No subscription",
-	} {
+	const linkInvalid = "This link has expired or is not complete. Ask for a new one below: it goes to the email you bought with."
+	for _, path := range []string{"/access-recovery?key=", "/access-recovery?key=missing", "/access-recovery?id=" + sub.ID} {
 		r := h.screen(path)
-		if screenID(r) != "create-account" || !strings.Contains(string(r.raw), `"text":"`+want+`"`) {
+		if screenID(r) != "create-account" || !strings.Contains(string(r.raw), `"text":"`+linkInvalid+`"`) {
 			t.Fatalf("%s: %s", path, r.raw)
 		}
 	}
-	r := h.screen("/access-recovery?id=" + sub.ID)
+	path := h.welcomePath("new@example.com")
+	key := strings.TrimPrefix(path, "/access-recovery?key=")
+	r := h.screen(path)
 	form, _ := stateOf(r)["form"].(map[string]any)
-	if screenID(r) != "create-account" || form["email"] != "new@example.com" || stateOf(r)["subscriptionId"] != sub.ID {
+	if screenID(r) != "create-account" || form["email"] != "new@example.com" || stateOf(r)["key"] != key {
 		t.Fatalf("form: %s", r.raw)
 	}
-	path := "/access-recovery?id=" + sub.ID
-	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "short", "/subscriptionId": sub.ID})
+	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "short", "/key": key})
 	if fieldErrors(r)["password"] != "At least 6 symbols" {
 		t.Fatalf("short password: %s", r.raw)
 	}
-	// The id in the values is checked again.
-	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "long-enough", "/subscriptionId": ""})
-	if formError(r) != "No subscription id for finalize" {
-		t.Fatalf("no id: %s", r.raw)
+	// The key in the values is checked again.
+	for _, forged := range []string{"", "forged", sub.ID} {
+		r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "long-enough", "/key": forged})
+		if formError(r) != linkInvalid {
+			t.Fatalf("key %q: %s", forged, r.raw)
+		}
 	}
-	r = h.actionAt(path, "account.create", map[string]any{"email": "new@example.com", "password": "long-enough", "/subscriptionId": "sub_forged"})
-	if formError(r) != "No subscription" {
-		t.Fatalf("forged id: %s", r.raw)
+}
+
+// The subscription id a buyer's done page shows (and anyone who bought with
+// another's address sees) no longer creates the account: that takes the
+// key that exists only in the welcome mail. Before, account.create with
+// the id and any password made a working account under the victim's
+// address, and the victim's own activation was then refused.
+func TestCreateAccountNeedsTheMailsKey(t *testing.T) {
+	t.Parallel()
+	h := newAccountHarness(t)
+	sub := h.buy("victim@example.com")
+	h.screen("/access-recovery?id=" + sub.ID)
+	for _, values := range []map[string]any{
+		{"email": "victim@example.com", "password": "attacker-password", "/key": sub.ID},
+		{"email": "victim@example.com", "password": "attacker-password", "/subscriptionId": sub.ID},
+	} {
+		r := h.actionAt("/access-recovery?id="+sub.ID, "account.create", values)
+		if r.status == http.StatusOK {
+			t.Fatalf("an account from the subscription id: %s", r.raw)
+		}
+	}
+	if _, err := h.app.Auth.UserByEmail(context.Background(), "victim@example.com"); !engine.IsNotFound(err) {
+		t.Fatalf("an account exists: %v", err)
+	}
+	path := h.welcomePath("victim@example.com")
+	h.screen(path)
+	r := h.actionAt(path, "account.create", map[string]any{"email": "victim@example.com", "password": "victims-own-password",
+		"/key": strings.TrimPrefix(path, "/access-recovery?key=")})
+	if e := effects(r); r.status != http.StatusOK || len(e) != 1 || e[0]["type"] != "after" {
+		t.Fatalf("the victim's own link: %d %s", r.status, r.raw)
 	}
 }
 
@@ -322,9 +373,9 @@ func TestCreateAccountSignsInAndFinalises(t *testing.T) {
 	t.Parallel()
 	h := newAccountHarness(t)
 	sub := h.buy("new@example.com")
-	path := "/access-recovery?id=" + sub.ID
+	path := h.welcomePath("new@example.com")
 	h.screen(path)
-	values := map[string]any{"email": "someone-else@example.com", "password": "my-new-password", "/subscriptionId": sub.ID}
+	values := map[string]any{"email": "someone-else@example.com", "password": "my-new-password", "/key": strings.TrimPrefix(path, "/access-recovery?key=")}
 	r := h.actionAt(path, "account.create", values)
 	e := effects(r)
 	if r.status != http.StatusOK || len(e) != 1 || e[0]["type"] != "after" || e[0]["ms"] != float64(3000) {
@@ -350,14 +401,16 @@ func TestCreateAccountSignsInAndFinalises(t *testing.T) {
 	if e := effects(r); r.status != http.StatusOK || len(e) != 1 || e[0]["type"] != "after" {
 		t.Fatalf("second submit: %d %s", r.status, r.raw)
 	}
-	// Anyone else is refused, and the link now says so to them.
+	// Anyone else gets no account: the link says the account is ready and
+	// offers sign-in (it used to read a red 'No subscription').
+	const ready = "Your account is ready. Sign in with your email and the password you chose."
 	values["password"] = "a-guess-123"
 	r = h.actionAt(path, "account.create", values)
-	if r.status == http.StatusOK || formError(r) != "No subscription" {
+	if e := effects(r); len(e) != 0 || !strings.Contains(string(r.raw), ready) {
 		t.Fatalf("a wrong password on a finalised subscription: %d %s", r.status, r.raw)
 	}
 	stranger := &harness{t: t, app: h.app, srv: h.srv, clock: h.clock, cookies: map[string]string{}, host: h.host}
-	if r := stranger.screen(path); !strings.Contains(string(r.raw), `"text":"No subscription"`) {
+	if r := stranger.screen(path); !strings.Contains(string(r.raw), ready) || !strings.Contains(string(r.raw), `"to":"/sign-in"`) {
 		t.Fatalf("finalised link: %s", r.raw)
 	}
 	if n, _ := h.app.Store.DB().Collection(auth.UsersCollection).CountDocuments(context.Background(), map[string]any{"email": "new@example.com"}); n != 1 {
@@ -369,10 +422,11 @@ func TestCreateAccountEmailInUse(t *testing.T) {
 	t.Parallel()
 	h := newAccountHarness(t)
 	h.subscriber("taken@example.com", "owner-password")
-	sub := h.buy("taken@example.com")
-	path := "/access-recovery?id=" + sub.ID
+	h.buy("taken@example.com")
+	path := h.welcomePath("taken@example.com")
 	h.screen(path)
-	r := h.actionAt(path, "account.create", map[string]any{"email": "taken@example.com", "password": "not-the-owner", "/subscriptionId": sub.ID})
+	r := h.actionAt(path, "account.create", map[string]any{"email": "taken@example.com", "password": "not-the-owner",
+		"/key": strings.TrimPrefix(path, "/access-recovery?key=")})
 	if screenID(r) != "create-account" || !strings.Contains(string(r.raw), "The email address is already in use by another account.") ||
 		!strings.Contains(string(r.raw), "You can try to restore you password") {
 		t.Fatalf("in use: %d %s", r.status, r.raw)

@@ -41,6 +41,7 @@ import (
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/tracking"
+	"glimpse/screens"
 )
 
 // Deps is everything the server needs, built once by main.
@@ -65,6 +66,9 @@ type Deps struct {
 	Billing *billing.Service
 	// Retention keeps the unsubscribe flow's attempts.
 	Retention *retention.Service
+	// Accounts creates subscribers' accounts and gets them back in (nil:
+	// made from Auth, Billing and Mail).
+	Accounts *auth.Accounts
 	// Events keeps analytics events (nil keeps them only in the log).
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow (nil:
@@ -137,7 +141,14 @@ func New(d Deps) (*Server, error) {
 		experiments = d.Experiments
 	}
 	s.flow = retention.NewFlow(d.Retention, d.Billing, experiments, d.Logger)
-	s.accounts = auth.NewAccounts(d.Auth, d.Billing)
+	s.accounts = d.Accounts
+	if s.accounts == nil {
+		var mailer auth.Mailer
+		if d.Mail != nil {
+			mailer = d.Mail
+		}
+		s.accounts = auth.NewAccounts(d.Auth, d.Billing, mailer, AccountLinks(d.Config.BaseURL))
+	}
 	if s.routes, err = s.routeTable(); err != nil {
 		return nil, err
 	}
@@ -262,4 +273,10 @@ func (s *Server) handleReady(c fiber.Ctx) error {
 		}
 	}
 	return c.SendString("ready")
+}
+
+// AccountLinks are the addresses account mails lead to, on the public
+// origin baseURL (the app's purchase mail uses them too).
+func AccountLinks(baseURL string) auth.Links {
+	return auth.Links{BaseURL: baseURL, CreateAccount: screens.PathAccessRecovery, ResetPassword: screens.PathPasswordRecovery}
 }
