@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"hash/fnv"
 	"sync"
+
+	"glimpse/engine/assets"
 )
 
 // pageCache keeps whole encoded envelopes by a key that names everything
@@ -51,10 +53,10 @@ func (e *pageEntry) size() int {
 type cachedPage struct {
 	body []byte
 	hash uint64
-	tags [numEncodings]string
-	// encoded holds the compressed bodies made so far (encoded[encIdentity]
+	tags [assets.NumEncodings]string
+	// encoded holds the compressed bodies made so far (encoded[assets.Identity]
 	// stays nil).
-	encoded [numEncodings][]byte
+	encoded [assets.NumEncodings][]byte
 	// making serialises compressing, so a burst of first requests compresses
 	// once.
 	making sync.Mutex
@@ -64,8 +66,8 @@ func newCachedPage(body []byte) *cachedPage {
 	h := fnv.New64a()
 	h.Write(body)
 	p := &cachedPage{body: body, hash: h.Sum64()}
-	for e := range numEncodings {
-		p.tags[e] = etagFor(p.hash, e)
+	for e := range assets.NumEncodings {
+		p.tags[e] = assets.ETag(p.hash, e)
 	}
 	return p
 }
@@ -75,13 +77,13 @@ func newPageCache(maxBytes int) *pageCache {
 }
 
 func (p *pageCache) get(key string) (*cachedPage, bool) {
-	page, _, ok := p.lookup(key, encIdentity)
+	page, _, ok := p.lookup(key, assets.Identity)
 	return page, ok
 }
 
 // lookup returns the page held under key and, when already made, its body
 // in encoding e (nil otherwise), under one lock.
-func (p *pageCache) lookup(key string, e contentEncoding) (*cachedPage, []byte, bool) {
+func (p *pageCache) lookup(key string, e assets.Encoding) (*cachedPage, []byte, bool) {
 	if key == "" {
 		return nil, nil, false
 	}
@@ -93,7 +95,7 @@ func (p *pageCache) lookup(key string, e contentEncoding) (*cachedPage, []byte, 
 	}
 	p.order.MoveToFront(el)
 	page := el.Value.(*pageEntry).page
-	if e == encIdentity {
+	if e == assets.Identity {
 		return page, page.body, true
 	}
 	return page, page.encoded[e], true
@@ -133,8 +135,8 @@ func (p *pageCache) evict() {
 // use and keeping the result in the page (counted against the cache's bound
 // while the page is held under key). A page no longer held is compressed for
 // this request only.
-func (p *pageCache) encodedBody(key string, page *cachedPage, e contentEncoding) ([]byte, error) {
-	if e == encIdentity {
+func (p *pageCache) encodedBody(key string, page *cachedPage, e assets.Encoding) ([]byte, error) {
+	if e == assets.Identity {
 		return page.body, nil
 	}
 	if b := p.peekEncoded(page, e); b != nil {
@@ -145,7 +147,7 @@ func (p *pageCache) encodedBody(key string, page *cachedPage, e contentEncoding)
 	if b := p.peekEncoded(page, e); b != nil {
 		return b, nil
 	}
-	b, err := compressBody(e, page.body)
+	b, err := assets.Compress(e, page.body)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func (p *pageCache) encodedBody(key string, page *cachedPage, e contentEncoding)
 	return b, nil
 }
 
-func (p *pageCache) peekEncoded(page *cachedPage, e contentEncoding) []byte {
+func (p *pageCache) peekEncoded(page *cachedPage, e assets.Encoding) []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return page.encoded[e]

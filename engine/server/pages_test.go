@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"glimpse/engine/assets"
 )
 
 // TestPageCacheIsBoundedByBytes: 10,000 unique keys (what a client asking
@@ -63,22 +65,22 @@ func TestPageCacheCountsCompressedBodies(t *testing.T) {
 	page := newCachedPage([]byte(strings.Repeat(`{"type":"text","text":"hello"},`, 300)))
 	p.put("a", page)
 	_, before := p.stats()
-	br, err := p.encodedBody("a", page, encBrotli)
+	br, err := p.encodedBody("a", page, assets.Brotli)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := p.encodedBody("a", page, encBrotli)
+	again, _ := p.encodedBody("a", page, assets.Brotli)
 	if &br[0] != &again[0] {
 		t.Error("the page was compressed twice")
 	}
-	gz, _ := p.encodedBody("a", page, encGzip)
+	gz, _ := p.encodedBody("a", page, assets.Gzip)
 	if _, after := p.stats(); after != before+len(br)+len(gz) {
 		t.Errorf("cache holds %d bytes, want %d", after, before+len(br)+len(gz))
 	}
-	if _, got, ok := p.lookup("a", encGzip); !ok || &got[0] != &gz[0] {
+	if _, got, ok := p.lookup("a", assets.Gzip); !ok || &got[0] != &gz[0] {
 		t.Error("lookup does not return the kept gzip body")
 	}
-	if body, _ := p.encodedBody("a", page, encIdentity); &body[0] != &page.body[0] {
+	if body, _ := p.encodedBody("a", page, assets.Identity); &body[0] != &page.body[0] {
 		t.Error("identity is not the body itself")
 	}
 
@@ -93,7 +95,7 @@ func TestPageCacheCountsCompressedBodies(t *testing.T) {
 	if held > 1<<20 {
 		t.Fatalf("cache holds %d bytes, over its bound", held)
 	}
-	if _, err := p.encodedBody("a", page, encZstd); err != nil {
+	if _, err := p.encodedBody("a", page, assets.Zstd); err != nil {
 		t.Fatal(err)
 	}
 	if _, n := p.stats(); n != held {

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
+	"glimpse/engine/assets"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
@@ -196,9 +197,9 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	csrf := s.csrfToken(c)
 	c.Set(csrfTokenHeader, csrf)
 	key := s.pageKey(r, rt)
-	enc := encIdentity
+	enc := assets.Identity
 	if key != "" {
-		enc = negotiateEncoding(c.Get(fiber.HeaderAcceptEncoding))
+		enc = assets.Negotiate(c.Get(fiber.HeaderAcceptEncoding))
 		if page, encoded, ok := s.pages.lookup(key, enc); ok {
 			return s.sendCachedPage(c, key, page, enc, encoded)
 		}
@@ -289,7 +290,7 @@ func (s *Server) pageKey(r *request, rt route) string {
 // already made; else it is made now and kept): the same bytes and ETag for
 // every request, a 304 for a matching If-None-Match. Content-Encoding is set,
 // so the compress middleware leaves the body alone.
-func (s *Server) sendCachedPage(c fiber.Ctx, key string, page *cachedPage, enc contentEncoding, encoded []byte) error {
+func (s *Server) sendCachedPage(c fiber.Ctx, key string, page *cachedPage, enc assets.Encoding, encoded []byte) error {
 	c.Set(fiber.HeaderVary, "Cookie, Accept-Encoding")
 	tag := page.tags[enc]
 	c.Set(fiber.HeaderETag, tag)
@@ -303,7 +304,7 @@ func (s *Server) sendCachedPage(c fiber.Ctx, key string, page *cachedPage, enc c
 			return engine.Wrap(engine.CodeInternal, err, "")
 		}
 	}
-	if enc != encIdentity {
+	if enc != assets.Identity {
 		c.Set(fiber.HeaderContentEncoding, enc.String())
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
