@@ -2,18 +2,14 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
-	"glimpse/engine/retention"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -44,38 +40,11 @@ type experimentRequest struct {
 	V3W     string `json:"v3weight" validate:"max=10"`
 }
 
-// problemWeight is the words of a weight that is not a whole number, the
-// form's own rule's: reading the form finds it, not the experiment package.
-const problemWeight = "studio.experiments.problem.weight"
-
-// experiment reads the form: the first two variants always, a third or
-// fourth when it has a text or a weight. A weight that is not a whole
-// number (an empty one of the first two) is reported with every other
-// problem of the form, not alone.
+// experiment reads the form (experiment.FromForm).
 func (q experimentRequest) experiment() (experiment.Experiment, error) {
-	e := experiment.Experiment{Name: strings.TrimSpace(q.Name), Kind: q.Kind, Key: strings.TrimSpace(q.Key)}
-	rows := [][3]string{{q.V0Name, q.V0Value, q.V0W}, {q.V1Name, q.V1Value, q.V1W}, {q.V2Name, q.V2Value, q.V2W}, {q.V3Name, q.V3Value, q.V3W}}
-	problems := experiment.Problems{}
-	for i, r := range rows {
-		name, value, weight := strings.TrimSpace(r[0]), strings.TrimSpace(r[1]), strings.TrimSpace(r[2])
-		if i >= 2 && value == "" && weight == "" && name == "" {
-			continue
-		}
-		w, err := strconv.Atoi(weight)
-		if err != nil {
-			problems["v"+strconv.Itoa(i)+"weight"] = experiment.Problem{Code: problemWeight}
-		}
-		e.Variants = append(e.Variants, experiment.Variant{Name: name, Value: value, Weight: w})
-	}
-	if len(problems) == 0 {
-		return e, nil
-	}
-	for k, v := range experiment.Validate(e) {
-		if _, ok := problems[k]; !ok {
-			problems[k] = v
-		}
-	}
-	return e, &experiment.InvalidError{Problems: problems}
+	return experiment.FromForm(q.Name, q.Kind, q.Key, []experiment.FormVariant{{Name: q.V0Name, Value: q.V0Value, Weight: q.V0W},
+		{Name: q.V1Name, Value: q.V1Value, Weight: q.V1W}, {Name: q.V2Name, Value: q.V2Value, Weight: q.V2W},
+		{Name: q.V3Name, Value: q.V3Value, Weight: q.V3W}})
 }
 
 // experimentsOn refuses the experiment actions on a server without
@@ -104,17 +73,7 @@ func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
 	if err != nil {
 		return nil, studioProblems(r, err)
 	}
-	ctx := r.fiber.Context()
-	if req.ID == "" {
-		e, err = s.Experiments.Create(ctx, e, r.member.Email)
-	} else {
-		old, gerr := s.Experiments.Get(ctx, req.ID)
-		if gerr != nil {
-			return nil, gerr
-		}
-		e.Kind, e.Key = old.Kind, old.Key // the form shows them read-only
-		e, err = s.Experiments.Update(ctx, req.ID, e, r.member.Email)
-	}
+	e, err = s.Experiments.Save(r.fiber.Context(), req.ID, e, r.member.Email)
 	if err != nil {
 		return nil, studioProblems(r, err)
 	}
@@ -135,11 +94,7 @@ func (s *Server) studioExperiments(r *request) (screens.Page, error) {
 	if err := s.experimentScreen(r); err != nil {
 		return screens.Page{}, err
 	}
-	var items []screens.StudioExperimentItem
-	for _, e := range s.Experiments.List() {
-		items = append(items, screens.StudioExperimentItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase})
-	}
-	return screens.StudioExperiments(r.copy, items), nil
+	return screens.StudioExperiments(r.copy, screens.StudioExperimentItems(s.Experiments.List())), nil
 }
 
 func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
@@ -147,9 +102,7 @@ func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
 		return screens.Page{}, err
 	}
 	if r.path == screens.PathStudioExperimentNew {
-		return screens.StudioExperimentEdit(r.copy, screens.StudioExperimentState{New: true, Kind: experiment.KindCopy,
-			Keys: retention.ExperimentKeys(slices.Collect(maps.Keys(s.Brands.Get(brand.DefaultKey).Copy))), Variants: []screens.StudioExperimentVariant{
-				{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}}), nil
+		return screens.StudioNewExperiment(r.copy, slices.Collect(maps.Keys(s.Brands.Get(brand.DefaultKey).Copy))), nil
 	}
 	id := strings.Trim(strings.TrimPrefix(r.path, screens.PathStudioExperimentEdit), "/")
 	e, err := s.Experiments.Get(r.fiber.Context(), id)
@@ -159,67 +112,7 @@ func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	st := screens.StudioExperimentState{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase,
-		Stopped: e.Status == experiment.StatusStopped}
-	for _, v := range e.Variants {
-		st.Variants = append(st.Variants, screens.StudioExperimentVariant{Name: v.Name, Value: v.Value,
-			Weight: strconv.Itoa(v.Weight), Preview: s.experimentPreview(r, e, v)})
-	}
-	return screens.StudioExperimentEdit(r.copy, st), nil
-}
-
-// experimentPreview composes the flow's step that shows a copy key, with the
-// variant's text in it (a control without text shows the brand's own). It
-// returns nil for an offer, or a key no step shows: the screen then shows
-// the text alone.
-func (s *Server) experimentPreview(r *request, e experiment.Experiment, v experiment.Variant) *ui.Node {
-	if e.Kind != experiment.KindCopy {
-		return nil
-	}
-	step, ok := retention.StepOfCopyKey(e.Key)
-	if !ok {
-		return nil
-	}
-	over := map[string]string{}
-	if v.Value != "" {
-		over[e.Key] = v.Value
-	}
-	c := screens.Context{Brand: r.copy.Brand, Copy: r.copy.Copy.Layered(over, nil)}
-	page := screens.UnsubscribeStep(c, screens.UnsubscribeState{Attempt: "preview", Step: step, Return: screens.PathStudioExperimentEdit + e.ID})
-	d := page.Overlays[screens.UnsubscribeOverlay]
-	if d == nil {
-		return nil
-	}
-	// The dialog's content, without its actions: a preview is not the flow.
-	preview := ui.Stack("sm", ui.Text("heading", d.Title))
-	preview.Children = append(preview.Children, stripActions(d.Children)...)
-	return preview
-}
-
-// stripActions copies a tree without what would act (links, buttons, forms
-// post nothing from a preview).
-func stripActions(nodes []*ui.Node) []*ui.Node {
-	out := make([]*ui.Node, 0, len(nodes))
-	for _, n := range nodes {
-		if n == nil {
-			continue
-		}
-		c := *n
-		c.Action, c.OnLoad = nil, nil
-		if c.Type == "link" || c.Type == "button" {
-			// A label, as it reads, without the action.
-			out = append(out, ui.Text("label", c.Label))
-			continue
-		}
-		if c.Type == "form" {
-			c.Submit = nil
-		}
-		if len(c.Children) > 0 {
-			c.Children = stripActions(c.Children)
-		}
-		out = append(out, &c)
-	}
-	return out
+	return screens.StudioExperimentOf(r.copy, e), nil
 }
 
 func (s *Server) studioExperimentResults(r *request) (screens.Page, error) {
@@ -244,46 +137,7 @@ func (s *Server) studioExperimentResults(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, redirect(screens.PathStudioExperimentResults + e.ID)
 	}
-	return screens.StudioExperimentResultsPage(r.copy, resultsView(res)), nil
-}
-
-// resultsView formats results for the screen.
-func resultsView(res experiment.Results) screens.StudioExperimentResults {
-	e := res.Experiment
-	v := screens.StudioExperimentResults{ID: e.ID, Name: e.Name, Key: e.Key, Status: e.Status, Phase: res.Phase, Phases: e.Phase,
-		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch}
-	for i, vr := range res.Variants {
-		line := screens.StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
-			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == 0, Significant: vr.Significant,
-			SaveRate: pct(vr.SaveRate, vr.Exposures > 0), SaveRateAlways: pct(vr.SaveRateAlways, vr.Exposures > 0)}
-		if i > 0 {
-			ok := vr.Exposures > 0 && res.Variants[0].Exposures > 0
-			line.Diff, line.DiffAlways = pts(vr.Diff, ok), pts(vr.DiffAlways, ok)
-		}
-		v.Variants = append(v.Variants, line)
-	}
-	return v
-}
-
-func pct(i experiment.Interval, ok bool) string {
-	if !ok {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*i.Estimate, 100*math.Max(i.Low, 0), 100*math.Min(i.High, 1))
-}
-
-func pts(i experiment.Interval, ok bool) string {
-	if !ok {
-		return "–"
-	}
-	return fmt.Sprintf("%+.1f pts [%+.1f, %+.1f]", 100*i.Estimate, 100*i.Low, 100*i.High)
-}
-
-func formatP(p float64) string {
-	if p < 0.0001 {
-		return "< 0.0001"
-	}
-	return strconv.FormatFloat(p, 'f', 4, 64)
+	return screens.StudioExperimentResultsPage(r.copy, screens.StudioExperimentResultsOf(res)), nil
 }
 
 // experimentContext is the screens.Context the unsubscribe flow's steps are
@@ -293,34 +147,18 @@ func formatP(p float64) string {
 // records an exposure for each experiment whose key the step read (a
 // subscriber shown the control counts too).
 func (s *Server) experimentContext(r *request) (screens.Context, []ui.Experiment, func(context.Context) error) {
-	none := func(context.Context) error { return nil }
 	if s.Experiments == nil || !r.signedIn {
-		return r.copy, nil, none
+		return r.copy, nil, func(context.Context) error { return nil }
 	}
-	userID := r.principal.User.ID
-	over, byKey := s.Experiments.CopyOverrides(userID)
-	if len(byKey) == 0 {
-		return r.copy, nil, none
+	page := s.Experiments.CopyPage(r.principal.User.ID)
+	if len(page.Assigned) == 0 {
+		return r.copy, nil, func(context.Context) error { return nil }
 	}
-	assigned := make([]ui.Experiment, 0, len(byKey))
-	for _, a := range byKey {
+	assigned := make([]ui.Experiment, 0, len(page.Assigned))
+	for _, a := range page.Assigned {
 		assigned = append(assigned, ui.Experiment{Key: a.Experiment, Variant: a.Variant})
 	}
-	sort.Slice(assigned, func(i, j int) bool { return assigned[i].Key < assigned[j].Key })
-	seen := map[string]bool{}
 	c := r.copy
-	c.Copy = r.copy.Copy.Layered(over, func(key string) {
-		if _, ok := byKey[key]; ok {
-			seen[key] = true
-		}
-	})
-	expose := func(ctx context.Context) error {
-		for key := range seen {
-			if err := s.Experiments.Expose(ctx, userID, byKey[key]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return c, assigned, expose
+	c.Copy = r.copy.Copy.Layered(page.Overrides, page.Read)
+	return c, assigned, page.Expose
 }

@@ -13,20 +13,14 @@ type redirect string
 
 func (r redirect) Error() string { return "redirect to " + string(r) }
 
-func (s *Server) insightsScreen(r *request) (screens.Page, error) {
-	var latest = s.library().News
-	if len(latest) == 0 {
-		return screens.Insights(r.copy, s.library().Insights, nil), nil
-	}
-	return screens.Insights(r.copy, s.library().Insights, &latest[0]), nil
-}
+func (s *Server) insightsScreen(r *request) (screens.Page, error) { return s.pageScreen(r, "insights") }
+func (s *Server) trendsScreen(r *request) (screens.Page, error)   { return s.pageScreen(r, "top-trends") }
+func (s *Server) hacksScreen(r *request) (screens.Page, error)    { return s.pageScreen(r, "top-hacks") }
 
-func (s *Server) trendsScreen(r *request) (screens.Page, error) {
-	return screens.ReadingArticle(r.copy, "top-trends", s.library().Trends), nil
-}
-
-func (s *Server) hacksScreen(r *request) (screens.Page, error) {
-	return screens.ReadingArticle(r.copy, "top-hacks", s.library().Hacks), nil
+// pageScreen is the reading screen of a page of the published library.
+func (s *Server) pageScreen(r *request, slug string) (screens.Page, error) {
+	page, _ := screens.ReadingPage(r.copy, s.library(), library.KindPage, slug, s.operator())
+	return page, nil
 }
 
 // articlesScreen serves /dashboard/articles/{topic}[/{part}].
@@ -64,11 +58,10 @@ func (s *Server) newsPostScreen(r *request) (screens.Page, error) {
 func byPath(r *request) string { return r.path }
 
 func (s *Server) legalScreen(id string, page func() library.Legal) func(r *request) (screens.Page, error) {
-	return func(r *request) (screens.Page, error) {
-		l := page()
-		body := l.Render(map[string]string{"operator_name": s.Config.OperatorName,
-			"operator_address": s.Config.OperatorAddress, "support_email": r.brand.SupportEmail,
-			"product_name": r.brand.Name})
-		return screens.LegalPage(r.copy, id, l, body), nil
-	}
+	return func(r *request) (screens.Page, error) { return screens.LegalOf(r.copy, id, page(), s.operator()), nil }
+}
+
+// operator is who runs the service, for the legal pages.
+func (s *Server) operator() screens.Operator {
+	return screens.Operator{Name: s.Config.OperatorName, Address: s.Config.OperatorAddress}
 }

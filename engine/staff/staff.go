@@ -26,6 +26,11 @@ const (
 	RoleAdmin  = "admin"
 )
 
+// RoleExperimenter is not a role a member holds but the one the experiment
+// actions need (Member.Can): testers and admins run experiments, editors may
+// not.
+const RoleExperimenter = "experimenter"
+
 // Collections of this package.
 const (
 	MembersCollection  = "staff"
@@ -40,6 +45,10 @@ var ErrInvalidCredential = engine.Errorf(engine.CodeUnauthenticated, "The email 
 
 // ErrNoSession means the staff cookie names no live session.
 var ErrNoSession = engine.Errorf(engine.CodeUnauthenticated, "Please sign in to the studio.")
+
+// ErrForbidden refuses a signed-in member whose role may not do what was
+// asked (Admit).
+var ErrForbidden = engine.Errorf(engine.CodeForbidden, "Your studio role may not do this.")
 
 // ErrTooManyRequests refuses a client over a sign-in limit; it is the
 // subscribers' error, so screens map both alike.
@@ -59,6 +68,24 @@ func (m Member) CanEdit() bool { return m.Role == RoleEditor || m.Role == RoleAd
 // CanExperiment reports whether the member may create, start, pause and stop
 // A/B experiments and read their results: testers and admins, not editors.
 func (m Member) CanExperiment() bool { return m.Role == RoleTester || m.Role == RoleAdmin }
+
+// Can reports whether the member holds role, as an action names it:
+// RoleTester is any member, RoleEditor editors and admins,
+// RoleExperimenter testers and admins, RoleAdmin admins. A role this does
+// not know admits no one, so a typo in a table of actions fails closed.
+func (m Member) Can(role string) bool {
+	switch role {
+	case RoleTester:
+		return true
+	case RoleEditor:
+		return m.CanEdit()
+	case RoleExperimenter:
+		return m.CanExperiment()
+	case RoleAdmin:
+		return m.Role == RoleAdmin
+	}
+	return false
+}
 
 type session struct {
 	ID    string `bson:"_id"`
@@ -191,6 +218,36 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (strin
 		return "", fmt.Errorf("open staff session: %w", err)
 	}
 	return token, nil
+}
+
+// SignInReplacing signs in as SignIn does and then ends the session of
+// previous, the token the browser held before (if any): a sign-in always
+// gets a fresh token, and the old one is not left valid.
+func (s *Service) SignInReplacing(ctx context.Context, email, password, ip, previous string) (string, error) {
+	token, err := s.SignIn(ctx, email, password, ip)
+	if err != nil {
+		return "", err
+	}
+	if previous != "" {
+		if err := s.SignOut(ctx, previous); err != nil {
+			return "", err
+		}
+	}
+	return token, nil
+}
+
+// Admit returns the member a session token stands for when that member
+// holds role (Member.Can): ErrNoSession without a live session,
+// ErrForbidden for a member whose role falls short.
+func (s *Service) Admit(ctx context.Context, token, role string) (Member, error) {
+	m, err := s.Authenticate(ctx, token)
+	if err != nil {
+		return Member{}, err
+	}
+	if !m.Can(role) {
+		return Member{}, ErrForbidden
+	}
+	return m, nil
 }
 
 // Authenticate returns the member a session token stands for.
