@@ -65,10 +65,6 @@ func (s *Server) admitStaff(r *request, role string) error {
 	return nil
 }
 
-// roleExperimenter is the role the experiment actions need, as the action
-// table names it.
-const roleExperimenter = staff.RoleExperimenter
-
 func (s *Server) studioHome(r *request) (screens.Page, error) {
 	var docs []library.Doc
 	for _, kind := range screens.StudioKinds() {

@@ -86,7 +86,7 @@ type actionSpec struct {
 	upload func(r *request, body io.Reader) (*ui.Result, error)
 	// staff, when set, is the staff role the action needs (staff.RoleEditor
 	// admits editors and admins; staff.RoleTester any staff member;
-	// roleExperimenter testers and admins). The handler then finds the
+	// staff.RoleExperimenter testers and admins). The handler then finds the
 	// member in request.member; anyone else is refused before the body is
 	// read.
 	staff string
@@ -133,10 +133,10 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		// Any staff member: a preview changes nothing, and testers may look
 		// at every item.
 		{"studio.preview", actionSpec{newRequest: empty[studioPreviewRequest], handle: s.studioLivePreview, staff: staff.RoleTester}},
-		{"experiment.save", actionSpec{newRequest: empty[experimentRequest], handle: s.experimentsOn(s.experimentSave), staff: roleExperimenter, form: true}},
-		{"experiment.start", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: roleExperimenter}},
-		{"experiment.pause", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: roleExperimenter}},
-		{"experiment.stop", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: roleExperimenter}},
+		{"experiment.save", actionSpec{newRequest: empty[experimentRequest], handle: s.experimentsOn(s.experimentSave), staff: staff.RoleExperimenter, form: true}},
+		{"experiment.start", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: staff.RoleExperimenter}},
+		{"experiment.pause", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: staff.RoleExperimenter}},
+		{"experiment.stop", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: staff.RoleExperimenter}},
 	})
 }
 
