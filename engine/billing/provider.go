@@ -67,6 +67,9 @@ type Provider interface {
 // screens may show brand copy instead, chosen with errors.Is.
 var (
 	ErrCardDeclined = engine.Errorf(engine.CodeInvalid, "Your card was declined.")
+	// ErrIdempotencyMismatch is an idempotency key reused for a different
+	// request (another amount, another card): refused, as Stripe refuses it.
+	ErrIdempotencyMismatch = engine.Errorf(engine.CodeConflict, "This payment was already asked for with other details.")
 	ErrCardInvalid  = engine.Errorf(engine.CodeInvalid, "Your card number is incorrect.")
 	ErrCardExpired  = engine.Errorf(engine.CodeInvalid, "Your card has expired.")
 	ErrCVCInvalid   = engine.Errorf(engine.CodeInvalid, "Your card's security code is incorrect.")

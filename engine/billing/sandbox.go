@@ -90,6 +90,13 @@ func (s *Sandbox) Charge(ctx context.Context, req ChargeRequest) (Charge, error)
 		if err := s.db.Collection(sandboxCollection).FindOne(ctx, bson.M{"_id": req.Key}).Decode(&first); err != nil {
 			return Charge{}, fmt.Errorf("sandbox charge %s: read first answer: %w", req.Key, err)
 		}
+		// As Stripe does: a key reused with other parameters is an error,
+		// never the first request's answer for a different charge. The
+		// card is compared by what it does (each SaveCard makes a new
+		// token for the same card, as Stripe's test tokens are per call).
+		if first.Amount != req.Amount || behaviourOf(first.Method) != behaviourOf(req.Method.ID) {
+			return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, ErrIdempotencyMismatch)
+		}
 		ch = first
 	} else if err != nil {
 		return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, err)

@@ -159,24 +159,46 @@ func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscripti
 		}
 	}
 	email := normaliseEmail(req.Email)
-	subID := "sub_" + engine.HashToken("checkout:" + req.Key)[:24]
+	keyHash := engine.HashToken("checkout:" + req.Key)
+	subID := "sub_" + keyHash[:24]
 	if existing, err := s.Subscription(ctx, subID); err == nil {
+		if existing.PlanCode != plan.Code || existing.Email != email {
+			return Subscription{}, ErrKeyReused
+		}
 		return existing, nil // the same checkout submitted again
+	}
+	// The key is bound to what it buys: the first caller's plan and email
+	// (a unique insert, so one of any concurrent callers), and a caller
+	// asking for something else with it is refused.
+	if err := s.bindKey(ctx, "checkout-key:"+keyHash, plan.Code+"|"+email); err != nil {
+		return Subscription{}, err
 	}
 	pm, err := s.provider.SaveCard(ctx, email, req.Card)
 	if err != nil {
 		return Subscription{}, err
 	}
+	// Each attempt after a declined one is a charge of its own (the buyer
+	// corrected the card on the same page); a repeat of one attempt is the
+	// same charge.
+	chargeKey, failed, err := s.attemptKey(ctx, "checkout:"+req.Key, "checkout-failed:"+keyHash)
+	if err != nil {
+		return Subscription{}, err
+	}
 	now := s.clock.Now()
-	if _, err := s.charge(ctx, ChargeRequest{Key: "checkout:" + req.Key, Method: pm, Amount: plan.Price,
+	if _, err := s.charge(ctx, ChargeRequest{Key: chargeKey, Method: pm, Amount: plan.Price,
 		Description: plan.Code}); err != nil {
+		failed(err)
 		return Subscription{}, err
 	}
 	end := plan.Period.After(now)
 	sub := Subscription{ID: subID, Email: email, Emails: []string{email}, Bundle: req.Bundle, Brand: req.Brand,
 		PlanCode: plan.Code, Status: StatusActive, MainPlan: true, Price: plan.Price, Provider: s.provider.Name(),
 		StartedAt: now, CurrentPeriodStart: now, CurrentPeriodEnd: end, DueAt: end, PaymentMethod: pm}
-	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); store.IsDuplicateKey(err) {
+		// A concurrent repeat of this checkout stored it first: its
+		// subscription is the one, whatever this caller built.
+		return s.Subscription(ctx, subID)
+	} else if err != nil {
 		return Subscription{}, fmt.Errorf("checkout: create subscription: %w", err)
 	}
 	if err := s.indexEmail(ctx, email, sub.ID); err != nil {
@@ -355,6 +377,60 @@ type PurchaseRequest struct {
 	Family string // FamilyPDFCourse, FamilyProfileReport or FamilyReelsPlaybook
 }
 
+// ErrKeyReused is a checkout key used before to buy something else (another
+// plan, another address): the page is stale, and buying again needs a new
+// one.
+var ErrKeyReused = engine.Errorf(engine.CodeConflict, "This checkout was used for another purchase. Please reload the page.")
+
+// bindKey binds an idempotency key (claimID) to what it buys (what): the
+// first caller binds it, and a caller with the same key and anything else
+// gets ErrKeyReused.
+func (s *Service) bindKey(ctx context.Context, claimID, what string) error {
+	won, err := s.claims.Take(ctx, claimID, what, s.clock.Now().Add(keyLifetime))
+	if err != nil || won {
+		return err
+	}
+	owner, err := s.claims.Owner(ctx, claimID)
+	if err != nil {
+		return err
+	}
+	if owner != what {
+		return ErrKeyReused
+	}
+	return nil
+}
+
+// keyLifetime is how long a checkout key stays bound: far longer than a
+// checkout page is open.
+const keyLifetime = 30 * 24 * time.Hour
+
+// maxAttempts bounds the declined attempts one key counts.
+const maxAttempts = 1000
+
+// attemptKey is the charge key of the next attempt of base: base itself,
+// then base#1, base#2, … after each declined one (counted under failures).
+// A repeat of an attempt (a double tap, a retry) gets the same key, so the
+// provider charges it once. failed counts the attempt as declined when its
+// charge was refused by the bank, so the next one is new.
+func (s *Service) attemptKey(ctx context.Context, base, failures string) (key string, failed func(error), err error) {
+	n, err := s.claims.Count(ctx, failures, maxAttempts)
+	if err != nil {
+		return "", nil, fmt.Errorf("count attempts of %s: %w", base, err)
+	}
+	key = base
+	if n > 0 {
+		key += "#" + strconv.Itoa(n)
+	}
+	return key, func(chargeErr error) {
+		if !errors.Is(chargeErr, ErrCardDeclined) {
+			return
+		}
+		if _, err := s.claims.TakeSlot(ctx, failures, maxAttempts, s.clock.Now().Add(keyLifetime)); err != nil {
+			s.logger.Error("count a declined attempt", "key", base, "error", err)
+		}
+	}, nil
+}
+
 // ErrAlreadyOwned is an add-on bought before.
 var ErrAlreadyOwned = engine.Errorf(engine.CodeConflict, "You already own this.")
 
@@ -373,9 +449,17 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if existing, err := s.Subscription(ctx, subID); err == nil {
 		return existing, ErrAlreadyOwned
 	}
-	ch, err := s.charge(ctx, ChargeRequest{Key: "purchase:" + req.UserID + ":" + plan.Code,
+	// A declined purchase does not block the add-on: the next attempt (a
+	// new card, or the same one again) is a charge of its own.
+	chargeKey, failed, err := s.attemptKey(ctx, "purchase:"+req.UserID+":"+plan.Code,
+		"purchase-failed:"+engine.HashToken(req.UserID+":"+plan.Code))
+	if err != nil {
+		return Subscription{}, err
+	}
+	ch, err := s.charge(ctx, ChargeRequest{Key: chargeKey,
 		Method: req.Main.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
 	if err != nil {
+		failed(err)
 		return Subscription{}, err
 	}
 	now := s.clock.Now()

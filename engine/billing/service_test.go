@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -447,5 +448,101 @@ func TestCancelLinkIsSpentOnce(t *testing.T) {
 	}
 	if got, _ := f.svc.Subscription(ctx, again.ID); got.Status != StatusActive {
 		t.Fatalf("the new plan is %s", got.Status)
+	}
+}
+
+// A checkout key is bound to what it buys. Pairs of checkouts with one key
+// and two plans, sent together, buy one plan each, at that plan's price
+// (3 of 10 pairs stored a 3-Month plan charged $1 when the key was not
+// bound: the second request got the first's charge back).
+func TestCheckoutKeyIsBoundToWhatItBuys(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	weekly, _ := f.svc.Catalogue().Find("default", FamilyWeekly)
+	threeMonth, _ := f.svc.Catalogue().Find("default", FamilyThreeMonth)
+	for pair := range 10 {
+		key := "pair-" + strconv.Itoa(pair)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, plan := range []PlanSpec{weekly, threeMonth} {
+			wg.Go(func() {
+				_, errs[i] = f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: plan.Code,
+					Email: "pair" + strconv.Itoa(pair) + "@example.com", Card: card(TestCardSucceeds), Key: key})
+			})
+		}
+		wg.Wait()
+		ok := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case !errors.Is(err, ErrKeyReused) && !errors.Is(err, ErrIdempotencyMismatch):
+				t.Fatalf("pair %d: %v", pair, err)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("pair %d: %d checkouts went through with one key, want 1 (%v)", pair, ok, errs)
+		}
+		subs, err := f.svc.SubscriptionsByEmail(ctx, "pair"+strconv.Itoa(pair)+"@example.com")
+		if err != nil || len(subs) != 1 {
+			t.Fatalf("pair %d: %d subscriptions (%v)", pair, len(subs), err)
+		}
+		plan, _ := f.svc.Catalogue().Plan(subs[0].PlanCode)
+		if subs[0].Price != plan.Price {
+			t.Fatalf("pair %d: %s stored at %s", pair, plan.Code, subs[0].Price)
+		}
+	}
+	if n := f.chargeCount(t); n != 10 {
+		t.Fatalf("%d charges for 10 checkouts", n)
+	}
+}
+
+// A buyer whose card was declined corrects it on the same page: the new
+// card is a new attempt and pays (it was declined again until a reload).
+func TestCheckoutAfterADeclineOnTheSamePage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	req := CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial",
+		Email: "ann@example.com", Card: card(TestCardDeclined), Key: "one-page"}
+	if _, err := f.svc.Checkout(ctx, req); !errors.Is(err, ErrCardDeclined) {
+		t.Fatalf("declined card: %v", err)
+	}
+	req.Card = card(TestCardSucceeds)
+	sub, err := f.svc.Checkout(ctx, req)
+	if err != nil {
+		t.Fatalf("the corrected card: %v", err)
+	}
+	if sub.PaymentMethod.Last4 != "4242" || f.chargeCount(t) != 1 {
+		t.Fatalf("subscription %+v, %d charges", sub, f.chargeCount(t))
+	}
+	// The page submitted again is the same purchase.
+	if again, err := f.svc.Checkout(ctx, req); err != nil || again.ID != sub.ID || f.chargeCount(t) != 1 {
+		t.Fatalf("again: %v %v, %d charges", again.ID, err, f.chargeCount(t))
+	}
+}
+
+// A declined add-on can be bought once the card is fixed (it answered 422
+// for good: the failure was kept under the purchase's one key).
+func TestPurchaseAfterADeclineIsANewAttempt(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	main := f.buy(t, FamilyWeekly, TestCardFailsOnRenewal, "k-addon")
+	if err := f.svc.Finalize(ctx, main.ID, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	main, _ = f.svc.Subscription(ctx, main.ID)
+	req := PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyPDFCourse}
+	if _, err := f.svc.Purchase(ctx, req); !errors.Is(err, ErrCardDeclined) {
+		t.Fatalf("off-session on the failing card: %v", err)
+	}
+	if _, err := f.svc.UpdateCard(ctx, main.ID, card(TestCardSucceeds), "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	req.Main, _ = f.svc.Subscription(ctx, main.ID)
+	if _, err := f.svc.Purchase(ctx, req); err != nil {
+		t.Fatalf("after a new card: %v", err)
 	}
 }

@@ -114,6 +114,8 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	switch {
 	case errors.Is(err, billing.ErrTooManyAttempts):
 		return nil, engine.Wrap(engine.CodeRateLimited, err, r.copy.T("auth.tooManyRequests"))
+	case errors.Is(err, billing.ErrKeyReused), errors.Is(err, billing.ErrIdempotencyMismatch):
+		return nil, engine.Wrap(engine.CodeConflict, err, r.copy.T("checkout.keyReused"))
 	case errors.Is(err, billing.ErrUnknownPlan):
 		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.copy.T("checkout.planRequired")}, Err: err}
 	case err != nil:
