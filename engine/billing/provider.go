@@ -70,9 +70,9 @@ var (
 	// ErrIdempotencyMismatch is an idempotency key reused for a different
 	// request (another amount, another card): refused, as Stripe refuses it.
 	ErrIdempotencyMismatch = engine.Errorf(engine.CodeConflict, "This payment was already asked for with other details.")
-	ErrCardInvalid  = engine.Errorf(engine.CodeInvalid, "Your card number is incorrect.")
-	ErrCardExpired  = engine.Errorf(engine.CodeInvalid, "Your card has expired.")
-	ErrCVCInvalid   = engine.Errorf(engine.CodeInvalid, "Your card's security code is incorrect.")
+	ErrCardInvalid         = engine.Errorf(engine.CodeInvalid, "Your card number is incorrect.")
+	ErrCardExpired         = engine.Errorf(engine.CodeInvalid, "Your card has expired.")
+	ErrCVCInvalid          = engine.Errorf(engine.CodeInvalid, "Your card's security code is incorrect.")
 )
 
 // Luhn reports whether a card number passes the Luhn checksum (ISO/IEC

@@ -67,7 +67,9 @@ func (s Subscription) Expired(now time.Time) bool {
 const FetchingPlansWindow = 36_000_000 * time.Millisecond
 
 // FetchingPlans reports whether the plan is in its 'Fetching plans' window.
-func (s Subscription) FetchingPlans(now time.Time) bool { return now.Sub(s.StartedAt) < FetchingPlansWindow }
+func (s Subscription) FetchingPlans(now time.Time) bool {
+	return now.Sub(s.StartedAt) < FetchingPlansWindow
+}
 
 // Authorises reports whether the subscription lets its owner in on bundle
 // at now: a main plan on that bundle, active or canceled (canceled still
