@@ -1,27 +1,19 @@
 package experiment
 
 import (
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 
 	"glimpse/engine"
 )
 
-// Problem is what is wrong with one input of the experiment form: Code is a
-// copy key, the studio's words for it, and Args fill that copy's
-// {placeholders}. This package decides what is valid; the words are the
-// brand's copy, so a rule the form declares and the same rule checked here
-// read alike.
-type Problem struct {
-	Code string
-	Args map[string]string
-}
-
-// Problems maps a form input id ("name", "kind", "key", "variants",
-// "v<i>value", "v<i>weight") to what is wrong with it.
-type Problems map[string]Problem
+// Problem, Problems and InvalidError are the shared vocabulary's
+// (engine.Problem): this package decides what is valid, the handler words
+// the codes.
+type (
+	Problem      = engine.Problem
+	Problems     = engine.Problems
+	InvalidError = engine.InvalidError
+)
 
 // The codes of Problem: copy keys. ProblemTooLong takes ArgUnder,
 // ProblemVariants ArgMin and ArgMax, ProblemWeightRange ArgMax.
@@ -53,26 +45,8 @@ const (
 var ProblemCodes = []string{ProblemRequired, ProblemTooLong, ProblemKind, ProblemCopyKey, ProblemOfferSlot,
 	ProblemKeyFixed, ProblemVariants, ProblemValue, ProblemOfferID, ProblemWeightRange, ProblemNoWeight}
 
-// InvalidError is what Create and Update return (inside an *engine.Error of
-// engine.CodeInvalid) for an experiment that breaks the rules; the caller
-// words its Problems.
-type InvalidError struct{ Problems Problems }
-
-func (e *InvalidError) Error() string {
-	parts := make([]string, 0, len(e.Problems))
-	for _, id := range slices.Sorted(maps.Keys(e.Problems)) {
-		parts = append(parts, id+": "+e.Problems[id].Code)
-	}
-	return "invalid experiment: " + strings.Join(parts, ", ")
-}
-
 // invalid is the error of problems: nil for none.
-func invalid(problems Problems) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	return &engine.Error{Code: engine.CodeInvalid, Err: &InvalidError{Problems: problems}}
-}
+func invalid(problems Problems) error { return engine.Invalid("experiment", problems) }
 
 func tooLong(max int) Problem {
 	return Problem{Code: ProblemTooLong, Args: map[string]string{ArgUnder: strconv.Itoa(max + 1)}}

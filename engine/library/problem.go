@@ -1,26 +1,19 @@
 package library
 
 import (
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 
 	"glimpse/engine"
 )
 
-// Problem is what is wrong with one input of an item: Code is a copy key,
-// the studio's words for it, and Args fill that copy's {placeholders}. The
-// content package decides what is valid; the words are the brand's copy, so
-// a rule the edit screen declares and the same rule checked here read alike.
-type Problem struct {
-	Code string
-	Args map[string]string
-}
-
-// Problems maps an input id (a field's name, "slug" or "kind") to what is
-// wrong with it.
-type Problems map[string]Problem
+// Problem, Problems and InvalidError are the shared vocabulary's
+// (engine.Problem): this package decides what is valid, the handler words
+// the codes.
+type (
+	Problem      = engine.Problem
+	Problems     = engine.Problems
+	InvalidError = engine.InvalidError
+)
 
 // The codes of Problem: copy keys. ProblemTooLong and ProblemSlugTooLong
 // take ArgUnder; ProblemRequired is the very key the edit screen's required
@@ -51,26 +44,8 @@ var ProblemCodes = []string{ProblemRequired, ProblemUnknownKind, ProblemNotEdita
 	ProblemImage, ProblemPart, ProblemSlug, ProblemArticleSlug, ProblemCopySlug, ProblemUnknownPage,
 	ProblemSlugTooLong, ProblemSlugUsed}
 
-// InvalidError is what Save returns (inside an *engine.Error of
-// engine.CodeInvalid) for input that breaks the rules; the caller words its
-// Problems.
-type InvalidError struct{ Problems Problems }
-
-func (e *InvalidError) Error() string {
-	parts := make([]string, 0, len(e.Problems))
-	for _, id := range slices.Sorted(maps.Keys(e.Problems)) {
-		parts = append(parts, id+": "+e.Problems[id].Code)
-	}
-	return "invalid content: " + strings.Join(parts, ", ")
-}
-
 // invalid is the error of problems: nil for none.
-func invalid(problems Problems) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	return &engine.Error{Code: engine.CodeInvalid, Err: &InvalidError{Problems: problems}}
-}
+func invalid(problems Problems) error { return engine.Invalid("content", problems) }
 
 // tooLong is the problem of a text over max characters.
 func tooLong(code string, max int) Problem {

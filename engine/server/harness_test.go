@@ -126,14 +126,7 @@ type response struct {
 
 func (h *harness) do(req *http.Request) response {
 	h.t.Helper()
-	req.Host = h.host
-	var parts []string
-	for k, v := range h.cookies {
-		parts = append(parts, k+"="+v)
-	}
-	if len(parts) > 0 {
-		req.Header.Set("Cookie", strings.Join(parts, "; "))
-	}
+	h.withSession(req)
 	// A busy CI machine can take more than fiber's default second.
 	res, err := h.srv.App().Test(req, fiber.TestConfig{Timeout: time.Minute, FailOnTimeout: true})
 	if err != nil {
@@ -218,6 +211,11 @@ func (h *harness) request(path, name string, values map[string]any) *http.Reques
 	req.Header.Set("X-SDUI-Version", "1")
 	req.Header.Set("X-CSRF-Token", h.csrf)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	return h.withSession(req)
+}
+
+// withSession addresses req to the harness's host with its cookies.
+func (h *harness) withSession(req *http.Request) *http.Request {
 	req.Host = h.host
 	var parts []string
 	for k, v := range h.cookies {

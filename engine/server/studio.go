@@ -14,7 +14,6 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
-	"glimpse/engine/experiment"
 	"glimpse/engine/library"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
@@ -238,20 +237,13 @@ func (q studioItemRequest) itemSlug() string {
 // wrong with a form (their InvalidError, by input id) as field errors in the
 // request's brand's copy; any other error is returned as it is.
 func studioProblems(r *request, err error) error {
-	fields := map[string]string{}
-	var content *library.InvalidError
-	var exp *experiment.InvalidError
-	switch {
-	case errors.As(err, &content):
-		for id, p := range content.Problems {
-			fields[id] = words(r, p.Code, p.Args)
-		}
-	case errors.As(err, &exp):
-		for id, p := range exp.Problems {
-			fields[id] = words(r, p.Code, p.Args)
-		}
-	default:
+	var invalid *engine.InvalidError
+	if !errors.As(err, &invalid) {
 		return err
+	}
+	fields := map[string]string{}
+	for id, p := range invalid.Problems {
+		fields[id] = words(r, p.Code, p.Args)
 	}
 	return &engine.Error{Code: engine.CodeInvalid, Fields: fields, Err: err}
 }
