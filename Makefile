@@ -103,7 +103,9 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 ## generate: write the files generated from engine/ui/schema.json (renderer/src/schema/contract.gen.ts,
-## engine/ui/contract_gen.go), then rewrite the golden screens in fixtures/screens after an intended change
+## engine/ui/contract_gen.go), then rewrite the golden screens in fixtures/screens and the server-drawn goldens in
+## fixtures/prerender after an intended change
 generate:
 	go run ./engine/ui/schemagen/cmd/schemagen
 	go test ./screens/ -run TestGoldenScreens -update
+	go test ./engine/ui/prerender/ -update
