@@ -47,6 +47,7 @@ type Links struct {
 	BaseURL       string // the public origin, without a trailing slash
 	CreateAccount string // the path of Create Your Account (?key=…)
 	ResetPassword string // the path of the new-password form (#reset=…)
+	SignIn        string // the path of sign-in
 }
 
 // Accounts runs the account use cases.
@@ -273,14 +274,20 @@ func (a *Accounts) HasAccount(ctx context.Context, email string) (bool, error) {
 }
 
 // SendActivation mails a new activation link for every subscription of the
-// address that waits for an account on the brand. It returns false when a
+// address that waits for an account on the brand, or, to an address with an
+// account, a mail that says so and leads to sign-in. It returns false when a
 // mail for the address already went out in this ActivationMailWindow. The
-// window is claimed per address whether or not there is a subscription, so
-// a repeat looks the same for every address.
+// window is claimed per address whether or not there is an account or a
+// subscription, and the answer is the same, so the form tells nobody which
+// addresses are customers; the rest is said in the mail.
 func (a *Accounts) SendActivation(ctx context.Context, email string, b Brand) (bool, error) {
 	email = NormaliseEmail(email)
 	if a.mail == nil {
 		return false, nil
+	}
+	has, err := a.HasAccount(ctx, email)
+	if err != nil {
+		return false, err
 	}
 	subs, err := a.subs.SubscriptionsByEmail(ctx, email)
 	if err != nil {
@@ -289,6 +296,11 @@ func (a *Accounts) SendActivation(ctx context.Context, email string, b Brand) (b
 	first, err := a.auth.TakeOnce(ctx, "activation", b.Bundle+"\x00"+email, ActivationMailWindow)
 	if err != nil || !first {
 		return false, err
+	}
+	if has {
+		return true, a.mail.Enqueue(ctx, mail.Message{Key: "account-exists:" + engine.HashToken(email) + ":" +
+			store.Window(a.auth.clock.Now(), ActivationMailWindow), To: email, Brand: b.Key, Template: mail.TemplateAccountExists,
+			Data: map[string]string{"email": email, "link": a.links.BaseURL + a.links.SignIn}})
 	}
 	window := store.Window(a.auth.clock.Now(), ActivationMailWindow)
 	for _, sub := range subs {

@@ -11,7 +11,7 @@ import (
 
 // Templates. The comment names the Data each one needs.
 const (
-	TemplateActivation    = "activation"     // Data: "link" (create-account page /access-recovery?id=…), "email"
+	TemplateActivation    = "activation"     // Data: "link" (create-account page /access-recovery?key=…), "email"
 	TemplatePurchase      = "purchase"       // after checkout: Data "link" (create account), "plan", "price", "email"
 	TemplatePasswordReset = "password_reset" // Data: "link", "minutes" (lifetime)
 	TemplateCancelConfirm = "cancel_confirm" // cancel-by-email: Data "link" (/unsubscription?from=…), "email"
@@ -19,6 +19,7 @@ const (
 	TemplateCanceled      = "canceled"       // subscription canceled: Data "plan", "endDate"
 	TemplateReceipt       = "receipt"        // an add-on or renewal charge: Data "item", "price", "date"
 	TemplateProfileReport = "profile_report" // the report, attached as PDF: Data "email"
+	TemplateAccountExists = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
 )
 
 // required lists each template's Data keys; "link" also means the mail has
@@ -32,12 +33,13 @@ var required = map[string][]string{
 	TemplateCanceled:      {"plan", "endDate"},
 	TemplateReceipt:       {"item", "price", "date"},
 	TemplateProfileReport: {"email"},
+	TemplateAccountExists: {"link", "email"},
 }
 
 // Templates lists every template name.
 func Templates() []string {
 	return []string{TemplateActivation, TemplatePurchase, TemplatePasswordReset, TemplateCancelConfirm,
-		TemplatePaymentFailed, TemplateCanceled, TemplateReceipt, TemplateProfileReport}
+		TemplatePaymentFailed, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateAccountExists}
 }
 
 // Required returns the Data keys a template needs.

@@ -172,23 +172,18 @@ func (s *Server) resetPassword(r *request, in any) (*ui.Result, error) {
 	return ui.Effects(ui.Replace(screens.PathSignIn), ui.OpenOverlay(screens.PasswordChangedOverlay)), nil
 }
 
-// sendActivation answers the Access Recovery form. An address with an
-// account is told so (the spec's 'already activated'); one with a paid
-// subscription and no account gets the activation mail; one with neither
-// gets exactly the answer of a sent mail and no mail, so the form does not
-// tell a stranger which addresses bought a subscription.
+// sendActivation answers the Access Recovery form alike for every address
+// (the mail was sent, or was sent already in this window), so the form does
+// not tell a stranger which addresses have an account or bought a
+// subscription (it answered 'already activated' for an account). What
+// applies is said in the mail: the activation link for a paid subscription,
+// or, for an account, that it is active and how to sign in.
 func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
 	req := in.(*emailRequest)
 	if err := s.limitRecovery(r, "activation"); err != nil {
 		return nil, err
 	}
 	ctx := r.fiber.Context()
-	if has, err := s.accounts.HasAccount(ctx, req.Email); err != nil || has {
-		if err != nil {
-			return nil, err
-		}
-		return nil, engine.Errorf(engine.CodeConflict, "%s", r.copy.T("accessRecovery.alreadyActivated"))
-	}
 	sent, err := s.accounts.SendActivation(ctx, req.Email, auth.Brand{Key: r.brand.Key, Bundle: r.brand.Bundle})
 	if err != nil {
 		s.Logger.Error("activation mail failed", "requestId", requestID(r.fiber), "error", err.Error())

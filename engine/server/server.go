@@ -278,5 +278,6 @@ func (s *Server) handleReady(c fiber.Ctx) error {
 // AccountLinks are the addresses account mails lead to, on the public
 // origin baseURL (the app's purchase mail uses them too).
 func AccountLinks(baseURL string) auth.Links {
-	return auth.Links{BaseURL: baseURL, CreateAccount: screens.PathAccessRecovery, ResetPassword: screens.PathPasswordRecovery}
+	return auth.Links{BaseURL: baseURL, CreateAccount: screens.PathAccessRecovery, ResetPassword: screens.PathPasswordRecovery,
+		SignIn: screens.PathSignIn}
 }
