@@ -104,7 +104,8 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		_, err := a.Content.Bump(ctx)
 		return err
 	})
-	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL)
+	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
+		WithOrigins(cfg.BrandOrigin)
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
 	provider, err := paymentProvider(cfg, st.DB(), clock)
 	if err != nil {
@@ -112,7 +113,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
-	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks(cfg.BaseURL))
+	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})

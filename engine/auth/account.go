@@ -42,9 +42,11 @@ type Mailer interface {
 }
 
 // Links are the app's addresses the mails lead to, on the public origin
-// (never the request's Host, which a client chooses).
+// (never the request's Host, which a client chooses). With BaseURL empty
+// they are paths, which the outbox makes absolute on the mail's brand's
+// origin.
 type Links struct {
-	BaseURL       string // the public origin, without a trailing slash
+	BaseURL       string // the public origin, without a trailing slash, or ""
 	CreateAccount string // the path of Create Your Account (?key=…)
 	ResetPassword string // the path of the new-password form (#reset=…)
 	SignIn        string // the path of sign-in

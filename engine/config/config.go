@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,10 @@ type Config struct {
 	// PprofAddr, when set, serves net/http/pprof on a listener of its own
 	// (engine/app/pprof.go); it must be a loopback address. Off by default.
 	PprofAddr string // GLIMPSE_PPROF_ADDR: "127.0.0.1:6060"
+	// MetricsAddr, when set, serves Prometheus metrics at /metrics on a
+	// listener of its own (engine/app/metrics.go, engine/metrics); it must
+	// be a loopback address, like PprofAddr. Off by default.
+	MetricsAddr string // GLIMPSE_METRICS_ADDR: "127.0.0.1:9090"
 
 	// TrustedProxies are the proxies (CIDRs or single addresses) in front of
 	// the server; only a request from one of them has its X-Forwarded-For
@@ -114,6 +119,7 @@ func Load(getenv func(string) string) (Config, error) {
 		OperatorAddress: or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
 		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
 		PprofAddr:       getenv("GLIMPSE_PPROF_ADDR"),
+		MetricsAddr:     getenv("GLIMPSE_METRICS_ADDR"),
 		SessionLifetime: 5 * time.Hour,
 		ShutdownTimeout: 10 * time.Second,
 		BrandHosts:      map[string]string{},
@@ -250,6 +256,11 @@ func Load(getenv func(string) string) (Config, error) {
 		// Profiles show memory contents and cost CPU: never for the network.
 		return c, fmt.Errorf("GLIMPSE_PPROF_ADDR must be a loopback host:port such as 127.0.0.1:6060, got %q", c.PprofAddr)
 	}
+	if c.MetricsAddr != "" && !loopbackAddr(c.MetricsAddr) {
+		// The metrics are for the operator's scraper on this host (or a
+		// sidecar), never the public: they show traffic and failures.
+		return c, fmt.Errorf("GLIMPSE_METRICS_ADDR must be a loopback host:port such as 127.0.0.1:9090, got %q", c.MetricsAddr)
+	}
 	return c, nil
 }
 
@@ -296,6 +307,33 @@ func (c *Config) loadSMTP(getenv func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// BrandOrigin is the public origin of a brand's links (in mails): the
+// scheme and port of GLIMPSE_BASE_URL on the brand's own host from
+// GLIMPSE_BRAND_HOSTS (the first in order, when it has several), or
+// GLIMPSE_BASE_URL itself for a brand with no host of its own. It comes from
+// configuration only, never from a request's Host header.
+func (c Config) BrandOrigin(brandKey string) string {
+	var hosts []string
+	for host, key := range c.BrandHosts {
+		if key == brandKey {
+			hosts = append(hosts, host)
+		}
+	}
+	if len(hosts) == 0 {
+		return c.BaseURL
+	}
+	slices.Sort(hosts)
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return c.BaseURL
+	}
+	host := hosts[0]
+	if port := u.Port(); port != "" && !strings.Contains(host, ":") {
+		host = net.JoinHostPort(host, port)
+	}
+	return u.Scheme + "://" + host
 }
 
 // SecureCookies reports whether cookies must carry Secure: always, except for

@@ -119,3 +119,20 @@ func TestSMTPAndDevMailbox(t *testing.T) {
 		t.Fatalf("unexpected config %+v", c)
 	}
 }
+
+// A brand's mail links go to its own host from GLIMPSE_BRAND_HOSTS, with
+// the base URL's scheme and port; a brand without one uses the base URL.
+func TestBrandOrigin(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{"GLIMPSE_BASE_URL": "https://glimpse.example:8443",
+		"GLIMPSE_BRAND_HOSTS": "y2.example.com=_y_,x.example.com=_x_,y.example.com=_y_"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for brandKey, want := range map[string]string{"_x_": "https://x.example.com:8443", "_y_": "https://y.example.com:8443",
+		"default": "https://glimpse.example:8443"} {
+		if got := c.BrandOrigin(brandKey); got != want {
+			t.Errorf("BrandOrigin(%s) = %s, want %s", brandKey, got, want)
+		}
+	}
+}

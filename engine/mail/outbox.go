@@ -96,8 +96,11 @@ type Outbox struct {
 	logger  *slog.Logger
 	copy    func(brandKey string) brand.Copy
 	baseURL string
-	domain  string
-	owner   string
+	// origin gives a brand's public origin for its mails' links (nil, or
+	// "": baseURL).
+	origin func(brandKey string) string
+	domain string
+	owner  string
 }
 
 // Collections declares the outbox's collections for EnsureCollections. They
@@ -117,6 +120,25 @@ func NewOutbox(db *mongo.Database, clock engine.Clock, logger *slog.Logger, copy
 	return &Outbox{mail: db.Collection(MailCollection), queue: db.Collection(QueueCollection),
 		claims: store.NewClaims(db), claimsC: db.Collection(store.ClaimsCollection),
 		clock: clock, logger: logger, copy: copy, baseURL: baseURL, domain: domain, owner: engine.NewToken()}
+}
+
+// WithOrigins makes each brand's relative links absolute on that brand's
+// own origin (a partner brand's buyer must land on the partner's host,
+// where their subscription's brand is served); origin answers "" for a
+// brand that has none of its own, which then uses baseURL. It returns o.
+func (o *Outbox) WithOrigins(origin func(brandKey string) string) *Outbox {
+	o.origin = origin
+	return o
+}
+
+// linkBase is the origin m's relative links are made absolute on.
+func (o *Outbox) linkBase(brandKey string) string {
+	if o.origin != nil {
+		if base := strings.TrimRight(o.origin(brandKey), "/"); base != "" {
+			return base
+		}
+	}
+	return o.baseURL
 }
 
 // Enqueue renders m and stores it for delivery. A key already queued (or

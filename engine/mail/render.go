@@ -95,7 +95,7 @@ func (o *Outbox) render(m Message) (rendered, error) {
 		}
 	}
 	if link, ok := data["link"]; ok && strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
-		data["link"] = o.baseURL + link
+		data["link"] = o.linkBase(m.Brand) + link
 	}
 	c := o.copy(m.Brand)
 	fill := func(key string) string {

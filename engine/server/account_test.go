@@ -13,6 +13,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
+	"glimpse/engine/config"
 	"glimpse/engine/mail"
 )
 
@@ -499,5 +500,32 @@ func TestRecoveryLandingPagesSendNoReferrer(t *testing.T) {
 		if got := res.header.Get("Referrer-Policy"); got != "no-referrer" {
 			t.Fatalf("%s: Referrer-Policy %q", p, got)
 		}
+	}
+}
+
+// A buyer on a partner brand's host gets a welcome link to that host, where
+// the partner's brand and their subscription are served (it went to the
+// default origin, which showed the default brand and 'No subscription').
+func TestPartnerBrandsMailLinksGoToTheirHost(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.BrandHosts = map[string]string{"x.example.com": "_x_"} })
+	partner := h.app.Brands.Get("_x_")
+	plan, err := h.app.Billing.Catalogue().Find("_x_", billing.FamilyWeekly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Billing.Checkout(context.Background(), billing.CheckoutRequest{Brand: "_x_", Bundle: partner.Bundle,
+		PlanCode: plan.Code, Email: "partner-buyer@example.com", Key: "partner-checkout",
+		Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2030, CVC: "123"}}); err != nil {
+		t.Fatal(err)
+	}
+	mails := h.mails(mail.TemplatePurchase)
+	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://x.example.com:8080/access-recovery?key=") {
+		t.Fatalf("purchase mail: %+v", mails)
+	}
+	h.host = "x.example.com"
+	r := h.screen(h.welcomePath("partner-buyer@example.com"))
+	if screenID(r) != "create-account" || !strings.Contains(string(r.raw), `"email":"partner-buyer@example.com"`) {
+		t.Fatalf("the partner's link on its host: %s", r.raw)
 	}
 }

@@ -147,7 +147,7 @@ func New(d Deps) (*Server, error) {
 		if d.Mail != nil {
 			mailer = d.Mail
 		}
-		s.accounts = auth.NewAccounts(d.Auth, d.Billing, mailer, AccountLinks(d.Config.BaseURL))
+		s.accounts = auth.NewAccounts(d.Auth, d.Billing, mailer, AccountLinks())
 	}
 	if s.routes, err = s.routeTable(); err != nil {
 		return nil, err
@@ -275,9 +275,11 @@ func (s *Server) handleReady(c fiber.Ctx) error {
 	return c.SendString("ready")
 }
 
-// AccountLinks are the addresses account mails lead to, on the public
-// origin baseURL (the app's purchase mail uses them too).
-func AccountLinks(baseURL string) auth.Links {
-	return auth.Links{BaseURL: baseURL, CreateAccount: screens.PathAccessRecovery, ResetPassword: screens.PathPasswordRecovery,
+// AccountLinks are the addresses account mails lead to (the app's purchase
+// mail uses them too). They are paths: the outbox puts the origin of the
+// mail's brand in front (mail.Outbox.WithOrigins), so a partner brand's
+// buyer lands on the partner's host.
+func AccountLinks() auth.Links {
+	return auth.Links{CreateAccount: screens.PathAccessRecovery, ResetPassword: screens.PathPasswordRecovery,
 		SignIn: screens.PathSignIn}
 }
