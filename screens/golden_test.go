@@ -45,6 +45,11 @@ func goldenCases() []goldenCase {
 			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
 		}},
+		{"home__plan-change", func(c Context) Page {
+			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+				PeriodEnd: "Dec 2, 2026", Card: "Visa ••4242", Offers: goldenOffers(false),
+				Next: &NextPlan{Name: "Premium Plan", Price: "$13.99", Period: "1 month", From: "Dec 2, 2026"}})
+		}},
 		{"home__fetching-plans", func(c Context) Page {
 			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				Fetching: true, PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})

@@ -23,9 +23,10 @@ type HomeState struct {
 	Plan        billing.Plan
 	Canceled    bool
 	CourseOwned bool
-	// Fetching, PeriodEnd, Card and Offers are My Plan's (PlanState).
+	// Fetching, PeriodEnd, Next, Card and Offers are My Plan's (PlanState).
 	Fetching  bool
 	PeriodEnd string
+	Next      *NextPlan
 	Card      string
 	Offers    []Offer
 	// Insights is the profile's insights status (InsightsIdle…) and
@@ -60,7 +61,7 @@ func Home(c Context, h HomeState) Page {
 		LogoutOverlay:         logoutModal(c),
 		CoursePurchaseOverlay: coursePurchase(c),
 		MyPlanOverlay: MyPlan(c, PlanState{Email: h.Email, Plan: h.Plan, Canceled: h.Canceled, Fetching: h.Fetching,
-			PeriodEnd: h.PeriodEnd, Card: h.Card, Offers: h.Offers}),
+			PeriodEnd: h.PeriodEnd, Next: h.Next, Card: h.Card, Offers: h.Offers}),
 		CancelByEmailOverlay: cancelAsk,
 		CancelSentOverlay:    cancelSent,
 	}}

@@ -34,9 +34,20 @@ type PlanState struct {
 	Fetching bool
 	// PeriodEnd is the renewal (or, once canceled, the end) date as shown.
 	PeriodEnd string
+	// Next, when set, is the plan taken from the next period on (a plan
+	// change made in the unsubscribe flow): My Plan says what happens next.
+	Next *NextPlan
 	// Card is the payment method as shown ("Visa ••4242", brand.CardLabel); empty if none.
 	Card   string
 	Offers []Offer
+}
+
+// NextPlan is a plan change scheduled for the next period, as shown.
+type NextPlan struct {
+	Name   string // "Premium Plan"
+	Price  string // what it costs each period, "$13.99"
+	Period string // "1 month"
+	From   string // the date it starts, "Dec 2, 2026"
 }
 
 // purchaseAction names the action that buys an add-on family.
@@ -103,6 +114,7 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 		ui.Row("sm", ui.Text("heading", p.Plan.Name), status),
 		ui.Text("body", p.Plan.Price+" "+c.T("plan.every")+" "+p.Plan.Period),
 		ui.If(p.PeriodEnd != "", ui.Text("caption", fill(when, "{date}", p.PeriodEnd))),
+		nextPlan(c, p.Next),
 		ui.If(p.Card != "", ui.Text("caption", fill(c.T("plan.paymentMethod"), "{card}", p.Card))),
 		ui.Text("caption", p.Email),
 		cancel,
@@ -115,6 +127,15 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 	)
 	d.CloseLabel = c.T("dialog.close")
 	return d
+}
+
+// nextPlan says which plan and price apply from the next period, or nil.
+func nextPlan(c Context, next *NextPlan) *ui.Node {
+	if next == nil {
+		return nil
+	}
+	return ui.Text("caption", fill(c.T("plan.next"), "{date}", next.From, "{plan}", next.Name,
+		"{price}", next.Price, "{period}", next.Period))
 }
 
 func offerCard(c Context, o Offer) *ui.Node {

@@ -235,6 +235,12 @@ func (s *Server) planState(r *request) screens.HomeState {
 	if !r.mainSub.CurrentPeriodEnd.IsZero() {
 		h.PeriodEnd = brand.Date(r.mainSub.CurrentPeriodEnd)
 	}
+	if code := r.mainSub.NextPlanCode; code != "" && !h.Canceled {
+		if next, err := s.Billing.Catalogue().Plan(code); err == nil {
+			h.Next = &screens.NextPlan{Name: billing.Describe(code).Name, Price: next.Price.String(),
+				Period: billing.Describe(code).Period, From: h.PeriodEnd}
+		}
+	}
 	if pm := r.mainSub.PaymentMethod; pm.Last4 != "" {
 		h.Card = brand.CardLabel(pm.Brand, pm.Last4)
 	}

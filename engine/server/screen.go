@@ -366,7 +366,7 @@ func (s *Server) homeKey(r *request) string {
 	}
 	sub := r.mainSub
 	b := make([]byte, 0, 160)
-	for _, part := range []string{r.principal.User.Email, sub.PlanCode, sub.Status, sub.PaymentMethod.Brand, sub.PaymentMethod.Last4} {
+	for _, part := range []string{r.principal.User.Email, sub.PlanCode, sub.NextPlanCode, sub.Status, sub.PaymentMethod.Brand, sub.PaymentMethod.Last4} {
 		b = append(append(b, part...), 0)
 	}
 	b = strconv.AppendInt(b, sub.CurrentPeriodEnd.Unix(), 10)

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine/billing"
+	"glimpse/engine/brand"
 	"glimpse/engine/retention"
 )
 
@@ -263,6 +264,13 @@ func TestUnsubscribePlanChangeOnce(t *testing.T) {
 	}
 	if s := h.summary(attempt, sub.UserID); s.Outcome != retention.OutcomePlanChanged || s.OffersAccepted[0] != retention.OfferPlanChange {
 		t.Fatalf("summary: %+v", s)
+	}
+	// My Plan says what happens next (it still read only 'Weekly Plan ·
+	// $1 every week · Renews on …').
+	h.clock.Advance(6 * time.Second) // past the session's cached subscriptions
+	next := "From " + brand.Date(sub.CurrentPeriodEnd) + ": Premium Plan, $13.99 every 1 month"
+	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), next) {
+		t.Fatalf("My Plan lacks %q: %s", next, home.raw)
 	}
 	// A premium one-month holder is not offered it: step 3 gives way to 4.
 	h2 := newHarness(t)
