@@ -15,25 +15,32 @@ import (
 // running binary, for `go tool pprof http://ADDR/debug/pprof/profile`. It is
 // a listener of its own, so the app's routes and middleware never see it.
 func servePprof(ctx context.Context, addr string, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	return serveInternal(ctx, "pprof", addr, mux, logger)
+}
+
+// serveInternal serves handler on addr, a loopback address for the
+// operator's tools (pprof, metrics), until ctx ends. It returns once the
+// address is bound, so a port in use stops the start.
+func serveInternal(ctx context.Context, name, addr string, handler http.Handler, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	logger.Info("pprof listening", "addr", ln.Addr().String())
+	logger.Info(name+" listening", "addr", ln.Addr().String())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("pprof", "error", err)
+			logger.Error(name, "error", err)
 		}
 	}()
 	return nil

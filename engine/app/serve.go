@@ -39,6 +39,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 			return fmt.Errorf("GLIMPSE_PPROF_ADDR %s: %w", cfg.PprofAddr, err)
 		}
 	}
+	if cfg.MetricsAddr != "" {
+		if err := serveMetrics(ctx, cfg.MetricsAddr, srv, version, logger); err != nil {
+			return fmt.Errorf("GLIMPSE_METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+		}
+	}
 	fmt.Fprintf(stdout, "Glimpse %s is running at %s\n", version, cfg.BaseURL)
 	if cfg.Demo {
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)

@@ -136,3 +136,31 @@ func TestBrandOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsAddrIsLoopbackOnly: GLIMPSE_METRICS_ADDR is off by default and,
+// like GLIMPSE_PPROF_ADDR, refused for anything but a loopback host:port.
+func TestMetricsAddrIsLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		addr string
+		ok   bool
+	}{
+		"off":         {"", true},
+		"ipv4":        {"127.0.0.1:9090", true},
+		"ipv6":        {"[::1]:9090", true},
+		"localhost":   {"localhost:0", true},
+		"any host":    {":9090", false},
+		"all":         {"0.0.0.0:9090", false},
+		"private":     {"10.0.0.1:9090", false},
+		"public name": {"example.com:9090", false},
+		"no port":     {"127.0.0.1", false},
+	} {
+		c, err := Load(env(map[string]string{"GLIMPSE_METRICS_ADDR": tc.addr}))
+		switch {
+		case tc.ok && (err != nil || c.MetricsAddr != tc.addr):
+			t.Errorf("%s: %q, %v", name, c.MetricsAddr, err)
+		case !tc.ok && err == nil:
+			t.Errorf("%s: %s was accepted", name, tc.addr)
+		}
+	}
+}

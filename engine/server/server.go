@@ -10,7 +10,9 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +39,7 @@ import (
 	"glimpse/engine/lesson"
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
+	"glimpse/engine/metrics"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
@@ -116,6 +119,7 @@ type Server struct {
 	uploads    uploadGate
 	flow       *retention.Flow
 	accounts   *auth.Accounts
+	metrics    *metrics.HTTP // request metrics; nil unless GLIMPSE_METRICS_ADDR is set
 }
 
 // New builds the HTTP app.
@@ -179,6 +183,17 @@ func New(d Deps) (*Server, error) {
 		ReadBufferSize: maxRequestHead,
 	})
 	s.app.Server().ErrorHandler = noteRequestLineTooLong(s.app.Server().ErrorHandler)
+	if d.Config.MetricsAddr != "" {
+		// First, so it times and sees the status of everything below;
+		// labelled by the tables' patterns and names only (engine/metrics).
+		patterns := make([]string, len(s.routes))
+		for i, rt := range s.routes {
+			patterns[i] = rt.path
+		}
+		s.metrics = metrics.NewHTTP(metrics.Tables{Screen: "/ui/screen", Screens: patterns,
+			Action: "/ui/actions/:name", Actions: slices.Sorted(maps.Keys(s.actions))})
+		s.app.Use(s.metrics.Handler)
+	}
 	s.app.Use(s.resolveClientIP)
 	s.app.Use(s.finishRequestBody)
 	s.app.Use(recover.New())
@@ -263,6 +278,10 @@ func (s *Server) library() *library.Library { return s.lib.Load() }
 
 // App returns the Fiber app, for tests and for listening.
 func (s *Server) App() *fiber.App { return s.app }
+
+// Metrics returns the request metrics, nil unless GLIMPSE_METRICS_ADDR is
+// set; they are served on that listener only (engine/app/metrics.go).
+func (s *Server) Metrics() *metrics.HTTP { return s.metrics }
 
 func (s *Server) handleReady(c fiber.Ctx) error {
 	if s.Ready != nil {
