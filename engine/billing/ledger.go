@@ -24,6 +24,10 @@ const (
 	ChargeFailed    = "failed"
 	ChargeRefunded  = "refunded"
 	ChargeDisputed  = "disputed"
+	// A dispute closed: won keeps the money (and gives access back), lost
+	// takes it (and ends what it paid for, as a refund does).
+	ChargeDisputeWon  = "dispute_won"
+	ChargeDisputeLost = "dispute_lost"
 )
 
 // LedgerCollections declares the collections ApplyChargeEvent and

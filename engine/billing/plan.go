@@ -57,7 +57,7 @@ var AddOns = []struct {
 func Entitlements(subs []Subscription, bundle string, now time.Time) map[Entitlement]bool {
 	out := map[Entitlement]bool{}
 	for _, sub := range subs {
-		if sub.Bundle != bundle || sub.Expired(now) {
+		if sub.Bundle != bundle || sub.Expired(now) || sub.Suspended {
 			continue
 		}
 		for _, e := range []Entitlement{PDFCourse, ProfileReport, ReelsPlaybook, PremiumOneMonth, GiftOneMonth} {

@@ -39,6 +39,9 @@ type ChargeRequest struct {
 	Description string
 	// OffSession marks a charge the customer is not present for (a renewal).
 	OffSession bool
+	// SubscriptionID is what the charge pays for, kept in the ledger (not
+	// sent to the provider) so a refund or a dispute can change its access.
+	SubscriptionID string
 }
 
 // Charge is a payment taken.
@@ -49,6 +52,8 @@ type Charge struct {
 	Reference string    `bson:"reference"` // the provider's id for the payment
 	Amount    Money     `bson:"amount"`
 	Method    string    `bson:"method"`
+	// SubscriptionID is what the charge paid for.
+	SubscriptionID string `bson:"subscriptionId,omitempty"`
 	Status    string    `bson:"status"` // succeeded or failed
 	Failure   string    `bson:"failure,omitempty"`
 	CreatedAt time.Time `bson:"createdAt"`

@@ -145,7 +145,7 @@ func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time
 	}
 	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 	attempt := strconv.Itoa(sub.FailedAttempts)
-	_, err = s.charge(ctx, ChargeRequest{Key: "renew:" + sub.ID + ":" + period + ":" + attempt,
+	_, err = s.charge(ctx, ChargeRequest{SubscriptionID: sub.ID, Key: "renew:" + sub.ID + ":" + period + ":" + attempt,
 		Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
 	if errors.Is(err, ErrCardDeclined) {
 		return ChangePaymentFailed, s.paymentFailed(ctx, sub, plan, now)

@@ -186,7 +186,7 @@ func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscripti
 	}
 	now := s.clock.Now()
 	if _, err := s.charge(ctx, ChargeRequest{Key: chargeKey, Method: pm, Amount: plan.Price,
-		Description: plan.Code}); err != nil {
+		Description: plan.Code, SubscriptionID: subID}); err != nil {
 		failed(err)
 		return Subscription{}, err
 	}
@@ -219,6 +219,7 @@ func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error)
 		ch.Key = req.Key
 	}
 	ch.ID = req.Key
+	ch.SubscriptionID = req.SubscriptionID
 	if ch.CreatedAt.IsZero() {
 		ch.CreatedAt = s.clock.Now()
 	}
@@ -456,7 +457,7 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if err != nil {
 		return Subscription{}, err
 	}
-	ch, err := s.charge(ctx, ChargeRequest{Key: chargeKey,
+	ch, err := s.charge(ctx, ChargeRequest{Key: chargeKey, SubscriptionID: subID,
 		Method: req.Main.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
 	if err != nil {
 		failed(err)

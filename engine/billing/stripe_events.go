@@ -33,6 +33,7 @@ type stripeObject struct {
 	Metadata      map[string]string `json:"metadata"`
 	PaymentIntent json.RawMessage   `json:"payment_intent"` // an id, or the object when expanded
 	Refunded      bool              `json:"refunded"`
+	Status        string            `json:"status"` // a dispute's: won, lost, …
 }
 
 // HandleStripeEvent applies a verified Stripe event (see the server's
@@ -42,7 +43,10 @@ type stripeObject struct {
 //     charge's status to succeeded or failed;
 //   - charge.refunded sets refunded (partially_refunded when the charge is
 //     not refunded in full);
-//   - charge.dispute.created sets disputed.
+//   - charge.dispute.created sets disputed, and charge.dispute.closed
+//     dispute_won or dispute_lost;
+//
+// and then changes the access the charge paid for (ApplyChargeAccess).
 //
 // The charge is found by the glimpse_key metadata our PaymentIntents carry,
 // or else by the PaymentIntent id kept as its reference. Stripe delivers an
@@ -75,6 +79,11 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 		if ev.Type == stripe.EventTypeChargeRefunded && !obj.Refunded {
 			res.Status = "partially_refunded"
 		}
+		if ev.Type == stripe.EventTypeChargeDisputeClosed {
+			if res.Status = disputeClosedStatus(obj.Status); res.Status == "" {
+				res.Status = ChargeDisputed // warning_closed and the like: still under review
+			}
+		}
 		if res.Key, err = s.stripeChargeKey(ctx, obj); err != nil {
 			return res, err
 		}
@@ -82,6 +91,11 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 			at := time.Unix(ev.Created, 0).UTC()
 			if res.Applied, err = s.ApplyChargeEvent(ctx, res.Key, ev.ID, res.Status, at); err != nil {
 				return res, err
+			}
+			if res.Applied {
+				if err := s.ApplyChargeAccess(ctx, res.Key, res.Status); err != nil {
+					return res, err
+				}
 			}
 		} else {
 			s.logger.Warn("stripe event for an unknown charge", "event", ev.ID, "type", ev.Type, "object", obj.ID)
@@ -107,6 +121,21 @@ func stripeEventStatus(ev stripe.Event) string {
 		return ChargeRefunded
 	case stripe.EventTypeChargeDisputeCreated:
 		return ChargeDisputed
+	case stripe.EventTypeChargeDisputeClosed:
+		return ChargeDisputed // the dispute's outcome decides: disputeClosedStatus
+	}
+	return ""
+}
+
+// disputeClosedStatus is the ledger status of a closed dispute's outcome
+// (https://docs.stripe.com/api/disputes/object#dispute_object-status), ""
+// for an outcome that settles nothing.
+func disputeClosedStatus(status string) string {
+	switch status {
+	case "won":
+		return ChargeDisputeWon
+	case "lost":
+		return ChargeDisputeLost
 	}
 	return ""
 }

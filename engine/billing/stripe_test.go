@@ -15,6 +15,9 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/billing/stripetest"
+
+	"github.com/stripe/stripe-go/v85"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // recordedRequest is one call the Stripe client made.
@@ -252,5 +255,87 @@ func TestStripeCheckout(t *testing.T) {
 	status, err := f.svc.ChargeStatus(ctx, "checkout:page-1")
 	if err != nil || status != "succeeded" {
 		t.Fatalf("ledger status = %q, %v", status, err)
+	}
+}
+
+// Refunds and disputes change access (they only updated the ledger): a
+// refunded add-on loses its entitlement, a disputed plan is suspended until
+// the dispute is won, a plan refunded in full ends; an event older than the
+// charge's newest changes nothing.
+func TestRefundsAndDisputesChangeAccess(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	main := f.buy(t, FamilyWeekly, TestCardSucceeds, "k-refund")
+	if err := f.svc.Finalize(ctx, main.ID, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	main, _ = f.svc.Subscription(ctx, main.ID)
+	course, err := f.svc.Purchase(ctx, PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyPDFCourse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := start
+	event := func(id string, typ stripe.EventType, object string) {
+		t.Helper()
+		at = at.Add(time.Minute)
+		ev := stripe.Event{ID: id, Type: typ, Created: at.Unix(), Data: &stripe.EventData{Raw: json.RawMessage(object)}}
+		if _, err := f.svc.HandleStripeEvent(ctx, ev); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	entitled := func() map[Entitlement]bool {
+		subs, _ := f.svc.ForUser(ctx, "u1")
+		return Entitlements(subs, "glimpse.web", f.clock.Now())
+	}
+	authorised := func() bool {
+		subs, _ := f.svc.ForUser(ctx, "u1")
+		_, ok := MainSubscription(subs, "glimpse.web", f.clock.Now())
+		return ok
+	}
+	charge := func(key string) string {
+		return `{"object":"charge","id":"ch_` + key + `","metadata":{"` + StripeMetadataKey + `":"` + key + `"}`
+	}
+	var ledger Charge
+	if err := f.svc.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": "checkout:k-refund"}).Decode(&ledger); err != nil {
+		t.Fatal(err)
+	}
+	dispute := func(status string) string {
+		return `{"object":"dispute","id":"dp_1","status":"` + status + `","payment_intent":"` + ledger.Reference + `"}`
+	}
+
+	if !entitled()[PDFCourse] || !authorised() {
+		t.Fatal("not entitled before any event")
+	}
+	courseKey := "purchase:u1:" + course.PlanCode
+	event("evt_refund_course", stripe.EventTypeChargeRefunded, charge(courseKey)+`,"refunded":true}`)
+	if entitled()[PDFCourse] {
+		t.Fatal("a refunded course still entitles")
+	}
+	event("evt_dispute", stripe.EventTypeChargeDisputeCreated, dispute("needs_response"))
+	if authorised() {
+		t.Fatal("a disputed plan still authorises")
+	}
+	event("evt_dispute_won", stripe.EventTypeChargeDisputeClosed, dispute("won"))
+	if !authorised() {
+		t.Fatal("a won dispute did not give access back")
+	}
+	event("evt_partial", stripe.EventTypeChargeRefunded, charge("checkout:k-refund")+`,"refunded":false}`)
+	if !authorised() {
+		t.Fatal("a partial refund ended the plan")
+	}
+	// An older event delivered late changes nothing.
+	at = at.Add(-time.Hour)
+	event("evt_old_dispute", stripe.EventTypeChargeDisputeCreated, dispute("needs_response"))
+	at = at.Add(time.Hour)
+	if !authorised() {
+		t.Fatal("an old event suspended the plan")
+	}
+	event("evt_refund_plan", stripe.EventTypeChargeRefunded, charge("checkout:k-refund")+`,"refunded":true}`)
+	if authorised() {
+		t.Fatal("a plan refunded in full still authorises")
+	}
+	got, _ := f.svc.Subscription(ctx, main.ID)
+	if got.Status != StatusExpired || !got.DueAt.IsZero() {
+		t.Fatalf("refunded plan: %+v", got)
 	}
 }

@@ -52,6 +52,9 @@ type Subscription struct {
 	NextPlanCode string `bson:"nextPlanCode,omitempty"`
 	// MainSubscriptionID links an add-on to the main plan it was bought on.
 	MainSubscriptionID string `bson:"mainSubscriptionId,omitempty"`
+	// Suspended is a subscription whose payment is disputed: it gives no
+	// access until the dispute closes in the operator's favour.
+	Suspended bool `bson:"suspended,omitempty"`
 }
 
 // Canceled reports whether the subscription will not renew.
@@ -75,7 +78,7 @@ func (s Subscription) FetchingPlans(now time.Time) bool {
 // at now: a main plan on that bundle, active or canceled (canceled still
 // authorises until it expires, as the spec says), not expired.
 func (s Subscription) Authorises(bundle string, now time.Time) bool {
-	return s.MainPlan && s.Bundle == bundle && (s.Status == StatusActive || s.Status == StatusCanceled) && !s.Expired(now)
+	return s.MainPlan && s.Bundle == bundle && (s.Status == StatusActive || s.Status == StatusCanceled) && !s.Expired(now) && !s.Suspended
 }
 
 // MainSubscription returns the subscription that authorises a person on a
@@ -114,4 +117,6 @@ const (
 	ChangeExpired       = "expired"
 	ChangePlanChanged   = "plan_changed"
 	ChangeExtended      = "extended"
+	ChangeRefunded      = "refunded"
+	ChangeDisputed      = "disputed"
 )

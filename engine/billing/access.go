@@ -1,0 +1,99 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// What a charge's later life does to the access it paid for (the EULA's
+// refunds; a card network's disputes; docs/stripe.md):
+//
+//   - refunded in full, or a dispute lost: the money is gone, so is what it
+//     paid for. An add-on loses its entitlement; a plan ends at once (no
+//     renewal, no access for the rest of the period);
+//   - a dispute opened: the subscription is suspended (no access) until the
+//     dispute closes; won, the suspension is lifted;
+//   - a first purchase whose payment failed after it was accepted as
+//     processing: it never paid, so it ends.
+//
+// A renewal's failed payment is not handled here: the renewal job retries
+// it (dunning). Each change is applied only for the charge's newest event
+// (HandleStripeEvent's Applied), so events out of order change nothing.
+
+// ApplyChargeAccess changes the access of the subscription a charge paid
+// for after an event set the charge's status.
+func (s *Service) ApplyChargeAccess(ctx context.Context, key, status string) error {
+	var ch Charge
+	err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&ch)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil // the event came before our ledger entry: its status is kept with the charge's events
+	}
+	if err != nil {
+		return fmt.Errorf("read charge %s: %w", key, err)
+	}
+	if ch.SubscriptionID == "" {
+		return nil
+	}
+	switch status {
+	case ChargeRefunded, ChargeDisputeLost:
+		return s.endForCharge(ctx, ch.SubscriptionID, key, ChangeRefunded, status)
+	case ChargeFailed:
+		if firstPurchase(key) {
+			return s.endForCharge(ctx, ch.SubscriptionID, key, ChangePaymentFailed, status)
+		}
+	case ChargeDisputed:
+		return s.setSuspended(ctx, ch.SubscriptionID, key, true)
+	case ChargeDisputeWon:
+		return s.setSuspended(ctx, ch.SubscriptionID, key, false)
+	}
+	return nil
+}
+
+// firstPurchase reports a charge key of a checkout or an add-on purchase
+// (not a renewal).
+func firstPurchase(key string) bool {
+	return len(key) > 9 && (key[:9] == "checkout:" || key[:9] == "purchase:")
+}
+
+// endForCharge ends a subscription now: it expires, renews no more, and its
+// history says why.
+func (s *Service) endForCharge(ctx context.Context, subID, key, kind, status string) error {
+	sub, err := s.Subscription(ctx, subID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID}, bson.M{
+		"$set":   bson.M{"status": StatusExpired, "expiresAt": now},
+		"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": ""},
+	}); err != nil {
+		return fmt.Errorf("end %s after %s: %w", subID, status, err)
+	}
+	s.record(ctx, subID, kind+":"+key, Change{By: "provider", Kind: kind, From: sub.Status, To: StatusExpired, Detail: "charge " + status})
+	s.touched(sub.UserID)
+	return nil
+}
+
+// setSuspended suspends a subscription while its payment is disputed, or
+// lifts that.
+func (s *Service) setSuspended(ctx context.Context, subID, key string, suspended bool) error {
+	sub, err := s.Subscription(ctx, subID)
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID},
+		bson.M{"$set": bson.M{"suspended": suspended}}); err != nil {
+		return fmt.Errorf("suspend %s: %w", subID, err)
+	}
+	detail := "dispute opened"
+	if !suspended {
+		detail = "dispute won"
+	}
+	s.record(ctx, subID, fmt.Sprintf("%s:%s:%t", ChangeDisputed, key, suspended), Change{By: "provider", Kind: ChangeDisputed, Detail: detail})
+	s.touched(sub.UserID)
+	return nil
+}
