@@ -40,6 +40,12 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 		template = mail.TemplateCanceled
 	case billing.NoticeReceipt:
 		template = mail.TemplateReceipt
+		if family := n.Data["family"]; family != "" {
+			// An add-on is named as My Plan names it, in the brand's words
+			// (the plan table knows main plans only).
+			data["item"] = a.Brands.Copy(a.Brands.Get(n.Brand)).T("plan.offer." + family + ".title")
+		}
+		delete(data, "family")
 	case billing.NoticeProfileReport:
 		return a.profileReportMail(ctx, n)
 	case billing.NoticeCancelLink:

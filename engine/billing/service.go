@@ -53,7 +53,7 @@ const (
 	NoticePurchase      = "purchase"       // Data: subscription, plan, price
 	NoticePaymentFailed = "payment_failed" // Data: plan, retryDate
 	NoticeCanceled      = "canceled"       // Data: plan, endDate
-	NoticeReceipt       = "receipt"        // Data: item, price, date
+	NoticeReceipt       = "receipt"        // Data: item, price, date; family for an add-on (its name is the brand's copy)
 	NoticeCancelLink    = "cancel_link"    // Data: token, email
 	NoticeProfileReport = "profile_report" // Data: user, email: the bought report is to be made and mailed
 )
@@ -474,7 +474,7 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	s.record(ctx, sub.ID, "created", Change{By: "user:" + req.UserID, Kind: ChangeCreated, To: plan.Code,
 		Detail: plan.Price.String() + " charge " + ch.Reference})
 	s.send(ctx, Notice{Key: "receipt:" + sub.ID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeReceipt,
-		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": brand.Date(now)}})
+		Data: map[string]string{"item": Describe(plan.Code).Name, "family": req.Family, "price": plan.Price.String(), "date": brand.Date(now)}})
 	if req.Family == FamilyProfileReport {
 		s.send(ctx, Notice{Key: "profile-report:" + req.UserID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeProfileReport,
 			Data: map[string]string{"user": req.UserID, "email": req.Email}})

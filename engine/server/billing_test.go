@@ -157,6 +157,11 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), "PURCHASED") {
 		t.Fatal("My Plan does not show the course as purchased")
 	}
+	// The receipt names what was bought (it read "Weekly Plan").
+	receipts := h.mails(mail.TemplateReceipt)
+	if len(receipts) != 1 || !strings.Contains(receipts[0].Text, " for Instagram PRO course on ") {
+		t.Fatalf("receipts: %+v", receipts)
+	}
 
 	// Cancel by email: the mail's link cancels on the public page.
 	r = h.actionAt("/dashboard", "plan.cancel_request", nil)
