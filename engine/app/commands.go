@@ -8,11 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/config"
+	"glimpse/engine/store"
 )
 
 const usage = `usage: glimpse [command]
@@ -27,6 +29,10 @@ commands:
   db-server --data DIR
                       run the embedded database as a process of its own on a
                       Unix socket and print its MONGODB_URI (fault tests)
+  backup DIR          copy the embedded database into the new directory DIR,
+                      also while the app serves (docs/operations.md)
+  restore DIR         put the backup in DIR back into GLIMPSE_DATA_DIR; stop
+                      the app first
   version             print the version
 `
 
@@ -60,6 +66,10 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return staffCommand(ctx, cfg, logger, stdout, args)
 	case "db-server":
 		return dbServer(ctx, args, logger, stdout)
+	case "backup":
+		return backup(ctx, cfg, stdout, args)
+	case "restore":
+		return restore(ctx, cfg, stdout, args)
 	case "-h", "--help", "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -132,4 +142,78 @@ func loginLink(ctx context.Context, cfg config.Config, logger *slog.Logger, stdo
 	}
 	_, err = fmt.Fprintf(stdout, "%s/?login=%s\n(single use, valid for %s)\n", cfg.BaseURL, token, auth.LoginLinkLifetime)
 	return err
+}
+
+// backup copies the embedded database into a new directory, while the app
+// may be serving from it (store.BackupEmbedded). A MongoDB deployment is
+// backed up with MongoDB's own tools instead.
+func backup(ctx context.Context, cfg config.Config, stdout io.Writer, args []string) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return errors.New("usage: glimpse backup DIR")
+	}
+	if cfg.MongoURI != "" {
+		return errors.New("backup: MONGODB_URI is set, so the data is in MongoDB, not in GLIMPSE_DATA_DIR; " +
+			"back it up with mongodump --oplog as docs/operations.md (Backups) describes")
+	}
+	start := time.Now()
+	b, err := store.BackupEmbedded(ctx, cfg.DataDir, args[0])
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "Backed up %s into %s in %s:\n", cfg.DataDir, args[0], time.Since(start).Round(time.Millisecond)); err != nil {
+		return err
+	}
+	for _, f := range b.Files {
+		if _, err := fmt.Fprintf(stdout, "  %-24s %s  sha256 %s\n", f.Name, size(f.Bytes), f.SHA256); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintf(stdout, "  %-24s %s\nRestore it with: glimpse restore %s\n", "total", size(b.Bytes()), args[0])
+	return err
+}
+
+// restore puts a backup made by backup into the data directory, which no
+// running instance may hold (store.RestoreEmbedded refuses it).
+func restore(ctx context.Context, cfg config.Config, stdout io.Writer, args []string) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return errors.New("usage: glimpse restore DIR")
+	}
+	if cfg.MongoURI != "" {
+		return errors.New("restore: MONGODB_URI is set, so the data is in MongoDB, not in GLIMPSE_DATA_DIR; " +
+			"restore it with mongorestore --oplogReplay as docs/operations.md (Backups) describes")
+	}
+	r, err := store.RestoreEmbedded(ctx, args[0], cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "Restored the backup of %s from %s into %s:\n",
+		r.Backup.Created.Format(time.RFC3339), args[0], cfg.DataDir); err != nil {
+		return err
+	}
+	found := false
+	for _, f := range r.Backup.Files {
+		found = found || f.Name == cfg.Database+".sqlite"
+		if _, err := fmt.Fprintf(stdout, "  %-24s %s\n", f.Name, size(f.Bytes)); err != nil {
+			return err
+		}
+	}
+	if r.Previous != "" {
+		if _, err := fmt.Fprintf(stdout, "The files it replaced are in %s; delete them once the app runs well.\n", r.Previous); err != nil {
+			return err
+		}
+	}
+	if !found {
+		_, err = fmt.Fprintf(stdout, "Warning: the backup has no %s.sqlite, the database GLIMPSE_DATABASE=%s names; the app will start empty.\n",
+			cfg.Database, cfg.Database)
+	}
+	return err
+}
+
+// size writes a byte count for people: exact, and in MiB when that is
+// shorter to read.
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
 }

@@ -1,0 +1,311 @@
+package store_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine/store"
+)
+
+// serverDirEnv tells the test binary, run again by startServerProcess, to be
+// the database server on that data directory (TestBackupServerProcess).
+const serverDirEnv = "GLIMPSE_TEST_BACKUP_SERVER_DIR"
+
+// TestBackupServerProcess is the server half of TestBackupUnderWriteLoad:
+// startServerProcess runs the test binary again with only this test and
+// serverDirEnv set, so the server writing the SQLite file is another
+// process, as `glimpse serve` is to `glimpse backup`. Run directly, it skips.
+func TestBackupServerProcess(t *testing.T) {
+	dir := os.Getenv(serverDirEnv)
+	if dir == "" {
+		t.Skip("the server process of TestBackupUnderWriteLoad")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := store.ServeEmbedded(ctx, dir, slog.New(slog.DiscardHandler), func(uri string) error {
+		_, err := fmt.Printf("MONGODB_URI=%s\n", uri)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startServerProcess starts the embedded server on dataDir in a process of
+// its own and returns its URI; the server is interrupted when the test ends.
+func startServerProcess(t *testing.T, dataDir string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBackupServerProcess$")
+	cmd.Env = append(os.Environ(), serverDirEnv+"="+dataDir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if uri, ok := strings.CutPrefix(lines.Text(), "MONGODB_URI="); ok {
+			go func() { // drain the rest, so the process never blocks on a full pipe
+				for lines.Scan() {
+				}
+			}()
+			return uri
+		}
+	}
+	t.Fatalf("server process ended without printing its URI: %v", lines.Err())
+	return ""
+}
+
+// TestBackupUnderWriteLoad takes a backup while four writers insert
+// documents through a server in another process, restores it into a fresh
+// data directory and checks that every insert acknowledged before the backup
+// began is there and that the restored database serves a read and a write.
+func TestBackupUnderWriteLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dataDir := privateDir(t)
+	s, err := store.Open(ctx, store.Config{URI: startServerProcess(t, dataDir), Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(ctx)
+	docs := s.DB().Collection("docs")
+
+	const writers, warmUp = 4, 1000
+	var (
+		mu      sync.Mutex
+		acked   []string // ids whose insert returned success, in order
+		warm    = make(chan struct{})
+		warmed  sync.Once
+		stop    = make(chan struct{})
+		writing sync.WaitGroup
+	)
+	for w := range writers {
+		writing.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := fmt.Sprintf("w%d-%06d", w, i)
+				if _, err := docs.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "i", Value: i},
+					{Key: "text", Value: strings.Repeat("glimpse ", 40)}}); err != nil {
+					t.Errorf("insert %s: %v", id, err)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, id)
+				n := len(acked)
+				mu.Unlock()
+				if n >= warmUp {
+					warmed.Do(func() { close(warm) })
+				}
+			}
+		})
+	}
+	select {
+	case <-warm:
+	case <-time.After(15 * time.Second):
+		close(stop)
+		writing.Wait()
+		t.Fatalf("only %d inserts in 15 s", len(acked))
+	}
+
+	mu.Lock()
+	before := slices.Clone(acked)
+	mu.Unlock()
+	dest := filepath.Join(t.TempDir(), "backup")
+	start := time.Now()
+	b, err := store.BackupEmbedded(ctx, dataDir, dest)
+	took := time.Since(start)
+	mu.Lock()
+	during := len(acked) - len(before)
+	mu.Unlock()
+	close(stop)
+	writing.Wait()
+	if err != nil {
+		t.Fatalf("BackupEmbedded: %v", err)
+	}
+	t.Logf("backup: %d file(s), %d bytes in %v; %d inserts acknowledged before it began, %d while it ran",
+		len(b.Files), b.Bytes(), took.Round(time.Millisecond), len(before), during)
+
+	if fi, err := os.Stat(filepath.Join(dest, "app.sqlite")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup file: %v, want mode 0600", err)
+	}
+	if _, err := store.RestoreEmbedded(ctx, dest, dataDir); !errors.Is(err, store.ErrDataDirInUse) {
+		t.Errorf("restore into the data directory the server holds: got %v, want ErrDataDirInUse", err)
+	}
+
+	restored := filepath.Join(privateDir(t), "data")
+	r, err := store.RestoreEmbedded(ctx, dest, restored)
+	if err != nil {
+		t.Fatalf("RestoreEmbedded: %v", err)
+	}
+	if r.Previous != "" {
+		t.Errorf("a fresh data directory had files to move aside: %s", r.Previous)
+	}
+	s2, err := store.Open(ctx, store.Config{DataDir: restored, Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open the restored data directory: %v", err)
+	}
+	defer s2.Close(ctx)
+	got := map[string]bool{}
+	cur, err := s2.DB().Collection("docs").Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatalf("read the restored documents: %v", err)
+	}
+	var all []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &all); err != nil {
+		t.Fatalf("read the restored documents: %v", err)
+	}
+	for _, d := range all {
+		got[d.ID] = true
+	}
+	var missing []string
+	for _, id := range before {
+		if !got[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d of %d inserts acknowledged before the backup are missing from it, e.g. %s",
+			len(missing), len(before), missing[0])
+	}
+	t.Logf("restored %d documents", len(all))
+
+	var one struct {
+		I int `bson:"i"`
+	}
+	if err := s2.DB().Collection("docs").FindOne(ctx, bson.D{{Key: "_id", Value: "w0-000001"}}).Decode(&one); err != nil || one.I != 1 {
+		t.Errorf("read w0-000001 from the restored store: %+v, %v", one, err)
+	}
+	if _, err := s2.DB().Collection("docs").InsertOne(ctx, bson.D{{Key: "_id", Value: "after-restore"}}); err != nil {
+		t.Errorf("write to the restored store: %v", err)
+	}
+	if n, err := s2.DB().Collection("docs").CountDocuments(ctx, bson.D{{Key: "_id", Value: "after-restore"}}); err != nil || n != 1 {
+		t.Errorf("read back the write to the restored store: %d, %v", n, err)
+	}
+}
+
+// TestBackupRefusals: a backup never goes into a directory with files in it,
+// a restore takes only a complete, intact backup, and never a data
+// directory an instance holds, even when that instance's socket is elsewhere.
+func TestBackupRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	// A data directory open to others puts the socket in a temporary
+	// directory, so only SQLite's lock shows that the data is in use.
+	dataDir := t.TempDir()
+	if err := os.Chmod(dataDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(ctx, store.Config{DataDir: dataDir, Database: "app"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(ctx)
+	if _, err := s.DB().Collection("docs").InsertOne(ctx, bson.D{{Key: "_id", Value: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(t.TempDir(), "good")
+	if _, err := store.BackupEmbedded(ctx, dataDir, good); err != nil {
+		t.Fatalf("BackupEmbedded: %v", err)
+	}
+
+	if _, err := store.BackupEmbedded(ctx, dataDir, good); !errors.Is(err, store.ErrBackupDirNotEmpty) {
+		t.Errorf("backup into a non-empty directory: got %v, want ErrBackupDirNotEmpty", err)
+	}
+	if _, err := store.BackupEmbedded(ctx, t.TempDir(), filepath.Join(t.TempDir(), "b")); err == nil {
+		t.Error("backup of a data directory with no database succeeded")
+	}
+
+	notBackups := map[string]func(dir string){
+		"empty directory": func(string) {},
+		"file changed": func(dir string) {
+			copyBackup(t, good, dir)
+			f, err := os.OpenFile(filepath.Join(dir, "app.sqlite"), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = f.Write([]byte("x"))
+			_ = f.Close()
+		},
+		"file missing": func(dir string) {
+			copyBackup(t, good, dir)
+			if err := os.Remove(filepath.Join(dir, "app.sqlite")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"name outside the directory": func(dir string) {
+			writeFile(t, filepath.Join(dir, store.ManifestName), `{"files":[{"name":"../app.sqlite","bytes":1,"sha256":""}]}`)
+		},
+		"not JSON": func(dir string) {
+			writeFile(t, filepath.Join(dir, store.ManifestName), "glimpse")
+		},
+	}
+	for name, prepare := range notBackups {
+		dir := t.TempDir()
+		prepare(dir)
+		target := t.TempDir()
+		if _, err := store.RestoreEmbedded(ctx, dir, target); !errors.Is(err, store.ErrNotABackup) {
+			t.Errorf("%s: got %v, want ErrNotABackup", name, err)
+		}
+	}
+
+	if _, err := store.RestoreEmbedded(ctx, good, dataDir); !errors.Is(err, store.ErrDataDirInUse) {
+		t.Errorf("restore into a data directory in use: got %v, want ErrDataDirInUse", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.RestoreEmbedded(ctx, good, dataDir)
+	if err != nil {
+		t.Fatalf("restore once the instance stopped: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(r.Previous, "app.sqlite")); err != nil {
+		t.Errorf("the replaced database was not kept: %v", err)
+	}
+}
+
+func copyBackup(t *testing.T, from, to string) {
+	t.Helper()
+	for _, name := range []string{store.ManifestName, "app.sqlite"} {
+		data, err := os.ReadFile(filepath.Join(from, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(to, name), string(data))
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
