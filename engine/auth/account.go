@@ -78,8 +78,9 @@ const (
 	// enough for a buyer who reads the welcome mail days later.
 	ActivationKeyLifetime = 14 * 24 * time.Hour
 	// ResetMailWindow is how long a reset mail counts as just sent: a
-	// request for the same address within it sends none (the one sent
-	// holds a link valid for PasswordResetLifetime).
+	// request for the same address within it sends none while the link
+	// sent is unused (it is valid for PasswordResetLifetime); once it is
+	// used, the next request sends a new one at once.
 	ResetMailWindow = 5 * time.Minute
 	// ActivationMailWindow is how long an activation mail counts as just
 	// sent: within it a second request sends nothing.

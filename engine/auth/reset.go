@@ -117,6 +117,13 @@ func (s *Service) ResetPassword(ctx context.Context, token, password, ip string)
 	if _, err := s.db.Collection(PasswordResetsCollection).DeleteMany(ctx, bson.M{"userId": doc.UserID}); err != nil {
 		return fmt.Errorf("reset password: drop other links: %w", err)
 	}
+	// The address's reset mails were coalesced while a link was out; with
+	// it used, the owner may ask for another at once.
+	if u, err := s.userByID(ctx, doc.UserID); err == nil {
+		if err := s.releaseOnce(ctx, "reset-mail", u.Email, ResetMailWindow); err != nil {
+			return err
+		}
+	}
 	return s.SignOutAll(ctx, doc.UserID)
 }
 
@@ -164,6 +171,16 @@ func (s *Service) TakeOnce(ctx context.Context, kind, name string, window time.D
 		return false, fmt.Errorf("claim %s: %w", kind, err)
 	}
 	return ok, nil
+}
+
+// releaseOnce gives back name's claim of the current window (TakeOnce), so
+// the next caller in the window gets true again.
+func (s *Service) releaseOnce(ctx context.Context, kind, name string, window time.Duration) error {
+	id := "once:" + kind + ":" + engine.HashToken(name) + ":" + store.Window(s.clock.Now(), window)
+	if err := store.NewClaims(s.db).Release(ctx, id); err != nil {
+		return fmt.Errorf("release %s: %w", kind, err)
+	}
+	return nil
 }
 
 // VerifyPassword checks an email and password like SignIn (the same limits,
