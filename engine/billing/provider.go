@@ -46,17 +46,17 @@ type ChargeRequest struct {
 
 // Charge is a payment taken.
 type Charge struct {
-	ID        string    `bson:"_id"`
-	Key       string    `bson:"key"`
-	Provider  string    `bson:"provider"`
-	Reference string    `bson:"reference"` // the provider's id for the payment
-	Amount    Money     `bson:"amount"`
-	Method    string    `bson:"method"`
+	ID        string `bson:"_id"`
+	Key       string `bson:"key"`
+	Provider  string `bson:"provider"`
+	Reference string `bson:"reference"` // the provider's id for the payment
+	Amount    Money  `bson:"amount"`
+	Method    string `bson:"method"`
 	// SubscriptionID is what the charge paid for.
-	SubscriptionID string `bson:"subscriptionId,omitempty"`
-	Status    string    `bson:"status"` // succeeded or failed
-	Failure   string    `bson:"failure,omitempty"`
-	CreatedAt time.Time `bson:"createdAt"`
+	SubscriptionID string    `bson:"subscriptionId,omitempty"`
+	Status         string    `bson:"status"` // succeeded or failed
+	Failure        string    `bson:"failure,omitempty"`
+	CreatedAt      time.Time `bson:"createdAt"`
 }
 
 // Provider is a payment processor: the built-in sandbox or Stripe.
