@@ -42,6 +42,9 @@ type PlanState struct {
 	Offers []Offer
 }
 
+// resumePlanForm is My Plan's form that takes a cancel back.
+const resumePlanForm = "resume-plan"
+
 // NextPlan is a plan change scheduled for the next period, as shown.
 type NextPlan struct {
 	Name   string // "Premium Plan"
@@ -100,8 +103,12 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 	var cancel *ui.Node
 	switch {
 	case p.Canceled:
-		cancel = ui.Button(c.T("plan.canceledButton"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
-		cancel.DisabledWhen = ui.Always(true)
+		canceled := ui.Button(c.T("plan.canceledButton"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
+		canceled.DisabledWhen = ui.Always(true)
+		// Canceled, running until its period ends: it can be taken back.
+		resume := ui.Submit("plan.resume", resumePlanForm)
+		cancel = ui.Form(resumePlanForm, resume, canceled, ui.FormError(resumePlanForm),
+			ui.Button(c.T("plan.resume"), "primary", resume))
 	case p.Fetching:
 		cancel = ui.Button(c.T("plan.fetching"), "secondary", ui.OpenOverlay(CancelByEmailOverlay))
 		cancel.DisabledWhen = ui.Always(true)

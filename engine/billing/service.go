@@ -509,6 +509,36 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	return sub, nil
 }
 
+// ErrNotResumable is a plan that is not canceled-but-running (active
+// already, ended, or an add-on).
+var ErrNotResumable = engine.Errorf(engine.CodeConflict, "This plan cannot be resumed.")
+
+// Resume takes back a cancel at period end before the period ends: the plan
+// is active again and renews as before. Resuming twice is a no-op.
+func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscription, error) {
+	sub, err := s.Subscription(ctx, subscriptionID)
+	if err != nil {
+		return Subscription{}, err
+	}
+	now := s.clock.Now()
+	if sub.Status == StatusActive && sub.MainPlan {
+		return sub, nil
+	}
+	if sub.Status != StatusCanceled || !sub.MainPlan || sub.Expired(now) {
+		return sub, ErrNotResumable
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID, "status": StatusCanceled}, bson.M{
+		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd},
+		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": ""},
+	}); err != nil {
+		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
+	}
+	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusActive, false, nil, nil, sub.CurrentPeriodEnd
+	s.record(ctx, sub.ID, "resumed:"+strconv.FormatInt(now.UnixNano(), 10), Change{By: by, Kind: ChangeResumed, From: StatusCanceled, To: StatusActive})
+	s.touched(sub.UserID)
+	return sub, nil
+}
+
 // cancelAll cancels the active main plans among subs on bundle and counts
 // those canceled now (each once, though subs may list one twice).
 func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by string) (int, error) {

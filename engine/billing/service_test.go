@@ -546,3 +546,33 @@ func TestPurchaseAfterADeclineIsANewAttempt(t *testing.T) {
 		t.Fatalf("after a new card: %v", err)
 	}
 }
+
+// A plan canceled at period end can be resumed before it ends, and renews
+// again; an ended one cannot.
+func TestResumeACanceledPlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, TestCardSucceeds, "k-resume")
+	if _, err := f.svc.Cancel(ctx, sub.ID, "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.Resume(ctx, sub.ID, "user:u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = f.svc.Subscription(ctx, sub.ID)
+	if got.Status != StatusActive || got.CancelAtPeriodEnd || got.ExpiresAt != nil || !got.DueAt.Equal(sub.CurrentPeriodEnd) {
+		t.Fatalf("resumed: %+v", got)
+	}
+	if _, err := f.svc.Resume(ctx, sub.ID, "user:u1"); err != nil {
+		t.Fatalf("resuming twice: %v", err)
+	}
+	if _, err := f.svc.Cancel(ctx, sub.ID, "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(8 * 24 * time.Hour) // past the period's end
+	if _, err := f.svc.Resume(ctx, sub.ID, "user:u1"); !errors.Is(err, ErrNotResumable) {
+		t.Fatalf("an ended plan: %v", err)
+	}
+}

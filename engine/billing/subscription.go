@@ -117,6 +117,7 @@ const (
 	ChangeExpired       = "expired"
 	ChangePlanChanged   = "plan_changed"
 	ChangeExtended      = "extended"
+	ChangeResumed       = "resumed"
 	ChangeRefunded      = "refunded"
 	ChangeDisputed      = "disputed"
 )

@@ -177,6 +177,21 @@ func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 		ui.CloseOverlay(screens.CancelByEmailOverlay), ui.OpenOverlay(screens.CancelSentOverlay)), nil
 }
 
+// resumePlan takes back a cancel at period end (billing.Resume).
+func (s *Server) resumePlan(r *request, _ any) (*ui.Result, error) {
+	if !r.authorised || r.mainSub.ID == "" {
+		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("plan.noPaymentMethod"))
+	}
+	_, err := s.Billing.Resume(r.fiber.Context(), r.mainSub.ID, "user:"+r.principal.User.ID)
+	if errors.Is(err, billing.ErrNotResumable) {
+		return nil, engine.Wrap(engine.CodeConflict, err, r.copy.T("plan.notResumable"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ui.Effects(ui.Refresh()), nil
+}
+
 // cancelFromLink is the public cancel page's one call: the link's value
 // names a cancel request; any failure reads as 'No subscriptions'.
 func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {

@@ -116,6 +116,7 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"plan.buy_report", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyProfileReport)}},
 		{"plan.buy_playbook", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)}},
 		{"plan.cancel_request", actionSpec{newRequest: noValues, handle: s.cancelRequest}},
+		{"plan.resume", actionSpec{newRequest: noValues, handle: s.resumePlan}},
 		{"plan.update_card", actionSpec{newRequest: empty[updateCardRequest], handle: s.updateCard, form: true}},
 		{"unsubscription.cancel", actionSpec{newRequest: noValues, handle: s.cancelFromLink}},
 		{"unsubscribe.leave", actionSpec{newRequest: empty[unsubscribeLeaveRequest], handle: s.unsubscribeLeave}},

@@ -400,3 +400,30 @@ func TestUnsubscribeKeepReasonAndGiftHolder(t *testing.T) {
 		t.Fatalf("gift holder's review → %s", to)
 	}
 }
+
+// My Plan resumes a plan canceled at period end (it could not be taken
+// back before its end).
+func TestMyPlanResumesACanceledPlan(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	sub := h.member("ann@example.com", billing.FamilyWeekly)
+	if _, err := h.app.Billing.Cancel(ctx, sub.ID, "user:"+sub.UserID); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(6 * time.Second) // past the session's cached subscriptions
+	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), "Resume my plan") {
+		t.Fatalf("My Plan of a canceled plan offers no resume: %s", home.raw)
+	}
+	if r := h.actionAt("/dashboard", "plan.resume", nil); r.status != http.StatusOK {
+		t.Fatalf("resume: %d %s", r.status, r.raw)
+	}
+	got, _ := h.app.Billing.Subscription(ctx, sub.ID)
+	if got.Status != billing.StatusActive || got.ExpiresAt != nil {
+		t.Fatalf("after resuming: %+v", got)
+	}
+	h.clock.Advance(6 * time.Second)
+	if home := h.screen("/dashboard"); strings.Contains(string(home.raw), "Resume my plan") || !strings.Contains(string(home.raw), "Renews on") {
+		t.Fatalf("My Plan after resuming: %s", home.raw)
+	}
+}
