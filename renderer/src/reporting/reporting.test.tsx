@@ -116,6 +116,8 @@ describe("error reporting", () => {
     const crumb = options.beforeBreadcrumb({ data: { from: "/?login=abc", to: "/dashboard", url: "/x?token=t" } });
     expect(crumb.data).toEqual({ from: "/?login=%5BFiltered%5D", to: "/dashboard", url: "/x?token=%5BFiltered%5D" });
     expect(scrubUrl("/plain?a=1")).toBe("/plain?a=1");
+    expect(scrubUrl("/unsubscription?from=t0k3n")).toBe("/unsubscription?from=%5BFiltered%5D");
+    expect(scrubUrl("/access-recovery?key=k3y")).toBe("/access-recovery?key=%5BFiltered%5D");
   });
 });
 

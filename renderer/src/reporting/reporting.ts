@@ -44,8 +44,26 @@ export interface ScrubbableBreadcrumb {
 
 export type SentryLoader = () => Promise<SentryModule>;
 
-/** Query parameters that carry credentials or one-time tokens and must never be reported. */
-const SECRET_PARAMS = ["creds", "login", "token", "code", "access_token", "state"];
+/**
+ * Query parameters that carry credentials, one-time tokens or a person's details and must never be
+ * reported: the server's list (engine/redact), so a browser's report hides what its access log does
+ * (the cancel link's `from`, the activation link's `key`, …).
+ */
+const SECRET_PARAMS = [
+  "creds",
+  "login",
+  "token",
+  "code",
+  "state",
+  "access_token",
+  "from",
+  "reset",
+  "key",
+  "id",
+  "subscription",
+  "password",
+  "email",
+];
 
 /** The settings from the page shell, or null when reporting is off (no or unreadable tag). */
 export function readReportingSettings(doc: Document): ReportingSettings | null {
