@@ -2,7 +2,7 @@
 // `sequence` stops at the first that fails.
 import type { Action, ActionOf, ActionType } from "../schema/action";
 import type { Answer, Api } from "./api";
-import type { Forms } from "./forms";
+import type { FieldSpec, Forms } from "./forms";
 import { isOpenable } from "./href";
 import { getPointer } from "./pointer";
 import { isLocalPath, type Origin, type Router } from "./router";
@@ -30,6 +30,27 @@ export interface RunnerHost {
 type Handler<K extends ActionType> = (action: ActionOf<K>, context: ActionContext, host: RunnerHost) => Promise<boolean>;
 
 
+/** Field types whose value is the text typed into them. */
+const TYPED = new Set(["text", "email", "password", "search", "tel", "url", "number"]);
+
+/**
+ * The values sent are what the fields show: text a field holds that its state does not (typed
+ * while React was adopting the server's markup, before its handlers were attached) is taken
+ * into the state first (issue #21).
+ */
+function takeTypedText(fields: readonly FieldSpec[], store: Store): void {
+  const state = store.get().state;
+  for (const field of fields) {
+    const element = field.element();
+    const typed =
+      element instanceof HTMLTextAreaElement || (element instanceof HTMLInputElement && TYPED.has(element.type));
+    if (!typed) continue;
+    const held = getPointer(state, field.bind);
+    const shown = typeof held === "string" || typeof held === "number" ? String(held) : "";
+    if (element.value !== shown) store.setValue(field.bind, element.value);
+  }
+}
+
 /** Collects, validates and posts a form (protocol.md, Actions). */
 async function submit(action: ActionOf<"submit">, context: ActionContext, host: RunnerHost): Promise<boolean> {
   const { store, forms, api, router } = host;
@@ -37,6 +58,7 @@ async function submit(action: ActionOf<"submit">, context: ActionContext, host: 
   if (!store.beginSubmit(action.action, context.source ?? formId ?? action.action)) return false;
   try {
     const fields = formId === undefined ? [] : forms.fields(formId);
+    takeTypedText(fields, store);
     const state = store.get().state;
     store.clearErrors(
       fields.map((field) => field.id),

@@ -46,6 +46,17 @@ describe("submit", () => {
     });
   });
 
+  it("sends what the fields show, even text their state missed (typed while the app adopted the page)", async () => {
+    const { runtime, server } = await renderNode(form, { state: { form: { feedback: "" }, ui: { rate: false } } });
+    // As text typed before React's handlers were attached: in the field, not in the state.
+    const field = screen.getByLabelText("Feedback");
+    if (!(field instanceof HTMLTextAreaElement)) throw new Error("no textarea");
+    field.value = "Typed early";
+    await act(() => runtime.run({ type: "submit", action: "cancel.review", form: "review" }));
+    expect(screen.queryByText("Tell us more")).toBeNull();
+    expect(server.calls.at(-1)?.body).toEqual({ values: { feedback: "Typed early" }, path: "/" });
+  });
+
   it("replaces the screen with an envelope answer", async () => {
     const { runtime } = await renderNode(form, { state: { form: { feedback: "ok" } } }, {
       onAction: () => ({ body: envelope([{ type: "text", text: "Thanks!" }], { screen: { title: "Done" } }) }),
