@@ -6,7 +6,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 export PERCY_POSTINSTALL_BROWSER := false
 
-.PHONY: run test build lint bench e2e fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances
+.PHONY: run test build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
@@ -56,6 +56,11 @@ renderer-test: deps
 ## e2e: Playwright in Debian's Chromium against the real binary (Percy snapshots when PERCY_TOKEN is set)
 e2e: build
 	npx percy exec -- npx playwright test --config e2e/playwright.config.ts
+
+## soak: the e2e suite three times in a row, each on a fresh database; run it before a stop: a test that
+## fails one time in three is a defect
+soak: build
+	for run in 1 2 3; do echo "soak: run $$run of 3"; npx playwright test --config e2e/playwright.config.ts || exit 1; done
 
 ## bench: Go benchmarks, the HTTP load comparison against the real binary (make load), the renderer's bundle size
 ## and Lighthouse's first-screen figures (make lighthouse)
