@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -105,8 +104,6 @@ var (
 	ErrEmailInUse = engine.Errorf(engine.CodeConflict, "the address has an account")
 )
 
-var emailPattern = regexp.MustCompile(ui.EmailPattern)
-
 type activationKey struct {
 	ID             string    `bson:"_id"` // SHA-256 of the key
 	SubscriptionID string    `bson:"subscriptionId"`
@@ -193,7 +190,7 @@ func (a *Accounts) Create(ctx context.Context, req NewAccount) (User, string, er
 	if !sub.Authorises(req.Bundle, a.auth.clock.Now()) { // every check but the link, done next
 		return User{}, "", ErrNoPendingSubscription
 	}
-	if !emailPattern.MatchString(sub.Email) {
+	if !ui.ValidEmail(sub.Email) {
 		return User{}, "", ErrAccountEmail
 	}
 	var u User

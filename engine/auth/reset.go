@@ -165,7 +165,7 @@ func (s *Service) TakeRequestSlot(ctx context.Context, kind, key string, limit i
 // concurrent callers too). Name is hashed like TakeRequestSlot's key.
 func (s *Service) TakeOnce(ctx context.Context, kind, name string, window time.Duration) (bool, error) {
 	now := s.clock.Now()
-	id := "once:" + kind + ":" + engine.HashToken(name) + ":" + store.Window(now, window)
+	id := onceID(kind, name, now, window)
 	ok, err := store.NewClaims(s.db).Take(ctx, id, "", now.Add(window))
 	if err != nil {
 		return false, fmt.Errorf("claim %s: %w", kind, err)
@@ -173,10 +173,16 @@ func (s *Service) TakeOnce(ctx context.Context, kind, name string, window time.D
 	return ok, nil
 }
 
+// onceID is the claim of name for kind in the window of length window that
+// now falls in (TakeOnce, releaseOnce).
+func onceID(kind, name string, now time.Time, window time.Duration) string {
+	return "once:" + kind + ":" + engine.HashToken(name) + ":" + store.Window(now, window)
+}
+
 // releaseOnce gives back name's claim of the current window (TakeOnce), so
 // the next caller in the window gets true again.
 func (s *Service) releaseOnce(ctx context.Context, kind, name string, window time.Duration) error {
-	id := "once:" + kind + ":" + engine.HashToken(name) + ":" + store.Window(s.clock.Now(), window)
+	id := onceID(kind, name, s.clock.Now(), window)
 	if err := store.NewClaims(s.db).Release(ctx, id); err != nil {
 		return fmt.Errorf("release %s: %w", kind, err)
 	}

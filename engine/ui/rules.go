@@ -17,6 +17,9 @@ const EmailPattern = `^[^\s@]+@[^\s@]+\.[^\s@]+$`
 
 var emailRegexp = regexp.MustCompile(EmailPattern)
 
+// ValidEmail reports whether s passes the email rule.
+func ValidEmail(s string) bool { return emailRegexp.MatchString(s) }
+
 // CheckRules runs rules against value, as the renderer does before a submit,
 // and returns the first failing rule's message, or "" when all pass. state is
 // the document that equals rules and when-conditions read from.
