@@ -49,5 +49,7 @@ func (a *App) wireOperations(cfg config.Config, st *store.Store) {
 	}
 	a.Metrics = metrics.NewBusiness(a.Clock.Now)
 	a.Billing.SetMetrics(a.Metrics)
+	a.Profiles.SetMetrics(a.Metrics)
+	a.Experiments.SetMetrics(a.Metrics)
 	a.Metrics.SetMailQueue(a.Outbox.Pending)
 }
