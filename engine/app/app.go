@@ -264,7 +264,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Ready:             a.Store.CheckWritable,
 		ValidateResponses: validateResponses,
 		Mail:              a.Outbox, DevMailbox: a.Config.DevMailbox,
-		Business:          a.Metrics,
+		Business: a.Metrics,
 	})
 }
 
