@@ -50,8 +50,9 @@ type renewalTuning struct {
 	// on: a cursor held open while the pass writes keeps the embedded
 	// database's read snapshot, and its write-ahead log, from moving on,
 	// and every write got slower as the pass went (measured: 7,500
-	// renewals in the first minute, under 2,300 a minute after 15). On the
-	// embedded store each read scans the collection, so pages are large.
+	// renewals in the first minute, under 2,300 a minute after 15). 0
+	// reads the whole due set at once (the embedded store: see
+	// EmbeddedRenewalPage).
 	page int
 	// batch is how many of a page are claimed, charged and written
 	// together: one insertMany of claims, one of ledger entries, one of
@@ -65,14 +66,15 @@ type renewalTuning struct {
 	limiter *rate.Limiter
 }
 
-// Page sizes: on MongoDB a page is a walk of the _id index from where the
-// last one ended, so pages can be small; on the embedded store every read
+// Page sizes. On MongoDB a page is a walk of the _id index from where the
+// last one ended, so pages can be small. On the embedded store every read
 // with a filter decodes every document of the collection (FerretDB pushes
-// only an _id equality down to SQLite), so a pass reads as few pages as it
-// can: one up to EmbeddedRenewalPage due subscriptions.
+// only an _id equality down to SQLite) and a sorted read holds every match
+// in memory before the first is returned (1 GB for 100,000 due), so the pass
+// reads the due set once, unsorted and streamed: EmbeddedRenewalPage (0).
 const (
 	DefaultRenewalPage  = 5000
-	EmbeddedRenewalPage = 100000
+	EmbeddedRenewalPage = 0
 )
 
 func defaultRenewalTuning(p Provider) renewalTuning {
@@ -91,13 +93,9 @@ func defaultRenewalTuning(p Provider) renewalTuning {
 func (s *Service) SetMetrics(m *metrics.Business) { s.metrics = m }
 
 // SetRenewalPage sets how many due subscriptions one read of the due set
-// returns (DefaultRenewalPage, or EmbeddedRenewalPage on the embedded
-// store). Call it before the service is used.
-func (s *Service) SetRenewalPage(n int) {
-	if n > 0 {
-		s.renewal.page = n
-	}
-}
+// returns: DefaultRenewalPage, or EmbeddedRenewalPage (0: all of them in
+// one read) on the embedded store. Call it before the service is used.
+func (s *Service) SetRenewalPage(n int) { s.renewal.page = max(n, 0) }
 
 // RenewDue renews, retries or expires every subscription due at the
 // clock's now. Any number of workers may run it at once on one database:
@@ -146,7 +144,7 @@ func (s *Service) RenewDue(ctx context.Context) (RenewStats, error) {
 			stats.add(st)
 			s.countRenewals(st)
 		}
-		if len(page) < s.renewal.page {
+		if s.renewal.page == 0 || len(page) < s.renewal.page {
 			return stats, ctx.Err()
 		}
 		after = page[len(page)-1].ID
@@ -162,14 +160,18 @@ func (s *Service) countRenewals(st RenewStats) {
 }
 
 // duePage reads up to n subscriptions due at now whose _id sorts after
-// after ("" for the first page), in _id order, and closes its cursor.
+// after ("" for the first page), in _id order, and closes its cursor; with
+// n 0 it reads every due subscription, in no order.
 func (s *Service) duePage(ctx context.Context, now time.Time, after string, n int) ([]Subscription, error) {
 	filter := bson.M{"dueAt": bson.M{"$lte": now}}
-	if after != "" {
-		filter["_id"] = bson.M{"$gt": after}
+	opts := options.Find()
+	if n > 0 {
+		if after != "" {
+			filter["_id"] = bson.M{"$gt": after}
+		}
+		opts.SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(n))
 	}
-	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, filter,
-		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(n)))
+	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("find due subscriptions: %w", err)
 	}
