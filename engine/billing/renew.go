@@ -56,7 +56,8 @@ type renewalTuning struct {
 	page int
 	// batch is how many of a page are claimed, charged and written
 	// together: one insertMany of claims, one of ledger entries, one of
-	// history lines, one bulkWrite of subscription updates.
+	// history lines, and the subscription updates in bulkWrites of
+	// updatesPerCommand.
 	batch int
 	// inFlight is how many charges a provider that charges one at a time
 	// (Stripe) has in flight at once: enough to keep its rate limit busy
@@ -394,33 +395,45 @@ func (s *Service) recordMany(ctx context.Context, lines []Change) {
 	}
 }
 
-// updateRenewed applies the renewed subscriptions' updates with one
-// unordered bulkWrite and reports which were applied. Each is an update of
-// one document by _id, as before; only the round trips are shared.
+// updatesPerCommand bounds the updates sent in one bulkWrite command. The
+// embedded FerretDB keeps each update's read of its document open until the
+// whole command ends, one SQLite connection each, out of a pool of 100: a
+// bulkWrite of 500 updates hung there with all 100 taken (measured). A few
+// workers' commands, and the requests served meanwhile, must fit together.
+const updatesPerCommand = 16
+
+// updateRenewed applies the renewed subscriptions' updates, an unordered
+// bulkWrite of up to updatesPerCommand at a time, and reports which were
+// applied. Each is an update of one document by _id, as before; only the
+// round trips are shared.
 func (s *Service) updateRenewed(ctx context.Context, updates []mongo.WriteModel) []bool {
 	ok := make([]bool, len(updates))
-	_, err := s.db.Collection(SubscriptionsCollection).BulkWrite(ctx, updates, options.BulkWrite().SetOrdered(false))
-	var bwe mongo.BulkWriteException
-	switch {
-	case err == nil:
-		for i := range ok {
-			ok[i] = true
-		}
-	case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
-		for i := range ok {
-			ok[i] = true
-		}
-		for _, we := range bwe.WriteErrors {
-			if we.Index >= 0 && we.Index < len(ok) {
-				ok[we.Index] = false
+	for from := 0; from < len(updates); from += updatesPerCommand {
+		to := min(from+updatesPerCommand, len(updates))
+		_, err := s.db.Collection(SubscriptionsCollection).BulkWrite(ctx, updates[from:to], options.BulkWrite().SetOrdered(false))
+		var bwe mongo.BulkWriteException
+		switch {
+		case err == nil:
+			for i := from; i < to; i++ {
+				ok[i] = true
 			}
+		case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
+			for i := from; i < to; i++ {
+				ok[i] = true
+			}
+			for _, we := range bwe.WriteErrors {
+				if we.Index >= 0 && from+we.Index < to {
+					ok[from+we.Index] = false
+				}
+			}
+			s.logger.Error("renew subscriptions", "failed", len(bwe.WriteErrors), "error", err)
+		default:
+			// Which were applied is unknown; the claims keep them from
+			// being charged again, and their next pass after the lease
+			// finds each as it is (the charge's key returns the first
+			// answer).
+			s.logger.Error("renew subscriptions", "count", to-from, "error", err)
 		}
-		s.logger.Error("renew subscriptions", "failed", len(bwe.WriteErrors), "error", err)
-	default:
-		// Which were applied is unknown; the claims keep them from being
-		// charged again, and their next pass after the lease finds each
-		// as it is (the charge's key returns the first answer).
-		s.logger.Error("renew subscriptions", "count", len(updates), "error", err)
 	}
 	return ok
 }
