@@ -97,6 +97,9 @@ type Deps struct {
 	// GLIMPSE_DEV_MAILBOX, never with an https base URL).
 	Mail       *mail.Outbox
 	DevMailbox bool
+	// Business counts checkouts, sign-in failures, webhooks and the page
+	// cache (business.go); nil unless GLIMPSE_METRICS_ADDR is set.
+	Business *metrics.Business
 }
 
 // Server holds the Fiber app and its dependencies.
@@ -157,6 +160,7 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s.pages = newPageCache(defaultPageCacheBytes)
+	d.Business.SetPageCache(s.pages.counts)
 	if s.actions, err = s.actionTable(); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
+	"glimpse/engine/metrics"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -185,6 +186,7 @@ func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
 	case errors.Is(err, staff.ErrInvalidCredential):
 		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("studio.invalidCredential"))
 	case errors.Is(err, staff.ErrTooManyRequests):
+		s.Business.LimitHit(metrics.LimitStudioSignIn)
 		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	case err != nil:
 		return nil, err
