@@ -72,7 +72,9 @@ func goldenCases() []goldenCase {
 		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, "", false) }},
 		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341") }},
 		{"unsubscription", Unsubscription},
-		{"unsubscription__canceled", func(c Context) Page { return UnsubscriptionResult(c, true, time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC)) }},
+		{"unsubscription__canceled", func(c Context) Page {
+			return UnsubscriptionResult(c, true, time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC))
+		}},
 		{"unsubscription__none", func(c Context) Page { return UnsubscriptionResult(c, false, time.Time{}) }},
 		{"password-safety__pending", func(c Context) Page {
 			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachPending})
