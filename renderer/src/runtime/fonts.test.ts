@@ -6,8 +6,8 @@ import { envelope } from "../test/harness";
 
 const screenEnvelope = () => envelopeSchema.parse(envelope([]));
 
-function face(): FontFace {
-  return { load: vi.fn(() => Promise.resolve()) } as unknown as FontFace;
+function face(status: FontFaceLoadStatus = "loaded"): FontFace {
+  return { status, load: vi.fn(() => Promise.resolve()) } as unknown as FontFace;
 }
 
 function fontSet(): FontSet & { added: FontFace[] } {
@@ -41,9 +41,23 @@ describe("adoptFontsWithNextScreen", () => {
     expect(fonts.added).toHaveLength(1);
   });
 
+  it("waits for a later screen while a face is still loading, so none swaps in under a screen", () => {
+    const store = createStore();
+    store.showScreen(screenEnvelope(), 0);
+    const fonts = fontSet();
+    const slow = face("loading");
+    const faces = [face(), slow];
+    adoptFontsWithNextScreen(fonts, faces, store);
+    store.showScreen(screenEnvelope(), 0);
+    expect(fonts.added).toEqual([]);
+    (slow as { status: FontFaceLoadStatus }).status = "loaded";
+    store.showScreen(screenEnvelope(), 0);
+    expect(fonts.added).toEqual(faces);
+  });
+
   it("leaves a face that fails to load to the stand-in without an unhandled rejection", async () => {
     const store = createStore();
-    const failing = { load: vi.fn(() => Promise.reject(new Error("offline"))) } as unknown as FontFace;
+    const failing = { status: "error", load: vi.fn(() => Promise.reject(new Error("offline"))) } as unknown as FontFace;
     adoptFontsWithNextScreen(fontSet(), [failing], store);
     await Promise.resolve();
     expect(failing.load).toHaveBeenCalled();

@@ -12,7 +12,7 @@ export interface FontSet {
 
 /**
  * Starts loading `faces` now and adds them to `fonts` when the store shows a screen other than
- * the first one it shows (the one on screen when the page loaded).
+ * the first one it shows (the one on screen when the page loaded), once every face has loaded.
  */
 export function adoptFontsWithNextScreen(fonts: FontSet, faces: readonly FontFace[], store: Pick<Store, "get" | "subscribe">): void {
   // A face fetched before it is added is drawn at once when added; a failed one is left to the stand-in.
@@ -21,7 +21,7 @@ export function adoptFontsWithNextScreen(fonts: FontSet, faces: readonly FontFac
   const unsubscribe = store.subscribe(() => {
     const key = store.get().screen?.key;
     if (key === undefined || key === landing) return;
-    if (landing === undefined) {
+    if (landing === undefined || faces.some((face) => face.status !== "loaded")) {
       landing = key;
       return;
     }
