@@ -111,10 +111,22 @@ type Node struct {
 	Dismissible  bool    `json:"dismissible,omitempty"`
 	CloseLabel   string  `json:"closeLabel,omitempty"`
 	OnClose      *Action `json:"onClose,omitempty"`
-	Steps        []Step  `json:"steps,omitempty"`
+	// Outcome draws a dialog as the outcome of a task ("success"): its
+	// title is the centred headline under the outcome's mark.
+	Outcome string `json:"outcome,omitempty"`
+	Steps   []Step `json:"steps,omitempty"`
 
 	// chart
 	Points []ChartPoint `json:"points,omitzero"`
+
+	// name_list: a list of names read a page at a time from Src, searched
+	// and extended as the reader scrolls; each name links to Href with
+	// {name} filled in (a new tab, LinkHint said to screen readers).
+	SearchLabel string `json:"searchLabel,omitempty"`
+	MoreLabel   string `json:"moreLabel,omitempty"`
+	CountLabel  string `json:"countLabel,omitempty"`
+	Href        string `json:"href,omitempty"`
+	LinkHint    string `json:"linkHint,omitempty"`
 
 	// file input
 	Accept          string `json:"accept,omitempty"`
