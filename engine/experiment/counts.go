@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -47,22 +48,49 @@ type countDoc struct {
 	Roll     int64             `bson:"roll,omitempty"`
 	UpTo     map[string]int64  `bson:"upTo,omitempty"`
 	Counts   map[string]Counts `bson:"counts"`
-	At       time.Time         `bson:"at"`
+	// Days splits Counts by the UTC day the events happened on (DayLayout)
+	// and variant, for the results' save rate over time.
+	Days map[string]map[string]Counts `bson:"days,omitempty"`
+	At   time.Time                    `bson:"at"`
 }
 
-// add counts in memory; Flush writes it.
+// DayLayout names a day in count documents and results: "2006-01-02", UTC.
+const DayLayout = "2006-01-02"
+
+// dayVariant is where an event is counted in memory: its day and variant.
+type dayVariant struct{ Day, Variant string }
+
+// addDays adds one document's days into sum.
+func addDays(sum map[string]map[string]Counts, days map[string]map[string]Counts) {
+	for day, byVariant := range days {
+		if sum[day] == nil {
+			sum[day] = map[string]Counts{}
+		}
+		for v, c := range byVariant {
+			t := sum[day][v]
+			t.plus(c)
+			sum[day][v] = t
+		}
+	}
+}
+
+// add counts in memory, on today's date; Flush writes it.
 func (s *Service) add(k phaseKey, variant string, c Counts) {
+	s.addOn(k, dayVariant{Day: s.now().Format(DayLayout), Variant: variant}, c)
+}
+
+func (s *Service) addOn(k phaseKey, at dayVariant, c Counts) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.pending[k]
 	if m == nil {
-		m = map[string]*Counts{}
+		m = map[dayVariant]*Counts{}
 		s.pending[k] = m
 	}
-	if m[variant] == nil {
-		m[variant] = &Counts{}
+	if m[at] == nil {
+		m[at] = &Counts{}
 	}
-	m[variant].plus(c)
+	m[at].plus(c)
 }
 
 // Flush writes this instance's counts since the last flush: one document per
@@ -74,19 +102,23 @@ func (s *Service) Flush(ctx context.Context) error {
 	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	pending := s.pending
-	s.pending = map[phaseKey]map[string]*Counts{}
+	s.pending = map[phaseKey]map[dayVariant]*Counts{}
 	s.mu.Unlock()
 	var firstErr error
 	for k, m := range pending {
 		s.seq++
 		d := countDoc{ID: k.Exp + ":" + strconv.Itoa(k.Phase) + ":" + s.instance + ":" + strconv.FormatInt(s.seq, 10),
-			Exp: k.Exp, Phase: k.Phase, Instance: s.instance, Seq: s.seq, Counts: map[string]Counts{}, At: s.now()}
-		for v, c := range m {
-			d.Counts[v] = *c
+			Exp: k.Exp, Phase: k.Phase, Instance: s.instance, Seq: s.seq, Counts: map[string]Counts{},
+			Days: map[string]map[string]Counts{}, At: s.now()}
+		for at, c := range m {
+			sum := d.Counts[at.Variant]
+			sum.plus(*c)
+			d.Counts[at.Variant] = sum
+			addDays(d.Days, map[string]map[string]Counts{at.Day: {at.Variant: *c}})
 		}
 		if _, err := s.counts().InsertOne(ctx, d); err != nil {
-			for v, c := range m {
-				s.add(k, v, *c)
+			for at, c := range m {
+				s.addOn(k, at, *c)
 			}
 			if firstErr == nil {
 				firstErr = fmt.Errorf("flush experiment counts: %w", err)
@@ -102,6 +134,7 @@ type tally struct {
 	flushes []*countDoc // flushes the newest roll-up does not hold
 	stale   []string    // documents the newest roll-up's predecessor held
 	total   map[string]Counts
+	days    map[string]map[string]Counts
 }
 
 // readPhase sums one phase: the newest roll-up plus every flush it does not
@@ -115,7 +148,7 @@ func (s *Service) readPhase(ctx context.Context, exp string, phase int) (tally, 
 	if err := cur.All(ctx, &docs); err != nil {
 		return tally{}, fmt.Errorf("read experiment counts: %w", err)
 	}
-	t := tally{total: map[string]Counts{}}
+	t := tally{total: map[string]Counts{}, days: map[string]map[string]Counts{}}
 	for _, d := range docs {
 		if d.Roll > 0 && (t.latest == nil || d.Roll > t.latest.Roll) {
 			t.latest = d
@@ -131,6 +164,7 @@ func (s *Service) readPhase(ctx context.Context, exp string, phase int) (tally, 
 		for v, c := range t.latest.Counts {
 			t.total[v] = c
 		}
+		addDays(t.days, t.latest.Days)
 	}
 	for _, d := range docs {
 		switch {
@@ -147,6 +181,7 @@ func (s *Service) readPhase(ctx context.Context, exp string, phase int) (tally, 
 			}
 		default:
 			t.flushes = append(t.flushes, d)
+			addDays(t.days, d.Days)
 			for v, c := range d.Counts {
 				sum := t.total[v]
 				sum.plus(c)
@@ -178,7 +213,7 @@ func (s *Service) Compact(ctx context.Context, exp string, phase int) error {
 	if len(t.flushes) < 2 {
 		return nil
 	}
-	next := countDoc{Exp: exp, Phase: phase, Roll: 1, UpTo: map[string]int64{}, Counts: t.total, At: s.now()}
+	next := countDoc{Exp: exp, Phase: phase, Roll: 1, UpTo: map[string]int64{}, Counts: t.total, Days: t.days, At: s.now()}
 	if t.latest != nil {
 		next.Roll = t.latest.Roll + 1
 		for k, v := range t.latest.UpTo {
@@ -226,6 +261,19 @@ type VariantResult struct {
 	Diff, DiffAlways Interval
 	// Significant: the always-valid interval of the difference excludes 0.
 	Significant bool
+	// MoreNeeded is about how many more exposures (all variants together)
+	// the always-valid interval needs to tell this variant from the
+	// control, if the rates hold; MoreKnown is false when no number will do
+	// (MoreNeeded in stats.go). Zero for the control.
+	MoreNeeded int64
+	MoreKnown  bool
+}
+
+// Day is the counts by variant (in the experiment's order) of everything up
+// to the end of one UTC day: the save rate over time reads them.
+type Day struct {
+	Day        string // DayLayout
+	Cumulative []Counts
 }
 
 // Results are one phase's numbers.
@@ -237,6 +285,8 @@ type Results struct {
 	// is set when it is under SRMThreshold.
 	SRMChi2, SRMP float64
 	Mismatch      bool
+	// Days are the phase's days with events, oldest first.
+	Days []Day
 }
 
 // ErrNoPhase is returned for a phase the experiment never had.
@@ -256,7 +306,28 @@ func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results
 	if err != nil {
 		return Results{}, err
 	}
-	return Compute(e, phase, t.total, DefaultPlannedN), nil
+	r := Compute(e, phase, t.total, DefaultPlannedN)
+	r.Days = Cumulative(e, t.days)
+	return r, nil
+}
+
+// Cumulative turns counts by day and variant into running totals by day,
+// oldest first, in the experiment's variant order.
+func Cumulative(e Experiment, days map[string]map[string]Counts) []Day {
+	keys := make([]string, 0, len(days))
+	for d := range days {
+		keys = append(keys, d)
+	}
+	slices.Sort(keys) // DayLayout sorts as time does
+	running := make([]Counts, len(e.Variants))
+	out := make([]Day, 0, len(keys))
+	for _, d := range keys {
+		for i, v := range e.Variants {
+			running[i].plus(days[d][v.ID])
+		}
+		out = append(out, Day{Day: d, Cumulative: slices.Clone(running)})
+	}
+	return out
 }
 
 // Compute turns counts by variant id into results.
@@ -272,6 +343,7 @@ func Compute(e Experiment, phase int, counts map[string]Counts, plannedN float64
 			c0 := counts[e.Variants[0].ID]
 			vr.Diff, vr.DiffAlways = Difference(c.Held(), c.Exposures, c0.Held(), c0.Exposures, plannedN)
 			vr.Significant = c.Exposures > 0 && c0.Exposures > 0 && vr.DiffAlways.Excludes(0)
+			vr.MoreNeeded, vr.MoreKnown = MoreNeeded(c.Held(), c.Exposures, c0.Held(), c0.Exposures, plannedN)
 		}
 		r.Variants = append(r.Variants, vr)
 	}
