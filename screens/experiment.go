@@ -52,6 +52,26 @@ type StudioExperimentResult struct {
 	// Already formatted: "31.2% [28.4%, 34.0%]".
 	SaveRate, SaveRateAlways, Diff, DiffAlways string
 	Control, Significant                       bool
+	// Over is the save rate at the end of each day, running totals.
+	Over []ui.ChartPoint
+}
+
+// Verdicts the results screen words (experiment.Verdict's kinds).
+const (
+	VerdictMismatch = "mismatch"
+	VerdictNoData   = "noData"
+	VerdictBetter   = "better"
+	VerdictWorse    = "worse"
+	VerdictWait     = "wait"
+	VerdictSame     = "same"
+)
+
+// StudioExperimentVerdict is the results in one line: its kind, the
+// variant it is about, that variant's difference and how many more
+// attempts would settle it.
+type StudioExperimentVerdict struct {
+	Kind, Variant, Diff string
+	More                int64
 }
 
 // StudioExperimentResults is the results screen of one phase.
@@ -61,6 +81,7 @@ type StudioExperimentResults struct {
 	Variants              []StudioExperimentResult
 	SRMP                  string
 	Mismatch              bool
+	Verdict               StudioExperimentVerdict
 }
 
 // StudioExperimentsLink opens the experiments from the studio's home.
@@ -196,17 +217,31 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 		State: state}
 }
 
-// StudioExperimentResultsPage shows one phase's counts and statistics.
+// verdictTones are the banner tones of the verdicts.
+var verdictTones = map[string]string{VerdictMismatch: "danger", VerdictBetter: "positive", VerdictWorse: "warning",
+	VerdictWait: "info", VerdictSame: "neutral", VerdictNoData: "neutral"}
+
+// StudioExperimentResultsPage shows one phase's verdict in plain words, the
+// sample ratio check, each variant's counts, intervals and save rate over
+// time, on the studio's wide layout.
 func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 	children := []*ui.Node{ui.Text("caption", strings.NewReplacer("{key}", r.Key, "{status}", c.T("studio.experiments.status."+r.Status),
 		"{phase}", strconv.Itoa(r.Phase)).Replace(c.T("studio.experiments.resultsLine")))}
-	if r.Mismatch {
-		b := &ui.Node{Type: "banner", Tone: "danger", Title: c.T("studio.experiments.srmTitle"),
-			Text: strings.ReplaceAll(c.T("studio.experiments.srmText"), "{p}", r.SRMP)}
-		children = append(children, b)
-	} else {
+	v := r.Verdict
+	if v.Kind == "" {
+		v.Kind = VerdictNoData
+	}
+	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP)
+	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T("studio.experiments.verdict." + v.Kind)),
+		Text: words.Replace(c.T("studio.experiments.verdict." + v.Kind + "Text"))}
+	verdict.ID = "experiment-verdict"
+	children = append(children, verdict)
+	if !r.Mismatch {
 		children = append(children, ui.Text("caption", strings.ReplaceAll(c.T("studio.experiments.srmOK"), "{p}", r.SRMP)))
 	}
+	cards := ui.Row("md")
+	cards.Wrap = true
+	cards.Align = "start"
 	for _, v := range r.Variants {
 		rows := []*ui.Node{ui.Text("heading", v.Name),
 			ui.Text("body", fmt.Sprintf("%s %d · %s %d · %s %d · %s %d", c.T("studio.experiments.attempts"), v.Attempts,
@@ -223,8 +258,13 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 				rows = append(rows, ui.Badge(c.T("studio.experiments.significant"), "positive"))
 			}
 		}
-		children = append(children, ui.Card(nil, rows...))
+		if len(v.Over) > 0 {
+			rows = append(rows, &ui.Node{Type: "chart", Label: strings.ReplaceAll(c.T("studio.experiments.overTime"), "{variant}", v.Name),
+				Points: v.Over})
+		}
+		cards.Children = append(cards.Children, ui.Card(nil, rows...))
 	}
+	children = append(children, cards)
 	if r.Phases > 1 {
 		links := ui.Row("sm")
 		links.Wrap = true
@@ -235,6 +275,7 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		children = append(children, links)
 	}
 	children = append(children, ui.Text("caption", c.T("studio.experiments.resultsHelp")))
-	return Page{Screen: SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID),
-		ui.Stack("md", children...))}
+	scr := SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID), ui.Stack("md", children...))
+	scr.Width = "wide"
+	return Page{Screen: scr}
 }

@@ -37,8 +37,9 @@ func experimentGoldenCases() []goldenCase {
 						SaveRate: "30.0% [27.2%, 32.8%]", SaveRateAlways: "30.0% [25.1%, 34.9%]"},
 					{Name: "Warmer", Attempts: 1190, Exposures: 1000, Saves: 365, Unsaved: 5, Cancels: 640, Significant: false,
 						SaveRate: "36.0% [33.0%, 39.0%]", SaveRateAlways: "36.0% [31.0%, 41.0%]",
-						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]"},
-				}})
+						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]",
+						Over: []ui.ChartPoint{{X: "Nov 24", Y: 34.2, YLabel: "34.2%"}, {X: "Nov 25", Y: 36, YLabel: "36.0%"}}},
+				}, Verdict: StudioExperimentVerdict{Kind: VerdictWait, Variant: "Warmer", Diff: "+6.0", More: 1240}})
 		}},
 		{"studio-experiment-results__srm", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
@@ -48,7 +49,7 @@ func experimentGoldenCases() []goldenCase {
 					{Name: "Warmer", Attempts: 5000, Exposures: 4800, Saves: 1728, Cancels: 3072, Significant: true,
 						SaveRate: "36.0% [34.6%, 37.4%]", SaveRateAlways: "36.0% [33.8%, 38.2%]",
 						Diff: "+6.0 pts [+4.2, +7.8]", DiffAlways: "+6.0 pts [+3.0, +9.0]"},
-				}})
+				}, Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}})
 		}},
 	}
 }

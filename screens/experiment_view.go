@@ -2,8 +2,8 @@ package screens
 
 import (
 	"fmt"
-	"math"
 	"strconv"
+	"time"
 
 	"glimpse/engine/experiment"
 	"glimpse/engine/retention"
@@ -107,18 +107,43 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 			ok := vr.Exposures > 0 && res.Variants[0].Exposures > 0
 			line.Diff, line.DiffAlways = pts(vr.Diff, ok), pts(vr.DiffAlways, ok)
 		}
+		for _, d := range res.Days {
+			c := d.Cumulative[i]
+			if c.Exposures == 0 {
+				continue
+			}
+			rate := float64(c.Held()) / float64(c.Exposures)
+			line.Over = append(line.Over, ui.ChartPoint{X: dayLabel(d.Day), Y: 100 * rate, YLabel: fmt.Sprintf("%.1f%%", 100*rate)})
+		}
 		v.Variants = append(v.Variants, line)
+	}
+	verdict := res.Verdict()
+	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More}
+	if verdict.Variant > 0 {
+		vr := res.Variants[verdict.Variant]
+		v.Verdict.Variant = vr.Name
+		v.Verdict.Diff = fmt.Sprintf("%+.1f", 100*vr.Diff.Estimate)
 	}
 	return v
 }
 
-// pct is a rate with its interval, clamped to [0%, 100%]; a dash without
-// data.
+// dayLabel writes a results day (experiment.DayLayout) as a chart's axis
+// does: "Nov 25".
+func dayLabel(day string) string {
+	t, err := time.Parse(experiment.DayLayout, day)
+	if err != nil {
+		return day
+	}
+	return t.Format("Jan 2")
+}
+
+// pct is a rate with its interval (experiment keeps it within [0, 1]); a
+// dash without data.
 func pct(i experiment.Interval, ok bool) string {
 	if !ok {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*i.Estimate, 100*math.Max(i.Low, 0), 100*math.Min(i.High, 1))
+	return fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*i.Estimate, 100*i.Low, 100*i.High)
 }
 
 // pts is a difference of rates in percentage points with its interval; a

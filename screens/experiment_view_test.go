@@ -14,15 +14,21 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 	res := experiment.Results{Experiment: experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 2},
 		Phase: 1, SRMP: 0.00001, Mismatch: true, Variants: []experiment.VariantResult{
 			{Variant: experiment.Variant{Name: "Control"}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
-				SaveRate: experiment.Interval{Estimate: 0.3, Low: -0.01, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1.2}},
+				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1}},
 			{Variant: experiment.Variant{Name: "B"}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},
+		},
+		Days: []experiment.Day{
+			{Day: "2026-11-24", Cumulative: []experiment.Counts{{Exposures: 4, Saves: 2}, {}}},
+			{Day: "2026-11-25", Cumulative: []experiment.Counts{{Exposures: 10, Saves: 3}, {}}},
 		}}
 	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "< 0.0001", Mismatch: true,
 		Variants: []StudioExperimentResult{
-			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", SaveRateAlways: "30.0% [0.0%, 100.0%]"},
-			// No exposures: dashes, not a rate of nothing.
+			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", SaveRateAlways: "30.0% [0.0%, 100.0%]",
+				Over: []ui.ChartPoint{{X: "Nov 24", Y: 50, YLabel: "50.0%"}, {X: "Nov 25", Y: 30, YLabel: "30.0%"}}},
+			// No exposures: dashes, not a rate of nothing, and no line.
 			{Name: "B", SaveRate: "–", SaveRateAlways: "–", Diff: "–", DiffAlways: "–"},
-		}}
+		},
+		Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}}
 	if diff := cmp.Diff(want, StudioExperimentResultsOf(res)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -31,6 +37,24 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 	}
 	if got := pts(experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}, true); got != "+5.0 pts [-10.0, +20.0]" {
 		t.Errorf("pts: %q", got)
+	}
+}
+
+// The results the issue found ('+33.3 pts [-805.8, +872.5]') now read as a
+// difference can: 2 of 3 saved against 1 of 3 is +33.3 pts in the whole
+// [-100, +100], and the verdict says more attempts are needed.
+func TestStudioExperimentResultsAtSmallCounts(t *testing.T) {
+	t.Parallel()
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 1}, {ID: "b", Name: "Warmer", Weight: 1}}}
+	res := experiment.Compute(e, 1, map[string]experiment.Counts{"a": {Exposures: 3, Saves: 1}, "b": {Exposures: 3, Saves: 2}},
+		experiment.DefaultPlannedN)
+	got := StudioExperimentResultsOf(res)
+	if d := got.Variants[1].DiffAlways; d != "+33.3 pts [-100.0, +100.0]" {
+		t.Errorf("always-valid difference %q", d)
+	}
+	if v := got.Verdict; v.Kind != VerdictWait || v.Variant != "Warmer" || v.Diff != "+33.3" || v.More < 10 {
+		t.Errorf("verdict %+v", v)
 	}
 }
 

@@ -351,3 +351,69 @@ func Compute(e Experiment, phase int, counts map[string]Counts, plannedN float64
 	r.Mismatch = r.SRMP < SRMThreshold
 	return r
 }
+
+// What a verdict says, in plain words on the results screen.
+const (
+	// VerdictMismatch: the exposures do not match the weights; nothing
+	// here should be read.
+	VerdictMismatch = "mismatch"
+	// VerdictNoData: the control or every other variant has nobody exposed.
+	VerdictNoData = "noData"
+	// VerdictBetter and VerdictWorse: a variant's always-valid interval of
+	// the difference excludes 0, above or below the control.
+	VerdictBetter = "better"
+	VerdictWorse  = "worse"
+	// VerdictWait: no difference is certain yet; More is about how many
+	// more exposures would settle the likeliest one, if the rates hold.
+	VerdictWait = "wait"
+	// VerdictSame: no difference so far, and none the flow's traffic
+	// could show (MoreNeeded has no answer).
+	VerdictSame = "same"
+)
+
+// Verdict is the one-line reading of a phase's results.
+type Verdict struct {
+	Kind string
+	// Variant is the index of the variant it is about (0 for none).
+	Variant int
+	More    int64
+}
+
+// Verdict reads the results: a mismatch first (nothing else may be read),
+// then no data, then the variant whose difference from the control is
+// certain (the largest), then the variant closest to being settled.
+func (r Results) Verdict() Verdict {
+	if r.Mismatch {
+		return Verdict{Kind: VerdictMismatch}
+	}
+	if len(r.Variants) < 2 || r.Variants[0].Exposures == 0 {
+		return Verdict{Kind: VerdictNoData}
+	}
+	best, wait := Verdict{}, Verdict{Kind: VerdictSame}
+	anyData := false
+	for i, v := range r.Variants[1:] {
+		i++
+		if v.Exposures == 0 {
+			continue
+		}
+		anyData = true
+		if v.Significant && (best.Kind == "" || abs(v.Diff.Estimate) > abs(r.Variants[best.Variant].Diff.Estimate)) {
+			best = Verdict{Kind: VerdictBetter, Variant: i}
+			if v.Diff.Estimate < 0 {
+				best.Kind = VerdictWorse
+			}
+		}
+		if v.MoreKnown && (wait.Kind == VerdictSame || v.MoreNeeded < wait.More) {
+			wait = Verdict{Kind: VerdictWait, Variant: i, More: v.MoreNeeded}
+		}
+	}
+	switch {
+	case !anyData:
+		return Verdict{Kind: VerdictNoData}
+	case best.Kind != "":
+		return best
+	}
+	return wait
+}
+
+func abs(x float64) float64 { return max(x, -x) }

@@ -277,3 +277,39 @@ func TestPeekingSimulation(t *testing.T) {
 		t.Errorf("the fixed-sample interval rejects in only %.3f of null experiments; peeking should inflate it far above %.2f", fixedRate, Alpha)
 	}
 }
+
+// The verdict reads a mismatch before anything, then missing data, then a
+// certain difference, then how long to wait.
+func TestVerdict(t *testing.T) {
+	e := Experiment{Variants: []Variant{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}, {ID: "c", Weight: 1}}}
+	verdict := func(counts map[string]Counts) Verdict { return Compute(e, 1, counts, DefaultPlannedN).Verdict() }
+	if v := verdict(nil); v.Kind != VerdictNoData {
+		t.Errorf("no counts: %+v", v)
+	}
+	if v := verdict(map[string]Counts{"a": {Exposures: 5}}); v.Kind != VerdictNoData {
+		t.Errorf("only the control: %+v", v)
+	}
+	// 2,000 / 1,000 / 1,000 of equal weights: χ² = 333, a mismatch whatever the rates.
+	if v := verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 600}, "b": {Exposures: 1000, Saves: 600}, "c": {Exposures: 1000}}); v.Kind != VerdictMismatch {
+		t.Errorf("mismatch: %+v", v)
+	}
+	// c saves 45% against 30% at 2,000 each: certain, and above; b is not.
+	v := verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 600}, "b": {Exposures: 2000, Saves: 640}, "c": {Exposures: 2000, Saves: 900}})
+	if v.Kind != VerdictBetter || v.Variant != 2 {
+		t.Errorf("better: %+v", v)
+	}
+	v = verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 900}, "b": {Exposures: 2000, Saves: 890}, "c": {Exposures: 2000, Saves: 600}})
+	if v.Kind != VerdictWorse || v.Variant != 2 {
+		t.Errorf("worse: %+v", v)
+	}
+	// 36% and 31% against 30% at 1,000 each: neither certain; c's larger
+	// difference settles sooner.
+	v = verdict(map[string]Counts{"a": {Exposures: 1000, Saves: 300}, "b": {Exposures: 1000, Saves: 310}, "c": {Exposures: 1000, Saves: 360}})
+	if v.Kind != VerdictWait || v.Variant != 2 || v.More <= 0 {
+		t.Errorf("wait: %+v", v)
+	}
+	v = verdict(map[string]Counts{"a": {Exposures: 1000, Saves: 300}, "b": {Exposures: 1000, Saves: 300}, "c": {Exposures: 1000, Saves: 300}})
+	if v.Kind != VerdictSame {
+		t.Errorf("same: %+v", v)
+	}
+}
