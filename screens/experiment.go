@@ -15,6 +15,9 @@ const (
 	PathStudioExperimentEdit    = "/studio/experiments/edit/"
 	PathStudioExperimentResults = "/studio/experiments/results/"
 	StudioExperimentForm        = "studio-experiment"
+	// StudioExperimentPreviewState is where the form's live preview keeps
+	// the tree the server composed last.
+	StudioExperimentPreviewState = "/preview"
 	// StudioExperimentVariants is how many variant rows the form offers.
 	StudioExperimentVariants = 4
 )
@@ -25,13 +28,9 @@ type StudioExperimentItem struct {
 	Phase                       int
 }
 
-// StudioExperimentVariant is one variant row of the form, and what its
-// preview shows.
+// StudioExperimentVariant is one variant row of the form.
 type StudioExperimentVariant struct {
 	Name, Value, Weight string
-	// Preview is the flow's step with this variant's text, when the key
-	// belongs to a step; nil shows the text alone.
-	Preview *ui.Node
 }
 
 // StudioExperimentState is the form of a new or existing experiment.
@@ -39,10 +38,14 @@ type StudioExperimentState struct {
 	ID, Name, Kind, Key, Status string
 	Phase                       int
 	New, Stopped                bool
-	// Keys are the flow's copy keys and offer slots to choose from; empty
-	// shows a text input.
-	Keys     []string
+	// Keys are the flow's copy keys and offer slots to choose from, each
+	// with its current text and under its step (ExperimentKeyOptions);
+	// empty shows a text input.
+	Keys     []ui.Option
 	Variants []StudioExperimentVariant
+	// Preview is what the live preview beside the form shows first
+	// (StudioExperimentPreview): each variant in the step it changes.
+	Preview *ui.Node
 }
 
 // StudioExperimentResult is one variant's line of the results.
@@ -108,12 +111,14 @@ func StudioExperiments(c Context, items []StudioExperimentItem) Page {
 		list.Label = c.T("studio.experiments.title")
 		children = append(children, list)
 	}
-	return Page{Screen: SubPage(c, "studio-experiments", c.T("studio.experiments.title"), ui.Navigate(PathStudio),
-		ui.Stack("md", children...))}
+	scr := SubPage(c, "studio-experiments", c.T("studio.experiments.title"), ui.Navigate(PathStudio), ui.Stack("md", children...))
+	scr.Width = "wide"
+	return Page{Screen: scr}
 }
 
-// StudioExperimentEdit is the form of a new or existing experiment, its
-// start, pause and stop, and a preview of each variant.
+// StudioExperimentEdit is the form of a new or existing experiment and its
+// start, pause and stop, beside a live preview of each variant in the step
+// it changes (the studio's wide layout; one column on a phone).
 func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	form := map[string]any{"name": s.Name, "kind": s.Kind, "key": s.Key}
 	if s.Kind == "" {
@@ -126,13 +131,10 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 			Options: []ui.Option{
 				{Value: "copy", Label: c.T("studio.experiments.kind.copy"), Description: c.T("studio.experiments.kindCopyHelp")},
 				{Value: "offer", Label: c.T("studio.experiments.kind.offer"), Description: c.T("studio.experiments.kindOfferHelp")}}})
-		opts := make([]ui.Option, 0, len(s.Keys))
-		for _, k := range s.Keys {
-			opts = append(opts, ui.Option{Value: k, Label: k})
-		}
-		if len(opts) > 0 {
+		if len(s.Keys) > 0 {
 			inputs = append(inputs, &ui.Node{Type: "choice_list", ID: "key", Bind: "/form/key",
-				Label: c.T("studio.experiments.keyLabel"), Options: opts})
+				Label: c.T("studio.experiments.keyLabel"), Options: s.Keys, Search: c.T("studio.experiments.keySearch"),
+				Placeholder: c.T("studio.experiments.keySearchPlaceholder"), Empty: c.T("studio.experiments.keyNone")})
 		} else {
 			inputs = append(inputs, ui.TextInput("key", "text", c.T("studio.experiments.keyLabel"), "unsubscribe.step0.title"))
 		}
@@ -191,30 +193,24 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 		}
 		actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.results"), "tertiary",
 			ui.Navigate(PathStudioExperimentResults+s.ID)))
-		children = append(children, actions, ui.Text("heading", c.T("studio.experiments.preview")))
-		for i, v := range s.Variants {
-			name := v.Name
-			if name == "" {
-				name = string(rune('A' + i))
-			}
-			card := []*ui.Node{ui.Text("label", name)}
-			switch {
-			case v.Preview != nil:
-				card = append(card, v.Preview)
-			case v.Value == "":
-				card = append(card, ui.Text("caption", c.T("studio.experiments.controlPreview")))
-			default:
-				card = append(card, ui.Text("body", v.Value))
-			}
-			children = append(children, ui.Card(nil, card...))
-		}
+		children = append(children, actions)
 	}
 	title := s.Name
 	if s.New {
 		title = c.T("studio.experiments.new")
 	}
-	return Page{Screen: SubPage(c, "studio-experiment", title, ui.Navigate(PathStudioExperiments), ui.Stack("md", children...)),
-		State: state}
+	body := ui.Stack("md", children...)
+	preview := s.Preview
+	if preview == nil {
+		preview = ui.Text("caption", c.T("studio.experiments.previewEmpty"))
+	}
+	// The preview follows the form as the tester types or picks a key; its
+	// frame keeps the steps' buttons from acting.
+	refresh := ui.Call("experiment.preview", "/form")
+	body = ui.Split("xl", body, ui.Preview(c.T("studio.experiments.preview"), StudioExperimentPreviewState, "/form", refresh, preview))
+	scr := SubPage(c, "studio-experiment", title, ui.Navigate(PathStudioExperiments), body)
+	scr.Width = "wide"
+	return Page{Screen: scr, State: state}
 }
 
 // verdictTones are the banner tones of the verdicts.

@@ -1,13 +1,19 @@
 package screens
 
-import "glimpse/engine/ui"
+import (
+	"glimpse/engine/experiment"
+	"glimpse/engine/ui"
+)
 
 // experimentGoldenCases are the studio's experiment screens.
 func experimentGoldenCases() []goldenCase {
 	variants := []StudioExperimentVariant{
 		{Name: "Control", Weight: "50"},
-		{Name: "Warmer", Value: "Before you go, look at what you keep", Weight: "50",
-			Preview: ui.Stack("sm", ui.Text("heading", "Before you go, look at what you keep"), ui.Text("body", "Your weekly tips stay yours."))},
+		{Name: "Warmer", Value: "Before you go, look at what you keep", Weight: "50"},
+	}
+	preview := func(c Context) *ui.Node {
+		return StudioExperimentPreview(c, experiment.Experiment{Kind: "copy", Key: "unsubscribe.step0.title", Variants: []experiment.Variant{
+			{Name: "Control", Weight: 50}, {Name: "Warmer", Value: "Before you go, look at what you keep", Weight: 50}}})
 	}
 	return []goldenCase{
 		{"studio-experiments", func(c Context) Page {
@@ -19,16 +25,17 @@ func experimentGoldenCases() []goldenCase {
 		{"studio-experiments__empty", func(c Context) Page { return StudioExperiments(c, nil) }},
 		{"studio-experiment-new", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{New: true, Kind: "copy",
-				Keys:     []string{"unsubscribe.step0.title", "unsubscribe.step5.title", "offer.step3", "offer.reason.cutting_expenses"},
+				Keys: ExperimentKeyOptions(c, []string{"unsubscribe.step5.title", "unsubscribe.step0.title", "unsubscribe.reason.3",
+					"offer.step3", "offer.reason.cutting_expenses"}),
 				Variants: []StudioExperimentVariant{{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}})
 		}},
 		{"studio-experiment-edit", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
-				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants})
+				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants, Preview: preview(c)})
 		}},
 		{"studio-experiment-edit__stopped", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
-				Key: "unsubscribe.step0.title", Status: "stopped", Phase: 2, Stopped: true, Variants: variants})
+				Key: "unsubscribe.step0.title", Status: "stopped", Phase: 2, Stopped: true, Variants: variants, Preview: preview(c)})
 		}},
 		{"studio-experiment-results", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",

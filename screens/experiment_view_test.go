@@ -58,17 +58,25 @@ func TestStudioExperimentResultsAtSmallCounts(t *testing.T) {
 	}
 }
 
-func TestStripActions(t *testing.T) {
+// A step in a preview keeps its buttons and links as the step draws them,
+// runs nothing by itself, and keeps its ids and inputs apart from the
+// page's form and from the other variants' previews.
+func TestPreviewTree(t *testing.T) {
 	t.Parallel()
-	form := ui.Form("f", ui.Call("x"), ui.Button("Go", "primary", ui.Call("x")))
-	in := []*ui.Node{nil, ui.Text("body", "Hi"), form, ui.Link("More", ui.Navigate("/"))}
-	got := stripActions(in)
-	want := []*ui.Node{ui.Text("body", "Hi"), {Type: "form", ID: "f", Children: []*ui.Node{ui.Text("label", "Go")}},
-		ui.Text("label", "More")}
+	field := &ui.Node{Type: "choice_list", ID: "reason", Bind: "/form/reason", Label: "Why?"}
+	form := ui.Form("f", ui.Call("x"), field, ui.Button("Go", "primary", ui.Call("x")))
+	timed := ui.Stack("sm")
+	timed.OnLoad = ui.After(10, ui.Navigate("/"))
+	in := []*ui.Node{nil, ui.Text("body", "Hi"), form, ui.Link("More", ui.Navigate("/")), timed}
+	got := previewTree(in, "pv1")
+	want := []*ui.Node{ui.Text("body", "Hi"),
+		{Type: "form", ID: "pv1-f", Submit: ui.Call("x"), Children: []*ui.Node{
+			{Type: "choice_list", ID: "pv1-reason", Bind: "/pv1/reason", Label: "Why?"}, ui.Button("Go", "primary", ui.Call("x"))}},
+		ui.Link("More", ui.Navigate("/")), ui.Stack("sm")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if form.Submit == nil || form.Children[0].Action == nil {
+	if form.ID != "f" || field.Bind != "/form/reason" || timed.OnLoad == nil {
 		t.Error("the tree given was changed")
 	}
 }

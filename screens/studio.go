@@ -122,6 +122,31 @@ func StudioHome(c Context, staff string, groups map[string][]StudioItem, extra .
 	return Page{Screen: s}
 }
 
+// Where the studio's home was reached from, when a member was sent there
+// from a screen they may not open (?from=experiments).
+const (
+	StudioFromParam           = "from"
+	StudioFromExperiments     = "experiments"
+	PathStudioFromExperiments = PathStudio + "?" + StudioFromParam + "=" + StudioFromExperiments
+)
+
+// StudioTurnedAway puts, above the studio's home, why its member was sent
+// there from the experiments: only testers and admins run them (or, with
+// configured false, this server runs none).
+func StudioTurnedAway(c Context, home Page, configured bool) Page {
+	text := c.T("studio.experiments.turnedAway")
+	if !configured {
+		text = c.T("studio.experiments.unavailable")
+	}
+	notice := &ui.Node{Type: "banner", ID: "studio-turned-away", Tone: "info", Title: c.T("studio.experiments.turnedAwayTitle"), Text: text}
+	if body := home.Screen.Children; len(body) == 1 && body[0].Type == ui.NodeTypeStack {
+		stack := *body[0]
+		stack.Children = append([]*ui.Node{notice}, stack.Children...)
+		home.Screen.Children = []*ui.Node{&stack}
+	}
+	return home
+}
+
 // StudioEdit edits one item: its fields, save, publish or unpublish, a
 // preview link, and its revisions with restore.
 func StudioEdit(c Context, s StudioEditState) Page {

@@ -77,7 +77,12 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 	if r.member.CanExperiment() && s.Experiments != nil {
 		extra = append(extra, screens.StudioExperimentsLink(r.copy))
 	}
-	return screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItems(docs), extra...), nil
+	page := screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItems(docs), extra...)
+	if r.query.Get(screens.StudioFromParam) == screens.StudioFromExperiments {
+		// Sent here from an experiment screen this member may not open.
+		page = screens.StudioTurnedAway(r.copy, page, s.Experiments != nil)
+	}
+	return page, nil
 }
 
 func (s *Server) studioEdit(r *request) (screens.Page, error) {
