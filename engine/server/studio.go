@@ -333,7 +333,11 @@ func (s *Server) studioCopy(r *request) (screens.Page, error) {
 	}
 	items := screens.StudioCopyItems(s.Brands.Copy(b), brandKey,
 		slices.Collect(maps.Keys(s.Brands.Get(brand.DefaultKey).Copy)))
-	return screens.StudioCopy(r.copy, brandKey, s.Brands.Keys(), items), nil
+	var brands []screens.StudioBrand
+	for _, key := range s.Brands.Keys() {
+		brands = append(brands, screens.StudioBrand{Key: key, Name: s.Brands.Get(key).Name})
+	}
+	return screens.StudioCopy(r.copy, brandKey, brands, items), nil
 }
 
 // studioPreview shows a draft as subscribers would see it once published.
