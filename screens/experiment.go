@@ -75,6 +75,10 @@ const (
 type StudioExperimentVerdict struct {
 	Kind, Variant, Diff string
 	More                int64
+	// Planned: More counts to the planned size (PlannedN), as no
+	// difference shows yet.
+	Planned  bool
+	PlannedN int64
 }
 
 // StudioExperimentResults is the results screen of one phase.
@@ -227,9 +231,14 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 	if v.Kind == "" {
 		v.Kind = VerdictNoData
 	}
-	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP)
+	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP,
+		"{planned}", Thousands(int(v.PlannedN)))
+	text := "studio.experiments.verdict." + v.Kind + "Text"
+	if v.Planned {
+		text = "studio.experiments.verdict.waitPlannedText"
+	}
 	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T("studio.experiments.verdict." + v.Kind)),
-		Text: words.Replace(c.T("studio.experiments.verdict." + v.Kind + "Text"))}
+		Text: words.Replace(c.T(text))}
 	verdict.ID = "experiment-verdict"
 	children = append(children, verdict)
 	if !r.Mismatch {

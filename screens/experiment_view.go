@@ -193,7 +193,8 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 		v.Variants = append(v.Variants, line)
 	}
 	verdict := res.Verdict()
-	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More}
+	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More, Planned: verdict.Planned,
+		PlannedN: int64(res.PlannedN)}
 	if verdict.Variant > 0 {
 		vr := res.Variants[verdict.Variant]
 		v.Verdict.Variant = vr.Name

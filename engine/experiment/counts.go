@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -287,6 +288,8 @@ type Results struct {
 	Mismatch      bool
 	// Days are the phase's days with events, oldest first.
 	Days []Day
+	// PlannedN is n*, the total the always-valid interval is tuned to.
+	PlannedN float64
 }
 
 // ErrNoPhase is returned for a phase the experiment never had.
@@ -332,7 +335,7 @@ func Cumulative(e Experiment, days map[string]map[string]Counts) []Day {
 
 // Compute turns counts by variant id into results.
 func Compute(e Experiment, phase int, counts map[string]Counts, plannedN float64) Results {
-	r := Results{Experiment: e, Phase: phase}
+	r := Results{Experiment: e, Phase: phase, PlannedN: plannedN}
 	exposures := make([]int64, len(e.Variants))
 	for i, v := range e.Variants {
 		c := counts[v.ID]
@@ -364,10 +367,12 @@ const (
 	VerdictBetter = "better"
 	VerdictWorse  = "worse"
 	// VerdictWait: no difference is certain yet; More is about how many
-	// more exposures would settle the likeliest one, if the rates hold.
+	// more exposures would settle the likeliest one, if the rates hold, or
+	// (Planned) how many are left to the planned size when no difference
+	// shows yet.
 	VerdictWait = "wait"
-	// VerdictSame: no difference so far, and none the flow's traffic
-	// could show (MoreNeeded has no answer).
+	// VerdictSame: the planned size is reached, no difference shows, and
+	// none the flow's traffic could show (MoreNeeded has no answer).
 	VerdictSame = "same"
 )
 
@@ -377,6 +382,8 @@ type Verdict struct {
 	// Variant is the index of the variant it is about (0 for none).
 	Variant int
 	More    int64
+	// Planned: More counts to the planned size, not to a difference seen.
+	Planned bool
 }
 
 // Verdict reads the results: a mismatch first (nothing else may be read),
@@ -412,6 +419,17 @@ func (r Results) Verdict() Verdict {
 		return Verdict{Kind: VerdictNoData}
 	case best.Kind != "":
 		return best
+	case wait.Kind == VerdictWait:
+		return wait
+	}
+	// No difference shows, or none the traffic could settle: before the
+	// planned size that is too early to say (a few people often tie).
+	var n int64
+	for _, v := range r.Variants {
+		n += v.Exposures
+	}
+	if left := int64(math.Ceil(r.PlannedN)) - n; left > 0 {
+		return Verdict{Kind: VerdictWait, More: left, Planned: true}
 	}
 	return wait
 }

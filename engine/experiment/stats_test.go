@@ -308,7 +308,12 @@ func TestVerdict(t *testing.T) {
 	if v.Kind != VerdictWait || v.Variant != 2 || v.More <= 0 {
 		t.Errorf("wait: %+v", v)
 	}
-	v = verdict(map[string]Counts{"a": {Exposures: 1000, Saves: 300}, "b": {Exposures: 1000, Saves: 300}, "c": {Exposures: 1000, Saves: 300}})
+	// A tie of a few people says nothing yet: wait for the planned 5,000.
+	v = verdict(map[string]Counts{"a": {Exposures: 1, Saves: 1}, "b": {Exposures: 1, Saves: 1}, "c": {Exposures: 1, Saves: 1}})
+	if v.Kind != VerdictWait || !v.Planned || v.More != DefaultPlannedN-3 {
+		t.Errorf("an early tie: %+v", v)
+	}
+	v = verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 600}, "b": {Exposures: 2000, Saves: 600}, "c": {Exposures: 2000, Saves: 600}})
 	if v.Kind != VerdictSame {
 		t.Errorf("same: %+v", v)
 	}
