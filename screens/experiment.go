@@ -87,7 +87,7 @@ type StudioExperimentResults struct {
 	Phase, Phases         int
 	Variants              []StudioExperimentResult
 	SRMP                  string
-	Mismatch              bool
+	Mismatch, TooFew      bool
 	Verdict               StudioExperimentVerdict
 }
 
@@ -241,7 +241,10 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		Text: words.Replace(c.T(text))}
 	verdict.ID = "experiment-verdict"
 	children = append(children, verdict)
-	if !r.Mismatch {
+	switch {
+	case r.TooFew:
+		children = append(children, ui.Text("caption", c.T("studio.experiments.srmTooFew")))
+	case !r.Mismatch:
 		children = append(children, ui.Text("caption", strings.ReplaceAll(c.T("studio.experiments.srmOK"), "{p}", r.SRMP)))
 	}
 	cards := ui.Row("md")

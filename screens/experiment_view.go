@@ -173,7 +173,7 @@ func previewTree(nodes []*ui.Node, prefix string) []*ui.Node {
 func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	e := res.Experiment
 	v := StudioExperimentResults{ID: e.ID, Name: e.Name, Key: e.Key, Status: e.Status, Phase: res.Phase, Phases: e.Phase,
-		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch}
+		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch, TooFew: !res.SRMReadable}
 	for i, vr := range res.Variants {
 		line := StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
 			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == 0, Significant: vr.Significant,

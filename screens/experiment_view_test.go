@@ -12,7 +12,7 @@ import (
 func TestStudioExperimentResultsOf(t *testing.T) {
 	t.Parallel()
 	res := experiment.Results{Experiment: experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 2},
-		Phase: 1, SRMP: 0.00001, Mismatch: true, Variants: []experiment.VariantResult{
+		Phase: 1, SRMP: 0.00001, Mismatch: true, SRMReadable: true, Variants: []experiment.VariantResult{
 			{Variant: experiment.Variant{Name: "Control"}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
 				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1}},
 			{Variant: experiment.Variant{Name: "B"}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},

@@ -286,6 +286,9 @@ type Results struct {
 	// is set when it is under SRMThreshold.
 	SRMChi2, SRMP float64
 	Mismatch      bool
+	// SRMReadable: every variant expects SRMMinExpected exposures, so the
+	// test's p-value may be read.
+	SRMReadable bool
 	// Days are the phase's days with events, oldest first.
 	Days []Day
 	// PlannedN is n*, the total the always-valid interval is tuned to.
@@ -312,6 +315,31 @@ func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results
 	r := Compute(e, phase, t.total, DefaultPlannedN)
 	r.Days = Cumulative(e, t.days)
 	return r, nil
+}
+
+// SRMMinExpected is the fewest exposures the weights must lead every
+// variant to expect before the chi-squared test may raise a mismatch:
+// below about five its p-value is far from the truth (Cochran's rule), and
+// two people under 1:9999 weights are not a broken assignment.
+const SRMMinExpected = 5
+
+// srmReadable reports whether every weighted variant expects at least
+// SRMMinExpected of the exposures.
+func srmReadable(observed []int64, weights []int) bool {
+	var total int64
+	wsum := 0
+	for i, o := range observed {
+		if weights[i] > 0 {
+			total += o
+			wsum += weights[i]
+		}
+	}
+	for _, w := range weights {
+		if w > 0 && float64(total)*float64(w)/float64(wsum) < SRMMinExpected {
+			return false
+		}
+	}
+	return true
 }
 
 // Cumulative turns counts by day and variant into running totals by day,
@@ -351,7 +379,8 @@ func Compute(e Experiment, phase int, counts map[string]Counts, plannedN float64
 		r.Variants = append(r.Variants, vr)
 	}
 	r.SRMChi2, r.SRMP = SRM(exposures, e.Weights())
-	r.Mismatch = r.SRMP < SRMThreshold
+	r.SRMReadable = srmReadable(exposures, e.Weights())
+	r.Mismatch = r.SRMP < SRMThreshold && r.SRMReadable
 	return r
 }
 

@@ -293,6 +293,12 @@ func TestVerdict(t *testing.T) {
 	if v := verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 600}, "b": {Exposures: 1000, Saves: 600}, "c": {Exposures: 1000}}); v.Kind != VerdictMismatch {
 		t.Errorf("mismatch: %+v", v)
 	}
+	// Two people under 1:9999 weights: χ² is huge, but the test cannot be
+	// read with expected counts under five.
+	e2 := Experiment{Variants: []Variant{{ID: "a", Weight: 1}, {ID: "b", Weight: 9999}}}
+	if r := Compute(e2, 1, map[string]Counts{"a": {Exposures: 1}, "b": {Exposures: 1}}, DefaultPlannedN); r.SRMP >= SRMThreshold || r.Mismatch {
+		t.Errorf("1 and 1 under 1:9999: p %v, mismatch %v", r.SRMP, r.Mismatch)
+	}
 	// c saves 45% against 30% at 2,000 each: certain, and above; b is not.
 	v := verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 600}, "b": {Exposures: 2000, Saves: 640}, "c": {Exposures: 2000, Saves: 900}})
 	if v.Kind != VerdictBetter || v.Variant != 2 {
