@@ -65,7 +65,10 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
   const weights = studio.getByLabel("Weight", { exact: true });
   await weights.nth(0).fill(String(weightA));
   await weights.nth(1).fill(String(10000 - weightA));
+  // Start only once the weights are stored: a change after the start would begin phase 2.
+  const saved = studio.waitForResponse((r) => r.url().includes("/ui/actions/experiment.save") && r.ok());
   await studio.getByRole("button", { name: "Save", exact: true }).click();
+  await saved;
   await expect(weights.nth(0)).toHaveValue(String(weightA));
   await studio.getByRole("button", { name: "Start", exact: true }).click();
   await expect(studio.getByText("Phase 1 · running")).toBeVisible();

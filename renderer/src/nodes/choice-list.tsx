@@ -44,7 +44,7 @@ export function ChoiceList({ node }: NodeProps<"choice_list">) {
     return (
       <label key={option.value} className="choice">
         <input
-          ref={at === 0 && !searchable ? first : undefined}
+          ref={at === 0 ? first : undefined}
           type="radio"
           className="choice__input"
           name={groupId}
@@ -82,7 +82,6 @@ export function ChoiceList({ node }: NodeProps<"choice_list">) {
         <label className="choice-list__search">
           <span className="choice-list__search-label">{node.search}</span>
           <input
-            ref={first}
             type="search"
             className="field__input"
             value={query}
