@@ -116,7 +116,12 @@ func TestIntervalsAtSmallCountsAndBounds(t *testing.T) {
 			t.Errorf("%+v: an arm without exposures gives %+v, %+v; want the whole range", c, f, a)
 		}
 	}
-	_, always := Difference(2, 2, 0, 2, DefaultPlannedN)
+	// The issue's own numbers: 1 of 1 against 2 of 3 read +33.3 [−805.8, +872.5].
+	_, always := Difference(1, 1, 2, 3, DefaultPlannedN)
+	if always.Low != -1 || always.High != 1 || math.Abs(always.Estimate-1.0/3) > 1e-12 {
+		t.Errorf("1/1 against 2/3: %+v, want +1/3 in [−1, 1]", always)
+	}
+	_, always = Difference(2, 2, 0, 2, DefaultPlannedN)
 	if always != (Interval{1, -1, 1}) {
 		t.Errorf("2/2 against 0/2: %+v, want +1 in the whole range [−1, 1]", always)
 	}
