@@ -163,7 +163,7 @@ func goldenCases() []goldenCase {
 				Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}}, Values: map[string]string{}})
 		}},
 		{"studio-copy", func(c Context) Page {
-			return StudioCopy(c, "_x_", []string{"_x_", "_y_", "default"}, []StudioItem{
+			return StudioCopy(c, "_x_", []StudioBrand{{"_x_", "Profilio"}, {"_y_", "Followly"}, {"default", "Glimpse"}}, []StudioItem{
 				{Kind: "copy", Slug: "_x_/signIn.headline", Title: "Analyze your Instagram account and gain valuable insights"}})
 		}},
 		{"dev-mail", func(c Context) Page { return DevMailbox(c, goldenMail()) }},

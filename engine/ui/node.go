@@ -104,7 +104,12 @@ type Node struct {
 	Rows         int      `json:"rows,omitempty"`
 	MaxLength    int      `json:"maxLength,omitempty"`
 	Options      []Option `json:"options,omitempty"`
-	Max          int      `json:"max,omitempty"`
+	// Search labels a choice list's search box, which filters a long list
+	// of options as the person types; Empty is what shows when nothing
+	// matches.
+	Search string `json:"search,omitempty"`
+	Empty  string `json:"empty,omitempty"`
+	Max    int    `json:"max,omitempty"`
 
 	// dialog and steps
 	Presentation string  `json:"presentation,omitempty"`
@@ -199,6 +204,8 @@ type Option struct {
 	Value       string `json:"value"`
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
+	// Group is the heading a choice list's option is listed under.
+	Group string `json:"group,omitempty"`
 	// Image is an image choice's thumbnail.
 	Image *ImageRef `json:"image,omitempty"`
 }
