@@ -145,7 +145,8 @@ func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time
 	}
 	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 	attempt := strconv.Itoa(sub.FailedAttempts)
-	_, err = s.charge(ctx, ChargeRequest{SubscriptionID: sub.ID, Key: "renew:" + sub.ID + ":" + period + ":" + attempt,
+	chargeKey := "renew:" + sub.ID + ":" + period + ":" + attempt
+	paid, err := s.charge(ctx, ChargeRequest{SubscriptionID: sub.ID, Key: chargeKey,
 		Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
 	if errors.Is(err, ErrCardDeclined) {
 		return ChangePaymentFailed, s.paymentFailed(ctx, sub, plan, now)
@@ -166,8 +167,13 @@ func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time
 	}
 	s.record(ctx, sub.ID, "renewed:"+period, Change{By: "renewal", Kind: ChangeRenewed, From: sub.PlanCode, To: plan.Code,
 		Detail: plan.Price.String() + " until " + end.Format(time.RFC3339)})
-	s.send(ctx, Notice{Key: "receipt:" + sub.ID + ":" + period, To: sub.Email, Brand: sub.Brand, Kind: NoticeReceipt,
-		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": brand.Date(now)}})
+	kind := ReceiptRenewal
+	if plan.Code != sub.PlanCode {
+		kind = ReceiptPlanChange
+	}
+	s.receiptFor(ctx, paid, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: sub.Email, Brand: sub.Brand,
+		Kind: kind, PlanCode: plan.Code, Amount: plan.Price, CardBrand: sub.PaymentMethod.Brand,
+		CardLast4: sub.PaymentMethod.Last4, PaidAt: now})
 	s.touched(sub.UserID)
 	return ChangeRenewed, nil
 }
