@@ -182,6 +182,11 @@ func TestTemplatesRenderForEveryBrand(t *testing.T) {
 					t.Errorf("%s %s has an unreplaced placeholder or copy key: %q", key, part, leftover.FindString(s))
 				}
 			}
+			// A receipt names the seller and the brand's own support address.
+			if tmpl == mail.TemplateReceipt && (!strings.Contains(m.Text, "Example Operator Ltd") ||
+				!strings.Contains(m.Text, e.reg.Get(b).SupportEmail)) {
+				t.Errorf("%s lacks the operator or the brand's support address:\n%s", key, m.Text)
+			}
 			// Every mail names the brand it is from, a partner's too.
 			if name := e.reg.Get(b).Name; !strings.Contains(m.Text, name) || !strings.Contains(m.HTML, name) {
 				t.Errorf("%s does not name its brand %q:\n%s", key, name, m.Text)
