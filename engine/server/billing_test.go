@@ -82,13 +82,24 @@ func TestCheckoutCreatesASubscriptionAndMailsTheAccountLink(t *testing.T) {
 	if err != nil || len(subs) != 1 {
 		t.Fatalf("subscriptions: %d %v", len(subs), err)
 	}
-	mails := h.mailsTo("buyer@example.com")
-	if len(mails) != 1 || mails[0].Template != mail.TemplatePurchase {
-		t.Fatalf("mails %+v", mails)
+	// The welcome mail with the account link, and the first payment's
+	// receipt, each once.
+	var welcome, receipt []mail.Mail
+	for _, m := range h.mailsTo("buyer@example.com") {
+		switch m.Template {
+		case mail.TemplatePurchase:
+			welcome = append(welcome, m)
+		case mail.TemplateReceipt:
+			receipt = append(receipt, m)
+		}
+	}
+	if len(welcome) != 1 || len(receipt) != 1 || !strings.Contains(receipt[0].Text, "We charged $1 for Weekly Plan on ") ||
+		!strings.Contains(receipt[0].Text, "Paid with: Visa ••4242") {
+		t.Fatalf("welcome %+v, receipts %+v", welcome, receipt)
 	}
 	// The link carries the mail's own key, which names the subscription;
 	// the id the done page showed is not in it.
-	link := linkIn(t, mails[0], "/access-recovery")
+	link := linkIn(t, welcome[0], "/access-recovery")
 	if link.Query().Get("key") == "" || strings.Contains(link.String(), subs[0].ID) {
 		t.Fatalf("the mail links %s", link)
 	}
