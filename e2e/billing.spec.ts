@@ -83,6 +83,11 @@ test("buy the course from its modal and open lesson 1", async ({ page }) => {
   const modal = page.getByRole("dialog", { name: "Instagram PRO course" });
   await expect(modal.getByText("$19.99")).toBeVisible();
   await modal.getByRole("button", { name: "Get the course" }).click();
+  // Nothing is charged yet: the confirmation names the price and the card.
+  const confirm = page.getByRole("dialog", { name: "Confirm your purchase" });
+  await confirm.getByRole("button", { name: "Pay $19.99 with Visa ••4242" }).click();
+  await expect(page.getByText("Payment successful")).toBeVisible();
+  await page.getByRole("link", { name: "Open the course" }).or(page.getByRole("button", { name: "Open the course" })).click();
   await expect(page).toHaveURL(/\/dashboard\/course$/);
   const lesson = page.getByRole("link", { name: "View lesson 1", exact: true });
   await expect(lesson).toBeVisible();

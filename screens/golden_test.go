@@ -135,6 +135,24 @@ func goldenCases() []goldenCase {
 					Image: "/static/lessons/lesson-02.svg", PDF: "/course/lessons/lesson-02.pdf"},
 			})
 		}},
+		{"billing", func(c Context) Page {
+			return BillingHistory(c, []HistoryLineView{
+				{Date: "Nov 9, 2026", Item: "Weekly Plan", Amount: "$1", Status: billing.HistoryFailed},
+				{Date: "Nov 3, 2026", Item: "Profile report", Amount: "$28.99", Status: billing.HistoryRefunded, Receipt: "7F3K-9QX2-M4AB"},
+				{Date: "Nov 2, 2026", Item: "Weekly Plan", Amount: "$1", Status: billing.HistoryPaid, Receipt: "0C1D-2E3F-4G5H"},
+			})
+		}},
+		{"billing__empty", func(c Context) Page { return BillingHistory(c, nil) }},
+		{"receipt__just-bought", func(c Context) Page {
+			return Receipt(c, &ReceiptState{Number: "7F3K-9QX2-M4AB", Item: "Instagram PRO course", Kind: billing.ReceiptAddOn,
+				Family: billing.FamilyPDFCourse, Amount: "$19.99", Date: "Nov 3, 2026", Card: "Visa ••4242", Status: billing.HistoryPaid,
+				Operator: "Example Operator Ltd", Email: "demo@example.com", JustBought: true})
+		}},
+		{"receipt__renewal-refunded", func(c Context) Page {
+			return Receipt(c, &ReceiptState{Number: "0C1D-2E3F-4G5H", Item: "Weekly Plan", Kind: billing.ReceiptRenewal,
+				Amount: "$1", Date: "Nov 9, 2026", Card: "Mastercard ••4444", Status: billing.HistoryRefunded, Operator: "Example Operator Ltd"})
+		}},
+		{"receipt__unknown", func(c Context) Page { return Receipt(c, nil) }},
 		{"studio-sign-in", StudioSignIn},
 		{"studio-home", func(c Context) Page {
 			return StudioHome(c, "ed@glimpse.example (editor)", map[string][]StudioItem{

@@ -109,7 +109,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return err
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
-		WithOrigins(cfg.BrandOrigin)
+		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom)
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
 	provider, err := paymentProvider(cfg, st.DB(), clock)
 	if err != nil {
@@ -125,7 +125,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), mail.Collections(), tracking.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), mail.Collections(), tracking.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}

@@ -46,6 +46,7 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 			data["item"] = a.Brands.Copy(a.Brands.Get(n.Brand)).T("plan.offer." + family + ".title")
 		}
 		delete(data, "family")
+		delete(data, "kind")
 	case billing.NoticeProfileReport:
 		return a.profileReportMail(ctx, n)
 	case billing.NoticeCancelLink:
@@ -76,4 +77,16 @@ func (a *App) profileReportMail(ctx context.Context, n billing.Notice) error {
 		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
 	}
 	return a.Outbox.Enqueue(ctx, msg)
+}
+
+// mailFrom names who a brand's mail is from: the brand by its own name, the
+// operator from configuration, and the brand's support address (the
+// configured one for a brand that has none).
+func (a *App) mailFrom(brandKey string) mail.From {
+	b := a.Brands.Get(brandKey)
+	support := b.SupportEmail
+	if support == "" {
+		support = a.Config.SupportEmail
+	}
+	return mail.From{Brand: b.Name, Operator: a.Config.OperatorName, Support: support}
 }

@@ -195,6 +195,7 @@ type renewal struct {
 	plan   PlanSpec
 	period string // the ending period's end, in Unix seconds: the keys' part
 	req    ChargeRequest
+	paid   Charge // the provider's answer, once charged
 }
 
 // renewBatch claims, charges and records one batch of due subscriptions.
@@ -283,6 +284,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		history = append(history, Change{ID: r.sub.ID + "/renewed:" + r.period, SubscriptionID: r.sub.ID, At: clockNow,
 			By: "renewal", Kind: ChangeRenewed, From: r.sub.PlanCode, To: r.plan.Code,
 			Detail: r.plan.Price.String() + " until " + end.Format(time.RFC3339)})
+		r.paid = charges[i]
 		renewed = append(renewed, r)
 	}
 	if len(updates) == 0 {
@@ -302,8 +304,13 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			continue
 		}
 		stats.Renewed++
-		s.send(ctx, Notice{Key: "receipt:" + r.sub.ID + ":" + r.period, To: r.sub.Email, Brand: r.sub.Brand, Kind: NoticeReceipt,
-			Data: map[string]string{"item": Describe(r.plan.Code).Name, "price": r.plan.Price.String(), "date": brand.Date(now)}})
+		kind := ReceiptRenewal
+		if r.plan.Code != r.sub.PlanCode {
+			kind = ReceiptPlanChange
+		}
+		s.receiptFor(ctx, r.paid, Receipt{ChargeKey: r.req.Key, SubscriptionID: r.sub.ID, Email: r.sub.Email,
+			Brand: r.sub.Brand, Kind: kind, PlanCode: r.plan.Code, Amount: r.plan.Price,
+			CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now})
 		s.touched(r.sub.UserID)
 	}
 	return stats

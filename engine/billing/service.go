@@ -188,8 +188,9 @@ func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscripti
 		return Subscription{}, err
 	}
 	now := s.clock.Now()
-	if _, err := s.charge(ctx, ChargeRequest{Key: chargeKey, Method: pm, Amount: plan.Price,
-		Description: plan.Code, SubscriptionID: subID}); err != nil {
+	paid, err := s.charge(ctx, ChargeRequest{Key: chargeKey, Method: pm, Amount: plan.Price,
+		Description: plan.Code, SubscriptionID: subID})
+	if err != nil {
 		failed(err)
 		return Subscription{}, err
 	}
@@ -211,6 +212,8 @@ func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscripti
 		Detail: plan.Price.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
 	s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: email, Brand: req.Brand, Kind: NoticePurchase,
 		Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": plan.Price.String()}})
+	s.receiptFor(ctx, paid, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: email, Brand: req.Brand,
+		Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: plan.Price, CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now})
 	return sub, nil
 }
 
@@ -476,8 +479,9 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	}
 	s.record(ctx, sub.ID, "created", Change{By: "user:" + req.UserID, Kind: ChangeCreated, To: plan.Code,
 		Detail: plan.Price.String() + " charge " + ch.Reference})
-	s.send(ctx, Notice{Key: "receipt:" + sub.ID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeReceipt,
-		Data: map[string]string{"item": Describe(plan.Code).Name, "family": req.Family, "price": plan.Price.String(), "date": brand.Date(now)}})
+	s.receiptFor(ctx, ch, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: req.Email,
+		Brand: req.Main.Brand, Kind: ReceiptAddOn, PlanCode: plan.Code, Amount: plan.Price,
+		CardBrand: req.Main.PaymentMethod.Brand, CardLast4: req.Main.PaymentMethod.Last4, PaidAt: now})
 	if req.Family == FamilyProfileReport {
 		s.send(ctx, Notice{Key: "profile-report:" + req.UserID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeProfileReport,
 			Data: map[string]string{"user": req.UserID, "email": req.Email}})

@@ -17,7 +17,7 @@ const (
 	TemplateCancelConfirm = "cancel_confirm" // cancel-by-email: Data "link" (/unsubscription?from=…), "email"
 	TemplatePaymentFailed = "payment_failed" // renewal failed: Data "link" (update card), "plan", "retryDate"
 	TemplateCanceled      = "canceled"       // subscription canceled: Data "plan", "endDate"
-	TemplateReceipt       = "receipt"        // an add-on or renewal charge: Data "item", "price", "date"
+	TemplateReceipt       = "receipt"        // every successful charge: Data "item", "price", "date", "card", "number"; operator and support come from the Sender
 	TemplateProfileReport = "profile_report" // the report, attached as PDF: Data "email"
 	TemplateAccountExists = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
 )
@@ -31,7 +31,7 @@ var required = map[string][]string{
 	TemplateCancelConfirm: {"link", "email"},
 	TemplatePaymentFailed: {"link", "plan", "retryDate"},
 	TemplateCanceled:      {"plan", "endDate"},
-	TemplateReceipt:       {"item", "price", "date"},
+	TemplateReceipt:       {"item", "price", "date", "card", "number", "operator", "support"},
 	TemplateProfileReport: {"email"},
 	TemplateAccountExists: {"link", "email"},
 }
@@ -86,6 +86,10 @@ func (o *Outbox) render(m Message) (rendered, error) {
 		return rendered{}, engine.Errorf(engine.CodeInvalid, "mail: unknown template %q", m.Template)
 	}
 	data := make(map[string]string, len(m.Data))
+	if o.sender != nil {
+		from := o.sender(m.Brand)
+		data["brand"], data["operator"], data["support"] = from.Brand, from.Operator, from.Support
+	}
 	for k, v := range m.Data {
 		data[k] = v
 	}
@@ -109,7 +113,8 @@ func (o *Outbox) render(m Message) (rendered, error) {
 	prefix := "mail." + m.Template + "."
 	r := rendered{Subject: fill(prefix + "subject")}
 	heading, body, footer := fill(prefix+"heading"), fill(prefix+"body"), fill("mail.footer")
-	paragraphs := []string{fill("mail.greeting"), body}
+	// A body's lines are paragraphs of their own (a receipt's details).
+	paragraphs := append([]string{fill("mail.greeting")}, strings.Split(body, "\n")...)
 	var text strings.Builder
 	text.WriteString(heading + "\n\n")
 	for _, p := range paragraphs {

@@ -539,6 +539,12 @@ func TestPartnerBrandsMailLinksGoToTheirHost(t *testing.T) {
 	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://x.example.com:8080/access-recovery?key=") {
 		t.Fatalf("purchase mail: %+v", mails)
 	}
+	// The partner's mails are in its name, with its support address.
+	receipts := h.mails(mail.TemplateReceipt)
+	if !strings.Contains(mails[0].Text, "your Profilio subscription") || len(receipts) != 1 ||
+		!strings.Contains(receipts[0].Subject, "Your Profilio receipt ") || !strings.Contains(receipts[0].Text, "support@profilio.example") {
+		t.Fatalf("the partner's mails: %+v %+v", mails, receipts)
+	}
 	h.host = "x.example.com"
 	r := h.screen(h.welcomePath("partner-buyer@example.com"))
 	if screenID(r) != "create-account" || !strings.Contains(string(r.raw), `"email":"partner-buyer@example.com"`) {

@@ -127,42 +127,6 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	return ui.Effects(ui.Replace(screens.PathCheckoutDone + "?id=" + url.QueryEscape(sub.ID))), nil
 }
 
-// purchase buys an add-on with the main plan's card. The course then opens;
-// the report is made and mailed by billing's notice, and the screen is
-// checked again 2 s later (the spec's re-check delay) as the mail goes out.
-func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, error) {
-	return func(r *request, _ any) (*ui.Result, error) {
-		if !r.authorised {
-			return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
-		}
-		ctx := r.fiber.Context()
-		main, err := s.Billing.Subscription(ctx, r.mainSub.ID)
-		if err != nil {
-			return nil, err
-		}
-		_, err = s.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: r.principal.User.ID,
-			Email: r.principal.User.Email, Main: main, Family: family})
-		s.Business.Purchase(paymentOutcome(err))
-		switch {
-		case errors.Is(err, billing.ErrAlreadyOwned):
-			// A second tap: the first one bought it.
-		case errors.Is(err, billing.ErrCardDeclined):
-			return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T("plan.purchaseFailed"))
-		case err != nil:
-			return nil, err
-		}
-		switch family {
-		case billing.FamilyPDFCourse:
-			return ui.Effects(ui.CloseOverlay(screens.CoursePurchaseOverlay), ui.CloseOverlay(screens.MyPlanOverlay),
-				ui.Navigate(screens.PathCourse)), nil
-		case billing.FamilyProfileReport:
-			// The report is made and mailed (billing.NoticeProfileReport).
-			return ui.Effects(ui.Refresh(), ui.After(2000, ui.Refresh())), nil
-		}
-		return ui.Effects(ui.Refresh()), nil
-	}
-}
-
 // cancelRequest sends the cancel-by-email confirmation
 // (billing.RequestCancelEmail).
 func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {

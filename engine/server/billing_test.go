@@ -82,13 +82,24 @@ func TestCheckoutCreatesASubscriptionAndMailsTheAccountLink(t *testing.T) {
 	if err != nil || len(subs) != 1 {
 		t.Fatalf("subscriptions: %d %v", len(subs), err)
 	}
-	mails := h.mailsTo("buyer@example.com")
-	if len(mails) != 1 || mails[0].Template != mail.TemplatePurchase {
-		t.Fatalf("mails %+v", mails)
+	// The welcome mail with the account link, and the first payment's
+	// receipt, each once.
+	var welcome, receipt []mail.Mail
+	for _, m := range h.mailsTo("buyer@example.com") {
+		switch m.Template {
+		case mail.TemplatePurchase:
+			welcome = append(welcome, m)
+		case mail.TemplateReceipt:
+			receipt = append(receipt, m)
+		}
+	}
+	if len(welcome) != 1 || len(receipt) != 1 || !strings.Contains(receipt[0].Text, "We charged $1 for Weekly Plan on ") ||
+		!strings.Contains(receipt[0].Text, "Paid with: Visa ••4242") {
+		t.Fatalf("welcome %+v, receipts %+v", welcome, receipt)
 	}
 	// The link carries the mail's own key, which names the subscription;
 	// the id the done page showed is not in it.
-	link := linkIn(t, mails[0], "/access-recovery")
+	link := linkIn(t, welcome[0], "/access-recovery")
 	if link.Query().Get("key") == "" || strings.Contains(link.String(), subs[0].ID) {
 		t.Fatalf("the mail links %s", link)
 	}
@@ -134,6 +145,14 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	u := h.subscriber("ann@example.com", "correct-horse")
+	main, err := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main.PaymentMethod = billing.PaymentMethod{Provider: "sandbox", ID: "pm_sandbox_ok_test", Brand: "visa", Last4: "4242"}
+	if err := h.app.Billing.Put(ctx, main); err != nil {
+		t.Fatal(err)
+	}
 	if r := h.signIn("ann@example.com", "correct-horse"); r.status != http.StatusOK {
 		t.Fatalf("sign in: %d %v", r.status, r.body)
 	}
@@ -141,12 +160,27 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	if !strings.Contains(string(home.raw), "Buy for $28.99") || strings.Contains(string(home.raw), "PURCHASED") {
 		t.Fatalf("My Plan before buying: %s", home.raw)
 	}
+	// Nothing is charged from My Plan or the course modal: each opens the
+	// confirmation, which names the price and the card.
+	if !strings.Contains(string(home.raw), "Pay $19.99 with Visa ••4242") {
+		t.Fatalf("no confirmation naming the card: %s", home.raw)
+	}
 	r := h.actionAt("/dashboard", "course.purchase", nil)
 	eff := effects(r)
-	if r.status != http.StatusOK || eff[len(eff)-1]["to"] != "/dashboard/course" {
+	boughtAt, _ := eff[len(eff)-1]["to"].(string)
+	if r.status != http.StatusOK || !strings.HasPrefix(boughtAt, "/dashboard/receipts/") || !strings.HasSuffix(boughtAt, "?purchase=done") {
 		t.Fatalf("buy course: %d %v", r.status, r.body)
 	}
-	h.actionAt("/dashboard", "course.purchase", nil) // a double tap
+	// It lands on the receipt, which says it went through and opens the course.
+	landed := h.screen(boughtAt)
+	if screenID(landed) != "receipt" || !strings.Contains(string(landed.raw), "Payment successful") ||
+		!strings.Contains(string(landed.raw), `"to":"/dashboard/course"`) || !strings.Contains(string(landed.raw), "Visa ••4242") {
+		t.Fatalf("the receipt after buying: %s", landed.raw)
+	}
+	again := h.actionAt("/dashboard", "course.purchase", nil) // a double tap
+	if eff := effects(again); again.status != http.StatusOK || eff[len(eff)-1]["to"] != boughtAt {
+		t.Fatalf("a double tap: %d %v", again.status, again.body)
+	}
 	subs, _ := h.app.Billing.ForUser(ctx, u.ID)
 	if len(subs) != 2 {
 		t.Fatalf("%d subscriptions after buying the course twice", len(subs))
@@ -159,8 +193,15 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	}
 	// The receipt names what was bought (it read "Weekly Plan").
 	receipts := h.mails(mail.TemplateReceipt)
-	if len(receipts) != 1 || !strings.Contains(receipts[0].Text, " for Instagram PRO course on ") {
+	if len(receipts) != 1 || !strings.Contains(receipts[0].Text, " for Instagram PRO course on ") ||
+		!strings.Contains(receipts[0].Text, "Visa ••4242") || !strings.Contains(receipts[0].Subject, "Your Glimpse receipt ") {
 		t.Fatalf("receipts: %+v", receipts)
+	}
+	// Billing history lists it, paid, with its receipt.
+	history := h.screen("/dashboard/billing")
+	if screenID(history) != "billing" || !strings.Contains(string(history.raw), "Instagram PRO course") ||
+		!strings.Contains(string(history.raw), `"label":"Paid"`) || !strings.Contains(string(history.raw), strings.TrimSuffix(boughtAt, "?purchase=done")) {
+		t.Fatalf("billing history: %s", history.raw)
 	}
 
 	// Cancel by email: the mail's link cancels on the public page.
@@ -187,7 +228,7 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	if !strings.Contains(string(done.raw), "Your subscription has been canceled") {
 		t.Fatalf("cancel: %s", done.raw)
 	}
-	main, _ := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
+	main, _ = h.app.Billing.Subscription(ctx, "sub-"+u.ID)
 	if main.Status != billing.StatusCanceled {
 		t.Fatalf("status after the link: %s", main.Status)
 	}

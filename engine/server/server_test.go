@@ -323,6 +323,24 @@ func TestCoursePurchaseDeclined(t *testing.T) {
 	if len(subs) != 1 {
 		t.Fatalf("a declined purchase left %d subscriptions", len(subs))
 	}
+	// A new card, and the same purchase goes through: the declined
+	// attempt does not hold the add-on.
+	if r := h.actionAt("/checkout/card", "plan.update_card", map[string]any{"card": "4242 4242 4242 4242",
+		"expiry": "12/30", "cvc": "123", "/subscription": main.ID}); r.status != http.StatusOK {
+		t.Fatalf("update card: %d %s", r.status, r.raw)
+	}
+	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), "Pay $19.99 with Visa ••4242") {
+		t.Fatalf("the confirmation does not name the new card: %s", home.raw)
+	}
+	res = h.action("course.purchase", nil)
+	if eff := effects(res); res.status != http.StatusOK || !strings.HasPrefix(eff[len(eff)-1]["to"].(string), "/dashboard/receipts/") {
+		t.Fatalf("purchase after a new card: %d %s", res.status, res.raw)
+	}
+	// The history shows the failed attempt and the paid one.
+	history := string(h.screen("/dashboard/billing").raw)
+	if !strings.Contains(history, `"label":"Failed"`) || !strings.Contains(history, `"label":"Paid"`) {
+		t.Fatalf("billing history: %s", history)
+	}
 }
 
 func TestFilesAndHeaders(t *testing.T) {

@@ -37,6 +37,8 @@ func (s *Server) routeTable() ([]route, error) {
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
 		{screens.PathCourse, protected, s.courseScreen, nil},
+		{screens.PathBilling, protected, s.billingScreen, nil},
+		{screens.PathReceipts + "*", protected, s.receiptScreen, nil},
 		{screens.PathUnsubscribe, protected, s.unsubscribeStart, nil},
 		{screens.PathUnsubscribe + "/*", protected, s.unsubscribeScreen, nil},
 		{screens.PathInsights, protected, s.insightsScreen, byPath},
