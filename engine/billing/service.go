@@ -543,24 +543,31 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 }
 
 // cancelAll cancels the active main plans among subs on bundle and counts
-// those canceled now (each once, though subs may list one twice).
-func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by string) (int, error) {
+// those canceled now (each once, though subs may list one twice), with the
+// latest day one of them stops authorising.
+func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by string) (int, time.Time, error) {
 	now := s.clock.Now()
 	seen := map[string]bool{}
 	n := 0
+	var ends time.Time
 	for _, sub := range subs {
 		if seen[sub.ID] || sub.Bundle != bundle || !sub.MainPlan || sub.Expired(now) {
 			continue
 		}
 		seen[sub.ID] = true
 		if sub.Status == StatusActive {
-			if _, err := s.Cancel(ctx, sub.ID, by); err != nil {
-				return n, err
+			canceled, err := s.Cancel(ctx, sub.ID, by)
+			if err != nil {
+				return n, ends, err
 			}
+			sub = canceled
+		}
+		if sub.ExpiresAt != nil && sub.ExpiresAt.After(ends) {
+			ends = *sub.ExpiresAt
 		}
 		n++
 	}
-	return n, nil
+	return n, ends, nil
 }
 
 // TakeAttempt counts one attempt of something limited (checkouts per

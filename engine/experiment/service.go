@@ -67,7 +67,7 @@ type Service struct {
 	all     atomic.Pointer[[]Experiment]
 
 	mu      sync.Mutex
-	pending map[phaseKey]map[string]*Counts
+	pending map[phaseKey]map[dayVariant]*Counts
 	seq     int64
 	flushMu sync.Mutex
 }
@@ -82,7 +82,7 @@ type phaseKey struct {
 // called after every change so that other instances reload within seconds.
 func NewService(db *mongo.Database, clock engine.Clock, publish func(context.Context) error) *Service {
 	s := &Service{db: db, clock: clock, publish: publish, instance: engine.NewID()[:12],
-		pending: map[phaseKey]map[string]*Counts{}}
+		pending: map[phaseKey]map[dayVariant]*Counts{}}
 	s.all.Store(&[]Experiment{})
 	return s
 }

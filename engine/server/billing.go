@@ -200,12 +200,12 @@ func (s *Server) resumePlan(r *request, _ any) (*ui.Result, error) {
 // cancelFromLink is the public cancel page's one call: the link's value
 // names a cancel request; any failure reads as 'No subscriptions'.
 func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {
-	canceled, err := s.Billing.CancelByLink(r.fiber.Context(), r.query.Get("from"), r.brand.Bundle)
+	done, err := s.Billing.CancelByLink(r.fiber.Context(), r.query.Get("from"), r.brand.Bundle)
 	if err != nil {
 		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
-		canceled = false
+		done = billing.LinkCancel{}
 	}
-	page := screens.UnsubscriptionResult(r.copy, canceled)
+	page := screens.UnsubscriptionResult(r.copy, done.Canceled, done.AccessEnds)
 	return &ui.Result{Screen: ptr(page.Envelope(s.meta(r)))}, nil
 }
 

@@ -213,6 +213,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/readyz", s.handleReady)
 	ui := s.app.Group("/ui", s.checkSchemaVersion)
 	ui.Get("/screen", s.handleScreen)
+	ui.Get(strings.TrimPrefix(PathAudience, "/ui"), s.serveAudience)
 	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
 	// Without this the app's catch-all GET below would answer a GET of an
 	// action as an unknown file (404) instead of a wrong method.
