@@ -120,7 +120,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), mail.Collections(), tracking.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.RefundCollections(), mail.Collections(), tracking.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
