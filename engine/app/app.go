@@ -33,6 +33,7 @@ import (
 	"glimpse/engine/server"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 	"glimpse/fixtures"
 	"glimpse/renderer"
@@ -77,6 +78,8 @@ type App struct {
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow.
 	Experiments *experiment.Service
+	// Support is the support desk (engine/support).
+	Support *support.Desk
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -115,12 +118,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
+	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
+		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), billing.RefundCollections(), mail.Collections(), tracking.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.RefundCollections(), mail.Collections(), tracking.Collections(), support.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -253,7 +258,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
-		Retention: a.Retention, Accounts: a.Accounts,
+		Retention: a.Retention, Accounts: a.Accounts, Support: a.Support,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
