@@ -352,3 +352,41 @@ func (s *Sandbox) Refund(ctx context.Context, req ProviderRefund) (string, error
 	}
 	return r.Reference, nil
 }
+
+// ErrAmount is an amount that is not dollars and at most two decimals.
+var ErrAmount = engine.Errorf(engine.CodeInvalid, "Write an amount such as 5 or 5.50.")
+
+// ParseAmount reads an amount typed as dollars ("5", "5.5", "5.50") into
+// cents; "" is 0, which a refund reads as all that is left. More than two
+// decimals, signs, separators and amounts of a million or more are refused.
+func ParseAmount(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 6 || len(frac) > 2 || (hasFrac && frac == "") || !allDigits(whole) || !allDigits(frac) {
+		return 0, ErrAmount
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return 0, ErrAmount
+	}
+	f, err := strconv.ParseInt(frac, 10, 64)
+	if err != nil {
+		return 0, ErrAmount
+	}
+	return w*100 + f, nil
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -316,6 +317,42 @@ func TestStripeRefundFailures(t *testing.T) {
 		}
 		if n := len(rec.requests()); n != 0 {
 			t.Fatalf("%d requests for a charge without a PaymentIntent", n)
+		}
+	})
+}
+
+func TestParseAmount(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{"": 0, " 5 ": 500, "5.5": 550, "5.50": 550, "0.01": 1, "28.99": 2899, "999999.99": 99999999} {
+		if got, err := ParseAmount(in); err != nil || got != want {
+			t.Errorf("ParseAmount(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "+1", "5.", ".5", "5.555", "1,000", "1e3", "1000000", "5 .5", "٣", "0x10"} {
+		if got, err := ParseAmount(in); !errors.Is(err, ErrAmount) {
+			t.Errorf("ParseAmount(%q) = %d, %v; want ErrAmount", in, got, err)
+		}
+	}
+}
+
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"", "5", "5.50", "28.99", "-1", "5.", "1e3", "999999.99"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cents, err := ParseAmount(s)
+		if err != nil {
+			return
+		}
+		if cents < 0 || cents >= 100_000_000 {
+			t.Fatalf("ParseAmount(%q) = %d, out of range", s, cents)
+		}
+		// What was read writes back as the same amount.
+		if s != "" && strings.TrimSpace(s) != "" {
+			again, err := ParseAmount(USD(cents).String()[1:])
+			if err != nil || again != cents {
+				t.Fatalf("ParseAmount(%q) = %d, but its own print reads %d, %v", s, cents, again, err)
+			}
 		}
 	})
 }

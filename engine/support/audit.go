@@ -48,8 +48,15 @@ type Entry struct {
 	Problem string `bson:"problem,omitempty"`
 }
 
+// Collections declares the audit log for EnsureCollections.
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{AuditCollection: nil}
+}
+
 // auditLog appends to and reads the audit log; it can do nothing else.
 type auditLog struct{ coll *mongo.Collection }
+
+func newAuditLog(db *mongo.Database) auditLog { return auditLog{coll: db.Collection(AuditCollection)} }
 
 func (l auditLog) append(ctx context.Context, e Entry) error {
 	var tail [4]byte

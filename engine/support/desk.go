@@ -93,13 +93,8 @@ type Deps struct {
 
 // NewDesk returns the desk over db (its audit log) and the services.
 func NewDesk(db *mongo.Database, clock engine.Clock, d Deps) *Desk {
-	return &Desk{clock: clock, audit: auditLog{coll: db.Collection(AuditCollection)}, auth: d.Auth, accounts: d.Accounts,
+	return &Desk{clock: clock, audit: newAuditLog(db), auth: d.Auth, accounts: d.Accounts,
 		billing: d.Billing, retention: d.Retention, profiles: d.Profiles, outbox: d.Outbox, brands: d.Brands}
-}
-
-// Collections declares the audit log for EnsureCollections.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{AuditCollection: nil}
 }
 
 // Dossier is what the desk shows of one subscriber.
