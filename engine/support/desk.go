@@ -178,7 +178,9 @@ func (d *Desk) Find(ctx context.Context, email string) (Dossier, error) {
 	ids := make([]string, 0, len(subs))
 	for _, s := range subs {
 		ids = append(ids, s.ID)
-		out.Subscriptions = append(out.Subscriptions, subscriptionLine(s, d.bundleOf(s), now))
+		line := subscriptionLine(s, d.bundleOf(s), now)
+		line.Plan = d.planName(s.Brand, s.PlanCode)
+		out.Subscriptions = append(out.Subscriptions, line)
 	}
 	charges, err := d.billing.ChargesFor(ctx, ids)
 	if err != nil {
@@ -186,7 +188,7 @@ func (d *Desk) Find(ctx context.Context, email string) (Dossier, error) {
 	}
 	plans := map[string]string{}
 	for _, s := range subs {
-		plans[s.ID] = billing.Describe(s.PlanCode).Name
+		plans[s.ID] = d.planName(s.Brand, s.PlanCode)
 	}
 	for _, ch := range charges {
 		refunds, err := d.billing.RefundsOf(ctx, ch.ID)
@@ -276,6 +278,16 @@ func (d *Desk) subscriptions(ctx context.Context, email string) ([]billing.Subsc
 func sortSubs(subs []billing.Subscription) []billing.Subscription {
 	slices.SortStableFunc(subs, func(a, b billing.Subscription) int { return b.StartedAt.Compare(a.StartedAt) })
 	return subs
+}
+
+// planName names a plan as the subscriber's screens do: an add-on in its
+// brand's words (My Plan's title for it), a main plan by the plan table.
+func (d *Desk) planName(brandKey, code string) string {
+	switch family := billing.FamilyOf(code); family {
+	case billing.FamilyPDFCourse, billing.FamilyProfileReport, billing.FamilyReelsPlaybook:
+		return d.brands.Copy(d.brands.Get(brandKey)).T("plan.offer." + family + ".title")
+	}
+	return billing.Describe(code).Name
 }
 
 func (d *Desk) bundleOf(s billing.Subscription) string {
