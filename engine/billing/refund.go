@@ -390,3 +390,33 @@ func allDigits(s string) bool {
 	}
 	return true
 }
+
+// addOnPurchase names the next purchase of an add-on by an account: its
+// subscription id, the base of its charge keys and the key its declined
+// attempts are counted under. An add-on is bought once while it counts
+// (ErrAlreadyOwned); once a refund ended it, buying it again is a purchase
+// of its own, with ids of its own ("…-2", "#r2"), since the ended one's
+// charge key would replay the refunded charge instead of taking money.
+func (s *Service) addOnPurchase(ctx context.Context, userID, planCode string) (subID, chargeBase, failures string, err error) {
+	first := "add_" + engine.HashToken("purchase:" + userID + ":" + planCode)[:24]
+	base := "purchase:" + userID + ":" + planCode
+	firstFailures := "purchase-failed:" + engine.HashToken(userID+":"+planCode)
+	for n := 1; n <= 100; n++ {
+		subID, chargeBase, failures = first, base, firstFailures
+		if n > 1 {
+			suffix := strconv.Itoa(n)
+			subID, chargeBase, failures = first+"-"+suffix, base+"#r"+suffix, firstFailures+"#r"+suffix
+		}
+		existing, err := s.Subscription(ctx, subID)
+		if errors.Is(err, ErrNoSubscription) {
+			return subID, chargeBase, failures, nil
+		}
+		if err != nil {
+			return "", "", "", err
+		}
+		if !existing.Expired(s.clock.Now()) {
+			return "", "", "", fmt.Errorf("purchase %s: %w", subID, ErrAlreadyOwned)
+		}
+	}
+	return "", "", "", fmt.Errorf("purchase %s: too many purchases", first)
+}

@@ -356,3 +356,37 @@ func FuzzParseAmount(f *testing.F) {
 		}
 	})
 }
+
+// A refunded add-on can be bought again, and that takes money and gives it
+// back; until refunded it is owned once.
+func TestAnAddOnRefundedCanBeBoughtAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	addOn, ch := f.withAddOn(t)
+	main, _ := f.svc.Subscription(ctx, "main-u1")
+	req := PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyReelsPlaybook}
+	if _, err := f.svc.Purchase(ctx, req); !errors.Is(err, ErrAlreadyOwned) {
+		t.Fatalf("buying an owned add-on again: %v", err)
+	}
+	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "Mistake", By: "staff:s"}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.svc.Purchase(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID == addOn.ID || again.Expired(f.clock.Now()) {
+		t.Fatalf("the second purchase = %+v", again)
+	}
+	if n := f.count(t, sandboxCollection, bson.M{"status": "succeeded"}); n != 2 {
+		t.Fatalf("%d charges taken, want the first purchase and the second", n)
+	}
+	subs, _ := f.svc.ForUser(ctx, "u1")
+	if ent := Entitlements(subs, "glimpse.web", f.clock.Now()); !ent[ReelsPlaybook] {
+		t.Fatal("bought again, the playbook is not the subscriber's")
+	}
+	if _, err := f.svc.Purchase(ctx, req); !errors.Is(err, ErrAlreadyOwned) {
+		t.Fatalf("buying it a third time: %v", err)
+	}
+}
