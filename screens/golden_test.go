@@ -221,7 +221,7 @@ func goldenCases() []goldenCase {
 		{"create-account__ready", func(c Context) Page {
 			return CreateAccount(c, CreateAccountState{Email: "ann@example.com", Ready: true})
 		}},
-	}, append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...)...)
+	}, append(append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...), supportGoldenCases()...)...)
 }
 
 // variantGoldenCases are unsubscribe steps as two variants of an experiment

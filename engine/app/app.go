@@ -34,6 +34,7 @@ import (
 	"glimpse/engine/server"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 	"glimpse/fixtures"
 	"glimpse/renderer"
@@ -81,6 +82,8 @@ type App struct {
 	// Metrics are the business metrics, nil unless GLIMPSE_METRICS_ADDR is
 	// set (engine/app/metrics.go).
 	Metrics *metrics.Business
+	// Support is the support desk (engine/support).
+	Support *support.Desk
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -120,12 +123,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.wireOperations(cfg, st)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
+	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
+		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), mail.Collections(), tracking.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), tracking.Collections(), support.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -258,7 +263,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
-		Retention: a.Retention, Accounts: a.Accounts,
+		Retention: a.Retention, Accounts: a.Accounts, Support: a.Support,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,

@@ -48,8 +48,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if cfg.Demo {
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
-		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s (experiments: %s / %s)\n", cfg.BaseURL, EditorEmail, EditorPassword,
-			TesterEmail, TesterPassword)
+		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s (experiments: %s / %s; support desk: %s / %s)\n", cfg.BaseURL,
+			EditorEmail, EditorPassword, TesterEmail, TesterPassword, SupportEmail, SupportPassword)
 	}
 	if cfg.DevMailbox {
 		fmt.Fprintf(stdout, "Dev mailbox (every mail the app queues; GLIMPSE_ENVIRONMENT=development, for browsers on this machine only): %s/dev/mail\n", cfg.BaseURL)

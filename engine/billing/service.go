@@ -452,14 +452,13 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if err != nil || plan.Kind != KindAddOn {
 		return Subscription{}, ErrUnknownPlan
 	}
-	subID := "add_" + engine.HashToken("purchase:" + req.UserID + ":" + plan.Code)[:24]
-	if existing, err := s.Subscription(ctx, subID); err == nil {
-		return existing, ErrAlreadyOwned
+	subID, base, failures, err := s.addOnPurchase(ctx, req.UserID, plan.Code)
+	if err != nil {
+		return Subscription{}, err
 	}
 	// A declined purchase does not block the add-on: the next attempt (a
 	// new card, or the same one again) is a charge of its own.
-	chargeKey, failed, err := s.attemptKey(ctx, "purchase:"+req.UserID+":"+plan.Code,
-		"purchase-failed:"+engine.HashToken(req.UserID+":"+plan.Code))
+	chargeKey, failed, err := s.attemptKey(ctx, base, failures)
 	if err != nil {
 		return Subscription{}, err
 	}

@@ -43,6 +43,7 @@ import (
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 	"glimpse/screens"
 )
@@ -77,6 +78,9 @@ type Deps struct {
 	// Experiments are the A/B experiments on the unsubscribe flow (nil:
 	// none run, and the studio's experiment screens send testers back).
 	Experiments *experiment.Service
+	// Support is the support desk (nil: the studio has none, and its
+	// screens and actions answer that it is unavailable).
+	Support *support.Desk
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
 	Content *library.Repo

@@ -64,6 +64,7 @@ func (s *Server) routeTable() ([]route, error) {
 		{screens.PathStudioExperimentNew, guardStaff, s.studioExperimentEdit, nil},
 		{screens.PathStudioExperimentEdit + "*", guardStaff, s.studioExperimentEdit, nil},
 		{screens.PathStudioExperimentResults + "*", guardStaff, s.studioExperimentResults, nil},
+		{screens.PathStudioSupport, guardSupport, s.supportDesk, nil},
 	}
 	if s.devMailboxOn() {
 		rows = append(rows,
@@ -87,8 +88,9 @@ type actionSpec struct {
 	// upload, when set, takes the raw request body (a file) instead.
 	upload func(r *request, body io.Reader) (*ui.Result, error)
 	// staff, when set, is the staff role the action needs (staff.RoleEditor
-	// admits editors and admins; staff.RoleTester any staff member;
-	// staff.RoleExperimenter testers and admins). The handler then finds the
+	// admits editors and admins; staff.RoleTester any staff member but
+	// support; staff.RoleExperimenter testers and admins; staff.RoleSupport
+	// support and admins). The handler then finds the
 	// member in request.member; anyone else is refused before the body is
 	// read.
 	staff string
@@ -141,6 +143,13 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"experiment.start", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: staff.RoleExperimenter}},
 		{"experiment.pause", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: staff.RoleExperimenter}},
 		{"experiment.stop", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: staff.RoleExperimenter}},
+		// The support desk: support staff and admins (staff.RoleSupport).
+		{"support.find", actionSpec{newRequest: empty[supportFindRequest], handle: s.supportOn(s.supportFind), staff: staff.RoleSupport, form: true}},
+		{"support.refund", actionSpec{newRequest: empty[supportRefundRequest], handle: s.supportOn(s.supportRefund), staff: staff.RoleSupport, form: true}},
+		{"support.cancel", actionSpec{newRequest: empty[supportCancelRequest], handle: s.supportOn(s.supportCancel), staff: staff.RoleSupport, form: true}},
+		{"support.extend", actionSpec{newRequest: empty[supportExtendRequest], handle: s.supportOn(s.supportExtend), staff: staff.RoleSupport, form: true}},
+		{"support.resend", actionSpec{newRequest: empty[supportResendRequest], handle: s.supportOn(s.supportResend), staff: staff.RoleSupport, form: true}},
+		{"support.sign_out", actionSpec{newRequest: empty[supportSignOutRequest], handle: s.supportOn(s.supportSignOut), staff: staff.RoleSupport, form: true}},
 	})
 }
 
