@@ -415,7 +415,7 @@ func (s *Service) addOnPurchase(ctx context.Context, userID, planCode string) (s
 			return "", "", "", err
 		}
 		if !existing.Expired(s.clock.Now()) {
-			return "", "", "", fmt.Errorf("purchase %s: %w", subID, ErrAlreadyOwned)
+			return subID, "", "", fmt.Errorf("purchase %s: %w", subID, ErrAlreadyOwned)
 		}
 	}
 	return "", "", "", fmt.Errorf("purchase %s: too many purchases", first)

@@ -453,6 +453,14 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		return Subscription{}, ErrUnknownPlan
 	}
 	subID, base, failures, err := s.addOnPurchase(ctx, req.UserID, plan.Code)
+	if errors.Is(err, ErrAlreadyOwned) {
+		// A second tap: the caller is shown what the first one bought.
+		owned, rerr := s.Subscription(ctx, subID)
+		if rerr != nil {
+			return Subscription{}, errors.Join(err, rerr)
+		}
+		return owned, err
+	}
 	if err != nil {
 		return Subscription{}, err
 	}
