@@ -28,6 +28,7 @@ import (
 	"glimpse/engine/lesson"
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/server"
@@ -77,6 +78,8 @@ type App struct {
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow.
 	Experiments *experiment.Service
+	// Privacy runs data exports, account deletion and Meta's callbacks.
+	Privacy *privacy.Service
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -115,12 +118,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
+	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing,
+		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
+		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), mail.Collections(), tracking.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), mail.Collections(), tracking.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -253,7 +259,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
-		Retention: a.Retention, Accounts: a.Accounts,
+		Retention: a.Retention, Accounts: a.Accounts, Privacy: a.Privacy,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
@@ -314,6 +320,9 @@ func (a *App) Sweep(ctx context.Context) error {
 		return err
 	}
 	if _, err := a.Events.Sweep(ctx); err != nil {
+		return err
+	}
+	if err := a.Privacy.Sweep(ctx); err != nil {
 		return err
 	}
 	return nil
