@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
+	"glimpse/engine/analysis"
 	"glimpse/engine/app"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
@@ -25,6 +26,7 @@ import (
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
 	"glimpse/engine/privacy"
+	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
@@ -91,7 +93,18 @@ func seedPerson(t *testing.T, a *app.App, email string) person {
 		Family: billing.FamilyProfileReport}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Profiles.SeedDemo(ctx, u.ID, 7); err != nil {
+	// A small profile of two snapshots (the demo profile's thousands of
+	// followers make no difference to what is deleted, only to the time).
+	if err := a.Profiles.Connect(ctx, u.ID, profile.SourceAPI, "leaving.example", 0); err != nil {
+		t.Fatal(err)
+	}
+	for i, followers := range [][]string{{"ann", "bob"}, {"ann", "bob", "cy"}} {
+		if _, err := a.Profiles.AddSnapshot(ctx, u.ID, analysis.Snapshot{TakenAt: start.Add(time.Duration(i-2) * time.Hour),
+			Followers: followers, Following: []string{"ann", "dee"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Profiles.Analyse(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Profiles.SetCredential(ctx, u.ID, "sealed-token"); err != nil {
