@@ -82,7 +82,7 @@ test("download my data, then delete my account", async ({ page }) => {
 
   // Delete: the screen says what happens, the wrong password is refused.
   await page.goto("/dashboard/privacy");
-  await page.getByRole("button", { name: "Delete my account…" }).click();
+  await page.getByRole("link", { name: "Delete my account…" }).click();
   await expect(page).toHaveURL(/\/dashboard\/privacy\/delete$/);
   await expect(page.getByText("because tax law requires it", { exact: false })).toBeVisible();
   await page.getByLabel("Your password").fill("not-my-password");
