@@ -67,6 +67,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	go a.RunSweeper(ctx, sweepEvery)
 	// Data exports are built in the background; a request wakes the job.
 	go a.Privacy.RunExports(ctx, time.Minute)
+	// Accounts unused for 24 months are deleted after a warning mail; the
+	// pass runs once a day across instances.
+	go a.Privacy.RunRetention(ctx, time.Hour)
 	// Published content reaches every instance within seconds.
 	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
 		if err := srv.ReloadContent(ctx); err != nil {

@@ -110,6 +110,8 @@ type Service struct {
 	owner  string
 	// wake starts the export job at once when an export is requested.
 	wake chan struct{}
+	// seen is the day each account was last recorded as used (Touch).
+	seen *touched
 }
 
 // NewService returns the privacy service over db.
@@ -131,7 +133,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
 	return &Service{db: db, clock: clock, o: o, claims: store.NewClaims(db), owner: "privacy:" + engine.NewID(),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), seen: &touched{days: map[string]string{}}}
 }
 
 // TaxPeriodYears is the tax period in whole years, for the screens and the

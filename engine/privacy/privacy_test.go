@@ -594,3 +594,70 @@ func TestDisconnectInstagram(t *testing.T) {
 		t.Errorf("%d profile write claims left", n)
 	}
 }
+
+// TestRetainInactive: an account unused for 23 months gets the warning
+// mail, one used again keeps going, and the unused one is deleted a month
+// after the warning; an account with a plan that still gives access is
+// never touched. The clock is the test's.
+func TestRetainInactive(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	idle, err := a.Auth.CreateUser(ctx, "idle@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := a.Auth.CreateUser(ctx, "back@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paying := seedPerson(t, a, "paying@example.com")
+	if err := a.Billing.Put(ctx, billing.Subscription{ID: "sub-long", UserID: paying.user.ID, Email: paying.user.Email,
+		Bundle: "glimpse.web", Brand: "default", PlanCode: "glimpse_weekly_trial", Status: billing.StatusActive, MainPlan: true,
+		StartedAt: start}); err != nil {
+		t.Fatal(err)
+	}
+	day := func(n int) {
+		t.Helper()
+		clock.Set(start.Add(time.Duration(n) * 24 * time.Hour))
+		if _, err := a.Privacy.RetainInactive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day(0) // starts counting everyone from today
+	if again, err := a.Privacy.RetainInactive(ctx); err != nil || again != (privacy.InactivityStats{}) {
+		t.Fatalf("a second pass the same day did something: %+v %v", again, err)
+	}
+	day(699)
+	if mails, _ := a.Outbox.To(ctx, []string{idle.Email, back.Email}); len(mails) != 0 {
+		t.Fatalf("warned before 23 months: %v", mails)
+	}
+	day(701)
+	for _, u := range []auth.User{idle, back} {
+		mails, _ := a.Outbox.To(ctx, []string{u.Email})
+		if len(mails) != 1 || mails[0].Template != mail.TemplateInactivity {
+			t.Fatalf("%s: warning mails %v", u.Email, mails)
+		}
+	}
+	if mails, _ := a.Outbox.To(ctx, []string{paying.user.Email}); slices.ContainsFunc(mails, func(m mail.Mail) bool {
+		return m.Template == mail.TemplateInactivity
+	}) {
+		t.Error("a subscriber whose plan gives access was warned")
+	}
+	// "back" signs in again.
+	if err := a.Privacy.Touch(ctx, back.ID); err != nil {
+		t.Fatal(err)
+	}
+	day(729)
+	if _, err := a.Auth.User(ctx, idle.ID); err != nil {
+		t.Fatalf("deleted before the warning period ended: %v", err)
+	}
+	day(731)
+	if _, err := a.Auth.User(ctx, idle.ID); engine.ErrorCode(err) != engine.CodeNotFound {
+		t.Errorf("the unused account was not deleted: %v", err)
+	}
+	for _, u := range []auth.User{back, paying.user} {
+		if _, err := a.Auth.User(ctx, u.ID); err != nil {
+			t.Errorf("%s was deleted: %v", u.Email, err)
+		}
+	}
+}
