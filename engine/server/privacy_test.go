@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"glimpse/engine/analysis"
 	"glimpse/engine/config"
 	"glimpse/engine/privacy"
+	"glimpse/engine/profile"
 	"glimpse/screens"
 )
 
@@ -128,7 +130,11 @@ func TestMetaDataDeletionCallback(t *testing.T) {
 	h := newHarness(t, func(c *config.Config) { c.InstagramAppSecret = secret })
 	u := h.subscriber("insta@example.com", "secret-password-1")
 	ctx := context.Background()
-	if err := h.app.Profiles.SeedDemo(ctx, u.ID, 3); err != nil {
+	if err := h.app.Profiles.Connect(ctx, u.ID, profile.SourceAPI, "insta.example", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Profiles.AddSnapshot(ctx, u.ID, analysis.Snapshot{TakenAt: start, Followers: []string{"ann", "bob"},
+		Following: []string{"ann"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.app.Profiles.LinkInstagram(ctx, u.ID, "178414000001"); err != nil {
