@@ -46,7 +46,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn ${binary} serve`,
+    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn GLIMPSE_INSTAGRAM_APP_SECRET=e2e-meta-app-secret ${binary} serve`,
     cwd: "..",
     url: `${baseURL}/readyz`,
     timeout: 120_000,

@@ -194,8 +194,28 @@ func goldenCases() []goldenCase {
 		{"privacy", func(c Context) Page {
 			l := goldenLibrary().Privacy
 			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",
-				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name}))
+				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name,
+				"tax_years": "10"}))
 		}},
+		{"privacy-data", func(c Context) Page { return PrivacyData(c, PrivacyDataState{Email: "ana@example.com"}) }},
+		{"privacy-data__preparing", func(c Context) Page {
+			return PrivacyData(c, PrivacyDataState{Email: "ana@example.com", Export: ExportPreparing, InstagramConnected: true, Instagram: "ana.bakes"})
+		}},
+		{"privacy-data__ready", func(c Context) Page {
+			return PrivacyData(c, PrivacyDataState{Email: "ana@example.com", Export: ExportReady, ExportReadyAt: "Nov 25, 2026, 18:10 UTC",
+				ExportExpires: "Dec 2, 2026", ExportSize: "6 kB"})
+		}},
+		{"privacy-data__failed", func(c Context) Page {
+			return PrivacyData(c, PrivacyDataState{Email: "ana@example.com", Export: ExportFailed})
+		}},
+		{"delete-account", func(c Context) Page {
+			return DeleteAccount(c, DeleteAccountState{Email: "ana@example.com", Plan: "Weekly Plan", TaxYears: 10})
+		}},
+		{"account-deleted", func(c Context) Page { return AccountDeleted(c) }},
+		{"deletion-status", func(c Context) Page {
+			return DeletionStatus(c, DeletionStatusState{Found: true, Code: "0123456789abcdef0123456789abcdef", Status: "completed", Date: "Nov 25, 2026"})
+		}},
+		{"deletion-status__unknown", func(c Context) Page { return DeletionStatus(c, DeletionStatusState{}) }},
 		{"terms", func(c Context) Page {
 			l := goldenLibrary().Terms
 			return LegalPage(c, "terms", l, l.Render(map[string]string{"operator_name": "Ana Example",

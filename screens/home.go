@@ -159,6 +159,7 @@ func menu(c Context) *ui.Node {
 		ui.Link(c.T("menu.admirers"), ui.Navigate(PathArticles+"/secret-admirers")),
 		ui.Link(c.T("menu.stalkers"), ui.Navigate(PathArticles+"/detect-stalkers")),
 		ui.Link(c.T("menu.passwordSafety"), ui.Navigate(PathPasswordSafety)),
+		ui.Link(c.T("menu.privacyData"), ui.Navigate(PathPrivacyData)),
 		ui.Link(c.T("menu.news"), ui.Navigate(PathNews)),
 		ui.Link(c.T("menu.terms"), ui.OpenURL(PathTerms, true)),
 		ui.Link(c.T("menu.privacy"), ui.OpenURL(PathPrivacy, true)),

@@ -65,6 +65,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	// Renewals, retries and expiries; any number of instances may run it.
 	go a.Billing.RunRenewals(ctx, time.Minute)
 	go a.RunSweeper(ctx, sweepEvery)
+	// Data exports are built in the background; a request wakes the job.
+	go a.Privacy.RunExports(ctx, time.Minute)
+	// Accounts unused for 24 months are deleted after a warning mail; the
+	// pass runs once a day across instances.
+	go a.Privacy.RunRetention(ctx, time.Hour)
 	// Published content reaches every instance within seconds.
 	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
 		if err := srv.ReloadContent(ctx); err != nil {

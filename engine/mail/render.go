@@ -20,6 +20,9 @@ const (
 	TemplateReceipt       = "receipt"        // every successful charge: Data "item", "price", "date", "card", "number"; operator and support come from the Sender
 	TemplateProfileReport = "profile_report" // the report, attached as PDF: Data "email"
 	TemplateAccountExists = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
+	TemplateDataExport    = "data_export"    // the person's data is ready: Data "link" (download), "expires"
+	TemplateAccountErased = "account_erased" // the account was deleted: Data "email", "years" (how long receipts are kept)
+	TemplateInactivity    = "inactivity"     // the account is deleted soon for disuse: Data "email", "date", "link" (sign-in)
 )
 
 // required lists each template's Data keys; "link" also means the mail has
@@ -34,12 +37,16 @@ var required = map[string][]string{
 	TemplateReceipt:       {"item", "price", "date", "card", "number", "operator", "support"},
 	TemplateProfileReport: {"email"},
 	TemplateAccountExists: {"link", "email"},
+	TemplateDataExport:    {"link", "expires"},
+	TemplateAccountErased: {"email", "years"},
+	TemplateInactivity:    {"email", "date", "link"},
 }
 
 // Templates lists every template name.
 func Templates() []string {
 	return []string{TemplateActivation, TemplatePurchase, TemplatePasswordReset, TemplateCancelConfirm,
-		TemplatePaymentFailed, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateAccountExists}
+		TemplatePaymentFailed, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateAccountExists,
+		TemplateDataExport, TemplateAccountErased, TemplateInactivity}
 }
 
 // Required returns the Data keys a template needs.

@@ -97,6 +97,13 @@ func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 		return nil, err
 	}
 	r.principal, r.signedIn = p, true
+	if s.Privacy != nil {
+		// The retention job deletes accounts left unused; any signed-in
+		// request is a use (written at most once a day).
+		if err := s.Privacy.Touch(c.Context(), p.User.ID); err != nil {
+			s.Logger.Warn("record account use", "requestId", requestID(c), "error", err.Error())
+		}
+	}
 	r.mainSub, r.authorised = billing.MainSubscription(p.Subscriptions, b.Bundle, s.Clock.Now())
 	if !r.authorised && !s.Brands.HostMapped(c.Hostname()) {
 		// A host with no brand of its own follows the subscriber's plan: a

@@ -40,6 +40,7 @@ import (
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
 	"glimpse/engine/metrics"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
@@ -73,6 +74,8 @@ type Deps struct {
 	// Accounts creates subscribers' accounts and gets them back in (nil:
 	// made from Auth, Billing and Mail).
 	Accounts *auth.Accounts
+	// Privacy runs data exports, account deletion and Meta's callbacks.
+	Privacy *privacy.Service
 	// Events keeps analytics events (nil keeps them only in the log).
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow (nil:
@@ -232,6 +235,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
 	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
+	s.privacyRoutes()
 	s.app.Get(PathLessonPDFs+":file", s.serveLessonPDF)
 	s.app.Get(PathReelsPlaybook, s.serveReelsPlaybook)
 	s.app.Get("/assets/*", s.files.ServeAsset)
