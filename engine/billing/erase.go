@@ -25,6 +25,9 @@ const (
 	CancelLinksCollection        = cancelLinksCollection
 	ChargeEventsCollection       = chargeEventsCollection
 	StripeEventsCollection       = stripeEventsCollection
+	ReceiptsCollection           = receiptsCollection
+	RefundsCollection            = refundsCollection
+	SandboxRefundsCollection     = sandboxRefundsCollection
 )
 
 // ErasedEmail stands in for the address of an erased subscriber on the
@@ -95,6 +98,18 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 			bson.M{"$set": bson.M{"erased": true, "retainUntil": retainUntil}}); err != nil {
 			return fmt.Errorf("mark charges kept for the tax period: %w", err)
 		}
+		// Receipts are kept with the ledger, without the address they went
+		// to and without the charge key, which can hold the account id.
+		if _, err := s.db.Collection(receiptsCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
+			bson.M{"$set": bson.M{"email": ErasedEmail, "erased": true, "retainUntil": retainUntil},
+				"$unset": bson.M{"chargeKey": ""}}); err != nil {
+			return fmt.Errorf("anonymise receipts: %w", err)
+		}
+		// A refund's reason is staff's free text about the person.
+		if _, err := s.db.Collection(refundsCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
+			bson.M{"$set": bson.M{"reason": "erased", "erased": true, "retainUntil": retainUntil}}); err != nil {
+			return fmt.Errorf("anonymise refunds: %w", err)
+		}
 	}
 	for _, email := range emails {
 		email = normaliseEmail(email)
@@ -117,7 +132,7 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
 	filter := bson.M{"erased": true, "retainUntil": bson.M{"$lt": s.clock.Now()}}
 	var n int64
-	for _, coll := range []string{chargesCollection, SubscriptionsCollection} {
+	for _, coll := range []string{chargesCollection, receiptsCollection, refundsCollection, SubscriptionsCollection} {
 		res, err := s.db.Collection(coll).DeleteMany(ctx, filter)
 		if err != nil {
 			return n, fmt.Errorf("purge retained %s: %w", coll, err)

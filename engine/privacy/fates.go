@@ -11,6 +11,7 @@ import (
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 )
 
@@ -53,6 +54,10 @@ func Fates() []Fate {
 		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events: no personal data"},
 		{billing.SandboxCollection, Kept, "the test payment provider's charges: no personal data"},
 		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
+		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},
+		{billing.RefundsCollection, Anonymised, "refunds belong to the ledger: amounts and dates stay until the tax period ends; staff's reason is removed"},
+		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
+		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
 		{retention.StepsCollection, Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
 		{tracking.Collection, Erased, "usage events"},
