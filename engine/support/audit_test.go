@@ -76,8 +76,11 @@ func TestNoCodeCanEditTheAuditLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Privacy's table of what deletion does to each collection names the
+	// log only to declare that deletion keeps it.
+	declares := filepath.Join("engine", "privacy", "fates.go")
 	for file := range opened {
-		if file != filepath.Join("engine", "support", "audit.go") {
+		if file != filepath.Join("engine", "support", "audit.go") && file != declares {
 			t.Errorf("%s refers to support.AuditCollection; only engine/support/audit.go may", file)
 		}
 	}
