@@ -145,14 +145,29 @@ func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time
 	}
 	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 	attempt := strconv.Itoa(sub.FailedAttempts)
-	_, err = s.charge(ctx, ChargeRequest{SubscriptionID: sub.ID, Key: "renew:" + sub.ID + ":" + period + ":" + attempt,
-		Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
-	if errors.Is(err, ErrCardDeclined) {
-		return ChangePaymentFailed, s.paymentFailed(ctx, sub, plan, now)
+	key := "renew:" + sub.ID + ":" + period + ":" + attempt
+	_, err = s.charge(ctx, ChargeRequest{SubscriptionID: sub.ID, Key: key,
+		Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code})
+	if errors.Is(err, ErrCardDeclined) || errors.Is(err, ErrAuthenticationRequired) {
+		confirm := ""
+		if errors.Is(err, ErrAuthenticationRequired) {
+			// The bank wants the subscriber: the mail's link lets them
+			// authenticate and pay; the retries go on meanwhile.
+			if confirm, err = s.renewalConfirmation(ctx, sub, plan, key); err != nil {
+				return "", err
+			}
+		}
+		return ChangePaymentFailed, s.paymentFailed(ctx, sub, plan, now, confirm)
 	}
 	if err != nil {
 		return "", err
 	}
+	return ChangeRenewed, s.renewed(ctx, sub, plan, now)
+}
+
+// renewed starts a subscription's next period, paid for.
+func (s *Service) renewed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time) error {
+	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 	start := sub.CurrentPeriodEnd
 	end := plan.Period.After(start)
 	for !end.After(now) { // a long outage: the new period starts now, not in the past
@@ -162,19 +177,20 @@ func (s *Service) renewOne(ctx context.Context, seen Subscription, now time.Time
 		"$set":   bson.M{"currentPeriodStart": start, "currentPeriodEnd": end, "dueAt": end, "planCode": plan.Code, "price": plan.Price},
 		"$unset": bson.M{"failedAttempts": "", "nextPlanCode": ""},
 	}); err != nil {
-		return "", fmt.Errorf("renew %s: %w", sub.ID, err)
+		return fmt.Errorf("renew %s: %w", sub.ID, err)
 	}
 	s.record(ctx, sub.ID, "renewed:"+period, Change{By: "renewal", Kind: ChangeRenewed, From: sub.PlanCode, To: plan.Code,
 		Detail: plan.Price.String() + " until " + end.Format(time.RFC3339)})
 	s.send(ctx, Notice{Key: "receipt:" + sub.ID + ":" + period, To: sub.Email, Brand: sub.Brand, Kind: NoticeReceipt,
 		Data: map[string]string{"item": Describe(plan.Code).Name, "price": plan.Price.String(), "date": brand.Date(now)}})
 	s.touched(sub.UserID)
-	return ChangeRenewed, nil
+	return nil
 }
 
 // paymentFailed schedules the next retry, or expires the subscription after
-// the last one.
-func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time) error {
+// the last one. confirm, when set, is the token of the link that lets the
+// subscriber authenticate and pay a renewal their bank refused without them.
+func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time, confirm string) error {
 	attempt := sub.FailedAttempts
 	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 	s.record(ctx, sub.ID, "payment_failed:"+period+":"+strconv.Itoa(attempt), Change{By: "renewal", Kind: ChangePaymentFailed,
@@ -190,9 +206,14 @@ func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan Plan
 		bson.M{"$set": bson.M{"dueAt": next, "failedAttempts": attempt + 1}}); err != nil {
 		return fmt.Errorf("schedule retry of %s: %w", sub.ID, err)
 	}
+	data := map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name,
+		"price": plan.Price.String(), "retryDate": brand.Date(next)}
+	kind := NoticePaymentFailed
+	if confirm != "" {
+		kind, data["token"] = NoticeConfirmPayment, confirm
+	}
 	s.send(ctx, Notice{Key: "payment-failed:" + sub.ID + ":" + period + ":" + strconv.Itoa(attempt), To: sub.Email, Brand: sub.Brand,
-		Kind: NoticePaymentFailed, Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name,
-			"price": plan.Price.String(), "retryDate": brand.Date(next)}})
+		Kind: kind, Data: data})
 	return nil
 }
 

@@ -115,7 +115,7 @@ func renewWith(tb testing.TB, db *mongo.Database, workers int) RenewStats {
 	)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db, clock, Options{Provider: NewSandbox(db, clock)})
+		svc := NewService(db, clock, Options{Provider: NewSandbox(db, clock, testWebhookSecret)})
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())
 			if err != nil {
