@@ -115,9 +115,9 @@ func TestStripeStartSession(t *testing.T) {
 		"metadata[glimpse_order]": "co_1", "line_items[0][quantity]": "1",
 		"line_items[0][price_data][currency]": "usd", "line_items[0][price_data][unit_amount]": "1399",
 		"line_items[0][price_data][product_data][name]": "Premium Plan",
-		"payment_intent_data[setup_future_usage]": "off_session",
-		"payment_intent_data[metadata][glimpse_key]": "checkout:page-1",
-		"payment_intent_data[metadata][glimpse_order]": "co_1"}
+		"payment_intent_data[setup_future_usage]":       "off_session",
+		"payment_intent_data[metadata][glimpse_key]":    "checkout:page-1",
+		"payment_intent_data[metadata][glimpse_order]":  "co_1"}
 	for k, v := range want {
 		if r.Form.Get(k) != v {
 			t.Errorf("%s = %q, want %q", k, r.Form.Get(k), v)
