@@ -194,5 +194,9 @@ func (s *Server) renderSandboxPay(c fiber.Ctx, status int, page billing.SandboxP
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	// The page's form posts to itself: with no-referrer the browser sends
+	// "Origin: null", which the same-origin check refuses. same-origin still
+	// sends nothing to any other site.
+	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
 	return c.Status(status).Send(out.Bytes())
 }
