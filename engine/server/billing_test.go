@@ -347,3 +347,61 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 		t.Fatalf("history %+v", hist)
 	}
 }
+
+// A renewal the bank refused until the subscriber authenticates: the mail
+// links to the confirmation page, which sends them to the provider's page;
+// authenticated there, the plan is renewed and the link closes.
+func TestRenewalConfirmationThroughTheMailedLink(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	st, err := h.app.Billing.StartCheckout(ctx, billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: "bank@example.com", Key: "bank", Origin: "http://127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := st.URL
+	if r := h.payPage(page, cardForm("4000 0027 6000 3184", "12/30")); r.status != http.StatusSeeOther {
+		t.Fatalf("3-D Secure card: %d", r.status)
+	}
+	if r := h.payPage(page, url.Values{"step": {"authenticate"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("authenticate: %d %s", r.status, r.raw)
+	}
+	order, _ := h.app.Billing.Order(ctx, st.OrderID)
+	sub, err := h.app.Billing.Subscription(ctx, order.SubscriptionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Set(sub.CurrentPeriodEnd)
+	if _, err := h.app.Billing.RenewDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mails := h.mails(mail.TemplateConfirmPayment)
+	if len(mails) != 1 {
+		t.Fatalf("confirmation mails: %+v", mails)
+	}
+	link := linkIn(t, mails[0], "/checkout/confirm")
+	if r := h.screen(link.RequestURI()); screenID(r) != "confirm-payment" || !strings.Contains(string(r.raw), "$1") {
+		t.Fatalf("confirmation page: %s", r.raw)
+	}
+	r := h.actionAt(link.RequestURI(), "checkout.confirm", map[string]any{"/token": link.Query().Get("token")})
+	eff := effects(r)
+	if len(eff) != 1 || eff[0]["type"] != "open_url" {
+		t.Fatalf("confirm: %d %v", r.status, r.body)
+	}
+	confirmPage := eff[0]["url"].(string)
+	if html := string(h.do(httptest.NewRequest(http.MethodGet, confirmPage, nil)).raw); !strings.Contains(html, "Visa ••3184") {
+		t.Fatalf("the provider's page does not offer the saved card: %s", html)
+	}
+	h.payPage(confirmPage, url.Values{"step": {"saved"}})
+	if r := h.payPage(confirmPage, url.Values{"step": {"authenticate"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("authenticate: %d %s", r.status, r.raw)
+	}
+	got, _ := h.app.Billing.Subscription(ctx, sub.ID)
+	if got.FailedAttempts != 0 || !got.CurrentPeriodEnd.After(sub.CurrentPeriodEnd) {
+		t.Fatalf("after confirming: %+v", got)
+	}
+	if r := h.screen(link.RequestURI()); !strings.Contains(string(r.raw), "This payment no longer needs you.") {
+		t.Fatalf("the used link: %s", r.raw)
+	}
+}
