@@ -166,6 +166,18 @@ test("3-D Secure: a card that asks for it is authenticated on the provider's pag
   await expect(page.getByRole("link", { name: "View lesson 1", exact: true })).toBeVisible();
   await openMail(page, email, "Your receipt");
   await expect(page.getByText(/Instagram PRO course/).first()).toBeVisible();
+
+  // The card is replaced on the provider's page too (setup mode).
+  await page.goto("/checkout/card");
+  await page.getByRole("button", { name: "Continue to the payment page" }).click();
+  await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
+  await page.getByLabel("Card number").fill("5555 5555 5555 4444");
+  await page.getByLabel("Expiration (MM / YY)").fill("12 / 30");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByRole("button", { name: "Save card" }).click();
+  await expect(page.getByRole("heading", { name: "Your card is saved" })).toBeVisible();
+  await page.goto("/checkout/card");
+  await expect(page.getByText("Mastercard ••4444")).toBeVisible();
 });
 
 test("buy the course from its modal and open lesson 1", async ({ page }) => {
