@@ -356,3 +356,34 @@ func TestCardUpdateThroughTheHostedPage(t *testing.T) {
 		t.Fatalf("card %+v", got.PaymentMethod)
 	}
 }
+
+// A success and a failure of one order delivered together settle it one
+// way only: paid with its subscription, or failed with none (without the
+// once-per-order outcome both ran, and a failed order held a plan).
+func TestCheckoutOutcomeIsSettledOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	for i := range 6 {
+		st := f.start(t, FamilyWeekly, "race-"+string(rune('a'+i)))
+		order, session := f.paidOnSandbox(t, st)
+		var wg sync.WaitGroup
+		for j, typ := range []string{"checkout.session.completed", "checkout.session.async_payment_failed",
+			"checkout.session.async_payment_succeeded", "checkout.session.async_payment_failed"} {
+			wg.Go(func() {
+				if _, err := f.deliver(t, order.ID+"-"+string(rune('0'+j)), typ, f.clock.Now(), session); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		o, _ := f.svc.Order(ctx, order.ID)
+		_, err := f.svc.Subscription(ctx, order.SubscriptionID)
+		switch {
+		case o.Status == OrderPaid && err == nil:
+		case o.Status == OrderFailed && errors.Is(err, ErrNoSubscription):
+		default:
+			t.Fatalf("order %s settled %s with subscription error %v", order.ID, o.Status, err)
+		}
+	}
+}
