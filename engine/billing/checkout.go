@@ -341,7 +341,12 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 // The newest then sets the ledger's status and the access it paid for.
 func (s *Service) catchUpCharge(ctx context.Context, key, reference string) error {
 	if reference != "" {
-		cur, err := s.db.Collection(chargeEventsCollection).Find(ctx, bson.M{"key": referenceKey(reference)})
+		// A range on _id (the events' ids start with their key), which the
+		// embedded database answers from its index, not a scan.
+		ref := referenceKey(reference)
+		prefix := chargeEventPrefix(ref)
+		cur, err := s.db.Collection(chargeEventsCollection).Find(ctx,
+			bson.M{"_id": bson.M{"$gte": prefix, "$lt": prefix + "\uffff"}, "key": ref})
 		if err != nil {
 			return fmt.Errorf("events of %s: %w", reference, err)
 		}

@@ -403,3 +403,32 @@ func TestRefundsAndDisputesChangeAccess(t *testing.T) {
 		t.Fatalf("refunded plan: %+v", got)
 	}
 }
+
+// Stripe down: opening a page says payments are unavailable (and buys
+// nothing); an event whose session cannot be read again fails, so the
+// webhook answers 500 and Stripe delivers it again later.
+func TestStripeSessionUnavailable(t *testing.T) {
+	p, rec := newStripeForTest(t)
+	rec.answer = func(path string, _ []byte) (int, []byte) {
+		return http.StatusInternalServerError, []byte(`{"error": {"type": "api_error", "message": "down"}}`)
+	}
+	f := newFixture(t)
+	f.svc.provider = p
+	ctx := context.Background()
+	plan, _ := f.svc.Catalogue().Find("default", FamilyWeekly)
+	_, err := f.svc.StartCheckout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: plan.Code,
+		Email: "ann@example.com", Key: "down"})
+	if engine.ErrorCode(err) != engine.CodeUnavailable {
+		t.Fatalf("start: %v", err)
+	}
+	orderID := "co_" + engine.HashToken("checkout:down")[:24]
+	_, err = f.deliver(t, "evt_down", "checkout.session.completed", f.clock.Now(),
+		map[string]any{"id": "cs_down", "object": "checkout.session", "client_reference_id": orderID})
+	if err == nil {
+		t.Fatal("an event whose session could not be read was taken")
+	}
+	if res, _ := f.deliver(t, "evt_down", "checkout.session.completed", f.clock.Now(),
+		map[string]any{"id": "cs_down", "object": "checkout.session", "client_reference_id": orderID}); res.Duplicate {
+		t.Fatal("a failed event was recorded as handled")
+	}
+}
