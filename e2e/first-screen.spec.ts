@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // The first screen comes with the page (issue #12): the server writes what /ui/screen would answer
 // into the HTML, so the renderer draws it without a second round trip. Later screens are fetched.

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test("a subscriber reads an article part through the home card", async ({ page }) => {
   await page.goto("/sign-in");

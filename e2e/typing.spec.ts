@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // Nothing typed is lost (issue #21): a person may type into the sign-in form the server drew at any
 // moment while the app loads: before its script runs, while React adopts the markup, after. On a

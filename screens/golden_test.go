@@ -68,8 +68,23 @@ func goldenCases() []goldenCase {
 			return Checkout(c, CheckoutState{Plans: billing.DefaultCatalogue().ForBrand(c.Brand.Key, billing.KindMain),
 				Key: "checkout-key", Sandbox: true})
 		}},
-		{"checkout-done", func(c Context) Page { return CheckoutDone(c, "a•••@example.com", true) }},
-		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, "", false) }},
+		{"checkout-done", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com"})
+		}},
+		{"checkout-done__pending", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPending})
+		}},
+		{"checkout-done__failed", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderFailed})
+		}},
+		{"checkout-done__card", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderCard, Status: billing.OrderPaid})
+		}},
+		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, OrderState{}) }},
+		{"confirm-payment", func(c Context) Page {
+			return ConfirmPayment(c, ConfirmState{Found: true, Token: "t", Plan: "Weekly Plan", Price: "$1.00"})
+		}},
+		{"confirm-payment__closed", func(c Context) Page { return ConfirmPayment(c, ConfirmState{Found: true, Closed: true}) }},
 		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341") }},
 		{"unsubscription", Unsubscription},
 		{"unsubscription__canceled", func(c Context) Page {

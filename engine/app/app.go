@@ -117,12 +117,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
 		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom)
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
-	provider, err := paymentProvider(cfg, st.DB(), clock)
+	webhookSecret := webhookSecret(cfg)
+	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
 	if err != nil {
 		return nil, err
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
-		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
+		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
 	a.wireOperations(cfg, st)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)

@@ -36,6 +36,13 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 	case billing.NoticePaymentFailed:
 		template = mail.TemplatePaymentFailed
 		data["link"] = "/checkout/card?subscription=" + url.QueryEscape(n.Data["subscription"])
+	case billing.NoticeConfirmPayment:
+		// The token is the link's only secret (like Stripe's hosted
+		// invoice link): it is put in the link and nowhere else.
+		template = mail.TemplateConfirmPayment
+		delete(data, "token")
+		delete(data, "subscription")
+		data["link"] = billing.PathCheckoutConfirm + "?token=" + url.QueryEscape(n.Data["token"])
 	case billing.NoticeCanceled:
 		template = mail.TemplateCanceled
 	case billing.NoticeReceipt:

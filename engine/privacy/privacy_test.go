@@ -72,9 +72,22 @@ type person struct {
 func seedPerson(t *testing.T, a *app.App, email string) person {
 	t.Helper()
 	ctx := context.Background()
-	sub, err := a.Billing.Checkout(ctx, billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
-		PlanCode: "glimpse_weekly_trial", Email: email, Key: engine.NewToken(),
-		Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2031, CVC: "123"}})
+	// Bought as the pages buy: the hosted page opened and paid on the
+	// sandbox with 4242…, its event fulfilled.
+	st, err := a.Billing.StartCheckout(ctx, billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: email, Key: engine.NewToken(), Origin: "https://glimpse.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Billing.PayOnSandbox(ctx, billing.SandboxPayRequest{Session: strings.TrimPrefix(st.URL, billing.PathSandboxPay),
+		Step: "card", Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2031, CVC: "123"}}); err != nil {
+		t.Fatal(err)
+	}
+	order, err := a.Billing.Order(ctx, st.OrderID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := a.Billing.Subscription(ctx, order.SubscriptionID)
 	if err != nil {
 		t.Fatal(err)
 	}

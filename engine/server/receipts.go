@@ -26,9 +26,14 @@ func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, er
 			return nil, err
 		}
 		receipt, err := s.Billing.BuyAddOn(ctx, billing.PurchaseRequest{UserID: r.principal.User.ID,
-			Email: r.principal.User.Email, Main: main, Family: family})
+			Email: r.principal.User.Email, Main: main, Family: family, Origin: s.Config.BrandOrigin(r.brand.Key)})
 		s.Business.Purchase(paymentOutcome(err))
+		var authenticate *billing.AuthenticationNeeded
 		switch {
+		case errors.As(err, &authenticate):
+			// The bank asks for the subscriber (3-D Secure): they
+			// authenticate and pay on the provider's page.
+			return ui.Effects(ui.OpenURL(authenticate.URL, false)), nil
 		case errors.Is(err, billing.ErrAlreadyOwned) && receipt.Number == "":
 			// Owned without a purchase of its own (granted): nothing to
 			// show but My Plan, which now offers it as owned.

@@ -232,6 +232,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/img", s.serveImage)
 	s.app.Post(PathErrorTunnel, s.checkSameOrigin, s.tunnelErrors)
 	s.app.Post(PathStripeWebhook, s.stripeWebhook) // signed by Stripe, so no CSRF check (stripe_webhook.go)
+	s.mountSandboxPay()                            // the sandbox's hosted payment page (sandbox_pay.go)
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
 	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
