@@ -28,6 +28,8 @@ const (
 	ReceiptsCollection           = receiptsCollection
 	RefundsCollection            = refundsCollection
 	SandboxRefundsCollection     = sandboxRefundsCollection
+	OrdersCollection             = ordersCollection
+	SandboxSessionsCollection    = sandboxSessionsCollection
 )
 
 // ErasedEmail stands in for the address of an erased subscriber on the
@@ -111,6 +113,9 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 			return fmt.Errorf("anonymise refunds: %w", err)
 		}
 	}
+	if err := s.eraseOrders(ctx, ids, emails); err != nil {
+		return err
+	}
 	for _, email := range emails {
 		email = normaliseEmail(email)
 		if email == "" {
@@ -123,6 +128,41 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 		if _, err := s.db.Collection(cancelLinksCollection).DeleteMany(ctx, bson.M{"email": email}); err != nil {
 			return fmt.Errorf("erase cancel links: %w", err)
 		}
+	}
+	return nil
+}
+
+// eraseOrders deletes the hosted-page orders of the subscriptions or the
+// addresses, and the sandbox's pages for them: what they bought is in the
+// ledger already, and an order names the buyer.
+func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) error {
+	normalised := make([]string, 0, len(emails))
+	for _, e := range emails {
+		if e = normaliseEmail(e); e != "" {
+			normalised = append(normalised, e)
+		}
+	}
+	filter := bson.M{"$or": bson.A{bson.M{"subscriptionId": bson.M{"$in": subIDs}}, bson.M{"email": bson.M{"$in": normalised}}}}
+	cur, err := s.db.Collection(ordersCollection).Find(ctx, filter)
+	if err != nil {
+		return fmt.Errorf("erase orders: %w", err)
+	}
+	var orders []Order
+	if err := cur.All(ctx, &orders); err != nil {
+		return fmt.Errorf("erase orders: %w", err)
+	}
+	ids := make([]string, 0, len(orders))
+	for _, o := range orders {
+		ids = append(ids, o.ID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.db.Collection(sandboxSessionsCollection).DeleteMany(ctx, bson.M{"orderId": bson.M{"$in": ids}}); err != nil {
+		return fmt.Errorf("erase sandbox pages: %w", err)
+	}
+	if _, err := s.db.Collection(ordersCollection).DeleteMany(ctx, bson.M{"_id": bson.M{"$in": ids}}); err != nil {
+		return fmt.Errorf("erase orders: %w", err)
 	}
 	return nil
 }

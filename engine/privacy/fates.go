@@ -56,6 +56,8 @@ func Fates() []Fate {
 		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
 		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},
 		{billing.RefundsCollection, Anonymised, "refunds belong to the ledger: amounts and dates stay until the tax period ends; staff's reason is removed"},
+		{billing.OrdersCollection, Erased, "hosted-page orders: what they bought is in the ledger"},
+		{billing.SandboxSessionsCollection, Erased, "the test payment provider's pages for those orders"},
 		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
 		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
