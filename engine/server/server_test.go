@@ -325,9 +325,15 @@ func TestCoursePurchaseDeclined(t *testing.T) {
 	}
 	// A new card, and the same purchase goes through: the declined
 	// attempt does not hold the add-on.
-	if r := h.actionAt("/checkout/card", "plan.update_card", map[string]any{"card": "4242 4242 4242 4242",
-		"expiry": "12/30", "cvc": "123", "/subscription": main.ID}); r.status != http.StatusOK {
+	// The card is changed on the provider's page (setup mode), as a browser
+	// would: the action only opens it.
+	r := h.actionAt("/checkout/card", "plan.update_card", map[string]any{"/subscription": main.ID})
+	eff := effects(r)
+	if r.status != http.StatusOK || len(eff) != 1 || eff[0]["type"] != "open_url" {
 		t.Fatalf("update card: %d %s", r.status, r.raw)
+	}
+	if page := h.payPage(eff[0]["url"].(string), cardForm("4242 4242 4242 4242", "12/30")); page.status >= 400 {
+		t.Fatalf("the provider's page refused the new card: %d %s", page.status, page.raw)
 	}
 	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), "Pay $19.99 with Visa ••4242") {
 		t.Fatalf("the confirmation does not name the new card: %s", home.raw)
