@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { buyWeeklyPlan } from "./checkout";
+import { expect, test } from "./fixtures";
 import { unzipText } from "./unzip";
 
 // Privacy and data, end to end: a freshly bought subscriber downloads their
@@ -26,14 +28,7 @@ async function openMail(page: Page, to: string, subject: string): Promise<void> 
 
 /** Buys the weekly plan for a new address and creates its account from the mail. */
 async function buyAndCreateAccount(page: Page, email: string, password: string): Promise<void> {
-  await page.goto("/checkout?quiz=true&page=SUBSCRIPTION");
-  await page.getByRole("radio", { name: /Weekly Plan/ }).check();
-  await page.getByLabel("Email address").fill(email);
-  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-  await page.getByLabel("Expiry date (MM/YY)").fill("12/30");
-  await page.getByLabel("Security code (CVC)").fill("123");
-  await page.getByRole("button", { name: "Subscribe" }).click();
-  await expect(page).toHaveURL(/\/checkout\/done\?id=sub_/);
+  await buyWeeklyPlan(page, email);
   await openMail(page, email, "Thank you for your purchase");
   await page.getByRole("link", { name: /^\/access-recovery\?key=/ }).click();
   await page.getByPlaceholder("Enter your password").fill(password);

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // Buying an add-on from My Plan: the confirmation names the price and the
 // card, the payment lands on its receipt, billing history lists it, and

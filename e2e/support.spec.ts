@@ -1,4 +1,5 @@
-import { expect, type Browser, type Page, test } from "@playwright/test";
+import { type Browser, type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // The support desk end to end: support signs in at /studio and lands on the
 // desk, finds the demo subscriber, refunds their Reels playbook with a
