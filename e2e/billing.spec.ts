@@ -157,6 +157,7 @@ test("3-D Secure: a card that asks for it is authenticated on the provider's pag
   // subscriber, who is brought to the provider's page to authenticate.
   await page.getByRole("button", { name: "Instagram PRO" }).click();
   await page.getByRole("dialog", { name: "Instagram PRO course" }).getByRole("button", { name: "Get the course" }).click();
+  await page.getByRole("dialog", { name: "Confirm your purchase" }).getByRole("button", { name: "Pay $19.99 with Visa ••3184" }).click();
   await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
   await page.getByRole("button", { name: /Pay \$19\.99 · Visa ••3184/ }).click();
   await page.getByRole("button", { name: "Complete authentication" }).click();
@@ -164,7 +165,7 @@ test("3-D Secure: a card that asks for it is authenticated on the provider's pag
   await expect(page.getByText("Your purchase is ready in My Plan.")).toBeVisible();
   await page.goto("/dashboard/course");
   await expect(page.getByRole("link", { name: "View lesson 1", exact: true })).toBeVisible();
-  await openMail(page, email, "Your receipt");
+  await openMail(page, email, "Your Glimpse receipt");
   await expect(page.getByText(/Instagram PRO course/).first()).toBeVisible();
 
   // The card is replaced on the provider's page too (setup mode).

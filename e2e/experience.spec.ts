@@ -227,6 +227,8 @@ test("the mailed cancel link's page: one brand, one alignment, 'canceled', the d
   await flow.getByRole("link", { name: "Cancel subscription now" }).click();
   await flow.getByRole("button", { name: "Send me a cancellation link instead" }).click();
   await page.getByRole("button", { name: "Send confirmation email" }).click();
+  // Sent before the mailbox is opened: leaving sooner could cut the request off.
+  await expect(page.getByRole("dialog", { name: "We've sent you a confirmation email" })).toBeVisible();
   await page.goto("/dev/mail");
   await page.getByRole("link").filter({ hasText: "Confirm your cancellation" }).filter({ hasText: email }).first().click();
   const link = page.getByRole("link", { name: /\/unsubscription\?/ }).first();
