@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, err
 	if err := cur.All(ctx, &out); err != nil {
 		return nil, fmt.Errorf("charges of subscriptions: %w", err)
 	}
+	slices.SortStableFunc(out, func(a, b Charge) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
 

@@ -135,16 +135,9 @@ func (s *Service) Charge(ctx context.Context, id string) (Charge, error) {
 // ChargesFor returns the charges that paid for any of the subscriptions,
 // newest first, each with its current status (ChargeStatus).
 func (s *Service) ChargesFor(ctx context.Context, subscriptionIDs []string) ([]Charge, error) {
-	if len(subscriptionIDs) == 0 {
-		return nil, nil
-	}
-	cur, err := s.db.Collection(chargesCollection).Find(ctx, bson.M{"subscriptionId": bson.M{"$in": subscriptionIDs}})
+	out, err := s.ChargesOf(ctx, subscriptionIDs)
 	if err != nil {
-		return nil, fmt.Errorf("charges of subscriptions: %w", err)
-	}
-	var out []Charge
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("charges of subscriptions: %w", err)
+		return nil, err
 	}
 	for i := range out {
 		status, err := s.ChargeStatus(ctx, out[i].ID)
@@ -155,7 +148,7 @@ func (s *Service) ChargesFor(ctx context.Context, subscriptionIDs []string) ([]C
 			out[i].Status = status
 		}
 	}
-	slices.SortFunc(out, func(a, b Charge) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	slices.Reverse(out)
 	return out, nil
 }
 
