@@ -166,6 +166,7 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 			refused[i] = true
 		}
 	}
+	notices := make([]Notice, 0, len(receipts))
 	for i, r := range receipts {
 		if refused[i] {
 			if _, err := s.issueReceipt(ctx, r); err != nil {
@@ -173,9 +174,10 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 			}
 			continue
 		}
-		s.send(ctx, Notice{Key: "receipt:" + r.Number, To: r.Email, Brand: r.Brand, Kind: NoticeReceipt,
+		notices = append(notices, Notice{Key: "receipt:" + r.Number, To: r.Email, Brand: r.Brand, Kind: NoticeReceipt,
 			Data: receiptNoticeData(r)})
 	}
+	s.sendMany(ctx, notices)
 }
 
 func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error) {

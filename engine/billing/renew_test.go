@@ -61,15 +61,24 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 	)
 	notify := func(_ context.Context, n Notice) error {
 		if n.Kind == NoticeReceipt {
-			mailsMu.Lock()
-			mails[n.To]++
-			mailsMu.Unlock()
+			t.Errorf("receipt mail %s queued alone, not with its batch", n.Key)
+		}
+		return nil
+	}
+	notifyMany := func(_ context.Context, ns []Notice) error {
+		mailsMu.Lock()
+		defer mailsMu.Unlock()
+		for _, n := range ns {
+			if n.Kind == NoticeReceipt {
+				mails[n.To]++
+			}
 		}
 		return nil
 	}
 	for range 2 {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret), Notify: notify})
+		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+			Notify: notify, NotifyMany: notifyMany})
 		svc.renewal.page, svc.renewal.batch = 7, 3
 		svc.SetMetrics(counted)
 		wg.Go(func() {
