@@ -62,9 +62,34 @@ type Config struct {
 	ServerDataDir string
 	// Database is the name of the database the application uses.
 	Database string
+	// Durability is how the embedded FerretDB waits for the disk; the zero
+	// value is the app's. Used only when URI is empty.
+	Durability Durability
 	// Monitor, when set, sees every command sent to the server; benchmarks
 	// use it to count database round trips.
 	Monitor *event.CommandMonitor
+}
+
+// Durability is how an embedded database's writes wait for the disk.
+type Durability int
+
+const (
+	// DurableAtCheckpoints: SQLite's write-ahead log with synchronous=NORMAL.
+	// A crash of the process loses nothing; a power cut may lose the last
+	// commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
+	DurableAtCheckpoints Durability = iota
+	// Throwaway never waits for the disk (synchronous=OFF): a power cut may
+	// leave the files corrupt. Only for databases nobody needs afterwards,
+	// the tests' (storetest), where the waits were half the suite's system time.
+	Throwaway
+)
+
+// sqlitePragma is the SQLite setting d stands for.
+func (d Durability) sqlitePragma() string {
+	if d == Throwaway {
+		return "synchronous(off)"
+	}
+	return "synchronous(normal)"
 }
 
 // Store is an open connection to one database. A Store made by Open owns the
@@ -130,7 +155,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 	}
 	if uri == "" {
 		var err error
-		emb, uri, err = startEmbedded(ctx, cfg.DataDir, logger)
+		emb, uri, err = startEmbedded(ctx, cfg.DataDir, cfg.Durability, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -191,8 +216,8 @@ func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*m
 // own, for other processes of the same user to share (`glimpse db-server`),
 // until ctx ends. ready gets the MONGODB_URI that reaches it once it accepts
 // connections; an error from ready stops the server.
-func ServeEmbedded(ctx context.Context, dataDir string, logger *slog.Logger, ready func(uri string) error) error {
-	emb, uri, err := startEmbedded(ctx, dataDir, logger)
+func ServeEmbedded(ctx context.Context, dataDir string, durability Durability, logger *slog.Logger, ready func(uri string) error) error {
+	emb, uri, err := startEmbedded(ctx, dataDir, durability, logger)
 	if err != nil {
 		return err
 	}
@@ -205,7 +230,7 @@ func ServeEmbedded(ctx context.Context, dataDir string, logger *slog.Logger, rea
 
 // startEmbedded starts FerretDB on a Unix socket and returns its URI once
 // it accepts connections.
-func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*embedded, string, error) {
+func startEmbedded(ctx context.Context, dataDir string, durability Durability, logger *slog.Logger) (*embedded, string, error) {
 	if dataDir == "" {
 		return nil, "", errors.New("store: Config.DataDir is empty and no URI is set")
 	}
@@ -248,7 +273,7 @@ func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*e
 		// FerretDB) loses nothing, a power cut may lose the last commits
 		// (SQLite's own advice for WAL: https://www.sqlite.org/pragma.html#pragma_synchronous).
 		// Every write here waited on a disk flush before (docs/store.md).
-		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)",
+		SQLiteURL: "file:" + abs + "/?_pragma=" + durability.sqlitePragma(),
 	}
 	newFerretDBMu.Lock()
 	f, err := ferretdb.New(fcfg)

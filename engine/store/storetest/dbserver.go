@@ -25,7 +25,7 @@ type dbServer struct {
 // gets SIGKILL if the test binary dies first (parentDeath), so a crashed or
 // timed-out test run leaves no server behind.
 func startDBServer(ctx context.Context, bin, dataDir string) (*dbServer, string, error) {
-	cmd := exec.Command(bin, "db-server", "--data", dataDir)
+	cmd := exec.Command(bin, "db-server", "--data", dataDir, "--throwaway")
 	cmd.Env = append(os.Environ(), "GLIMPSE_LOG_LEVEL=warn")
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = parentDeath()

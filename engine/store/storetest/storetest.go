@@ -49,7 +49,8 @@ func (sh *shared) start() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test"}
+	// The tests' databases are dropped after each test: nothing waits for the disk.
+	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Durability: store.Throwaway}
 	if cfg.URI == "" {
 		dir, err := os.MkdirTemp("", "glimpse-storetest-")
 		if err != nil {
