@@ -42,6 +42,9 @@ for (let run = 0; run < runs; run++) {
     page.on("request", (request) => {
       if (request.url().includes("/ui/screen")) trace.push(`fetch ${request.url()}`);
     });
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) trace.push(`navigated to ${frame.url()}`);
+    });
     page.on("console", (message) => {
       if (message.type() === "error") trace.push(`console error ${message.text()}`);
     });
