@@ -55,6 +55,9 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
   await texts.nth(1).fill(headlines[1]);
   await studio.getByRole("button", { name: "Save", exact: true }).click();
   await expect(studio).toHaveURL(/\/studio\/experiments\/edit\/x[0-9a-f]+$/);
+  // The address changes as the saved experiment's screen is asked for; its weights are typed once
+  // it is drawn (typed into the form before it, they would be drawn over).
+  await expect(studio.getByRole("button", { name: "Start", exact: true })).toBeVisible();
   const id = new URL(studio.url()).pathname.split("/").pop() ?? "";
 
   // Weights that split the two subscribers: variant A owns buckets
