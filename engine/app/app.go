@@ -128,6 +128,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := st.EnsureCollections(ctx, specs); err != nil {
 		return nil, err
 	}
+	if err := billing.FileExistingSubscriptions(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err

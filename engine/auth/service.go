@@ -300,15 +300,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 // Subscriptions lists a user's subscriptions (cached briefly).
 func (s *Service) Subscriptions(ctx context.Context, userID string) ([]billing.Subscription, error) {
 	return s.subs.Load(ctx, userID, func(ctx context.Context) ([]billing.Subscription, error) {
-		cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
-		if err != nil {
-			return nil, fmt.Errorf("find subscriptions: %w", err)
-		}
-		subs := []billing.Subscription{}
-		if err := cur.All(ctx, &subs); err != nil {
-			return nil, fmt.Errorf("read subscriptions: %w", err)
-		}
-		return subs, nil
+		return billing.SubscriptionsOfUser(ctx, s.db, userID)
 	})
 }
 
@@ -319,6 +311,9 @@ func (s *Service) ForgetSubscriptions(userID string) { s.subs.Drop(userID) }
 
 // PutSubscription creates or replaces a subscription (idempotent by _id).
 func (s *Service) PutSubscription(ctx context.Context, sub billing.Subscription) error {
+	if err := billing.FileSubscription(ctx, s.db, sub); err != nil {
+		return err
+	}
 	_, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
 		options.Replace().SetUpsert(true))
 	if err != nil {

@@ -31,6 +31,7 @@ const (
 func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
 		subscriptionEmailsCollection: nil,
+		userSubscriptionsCollection:  nil,
 		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
 		chargesCollection:            nil,
 		sandboxCollection:            nil,
@@ -248,7 +249,7 @@ func (s *Service) indexEmail(ctx context.Context, email, subID string) error {
 	}
 	for i := len(ids); i < len(ids)+64; i++ {
 		_, err := s.db.Collection(subscriptionEmailsCollection).InsertOne(ctx,
-			bson.M{"_id": email + "#" + strconv.Itoa(i), "subscriptionId": subID})
+			EmailSlot(email, i, subID))
 		if err == nil {
 			return nil
 		}
@@ -318,15 +319,7 @@ func (s *Service) SubscriptionsByEmail(ctx context.Context, email string) ([]Sub
 
 // ForUser returns an account's subscriptions.
 func (s *Service) ForUser(ctx context.Context, userID string) ([]Subscription, error) {
-	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
-	if err != nil {
-		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
-	}
-	var out []Subscription
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
-	}
-	return out, nil
+	return SubscriptionsOfUser(ctx, s.db, userID)
 }
 
 // ErrAlreadyFinalized is a subscription another account owns.
@@ -359,6 +352,9 @@ func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) e
 		if owner != userID {
 			return ErrAlreadyFinalized
 		}
+	}
+	if err := indexUser(ctx, s.db, userID, subscriptionID); err != nil {
+		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subscriptionID},
 		bson.M{"$set": bson.M{"userId": userID}}); err != nil {
@@ -468,6 +464,9 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
 		Price: plan.Price, Provider: s.provider.Name(), StartedAt: now, PaymentMethod: req.Main.PaymentMethod,
 		MainSubscriptionID: req.Main.ID}
+	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
 	}
@@ -646,6 +645,9 @@ func (s *Service) Put(ctx context.Context, sub Subscription) error {
 	sub.Email = normaliseEmail(sub.Email)
 	if len(sub.Emails) == 0 {
 		sub.Emails = []string{sub.Email}
+	}
+	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+		return err
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
 		options.Replace().SetUpsert(true)); err != nil {
