@@ -146,7 +146,7 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
 	u := User{ID: id, Email: NormaliseEmail(email), PasswordHash: hash, CreatedAt: s.clock.Now()}
-	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, bson.M{"_id": u.Email, "userId": u.ID})
+	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, EmailIndex(u.Email, u.ID))
 	if mongo.IsDuplicateKeyError(err) {
 		return User{}, engine.Errorf(engine.CodeConflict, "The email address is already in use by another account.")
 	}
@@ -158,6 +158,10 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 	}
 	return u, nil
 }
+
+// EmailIndex is the document that finds an account by its normalised
+// address (its _id), as CreateUser writes it.
+func EmailIndex(email, userID string) bson.M { return bson.M{"_id": email, "userId": userID} }
 
 // UserByEmail finds an account by address.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
