@@ -226,14 +226,23 @@ func size(n int64) string {
 func seedScaleCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
 	fs := flag.NewFlagSet("seed-scale", flag.ContinueOnError)
 	n := fs.Int("n", 1_000_000, "subscribers to create")
+	size := fs.Bool("size", false, "print how many subscribers the database was seeded with (0: none) and stop")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || *n < 1 {
-		return errors.New("usage: glimpse seed-scale [-n N]")
+		return errors.New("usage: glimpse seed-scale [-n N] [-size]")
 	}
 	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close(context.Background())
+	if *size {
+		seeded, err := ScaleSeeded(ctx, a)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, seeded)
+		return err
+	}
 	r, err := SeedScale(ctx, a, *n, stdout)
 	if err != nil {
 		return err

@@ -29,6 +29,11 @@ import (
 // so a benchmark can pick any of them.
 const ScalePassword = "glimpse-scale"
 
+// ScaleActive reports whether the scale seed's subscriber i may sign in:
+// 8 in 100 have canceled (their plan runs to its period end), 7 in 100 have
+// a plan that ended.
+func ScaleActive(i int) bool { return i%100 < 8 || i%100 >= 15 }
+
 // ScaleEmail is the address of the scale seed's subscriber i.
 func ScaleEmail(i int) string { return "subscriber" + strconv.Itoa(i) + "@scale.glimpse.test" }
 
@@ -142,6 +147,22 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	report.Profiles = report.Documents[profile.ProfilesCollection]
 	report.Took = time.Since(start)
 	return report, nil
+}
+
+// ScaleSeeded returns how many subscribers SeedScale put into the
+// database, 0 when it has not seeded it.
+func ScaleSeeded(ctx context.Context, a *App) (int, error) {
+	var mark struct {
+		Subscribers int `bson:"subscribers"`
+	}
+	err := a.Store.DB().Collection(settingsCollection).FindOne(ctx, bson.M{"_id": scaleSeedMarker}).Decode(&mark)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("seed-scale: %w", err)
+	}
+	return mark.Subscribers, nil
 }
 
 // scaleTemplate holds what every seeded subscriber shares: the password
@@ -263,12 +284,12 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	}
 	sub.CurrentPeriodStart, sub.CurrentPeriodEnd = periodStart, plan.Period.After(periodStart)
 	sub.DueAt = sub.CurrentPeriodEnd
-	switch r := rng.IntN(100); {
+	switch r := i % 100; {
 	case r < 8: // canceled, runs to its period end
 		canceled := t.now.Add(-time.Duration(rng.IntN(72)) * time.Hour)
 		end := sub.CurrentPeriodEnd
 		sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt = billing.StatusCanceled, true, &canceled, &end
-	case r < 15: // ended: the last renewal failed three times
+	case !ScaleActive(i): // ended: the last renewal failed three times
 		ended := sub.CurrentPeriodStart
 		sub.Status, sub.ExpiresAt, sub.DueAt, sub.FailedAttempts = billing.StatusExpired, &ended, time.Time{}, 3
 	}
