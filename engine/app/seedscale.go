@@ -271,7 +271,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	b.add(auth.UsersCollection, auth.User{ID: userID, Email: email, PasswordHash: t.hash, CreatedAt: started})
 
 	plan := t.plans[rng.IntN(len(t.plans))]
-	subID := "sub_" + engine.HashToken("scale:"+strconv.Itoa(i))[:24]
+	subID := "sub_" + engine.HashToken("scale:" + strconv.Itoa(i))[:24]
 	pm := billing.PaymentMethod{Provider: t.provider, ID: "pm_sandbox_ok_" + strconv.Itoa(i), Brand: "visa", Last4: "4242"}
 	sub := billing.Subscription{ID: subID, UserID: userID, Email: email, Emails: []string{email}, Bundle: t.bundle,
 		Brand: brand.DefaultKey, PlanCode: plan.Code, Status: billing.StatusActive, MainPlan: true, Price: plan.Price,
