@@ -297,11 +297,21 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	b.add(billing.SubscriptionEmailsCollection, billing.EmailSlot(email, 0, subID))
 	b.add(auth.SubscriptionsCollection, sub)
 
-	b.add(billing.HistoryCollection, billing.Change{ID: subID + "/created", SubscriptionID: subID, At: started,
+	history := 0
+	line := func(c billing.Change) {
+		b.add(billing.HistoryCollection, c)
+		b.add(billing.FilingsCollection, billing.HistoryFiling(subID, history, c.ID))
+		history++
+	}
+	charge := func(ch billing.Charge) {
+		b.add(billing.ChargesCollection, ch)
+		b.add(billing.FilingsCollection, billing.ReferenceFiling(ch.Reference, ch.ID))
+	}
+	line(billing.Change{ID: subID + "/created", SubscriptionID: subID, At: started,
 		By: "checkout", Kind: billing.ChangeCreated, To: plan.Code, Detail: plan.Price.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
-	b.add(billing.HistoryCollection, billing.Change{ID: subID + "/finalized", SubscriptionID: subID, At: started.Add(3 * time.Minute),
+	line(billing.Change{ID: subID + "/finalized", SubscriptionID: subID, At: started.Add(3 * time.Minute),
 		By: "user:" + userID, Kind: billing.ChangeFinalized, To: userID})
-	b.add(billing.ChargesCollection, billing.Charge{ID: "checkout:" + subID, Key: "checkout:" + subID, Provider: t.provider,
+	charge(billing.Charge{ID: "checkout:" + subID, Key: "checkout:" + subID, Provider: t.provider,
 		Reference: "ch_sandbox_" + engine.NewID(), Amount: plan.Price, Method: pm.ID, SubscriptionID: subID,
 		Status: "succeeded", CreatedAt: started})
 	ps := started
@@ -310,10 +320,10 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		if periods-p <= 4 {
 			period := strconv.FormatInt(end.Unix(), 10)
 			key := "renew:" + subID + ":" + period + ":0"
-			b.add(billing.ChargesCollection, billing.Charge{ID: key, Key: key, Provider: t.provider,
+			charge(billing.Charge{ID: key, Key: key, Provider: t.provider,
 				Reference: "ch_sandbox_" + engine.NewID(), Amount: plan.Price, Method: pm.ID, SubscriptionID: subID,
 				Status: "succeeded", CreatedAt: end})
-			b.add(billing.HistoryCollection, billing.Change{ID: subID + "/renewed:" + period, SubscriptionID: subID, At: end,
+			line(billing.Change{ID: subID + "/renewed:" + period, SubscriptionID: subID, At: end,
 				By: "renewal", Kind: billing.ChangeRenewed, From: plan.Code, To: plan.Code,
 				Detail: plan.Price.String() + " until " + plan.Period.After(end).Format(time.RFC3339)})
 		}

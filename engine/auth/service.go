@@ -241,7 +241,7 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	}
 	token := engine.NewToken()
 	now := s.clock.Now()
-	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime)}
+	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime), Epoch: u.SessionEpoch}
 	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
@@ -271,6 +271,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		}
 		if err != nil {
 			return sessionEntry{}, err
+		}
+		if sess.Epoch != u.SessionEpoch {
+			return sessionEntry{}, ErrNoSession // ended by SignOutAll
 		}
 		return sessionEntry{session: sess, user: u}, nil
 	})

@@ -32,6 +32,7 @@ func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
 		subscriptionEmailsCollection: nil,
 		userSubscriptionsCollection:  nil,
+		filingsCollection:            nil,
 		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
 		chargesCollection:            nil,
 		sandboxCollection:            nil,
@@ -227,6 +228,10 @@ func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	if ch.Status != "" {
 		if _, werr := s.db.Collection(chargesCollection).InsertOne(ctx, ch); werr != nil && !store.IsDuplicateKey(werr) {
 			s.logger.Error("record charge", "key", req.Key, "error", werr)
+		} else if ch.Reference != "" {
+			if werr := file(ctx, s.db, filedReference, ch.Reference, ch.ID); werr != nil {
+				s.logger.Error("file charge reference", "key", req.Key, "error", werr)
+			}
 		}
 	}
 	if err != nil {
@@ -526,7 +531,10 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if sub.Status != StatusCanceled || !sub.MainPlan || sub.Expired(now) {
 		return sub, ErrNotResumable
 	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID, "status": StatusCanceled}, bson.M{
+	// By _id alone: a filter with anything beside _id scans every
+	// subscription on the embedded store (docs/store.md §9), and a
+	// conditional update decides no race there; the status was read above.
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
 		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd},
 		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": ""},
 	}); err != nil {
@@ -596,15 +604,24 @@ func (s *Service) UpdateCard(ctx context.Context, subscriptionID string, card Ca
 	return sub, nil
 }
 
-// History returns a subscription's changes, oldest first.
+// History returns a subscription's changes, oldest first: the lines filed
+// under it, each read by _id.
 func (s *Service) History(ctx context.Context, subscriptionID string) ([]Change, error) {
-	cur, err := s.db.Collection(historyCollection).Find(ctx, bson.M{"subscriptionId": subscriptionID})
+	ids, err := filed(ctx, s.db, filedHistory, subscriptionID)
 	if err != nil {
-		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+		return nil, err
 	}
-	var out []Change
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+	out := make([]Change, 0, len(ids))
+	for _, id := range ids {
+		var c Change
+		err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&c)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+		}
+		out = append(out, c)
 	}
 	slices.SortStableFunc(out, func(a, b Change) int { return a.At.Compare(b.At) })
 	return out, nil
@@ -619,6 +636,12 @@ func (s *Service) record(ctx context.Context, subID, key string, c Change) {
 	}
 	if _, err := s.db.Collection(historyCollection).InsertOne(ctx, c); err != nil && !store.IsDuplicateKey(err) {
 		s.logger.Error("record subscription change", "subscription", subID, "change", key, "error", err)
+		return
+	}
+	// Filed after the line is written (a line written again is filed
+	// again if the first write stopped before its filing).
+	if err := file(ctx, s.db, filedHistory, subID, c.ID); err != nil {
+		s.logger.Error("file subscription change", "subscription", subID, "change", key, "error", err)
 	}
 }
 

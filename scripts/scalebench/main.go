@@ -40,6 +40,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin/glimpse", "the glimpse binary")
+	seeder := flag.String("seeder", "", "the binary that seeds and sizes the databases (default: -bin); lets an older -bin be measured")
 	big := flag.String("big", "", "data directory seeded by `glimpse seed-scale` (required)")
 	small := flag.Int("small", 1000, "subscribers seeded into the small database")
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
@@ -49,7 +50,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "scalebench: -big DIR is required (seed it with: GLIMPSE_DATA_DIR=DIR bin/glimpse seed-scale)")
 		os.Exit(2)
 	}
-	if err := run(*bin, *big, *small, *rounds, *per); err != nil {
+	if *seeder == "" {
+		*seeder = *bin
+	}
+	if err := run(*bin, *seeder, *big, *small, *rounds, *per); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
@@ -67,19 +71,19 @@ type target struct {
 	proc        *process
 }
 
-func run(bin, bigDir string, smallN, rounds, per int) error {
+func run(bin, seeder, bigDir string, smallN, rounds, per int) error {
 	tmp, err := os.MkdirTemp("", "glimpse-scalebench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	smallDir := filepath.Join(tmp, "small")
-	seed := exec.Command(bin, "seed-scale", "-n", strconv.Itoa(smallN))
+	seed := exec.Command(seeder, "seed-scale", "-n", strconv.Itoa(smallN))
 	seed.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+smallDir, "GLIMPSE_LOG_LEVEL=warn")
 	if out, err := seed.CombinedOutput(); err != nil {
 		return fmt.Errorf("seed the small database: %w\n%s", err, out)
 	}
-	bigN, err := seededSize(bin, bigDir)
+	bigN, err := seededSize(seeder, bigDir)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -39,7 +40,7 @@ func (sh *shared) start() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test"}
+	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Monitor: queryMonitor()}
 	if cfg.URI == "" {
 		dir, err := os.MkdirTemp("", "glimpse-storetest-")
 		if err != nil {
@@ -81,8 +82,25 @@ func Open(tb testing.TB) *store.Store {
 // directory, which would otherwise be left in os.TempDir. Use it as
 //
 //	func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+//
+// After tests that passed, on the embedded server, it checks every query they
+// made for a scan of a collection that grows with subscribers (querycheck.go)
+// and fails the run when it finds one.
 func Main(m *testing.M) int {
+	return run(m, true)
+}
+
+// MainUnchecked is Main without the query check, for the store's own tests,
+// which scan made-up collections on purpose.
+func MainUnchecked(m *testing.M) int {
+	return run(m, false)
+}
+
+func run(m *testing.M, checkQueries bool) int {
 	code := m.Run()
+	if code == 0 && checkQueries && server.store != nil && server.store.Embedded() {
+		code = reportQueries(server.store)
+	}
 	if server.store != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -94,4 +112,22 @@ func Main(m *testing.M) int {
 		_ = os.RemoveAll(server.dataDir)
 	}
 	return code
+}
+
+// reportQueries runs the query check and says what it found.
+func reportQueries(s *store.Store) int {
+	failures, checked, err := checkQueries(s)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "storetest: query check: %v\n", err)
+		return 1
+	}
+	if failures != "" {
+		fmt.Fprintf(os.Stderr, "storetest: these queries scan a collection that grows with subscribers (docs/store.md §9);\n"+
+			"key what they look up by _id, or declare the collection in storetest.Bounded or the pass in storetest.Periodic:\n%s", failures)
+		return 1
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "storetest: query check: %d query shapes on growing collections, each searched by an index\n", checked)
+	}
+	return 0
 }

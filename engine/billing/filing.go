@@ -1,0 +1,149 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine/store"
+)
+
+// filingsCollection lists documents under an owner, for the lists billing
+// reads on a request's path: a subscription's history lines, a charge's
+// provider events, and the charge a provider reference names. Documents
+// "<kind>:<owner>#0", "#1", … each name one document (ref). The embedded
+// database finds documents without a scan only by _id equality (docs/store.md
+// §9), and these lists were finds by a field, each a scan of every
+// subscription's history or every charge's events. A slot is a unique insert,
+// so concurrent writers each take their own.
+const filingsCollection = "billing_filings"
+
+// Kinds of filing.
+const (
+	filedHistory      = "history"      // owner: a subscription; ref: a history line's _id
+	filedChargeEvents = "chargeevents" // owner: a charge's key; ref: a charge event's _id
+	filedReference    = "reference"    // owner: a provider's charge reference; ref: the charge's key (one slot)
+)
+
+func filingID(kind, owner string, n int) string { return kind + ":" + owner + "#" + strconv.Itoa(n) }
+
+type filing struct {
+	ID  string `bson:"_id"`
+	Ref string `bson:"ref"`
+}
+
+// filed reads the refs filed under owner, in slot order.
+func filed(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
+	var refs []string
+	for n := 0; ; n++ {
+		var f filing
+		err := db.Collection(filingsCollection).FindOne(ctx, bson.M{"_id": filingID(kind, owner, n)}).Decode(&f)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return refs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s of %s: %w", kind, owner, err)
+		}
+		refs = append(refs, f.Ref)
+	}
+}
+
+// file files ref under owner unless it is there.
+func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) error {
+	refs, err := filed(ctx, db, kind, owner)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(refs, ref) {
+		return nil
+	}
+	for n := len(refs); n < len(refs)+64; n++ {
+		_, err := db.Collection(filingsCollection).InsertOne(ctx, filing{ID: filingID(kind, owner, n), Ref: ref})
+		if err == nil {
+			return nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return fmt.Errorf("file %s of %s: %w", kind, owner, err)
+		}
+	}
+	return fmt.Errorf("file %s of %s: no free slot", kind, owner)
+}
+
+// filingsMarker is the settings document saying the history lines, charge
+// events and charge references written before filings existed are filed.
+const filingsMarker = "billing-filed"
+
+// FileExistingBillingLists files, once per database, what was written
+// before filings existed. It reads the history, the charge events and the
+// charges whole, so it runs at start and then marks itself done.
+func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings string) error {
+	marks := db.Collection(settings)
+	if err := marks.FindOne(ctx, bson.M{"_id": filingsMarker}).Err(); err == nil {
+		return nil
+	} else if !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("file billing lists: %w", err)
+	}
+	var lines []Change
+	if err := readAll(ctx, db.Collection(historyCollection), &lines); err != nil {
+		return err
+	}
+	for _, c := range lines {
+		if err := file(ctx, db, filedHistory, c.SubscriptionID, c.ID); err != nil {
+			return err
+		}
+	}
+	var events []chargeEvent
+	if err := readAll(ctx, db.Collection(chargeEventsCollection), &events); err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := file(ctx, db, filedChargeEvents, e.Key, e.ID); err != nil {
+			return err
+		}
+	}
+	var charges []Charge
+	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
+		return err
+	}
+	for _, ch := range charges {
+		if ch.Reference != "" {
+			if err := file(ctx, db, filedReference, ch.Reference, ch.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := marks.InsertOne(ctx, bson.M{"_id": filingsMarker}); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("file billing lists: %w", err)
+	}
+	return nil
+}
+
+func readAll(ctx context.Context, coll *mongo.Collection, out any) error {
+	cur, err := coll.Find(ctx, bson.M{})
+	if err != nil {
+		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
+	}
+	if err := cur.All(ctx, out); err != nil {
+		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
+	}
+	return nil
+}
+
+// HistoryFiling is the filing of a seeded history line, the scale seed's
+// copy of what record writes.
+func HistoryFiling(subID string, n int, lineID string) any {
+	return filing{ID: filingID(filedHistory, subID, n), Ref: lineID}
+}
+
+// ReferenceFiling is the filing of a seeded charge's provider reference.
+func ReferenceFiling(reference, chargeKey string) any {
+	return filing{ID: filingID(filedReference, reference, 0), Ref: chargeKey}
+}
+
+// FilingsCollection is where the scale seed puts its filings.
+const FilingsCollection = filingsCollection
