@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/store"
 )
@@ -92,29 +94,34 @@ func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings 
 	if err := readAll(ctx, db.Collection(historyCollection), &lines); err != nil {
 		return err
 	}
+	history := map[string][]string{}
 	for _, c := range lines {
-		if err := file(ctx, db, filedHistory, c.SubscriptionID, c.ID); err != nil {
-			return err
-		}
+		history[c.SubscriptionID] = append(history[c.SubscriptionID], c.ID)
 	}
 	var events []chargeEvent
 	if err := readAll(ctx, db.Collection(chargeEventsCollection), &events); err != nil {
 		return err
 	}
+	chargeEvents := map[string][]string{}
 	for _, e := range events {
-		if err := file(ctx, db, filedChargeEvents, e.Key, e.ID); err != nil {
-			return err
-		}
+		chargeEvents[e.Key] = append(chargeEvents[e.Key], e.ID)
 	}
 	var charges []Charge
 	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
 		return err
 	}
+	references := map[string][]string{}
 	for _, ch := range charges {
 		if ch.Reference != "" {
-			if err := file(ctx, db, filedReference, ch.Reference, ch.ID); err != nil {
-				return err
-			}
+			references[ch.Reference] = append(references[ch.Reference], ch.ID)
+		}
+	}
+	for kind, byOwner := range map[string]map[string][]string{filedHistory: history, filedChargeEvents: chargeEvents, filedReference: references} {
+		err := insertSlots(ctx, db.Collection(filingsCollection), byOwner, func(owner string, n int, ref string) any {
+			return filing{ID: filingID(kind, owner, n), Ref: ref}
+		}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
+		if err != nil {
+			return fmt.Errorf("file billing lists: %w", err)
 		}
 	}
 	if _, err := marks.InsertOne(ctx, bson.M{"_id": filingsMarker}); err != nil && !store.IsDuplicateKey(err) {
@@ -147,3 +154,51 @@ func ReferenceFiling(reference, chargeKey string) any {
 
 // FilingsCollection is where the scale seed puts its filings.
 const FilingsCollection = filingsCollection
+
+// insertSlots writes, for each owner, its refs into slots from 0, in
+// batches of unordered inserts: start-up work on a database whose lists were
+// never filed. A slot found taken (an earlier run stopped half way, or a
+// writer filed meanwhile) sends its ref the slow way, through slowFile,
+// which reads the owner's slots and takes the next free one.
+func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string][]string,
+	doc func(owner string, n int, ref string) any, slowFile func(owner, ref string) error) error {
+	owners := slices.Sorted(maps.Keys(byOwner))
+	type pending struct{ owner, ref string }
+	batch, what := make([]any, 0, slotBatch), make([]pending, 0, slotBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := coll.InsertMany(ctx, batch, options.InsertMany().SetOrdered(false))
+		var bwe mongo.BulkWriteException
+		switch {
+		case err == nil:
+		case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
+			for _, we := range bwe.WriteErrors {
+				if we.Code != 11000 || we.Index < 0 || we.Index >= len(what) {
+					return fmt.Errorf("insert into %s: %w", coll.Name(), err)
+				}
+				if err := slowFile(what[we.Index].owner, what[we.Index].ref); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("insert into %s: %w", coll.Name(), err)
+		}
+		batch, what = batch[:0], what[:0]
+		return nil
+	}
+	for _, owner := range owners {
+		for n, ref := range slices.Compact(slices.Sorted(slices.Values(byOwner[owner]))) {
+			batch, what = append(batch, doc(owner, n, ref)), append(what, pending{owner, ref})
+			if len(batch) == slotBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+const slotBatch = 1000

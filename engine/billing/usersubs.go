@@ -148,10 +148,16 @@ func FileExistingSubscriptions(ctx context.Context, db *mongo.Database, settings
 	if err := cur.All(ctx, &subs); err != nil {
 		return fmt.Errorf("file subscriptions under accounts: %w", err)
 	}
+	byUser := map[string][]string{}
 	for _, sub := range subs {
-		if err := indexUser(ctx, db, sub.UserID, sub.ID); err != nil {
-			return err
+		if sub.UserID != "" {
+			byUser[sub.UserID] = append(byUser[sub.UserID], sub.ID)
 		}
+	}
+	if err := insertSlots(ctx, db.Collection(userSubscriptionsCollection), byUser, func(userID string, n int, subID string) any {
+		return UserSlot(userID, n, subID)
+	}, func(userID, subID string) error { return indexUser(ctx, db, userID, subID) }); err != nil {
+		return fmt.Errorf("file subscriptions under accounts: %w", err)
 	}
 	if _, err := marks.InsertOne(ctx, bson.M{"_id": userIndexMarker}); err != nil && !store.IsDuplicateKey(err) {
 		return fmt.Errorf("file subscriptions under accounts: %w", err)
