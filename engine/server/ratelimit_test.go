@@ -3,11 +3,13 @@ package server
 import (
 	"strconv"
 	"testing"
+
+	"glimpse/engine"
 )
 
 func TestKeyedLimiterBoundsRateAndKeys(t *testing.T) {
 	t.Parallel()
-	k := newKeyedLimiter(0, 5, 100) // no refill: exactly the burst is allowed
+	k := newKeyedLimiter(engine.SystemClock{}, 0, 5, 100) // no refill: exactly the burst is allowed
 	allowed := 0
 	for range 50 {
 		if k.allow("10.0.0.1") {

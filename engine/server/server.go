@@ -160,7 +160,7 @@ func New(d Deps) (*Server, error) {
 	if s.actions, err = s.actionTable(); err != nil {
 		return nil, err
 	}
-	s.trackLimit = newKeyedLimiter(rate.Every(trackEvery), trackBurst, 100000)
+	s.trackLimit = newKeyedLimiter(d.Clock, rate.Every(trackEvery), trackBurst, 100000)
 	trust, trustConfig, proxyHeader := fiberTrust(d.Config.TrustedProxies)
 	s.app = fiber.New(fiber.Config{
 		AppName:      "glimpse " + d.Version,
