@@ -56,7 +56,7 @@ var Periodic = map[string]map[string]string{
 	"login_links":     {"expiresAt": "the sweep deletes expired sign-in links"},
 	"activation_keys": {"expiresAt": "the sweep deletes expired activation links"},
 	"claims":          {"expiresAt": "the sweep deletes expired claims"},
-	"events":          {"expiresAt": "the sweep deletes events past their retention", "name": "tests count events by name; the app does not"},
+	"events":          {"expiresAt": "the sweep deletes events past their retention", "name": "tracking.Store.Recent, for tests and support: on no request path"},
 	"subscriptions":   {"dueAt": "the renewal pass reads the due subscriptions", "": "filing subscriptions under accounts, once per database at start"},
 	"subscription_history": {"kind": "claiming free months given before the claim, once per database at start",
 		"": "filing history lines, once per database at start"},
