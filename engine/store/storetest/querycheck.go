@@ -142,20 +142,25 @@ func recordQuery(name string, cmd bson.Raw) {
 	if coll == "" {
 		return
 	}
-	site := callSite()
-	if strings.Contains(site, "_test.go:") {
-		return // a test looking at what the code wrote, not the code's own query
-	}
 	queries.Lock()
 	defer queries.Unlock()
 	if !queries.on {
 		return
 	}
+	site := ""
 	for _, f := range filters {
 		s := queryShape{kind: name, collection: coll, filter: shapeOf(f), sort: shapeOf(sort)}
-		if _, ok := queries.shapes[s]; !ok {
-			queries.shapes[s] = querySample{filter: f, sort: sort, site: site, fields: topFields(f)}
+		if _, ok := queries.shapes[s]; ok {
+			continue
 		}
+		// Only a shape not seen yet costs a walk of the stack.
+		if site == "" {
+			site = callSite()
+		}
+		if strings.Contains(site, "_test.go:") {
+			return // a test looking at what the code wrote, not the code's own query
+		}
+		queries.shapes[s] = querySample{filter: f, sort: sort, site: site, fields: topFields(f)}
 	}
 }
 
