@@ -6,14 +6,20 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 export PERCY_POSTINSTALL_BROWSER := false
 
-.PHONY: run test build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances seed-scale scale-bench
+.PHONY: run test checks-run go-test-run e2e-run fuzz-short-run build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances seed-scale scale-bench
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
 	GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development ./bin/glimpse serve
 
-## test: every test: lint, Go (race, real embedded database), renderer unit tests, end to end in Chromium
-test: lint go-test fuzz-short renderer-test e2e
+## test: every test: lint, Go (race, real embedded database), renderer unit tests, end to end in Chromium.
+## After one build, three independent lines run side by side, each printed whole when it ends: the Go tests, the
+## e2e suite (mostly waiting on a browser), and lint → renderer tests → short fuzzing.
+test: build
+	@$(MAKE) --no-print-directory -j3 --output-sync=target go-test-run e2e-run checks-run
+
+checks-run:
+	@$(MAKE) --no-print-directory lint renderer-test fuzz-short-run
 
 ## build: the renderer, then the binary at bin/glimpse with the renderer embedded
 build: renderer
@@ -37,14 +43,23 @@ lint: deps
 	go run $(STATICCHECK) $$(go list ./... | grep -v /node_modules/)
 	npm run lint
 
-go-test: renderer
-	go test -race -count=1 $$(go list ./... | grep -v /node_modules/)
+## go-test: the Go tests with the race detector. Each test binary's embedded database runs as bin/glimpse's
+## db-server in a process of its own: the same FerretDB, not instrumented (engine/store/storetest)
+go-test: build
+	@$(MAKE) --no-print-directory go-test-run
 
-# fuzz-short: every fuzz target briefly (14 targets × 3s ≈ 45s plus builds), so a
+go-test-run:
+	GLIMPSE_TEST_DB_SERVER=$(CURDIR)/bin/glimpse go test -race -count=1 $$(go list ./... | grep -v /node_modules/)
+
+# fuzz-short: every fuzz target briefly (19 targets × 3s ≈ 1 min plus builds), so a
 # decoder that crashes on the seeds or on nearby inputs fails `make test`. The
 # renderer is built first because the server's targets embed it.
 fuzz-short: renderer
-	FUZZTIME=$(or $(FUZZTIME_SHORT),3s) scripts/fuzz
+	@$(MAKE) --no-print-directory fuzz-short-run
+
+# One fuzzing worker each: the short run shares the machine with the e2e suite.
+fuzz-short-run:
+	FUZZTIME=$(or $(FUZZTIME_SHORT),3s) FUZZ_PARALLEL=1 scripts/fuzz
 
 ## fuzz: every fuzz target for FUZZTIME each (default 60s); crashers land in testdata/fuzz/
 fuzz: renderer
@@ -55,6 +70,9 @@ renderer-test: deps
 
 ## e2e: Playwright in Debian's Chromium against the real binary (Percy snapshots when PERCY_TOKEN is set)
 e2e: build
+	@$(MAKE) --no-print-directory e2e-run
+
+e2e-run:
 	npx percy exec -- npx playwright test --config e2e/playwright.config.ts
 
 ## soak: the e2e suite three times in a row, each on a fresh database; run it before a stop: a test that

@@ -30,6 +30,7 @@ test("the demo subscriber's analytics shows every section of the demo profile", 
   await page.getByRole("button", { name: /Your friends/ }).click();
   const dialog = page.getByRole("dialog", { name: "Your friends" });
   await expect(dialog.getByRole("listitem").first()).toContainText("@");
+  await expect(dialog.getByRole("listitem").first().getByRole("link")).toHaveAttribute("href", /^https:\/\/www\.instagram\.com\//);
   await dialog.getByRole("button", { name: "Close" }).click();
   await expect(dialog).toHaveCount(0);
 });
@@ -46,7 +47,7 @@ test("a subscriber with nothing connected uploads a data export and sees the aud
   await expect(card.getByRole("meter")).toHaveCount(0);
   await card.getByRole("link", { name: "Analytics" }).click();
   await expect(page).toHaveURL(/\/dashboard\/analytics$/);
-  await expect(page.getByText("Connect your Instagram profile")).toBeVisible();
+  await expect(page.getByText("Analyse your Instagram followers")).toBeVisible();
   // Uploading without choosing a file asks for one.
   await page.getByRole("button", { name: "Upload and analyse" }).click();
   await expect(page.getByText("Choose your export ZIP file first.")).toBeVisible();

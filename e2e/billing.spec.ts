@@ -109,7 +109,8 @@ test("cancel by email: the mailed link cancels and My Plan shows Canceled", asyn
   await openMail(page, "clean@example.com", "Confirm your cancellation");
   await page.getByRole("link", { name: /^\/unsubscription\?from=/ }).click();
   await expect(page.getByRole("heading", { name: "Your subscription has been canceled" })).toBeVisible();
-  await expect(page.getByText("We've successfully cancelled your subscription.")).toBeVisible();
+  await expect(page.getByText("We've successfully canceled your subscription.")).toBeVisible();
+  await expect(page.getByText(/^You can keep using Glimpse until /)).toBeVisible();
 
   await page.goto("/dashboard");
   await page.getByRole("button", { name: "Menu" }).click();

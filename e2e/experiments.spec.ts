@@ -47,7 +47,8 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
   // Create the experiment: the control's own headline and a variant's.
   await studio.goto("/studio/experiments/new");
   await studio.getByLabel("Name", { exact: true }).fill(`Step 0 headline ${Date.now()}`);
-  await studio.getByRole("radio", { name: "unsubscribe.step0.title", exact: true }).check();
+  await studio.getByRole("searchbox", { name: "Search keys and their texts" }).fill("step0.title");
+  await studio.getByRole("radio", { name: /^unsubscribe\.step0\.title\b/ }).check();
   const texts = studio.getByLabel(/^Text \(or offer id\)/);
   await texts.nth(0).fill(headlines[0]);
   await texts.nth(1).fill(headlines[1]);
@@ -64,7 +65,10 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
   const weights = studio.getByLabel("Weight", { exact: true });
   await weights.nth(0).fill(String(weightA));
   await weights.nth(1).fill(String(10000 - weightA));
+  // Start only once the weights are stored: a change after the start would begin phase 2.
+  const saved = studio.waitForResponse((r) => r.url().includes("/ui/actions/experiment.save") && r.ok());
   await studio.getByRole("button", { name: "Save", exact: true }).click();
+  await saved;
   await expect(weights.nth(0)).toHaveValue(String(weightA));
   await studio.getByRole("button", { name: "Start", exact: true }).click();
   await expect(studio.getByText("Phase 1 · running")).toBeVisible();
@@ -92,9 +96,21 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
       await page.context().close();
     }
 
-    // The results count each subscriber's exposure, attempt and save in their variant.
+    // The results count each subscriber's exposure, attempt and save in their variant, and say
+    // in plain words that two people settle nothing; the intervals stay within what a rate and a
+    // difference of rates can be.
+    await studio.setViewportSize({ width: 1440, height: 900 });
     await studio.goto(`/studio/experiments/results/${id}`);
     await expect(studio.getByText("Attempts 1 · Exposed 1 · Saves 1 · Cancels 0")).toHaveCount(2);
+    await expect(studio.getByText(/^Not enough data yet: about [\d,]+ more cancel attempts needed$/)).toBeVisible();
+    await expect(studio.getByText(/^Too few exposures for the sample ratio check yet/)).toBeVisible();
+    await expect(studio.getByText("Always valid (95%): +0.0 pts [-100.0, +100.0]")).toBeVisible();
+    await expect(studio.getByText("Always valid (95%): 100.0% [0.0%, 100.0%]")).toHaveCount(2);
+    // The save rate over time, one chart per variant, drawn by the server's chart node.
+    await expect(studio.getByRole("figure", { name: /: save rate over time$/ })).toHaveCount(2);
+    // The desk's width, not a phone column.
+    const main = await studio.locator("main").first().boundingBox();
+    expect(main?.width ?? 0).toBeGreaterThan(1000);
   } finally {
     // Stop it for good: the other specs' step 0 says "Before you go".
     await studio.goto(`/studio/experiments/edit/${id}`);
@@ -102,3 +118,85 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
     await expect(studio.getByText("Phase 1 · stopped")).toBeVisible();
   }
 });
+
+/** The demo tester, signed in to the studio. */
+async function testerStudio(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  await page.goto("/studio");
+  await page.getByLabel("Email address").fill(tester.email);
+  await page.getByLabel("Password", { exact: true }).fill(tester.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText(`Signed in as ${tester.email} (tester)`)).toBeVisible();
+  return page;
+}
+
+test("at a desk, a new experiment is a searchable key picker beside a live preview of the real step", async ({ browser }) => {
+  const page = await testerStudio(browser, { width: 1440, height: 900 });
+  await page.goto("/studio/experiments/new");
+  const picker = page.getByRole("group", { name: "Copy key or offer slot" });
+  // Every key shows the text it has now, under its step.
+  await expect(picker.getByRole("group", { name: "Step 0 · Before you go" })).toBeVisible();
+  await expect(picker.getByRole("group", { name: "Offer slots" })).toBeAttached();
+  const step0 = picker.getByRole("radio", { name: /^unsubscribe\.step0\.title\b/ });
+  await expect(step0).toHaveAccessibleName(/Before you go/);
+  // The page is a page, not ~95 radio cards stacked 7,900px tall: the list scrolls in its box.
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  expect(height).toBeLessThan(3000);
+
+  // Searching by the text a key shows finds it, under its step's heading.
+  const search = picker.getByRole("searchbox", { name: "Search keys and their texts" });
+  await search.fill("why are you leaving");
+  await expect(picker.getByRole("group", { name: /^Step 5 · / })).toBeVisible();
+  await expect(picker.getByRole("group", { name: "Step 0 · Before you go" })).toHaveCount(0);
+  await search.fill("zzz no such key");
+  await expect(picker.getByText("No key or slot matches the search.")).toBeVisible();
+  await search.fill("step0.title");
+  await step0.check();
+
+  // The preview sits beside the form and draws step 0 as subscribers see it: its buttons are
+  // buttons, not plain text; typing a variant's text shows it there, unsaved.
+  const preview = page.getByRole("region", { name: "Preview of each variant" });
+  await expect(preview.getByRole("button", { name: "Stay premium" })).toHaveCount(2);
+  const formBox = await page.locator("form").first().boundingBox();
+  const previewBox = await preview.boundingBox();
+  if (formBox === null || previewBox === null) throw new Error("the form or the preview has no box");
+  expect(previewBox.x).toBeGreaterThanOrEqual(formBox.x + formBox.width);
+  expect(previewBox.y).toBeLessThan(formBox.y + 200);
+  await page.getByLabel(/^Text \(or offer id\)/).nth(1).fill("Leaving already? Look at what you keep");
+  await expect(preview.getByRole("heading", { name: "Leaving already? Look at what you keep" })).toBeVisible();
+  await expect(preview.getByRole("heading", { name: "Before you go" })).toBeVisible();
+  // A click in the preview goes nowhere: it is a picture of the step.
+  await preview.getByRole("button", { name: "Stay premium" }).first().click();
+  await expect(page).toHaveURL(/\/studio\/experiments\/new$/);
+  await page.context().close();
+});
+
+test("on a phone, the new experiment stacks its preview under the form without sideways scrolling", async ({ browser }) => {
+  const page = await testerStudio(browser, { width: 390, height: 844 });
+  await page.goto("/studio/experiments/new");
+  await page.getByRole("searchbox", { name: "Search keys and their texts" }).fill("step0.title");
+  await page.getByRole("radio", { name: /^unsubscribe\.step0\.title\b/ }).check();
+  const preview = page.getByRole("region", { name: "Preview of each variant" });
+  await expect(preview.getByRole("button", { name: "Stay premium" })).toHaveCount(2);
+  const formBox = await page.locator("form").first().boundingBox();
+  const previewBox = await preview.boundingBox();
+  if (formBox === null || previewBox === null) throw new Error("the form or the preview has no box");
+  expect(previewBox.y).toBeGreaterThanOrEqual(formBox.y + formBox.height);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.context().close();
+});
+
+test("an editor sent away from the experiments is told why", async ({ browser }) => {
+  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+  await page.goto("/studio");
+  await page.getByLabel("Email address").fill("editor@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("glimpse-editor");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Signed in as editor@example.com (editor)")).toBeVisible();
+  await page.goto("/studio/experiments");
+  await expect(page).toHaveURL(/\/studio\?from=experiments$/);
+  await expect(page.getByText("The experiments are for testers")).toBeVisible();
+  await expect(page.getByText(/Only testers and admins can open the A\/B experiments/)).toBeVisible();
+  await page.context().close();
+});
+

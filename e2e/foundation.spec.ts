@@ -51,7 +51,7 @@ test("a wrong password shows the identity error line", async ({ page }) => {
 test("sign in lands on the dashboard with header, menu, hero links and six cards", async ({ page }) => {
   await signIn(page);
   await expect(page).toHaveURL(/\/dashboard$/);
-  for (const name of ["Top 7 Instagram Trends That Will Define 2025", "Top 5 Instagram Algorithm Hacks to Grow in 2025"]) {
+  for (const name of ["Top 7 Instagram Trends Shaping 2026", "Top 5 Instagram Algorithm Hacks to Grow in 2026"]) {
     await expect(page.getByRole("link", { name })).toBeVisible();
   }
   for (const title of ["Tips & Insights", "Secret Admirers", "Detect Stalkers", "Password safety", "News", "Instagram PRO"]) {

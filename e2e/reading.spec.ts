@@ -29,7 +29,7 @@ test("tips, trends and news are readable", async ({ page }) => {
   await expect(page.getByText("1st recommendation").first()).toBeVisible();
   await expect(page.getByText("6th recommendation")).toHaveCount(2);
   await page.goto("/dashboard/top-trends");
-  await expect(page.getByRole("heading", { name: "Top 7 Instagram Trends That Will Define 2025" }).first()).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Top 7 Instagram Trends Shaping 2026" }).first()).toBeVisible();
   await page.getByRole("link", { name: "To all articles" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
   await page.goto("/dashboard/news");

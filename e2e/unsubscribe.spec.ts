@@ -36,6 +36,25 @@ async function buyer(page: Page, plan: RegExp, tag: string): Promise<string> {
 
 const flow = (page: Page) => page.getByRole("dialog");
 
+/**
+ * An outcome screen's one composed layout (issue #21): the dialog is named by its headline, which
+ * sits centred under the success mark in the body, with the words and the ways on centred below.
+ */
+async function expectOutcomeLayout(page: Page, headline: string): Promise<void> {
+  const dialog = page.getByRole("dialog", { name: headline });
+  await expect(dialog.locator(".dialog__mark--success")).toBeVisible();
+  const panel = await dialog.boundingBox();
+  const mark = await dialog.locator(".dialog__mark--success").boundingBox();
+  const title = dialog.getByRole("heading", { name: headline });
+  const box = await title.boundingBox();
+  if (panel === null || mark === null || box === null) throw new Error("no box");
+  const centre = panel.x + panel.width / 2;
+  expect(Math.abs(mark.x + mark.width / 2 - centre)).toBeLessThan(2);
+  expect(box.y).toBeGreaterThan(mark.y + mark.height - 1);
+  expect(await title.evaluate((el) => getComputedStyle(el).textAlign)).toBe("center");
+  expect(await dialog.locator(".dialog__body--outcome p").first().evaluate((el) => getComputedStyle(el).textAlign)).toBe("center");
+}
+
 async function atStep(page: Page, step: number, title: string): Promise<void> {
   await expect(page).toHaveURL(new RegExp(`/dashboard/unsubscribe/${step}\\?attempt=`), { timeout: 10_000 });
   await expect(flow(page).getByRole("heading", { name: title })).toBeVisible();
@@ -48,6 +67,8 @@ async function toPlanStep(page: Page): Promise<void> {
   await expect(flow(page).getByRole("link", { name: "Cancel subscription now" })).toBeVisible();
   await flow(page).getByRole("link", { name: "I'm ready to let go" }).click();
   await atStep(page, 1, "Please wait");
+  // Said once (issue #21): the loader's own words.
+  await expect(flow(page).getByText("Getting your plan details…")).toHaveCount(1);
   await atStep(page, 2, "Your plan");
 }
 
@@ -83,7 +104,9 @@ test("My Plan's Cancel opens the flow; 'Stay premium' closes it (demo)", async (
   await atStep(page, 0, "Before you go");
   await expect(page.getByRole("dialog")).toHaveAttribute("aria-modal", "true");
   await flow(page).getByRole("button", { name: "Stay premium" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
+  // Back where it started: My Plan (issue #21).
+  await expect(page).toHaveURL(/\/dashboard\?open=my-plan$/);
+  await expect(page.getByRole("dialog", { name: "My Plan" })).toBeVisible();
   // Escape closes it too, back where it was opened.
   await page.goto("/dashboard/analytics?unsubscription=true");
   await atStep(page, 0, "Before you go");
@@ -99,6 +122,7 @@ test("click to cancel: step 0 straight to the final cancel", async ({ page }) =>
   await atStep(page, 8, "Cancel your membership");
   await flow(page).getByRole("button", { name: "Cancel membership" }).click();
   await expect(flow(page).getByRole("heading", { name: "Your membership has been canceled" })).toBeVisible();
+  await expectOutcomeLayout(page, "Your membership has been canceled");
   await expect(flow(page).getByRole("link", { name: "Contact us" })).toHaveAttribute("href", /^mailto:/);
   await flow(page).getByRole("link", { name: "Back to home page" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
@@ -118,6 +142,7 @@ test("saves: the plan change, 'Keep me subscribed', and the survey's first reaso
   await expect(flow(page).getByText(/100% money-back guarantee/)).toBeVisible();
   await flow(page).getByRole("button", { name: "Switch to this plan" }).click();
   await expect(flow(page).getByRole("heading", { name: "Your plan has been successfully updated!" })).toBeVisible();
+  await expectOutcomeLayout(page, "Your plan has been successfully updated!");
   await flow(page).getByRole("link", { name: "Great!" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
 
@@ -146,6 +171,7 @@ test("the free month, then the way to the final cancel without the offer", async
   await atStep(page, 7, "A gift before you go");
   await flow(page).getByRole("button", { name: "Get my free month" }).click();
   await expect(flow(page).getByRole("heading", { name: "Your free month has been added!" })).toBeVisible();
+  await expectOutcomeLayout(page, "Your free month has been added!");
   await flow(page).getByRole("link", { name: "Great!" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
 

@@ -6,9 +6,9 @@ import percySnapshot from "@percy/playwright";
 // PERCY_TOKEN is set (`percy exec` runs the server; without it the call is
 // a logged no-op). mask hides parts that change from run to run (times).
 export async function snap(page: Page, name: string, mask: Locator[] = []): Promise<void> {
-  // The renderer registers its Inter faces just after the first paint (renderer/src/main.tsx), so
-  // fonts.ready alone may answer before they exist: wait for them, and for them to load.
-  await page.waitForFunction(() => [...document.fonts].some((face) => face.family.replaceAll('"', "") === "Inter"));
+  // The renderer fetches Inter after the first paint and draws it from the second screen on
+  // (renderer/src/runtime/fonts.ts): a page's first screen is in Inter's local stand-in. Wait for
+  // whichever is in use to load.
   await page.evaluate(async () => {
     const inter = [...document.fonts].filter((face) => face.family.replaceAll('"', "") === "Inter");
     await Promise.all(inter.map((face) => face.load()));

@@ -3,6 +3,7 @@ package screens
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,10 @@ const (
 // ExportInput is the id of the data-export file input; upload errors show
 // under it.
 const ExportInput = "export"
+
+// PathAudience is where an audience list's names are read a page at a time
+// (engine/server serveAudience).
+const PathAudience = "/ui/audience"
 
 // UploadExportAction is the server action that takes the export ZIP.
 const UploadExportAction = "profile.upload_export"
@@ -80,7 +85,12 @@ func Analytics(c Context, s AnalyticsState) Page {
 	page := Page{Overlays: map[string]*ui.Node{}}
 	notice := ui.If(s.Notice != "", errorLine(analysisText(c, analysis.Code(s.Notice), nil)))
 	if s.Status == InsightsIdle && s.Result == nil {
-		empty := &ui.Node{Type: "empty_state", Title: c.T("analytics.idleTitle"), Text: c.T("analytics.idleText"), Icon: "insights"}
+		// Say what is offered: Instagram Login only where the server has it.
+		title, text := c.T("analytics.idleTitle"), c.T("analytics.idleText")
+		if s.ConnectURL == "" {
+			title, text = c.T("analytics.idleTitleUpload"), c.T("analytics.idleTextUpload")
+		}
+		empty := &ui.Node{Type: "empty_state", Title: title, Text: text, Icon: "insights"}
 		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil,
 			ui.Stack("lg", empty, notice, connectCard(c, s.ConnectURL), uploadCard(c)))
 		return page
@@ -135,7 +145,7 @@ func Analytics(c Context, s AnalyticsState) Page {
 			n.Caption = analysisText(c, cat.Basis, cat.Args)
 			if cat.Count != nil {
 				n.Action = ui.OpenOverlay("audience-" + t.id)
-				page.Overlays["audience-"+t.id] = audienceList(c, "audience-"+t.id, c.T(t.key), cat)
+				page.Overlays["audience-"+t.id] = audienceList(c, "audience-"+t.id, t.id, c.T(t.key), cat)
 			}
 		}
 		tiles = append(tiles, n)
@@ -287,27 +297,26 @@ func postList(c Context, label string, posts []analysis.TopPost, pictures map[st
 	return &ui.Node{Type: "post_list", Label: label, Posts: out}
 }
 
-func audienceList(c Context, id, title string, cat analysis.Category) *ui.Node {
-	items := make([]*ui.Node, 0, len(cat.Usernames))
-	for _, u := range cat.Usernames {
-		items = append(items, &ui.Node{Type: "list_item", Title: "@" + u})
-	}
+// audienceList is a group's whole list: read a page at a time from
+// PathAudience, searchable, each name a link to the person's Instagram
+// profile (issue #21).
+func audienceList(c Context, id, group, title string, cat analysis.Category) *ui.Node {
 	children := []*ui.Node{ui.Text("caption", analysisText(c, cat.Basis, cat.Args))}
-	if len(items) == 0 {
+	if *cat.Count == 0 {
 		children = append(children, ui.Text("body", c.T("analytics.nobody")))
 	} else {
-		list := ui.List(true, items...)
-		list.Label = title
-		children = append(children, list)
-		if *cat.Count > len(items) {
-			children = append(children, ui.Text("caption",
-				strings.NewReplacer("{shown}", Thousands(len(items)), "{total}", Thousands(*cat.Count)).Replace(c.T("analytics.showingFirst"))))
-		}
+		children = append(children, &ui.Node{Type: "name_list", Label: title,
+			Src: PathAudience + "?" + url.Values{"group": {group}}.Encode(), SearchLabel: c.T("analytics.searchNames"),
+			MoreLabel: c.T("analytics.showMore"), CountLabel: c.T("analytics.showingOf"), Text: c.T("analytics.noMatch"),
+			PendingLabel: c.T("analytics.loadingNames"), Href: InstagramProfileURL, LinkHint: c.T("analytics.profileHint")})
 	}
 	d := ui.Dialog(id, "fullscreen", title, children...)
 	d.CloseLabel = c.T("dialog.close")
 	return d
 }
+
+// InstagramProfileURL is a person's Instagram profile, {name} their username.
+const InstagramProfileURL = "https://www.instagram.com/{name}/"
 
 // analysisText is the brand's words for an analysis code (analysis.Words),
 // dates written as the screens write other dates.

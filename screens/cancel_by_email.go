@@ -1,6 +1,11 @@
 package screens
 
-import "glimpse/engine/ui"
+import (
+	"time"
+
+	"glimpse/engine/brand"
+	"glimpse/engine/ui"
+)
 
 // The public cancel page a cancel-by-email link opens (not the in-app
 // unsubscribe flow, which is unsubscribe.go).
@@ -19,27 +24,27 @@ func Unsubscription(c Context) Page {
 	return Page{Screen: s}
 }
 
-// UnsubscriptionResult is the outcome: canceled, or no subscriptions for
-// the link (any failure reads so, as the spec says); always the support
-// line.
-func UnsubscriptionResult(c Context, canceled bool) Page {
+// UnsubscriptionResult is the outcome: canceled, with the day access ends
+// when known, or no subscriptions for the link (any failure reads so, as
+// the spec says); always the support line. One centred column: the brand's
+// lockup once, then the outcome (issue #21).
+func UnsubscriptionResult(c Context, canceled bool, accessEnds time.Time) Page {
 	title, text := c.T("unsubscription.noneTitle"), c.T("unsubscription.noneText")
 	if canceled {
 		title, text = c.T("unsubscription.canceledTitle"), c.T("unsubscription.canceledText")
 	}
 	logo := ui.ImageOf(c.Brand.Logo)
 	logo.Size = "md"
-	heading := ui.Text("title", title)
-	heading.Align = "center"
+	heading := centered("title", title)
 	heading.Live = "polite"
-	body := ui.Text("body", text)
-	body.Align = "center"
-	name := ui.Text("heading", c.Brand.Name)
-	name.Align = "center"
-	tagline := ui.Text("caption", c.Brand.Tagline)
-	tagline.Align = "center"
+	var ends *ui.Node
+	if canceled && !accessEnds.IsZero() {
+		ends = centered("body", fill(c.T("unsubscription.accessEnds"), "{brand}", c.Brand.Name, "{date}", brand.Date(accessEnds)))
+	}
 	support := ui.Link(c.T("unsubscription.support"), ui.OpenURL("mailto:"+c.Brand.SupportEmail, false))
-	s := ui.Screen("unsubscription", title, ui.Stack("lg", heading, body, ui.Stack("xs", logo, name, tagline), support))
+	column := ui.Stack("lg", logo, ui.Stack("sm", heading, centered("body", text), ends), support)
+	column.Align = "center"
+	s := ui.Screen("unsubscription", title, column)
 	s.Layout = "centered"
 	return Page{Screen: s}
 }

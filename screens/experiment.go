@@ -15,6 +15,9 @@ const (
 	PathStudioExperimentEdit    = "/studio/experiments/edit/"
 	PathStudioExperimentResults = "/studio/experiments/results/"
 	StudioExperimentForm        = "studio-experiment"
+	// StudioExperimentPreviewState is where the form's live preview keeps
+	// the tree the server composed last.
+	StudioExperimentPreviewState = "/preview"
 	// StudioExperimentVariants is how many variant rows the form offers.
 	StudioExperimentVariants = 4
 )
@@ -25,13 +28,9 @@ type StudioExperimentItem struct {
 	Phase                       int
 }
 
-// StudioExperimentVariant is one variant row of the form, and what its
-// preview shows.
+// StudioExperimentVariant is one variant row of the form.
 type StudioExperimentVariant struct {
 	Name, Value, Weight string
-	// Preview is the flow's step with this variant's text, when the key
-	// belongs to a step; nil shows the text alone.
-	Preview *ui.Node
 }
 
 // StudioExperimentState is the form of a new or existing experiment.
@@ -39,10 +38,14 @@ type StudioExperimentState struct {
 	ID, Name, Kind, Key, Status string
 	Phase                       int
 	New, Stopped                bool
-	// Keys are the flow's copy keys and offer slots to choose from; empty
-	// shows a text input.
-	Keys     []string
+	// Keys are the flow's copy keys and offer slots to choose from, each
+	// with its current text and under its step (ExperimentKeyOptions);
+	// empty shows a text input.
+	Keys     []ui.Option
 	Variants []StudioExperimentVariant
+	// Preview is what the live preview beside the form shows first
+	// (StudioExperimentPreview): each variant in the step it changes.
+	Preview *ui.Node
 }
 
 // StudioExperimentResult is one variant's line of the results.
@@ -52,6 +55,30 @@ type StudioExperimentResult struct {
 	// Already formatted: "31.2% [28.4%, 34.0%]".
 	SaveRate, SaveRateAlways, Diff, DiffAlways string
 	Control, Significant                       bool
+	// Over is the save rate at the end of each day, running totals.
+	Over []ui.ChartPoint
+}
+
+// Verdicts the results screen words (experiment.Verdict's kinds).
+const (
+	VerdictMismatch = "mismatch"
+	VerdictNoData   = "noData"
+	VerdictBetter   = "better"
+	VerdictWorse    = "worse"
+	VerdictWait     = "wait"
+	VerdictSame     = "same"
+)
+
+// StudioExperimentVerdict is the results in one line: its kind, the
+// variant it is about, that variant's difference and how many more
+// attempts would settle it.
+type StudioExperimentVerdict struct {
+	Kind, Variant, Diff string
+	More                int64
+	// Planned: More counts to the planned size (PlannedN), as no
+	// difference shows yet.
+	Planned  bool
+	PlannedN int64
 }
 
 // StudioExperimentResults is the results screen of one phase.
@@ -60,7 +87,8 @@ type StudioExperimentResults struct {
 	Phase, Phases         int
 	Variants              []StudioExperimentResult
 	SRMP                  string
-	Mismatch              bool
+	Mismatch, TooFew      bool
+	Verdict               StudioExperimentVerdict
 }
 
 // StudioExperimentsLink opens the experiments from the studio's home.
@@ -87,12 +115,14 @@ func StudioExperiments(c Context, items []StudioExperimentItem) Page {
 		list.Label = c.T("studio.experiments.title")
 		children = append(children, list)
 	}
-	return Page{Screen: SubPage(c, "studio-experiments", c.T("studio.experiments.title"), ui.Navigate(PathStudio),
-		ui.Stack("md", children...))}
+	scr := SubPage(c, "studio-experiments", c.T("studio.experiments.title"), ui.Navigate(PathStudio), ui.Stack("md", children...))
+	scr.Width = "wide"
+	return Page{Screen: scr}
 }
 
-// StudioExperimentEdit is the form of a new or existing experiment, its
-// start, pause and stop, and a preview of each variant.
+// StudioExperimentEdit is the form of a new or existing experiment and its
+// start, pause and stop, beside a live preview of each variant in the step
+// it changes (the studio's wide layout; one column on a phone).
 func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	form := map[string]any{"name": s.Name, "kind": s.Kind, "key": s.Key}
 	if s.Kind == "" {
@@ -105,13 +135,10 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 			Options: []ui.Option{
 				{Value: "copy", Label: c.T("studio.experiments.kind.copy"), Description: c.T("studio.experiments.kindCopyHelp")},
 				{Value: "offer", Label: c.T("studio.experiments.kind.offer"), Description: c.T("studio.experiments.kindOfferHelp")}}})
-		opts := make([]ui.Option, 0, len(s.Keys))
-		for _, k := range s.Keys {
-			opts = append(opts, ui.Option{Value: k, Label: k})
-		}
-		if len(opts) > 0 {
+		if len(s.Keys) > 0 {
 			inputs = append(inputs, &ui.Node{Type: "choice_list", ID: "key", Bind: "/form/key",
-				Label: c.T("studio.experiments.keyLabel"), Options: opts})
+				Label: c.T("studio.experiments.keyLabel"), Options: s.Keys, Search: c.T("studio.experiments.keySearch"),
+				Placeholder: c.T("studio.experiments.keySearchPlaceholder"), Empty: c.T("studio.experiments.keyNone")})
 		} else {
 			inputs = append(inputs, ui.TextInput("key", "text", c.T("studio.experiments.keyLabel"), "unsubscribe.step0.title"))
 		}
@@ -170,43 +197,59 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 		}
 		actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.results"), "tertiary",
 			ui.Navigate(PathStudioExperimentResults+s.ID)))
-		children = append(children, actions, ui.Text("heading", c.T("studio.experiments.preview")))
-		for i, v := range s.Variants {
-			name := v.Name
-			if name == "" {
-				name = string(rune('A' + i))
-			}
-			card := []*ui.Node{ui.Text("label", name)}
-			switch {
-			case v.Preview != nil:
-				card = append(card, v.Preview)
-			case v.Value == "":
-				card = append(card, ui.Text("caption", c.T("studio.experiments.controlPreview")))
-			default:
-				card = append(card, ui.Text("body", v.Value))
-			}
-			children = append(children, ui.Card(nil, card...))
-		}
+		children = append(children, actions)
 	}
 	title := s.Name
 	if s.New {
 		title = c.T("studio.experiments.new")
 	}
-	return Page{Screen: SubPage(c, "studio-experiment", title, ui.Navigate(PathStudioExperiments), ui.Stack("md", children...)),
-		State: state}
+	body := ui.Stack("md", children...)
+	preview := s.Preview
+	if preview == nil {
+		preview = ui.Text("caption", c.T("studio.experiments.previewEmpty"))
+	}
+	// The preview follows the form as the tester types or picks a key; its
+	// frame keeps the steps' buttons from acting.
+	refresh := ui.Call("experiment.preview", "/form")
+	body = ui.Split("xl", body, ui.Preview(c.T("studio.experiments.preview"), StudioExperimentPreviewState, "/form", refresh, preview))
+	scr := SubPage(c, "studio-experiment", title, ui.Navigate(PathStudioExperiments), body)
+	scr.Width = "wide"
+	return Page{Screen: scr, State: state}
 }
 
-// StudioExperimentResultsPage shows one phase's counts and statistics.
+// verdictTones are the banner tones of the verdicts.
+var verdictTones = map[string]string{VerdictMismatch: "danger", VerdictBetter: "positive", VerdictWorse: "warning",
+	VerdictWait: "info", VerdictSame: "neutral", VerdictNoData: "neutral"}
+
+// StudioExperimentResultsPage shows one phase's verdict in plain words, the
+// sample ratio check, each variant's counts, intervals and save rate over
+// time, on the studio's wide layout.
 func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 	children := []*ui.Node{ui.Text("caption", strings.NewReplacer("{key}", r.Key, "{status}", c.T("studio.experiments.status."+r.Status),
 		"{phase}", strconv.Itoa(r.Phase)).Replace(c.T("studio.experiments.resultsLine")))}
-	if r.Mismatch {
-		b := &ui.Node{Type: "banner", Tone: "danger", Title: c.T("studio.experiments.srmTitle"),
-			Text: strings.ReplaceAll(c.T("studio.experiments.srmText"), "{p}", r.SRMP)}
-		children = append(children, b)
-	} else {
+	v := r.Verdict
+	if v.Kind == "" {
+		v.Kind = VerdictNoData
+	}
+	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP,
+		"{planned}", Thousands(int(v.PlannedN)))
+	text := "studio.experiments.verdict." + v.Kind + "Text"
+	if v.Planned {
+		text = "studio.experiments.verdict.waitPlannedText"
+	}
+	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T("studio.experiments.verdict." + v.Kind)),
+		Text: words.Replace(c.T(text))}
+	verdict.ID = "experiment-verdict"
+	children = append(children, verdict)
+	switch {
+	case r.TooFew:
+		children = append(children, ui.Text("caption", c.T("studio.experiments.srmTooFew")))
+	case !r.Mismatch:
 		children = append(children, ui.Text("caption", strings.ReplaceAll(c.T("studio.experiments.srmOK"), "{p}", r.SRMP)))
 	}
+	cards := ui.Row("md")
+	cards.Wrap = true
+	cards.Align = "start"
 	for _, v := range r.Variants {
 		rows := []*ui.Node{ui.Text("heading", v.Name),
 			ui.Text("body", fmt.Sprintf("%s %d · %s %d · %s %d · %s %d", c.T("studio.experiments.attempts"), v.Attempts,
@@ -223,8 +266,13 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 				rows = append(rows, ui.Badge(c.T("studio.experiments.significant"), "positive"))
 			}
 		}
-		children = append(children, ui.Card(nil, rows...))
+		if len(v.Over) > 0 {
+			rows = append(rows, &ui.Node{Type: "chart", Label: strings.ReplaceAll(c.T("studio.experiments.overTime"), "{variant}", v.Name),
+				Points: v.Over})
+		}
+		cards.Children = append(cards.Children, ui.Card(nil, rows...))
 	}
+	children = append(children, cards)
 	if r.Phases > 1 {
 		links := ui.Row("sm")
 		links.Wrap = true
@@ -235,6 +283,7 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		children = append(children, links)
 	}
 	children = append(children, ui.Text("caption", c.T("studio.experiments.resultsHelp")))
-	return Page{Screen: SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID),
-		ui.Stack("md", children...))}
+	scr := SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID), ui.Stack("md", children...))
+	scr.Width = "wide"
+	return Page{Screen: scr}
 }

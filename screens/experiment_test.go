@@ -1,13 +1,19 @@
 package screens
 
-import "glimpse/engine/ui"
+import (
+	"glimpse/engine/experiment"
+	"glimpse/engine/ui"
+)
 
 // experimentGoldenCases are the studio's experiment screens.
 func experimentGoldenCases() []goldenCase {
 	variants := []StudioExperimentVariant{
 		{Name: "Control", Weight: "50"},
-		{Name: "Warmer", Value: "Before you go, look at what you keep", Weight: "50",
-			Preview: ui.Stack("sm", ui.Text("heading", "Before you go, look at what you keep"), ui.Text("body", "Your weekly tips stay yours."))},
+		{Name: "Warmer", Value: "Before you go, look at what you keep", Weight: "50"},
+	}
+	preview := func(c Context) *ui.Node {
+		return StudioExperimentPreview(c, experiment.Experiment{Kind: "copy", Key: "unsubscribe.step0.title", Variants: []experiment.Variant{
+			{Name: "Control", Weight: 50}, {Name: "Warmer", Value: "Before you go, look at what you keep", Weight: 50}}})
 	}
 	return []goldenCase{
 		{"studio-experiments", func(c Context) Page {
@@ -19,16 +25,17 @@ func experimentGoldenCases() []goldenCase {
 		{"studio-experiments__empty", func(c Context) Page { return StudioExperiments(c, nil) }},
 		{"studio-experiment-new", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{New: true, Kind: "copy",
-				Keys:     []string{"unsubscribe.step0.title", "unsubscribe.step5.title", "offer.step3", "offer.reason.cutting_expenses"},
+				Keys: ExperimentKeyOptions(c, []string{"unsubscribe.step5.title", "unsubscribe.step0.title", "unsubscribe.reason.3",
+					"offer.step3", "offer.reason.cutting_expenses"}),
 				Variants: []StudioExperimentVariant{{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}})
 		}},
 		{"studio-experiment-edit", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
-				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants})
+				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants, Preview: preview(c)})
 		}},
 		{"studio-experiment-edit__stopped", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
-				Key: "unsubscribe.step0.title", Status: "stopped", Phase: 2, Stopped: true, Variants: variants})
+				Key: "unsubscribe.step0.title", Status: "stopped", Phase: 2, Stopped: true, Variants: variants, Preview: preview(c)})
 		}},
 		{"studio-experiment-results", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
@@ -37,8 +44,9 @@ func experimentGoldenCases() []goldenCase {
 						SaveRate: "30.0% [27.2%, 32.8%]", SaveRateAlways: "30.0% [25.1%, 34.9%]"},
 					{Name: "Warmer", Attempts: 1190, Exposures: 1000, Saves: 365, Unsaved: 5, Cancels: 640, Significant: false,
 						SaveRate: "36.0% [33.0%, 39.0%]", SaveRateAlways: "36.0% [31.0%, 41.0%]",
-						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]"},
-				}})
+						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]",
+						Over: []ui.ChartPoint{{X: "Nov 24", Y: 34.2, YLabel: "34.2%"}, {X: "Nov 25", Y: 36, YLabel: "36.0%"}}},
+				}, Verdict: StudioExperimentVerdict{Kind: VerdictWait, Variant: "Warmer", Diff: "+6.0", More: 1240}})
 		}},
 		{"studio-experiment-results__srm", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
@@ -48,7 +56,7 @@ func experimentGoldenCases() []goldenCase {
 					{Name: "Warmer", Attempts: 5000, Exposures: 4800, Saves: 1728, Cancels: 3072, Significant: true,
 						SaveRate: "36.0% [34.6%, 37.4%]", SaveRateAlways: "36.0% [33.8%, 38.2%]",
 						Diff: "+6.0 pts [+4.2, +7.8]", DiffAlways: "+6.0 pts [+3.0, +9.0]"},
-				}})
+				}, Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}})
 		}},
 	}
 }

@@ -2,8 +2,10 @@ package screens
 
 import (
 	"fmt"
-	"math"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"glimpse/engine/experiment"
 	"glimpse/engine/retention"
@@ -24,27 +26,101 @@ func StudioExperimentItems(es []experiment.Experiment) []StudioExperimentItem {
 // variant B at even weights.
 func StudioNewExperiment(c Context, copyKeys []string) Page {
 	return StudioExperimentEdit(c, StudioExperimentState{New: true, Kind: experiment.KindCopy,
-		Keys: retention.ExperimentKeys(copyKeys), Variants: []StudioExperimentVariant{
+		Keys: ExperimentKeyOptions(c, retention.ExperimentKeys(copyKeys)), Variants: []StudioExperimentVariant{
 			{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}})
 }
 
-// StudioExperimentOf is the form of a stored experiment, each variant with
-// its preview (ExperimentPreview).
+// ExperimentKeyOptions are the key picker's options: each copy key with
+// the text it shows now, under the step that shows it (steps in the flow's
+// order), then the flow's other texts, then the offer slots.
+func ExperimentKeyOptions(c Context, keys []string) []ui.Option {
+	type placed struct {
+		rank int
+		opt  ui.Option
+	}
+	var all []placed
+	for _, k := range keys {
+		p := placed{opt: ui.Option{Value: k, Label: k}}
+		switch step, ok := retention.StepOfCopyKey(k); {
+		case strings.HasPrefix(k, experiment.OfferPrefix):
+			p.rank = 1000
+			p.opt.Group = c.T("studio.experiments.group.offers")
+			p.opt.Description = c.T("studio.experiments.slot." + slotKind(k))
+		case ok:
+			p.rank = int(step)
+			p.opt.Group = strings.NewReplacer("{n}", strconv.Itoa(int(step)),
+				"{title}", c.T("unsubscribe.step"+strconv.Itoa(int(step))+".title")).Replace(c.T("studio.experiments.group.step"))
+			p.opt.Description = c.T(k)
+		default:
+			p.rank = 999
+			p.opt.Group = c.T("studio.experiments.group.other")
+			p.opt.Description = c.T(k)
+		}
+		all = append(all, p)
+	}
+	slices.SortStableFunc(all, func(a, b placed) int { return a.rank - b.rank })
+	out := make([]ui.Option, len(all))
+	for i, p := range all {
+		out[i] = p.opt
+	}
+	return out
+}
+
+// slotKind is how the picker describes an offer slot: a step's or a
+// reason's.
+func slotKind(slot string) string {
+	if strings.HasPrefix(slot, "offer.reason.") {
+		return "reason"
+	}
+	return "step"
+}
+
+// StudioExperimentOf is the form of a stored experiment beside the preview
+// of its variants.
 func StudioExperimentOf(c Context, e experiment.Experiment) Page {
 	st := StudioExperimentState{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase,
-		Stopped: e.Status == experiment.StatusStopped}
+		Stopped: e.Status == experiment.StatusStopped, Preview: StudioExperimentPreview(c, e)}
 	for _, v := range e.Variants {
-		st.Variants = append(st.Variants, StudioExperimentVariant{Name: v.Name, Value: v.Value,
-			Weight: strconv.Itoa(v.Weight), Preview: ExperimentPreview(c, e, v)})
+		st.Variants = append(st.Variants, StudioExperimentVariant{Name: v.Name, Value: v.Value, Weight: strconv.Itoa(v.Weight)})
 	}
 	return StudioExperimentEdit(c, st)
 }
 
+// StudioExperimentPreview is the live preview of an experiment as its form
+// holds it: each variant, named, in the step it changes (ExperimentPreview),
+// or its text alone when no step shows the key.
+func StudioExperimentPreview(c Context, e experiment.Experiment) *ui.Node {
+	if strings.TrimSpace(e.Key) == "" {
+		return ui.Text("caption", c.T("studio.experiments.previewEmpty"))
+	}
+	cards := make([]*ui.Node, 0, len(e.Variants))
+	for i, v := range e.Variants {
+		letter := string(rune('A' + i))
+		label := letter
+		if v.Name != "" {
+			label += " · " + v.Name
+		}
+		card := []*ui.Node{ui.Badge(label, "brand")}
+		switch step := ExperimentPreview(c, e, v, i); {
+		case step != nil:
+			card = append(card, step)
+		case v.Value == "":
+			card = append(card, ui.Text("caption", c.T("studio.experiments.controlPreview")))
+		default:
+			card = append(card, ui.Text("body", v.Value))
+		}
+		cards = append(cards, ui.Card(nil, card...))
+	}
+	return ui.Stack("md", cards...)
+}
+
 // ExperimentPreview composes the flow's step that shows a copy key, with the
-// variant's text in it (a control without text shows the brand's own). It
-// returns nil for an offer, or a key no step shows: the screen then shows
-// the text alone.
-func ExperimentPreview(c Context, e experiment.Experiment, v experiment.Variant) *ui.Node {
+// variant's text in it (a control without text shows the brand's own), as
+// the step draws it: its buttons and links too (the preview's frame keeps
+// them from acting). It returns nil for an offer, or a key no step shows.
+// n numbers the variant, so two previews of one step on a page keep their
+// inputs apart.
+func ExperimentPreview(c Context, e experiment.Experiment, v experiment.Variant, n int) *ui.Node {
 	if e.Kind != experiment.KindCopy {
 		return nil
 	}
@@ -57,37 +133,36 @@ func ExperimentPreview(c Context, e experiment.Experiment, v experiment.Variant)
 		over[e.Key] = v.Value
 	}
 	c = Context{Brand: c.Brand, Copy: c.Copy.Layered(over, nil)}
-	page := UnsubscribeStep(c, UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudioExperimentEdit + e.ID})
+	page := UnsubscribeStep(c, UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudioExperiments})
 	d := page.Overlays[UnsubscribeOverlay]
 	if d == nil {
 		return nil
 	}
-	// The dialog's content, without its actions: a preview is not the flow.
 	preview := ui.Stack("sm", ui.Text("heading", d.Title))
-	preview.Children = append(preview.Children, stripActions(d.Children)...)
+	preview.Children = append(preview.Children, previewTree(d.Children, "pv"+strconv.Itoa(n))...)
 	return preview
 }
 
-// stripActions copies a tree without what would act (links, buttons, forms
-// post nothing from a preview).
-func stripActions(nodes []*ui.Node) []*ui.Node {
+// previewTree copies a step's tree for a preview: nothing runs by itself
+// (no onLoad timers), and every id and form binding is renamed under
+// prefix, so the preview's inputs clash neither with the page's form nor
+// with another variant's preview.
+func previewTree(nodes []*ui.Node, prefix string) []*ui.Node {
 	out := make([]*ui.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n == nil {
 			continue
 		}
 		c := *n
-		c.Action, c.OnLoad = nil, nil
-		if c.Type == "link" || c.Type == "button" {
-			// A label, as it reads, without the action.
-			out = append(out, ui.Text("label", c.Label))
-			continue
+		c.OnLoad = nil
+		if c.ID != "" {
+			c.ID = prefix + "-" + c.ID
 		}
-		if c.Type == "form" {
-			c.Submit = nil
+		if rest, ok := strings.CutPrefix(c.Bind, "/form/"); ok {
+			c.Bind = "/" + prefix + "/" + rest
 		}
 		if len(c.Children) > 0 {
-			c.Children = stripActions(c.Children)
+			c.Children = previewTree(c.Children, prefix)
 		}
 		out = append(out, &c)
 	}
@@ -98,7 +173,7 @@ func stripActions(nodes []*ui.Node) []*ui.Node {
 func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	e := res.Experiment
 	v := StudioExperimentResults{ID: e.ID, Name: e.Name, Key: e.Key, Status: e.Status, Phase: res.Phase, Phases: e.Phase,
-		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch}
+		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch, TooFew: !res.SRMReadable}
 	for i, vr := range res.Variants {
 		line := StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
 			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == 0, Significant: vr.Significant,
@@ -107,18 +182,44 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 			ok := vr.Exposures > 0 && res.Variants[0].Exposures > 0
 			line.Diff, line.DiffAlways = pts(vr.Diff, ok), pts(vr.DiffAlways, ok)
 		}
+		for _, d := range res.Days {
+			c := d.Cumulative[i]
+			if c.Exposures == 0 {
+				continue
+			}
+			rate := float64(c.Held()) / float64(c.Exposures)
+			line.Over = append(line.Over, ui.ChartPoint{X: dayLabel(d.Day), Y: 100 * rate, YLabel: fmt.Sprintf("%.1f%%", 100*rate)})
+		}
 		v.Variants = append(v.Variants, line)
+	}
+	verdict := res.Verdict()
+	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More, Planned: verdict.Planned,
+		PlannedN: int64(res.PlannedN)}
+	if verdict.Variant > 0 {
+		vr := res.Variants[verdict.Variant]
+		v.Verdict.Variant = vr.Name
+		v.Verdict.Diff = fmt.Sprintf("%+.1f", 100*vr.Diff.Estimate)
 	}
 	return v
 }
 
-// pct is a rate with its interval, clamped to [0%, 100%]; a dash without
-// data.
+// dayLabel writes a results day (experiment.DayLayout) as a chart's axis
+// does: "Nov 25".
+func dayLabel(day string) string {
+	t, err := time.Parse(experiment.DayLayout, day)
+	if err != nil {
+		return day
+	}
+	return t.Format("Jan 2")
+}
+
+// pct is a rate with its interval (experiment keeps it within [0, 1]); a
+// dash without data.
 func pct(i experiment.Interval, ok bool) string {
 	if !ok {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*i.Estimate, 100*math.Max(i.Low, 0), 100*math.Min(i.High, 1))
+	return fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*i.Estimate, 100*i.Low, 100*i.High)
 }
 
 // pts is a difference of rates in percentage points with its interval; a

@@ -12,17 +12,23 @@ import (
 func TestStudioExperimentResultsOf(t *testing.T) {
 	t.Parallel()
 	res := experiment.Results{Experiment: experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 2},
-		Phase: 1, SRMP: 0.00001, Mismatch: true, Variants: []experiment.VariantResult{
+		Phase: 1, SRMP: 0.00001, Mismatch: true, SRMReadable: true, Variants: []experiment.VariantResult{
 			{Variant: experiment.Variant{Name: "Control"}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
-				SaveRate: experiment.Interval{Estimate: 0.3, Low: -0.01, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1.2}},
+				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1}},
 			{Variant: experiment.Variant{Name: "B"}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},
+		},
+		Days: []experiment.Day{
+			{Day: "2026-11-24", Cumulative: []experiment.Counts{{Exposures: 4, Saves: 2}, {}}},
+			{Day: "2026-11-25", Cumulative: []experiment.Counts{{Exposures: 10, Saves: 3}, {}}},
 		}}
 	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "< 0.0001", Mismatch: true,
 		Variants: []StudioExperimentResult{
-			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", SaveRateAlways: "30.0% [0.0%, 100.0%]"},
-			// No exposures: dashes, not a rate of nothing.
+			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", SaveRateAlways: "30.0% [0.0%, 100.0%]",
+				Over: []ui.ChartPoint{{X: "Nov 24", Y: 50, YLabel: "50.0%"}, {X: "Nov 25", Y: 30, YLabel: "30.0%"}}},
+			// No exposures: dashes, not a rate of nothing, and no line.
 			{Name: "B", SaveRate: "–", SaveRateAlways: "–", Diff: "–", DiffAlways: "–"},
-		}}
+		},
+		Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}}
 	if diff := cmp.Diff(want, StudioExperimentResultsOf(res)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -34,17 +40,43 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 	}
 }
 
-func TestStripActions(t *testing.T) {
+// The results the issue found ('+33.3 pts [-805.8, +872.5]') now read as a
+// difference can: 2 of 3 saved against 1 of 3 is +33.3 pts in the whole
+// [-100, +100], and the verdict says more attempts are needed.
+func TestStudioExperimentResultsAtSmallCounts(t *testing.T) {
 	t.Parallel()
-	form := ui.Form("f", ui.Call("x"), ui.Button("Go", "primary", ui.Call("x")))
-	in := []*ui.Node{nil, ui.Text("body", "Hi"), form, ui.Link("More", ui.Navigate("/"))}
-	got := stripActions(in)
-	want := []*ui.Node{ui.Text("body", "Hi"), {Type: "form", ID: "f", Children: []*ui.Node{ui.Text("label", "Go")}},
-		ui.Text("label", "More")}
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 1}, {ID: "b", Name: "Warmer", Weight: 1}}}
+	res := experiment.Compute(e, 1, map[string]experiment.Counts{"a": {Exposures: 3, Saves: 1}, "b": {Exposures: 3, Saves: 2}},
+		experiment.DefaultPlannedN)
+	got := StudioExperimentResultsOf(res)
+	if d := got.Variants[1].DiffAlways; d != "+33.3 pts [-100.0, +100.0]" {
+		t.Errorf("always-valid difference %q", d)
+	}
+	if v := got.Verdict; v.Kind != VerdictWait || v.Variant != "Warmer" || v.Diff != "+33.3" || v.More < 10 {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+// A step in a preview keeps its buttons and links as the step draws them,
+// runs nothing by itself, and keeps its ids and inputs apart from the
+// page's form and from the other variants' previews.
+func TestPreviewTree(t *testing.T) {
+	t.Parallel()
+	field := &ui.Node{Type: "choice_list", ID: "reason", Bind: "/form/reason", Label: "Why?"}
+	form := ui.Form("f", ui.Call("x"), field, ui.Button("Go", "primary", ui.Call("x")))
+	timed := ui.Stack("sm")
+	timed.OnLoad = ui.After(10, ui.Navigate("/"))
+	in := []*ui.Node{nil, ui.Text("body", "Hi"), form, ui.Link("More", ui.Navigate("/")), timed}
+	got := previewTree(in, "pv1")
+	want := []*ui.Node{ui.Text("body", "Hi"),
+		{Type: "form", ID: "pv1-f", Submit: ui.Call("x"), Children: []*ui.Node{
+			{Type: "choice_list", ID: "pv1-reason", Bind: "/pv1/reason", Label: "Why?"}, ui.Button("Go", "primary", ui.Call("x"))}},
+		ui.Link("More", ui.Navigate("/")), ui.Stack("sm")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if form.Submit == nil || form.Children[0].Action == nil {
+	if form.ID != "f" || field.Bind != "/form/reason" || timed.OnLoad == nil {
 		t.Error("the tree given was changed")
 	}
 }

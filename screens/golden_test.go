@@ -38,24 +38,30 @@ type goldenCase struct {
 	compose func(c Context) Page
 }
 
+// goldenTrend and goldenHack are the hero's article titles (the articles' own).
+const (
+	goldenTrend = "Top 7 Instagram Trends Shaping 2026"
+	goldenHack  = "Top 5 Instagram Algorithm Hacks to Grow in 2026"
+)
+
 func goldenCases() []goldenCase {
 	return append([]goldenCase{
 		{"sign-in", func(c Context) Page { return SignIn(c, "/checkout?quiz=true&page=SUBSCRIPTION") }},
 		{"home__weekly", func(c Context) Page {
-			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
 		}},
 		{"home__plan-change", func(c Context) Page {
-			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				PeriodEnd: "Dec 2, 2026", Card: "Visa ••4242", Offers: goldenOffers(false),
 				Next: &NextPlan{Name: "Premium Plan", Price: "$13.99", Period: "1 month", From: "Dec 2, 2026"}})
 		}},
 		{"home__fetching-plans", func(c Context) Page {
-			return Home(c, HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				Fetching: true, PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
 		}},
 		{"home__course-owner-canceled", func(c Context) Page {
-			return Home(c, HomeState{Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
+			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
 				Canceled: true, CourseOwned: true, PeriodEnd: "Dec 2, 2026", Offers: goldenOffers(true)})
 		}},
 		{"checkout", func(c Context) Page {
@@ -66,8 +72,10 @@ func goldenCases() []goldenCase {
 		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, "", false) }},
 		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341") }},
 		{"unsubscription", Unsubscription},
-		{"unsubscription__canceled", func(c Context) Page { return UnsubscriptionResult(c, true) }},
-		{"unsubscription__none", func(c Context) Page { return UnsubscriptionResult(c, false) }},
+		{"unsubscription__canceled", func(c Context) Page {
+			return UnsubscriptionResult(c, true, time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC))
+		}},
+		{"unsubscription__none", func(c Context) Page { return UnsubscriptionResult(c, false, time.Time{}) }},
 		{"password-safety__pending", func(c Context) Page {
 			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachPending})
 		}},
@@ -155,7 +163,7 @@ func goldenCases() []goldenCase {
 				Fields: []StudioField{{Name: "title", Label: "Title"}, {Name: "body", Label: "Text", Multiline: true}}, Values: map[string]string{}})
 		}},
 		{"studio-copy", func(c Context) Page {
-			return StudioCopy(c, "_x_", []string{"_x_", "_y_", "default"}, []StudioItem{
+			return StudioCopy(c, "_x_", []StudioBrand{{"_x_", "Profilio"}, {"_y_", "Followly"}, {"default", "Glimpse"}}, []StudioItem{
 				{Kind: "copy", Slug: "_x_/signIn.headline", Title: "Analyze your Instagram account and gain valuable insights"}})
 		}},
 		{"dev-mail", func(c Context) Page { return DevMailbox(c, goldenMail()) }},
@@ -476,7 +484,7 @@ func BenchmarkComposeDashboard(b *testing.B) {
 	reg.Set(seed)
 	br := reg.Get(brand.DefaultKey)
 	ctx := Context{Brand: br, Copy: reg.Copy(br)}
-	state := HomeState{Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial")}
+	state := HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial")}
 	meta := ui.Meta{ServerNow: "2026-11-01T12:00:00Z", Brand: br.UI(), CSRF: "x"}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -34,13 +34,24 @@ type HomeState struct {
 	// Analytics card.
 	Insights   string
 	Engagement *analysis.Engagement
+	// TrendTitle and HackTitle are the hero's two article links: the
+	// articles' own titles, which editors change with the articles
+	// (content/articles), so no date in them goes stale here (issue #21).
+	TrendTitle string
+	HackTitle  string
+	// PlanOpen opens My Plan over the dashboard (PathMyPlan): where the
+	// unsubscribe flow returns a person who started it there.
+	PlanOpen bool
 }
+
+// PathMyPlan is the dashboard with My Plan open.
+const PathMyPlan = PathDashboard + "?open=" + MyPlanOverlay
 
 // Home is the dashboard: the fixed header with the menu, the blue area with
 // the trend and hack links, the Analytics card and the six cards.
 func Home(c Context, h HomeState) Page {
 	screen := ui.Screen("home", c.T("home.title"),
-		heroArea(c),
+		heroArea(c, h),
 		ui.Stack("md",
 			analyticsCard(c, h),
 			homeCard(c, "insights", "home.insights", ui.Navigate(PathInsights)),
@@ -64,15 +75,23 @@ func Home(c Context, h HomeState) Page {
 			PeriodEnd: h.PeriodEnd, Next: h.Next, Card: h.Card, Offers: h.Offers}),
 		CancelByEmailOverlay: cancelAsk,
 		CancelSentOverlay:    cancelSent,
-	}}
+	}, Open: opened(h.PlanOpen, MyPlanOverlay)}
 }
 
-func heroArea(c Context) *ui.Node {
+// opened is the overlays a page opens with: id when open, else none.
+func opened(open bool, id string) []string {
+	if !open {
+		return nil
+	}
+	return []string{id}
+}
+
+func heroArea(c Context, h HomeState) *ui.Node {
 	art := ui.Image("/static/home/hero.svg", "")
 	art.Aspect = "wide"
-	trend := ui.Link(c.T("home.trendLink"), ui.Navigate(PathTopTrends))
+	trend := ui.Link(h.TrendTitle, ui.Navigate(PathTopTrends))
 	trend.Icon = "chevron"
-	hack := ui.Link(c.T("home.hackLink"), ui.Navigate(PathTopHacks))
+	hack := ui.Link(h.HackTitle, ui.Navigate(PathTopHacks))
 	hack.Icon = "chevron"
 	hero := ui.Stack("md",
 		ui.Text("title", c.T("home.heroTitle")),

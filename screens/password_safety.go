@@ -57,7 +57,7 @@ func PasswordSafety(c Context, s PasswordSafetyState) Page {
 		body = append(body, ui.Loader(c.T("breach.checking"), false))
 	case BreachCompromised:
 		banner := &ui.Node{Type: "banner", Tone: "danger", Title: c.T("breach.compromised"),
-			Text: strings.NewReplacer("{email}", s.Email, "{count}", strconv.Itoa(len(s.Breaches))).Replace(c.T("breach.compromisedText"))}
+			Text: strings.NewReplacer("{email}", s.Email, "{count}", strconv.Itoa(len(s.Breaches))).Replace(withCountKept(c.T("breach.compromisedText")))}
 		body = append(body, banner, ui.Text("heading", c.T("breach.sitesHeading")))
 		cards := make([]*ui.Node, 0, len(s.Breaches))
 		for _, b := range s.Breaches {
@@ -135,4 +135,11 @@ func errorLine(text string) *ui.Node {
 
 func retryButton(c Context) *ui.Node {
 	return ui.Button(c.T("breach.retry"), "primary", ui.Call(BreachCheckAction))
+}
+
+// withCountKept joins the copy's {count} to the word before it with a
+// no-break space, so that a line never ends just before the number and
+// leaves it alone on the next (issue #21), whatever the editors' words.
+func withCountKept(copy string) string {
+	return strings.ReplaceAll(copy, " {count}", "\u00a0{count}")
 }

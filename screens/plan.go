@@ -1,6 +1,7 @@
 package screens
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -114,7 +115,7 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 		cancel.DisabledWhen = ui.Always(true)
 	default:
 		// The unsubscribe flow; its final step still offers the mailed link.
-		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.Navigate(PathUnsubscribe+"?entry=my_plan"))
+		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.Navigate(PathUnsubscribe+"?"+url.Values{"entry": {"my_plan"}, "from": {PathMyPlan}}.Encode()))
 	}
 	active := ui.Card(nil,
 		ui.Text("caption", c.T("plan.active")),

@@ -32,7 +32,10 @@ func SignIn(c Context, billingURL string) Page {
 	)
 	form.Children[0].Autocomplete = "email"
 	form.Children[1].Autocomplete = "current-password"
-	screen := ui.Screen("sign-in", c.T("signIn.title"), ui.Stack("lg", logo, headline, form))
+	// A visitor without an account is shown the way to one: the plans (issue #21).
+	plans := ui.Stack("none", ui.Link(c.T("signIn.newVisitor"), ui.Navigate(billingURL)))
+	plans.Align = "center"
+	screen := ui.Screen("sign-in", c.T("signIn.title"), ui.Stack("lg", logo, headline, form, plans))
 	screen.Layout = "centered"
 	screen.Footer = footer(c)
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"glimpse/engine/brand"
 	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
@@ -122,6 +123,31 @@ func StudioHome(c Context, staff string, groups map[string][]StudioItem, extra .
 	return Page{Screen: s}
 }
 
+// Where the studio's home was reached from, when a member was sent there
+// from a screen they may not open (?from=experiments).
+const (
+	StudioFromParam           = "from"
+	StudioFromExperiments     = "experiments"
+	PathStudioFromExperiments = PathStudio + "?" + StudioFromParam + "=" + StudioFromExperiments
+)
+
+// StudioTurnedAway puts, above the studio's home, why its member was sent
+// there from the experiments: only testers and admins run them (or, with
+// configured false, this server runs none).
+func StudioTurnedAway(c Context, home Page, configured bool) Page {
+	text := c.T("studio.experiments.turnedAway")
+	if !configured {
+		text = c.T("studio.experiments.unavailable")
+	}
+	notice := &ui.Node{Type: "banner", ID: "studio-turned-away", Tone: "info", Title: c.T("studio.experiments.turnedAwayTitle"), Text: text}
+	if body := home.Screen.Children; len(body) == 1 && body[0].Type == ui.NodeTypeStack {
+		stack := *body[0]
+		stack.Children = append([]*ui.Node{notice}, stack.Children...)
+		home.Screen.Children = []*ui.Node{&stack}
+	}
+	return home
+}
+
 // StudioEdit edits one item: its fields, save, publish or unpublish, a
 // preview link, and its revisions with restore.
 func StudioEdit(c Context, s StudioEditState) Page {
@@ -157,6 +183,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	}
 	state["form"] = form
 	include := []string{"/doc/kind", "/doc/slug"}
+	overlays := map[string]*ui.Node{}
 	save := &ui.Action{Type: "submit", Name: "studio.save", Form: StudioEditForm, Include: include}
 	children := []*ui.Node{}
 	status := c.T("studio.status." + s.Status)
@@ -177,9 +204,11 @@ func StudioEdit(c Context, s StudioEditState) Page {
 			// Publish sends the form too: the server saves an edit not yet
 			// saved before publishing, so Publish never drops it.
 			publish := &ui.Action{Type: "submit", Name: "studio.publish", Form: StudioEditForm, Include: include}
+			overlays[StudioConfirmPublish] = studioConfirm(c, StudioConfirmPublish, c.T("studio.confirmPublishTitle"),
+				c.T("studio.confirmPublishText"), c.T("studio.publish"), publish)
 			children = append(children,
 				ui.If(s.Preview != nil, ui.Link(c.T("studio.previewLink"), ui.Navigate(PathStudioPreview+s.Kind+"/"+s.Slug))),
-				ui.Button(c.T("studio.publish"), "primary", publish),
+				ui.Button(c.T("studio.publish"), "primary", ui.OpenOverlay(StudioConfirmPublish)),
 				ui.Button(c.T("studio.unpublish"), "secondary", ui.Call("studio.unpublish", include...)))
 		}
 	}
@@ -190,13 +219,17 @@ func StudioEdit(c Context, s StudioEditState) Page {
 			item := &ui.Node{Type: "list_item", Title: line, Subtitle: strings.Join(r.Changed, ", ")}
 			if s.CanEdit {
 				item.Trailing = ui.Button(c.T("studio.restore"), "tertiary",
-					ui.Sequence(ui.SetState("/restore", r.N), ui.Call("studio.restore", append(include, "/restore")...)))
+					ui.Sequence(ui.SetState("/restore", r.N), ui.OpenOverlay(StudioConfirmRestore)))
 			}
 			rows = append(rows, item)
 		}
 		list := ui.List(true, rows...)
 		list.Label = c.T("studio.revisions")
 		children = append(children, ui.Text("heading", c.T("studio.revisions")), list)
+		if s.CanEdit {
+			overlays[StudioConfirmRestore] = studioConfirm(c, StudioConfirmRestore, c.T("studio.confirmRestoreTitle"),
+				c.T("studio.confirmRestoreText"), c.T("studio.restore"), ui.Call("studio.restore", append(include, "/restore")...))
+		}
 	}
 	title := s.Title
 	if title == "" {
@@ -211,14 +244,51 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	}
 	scr := SubPage(c, "studio-edit", title, ui.Navigate(PathStudio), body)
 	scr.Width = "wide"
-	return Page{Screen: scr, State: state}
+	page := Page{Screen: scr, State: state}
+	if len(overlays) > 0 {
+		page.Overlays = overlays
+	}
+	return page
 }
 
-// StudioCopy lists one brand's copy: every key with the text it shows now.
-func StudioCopy(c Context, brandKey string, brands []string, items []StudioItem) Page {
+// The studio's confirmations: publishing puts a draft before every
+// subscriber, and restoring replaces the draft's fields, so each asks first.
+const (
+	StudioConfirmPublish = "studio-confirm-publish"
+	StudioConfirmRestore = "studio-confirm-restore"
+)
+
+// studioConfirm is a dialog that asks before an action: its text, the
+// action's button (which closes the dialog and acts) and a way back that
+// does nothing (as do Escape and the close button).
+func studioConfirm(c Context, id, title, text, act string, action *ui.Action) *ui.Node {
+	d := ui.Dialog(id, "modal", title, ui.Text("body", text),
+		ui.Button(act, "primary", ui.Sequence(ui.CloseOverlay(id), action)),
+		ui.Button(c.T("studio.confirmCancel"), "secondary", ui.CloseOverlay(id)))
+	d.CloseLabel = c.T("dialog.close")
+	return d
+}
+
+// StudioBrand is one brand of the copy page's switcher: its key (in the
+// address) and the name people know it by.
+type StudioBrand struct{ Key, Name string }
+
+// StudioCopy lists one brand's copy: every key with the text it shows now,
+// under a switcher naming the brands (the one shown is marked, not linked).
+func StudioCopy(c Context, brandKey string, brands []StudioBrand, items []StudioItem) Page {
+	name := brandKey
 	switcher := make([]*ui.Node, 0, len(brands))
 	for _, b := range brands {
-		switcher = append(switcher, ui.Link(b, ui.Navigate(PathStudioCopy+b)))
+		label := b.Name
+		if b.Key == brand.DefaultKey {
+			label = strings.ReplaceAll(c.T("studio.brandDefault"), "{name}", b.Name)
+		}
+		if b.Key == brandKey {
+			name = label
+			switcher = append(switcher, ui.Badge(strings.ReplaceAll(c.T("studio.brandShown"), "{name}", label), "brand"))
+			continue
+		}
+		switcher = append(switcher, ui.Link(label, ui.Navigate(PathStudioCopy+b.Key)))
 	}
 	rows := make([]*ui.Node, 0, len(items))
 	for _, it := range items {
@@ -228,9 +298,9 @@ func StudioCopy(c Context, brandKey string, brands []string, items []StudioItem)
 	}
 	list := ui.List(true, rows...)
 	list.Label = c.T("studio.copyList")
-	row := ui.Row("sm", switcher...)
+	row := ui.Row("md", switcher...)
 	row.Wrap = true
-	body := ui.Stack("md", ui.Text("body", strings.ReplaceAll(c.T("studio.copyText"), "{brand}", brandKey)), row, list)
+	body := ui.Stack("md", ui.Text("body", strings.ReplaceAll(c.T("studio.copyText"), "{brand}", name)), row, list)
 	scr := SubPage(c, "studio-copy", c.T("studio.editCopy"), ui.Navigate(PathStudio), body)
 	scr.Width = "wide"
 	return Page{Screen: scr}

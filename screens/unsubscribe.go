@@ -151,6 +151,9 @@ func UnsubscribeStep(c Context, st UnsubscribeState) Page {
 	d := ui.Dialog(UnsubscribeOverlay, "fullscreen", title, ui.Stack("lg", body...))
 	d.CloseLabel = c.T("unsubscribe.close")
 	d.OnClose = closeAction
+	if st.Result != "" {
+		d.Outcome = "success"
+	}
 	overlays[UnsubscribeOverlay] = d
 
 	screen := ui.Screen("unsubscribe", title) // the dialog covers it
@@ -230,10 +233,8 @@ func unsubscribeBody(c Context, st UnsubscribeState, key string) []*ui.Node {
 			ui.Button(c.T(key+"leave"), "secondary", st.next(retention.MoveForward)),
 		}
 	case retention.StepPleaseWait:
-		loader := ui.Loader(c.T(key+"text"), false)
-		text := centered("body", c.T(key+"text"))
-		text.Live = "polite"
-		return []*ui.Node{loader, text}
+		// The loader shows and announces its words (a status): once (issue #21).
+		return []*ui.Node{ui.Loader(c.T(key+"text"), false)}
 	case retention.StepPlan:
 		card := ui.Card(nil,
 			ui.Text("caption", c.T(key+"current")),
@@ -328,7 +329,6 @@ func unsubscribeBody(c Context, st UnsubscribeState, key string) []*ui.Node {
 func unsubscribeUpdated(c Context, st UnsubscribeState) (string, []*ui.Node) {
 	title := c.T("unsubscribe.step3.success") // the dialog's heading
 	return title, []*ui.Node{
-		ui.Icon("check"),
 		centered("body", fill(c.T("unsubscribe.step3.successText"), "{price}", st.Sale.Price.String(), "{date}", st.PeriodEnd)),
 		ui.Button(c.T("unsubscribe.step3.great"), "primary", ui.Replace(st.Return)),
 	}
@@ -337,7 +337,6 @@ func unsubscribeUpdated(c Context, st UnsubscribeState) (string, []*ui.Node) {
 func unsubscribeGifted(c Context, st UnsubscribeState) (string, []*ui.Node) {
 	title := c.T("unsubscribe.step7.success") // the dialog's heading
 	return title, []*ui.Node{
-		ui.Icon("check"),
 		centered("body", fill(c.T("unsubscribe.step7.successText"), "{date}", st.PeriodEnd)),
 		ui.Button(c.T("unsubscribe.step7.great"), "primary", ui.Replace(st.Return)),
 	}

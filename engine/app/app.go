@@ -28,6 +28,7 @@ import (
 	"glimpse/engine/lesson"
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
+	"glimpse/engine/metrics"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/server"
@@ -77,6 +78,9 @@ type App struct {
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow.
 	Experiments *experiment.Service
+	// Metrics are the business metrics, nil unless GLIMPSE_METRICS_ADDR is
+	// set (engine/app/metrics.go).
+	Metrics *metrics.Business
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -113,6 +117,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
 		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
+	a.wireOperations(cfg, st)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
 	for name, idx := range retention.Collections() {
@@ -270,6 +275,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Ready:             a.Store.CheckWritable,
 		ValidateResponses: validateResponses,
 		Mail:              a.Outbox, DevMailbox: a.Config.DevMailbox,
+		Business: a.Metrics,
 	})
 }
 

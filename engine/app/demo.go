@@ -42,12 +42,28 @@ func SeedDemo(ctx context.Context, a *App) error {
 	if err := seedSubscriber(ctx, a, ABUserID, ABEmail, ABPassword, "ab-weekly"); err != nil {
 		return err
 	}
+	// An account without any plan: signing in shows the no-subscription
+	// modal and its way to the plans.
+	if _, err := a.Auth.UserByEmail(ctx, NoPlanEmail); engine.IsNotFound(err) {
+		if _, err := a.Auth.CreateUserWithID(ctx, NoPlanUserID, NoPlanEmail, NoPlanPassword); err != nil {
+			return fmt.Errorf("seed %s: %w", NoPlanEmail, err)
+		}
+	} else if err != nil {
+		return err
+	}
 	// A demo editor and a demo tester for the studio.
 	if err := a.Staff.Put(ctx, EditorEmail, staff.RoleEditor, EditorPassword); err != nil {
 		return err
 	}
 	return a.Staff.Put(ctx, TesterEmail, staff.RoleTester, TesterPassword)
 }
+
+// A demo account with no plan at all, documented in README.md.
+const (
+	NoPlanEmail    = "no-plan@example.com"
+	NoPlanPassword = "glimpse-no-plan"
+	NoPlanUserID   = "no-plan-account"
+)
 
 // The demo tester (runs experiments), documented in README.md.
 const (

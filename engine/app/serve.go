@@ -40,7 +40,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		}
 	}
 	if cfg.MetricsAddr != "" {
-		if err := serveMetrics(ctx, cfg.MetricsAddr, srv, version, logger); err != nil {
+		if err := a.serveMetrics(ctx, cfg.MetricsAddr, srv, version, logger); err != nil {
 			return fmt.Errorf("GLIMPSE_METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
 		}
 	}

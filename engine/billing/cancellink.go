@@ -77,44 +77,56 @@ func (s *Service) NewCancelLink(ctx context.Context, email, userID, bundle strin
 	return token, nil
 }
 
+// LinkCancel is what a cancel link did: whether it canceled any plan, and
+// when the last of the canceled plans stops authorising (their period end;
+// zero when nothing was canceled).
+type LinkCancel struct {
+	Canceled   bool
+	AccessEnds time.Time
+}
+
 // CancelByLink cancels the main plans of the link's address on bundle and
-// reports whether any is canceled now. The link is spent by the first
-// call; an unknown, spent, expired or other brand's link cancels nothing.
-func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (bool, error) {
+// reports whether any is canceled now, and until when they keep working.
+// The link is spent by the first call; an unknown, spent, expired or other
+// brand's link cancels nothing.
+func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (LinkCancel, error) {
 	if token == "" || len(token) > 256 {
-		return false, nil
+		return LinkCancel{}, nil
 	}
 	var link cancelLink
 	err := s.db.Collection(cancelLinksCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
+		return LinkCancel{}, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("cancel by link: %w", err)
+		return LinkCancel{}, fmt.Errorf("cancel by link: %w", err)
 	}
 	if !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
-		return false, nil
+		return LinkCancel{}, nil
 	}
 	// A link works once: whoever deletes it (one _id, one winner) cancels;
 	// a second click, or a copy of the link read later, cancels nothing.
 	res, err := s.db.Collection(cancelLinksCollection).DeleteOne(ctx, bson.M{"_id": link.ID})
 	if err != nil {
-		return false, fmt.Errorf("cancel by link: spend it: %w", err)
+		return LinkCancel{}, fmt.Errorf("cancel by link: spend it: %w", err)
 	}
 	if res.DeletedCount != 1 {
-		return false, nil
+		return LinkCancel{}, nil
 	}
 	subs, err := s.SubscriptionsByEmail(ctx, link.Email)
 	if err != nil {
-		return false, err
+		return LinkCancel{}, err
 	}
 	if link.UserID != "" {
 		mine, err := s.ForUser(ctx, link.UserID)
 		if err != nil {
-			return false, err
+			return LinkCancel{}, err
 		}
 		subs = append(subs, mine...)
 	}
-	n, err := s.cancelAll(ctx, subs, link.Bundle, "email-link")
-	return n > 0, err
+	n, ends, err := s.cancelAll(ctx, subs, link.Bundle, "email-link")
+	if n == 0 {
+		return LinkCancel{}, err
+	}
+	return LinkCancel{Canceled: true, AccessEnds: ends}, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
+	"glimpse/engine/metrics"
 	"glimpse/engine/store"
 )
 
@@ -76,9 +77,11 @@ type Service struct {
 	// retries are the delays after a period end at which a failed renewal is
 	// tried again; after the last the subscription expires.
 	retries []time.Duration
-	// renewWorkers is how many due subscriptions one pass renews at once:
-	// a charge waits on the provider, so a few in flight keep a pass short.
-	renewWorkers int
+	// renewal sizes the renewal pass's pages, batches and charges in flight
+	// (renew.go).
+	renewal renewalTuning
+	// metrics counts business events; nil counts nothing (SetMetrics).
+	metrics *metrics.Business
 }
 
 // Options are the Service's collaborators beyond the database.
@@ -103,7 +106,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries, renewWorkers: 4}
+		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider)}
 }
 
 // Catalogue returns the plans on sale.
@@ -547,24 +550,31 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 }
 
 // cancelAll cancels the active main plans among subs on bundle and counts
-// those canceled now (each once, though subs may list one twice).
-func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by string) (int, error) {
+// those canceled now (each once, though subs may list one twice), with the
+// latest day one of them stops authorising.
+func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by string) (int, time.Time, error) {
 	now := s.clock.Now()
 	seen := map[string]bool{}
 	n := 0
+	var ends time.Time
 	for _, sub := range subs {
 		if seen[sub.ID] || sub.Bundle != bundle || !sub.MainPlan || sub.Expired(now) {
 			continue
 		}
 		seen[sub.ID] = true
 		if sub.Status == StatusActive {
-			if _, err := s.Cancel(ctx, sub.ID, by); err != nil {
-				return n, err
+			canceled, err := s.Cancel(ctx, sub.ID, by)
+			if err != nil {
+				return n, ends, err
 			}
+			sub = canceled
+		}
+		if sub.ExpiresAt != nil && sub.ExpiresAt.After(ends) {
+			ends = *sub.ExpiresAt
 		}
 		n++
 	}
-	return n, nil
+	return n, ends, nil
 }
 
 // TakeAttempt counts one attempt of something limited (checkouts per

@@ -422,11 +422,14 @@ func TestCancelLinkIsSpentOnce(t *testing.T) {
 	results := make(chan bool, clicks)
 	for range clicks {
 		wg.Go(func() {
-			ok, err := f.svc.CancelByLink(ctx, token, sub.Bundle)
+			done, err := f.svc.CancelByLink(ctx, token, sub.Bundle)
 			if err != nil {
 				t.Error(err)
 			}
-			results <- ok
+			if done.Canceled && done.AccessEnds.UnixMilli() != sub.CurrentPeriodEnd.UnixMilli() {
+				t.Errorf("access ends %v, want the period's end %v", done.AccessEnds, sub.CurrentPeriodEnd)
+			}
+			results <- done.Canceled
 		})
 	}
 	wg.Wait()
@@ -443,7 +446,7 @@ func TestCancelLinkIsSpentOnce(t *testing.T) {
 	// The address buys again: the old link, read later, must not cancel
 	// the new plan.
 	again := f.buy(t, FamilyWeekly, "4242424242424242", "k-cancel-link-2")
-	if ok, _ := f.svc.CancelByLink(ctx, token, sub.Bundle); ok {
+	if done, _ := f.svc.CancelByLink(ctx, token, sub.Bundle); done.Canceled || !done.AccessEnds.IsZero() {
 		t.Fatal("a spent link canceled again")
 	}
 	if got, _ := f.svc.Subscription(ctx, again.ID); got.Status != StatusActive {

@@ -51,6 +51,7 @@ type StripeConfig struct {
 type Stripe struct {
 	client *stripe.Client
 	clock  engine.Clock
+	live   bool // a live-mode key: Stripe's rate limits are higher (stripe_rate.go)
 }
 
 // NewStripe returns the Stripe provider.
@@ -76,7 +77,8 @@ func NewStripe(cfg StripeConfig) (*Stripe, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = engine.SystemClock{}
 	}
-	return &Stripe{client: stripe.NewClient(cfg.SecretKey, stripe.WithBackends(backends)), clock: cfg.Clock}, nil
+	return &Stripe{client: stripe.NewClient(cfg.SecretKey, stripe.WithBackends(backends)), clock: cfg.Clock,
+		live: strings.Contains(cfg.SecretKey, "_live_")}, nil
 }
 
 // Name implements Provider.

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/metrics"
 	"glimpse/engine/store"
 )
 
@@ -56,6 +57,7 @@ func Collections() map[string][]mongo.IndexModel {
 
 // Service keeps the experiments, assigns subscribers and counts what they do.
 type Service struct {
+	metrics  *metrics.Business // counts exposures (metrics.go); nil counts nothing
 	db       *mongo.Database
 	clock    engine.Clock
 	instance string
@@ -65,7 +67,7 @@ type Service struct {
 	all     atomic.Pointer[[]Experiment]
 
 	mu      sync.Mutex
-	pending map[phaseKey]map[string]*Counts
+	pending map[phaseKey]map[dayVariant]*Counts
 	seq     int64
 	flushMu sync.Mutex
 }
@@ -80,7 +82,7 @@ type phaseKey struct {
 // called after every change so that other instances reload within seconds.
 func NewService(db *mongo.Database, clock engine.Clock, publish func(context.Context) error) *Service {
 	s := &Service{db: db, clock: clock, publish: publish, instance: engine.NewID()[:12],
-		pending: map[phaseKey]map[string]*Counts{}}
+		pending: map[phaseKey]map[dayVariant]*Counts{}}
 	s.all.Store(&[]Experiment{})
 	return s
 }
@@ -346,6 +348,7 @@ func (s *Service) Expose(ctx context.Context, userID string, a Assignment) error
 		return fmt.Errorf("record exposure: %w", err)
 	}
 	s.add(phaseKey{a.Experiment, a.Phase}, a.Variant, Counts{Exposures: 1})
+	s.metrics.Exposure()
 	return nil
 }
 

@@ -141,6 +141,22 @@ func TestExposuresAndOutcomes(t *testing.T) {
 	if total != want {
 		t.Errorf("totals %+v, want %+v", total, want)
 	}
+	// Over time: the exposures and saves on Nov 1, the cancels ten days
+	// later; the last day's running totals are the phase's.
+	if len(r.Days) != 2 || r.Days[0].Day != "2026-11-01" || r.Days[1].Day != "2026-11-11" {
+		t.Fatalf("days %+v", r.Days)
+	}
+	var first, last Counts
+	for i := range r.Variants {
+		first.plus(r.Days[0].Cumulative[i])
+		last.plus(r.Days[1].Cumulative[i])
+		if r.Days[1].Cumulative[i] != r.Variants[i].Counts {
+			t.Errorf("variant %d: last day %+v, totals %+v", i, r.Days[1].Cumulative[i], r.Variants[i].Counts)
+		}
+	}
+	if first != (Counts{Attempts: 6, Exposures: 4, Saves: 2}) || last != want {
+		t.Errorf("running totals %+v then %+v", first, last)
+	}
 }
 
 // Many flushes from several instances, compacted between them, always add
@@ -182,6 +198,14 @@ func TestFlushAndCompact(t *testing.T) {
 		if got := r.Variants[0].Attempts + r.Variants[1].Attempts; got != attempts {
 			t.Fatalf("round %d: results count %d attempts, %d were recorded", round, got, attempts)
 		}
+		// Each round is a day of its own: the days survive the roll-ups.
+		if len(r.Days) != round+1 {
+			t.Fatalf("round %d: %d days", round, len(r.Days))
+		}
+		if d := r.Days[round].Cumulative; d[0].Attempts+d[1].Attempts != attempts {
+			t.Fatalf("round %d: the last day's running total is %d attempts, want %d", round, d[0].Attempts+d[1].Attempts, attempts)
+		}
+		clock.Advance(24 * time.Hour)
 	}
 	n, _ := s.counts().CountDocuments(ctx, map[string]any{"exp": e.ID})
 	// What remains: the newest roll-up and the one before it, the flushes

@@ -23,38 +23,105 @@ type Interval struct {
 // Excludes reports whether x lies outside the interval.
 func (i Interval) Excludes(x float64) bool { return x < i.Low || x > i.High }
 
+// bernoulliVariance is the per-observation variance of s successes in n
+// trials, estimated with one success and one failure added (Agresti and
+// Caffo, 2000). The plain estimate p̂(1−p̂) is zero at 0% and 100%, which
+// would give a zero-width interval after one or two attempts (2 of 2 saved
+// against 0 of 2 read as certain); the added pair keeps it honest there and
+// changes little once n is in the hundreds.
+func bernoulliVariance(s, n int64) float64 {
+	p := (float64(s) + 1) / (float64(n) + 2)
+	return p * (1 - p)
+}
+
+// clamp bounds an interval to [low, high], the values the quantity can take:
+// a rate lies in [0, 1] and a difference of two rates in [−1, 1], so an
+// interval reaching past them says nothing more than the bound does. The
+// estimate lies in the range, so the clamped interval still holds it.
+func clamp(i Interval, low, high float64) Interval {
+	return Interval{Estimate: i.Estimate, Low: max(i.Low, low), High: min(i.High, high)}
+}
+
 // Rate is a proportion with its fixed-sample 95% (Wald) interval and its
-// always-valid 95% interval: successes of n, with n* the planned size.
+// always-valid 95% interval: successes of n, with n* the planned size. Both
+// lie within [0, 1]; with no trials both are the whole of it.
 func Rate(successes, n int64, plannedN float64) (fixed, always Interval) {
 	if n <= 0 {
-		return Interval{}, Interval{}
+		return Interval{0, 0, 1}, Interval{0, 0, 1}
 	}
 	p := float64(successes) / float64(n)
-	variance := p * (1 - p) // per observation
+	variance := bernoulliVariance(successes, n) // per observation
 	se := math.Sqrt(variance / float64(n))
-	fixed = Interval{p, p - z95*se, p + z95*se}
+	fixed = clamp(Interval{p, p - z95*se, p + z95*se}, 0, 1)
 	r := CSRadius(math.Sqrt(variance), float64(n), Alpha, plannedN)
-	always = Interval{p, p - r, p + r}
+	always = clamp(Interval{p, p - r, p + r}, 0, 1)
 	return fixed, always
 }
 
-// Difference is treatment's rate minus control's with both intervals. The
-// variance of the difference is p₁(1−p₁)/n₁ + p₀(1−p₀)/n₀; the always-valid
-// interval treats it as σ̂²/n with n = n₀ + n₁ observations, so
-// σ̂ = sqrt(n·Var), as GrowthBook's sequential engine does.
+// Difference is treatment's rate minus control's with both intervals, each
+// within [−1, 1]; while an arm has no trials both are the whole of it. The
+// variance of the difference is p̃₁(1−p̃₁)/n₁ + p̃₀(1−p̃₀)/n₀ (bernoulliVariance);
+// the always-valid interval treats it as σ̂²/n with n = n₀ + n₁
+// observations, so σ̂ = sqrt(n·Var), as GrowthBook's sequential engine does.
 func Difference(s1, n1, s0, n0 int64, plannedN float64) (fixed, always Interval) {
 	if n1 <= 0 || n0 <= 0 {
-		return Interval{}, Interval{}
+		return Interval{0, -1, 1}, Interval{0, -1, 1}
 	}
 	p1, p0 := float64(s1)/float64(n1), float64(s0)/float64(n0)
 	d := p1 - p0
-	v := p1*(1-p1)/float64(n1) + p0*(1-p0)/float64(n0)
+	v := differenceVariance(s1, n1, s0, n0)
 	se := math.Sqrt(v)
-	fixed = Interval{d, d - z95*se, d + z95*se}
+	fixed = clamp(Interval{d, d - z95*se, d + z95*se}, -1, 1)
 	n := float64(n1 + n0)
 	r := CSRadius(math.Sqrt(v*n), n, Alpha, plannedN)
-	always = Interval{d, d - r, d + r}
+	always = clamp(Interval{d, d - r, d + r}, -1, 1)
 	return fixed, always
+}
+
+// differenceVariance is the variance of p₁ − p₀ (bernoulliVariance per arm).
+func differenceVariance(s1, n1, s0, n0 int64) float64 {
+	return bernoulliVariance(s1, n1)/float64(n1) + bernoulliVariance(s0, n0)/float64(n0)
+}
+
+// MaxMoreNeeded bounds MoreNeeded's search: past it a difference is too
+// small for the flow's traffic to show.
+const MaxMoreNeeded = 10_000_000
+
+// MoreNeeded estimates how many more observations (both arms together, in
+// their present proportions) the always-valid interval of the difference
+// needs before it excludes 0, if the rates stay as they are: the smallest
+// total N whose radius, with the per-observation deviation seen so far, is
+// under |d|, less the n observed. ok is false when no number will do: no
+// difference so far, no trials in an arm, or more than MaxMoreNeeded.
+func MoreNeeded(s1, n1, s0, n0 int64, plannedN float64) (more int64, ok bool) {
+	if n1 <= 0 || n0 <= 0 {
+		return 0, false
+	}
+	d := math.Abs(float64(s1)/float64(n1) - float64(s0)/float64(n0))
+	if d == 0 {
+		return 0, false
+	}
+	n := n1 + n0
+	sigma := math.Sqrt(differenceVariance(s1, n1, s0, n0) * float64(n))
+	enough := func(total int64) bool { return CSRadius(sigma, float64(total), Alpha, plannedN) < d }
+	if enough(n) {
+		return 0, true
+	}
+	if !enough(n + MaxMoreNeeded) {
+		return 0, false
+	}
+	// The radius falls as n grows, so the first total that is enough is
+	// found by halving.
+	low, high := n, n+MaxMoreNeeded
+	for high-low > 1 {
+		mid := low + (high-low)/2
+		if enough(mid) {
+			high = mid
+		} else {
+			low = mid
+		}
+	}
+	return high - n, true
 }
 
 // CSRadius is the half-width of the two-sided asymptotic confidence sequence

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -55,7 +56,20 @@ func Render(d Doc, brand string) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", d.Slug, err)
 	}
 	doc.cover(d, brand)
-	doc.body(d.Body)
+	doc.body(d.Body, -1)
+	if at, ok := doc.closingBreak(d.Body); ok {
+		// Drawn again with the closing lines kept with the block before them
+		// (issue #21), unless that takes a page more.
+		again, err := newDocument(d, brand)
+		if err != nil {
+			return nil, fmt.Errorf("render %s: %w", d.Slug, err)
+		}
+		again.cover(d, brand)
+		again.body(d.Body, at)
+		if again.PDF.GetNumberOfPages() == doc.PDF.GetNumberOfPages() {
+			doc = again
+		}
+	}
 	doc.footers(d, brand)
 	if doc.Err != nil {
 		return nil, fmt.Errorf("render %s: %w", d.Slug, doc.Err)
@@ -76,7 +90,44 @@ func kind(d Doc) string {
 }
 
 // document is a PDF being drawn (see pdfdraw.Canvas).
-type document struct{ *pdfdraw.Canvas }
+type document struct {
+	*pdfdraw.Canvas
+	// lines counts the lines of text drawn on each page (by page number);
+	// starts and ends are the pages each body block's first and last lines
+	// are on, block the body block being drawn (-1 outside the body).
+	lines        map[int]int
+	starts, ends []int
+	block        int
+}
+
+// closingLines is the fewest lines the last page may hold: fewer read as a
+// stray end of the lesson (two lines of its last paragraph on a page of
+// their own), not as a page.
+const closingLines = 4
+
+// closingBreak says where to start a page so that the last page holds at
+// least closingLines lines (issue #21): before the paragraph that runs onto
+// it, which then moves whole, or, when the last page starts with a block of
+// its own, before the block ahead of that one; either way before the
+// headings that lead into it. ok is false when the last page is full
+// enough, or when no break would help.
+func (d *document) closingBreak(blocks []ui.RichBlock) (at int, ok bool) {
+	last := d.PDF.GetNumberOfPages()
+	if d.lines[last] >= closingLines {
+		return 0, false
+	}
+	at = slices.Index(d.ends, last)
+	if at < 0 {
+		return 0, false
+	}
+	if d.starts[at] == last {
+		at--
+	}
+	for at > 0 && blocks[at-1].Kind == "heading" {
+		at--
+	}
+	return at, at > 0
+}
 
 // newDocument starts an A4 PDF with the Go fonts registered and the
 // document information taken from d.
@@ -92,7 +143,7 @@ func newDocument(d Doc, brand string) (*document, error) {
 		Creator:  brand,
 		Producer: brand,
 	})
-	return &document{c}, nil
+	return &document{Canvas: c, lines: map[int]int{}, block: -1}, nil
 }
 
 // roundedFill paints a rectangle with rounded corners of radius r.
@@ -213,10 +264,15 @@ func (d *document) illustration(x, y, w, h float64) {
 }
 
 // body draws the document's blocks from a new page on.
-func (d *document) body(blocks []ui.RichBlock) {
+func (d *document) body(blocks []ui.RichBlock, breakBefore int) {
 	d.NewPage()
 	text := look{size: bodySize, lead: bodyLead, colour: pdfdraw.Ink}
 	for i, b := range blocks {
+		if i == breakBefore && d.Y > d.Top {
+			d.NewPage()
+		}
+		d.block = i
+		d.starts, d.ends = append(d.starts, 0), append(d.ends, 0)
 		switch b.Kind {
 		case "heading":
 			size := headingSizes[min(max(b.Level, 2), 4)]
@@ -410,6 +466,14 @@ func (d *document) rich(spans []ui.Span, l look, x, width float64) {
 	for _, line := range lines {
 		d.Ensure(lineHeight)
 		d.drawLine(line, l, x, space)
+		page := d.PDF.GetNumberOfPages()
+		d.lines[page]++
+		if d.block >= 0 {
+			if d.starts[d.block] == 0 {
+				d.starts[d.block] = page
+			}
+			d.ends[d.block] = page
+		}
 		d.Y += lineHeight
 	}
 }

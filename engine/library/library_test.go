@@ -23,7 +23,7 @@ func TestLibraryLoadsTheSeedContent(t *testing.T) {
 	if n := len(lib.Insights.Summary); n != 5 {
 		t.Errorf("summary items: %d, want 5", n)
 	}
-	if lib.Trends.Title != "Top 7 Instagram Trends That Will Define 2025" || lib.Hacks.Title != "Top 5 Instagram Algorithm Hacks to Grow in 2025" {
+	if lib.Trends.Title != "Top 7 Instagram Trends Shaping 2026" || lib.Hacks.Title != "Top 5 Instagram Algorithm Hacks to Grow in 2026" {
 		t.Errorf("article titles: %q, %q", lib.Trends.Title, lib.Hacks.Title)
 	}
 	want := map[string][]string{

@@ -1,12 +1,14 @@
 package metrics
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/google/go-cmp/cmp"
@@ -115,7 +117,29 @@ func TestLabelsAreClosed(t *testing.T) {
 		_ = resp.Body.Close()
 	}
 
-	reg, err := NewRegistry("v1.2.3", h)
+	// The business metrics, fed values from inside and outside their sets:
+	// an event type Stripe may add, outcomes and names nobody declared.
+	b := NewBusiness(nil)
+	for _, v := range []string{OutcomeOK, OutcomeDeclined, "drop-table-4f2a9c", ""} {
+		b.Checkout(v)
+		b.Purchase(v)
+		b.Renewals(v, 2)
+		b.SignInFailed(v)
+		b.LimitHit(v)
+	}
+	for _, typ := range []string{"payment_intent.succeeded", "customer.created", "evt_4f2a9c"} {
+		for _, res := range []string{WebhookApplied, WebhookRefused, "user@example.com"} {
+			b.Webhook(typ, res)
+		}
+	}
+	b.Import(time.Now(), nil)
+	b.Analysis(time.Now(), engine.Errorf(engine.CodeUnavailable, "away"))
+	b.Exposure()
+	b.RenewalBacklog(3)
+	b.SetPageCache(func() (uint64, uint64, int, int) { return 5, 2, 1, 1024 })
+	b.SetMailQueue(func(context.Context) (int, time.Time, error) { return 4, time.Now().Add(-time.Minute), nil })
+
+	reg, err := NewRegistry("v1.2.3", h, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +148,12 @@ func TestLabelsAreClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := map[string][]string{"route": h.Labels(), "code": classes, "error": errorKinds}
+	for label, values := range b.Labels() {
+		if _, clash := closed[label]; clash {
+			t.Fatalf("label %q is in two closed sets", label)
+		}
+		closed[label] = values
+	}
 	// Labels whose values are fixed for the process: the build's version
 	// and module path, and the metric handler's own error causes.
 	constant := map[string]bool{"version": true, "path": true, "checksum": true, "cause": true}
@@ -177,6 +207,27 @@ func TestLabelsAreClosed(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantFails, fails); diff != "" {
 		t.Errorf("errors by route and kind (-want +got):\n%s", diff)
+	}
+	// Every business series exists from the start, so the catch-alls took
+	// the unknown values and no value added a series.
+	series := map[string]int{}
+	for _, f := range families {
+		series[f.GetName()] = len(f.GetMetric())
+	}
+	wantSeries := map[string]int{
+		"glimpse_checkouts_total": len(outcomes), "glimpse_purchases_total": len(outcomes),
+		"glimpse_renewals_total": len(renewalOutcomes), "glimpse_sign_in_failures_total": len(signInReasons),
+		"glimpse_limits_hit_total": len(limitNames), "glimpse_webhook_events_total": len(WebhookTypes) * len(webhookResults),
+		"glimpse_imports_total": len(outcomes), "glimpse_analyses_total": len(outcomes),
+		"glimpse_page_cache_lookups_total": 2, "glimpse_page_cache_entries": 1, "glimpse_page_cache_bytes": 1,
+		"glimpse_mail_outbox_depth": 1, "glimpse_mail_outbox_oldest_age_seconds": 1, "glimpse_renewals_due": 1,
+		"glimpse_renewal_pass_duration_seconds": 1, "glimpse_experiment_exposures_total": 1,
+		"glimpse_import_duration_seconds": 1, "glimpse_analysis_duration_seconds": 1,
+	}
+	for name, n := range wantSeries {
+		if series[name] != n {
+			t.Errorf("%s has %d series, want %d", name, series[name], n)
+		}
 	}
 	for _, name := range []string{"glimpse_build_info", "go_build_info", "go_goroutines", "process_cpu_seconds_total",
 		"glimpse_http_request_duration_seconds", "glimpse_http_requests_in_flight"} {
@@ -256,5 +307,90 @@ func TestHandlerServesTheRegistry(t *testing.T) {
 	}
 	if got := families["glimpse_http_requests_total"].GetMetric()[0].GetCounter().GetValue(); got != 1 {
 		t.Errorf("requests: %v, want 1", got)
+	}
+}
+
+// TestBusinessCounts: what the hooks count lands on the right series, the
+// catch-alls take what is outside their sets, the mail queue is read at
+// most once per refresh and its failure leaves its gauges out, and a nil
+// Business counts nothing without failing.
+func TestBusinessCounts(t *testing.T) {
+	t.Parallel()
+	var none *Business
+	none.Checkout(OutcomeOK)
+	none.Webhook("x", "y")
+	none.SetMailQueue(nil)
+	none.Import(time.Now(), nil)
+
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	b := NewBusiness(func() time.Time { return now })
+	b.Checkout(OutcomeDeclined)
+	b.Checkout("no-such-outcome")
+	b.Webhook("charge.refunded", WebhookApplied)
+	b.Webhook("customer.created", WebhookIgnored)
+	b.Renewals(RenewalRenewed, 5)
+	b.LimitHit(LimitCheckout)
+	reads, fail := 0, false
+	b.SetMailQueue(func(context.Context) (int, time.Time, error) {
+		reads++
+		if fail {
+			return 0, time.Time{}, errors.New("database away")
+		}
+		return 3, now.Add(-90 * time.Second), nil
+	})
+	reg, err := NewRegistry("test", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := func() map[string]float64 {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				key := f.GetName()
+				if l := labels(m); l != "" {
+					key += "{" + l + "}"
+				}
+				switch {
+				case m.GetCounter() != nil:
+					out[key] = m.GetCounter().GetValue()
+				case m.GetGauge() != nil:
+					out[key] = m.GetGauge().GetValue()
+				}
+			}
+		}
+		return out
+	}
+	got := values()
+	for key, want := range map[string]float64{
+		"glimpse_checkouts_total{outcome=declined}":                         1,
+		"glimpse_checkouts_total{outcome=error}":                            1,
+		"glimpse_checkouts_total{outcome=ok}":                               0,
+		"glimpse_webhook_events_total{result=applied type=charge.refunded}": 1,
+		"glimpse_webhook_events_total{result=ignored type=other}":           1,
+		"glimpse_renewals_total{outcome=renewed}":                           5,
+		"glimpse_limits_hit_total{limit=checkout}":                          1,
+		"glimpse_mail_outbox_depth":                                         3,
+		"glimpse_mail_outbox_oldest_age_seconds":                            90,
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %v, want %v", key, got[key], want)
+		}
+	}
+	values()
+	if reads != 1 {
+		t.Errorf("the mail queue was read %d times in one refresh interval, want once", reads)
+	}
+	now = now.Add(mailRefresh)
+	fail = true
+	if got := values(); reads != 2 || got["glimpse_mail_outbox_depth"] != 0 {
+		t.Errorf("after a failed read: %d reads, depth %v present; want the gauges left out", reads, got["glimpse_mail_outbox_depth"])
+	}
+	if _, ok := values()["glimpse_mail_outbox_oldest_age_seconds"]; ok {
+		t.Error("the oldest age is exposed after a failed read")
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/analysis"
+	"glimpse/engine/metrics"
 	"glimpse/engine/store"
 )
 
@@ -132,6 +133,8 @@ type Service struct {
 	// summaries are the dashboard's per-user summaries; every write below
 	// that changes a status or a result drops the user's.
 	summaries *engine.TTLCache[Summary]
+	// metrics counts analyses (metrics.go); nil counts nothing.
+	metrics *metrics.Business
 }
 
 // SetFetcher installs how the refresh job reads a source (the Instagram API).
@@ -301,10 +304,10 @@ func (s *Service) deleteSnapshot(ctx context.Context, id string) {
 	_, _ = s.db.Collection(SnapshotsCollection).DeleteOne(ctx, bson.M{"_id": id})
 }
 
-// Analyse runs the analysis over the two latest snapshots and stores the
+// analyseStored runs the analysis over the two latest snapshots and stores the
 // result with status completed. A failure leaves the previous result in
 // place and records what happened.
-func (s *Service) Analyse(ctx context.Context, userID string) (Profile, error) {
+func (s *Service) analyseStored(ctx context.Context, userID string) (Profile, error) {
 	p, err := s.Get(ctx, userID)
 	if err != nil {
 		return Profile{}, err

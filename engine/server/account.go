@@ -8,6 +8,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/metrics"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -103,6 +104,7 @@ func (s *Server) limitRecovery(r *request, kind string) error {
 		return err
 	}
 	if !ok {
+		s.Business.LimitHit(metrics.LimitPasswordReset)
 		return engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/metrics"
 	"glimpse/engine/tracking"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -206,6 +207,7 @@ func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
 // afterSignIn rotates the session cookie and the CSRF token and sends the
 // person home, or maps a sign-in failure to what the form shows.
 func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, error) {
+	s.countSignIn(err)
 	switch {
 	case errors.Is(err, auth.ErrNoSubscription):
 		return ui.Effects(ui.OpenOverlay(screens.NoSubscriptionOverlay)), nil
@@ -269,6 +271,7 @@ func (s *Server) track(r *request, in any) (*ui.Result, error) {
 		}
 	}
 	if !s.trackLimit.allow(r.fiber.IP()) {
+		s.Business.LimitHit(metrics.LimitEvents)
 		return &ui.Result{}, nil
 	}
 	ua := r.fiber.Get("User-Agent")

@@ -9,6 +9,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
+	"glimpse/engine/metrics"
 	"glimpse/engine/ui"
 	"glimpse/screens"
 )
@@ -111,8 +112,10 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	ctx := r.fiber.Context()
 	sub, err := s.Billing.Checkout(ctx, billing.CheckoutRequest{Brand: r.brand.Key, Bundle: r.brand.Bundle,
 		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Card: req.card(), Client: r.fiber.IP()})
+	s.Business.Checkout(paymentOutcome(err))
 	switch {
 	case errors.Is(err, billing.ErrTooManyAttempts):
+		s.Business.LimitHit(metrics.LimitCheckout)
 		return nil, engine.Wrap(engine.CodeRateLimited, err, r.copy.T("auth.tooManyRequests"))
 	case errors.Is(err, billing.ErrKeyReused), errors.Is(err, billing.ErrIdempotencyMismatch):
 		return nil, engine.Wrap(engine.CodeConflict, err, r.copy.T("checkout.keyReused"))
@@ -139,6 +142,7 @@ func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, er
 		}
 		_, err = s.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: r.principal.User.ID,
 			Email: r.principal.User.Email, Main: main, Family: family})
+		s.Business.Purchase(paymentOutcome(err))
 		switch {
 		case errors.Is(err, billing.ErrAlreadyOwned):
 			// A second tap: the first one bought it.
@@ -168,6 +172,7 @@ func (s *Server) cancelRequest(r *request, _ any) (*ui.Result, error) {
 	err := s.Billing.RequestCancelEmail(r.fiber.Context(), billing.CancelEmailRequest{SubscriptionID: r.mainSub.ID,
 		UserID: r.principal.User.ID, Email: r.principal.User.Email, Bundle: r.brand.Bundle, Brand: r.brand.Key})
 	if errors.Is(err, billing.ErrTooManyAttempts) {
+		s.Business.LimitHit(metrics.LimitCancelMail)
 		return nil, engine.Wrap(engine.CodeRateLimited, err, r.copy.T("cancelByEmail.tooMany"))
 	}
 	if err != nil {
@@ -195,12 +200,12 @@ func (s *Server) resumePlan(r *request, _ any) (*ui.Result, error) {
 // cancelFromLink is the public cancel page's one call: the link's value
 // names a cancel request; any failure reads as 'No subscriptions'.
 func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {
-	canceled, err := s.Billing.CancelByLink(r.fiber.Context(), r.query.Get("from"), r.brand.Bundle)
+	done, err := s.Billing.CancelByLink(r.fiber.Context(), r.query.Get("from"), r.brand.Bundle)
 	if err != nil {
 		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
-		canceled = false
+		done = billing.LinkCancel{}
 	}
-	page := screens.UnsubscriptionResult(r.copy, canceled)
+	page := screens.UnsubscriptionResult(r.copy, done.Canceled, done.AccessEnds)
 	return &ui.Result{Screen: ptr(page.Envelope(s.meta(r)))}, nil
 }
 

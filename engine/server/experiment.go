@@ -59,10 +59,10 @@ func (s *Server) experimentsOn(h func(*request, any) (*ui.Result, error)) func(*
 }
 
 // experimentScreen admits testers and admins to an experiment screen and
-// sends anyone else (editors) back to the studio.
+// sends anyone else (editors) back to the studio, which tells them why.
 func (s *Server) experimentScreen(r *request) error {
 	if !r.member.CanExperiment() || s.Experiments == nil {
-		return redirect(screens.PathStudio)
+		return redirect(screens.PathStudioFromExperiments)
 	}
 	return nil
 }
@@ -78,6 +78,26 @@ func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
 		return nil, studioProblems(r, err)
 	}
 	return ui.Effects(ui.Replace(screens.PathStudioExperimentEdit + e.ID)), nil
+}
+
+// experimentPreviewRequest is what the experiment form's live preview
+// sends: every value of the form as the tester has it now.
+type experimentPreviewRequest struct {
+	Form map[string]string `json:"/form" validate:"max=20"`
+}
+
+// experimentLivePreview composes each variant of the form, unsaved, in the
+// step its key changes, and sets it as the preview's tree. The form's
+// problems do not matter here: the preview shows what it can.
+func (s *Server) experimentLivePreview(r *request, in any) (*ui.Result, error) {
+	f := in.(*experimentPreviewRequest).Form
+	rows := make([]experiment.FormVariant, screens.StudioExperimentVariants)
+	for i := range rows {
+		n := strconv.Itoa(i)
+		rows[i] = experiment.FormVariant{Name: f["v"+n+"name"], Value: f["v"+n+"value"], Weight: f["v"+n+"weight"]}
+	}
+	e, _ := experiment.FromForm(f["name"], f["kind"], f["key"], rows)
+	return ui.Effects(ui.SetState(screens.StudioExperimentPreviewState, screens.StudioExperimentPreview(r.copy, e))), nil
 }
 
 func (s *Server) experimentStatus(action string) func(*request, any) (*ui.Result, error) {

@@ -88,9 +88,19 @@ func TestExperimentRoles(t *testing.T) {
 		t.Error("an editor's studio home links to the experiments")
 	}
 	for _, path := range []string{"/studio/experiments", "/studio/experiments/new", "/studio/experiments/results/x"} {
-		if got := effects(ed.screen(path)); len(got) != 1 || got[0]["to"] != "/studio" {
+		if got := effects(ed.screen(path)); len(got) != 1 || got[0]["to"] != "/studio?from=experiments" {
 			t.Errorf("editor at %s: %v", path, got)
 		}
+	}
+	// …where the studio says why.
+	if home := string(ed.screen("/studio?from=experiments").raw); !strings.Contains(home, "Only testers and admins can open the A/B experiments") {
+		t.Errorf("the studio does not say why an editor was sent back: %s", home)
+	}
+	if home := string(ed.screen("/studio").raw); strings.Contains(home, "studio-turned-away") {
+		t.Error("the studio's home explains a visit nobody made")
+	}
+	if r := ed.action("experiment.preview", map[string]any{"/form": map[string]any{"key": "unsubscribe.step0.title"}}); r.status != http.StatusForbidden {
+		t.Errorf("an editor composed an experiment preview: %d %s", r.status, r.raw)
 	}
 	if r := ed.action("experiment.save", experimentForm("E", "unsubscribe.step0.title", "", "1", "x", "1")); r.status != http.StatusForbidden {
 		t.Errorf("an editor saved an experiment: %d %s", r.status, r.raw)
@@ -300,5 +310,26 @@ func TestOfferExperimentChangesTheFlow(t *testing.T) {
 	}
 	if rres.Variants[1].Exposures != 2 {
 		t.Errorf("routing exposures: %+v", rres.Variants[1].Counts)
+	}
+}
+
+// The experiment form's live preview draws each variant, unsaved, in the
+// step its key changes, with the step's buttons as buttons.
+func TestExperimentLivePreview(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleTester)
+	form := experimentForm("Headline", "unsubscribe.step0.title", "", "50", "Stay a little longer", "50")
+	delete(form, "/exp/id")
+	r := h.actionAt("/studio/experiments/new", "experiment.preview", map[string]any{"/form": form})
+	if r.status != http.StatusOK {
+		t.Fatalf("preview: %d %s", r.status, r.raw)
+	}
+	raw := string(r.raw)
+	for _, want := range []string{`"path":"/preview"`, "Stay a little longer", "Before you go", `"type":"button","label":"Stay premium"`,
+		`"label":"A"`, `"label":"B"`} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the preview lacks %s: %s", want, raw)
+		}
 	}
 }

@@ -24,6 +24,9 @@ type pageCache struct {
 	bytes    int
 	order    *list.List // of *pageEntry, most recently used first
 	m        map[string]*list.Element
+	// hits and misses count lookups, for the page cache metrics (read at
+	// scrape time: the screen path only adds one under the lock it holds).
+	hits, misses uint64
 }
 
 type pageEntry struct {
@@ -91,8 +94,10 @@ func (p *pageCache) lookup(key string, e assets.Encoding) (*cachedPage, []byte, 
 	defer p.mu.Unlock()
 	el, ok := p.m[key]
 	if !ok {
+		p.misses++
 		return nil, nil, false
 	}
+	p.hits++
 	p.order.MoveToFront(el)
 	page := el.Value.(*pageEntry).page
 	if e == assets.Identity {
@@ -172,6 +177,14 @@ func (p *pageCache) stats() (entries, bytes int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.m), p.bytes
+}
+
+// counts reports the lookups that found a page and those that did not,
+// and what stats reports, for the metrics.
+func (p *pageCache) counts() (hits, misses uint64, entries, bytes int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hits, p.misses, len(p.m), p.bytes
 }
 
 // brandCache keeps each brand's meta encoding for the brands' version.

@@ -371,6 +371,9 @@ func (s *Server) homeKey(r *request) string {
 	}
 	b = strconv.AppendInt(b, sub.CurrentPeriodEnd.Unix(), 10)
 	b = strconv.AppendBool(append(b, 0), sub.FetchingPlans(s.Clock.Now()))
+	b = strconv.AppendBool(append(b, 0), planOpen(r))
+	lib := s.library()
+	b = append(append(append(append(b, 0), lib.Trends.Title...), 0), lib.Hacks.Title...)
 	ent := s.entitlements(r)
 	for _, a := range billing.AddOns {
 		b = strconv.AppendBool(append(b, 0), ent[a.Entitlement])
@@ -402,6 +405,10 @@ func (s *Server) entitlements(r *request) map[billing.Entitlement]bool {
 	return billing.Entitlements(r.principal.Subscriptions, r.brand.Bundle, s.Clock.Now())
 }
 
+// planOpen is whether the dashboard is asked for with My Plan open
+// (screens.PathMyPlan).
+func planOpen(r *request) bool { return r.query.Get("open") == screens.MyPlanOverlay }
+
 func (s *Server) homeScreen(r *request) (screens.Page, error) {
 	ins, err := s.insights(r)
 	if err != nil {
@@ -409,5 +416,8 @@ func (s *Server) homeScreen(r *request) (screens.Page, error) {
 	}
 	h := s.planState(r)
 	h.Insights, h.Engagement = ins.Status, ins.Engagement
+	h.PlanOpen = planOpen(r)
+	lib := s.library()
+	h.TrendTitle, h.HackTitle = lib.Trends.Title, lib.Hacks.Title
 	return screens.Home(r.copy, h), nil
 }

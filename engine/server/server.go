@@ -97,6 +97,9 @@ type Deps struct {
 	// GLIMPSE_DEV_MAILBOX, never with an https base URL).
 	Mail       *mail.Outbox
 	DevMailbox bool
+	// Business counts checkouts, sign-in failures, webhooks and the page
+	// cache (business.go); nil unless GLIMPSE_METRICS_ADDR is set.
+	Business *metrics.Business
 }
 
 // Server holds the Fiber app and its dependencies.
@@ -157,6 +160,7 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s.pages = newPageCache(defaultPageCacheBytes)
+	d.Business.SetPageCache(s.pages.counts)
 	if s.actions, err = s.actionTable(); err != nil {
 		return nil, err
 	}
@@ -209,6 +213,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/readyz", s.handleReady)
 	ui := s.app.Group("/ui", s.checkSchemaVersion)
 	ui.Get("/screen", s.handleScreen)
+	ui.Get(strings.TrimPrefix(PathAudience, "/ui"), s.serveAudience)
 	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
 	// Without this the app's catch-all GET below would answer a GET of an
 	// action as an unknown file (404) instead of a wrong method.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"glimpse/engine/metrics"
+
 	"github.com/gofiber/fiber/v3"
 	"github.com/stripe/stripe-go/v85/webhook"
 )
@@ -49,6 +51,7 @@ func (s *Server) stripeWebhook(c fiber.Ctx) error {
 		webhook.ConstructEventOptions{Tolerance: webhookTolerance, IgnoreAPIVersionMismatch: true})
 	if err != nil {
 		s.Logger.Warn("stripe webhook refused", "error", err)
+		s.Business.Webhook(metrics.WebhookOther, metrics.WebhookRefused)
 		msg := "invalid signature"
 		if errors.Is(err, webhook.ErrTooOld) {
 			msg = "timestamp outside the tolerance"
@@ -58,6 +61,7 @@ func (s *Server) stripeWebhook(c fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.Context(), 10*time.Second)
 	defer cancel()
 	res, err := s.Billing.HandleStripeEvent(ctx, ev)
+	s.Business.Webhook(string(ev.Type), webhookResult(res, err))
 	if err != nil {
 		s.Logger.Error("stripe webhook", "event", ev.ID, "type", ev.Type, "error", err)
 		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "not processed"})

@@ -15,6 +15,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
+	"glimpse/engine/metrics"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
 	"glimpse/screens"
@@ -77,7 +78,12 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 	if r.member.CanExperiment() && s.Experiments != nil {
 		extra = append(extra, screens.StudioExperimentsLink(r.copy))
 	}
-	return screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItems(docs), extra...), nil
+	page := screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItems(docs), extra...)
+	if r.query.Get(screens.StudioFromParam) == screens.StudioFromExperiments {
+		// Sent here from an experiment screen this member may not open.
+		page = screens.StudioTurnedAway(r.copy, page, s.Experiments != nil)
+	}
+	return page, nil
 }
 
 func (s *Server) studioEdit(r *request) (screens.Page, error) {
@@ -185,6 +191,7 @@ func (s *Server) studioSignIn(r *request, in any) (*ui.Result, error) {
 	case errors.Is(err, staff.ErrInvalidCredential):
 		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("studio.invalidCredential"))
 	case errors.Is(err, staff.ErrTooManyRequests):
+		s.Business.LimitHit(metrics.LimitStudioSignIn)
 		return nil, engine.Errorf(engine.CodeRateLimited, "%s", r.copy.T("auth.tooManyRequests"))
 	case err != nil:
 		return nil, err
@@ -328,7 +335,11 @@ func (s *Server) studioCopy(r *request) (screens.Page, error) {
 	}
 	items := screens.StudioCopyItems(s.Brands.Copy(b), brandKey,
 		slices.Collect(maps.Keys(s.Brands.Get(brand.DefaultKey).Copy)))
-	return screens.StudioCopy(r.copy, brandKey, s.Brands.Keys(), items), nil
+	var brands []screens.StudioBrand
+	for _, key := range s.Brands.Keys() {
+		brands = append(brands, screens.StudioBrand{Key: key, Name: s.Brands.Get(key).Name})
+	}
+	return screens.StudioCopy(r.copy, brandKey, brands, items), nil
 }
 
 // studioPreview shows a draft as subscribers would see it once published.

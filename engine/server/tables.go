@@ -135,6 +135,7 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		// at every item.
 		{"studio.preview", actionSpec{newRequest: empty[studioPreviewRequest], handle: s.studioLivePreview, staff: staff.RoleTester}},
 		{"experiment.save", actionSpec{newRequest: empty[experimentRequest], handle: s.experimentsOn(s.experimentSave), staff: staff.RoleExperimenter, form: true}},
+		{"experiment.preview", actionSpec{newRequest: empty[experimentPreviewRequest], handle: s.experimentsOn(s.experimentLivePreview), staff: staff.RoleExperimenter}},
 		{"experiment.start", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: staff.RoleExperimenter}},
 		{"experiment.pause", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: staff.RoleExperimenter}},
 		{"experiment.stop", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: staff.RoleExperimenter}},

@@ -162,7 +162,10 @@ func (s *Server) importExport(ctx context.Context, tmp *os.File, size int64) (ex
 		return export.Export{}, err
 	}
 	defer s.uploads.release()
-	return export.Import(ctx, tmp, size, export.Limits{Timeout: timeout})
+	start := time.Now()
+	exp, err := export.Import(ctx, tmp, size, export.Limits{Timeout: timeout})
+	s.Business.Import(start, err)
+	return exp, err
 }
 
 // The defaults of Config's upload settings. An idle upload is one whose

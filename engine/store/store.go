@@ -54,6 +54,12 @@ type Config struct {
 	// DataDir is where the embedded FerretDB keeps its SQLite files
 	// (one <database>.sqlite per database). Used only when URI is empty.
 	DataDir string
+	// ServerDataDir, with a URI that reaches a `glimpse db-server` on this
+	// machine, is that server's data directory. The store then keeps
+	// FerretDB's SQLite `_id` indexes (EnsureCollections) and answers
+	// ExplainIDLookup as it does for a server in its own process; without
+	// it, every lookup by `_id` on such a server scans. Empty for MongoDB.
+	ServerDataDir string
 	// Database is the name of the database the application uses.
 	Database string
 	// Monitor, when set, sees every command sent to the server; benchmarks
@@ -76,7 +82,9 @@ type Store struct {
 	closeErr  error
 }
 
-// embedded is a FerretDB running in this process.
+// embedded is a FerretDB running in this process, or, with cancel nil, one
+// run by another process (`glimpse db-server`) whose files this store may
+// read.
 type embedded struct {
 	dataDir string // absolute; FerretDB keeps <dataDir>/<database>.sqlite
 	socket  string // the Unix socket it listens on
@@ -113,6 +121,13 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 
 	uri := cfg.URI
 	var emb *embedded
+	if uri != "" && cfg.ServerDataDir != "" {
+		abs, err := filepath.Abs(cfg.ServerDataDir)
+		if err != nil {
+			return nil, fmt.Errorf("store: server data directory %q: %w", cfg.ServerDataDir, err)
+		}
+		emb = &embedded{dataDir: abs}
+	}
 	if uri == "" {
 		var err error
 		emb, uri, err = startEmbedded(ctx, cfg.DataDir, logger)
@@ -129,7 +144,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		return nil, err
 	}
 
-	if emb != nil {
+	if emb != nil && emb.cancel != nil {
 		logger.InfoContext(ctx, "store: embedded FerretDB started", slog.String("dataDir", emb.dataDir),
 			slog.String("socket", emb.socket))
 	}
@@ -333,6 +348,9 @@ func waitAccepting(ctx context.Context, sock string, stopped <-chan struct{}) er
 // stop cancels FerretDB and waits for its listener, connections and SQLite
 // handles to close, so the data directory can be removed afterwards.
 func (e *embedded) stop(ctx context.Context) error {
+	if e.cancel == nil {
+		return nil // another process runs it
+	}
 	e.cancel()
 	select {
 	case <-e.done:

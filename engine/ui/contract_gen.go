@@ -50,7 +50,7 @@ const (
 )
 
 // NodeTypes lists the values of $defs.node.properties.type, in schema order.
-var NodeTypes = []string{"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice"}
+var NodeTypes = []string{"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice", "name_list"}
 
 // The values of NodeTypes.
 const (
@@ -90,6 +90,7 @@ const (
 	NodeTypeSplit       = "split"
 	NodeTypePreview     = "preview"
 	NodeTypeImageChoice = "image_choice"
+	NodeTypeNameList    = "name_list"
 )
 
 // EnumValues lists every enum among a definition's properties, keyed by
@@ -99,7 +100,7 @@ var EnumValues = map[string][]string{
 	"action.type":              {"navigate", "replace", "back", "open_url", "submit", "open_overlay", "close_overlay", "set_state", "after", "download", "sign_out", "track", "reload", "refresh", "sequence", "upload"},
 	"action_submit.validate":   {"form", "none"},
 	"rich_block.kind":          {"heading", "paragraph", "list"},
-	"node.type":                {"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice"},
+	"node.type":                {"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice", "name_list"},
 	"node_screen.layout":       {"page", "sub", "bare", "centered"},
 	"node_screen.width":        {"phone", "wide"},
 	"node_stack.gap":           {"none", "xs", "sm", "md", "lg", "xl"},
@@ -127,6 +128,7 @@ var EnumValues = map[string][]string{
 	"node_banner.sticky":       {"top", "bottom"},
 	"node_text_input.kind":     {"text", "email", "password"},
 	"node_dialog.presentation": {"modal", "fullscreen", "drawer"},
+	"node_dialog.outcome":      {"success"},
 	"node_split.gap":           {"none", "xs", "sm", "md", "lg", "xl"},
 }
 
@@ -145,7 +147,8 @@ func (n *Node) eachChild(fn func(*Node)) {
 		NodeTypeLink, NodeTypeDivider, NodeTypeBadge, NodeTypeStatTile, NodeTypeLevelMeter,
 		NodeTypePostList, NodeTypeCountdown, NodeTypeLoader, NodeTypeFormError,
 		NodeTypeTextInput, NodeTypeTextarea, NodeTypeChoiceList, NodeTypeRating,
-		NodeTypeEmptyState, NodeTypeChart, NodeTypeFileInput, NodeTypeImageChoice:
+		NodeTypeEmptyState, NodeTypeChart, NodeTypeFileInput, NodeTypeImageChoice,
+		NodeTypeNameList:
 		fn(n.Fallback)
 	case NodeTypeFooter, NodeTypeStack, NodeTypeRow, NodeTypeCard, NodeTypeList, NodeTypeBanner,
 		NodeTypeForm, NodeTypeDialog, NodeTypeSplit, NodeTypePreview:

@@ -104,17 +104,34 @@ type Node struct {
 	Rows         int      `json:"rows,omitempty"`
 	MaxLength    int      `json:"maxLength,omitempty"`
 	Options      []Option `json:"options,omitempty"`
-	Max          int      `json:"max,omitempty"`
+	// Search labels a choice list's search box, which filters a long list
+	// of options as the person types; Empty is what shows when nothing
+	// matches.
+	Search string `json:"search,omitempty"`
+	Empty  string `json:"empty,omitempty"`
+	Max    int    `json:"max,omitempty"`
 
 	// dialog and steps
 	Presentation string  `json:"presentation,omitempty"`
 	Dismissible  bool    `json:"dismissible,omitempty"`
 	CloseLabel   string  `json:"closeLabel,omitempty"`
 	OnClose      *Action `json:"onClose,omitempty"`
-	Steps        []Step  `json:"steps,omitempty"`
+	// Outcome draws a dialog as the outcome of a task ("success"): its
+	// title is the centred headline under the outcome's mark.
+	Outcome string `json:"outcome,omitempty"`
+	Steps   []Step `json:"steps,omitempty"`
 
 	// chart
 	Points []ChartPoint `json:"points,omitzero"`
+
+	// name_list: a list of names read a page at a time from Src, searched
+	// and extended as the reader scrolls; each name links to Href with
+	// {name} filled in (a new tab, LinkHint said to screen readers).
+	SearchLabel string `json:"searchLabel,omitempty"`
+	MoreLabel   string `json:"moreLabel,omitempty"`
+	CountLabel  string `json:"countLabel,omitempty"`
+	Href        string `json:"href,omitempty"`
+	LinkHint    string `json:"linkHint,omitempty"`
 
 	// file input
 	Accept          string `json:"accept,omitempty"`
@@ -187,6 +204,8 @@ type Option struct {
 	Value       string `json:"value"`
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
+	// Group is the heading a choice list's option is listed under.
+	Group string `json:"group,omitempty"`
 	// Image is an image choice's thumbnail.
 	Image *ImageRef `json:"image,omitempty"`
 }

@@ -53,6 +53,7 @@ function Shell({ runtime }: { runtime: Runtime }): ReactNode {
   const notice = useView(runtime, (view) => view.notice);
   const covered = useView(runtime, (view) => view.overlays.length > 0);
   const shownKey = useRef<number | undefined>(undefined);
+  const top = useRef<HTMLDivElement>(null);
   const key = screen?.key;
   const shown = screen !== null;
 
@@ -62,14 +63,20 @@ function Shell({ runtime }: { runtime: Runtime }): ReactNode {
     if (shown) endServerMarkup();
   }, [shown]);
 
-  // A new screen after the first: move focus to its main region, as a page load would.
+  // A new screen after the first: focus goes to its top, as a page load would put it, so the
+  // next Tab reaches the screen's first control (the header's menu button), not one after the
+  // header (issue #21). Focus already placed by the new screen (an open dialog's) stays.
   useEffect(() => {
     if (key === undefined) return;
     const previous = shownKey.current;
     shownKey.current = key;
     const active = document.activeElement;
     if (previous !== undefined && (active === null || active === document.body || !active.isConnected)) {
-      document.getElementById("main")?.focus({ preventScroll: true });
+      const app = top.current;
+      if (app === null) return;
+      // Set here, not drawn: the server's markup of the first screen has no tabindex to adopt.
+      app.tabIndex = -1;
+      app.focus({ preventScroll: true });
     }
   }, [key]);
 
@@ -81,7 +88,7 @@ function Shell({ runtime }: { runtime: Runtime }): ReactNode {
     <>
       {notice !== null && <Notice runtime={runtime} message={notice} />}
       {screen !== null ? (
-        <div className="app" inert={covered}>
+        <div ref={top} className="app" inert={covered}>
           <NodeView key={screen.key} raw={screen.envelope.screen} pointer="/screen" />
         </div>
       ) : (

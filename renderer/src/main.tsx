@@ -9,6 +9,7 @@ import { App } from "./app";
 import { loadShellCopy } from "./runtime/copy";
 import { takeOverServerMarkup } from "./runtime/prerendered";
 import { afterFirstContentfulPaint } from "./runtime/paint";
+import { adoptFontsWithNextScreen } from "./runtime/fonts";
 import { createEngine } from "./runtime/runtime";
 import { startReporting } from "./reporting/reporting";
 import { mountTestErrorButton } from "./reporting/TestErrorButton";
@@ -28,6 +29,7 @@ function boot(): void {
   // Before the first render: the boot loader already speaks the brand's words.
   loadShellCopy(document);
   const runtime = createEngine({ window, fetch: window.fetch.bind(window) });
+  afterFirstContentfulPaint(() => adoptFontsWithNextScreen(document.fonts, interFaces(), runtime.store));
   const root = document.getElementById("root");
   if (root === null) throw new Error("Glimpse: the page has no #root");
   // In a task after this one, and as a transition: React renders in slices that yield to the
@@ -53,10 +55,10 @@ function boot(): void {
   else mount();
 }
 
-// Inter, self-hosted: its faces are registered after the first contentful paint, so the fonts'
+// Inter, self-hosted: its faces are fetched after the first contentful paint, so the fonts'
 // requests (four weights, about 100 KB) do not compete with the script and stylesheet the first
-// paint waits for (issue #12). A registered face loads when text first needs it, so a weight the
-// page does not use is never fetched.
+// paint waits for (issue #12), and drawn from the next screen on (runtime/fonts.ts, issue #21):
+// the page's first screen stays in the stand-in sized to Inter's measure (styles/global.css).
 const FACES: readonly (readonly [weight: string, url: string])[] = [
   ["400", inter400],
   ["500", inter500],
@@ -64,12 +66,8 @@ const FACES: readonly (readonly [weight: string, url: string])[] = [
   ["700", inter700],
 ];
 
-/** Adds Inter's faces to the document; text using them is redrawn once each arrives. */
-function addFonts(doc: Document): void {
-  for (const [weight, url] of FACES) {
-    doc.fonts.add(new FontFace("Inter", `url("${url}") format("woff2")`, { weight, style: "normal", display: "swap" }));
-  }
+function interFaces(): FontFace[] {
+  return FACES.map(([weight, url]) => new FontFace("Inter", `url("${url}") format("woff2")`, { weight, style: "normal", display: "swap" }));
 }
 
 setTimeout(boot, 0);
-afterFirstContentfulPaint(() => addFonts(document));

@@ -22,11 +22,21 @@ import (
 // MongoDB instead of the embedded FerretDB, to check both speak the same way.
 const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 
+// EnvDBServer names the environment variable holding the path of a built
+// glimpse binary. With it, each test binary runs its embedded database as
+// that binary's `db-server`, in a process of its own, instead of in the test
+// process. The database is the same FerretDB and SQLite; what changes is
+// that under -race it is not instrumented: the race detector and checkptr
+// spent most of the test suite's CPU inside FerretDB and the transpiled
+// SQLite, which are not our code (make go-test sets it).
+const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
+
 // shared is the server of this test binary, started on first use.
 type shared struct {
 	once    sync.Once
 	store   *store.Store
-	dataDir string // removed by Main; empty with an external server
+	dataDir string    // removed by Main; empty with an external server
+	process *dbServer // the db-server process, when EnvDBServer is set
 	err     error
 }
 
@@ -48,6 +58,14 @@ func (sh *shared) start() {
 			return
 		}
 		sh.dataDir, cfg.DataDir = dir, dir
+		if bin := os.Getenv(EnvDBServer); bin != "" {
+			sh.process, cfg.URI, sh.err = startDBServer(ctx, bin, dir)
+			if sh.err != nil {
+				_ = os.RemoveAll(dir)
+				return
+			}
+			cfg.ServerDataDir = dir
+		}
 	}
 	sh.store, sh.err = store.Open(ctx, cfg, logger)
 	if sh.err != nil && sh.dataDir != "" {
@@ -98,7 +116,9 @@ func MainUnchecked(m *testing.M) int {
 
 func run(m *testing.M, checkQueries bool) int {
 	code := m.Run()
-	if code == 0 && checkQueries && server.store != nil && server.store.Embedded() {
+	// FerretDB's plans, in this process or in the db-server child (dataDir is
+	// set for both); a real MongoDB plans otherwise and is not checked.
+	if code == 0 && checkQueries && server.store != nil && server.dataDir != "" {
 		code = reportQueries(server.store)
 	}
 	if server.store != nil {
@@ -106,6 +126,11 @@ func run(m *testing.M, checkQueries bool) int {
 		defer cancel()
 		if err := server.store.Close(ctx); err != nil {
 			slog.Error("storetest: close shared server", slog.Any("err", err))
+		}
+	}
+	if server.process != nil {
+		if err := server.process.stop(); err != nil {
+			slog.Error("storetest: stop db-server", slog.Any("err", err))
 		}
 	}
 	if server.dataDir != "" {
@@ -122,7 +147,7 @@ func reportQueries(s *store.Store) int {
 		return 1
 	}
 	if failures != "" {
-		fmt.Fprintf(os.Stderr, "storetest: these queries scan a collection that grows with subscribers (docs/store.md §9);\n"+
+		fmt.Fprintf(os.Stderr, "storetest: these queries scan a collection that grows with subscribers (docs/store.md §10);\n"+
 			"key what they look up by _id, or declare the collection in storetest.Bounded or the pass in storetest.Periodic:\n%s", failures)
 		return 1
 	}

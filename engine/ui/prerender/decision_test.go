@@ -31,6 +31,8 @@ var notDrawn = map[string]string{
 	ui.NodeTypeSplit:       "the studio's desk layout only (staff, not subscribers)",
 	ui.NodeTypePreview:     "the studio only: it draws a tree from the state and posts on a timer",
 	ui.NodeTypeImageChoice: "the studio only: it scrolls its checked option into view when it mounts",
+	ui.NodeTypeNameList: "it reads its names from the server once shown; only the Analytics audience " +
+		"dialogs (overlays) hold it",
 }
 
 // undecided lists what is wrong with the prerenderer's decision for the node

@@ -1,7 +1,6 @@
 import { screen, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { renderNode } from "../test/harness";
-import { zeroLike } from "./chart";
 
 describe("chart", () => {
   it("draws a line through the points and lists the values for screen readers", async () => {
@@ -18,18 +17,35 @@ describe("chart", () => {
     expect(container.querySelectorAll("circle")).toHaveLength(3);
     const points = container.querySelector("polyline")?.getAttribute("points")?.split(" ") ?? [];
     expect(points).toHaveLength(3);
-    // Counts start at zero: the highest value sits at the top of the plot, the others in
-    // proportion below it.
+    // The axis fits the data: the lowest value sits on the plot's base, the highest at its top,
+    // each labelled, the others in proportion between.
     const ys = points.map((p) => Number(p.split(",")[1]));
-    expect(ys).toEqual([112 - (100 / 150) * 104, 8, 112 - (120 / 150) * 104].map((y) => Number(y.toFixed(1))));
+    expect(ys).toEqual([112, 8, 112 - (20 / 50) * 104].map((y) => Number(y.toFixed(1))));
     expect(container.querySelector(".chart__scale-high")?.textContent).toBe("150");
-    expect(container.querySelector(".chart__scale-low")?.textContent).toBe("0");
+    expect(container.querySelector(".chart__scale-low")?.textContent).toBe("100");
     const table = within(figure).getByRole("table", { name: "Followers" });
     expect(within(table).getAllByRole("row")).toHaveLength(3);
     expect(within(table).getByText("150")).toBeTruthy();
   });
 
-  it("draws rates that barely moved as a flat line over a scale from 0%", async () => {
+  it("fits a small change on a large count: +34 on 22,012 rises across the plot", async () => {
+    const { container } = await renderNode({
+      type: "chart",
+      label: "Followers over time",
+      points: [
+        { x: "Nov 20", y: 22012, yLabel: "22,012" },
+        { x: "Nov 21", y: 22046, yLabel: "22,046" },
+      ],
+    });
+    const ys = (container.querySelector("polyline")?.getAttribute("points")?.split(" ") ?? []).map((p) =>
+      Number(p.split(",")[1]),
+    );
+    expect(ys).toEqual([112, 8]);
+    expect(container.querySelector(".chart__scale-high")?.textContent).toBe("22,046");
+    expect(container.querySelector(".chart__scale-low")?.textContent).toBe("22,012");
+  });
+
+  it("draws values whose labels read the same as one level line, labelled once", async () => {
     const { container } = await renderNode({
       type: "chart",
       label: "Engagement rate",
@@ -41,11 +57,9 @@ describe("chart", () => {
     const ys = (container.querySelector("polyline")?.getAttribute("points")?.split(" ") ?? []).map((p) =>
       Number(p.split(",")[1]),
     );
-    expect(ys).toHaveLength(2);
-    // 0.0048 points of 3.2249 is 0.15% of the plot's 104px: a flat line.
-    expect(Math.abs((ys[1] ?? 0) - (ys[0] ?? 0))).toBeLessThan(0.5);
-    expect(container.querySelector(".chart__scale-high")?.textContent).toBe("3.22%");
-    expect(container.querySelector(".chart__scale-low")?.textContent).toBe("0%");
+    expect(ys).toEqual([60, 60]);
+    expect(container.querySelector(".chart__scale-level")?.textContent).toBe("3.22%");
+    expect(container.querySelector(".chart__scale-high")).toBeNull();
   });
 
   it("spans its own range when values go below zero", async () => {
@@ -63,13 +77,6 @@ describe("chart", () => {
     expect(ys).toEqual([112, 8]);
     expect(container.querySelector(".chart__scale-high")?.textContent).toBe("+40");
     expect(container.querySelector(".chart__scale-low")?.textContent).toBe("−20");
-  });
-
-  it("writes zero in the unit of the label", () => {
-    expect(zeroLike("3.22%")).toBe("0%");
-    expect(zeroLike("30,120")).toBe("0");
-    expect(zeroLike("$1,234.50")).toBe("$0");
-    expect(zeroLike("many")).toBe("0");
   });
 
   it("draws a single point in the middle", async () => {

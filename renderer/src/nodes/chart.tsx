@@ -9,24 +9,22 @@ const PAD = 8;
 type Point = { y: number; yLabel: string };
 
 /**
- * The value range the plot spans and the labels of its ends. Figures that cannot be negative
- * (counts, rates) start at zero, so a change is drawn in proportion to the whole: 3.2201% and
- * 3.2249% are one flat line, not a cliff. Only a series with negative values spans its own range.
+ * The value range the plot spans, labelled at its ends: the series' own lowest and highest values,
+ * so a change of +34 on 22,000 followers shows as the rise it is, not as a flat line on a scale from
+ * zero (issue #21; the PDF report's charts fit their data too). Values whose labels read the same
+ * (3.2201% and 3.2249% both "3.22%") differ by less than the labels can say: they are drawn as one
+ * level line across the middle, labelled once, rather than a cliff between two equal labels.
  */
-function scale(points: readonly Point[]): { low: number; high: number; lowLabel: string; highLabel: string } {
+type Scale =
+  | { flat: false; low: number; high: number; lowLabel: string; highLabel: string }
+  | { flat: true; label: string };
+
+function scale(points: readonly Point[]): Scale {
   const top = points.reduce<Point | undefined>((best, p) => (best === undefined || p.y > best.y ? p : best), undefined);
   const bottom = points.reduce<Point | undefined>((best, p) => (best === undefined || p.y < best.y ? p : best), undefined);
-  if (top === undefined || bottom === undefined) return { low: 0, high: 1, lowLabel: "0", highLabel: "1" };
-  if (bottom.y >= 0) {
-    return { low: 0, high: top.y > 0 ? top.y : 1, lowLabel: zeroLike(top.yLabel), highLabel: top.yLabel };
-  }
-  return { low: bottom.y, high: top.y > bottom.y ? top.y : bottom.y + 1, lowLabel: bottom.yLabel, highLabel: top.yLabel };
-}
-
-/** Zero written as label writes its number, keeping its unit: "3.22%" → "0%", "30,120" → "0". */
-export function zeroLike(label: string): string {
-  const zero = label.replace(/\d(?:[\d.,\u00a0\u202f ]*\d)?/, "0");
-  return zero === label ? "0" : zero;
+  if (top === undefined || bottom === undefined) return { flat: true, label: "" };
+  if (top.y === bottom.y || top.yLabel === bottom.yLabel) return { flat: true, label: top.yLabel };
+  return { flat: false, low: bottom.y, high: top.y, lowLabel: bottom.yLabel, highLabel: top.yLabel };
 }
 
 /**
@@ -36,11 +34,11 @@ export function zeroLike(label: string): string {
  */
 export function Chart({ node }: NodeProps<"chart">) {
   const titleId = useId();
-  const { low, high, lowLabel, highLabel } = scale(node.points);
+  const range = scale(node.points);
   const step = node.points.length > 1 ? (WIDTH - 2 * PAD) / (node.points.length - 1) : 0;
   const coords = node.points.map((p, i) => {
     const x = node.points.length > 1 ? PAD + i * step : WIDTH / 2;
-    const y = HEIGHT - PAD - ((p.y - low) / (high - low)) * (HEIGHT - 2 * PAD);
+    const y = range.flat ? HEIGHT / 2 : HEIGHT - PAD - ((p.y - range.low) / (range.high - range.low)) * (HEIGHT - 2 * PAD);
     return { x, y };
   });
   const line = coords.map((c) => `${c.x.toFixed(1)},${c.y.toFixed(1)}`).join(" ");
@@ -52,10 +50,16 @@ export function Chart({ node }: NodeProps<"chart">) {
         {node.label}
       </figcaption>
       <div className="chart__frame">
-        <div className="chart__scale" aria-hidden="true">
-          <span className="chart__scale-high">{highLabel}</span>
-          <span className="chart__scale-low">{lowLabel}</span>
-        </div>
+        {range.flat ? (
+          <div className="chart__scale chart__scale--flat" aria-hidden="true">
+            <span className="chart__scale-level">{range.label}</span>
+          </div>
+        ) : (
+          <div className="chart__scale" aria-hidden="true">
+            <span className="chart__scale-high">{range.highLabel}</span>
+            <span className="chart__scale-low">{range.lowLabel}</span>
+          </div>
+        )}
         <svg
           className="chart__plot"
           viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
@@ -63,8 +67,14 @@ export function Chart({ node }: NodeProps<"chart">) {
           aria-hidden="true"
           focusable="false"
         >
-          <line className="chart__grid" x1={0} x2={WIDTH} y1={PAD} y2={PAD} />
-          <line className="chart__grid chart__grid--base" x1={0} x2={WIDTH} y1={HEIGHT - PAD} y2={HEIGHT - PAD} />
+          {range.flat ? (
+            <line className="chart__grid" x1={0} x2={WIDTH} y1={HEIGHT / 2} y2={HEIGHT / 2} />
+          ) : (
+            <>
+              <line className="chart__grid" x1={0} x2={WIDTH} y1={PAD} y2={PAD} />
+              <line className="chart__grid" x1={0} x2={WIDTH} y1={HEIGHT - PAD} y2={HEIGHT - PAD} />
+            </>
+          )}
           <polyline className="chart__line" points={line} />
           {coords.map((c, i) => (
             <circle key={i} className="chart__dot" cx={c.x} cy={c.y} r={3} />

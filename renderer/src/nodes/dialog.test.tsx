@@ -68,6 +68,26 @@ describe("dialog", () => {
     expect(container.ownerDocument.querySelector(".overlay--drawer")).toBeTruthy();
   });
 
+  it("draws a success outcome as a mark and a centred headline in the body, still labelling the dialog", async () => {
+    const done = {
+      type: "dialog",
+      id: "done",
+      presentation: "fullscreen",
+      outcome: "success",
+      title: "Your plan has been updated!",
+      dismissible: true,
+      closeLabel: "Close",
+      children: [{ type: "text", style: "body", text: "You pay less from today." }],
+    };
+    const { container } = await renderNode(opener, { overlays: { done }, open: ["done"] });
+    const dialog = screen.getByRole("dialog", { name: "Your plan has been updated!" });
+    const headline = screen.getByRole("heading", { name: "Your plan has been updated!" });
+    expect(headline.closest(".dialog__body--outcome")).not.toBeNull();
+    expect(dialog.querySelector(".dialog__head .dialog__title")).toBeNull();
+    expect(container.ownerDocument.querySelector(".dialog__mark--success")?.getAttribute("aria-hidden")).toBe("true");
+    expect(screen.getByRole("button", { name: "Close" })).toBeTruthy();
+  });
+
   it("renders nothing outside the overlays", async () => {
     await renderNode(logout);
     expect(screen.queryByRole("dialog")).toBeNull();

@@ -77,6 +77,8 @@ export function Dialog({ node, pointer }: NodeProps<"dialog">) {
   const close = (): void => overlay.dismiss(onClose);
   const presentation = node.presentation ?? "modal";
   const hasTitle = node.title !== undefined && node.title !== "";
+  // The outcome of a task: a mark and the title as the body's centred headline (issue #21).
+  const outcome = node.outcome;
   return (
     <div className={cx("overlay", `overlay--${presentation}`)} inert={!overlay.top}>
       <div className="overlay__backdrop" aria-hidden="true" onClick={dismissible ? close : undefined} />
@@ -89,9 +91,9 @@ export function Dialog({ node, pointer }: NodeProps<"dialog">) {
         aria-label={hasTitle ? undefined : node.closeLabel}
         tabIndex={-1}
       >
-        {(hasTitle || dismissible) && (
+        {((hasTitle && outcome === undefined) || dismissible) && (
           <div className="dialog__head">
-            {hasTitle && (
+            {hasTitle && outcome === undefined && (
               <h2 id={titleId} className="dialog__title">
                 {node.title}
               </h2>
@@ -103,7 +105,17 @@ export function Dialog({ node, pointer }: NodeProps<"dialog">) {
             )}
           </div>
         )}
-        <div className="dialog__body">
+        <div className={cx("dialog__body", outcome !== undefined && `dialog__body--outcome`)}>
+          {outcome !== undefined && (
+            <span className={`dialog__mark dialog__mark--${outcome}`} aria-hidden="true">
+              <Glyph name="check" />
+            </span>
+          )}
+          {hasTitle && outcome !== undefined && (
+            <h2 id={titleId} className="dialog__headline">
+              {node.title}
+            </h2>
+          )}
           <NodeList nodes={node.children} pointer={`${pointer}/children`} />
         </div>
       </div>

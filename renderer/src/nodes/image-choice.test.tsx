@@ -43,4 +43,16 @@ describe("image_choice", () => {
     expect(await screen.findByText("Use an image under /static/.")).toBeTruthy();
     expect(screen.getAllByRole("radio")[0]?.getAttribute("aria-invalid")).toBe("true");
   });
+
+  it("lets a path's label wrap after its slashes and underscores only, reading as the whole path", async () => {
+    const { container } = await renderNode(
+      { ...picker, options: [{ value: "/static/topics/secret_admirers-cover.svg", label: "/static/topics/secret_admirers-cover.svg" }] },
+      { state: { form: { image: "" } } },
+    );
+    const label = container.querySelector(".image-choice__label");
+    expect(label?.textContent).toBe("/static/topics/secret_admirers-cover.svg");
+    expect(label?.innerHTML).toBe("/<wbr>static/<wbr>topics/<wbr>secret_<wbr>admirers-cover.svg");
+    expect(await screen.findByRole("radio", { name: "/static/topics/secret_admirers-cover.svg" })).toBeTruthy();
+  });
 });
+

@@ -1,9 +1,23 @@
-import { useEffect, useId, useRef } from "react";
+import { Fragment, type ReactNode, useEffect, useId, useRef } from "react";
 import { type NodeProps, useField } from "../runtime/hooks";
 import { cx } from "./class-names";
 import { FieldError } from "./field-parts";
 import "./field.css";
 import "./image-choice.css";
+
+/**
+ * A picture's path with a line break allowed after each "/" and "_" (a hyphen allows one
+ * already): a narrow label wraps between the path's parts, never inside a word.
+ */
+export function breakablePath(path: string): ReactNode {
+  const parts = path.split(/(?<=[/_])/);
+  return parts.map((part, index) => (
+    <Fragment key={index}>
+      {part}
+      {index < parts.length - 1 && <wbr />}
+    </Fragment>
+  ));
+}
 
 /**
  * A single choice among pictures: native radios (arrow keys move and choose, a screen reader
@@ -50,7 +64,7 @@ export function ImageChoice({ node }: NodeProps<"image_choice">) {
             ) : (
               <span className="image-choice__thumb image-choice__thumb--empty" aria-hidden="true" />
             )}
-            <span className="image-choice__label">{option.label}</span>
+            <span className="image-choice__label">{breakablePath(option.label)}</span>
           </label>
         ))}
       </div>

@@ -17,6 +17,7 @@ import { Icon } from "./icon";
 import { ImageChoice } from "./image-choice";
 import { Image } from "./image";
 import { LevelMeter } from "./level-meter";
+import { NameList } from "./name-list";
 import { Link } from "./link";
 import { List } from "./list";
 import { ListItem } from "./list-item";
@@ -57,6 +58,7 @@ export const registry = {
   stat_tile: StatTile,
   level_meter: LevelMeter,
   chart: Chart,
+  name_list: NameList,
   file_input: FileInput,
   split: Split,
   preview: Preview,

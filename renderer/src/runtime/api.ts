@@ -38,6 +38,25 @@ export interface Api {
   upload(name: string, file: Blob): Promise<Answer>;
   /** The CSRF token of the last envelope, or the newer one an answer's header carried. */
   csrf(): string | undefined;
+  /** Reads one page of a name_list's names from its source; null when that fails. */
+  names(src: string, page: { search: string; offset: number; limit: number }): Promise<NamePage | null>;
+}
+
+/** One page of a name_list (the server's profile.AudiencePage). */
+export interface NamePage {
+  names: string[];
+  total: number;
+  next: number | null;
+}
+
+/** The body as a NamePage, or null: read by hand, as zod is not in the first bundle. */
+export function asNamePage(body: unknown): NamePage | null {
+  if (!isRecord(body)) return null;
+  const { names, total, next } = body;
+  if (!Array.isArray(names) || !names.every((name) => typeof name === "string")) return null;
+  if (typeof total !== "number" || !Number.isInteger(total) || total < 0) return null;
+  if (next !== null && (typeof next !== "number" || !Number.isInteger(next) || next < 0)) return null;
+  return { names, total, next };
 }
 
 /**
@@ -226,7 +245,27 @@ export function createApi(
     return { kind: "result", result: parsed.data, status };
   }
 
+  async function names(src: string, page: { search: string; offset: number; limit: number }): Promise<NamePage | null> {
+    const url = new URL(src, "http://glimpse.invalid");
+    if (url.origin !== "http://glimpse.invalid") return null; // a source is one of ours
+    url.searchParams.set("q", page.search);
+    url.searchParams.set("offset", String(page.offset));
+    url.searchParams.set("limit", String(page.limit));
+    try {
+      const response = await fetcher(url.pathname + url.search, {
+        method: "GET",
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "X-SDUI-Version": SDUI_VERSION },
+      });
+      if (!response.ok) return null;
+      return asNamePage(await response.json());
+    } catch {
+      return null;
+    }
+  }
+
   return {
+    names,
     screen: (path) => fromPage(path) ?? fetchScreen(path),
     action: (name, values, path, options) => {
       pending = undefined;

@@ -23,6 +23,8 @@ export const FALLBACK_COPY = {
   "countdown.minutes": "minutes",
   "countdown.seconds": "seconds",
   "rating.star": "{n} of {max}",
+  chooseFile: "Choose file",
+  noFile: "No file chosen",
 } as const satisfies Record<string, string>;
 
 export type CopyKey = keyof typeof FALLBACK_COPY;

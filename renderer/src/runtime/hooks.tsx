@@ -38,6 +38,12 @@ function useEngine(): Runtime {
   return runtime;
 }
 
+/** Reads pages of a name_list's names (runtime/api.ts). */
+export function useNamePages(): Runtime["api"]["names"] {
+  const { api } = useEngine();
+  return useCallback((src, page) => api.names(src, page), [api]);
+}
+
 /** A value derived from the view state; re-renders only when it changes. */
 function useView<T>(select: (view: ViewState) => T): T {
   const { store } = useEngine();

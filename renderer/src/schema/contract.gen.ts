@@ -15,7 +15,7 @@ export const RULE_KINDS = ["required", "email", "min_length", "max_length", "pat
 export const ACTION_TYPES = ["navigate", "replace", "back", "open_url", "submit", "open_overlay", "close_overlay", "set_state", "after", "download", "sign_out", "track", "reload", "refresh", "sequence", "upload"] as const;
 export const ACTION_SUBMIT_VALIDATE_VALUES = ["form", "none"] as const;
 export const RICH_BLOCK_KINDS = ["heading", "paragraph", "list"] as const;
-export const NODE_TYPES = ["screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice"] as const;
+export const NODE_TYPES = ["screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice", "name_list"] as const;
 export const NODE_SCREEN_LAYOUT_VALUES = ["page", "sub", "bare", "centered"] as const;
 export const NODE_SCREEN_WIDTH_VALUES = ["phone", "wide"] as const;
 export const NODE_STACK_GAP_VALUES = ["none", "xs", "sm", "md", "lg", "xl"] as const;
@@ -43,6 +43,7 @@ export const NODE_BANNER_TONE_VALUES = ["neutral", "info", "positive", "warning"
 export const NODE_BANNER_STICKY_VALUES = ["top", "bottom"] as const;
 export const NODE_TEXT_INPUT_KIND_VALUES = ["text", "email", "password"] as const;
 export const NODE_DIALOG_PRESENTATION_VALUES = ["modal", "fullscreen", "drawer"] as const;
+export const NODE_DIALOG_OUTCOME_VALUES = ["success"] as const;
 export const NODE_SPLIT_GAP_VALUES = ["none", "xs", "sm", "md", "lg", "xl"] as const;
 
 export type Condition = 
@@ -274,13 +275,13 @@ export type NodeTextInput = z.infer<typeof nodeTextInputSchema>;
 export const nodeTextareaSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), placeholder: z.optional(z.string()), rows: z.optional(z.int().check(z.minimum(1), z.maximum(20))), maxLength: z.optional(z.int().check(z.minimum(1))), rules: z.optional(z.array(ruleSchema)), type: z.literal("textarea") }));
 export type NodeTextarea = z.infer<typeof nodeTextareaSchema>;
 
-export const nodeChoiceListSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), description: z.optional(z.string()) })).check(z.minLength(1)), rules: z.optional(z.array(ruleSchema)), type: z.literal("choice_list") }));
+export const nodeChoiceListSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), search: z.optional(z.string().check(z.minLength(1))), placeholder: z.optional(z.string()), empty: z.optional(z.string().check(z.minLength(1))), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), description: z.optional(z.string()), group: z.optional(z.string().check(z.minLength(1))) })).check(z.minLength(1)), rules: z.optional(z.array(ruleSchema)), type: z.literal("choice_list") }));
 export type NodeChoiceList = z.infer<typeof nodeChoiceListSchema>;
 
 export const nodeRatingSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), max: z.optional(z.int().check(z.minimum(1), z.maximum(10))), type: z.literal("rating") }));
 export type NodeRating = z.infer<typeof nodeRatingSchema>;
 
-export const nodeDialogSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), presentation: z.optional(z.enum(NODE_DIALOG_PRESENTATION_VALUES)), title: z.optional(z.string()), children: z.array(z.unknown()), dismissible: z.optional(z.boolean()), closeLabel: z.optional(z.string()), onClose: z.optional(actionSchema), type: z.literal("dialog") }));
+export const nodeDialogSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), presentation: z.optional(z.enum(NODE_DIALOG_PRESENTATION_VALUES)), title: z.optional(z.string()), children: z.array(z.unknown()), dismissible: z.optional(z.boolean()), closeLabel: z.optional(z.string()), onClose: z.optional(actionSchema), outcome: z.optional(z.enum(NODE_DIALOG_OUTCOME_VALUES)), type: z.literal("dialog") }));
 export type NodeDialog = z.infer<typeof nodeDialogSchema>;
 
 export const nodeStepsSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, steps: z.array(z.object({ id: z.string().check(z.minLength(1)), children: z.array(z.unknown()) })).check(z.minLength(1)), type: z.literal("steps") }));
@@ -318,6 +319,9 @@ export type NodePreview = z.infer<typeof nodePreviewSchema>;
 
 export const nodeImageChoiceSchema = z.lazy(() => z.object({ id: z.string().check(z.minLength(1)), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), bind: pointerSchema, label: z.string().check(z.minLength(1)), options: z.array(z.object({ value: z.string(), label: z.string().check(z.minLength(1)), image: z.optional(imageRefSchema) })).check(z.minLength(1)), type: z.literal("image_choice") }));
 export type NodeImageChoice = z.infer<typeof nodeImageChoiceSchema>;
+
+export const nodeNameListSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), label: z.string().check(z.minLength(1)), src: z.string().check(z.minLength(1)), searchLabel: z.string().check(z.minLength(1)), moreLabel: z.string().check(z.minLength(1)), countLabel: z.string().check(z.minLength(1)), text: z.optional(z.string()), pendingLabel: z.optional(z.string()), href: z.string().check(z.minLength(1)), linkHint: z.optional(z.string()), type: z.literal("name_list") }));
+export type NodeNameList = z.infer<typeof nodeNameListSchema>;
 
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -359,6 +363,7 @@ export const NODE_SCHEMAS = {
   split: nodeSplitSchema,
   preview: nodePreviewSchema,
   image_choice: nodeImageChoiceSchema,
+  name_list: nodeNameListSchema,
 } satisfies { [K in NodeType]: z.ZodMiniType<{ type: K }> };
 
 /**
@@ -402,4 +407,5 @@ export const NODE_SLOTS = {
   split: ["fallback", "children[]"],
   preview: ["fallback", "children[]"],
   image_choice: ["fallback"],
+  name_list: ["fallback"],
 } as const satisfies { [K in NodeType]: readonly string[] };

@@ -1,0 +1,51 @@
+import { expect, test, type Page } from "@playwright/test";
+
+// Nothing typed is lost (issue #21): a person may type into the sign-in form the server drew at any
+// moment while the app loads: before its script runs, while React adopts the markup, after. On a
+// CPU slowed four times those moments stretch, and each of these runs starts typing at another
+// one. Whatever the moment, the sign-in the app sends carries exactly what the fields show.
+
+const email = "typing-check@example.com";
+const password = "typed while loading";
+const runs = 20;
+
+/** Waits until React has adopted (hydrated) the server's markup: its elements carry React's fiber. */
+async function adopted(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const app = document.querySelector("#root .app");
+    return app !== null && Object.keys(app).some((key) => key.startsWith("__reactFiber"));
+  });
+}
+
+for (let run = 0; run < runs; run++) {
+  // 0, 40, …, 760 ms after the page's first bytes arrive.
+  const startAfter = run * 40;
+  test(`run ${run + 1} of ${runs}: typing ${startAfter} ms into the load, the sign-in sends what the fields show`, async ({
+    page,
+  }) => {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+
+    // The sign-in request is caught and answered here, so twenty runs leave no sessions and count no
+    // failed sign-ins against this machine's address.
+    const sent: unknown[] = [];
+    await page.route("**/ui/actions/session.sign_in", async (route) => {
+      sent.push(route.request().postDataJSON());
+      await route.abort();
+    });
+
+    await page.goto("/sign-in", { waitUntil: "commit" });
+    await page.waitForTimeout(startAfter);
+    const emailField = page.getByLabel("Email address");
+    const passwordField = page.getByLabel("Password", { exact: true });
+    await emailField.pressSequentially(email, { delay: 10 });
+    await passwordField.pressSequentially(password, { delay: 10 });
+    await adopted(page);
+    await expect(emailField).toHaveValue(email);
+    await expect(passwordField).toHaveValue(password);
+
+    await passwordField.press("Enter");
+    await expect.poll(() => sent.length).toBe(1);
+    expect(sent[0]).toMatchObject({ values: { email, password } });
+  });
+}

@@ -1,0 +1,175 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine"
+	"glimpse/engine/metrics"
+)
+
+// TestRenewalPagesAndBatches: with pages of 7 and batches of 3, so that
+// pages, batches and claims all split the due set, two passes at once over
+// 40 due subscriptions (good cards, declined cards, canceled plans) charge
+// each good one exactly once, schedule one retry per declined one, expire
+// the canceled ones, write each history line once, and count the outcomes.
+func TestRenewalPagesAndBatches(t *testing.T) {
+	t.Parallel()
+	db := openBillingDB(t)
+	ctx := context.Background()
+	seedDue(t, db, 40)
+	kind := func(i int) string {
+		switch i % 5 {
+		case 3:
+			return "declined"
+		case 4:
+			return "canceled"
+		}
+		return "good"
+	}
+	coll := db.Collection(SubscriptionsCollection)
+	for i := range 40 {
+		id := fmt.Sprintf("sub_bench_%07d", i)
+		var set bson.M
+		switch kind(i) {
+		case "declined":
+			set = bson.M{"paymentMethod.id": "pm_sandbox_offsession_" + id}
+		case "canceled":
+			set = bson.M{"status": StatusCanceled, "cancelAtPeriodEnd": true}
+		default:
+			continue
+		}
+		if _, err := coll.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": set}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total RenewStats
+	)
+	counted := metrics.NewBusiness(nil)
+	for range 2 {
+		clock := engine.NewManualClock(renewAt)
+		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock)})
+		svc.renewal.page, svc.renewal.batch = 7, 3
+		svc.SetMetrics(counted)
+		wg.Go(func() {
+			st, err := svc.RenewDue(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			total.add(st)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if total.Renewed != 24 || total.Failed != 8 || total.Expired != 8 || total.Failures != 0 || total.Skipped != total.Due-40 {
+		t.Fatalf("stats %+v, want 24 renewed, 8 failed, 8 expired between the passes", total)
+	}
+	c := countRenewals(t, db)
+	if c.charges != 24 || c.distinct != 24 || c.renewed != 32 {
+		// renewed counts due times moved past renewAt: the 24 renewals and
+		// the 8 retries scheduled a day later.
+		t.Fatalf("counts %+v, want 24 charges for 24 periods and 32 due times moved on", c)
+	}
+	for i := range 40 {
+		id := fmt.Sprintf("sub_bench_%07d", i)
+		var sub Subscription
+		if err := coll.FindOne(ctx, bson.M{"_id": id}).Decode(&sub); err != nil {
+			t.Fatal(err)
+		}
+		end := renewAt.Add(-time.Hour)
+		hist, err := db.Collection(historyCollection).CountDocuments(ctx, bson.M{"subscriptionId": id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch kind(i) {
+		case "good":
+			if sub.Status != StatusActive || !sub.CurrentPeriodStart.Equal(end) || !sub.DueAt.Equal(end.AddDate(0, 0, 7)) {
+				t.Errorf("%s renewed as %+v", id, sub)
+			}
+		case "declined":
+			if sub.Status != StatusActive || sub.FailedAttempts != 1 || !sub.DueAt.Equal(end.Add(24*time.Hour)) {
+				t.Errorf("%s after a declined renewal: %+v", id, sub)
+			}
+		case "canceled":
+			if sub.Status != StatusExpired || !sub.DueAt.IsZero() {
+				t.Errorf("%s after its canceled period: %+v", id, sub)
+			}
+		}
+		if hist != 1 {
+			t.Errorf("%s has %d history lines, want 1", id, hist)
+		}
+	}
+	reg, err := metrics.NewRegistry("test", counted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "glimpse_renewals_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	if got["renewed"] != 24 || got["payment_failed"] != 8 || got["expired"] != 8 || got["error"] != 0 {
+		t.Errorf("glimpse_renewals_total %v", got)
+	}
+}
+
+// TestChargeManyAnswersLikeCharge: the sandbox's batch answers each key as
+// a charge of its own would: a new key is charged, a key charged before
+// returns its first charge, a declined card is declined, a key reused for
+// another amount is refused.
+func TestChargeManyAnswersLikeCharge(t *testing.T) {
+	t.Parallel()
+	db := openBillingDB(t)
+	ctx := context.Background()
+	clock := engine.NewManualClock(renewAt)
+	sb := NewSandbox(db.Database, clock)
+	ok := PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_1"}
+	first, err := sb.Charge(ctx, ChargeRequest{Key: "k-before", Method: ok, Amount: USD(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	charges, errs := sb.ChargeMany(ctx, []ChargeRequest{
+		{Key: "k-new", Method: ok, Amount: USD(100)},
+		{Key: "k-before", Method: ok, Amount: USD(100)},
+		{Key: "k-declined", Method: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_decline_2"}, Amount: USD(100)},
+		{Key: "k-before", Method: ok, Amount: USD(999)},
+		{Key: "", Method: ok, Amount: USD(100)},
+	})
+	if errs[0] != nil || charges[0].Status != "succeeded" || charges[0].ID != "k-new" {
+		t.Errorf("new key: %+v, %v", charges[0], errs[0])
+	}
+	if errs[1] != nil || charges[1].Reference != first.Reference {
+		t.Errorf("key charged before: %+v, %v; want the first charge %s", charges[1], errs[1], first.Reference)
+	}
+	if !errors.Is(errs[2], ErrCardDeclined) || charges[2].Status != "failed" {
+		t.Errorf("declined card: %+v, %v", charges[2], errs[2])
+	}
+	if !errors.Is(errs[3], ErrIdempotencyMismatch) {
+		t.Errorf("key reused for another amount: %v", errs[3])
+	}
+	if errs[4] == nil {
+		t.Error("a charge without a key was taken")
+	}
+	n, err := db.Collection(sandboxCollection).CountDocuments(ctx, bson.M{"status": "succeeded"})
+	if err != nil || n != 2 {
+		t.Fatalf("%d succeeded charges stored (%v), want 2", n, err)
+	}
+}

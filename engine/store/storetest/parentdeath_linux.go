@@ -1,0 +1,7 @@
+package storetest
+
+import "syscall"
+
+func parentDeath() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
