@@ -17,7 +17,7 @@ type User struct {
 	// SessionEpoch counts the times every session of the account was
 	// ended (SignOutAll). A session or reset link made in another epoch is
 	// refused: ending them is one write by _id, where deleting them was a
-	// scan of every session on the embedded store (docs/store.md §9).
+	// scan of every session on the embedded store (docs/store.md §10).
 	SessionEpoch int `bson:"sessionEpoch,omitempty"`
 }
 

@@ -20,7 +20,7 @@ import (
 // provider events, and the charge a provider reference names. Documents
 // "<kind>:<owner>#0", "#1", … each name one document (ref). The embedded
 // database finds documents without a scan only by _id equality (docs/store.md
-// §9), and these lists were finds by a field, each a scan of every
+// §10), and these lists were finds by a field, each a scan of every
 // subscription's history or every charge's events. A slot is a unique insert,
 // so concurrent writers each take their own.
 const filingsCollection = "billing_filings"

@@ -535,7 +535,7 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 		return sub, ErrNotResumable
 	}
 	// By _id alone: a filter with anything beside _id scans every
-	// subscription on the embedded store (docs/store.md §9), and a
+	// subscription on the embedded store (docs/store.md §10), and a
 	// conditional update decides no race there; the status was read above.
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
 		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd},

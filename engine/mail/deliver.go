@@ -169,7 +169,7 @@ func (o *Outbox) claim(ctx context.Context, e queueEntry) (int, bool, error) {
 	}
 	// Every attempt's claim lapsed: the mail cannot be tried again.
 	// Read, then written by _id alone: a filter beside _id scans every mail
-	// on the embedded store (docs/store.md §9).
+	// on the embedded store (docs/store.md §10).
 	var m Mail
 	if err := o.mail.FindOne(ctx, bson.M{"_id": e.ID}, options.FindOne().SetProjection(bson.M{"status": 1})).Decode(&m); err != nil {
 		return 0, false, fmt.Errorf("mail: read %q: %w", e.ID, err)

@@ -17,7 +17,7 @@ import (
 	"glimpse/engine/store"
 )
 
-// The query check (docs/store.md §9): every test binary that uses Main sees
+// The query check (docs/store.md §10): every test binary that uses Main sees
 // each query its tests make through the shared server (find, update,
 // delete, findAndModify, count, aggregate, distinct), keeps one sample of
 // each shape (the collection, the filter's fields and operators, the sort)
