@@ -18,8 +18,9 @@ run: build
 test: build
 	@$(MAKE) --no-print-directory -j3 --output-sync=target go-test-run e2e-run checks-run
 
+# -j1: one after another, whatever jobs the line's parent may run.
 checks-run:
-	@$(MAKE) --no-print-directory lint renderer-test fuzz-short-run
+	@$(MAKE) --no-print-directory -j1 lint renderer-test fuzz-short-run
 
 ## build: the renderer, then the binary at bin/glimpse with the renderer embedded
 build: renderer
@@ -78,7 +79,7 @@ e2e-run:
 ## soak: the e2e suite three times in a row, each on a fresh database; run it before a stop: a test that
 ## fails one time in three is a defect
 soak: build
-	for run in 1 2 3; do echo "soak: run $$run of 3"; npx playwright test --config e2e/playwright.config.ts || exit 1; done
+	for run in 1 2 3; do echo "soak: run $$run of 3"; E2E_TYPING_RUNS=20 npx playwright test --config e2e/playwright.config.ts || exit 1; done
 
 ## bench: Go benchmarks, the HTTP load comparison against the real binary (make load), the renderer's bundle size
 ## and Lighthouse's first-screen figures (make lighthouse)

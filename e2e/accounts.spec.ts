@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // Restoring a password through the emailed link, opened from the dev mailbox (/dev/mail, on with
 // GLIMPSE_DEV_MAILBOX=1). The demo subscriber's password is set back at the end, so the other

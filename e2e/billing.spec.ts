@@ -1,8 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { cardNumbersIn, expect, test } from "./fixtures";
 
-// The money side end to end on the sandbox provider: buy, follow the mailed
-// link from the development mailbox, create the account; a declined card;
-// buy the course; cancel by email; the public cancel page.
+// The money side end to end on the sandbox provider, through its hosted
+// payment page (the stand-in for Stripe's): buy, follow the mailed link from
+// the development mailbox, create the account; a declined card corrected on
+// the same page; a partner brand's host; 3-D Secure at checkout and for an
+// add-on, with its receipt; buy the course; cancel by email; the public
+// cancel page. No card number ever goes to a Glimpse action (fixtures.ts).
 
 const demo = { email: "demo@example.com", password: "glimpse-demo" };
 
@@ -13,10 +17,33 @@ async function signIn(page: Page, email: string, password: string): Promise<void
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-async function fillCard(page: Page, number: string): Promise<void> {
+/** Types a card on the sandbox's hosted page (the provider's page) and pays. */
+async function payOnProviderPage(page: Page, number: string): Promise<void> {
+  await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
   await page.getByLabel("Card number").fill(number);
-  await page.getByLabel("Expiry date (MM/YY)").fill("12/30");
-  await page.getByLabel("Security code (CVC)").fill("123");
+  await page.getByLabel("Expiration (MM / YY)").fill("12 / 30");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+}
+
+/** Starts a checkout of plan for email and lands on the provider's page. */
+async function startCheckout(page: Page, origin: string, plan: RegExp, email: string): Promise<void> {
+  await page.goto(`${origin}/checkout?quiz=true&page=SUBSCRIPTION`);
+  await expect(page.getByRole("heading", { name: "Choose your plan" })).toBeVisible();
+  await page.getByRole("radio", { name: plan }).check();
+  await page.getByLabel("Email address").fill(email);
+  await page.getByRole("button", { name: "Continue to payment" }).click();
+  await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
+}
+
+/** Follows the purchase mail's link and creates the account. */
+async function createAccount(page: Page, email: string): Promise<void> {
+  await openMail(page, email, "Thank you for your purchase");
+  await page.getByRole("link", { name: /\/access-recovery\?key=/ }).first().click();
+  await expect(page.getByRole("heading", { name: "Create Your Account" })).toBeVisible();
+  await page.getByPlaceholder("Enter your password").fill("a-long-new-password-1");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/, { timeout: 15_000 });
 }
 
 // openMail opens the newest mail to an address with a subject, from the
@@ -27,22 +54,43 @@ async function openMail(page: Page, to: string, subject: string): Promise<void> 
   await expect(page.getByRole("heading", { name: subject }).first()).toBeVisible();
 }
 
-test("buy the weekly plan, open the mail, create the account, land on the dashboard", async ({ page }) => {
+test("buy the weekly plan on the provider's page, open the mail, create the account, land on the dashboard", async ({ page }) => {
   const email = `buyer-${Date.now()}@example.com`;
-  await page.goto("/checkout?quiz=true&page=SUBSCRIPTION");
-  await expect(page.getByRole("heading", { name: "Choose your plan" })).toBeVisible();
-  await page.getByRole("radio", { name: /Weekly Plan/ }).check();
-  await page.getByLabel("Email address").fill(email);
-  await fillCard(page, "4242 4242 4242 4242");
-  await page.getByRole("button", { name: "Subscribe" }).click();
-  await expect(page).toHaveURL(/\/checkout\/done\?id=sub_/);
+  await startCheckout(page, "", /Weekly Plan/, email);
+  // The provider's page: card fields as Stripe's, the amount on the button.
+  const number = page.getByLabel("Card number");
+  await expect(number).toHaveAttribute("inputmode", "numeric");
+  await number.pressSequentially("4242424242424242");
+  await expect(number).toHaveValue("4242 4242 4242 4242");
+  const expiry = page.getByLabel("Expiration (MM / YY)");
+  await expect(expiry).toHaveAttribute("inputmode", "numeric");
+  await expiry.pressSequentially("0121");
+  await expect(expiry).toHaveValue("01 / 21");
+  const pay = page.getByRole("button", { name: "Pay $1" });
+  await pay.click();
+  // A past expiry is refused with its own message, and so is a missing CVC;
+  // the fields stay aligned at the top while one shows an error.
+  await expect(page.getByText("Your card's expiration date is in the past.")).toBeVisible();
+  await expect(page.getByText("Your card's security code is incomplete.")).toBeVisible();
+  const cvc = page.getByLabel("CVC");
+  await cvc.fill("12");
+  await expiry.fill("");
+  await expiry.pressSequentially("1230");
+  await pay.click();
+  await expect(page.getByText("Your card's expiration date is in the past.")).toHaveCount(0);
+  const [expiryBox, cvcBox] = [await expiry.boundingBox(), await cvc.boundingBox()];
+  expect(expiryBox?.y).toBe(cvcBox?.y);
+  await cvc.fill("123");
+  await pay.click();
+  await expect(page).toHaveURL(/\/checkout\/done\?order=co_/);
   await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
+  await expect(page.getByText(/We've sent a link to create your account to b•••@example\.com/)).toBeVisible();
 
   await openMail(page, email, "Thank you for your purchase");
-  // The link carries the mail's own key, never the subscription id the done page showed.
-  const welcome = page.getByRole("link", { name: /^\/access-recovery\?key=/ });
+  // The link carries the mail's own key, never the order the done page showed.
+  const welcome = page.getByRole("link", { name: /\/access-recovery\?key=/ }).first();
   const welcomePath = (await welcome.getAttribute("href")) ?? "";
-  expect(welcomePath).not.toContain("sub_");
+  expect(welcomePath).not.toContain("co_");
   await welcome.click();
   await expect(page.getByRole("heading", { name: "Create Your Account" })).toBeVisible();
   await expect(page.getByLabel("Email address")).toHaveValue(email);
@@ -61,19 +109,76 @@ test("buy the weekly plan, open the mail, create the account, land on the dashbo
   await other.close();
 });
 
-test("a declined card says so and creates nothing", async ({ page }) => {
+test("a declined card says so on the provider's page, and the buyer corrects it there and pays", async ({ page }) => {
   const email = `declined-${Date.now()}@example.com`;
-  await page.goto("/checkout");
-  await page.getByLabel("Email address").fill(email);
-  await fillCard(page, "4000 0000 0000 0002");
-  await page.getByRole("button", { name: "Subscribe" }).click();
+  await startCheckout(page, "", /Weekly Plan/, email);
+  const pageURL = page.url();
+  await payOnProviderPage(page, "4000 0000 0000 0002");
   await expect(page.getByRole("alert").filter({ hasText: "Your card was declined." })).toBeVisible();
-  await expect(page).toHaveURL(/\/checkout$/);
-  await fillCard(page, "4242 4242 4242 4241");
-  await page.getByRole("button", { name: "Subscribe" }).click();
-  await expect(page.getByText("Your card number is incorrect.")).toBeVisible();
+  expect(page.url()).toBe(pageURL);
   await page.goto("/dev/mail");
   await expect(page.getByText(email)).toHaveCount(0);
+  await page.goto(pageURL);
+  await payOnProviderPage(page, "4242 4242 4242 4241");
+  await expect(page.getByText("Your card number is invalid.")).toBeVisible();
+  await payOnProviderPage(page, "4242 4242 4242 4242");
+  await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
+  await openMail(page, email, "Thank you for your purchase");
+});
+
+test("a partner brand's buyer pays on the provider's page and comes back to the partner's host", async ({ page, baseURL }) => {
+  // GLIMPSE_BRAND_HOSTS maps localhost to the partner brand _x_ (playwright.config.ts).
+  const partner = (baseURL ?? "").replace("127.0.0.1", "localhost");
+  const email = `partner-${Date.now()}@example.com`;
+  await startCheckout(page, partner, /Weekly/, email);
+  expect(new URL(page.url()).host).toBe(new URL(partner).host);
+  await payOnProviderPage(page, "4242 4242 4242 4242");
+  await expect(page).toHaveURL(new RegExp(`^${partner}/checkout/done\\?order=co_`));
+  await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
+  await openMail(page, email, "Thank you for your purchase");
+  // The mail's link is on the partner's host (the mailbox lists a link to
+  // another origin as text).
+  await expect(page.getByText(new RegExp(`^${partner}/access-recovery\\?key=`))).toBeVisible();
+});
+
+test("3-D Secure: a card that asks for it is authenticated on the provider's page, and an add-on bought with it later is too, with its receipt", async ({ page }) => {
+  const email = `threeds-${Date.now()}@example.com`;
+  await startCheckout(page, "", /Weekly Plan/, email);
+  await payOnProviderPage(page, "4000 0027 6000 3184");
+  await expect(page.getByRole("heading", { name: "Confirm with your bank" })).toBeVisible();
+  await page.getByRole("button", { name: "Fail authentication" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "We are unable to authenticate your payment method." })).toBeVisible();
+  await payOnProviderPage(page, "4000 0027 6000 3184");
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+  await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
+  await createAccount(page, email);
+
+  // The course is charged off-session to the saved card; the bank wants the
+  // subscriber, who is brought to the provider's page to authenticate.
+  await page.getByRole("button", { name: "Instagram PRO" }).click();
+  await page.getByRole("dialog", { name: "Instagram PRO course" }).getByRole("button", { name: "Get the course" }).click();
+  await page.getByRole("dialog", { name: "Confirm your purchase" }).getByRole("button", { name: "Pay $19.99 with Visa ••3184" }).click();
+  await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
+  await page.getByRole("button", { name: /Pay \$19\.99 · Visa ••3184/ }).click();
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+  await expect(page).toHaveURL(/\/checkout\/done\?order=co_/);
+  await expect(page.getByText("Your purchase is ready in My Plan.")).toBeVisible();
+  await page.goto("/dashboard/course");
+  await expect(page.getByRole("link", { name: "View lesson 1", exact: true })).toBeVisible();
+  await openMail(page, email, "Your Glimpse receipt");
+  await expect(page.getByText(/Instagram PRO course/).first()).toBeVisible();
+
+  // The card is replaced on the provider's page too (setup mode).
+  await page.goto("/checkout/card");
+  await page.getByRole("button", { name: "Continue to the payment page" }).click();
+  await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
+  await page.getByLabel("Card number").fill("5555 5555 5555 4444");
+  await page.getByLabel("Expiration (MM / YY)").fill("12 / 30");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByRole("button", { name: "Save card" }).click();
+  await expect(page.getByRole("heading", { name: "Your card is saved" })).toBeVisible();
+  await page.goto("/checkout/card");
+  await expect(page.getByText("Mastercard ••4444")).toBeVisible();
 });
 
 test("buy the course from its modal and open lesson 1", async ({ page }) => {
@@ -83,6 +188,11 @@ test("buy the course from its modal and open lesson 1", async ({ page }) => {
   const modal = page.getByRole("dialog", { name: "Instagram PRO course" });
   await expect(modal.getByText("$19.99")).toBeVisible();
   await modal.getByRole("button", { name: "Get the course" }).click();
+  // Nothing is charged yet: the confirmation names the price and the card.
+  const confirm = page.getByRole("dialog", { name: "Confirm your purchase" });
+  await confirm.getByRole("button", { name: "Pay $19.99 with Visa ••4242" }).click();
+  await expect(page.getByText("Payment successful")).toBeVisible();
+  await page.getByRole("link", { name: "Open the course" }).or(page.getByRole("button", { name: "Open the course" })).click();
   await expect(page).toHaveURL(/\/dashboard\/course$/);
   const lesson = page.getByRole("link", { name: "View lesson 1", exact: true });
   await expect(lesson).toBeVisible();
@@ -125,4 +235,11 @@ test("the public cancel page for an unknown link says there are no subscriptions
     "href",
     /^mailto:/,
   );
+});
+
+test("the action guard finds card numbers and lets other digits pass", () => {
+  expect(cardNumbersIn('{"values":{"card":"4242 4242 4242 4242"}}')).toEqual(["4242424242424242"]);
+  expect(cardNumbersIn('{"n":"4000-0027-6000-3184"}')).toEqual(["4000002760003184"]);
+  expect(cardNumbersIn('{"email":"buyer-1764090000000@example.com","at":1764090000000}')).toEqual([]);
+  expect(cardNumbersIn('{"card":"4242 4242 4242 4241"}')).toEqual([]);
 });

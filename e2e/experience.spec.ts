@@ -1,4 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { buyWeeklyPlan } from "./checkout";
+import { expect, test } from "./fixtures";
 
 // The subscriber's experience (issue #21): no text jumps, errors keep their room, focus starts at
 // the top of a new screen, the audience lists go all the way, and the small finishing touches.
@@ -208,14 +210,7 @@ test("a new subscriber is told what is offered and gets a styled file picker", a
 /** Buys a weekly plan on the sandbox checkout and sets up the account from the mailed link. */
 async function buyer(page: Page, tag: string): Promise<string> {
   const email = `${tag}-${Date.now()}@example.com`;
-  await page.goto("/checkout?quiz=true&page=SUBSCRIPTION");
-  await page.getByRole("radio", { name: /Weekly Plan/ }).check();
-  await page.getByLabel("Email address").fill(email);
-  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-  await page.getByLabel("Expiry date (MM/YY)").fill("12/30");
-  await page.getByLabel("Security code (CVC)").fill("123");
-  await page.getByRole("button", { name: "Subscribe" }).click();
-  await expect(page).toHaveURL(/\/checkout\/done\?id=sub_/);
+  await buyWeeklyPlan(page, email);
   await page.goto("/dev/mail");
   await page.getByRole("link").filter({ hasText: "Thank you for your purchase" }).filter({ hasText: email }).first().click();
   await page.getByRole("link", { name: /^\/access-recovery\?key=/ }).click();
@@ -232,6 +227,8 @@ test("the mailed cancel link's page: one brand, one alignment, 'canceled', the d
   await flow.getByRole("link", { name: "Cancel subscription now" }).click();
   await flow.getByRole("button", { name: "Send me a cancellation link instead" }).click();
   await page.getByRole("button", { name: "Send confirmation email" }).click();
+  // Sent before the mailbox is opened: leaving sooner could cut the request off.
+  await expect(page.getByRole("dialog", { name: "We've sent you a confirmation email" })).toBeVisible();
   await page.goto("/dev/mail");
   await page.getByRole("link").filter({ hasText: "Confirm your cancellation" }).filter({ hasText: email }).first().click();
   const link = page.getByRole("link", { name: /\/unsubscription\?/ }).first();

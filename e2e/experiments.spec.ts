@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { type Browser, type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // A/B experiments on the unsubscribe flow (issue #11) end to end: the demo
 // tester starts an experiment on step 0's headline, two demo subscribers in

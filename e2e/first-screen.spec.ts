@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // The first screen comes with the page (issue #12): the server writes what /ui/screen would answer
 // into the HTML, so the renderer draws it without a second round trip. Later screens are fetched.
@@ -173,4 +174,24 @@ test("the dashboard is in the page as markup, in the brand's colours, and the ap
   await expect(page.locator("#root main")).toHaveCount(1);
   expect(await page.locator("#root .app").evaluate((app) => app.textContent)).toBe(drawn);
   expect(violations).toEqual([]);
+});
+
+test("the menu pressed on the server's dashboard before the app has loaded opens once it has", async ({ page }) => {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email address").fill(demo.email);
+  await page.getByLabel("Password", { exact: true }).fill(demo.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+
+  const app = await holdApp(page);
+  await page.goto("/dashboard");
+  await app.requested;
+  // A tap on the server's markup: nothing answers it yet.
+  await page.getByRole("button", { name: "Menu" }).click();
+  await expect(page.getByRole("dialog", { name: "Menu" })).toHaveCount(0);
+  app.release();
+  await expect(page.getByRole("dialog", { name: "Menu" })).toBeVisible();
+  // Opened once, not opened and closed again by a second press.
+  await page.waitForTimeout(300);
+  await expect(page.getByRole("dialog", { name: "Menu" })).toBeVisible();
 });

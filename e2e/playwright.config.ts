@@ -7,6 +7,8 @@ const port = Number(process.env.E2E_PORT ?? 18181);
 const baseURL = `http://127.0.0.1:${port}`;
 // Several checkouts' worth of work can share one machine: a run may name its
 // own binary and data folder (E2E_BIN, E2E_DATA_DIR), relative to the repo.
+// localhost is the partner brand _x_'s host (GLIMPSE_BRAND_HOSTS), so a spec
+// can buy on a partner's host as well as on the default one (127.0.0.1).
 const binary = process.env.E2E_BIN ?? "./bin/glimpse";
 const dataDir = process.env.E2E_DATA_DIR ?? "e2e/.data";
 
@@ -46,7 +48,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn ${binary} serve`,
+    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development GLIMPSE_BRAND_HOSTS=localhost=_x_ GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn GLIMPSE_INSTAGRAM_APP_SECRET=e2e-meta-app-secret ${binary} serve`,
     cwd: "..",
     url: `${baseURL}/readyz`,
     timeout: 120_000,

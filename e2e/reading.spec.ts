@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test("a subscriber reads an article part through the home card", async ({ page }) => {
   await page.goto("/sign-in");
@@ -51,7 +51,7 @@ test("the legal pages are public, dated and open from the footer in a new window
   ]);
   await expect(popup).toHaveURL(/\/privacy$/);
   await expect(popup.getByRole("heading", { name: "Privacy Policy" }).first()).toBeVisible();
-  await expect(popup.getByText("Last updated Mar 29, 2024")).toBeVisible();
+  await expect(popup.getByText("Last updated Nov 25, 2026")).toBeVisible();
   await popup.goto("/terms-of-use");
   await expect(popup.getByText("Last updated Mar 29, 2024")).toBeVisible();
   expect(await popup.content()).not.toContain("{{");

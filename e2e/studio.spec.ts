@@ -1,4 +1,5 @@
-import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test("an editor changes a news title, publishes it, and subscribers see it without a restart", async ({ browser }) => {
   const editorContext = await browser.newContext();

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // The unsubscribe flow (issue #11) end to end: every branch to the final
 // cancel and to each save, for subscribers who buy their plan on the
@@ -20,11 +21,15 @@ async function buyer(page: Page, plan: RegExp, tag: string): Promise<string> {
   await page.goto("/checkout?quiz=true&page=SUBSCRIPTION");
   await page.getByRole("radio", { name: plan }).check();
   await page.getByLabel("Email address").fill(email);
+  await page.getByRole("button", { name: "Continue to payment" }).click();
+  // The card is typed on the payment provider's page (the sandbox's).
+  await expect(page).toHaveURL(/\/sandbox-pay\/cs_sandbox_/);
   await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-  await page.getByLabel("Expiry date (MM/YY)").fill("12/30");
-  await page.getByLabel("Security code (CVC)").fill("123");
-  await page.getByRole("button", { name: "Subscribe" }).click();
-  await expect(page).toHaveURL(/\/checkout\/done\?id=sub_/);
+  await page.getByLabel("Expiration (MM / YY)").fill("12 / 30");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await expect(page).toHaveURL(/\/checkout\/done\?order=co_/);
+  await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
   await page.goto("/dev/mail");
   await page.getByRole("link").filter({ hasText: "Thank you for your purchase" }).filter({ hasText: email }).first().click();
   await page.getByRole("link", { name: /^\/access-recovery\?key=/ }).click();

@@ -10,22 +10,13 @@ const (
 	PathCheckout     = "/checkout"
 	PathCheckoutDone = "/checkout/done"
 	PathUpdateCard   = "/checkout/card"
+	// PathConfirmPayment is the page a renewal's confirmation mail links
+	// to (billing.PathCheckoutConfirm).
+	PathConfirmPayment = billing.PathCheckoutConfirm
 )
 
-// Ids of the checkout's forms.
-const (
-	CheckoutForm   = "checkout"
-	UpdateCardForm = "update-card"
-)
-
-// Card input patterns: what the renderer can check before the server runs
-// the Luhn check and the expiry date, which it answers under the same
-// inputs. Both are valid RE2 and JavaScript.
-const (
-	cardNumberPattern = `^[0-9][0-9 -]{10,21}[0-9]$`
-	expiryPattern     = `^(0[1-9]|1[0-2]) ?/ ?([0-9]{2}|[0-9]{4})$`
-	cvcPattern        = `^[0-9]{3,4}$`
-)
+// CheckoutForm is the id of the checkout's form.
+const CheckoutForm = "checkout"
 
 // CheckoutState is what the checkout offers.
 type CheckoutState struct {
@@ -35,12 +26,13 @@ type CheckoutState struct {
 	Key string
 	// Email pre-fills the address (a signed-in person buying again).
 	Email string
-	// Sandbox says no money is taken, and shows the test card.
+	// Sandbox says no money is taken, and names the test card.
 	Sandbox bool
 }
 
-// Checkout is the public checkout: pick a plan, give an email and a card,
-// pay. What the plan costs and how it renews is said before the button.
+// Checkout is the public checkout: pick a plan and give an email, then pay
+// on the payment provider's page (the card is never typed here). What the
+// plan costs and how it renews is said before the button.
 func Checkout(c Context, st CheckoutState) Page {
 	options := make([]ui.Option, 0, len(st.Plans))
 	for _, p := range st.Plans {
@@ -55,7 +47,6 @@ func Checkout(c Context, st CheckoutState) Page {
 		plans,
 		ui.TextInput("email", "email", c.T("checkout.emailLabel"), c.T("checkout.emailPlaceholder"),
 			ui.Email(c.T("checkout.wrongEmail"))),
-		cardInputs(c),
 		ui.Text("caption", c.T("checkout.renewal")),
 		ui.FormError(CheckoutForm),
 		ui.Button(c.T("checkout.pay"), "primary", pay),
@@ -82,62 +73,130 @@ func Checkout(c Context, st CheckoutState) Page {
 		first = st.Plans[0].Code
 	}
 	return Page{Screen: screen, State: map[string]any{
-		"form":        map[string]any{"plan": first, "email": st.Email, "card": "", "expiry": "", "cvc": ""},
+		"form":        map[string]any{"plan": first, "email": st.Email},
 		"checkoutKey": st.Key,
 	}}
 }
 
-// cardInputs are the card number, expiry and security code.
-func cardInputs(c Context) *ui.Node {
-	number := ui.TextInput("card", "text", c.T("checkout.cardLabel"), c.T("checkout.cardPlaceholder"),
-		ui.Required(c.T("checkout.cardInvalid")), ui.Rule{Kind: "pattern", Value: cardNumberPattern, Message: c.T("checkout.cardInvalid")})
-	number.Autocomplete = "cc-number"
-	expiry := ui.TextInput("expiry", "text", c.T("checkout.expiryLabel"), c.T("checkout.expiryPlaceholder"),
-		ui.Required(c.T("checkout.expiryInvalid")), ui.Rule{Kind: "pattern", Value: expiryPattern, Message: c.T("checkout.expiryInvalid")})
-	expiry.Autocomplete = "cc-exp"
-	cvc := ui.TextInput("cvc", "text", c.T("checkout.cvcLabel"), c.T("checkout.cvcPlaceholder"),
-		ui.Required(c.T("checkout.cvcInvalid")), ui.Rule{Kind: "pattern", Value: cvcPattern, Message: c.T("checkout.cvcInvalid")})
-	cvc.Autocomplete = "cc-csc"
-	return ui.Stack("md", number, ui.Row("md", expiry, cvc))
+// OrderState is what the page after the provider's page knows of the
+// order: only what the provider's verified events made of it.
+type OrderState struct {
+	Found  bool
+	Kind   string // billing.OrderPlan, OrderAddOn, OrderCard, OrderRenewal
+	Status string // billing.OrderPending, OrderProcessing, OrderPaid, OrderFailed
+	Email  string // masked
 }
 
-// CheckoutDone is the page after a payment: the buyer's next step is the
-// link in their email.
-func CheckoutDone(c Context, maskedEmail string, found bool) Page {
-	title := ui.Text("title", c.T("checkout.done.title"))
-	title.Align = "center"
-	text := ui.Text("body", fill(c.T("checkout.done.text"), "{email}", maskedEmail))
-	text.Align = "center"
-	if !found {
-		title = ui.Text("title", c.T("checkout.done.missing"))
-		title.Align = "center"
-		text = nil
+// orderPollMS is how often the page looks again while the payment is being
+// confirmed.
+const orderPollMS = 2000
+
+// CheckoutDone is the page the provider's hosted page sends the buyer back
+// to. It never grants anything: while the provider's event has not settled
+// the order it says so and looks again every two seconds; paid, it says what
+// comes next (for a new buyer, the link in their email); failed, it offers
+// to try again.
+func CheckoutDone(c Context, st OrderState) Page {
+	center := func(n *ui.Node) *ui.Node {
+		n.Align = "center"
+		return n
 	}
-	screen := ui.Screen("checkout-done", c.T("checkout.done.title"), ui.Stack("lg",
-		ui.Image("/static/illustrations/mail-sent.svg", ""),
-		title, text,
-		ui.Button(c.T("checkout.done.signIn"), "secondary", ui.Navigate(PathSignIn)),
-	))
+	var (
+		title, text *ui.Node
+		next        *ui.Node
+		image       = ui.Image("/static/illustrations/mail-sent.svg", "")
+		onLoad      *ui.Action
+		done        = c.T("checkout.done.title")
+	)
+	switch {
+	case !st.Found:
+		title, image = center(ui.Text("title", c.T("checkout.done.missing"))), nil
+		next = ui.Button(c.T("checkout.done.signIn"), "secondary", ui.Navigate(PathSignIn))
+	case st.Status == billing.OrderFailed:
+		done = c.T("checkout.done.failed.title")
+		title, image = center(ui.Text("title", done)), nil
+		text = center(ui.Text("body", c.T("checkout.done.failed.text")))
+		next = ui.Button(c.T("checkout.done.retry"), "primary", ui.Navigate(PathCheckout))
+		if st.Kind != billing.OrderPlan {
+			next = ui.Button(c.T("checkout.done.dashboard"), "primary", ui.Navigate(PathDashboard))
+		}
+	case st.Status != billing.OrderPaid:
+		done = c.T("checkout.done.pending.title")
+		title, image = center(ui.Text("title", done)), nil
+		text = center(ui.Text("body", c.T("checkout.done.pending.text")))
+		next = ui.Loader(c.T("checkout.done.pending.title"), false)
+		onLoad = ui.After(orderPollMS, ui.Refresh())
+	case st.Kind == billing.OrderPlan:
+		title = center(ui.Text("title", done))
+		text = center(ui.Text("body", fill(c.T("checkout.done.text"), "{email}", st.Email)))
+		next = ui.Button(c.T("checkout.done.signIn"), "secondary", ui.Navigate(PathSignIn))
+	default:
+		key := "checkout.done." + st.Kind
+		if st.Kind == billing.OrderCard {
+			done = c.T(key + ".title")
+		}
+		title, image = center(ui.Text("title", done)), nil
+		text = center(ui.Text("body", c.T(key+".text")))
+		next = ui.Button(c.T("checkout.done.dashboard"), "primary", ui.Navigate(PathDashboard))
+	}
+	title.Live = "polite" // read out when a look again changes it
+	screen := ui.Screen("checkout-done", done, ui.Stack("lg", image, title, text, next))
 	screen.Layout = "centered"
 	screen.Footer = footer(c)
+	screen.OnLoad = onLoad
 	return Page{Screen: screen}
 }
 
-// UpdateCard is where a subscriber whose renewal failed gives a new card;
-// a due retry then runs at once.
+// UpdateCard is where a subscriber replaces the card of their plan (after a
+// failed renewal, say): the new card is typed on the payment provider's
+// page, and a due retry then runs at once.
 func UpdateCard(c Context, subscriptionID, current string) Page {
-	save := &ui.Action{Type: "submit", Name: "plan.update_card", Form: UpdateCardForm, Include: []string{"/subscription"}}
-	form := ui.Form(UpdateCardForm, save, cardInputs(c), ui.FormError(UpdateCardForm),
-		ui.Button(c.T("updateCard.save"), "primary", save))
 	body := []*ui.Node{
 		ui.Text("body", c.T("updateCard.text")),
 		ui.If(current != "", ui.Text("caption", fill(c.T("plan.paymentMethod"), "{card}", current))),
-		form,
+		ui.Button(c.T("updateCard.save"), "primary", ui.Call("plan.update_card", "/subscription")),
+		ui.Text("caption", c.T("checkout.secure")),
 	}
 	screen := ui.Screen("update-card", c.T("updateCard.title"),
 		SubPage(c, "update-card", c.T("updateCard.title"), ui.Navigate(PathDashboard), body...))
-	return Page{Screen: screen, State: map[string]any{
-		"form":         map[string]any{"card": "", "expiry": "", "cvc": ""},
-		"subscription": subscriptionID,
-	}}
+	return Page{Screen: screen, State: map[string]any{"subscription": subscriptionID}}
+}
+
+// ConfirmState is a renewal waiting for its subscriber to authenticate.
+type ConfirmState struct {
+	Found  bool
+	Closed bool // paid meanwhile, renewed with another card, or out of date
+	Token  string
+	Plan   string
+	Price  string
+}
+
+// ConfirmPayment is the page a renewal's confirmation mail links to: the
+// bank asked for the subscriber (3-D Secure), who goes on to the provider's
+// page to authenticate and pay.
+func ConfirmPayment(c Context, st ConfirmState) Page {
+	title := ui.Text("title", c.T("confirm.title"))
+	title.Align = "center"
+	var body []*ui.Node
+	switch {
+	case !st.Found:
+		body = []*ui.Node{ui.Text("body", c.T("confirm.missing"))}
+	case st.Closed:
+		body = []*ui.Node{ui.Text("body", c.T("confirm.closed")),
+			ui.Button(c.T("checkout.done.dashboard"), "secondary", ui.Navigate(PathDashboard))}
+	default:
+		body = []*ui.Node{
+			ui.Text("body", fill(c.T("confirm.text"), "{plan}", st.Plan, "{price}", st.Price)),
+			ui.Button(c.T("confirm.button"), "primary", ui.Call("checkout.confirm", "/token")),
+			ui.Text("caption", c.T("checkout.secure")),
+		}
+	}
+	screen := ui.Screen("confirm-payment", c.T("confirm.title"), ui.Stack("lg", append([]*ui.Node{title}, body...)...))
+	screen.Layout = "centered"
+	screen.Footer = footer(c)
+	page := Page{Screen: screen}
+	if st.Token != "" {
+		page.State = map[string]any{"token": st.Token}
+	}
+	return page
 }

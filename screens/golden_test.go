@@ -68,8 +68,23 @@ func goldenCases() []goldenCase {
 			return Checkout(c, CheckoutState{Plans: billing.DefaultCatalogue().ForBrand(c.Brand.Key, billing.KindMain),
 				Key: "checkout-key", Sandbox: true})
 		}},
-		{"checkout-done", func(c Context) Page { return CheckoutDone(c, "a•••@example.com", true) }},
-		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, "", false) }},
+		{"checkout-done", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com"})
+		}},
+		{"checkout-done__pending", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPending})
+		}},
+		{"checkout-done__failed", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderFailed})
+		}},
+		{"checkout-done__card", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderCard, Status: billing.OrderPaid})
+		}},
+		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, OrderState{}) }},
+		{"confirm-payment", func(c Context) Page {
+			return ConfirmPayment(c, ConfirmState{Found: true, Token: "t", Plan: "Weekly Plan", Price: "$1.00"})
+		}},
+		{"confirm-payment__closed", func(c Context) Page { return ConfirmPayment(c, ConfirmState{Found: true, Closed: true}) }},
 		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341") }},
 		{"unsubscription", Unsubscription},
 		{"unsubscription__canceled", func(c Context) Page {
@@ -135,6 +150,24 @@ func goldenCases() []goldenCase {
 					Image: "/static/lessons/lesson-02.svg", PDF: "/course/lessons/lesson-02.pdf"},
 			})
 		}},
+		{"billing", func(c Context) Page {
+			return BillingHistory(c, []HistoryLineView{
+				{Date: "Nov 9, 2026", Item: "Weekly Plan", Amount: "$1", Status: billing.HistoryFailed},
+				{Date: "Nov 3, 2026", Item: "Profile report", Amount: "$28.99", Status: billing.HistoryRefunded, Receipt: "7F3K-9QX2-M4AB"},
+				{Date: "Nov 2, 2026", Item: "Weekly Plan", Amount: "$1", Status: billing.HistoryPaid, Receipt: "0C1D-2E3F-4G5H"},
+			})
+		}},
+		{"billing__empty", func(c Context) Page { return BillingHistory(c, nil) }},
+		{"receipt__just-bought", func(c Context) Page {
+			return Receipt(c, &ReceiptState{Number: "7F3K-9QX2-M4AB", Item: "Instagram PRO course", Kind: billing.ReceiptAddOn,
+				Family: billing.FamilyPDFCourse, Amount: "$19.99", Date: "Nov 3, 2026", Card: "Visa ••4242", Status: billing.HistoryPaid,
+				Operator: "Example Operator Ltd", Email: "demo@example.com", JustBought: true})
+		}},
+		{"receipt__renewal-refunded", func(c Context) Page {
+			return Receipt(c, &ReceiptState{Number: "0C1D-2E3F-4G5H", Item: "Weekly Plan", Kind: billing.ReceiptRenewal,
+				Amount: "$1", Date: "Nov 9, 2026", Card: "Mastercard ••4444", Status: billing.HistoryRefunded, Operator: "Example Operator Ltd"})
+		}},
+		{"receipt__unknown", func(c Context) Page { return Receipt(c, nil) }},
 		{"studio-sign-in", StudioSignIn},
 		{"studio-home", func(c Context) Page {
 			return StudioHome(c, "ed@glimpse.example (editor)", map[string][]StudioItem{
@@ -176,8 +209,28 @@ func goldenCases() []goldenCase {
 		{"privacy", func(c Context) Page {
 			l := goldenLibrary().Privacy
 			return LegalPage(c, "privacy", l, l.Render(map[string]string{"operator_name": "Ana Example",
-				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name}))
+				"operator_address": "Rua Exemplo 1, São Paulo, Brazil", "support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name,
+				"tax_years": "10"}))
 		}},
+		{"privacy-data", func(c Context) Page { return PrivacyData(c, PrivacyDataState{Email: "ana@example.com"}) }},
+		{"privacy-data__preparing", func(c Context) Page {
+			return PrivacyData(c, PrivacyDataState{Email: "ana@example.com", Export: ExportPreparing, InstagramConnected: true, Instagram: "ana.bakes"})
+		}},
+		{"privacy-data__ready", func(c Context) Page {
+			return PrivacyData(c, PrivacyDataState{Email: "ana@example.com", Export: ExportReady, ExportReadyAt: "Nov 25, 2026, 18:10 UTC",
+				ExportExpires: "Dec 2, 2026", ExportSize: "6 kB"})
+		}},
+		{"privacy-data__failed", func(c Context) Page {
+			return PrivacyData(c, PrivacyDataState{Email: "ana@example.com", Export: ExportFailed})
+		}},
+		{"delete-account", func(c Context) Page {
+			return DeleteAccount(c, DeleteAccountState{Email: "ana@example.com", Plan: "Weekly Plan", TaxYears: 10})
+		}},
+		{"account-deleted", func(c Context) Page { return AccountDeleted(c) }},
+		{"deletion-status", func(c Context) Page {
+			return DeletionStatus(c, DeletionStatusState{Found: true, Code: "0123456789abcdef0123456789abcdef", Status: "completed", Date: "Nov 25, 2026"})
+		}},
+		{"deletion-status__unknown", func(c Context) Page { return DeletionStatus(c, DeletionStatusState{}) }},
 		{"terms", func(c Context) Page {
 			l := goldenLibrary().Terms
 			return LegalPage(c, "terms", l, l.Render(map[string]string{"operator_name": "Ana Example",
@@ -203,7 +256,7 @@ func goldenCases() []goldenCase {
 		{"create-account__ready", func(c Context) Page {
 			return CreateAccount(c, CreateAccountState{Email: "ann@example.com", Ready: true})
 		}},
-	}, append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...)...)
+	}, append(append(append(unsubscribeGoldenCases(), experimentGoldenCases()...), variantGoldenCases()...), supportGoldenCases()...)...)
 }
 
 // variantGoldenCases are unsubscribe steps as two variants of an experiment

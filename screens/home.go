@@ -14,7 +14,6 @@ const (
 	LogoutOverlay         = "logout"
 	CoursePurchaseOverlay = "course-purchase"
 	MyPlanOverlay         = "my-plan"
-	CoursePurchaseForm    = "course-purchase"
 )
 
 // HomeState is what the home screen shows for one subscriber.
@@ -67,7 +66,7 @@ func Home(c Context, h HomeState) Page {
 		MenuLabel: c.T("home.menu"), ElevateOnScroll: true}
 	screen.Footer = footer(c)
 	cancelAsk, cancelSent := CancelByEmail(c, h.Email)
-	return Page{Screen: screen, Overlays: map[string]*ui.Node{
+	overlays := map[string]*ui.Node{
 		MenuOverlay:           menu(c),
 		LogoutOverlay:         logoutModal(c),
 		CoursePurchaseOverlay: coursePurchase(c),
@@ -75,7 +74,11 @@ func Home(c Context, h HomeState) Page {
 			PeriodEnd: h.PeriodEnd, Next: h.Next, Card: h.Card, Offers: h.Offers}),
 		CancelByEmailOverlay: cancelAsk,
 		CancelSentOverlay:    cancelSent,
-	}, Open: opened(h.PlanOpen, MyPlanOverlay)}
+	}
+	for id, d := range PurchaseConfirms(c, h.Offers, h.Card) {
+		overlays[id] = d
+	}
+	return Page{Screen: screen, Overlays: overlays, Open: opened(h.PlanOpen, MyPlanOverlay)}
 }
 
 // opened is the overlays a page opens with: id when open, else none.
@@ -156,6 +159,7 @@ func menu(c Context) *ui.Node {
 		ui.Link(c.T("menu.admirers"), ui.Navigate(PathArticles+"/secret-admirers")),
 		ui.Link(c.T("menu.stalkers"), ui.Navigate(PathArticles+"/detect-stalkers")),
 		ui.Link(c.T("menu.passwordSafety"), ui.Navigate(PathPasswordSafety)),
+		ui.Link(c.T("menu.privacyData"), ui.Navigate(PathPrivacyData)),
 		ui.Link(c.T("menu.news"), ui.Navigate(PathNews)),
 		ui.Link(c.T("menu.terms"), ui.OpenURL(PathTerms, true)),
 		ui.Link(c.T("menu.privacy"), ui.OpenURL(PathPrivacy, true)),
@@ -186,10 +190,9 @@ func coursePurchase(c Context) *ui.Node {
 		ui.Row("sm", ui.Text("heading", c.T("course.purchase.price")), full,
 			ui.Badge(c.T("course.purchase.save"), "positive")),
 		ui.Text("caption", c.T("course.purchase.oneTime")),
-		ui.Form(CoursePurchaseForm, ui.Submit("course.purchase", CoursePurchaseForm),
-			ui.FormError(CoursePurchaseForm),
-			ui.Button(c.T("course.purchase.buy"), "primary", ui.Submit("course.purchase", CoursePurchaseForm)),
-		),
+		// The confirmation says what is charged to which card.
+		ui.Button(c.T("course.purchase.buy"), "primary",
+			ui.Sequence(ui.CloseOverlay(CoursePurchaseOverlay), ui.OpenOverlay(ConfirmOverlay(billing.FamilyPDFCourse)))),
 	)
 	d.CloseLabel = c.T("dialog.close")
 	return d

@@ -127,10 +127,18 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 		ui.Text("caption", p.Email),
 		cancel,
 	)
+	history := ui.Card(ui.Navigate(PathBilling),
+		ui.Text("heading", c.T("plan.history")),
+		ui.Text("body", c.T("plan.historyText")),
+	)
+	history.ActionLabel = c.T("plan.history")
+	// The plan the subscriber has comes first, then what they paid, then
+	// what else is on sale.
 	d := ui.Dialog(MyPlanOverlay, "fullscreen", c.T("plan.title"),
+		active,
+		history,
 		ui.Text("heading", fill(c.T("plan.offersTitle"), "{n}", strconv.Itoa(len(p.Offers)))),
 		ui.Stack("md", offers...),
-		active,
 		ui.Button(c.T("plan.contact"), "tertiary", ui.OpenURL("mailto:"+c.Brand.SupportEmail, false)),
 	)
 	d.CloseLabel = c.T("dialog.close")
@@ -148,14 +156,13 @@ func nextPlan(c Context, next *NextPlan) *ui.Node {
 
 func offerCard(c Context, o Offer) *ui.Node {
 	key := "plan.offer." + o.Family
-	form := "buy-" + strings.ReplaceAll(o.Family, "_", "-")
 	var action *ui.Node
 	if o.Owned {
 		action = ui.Button(c.T(key+".owned"), "secondary", ownedAction(o.Family))
 	} else {
-		buy := ui.Submit(purchaseAction(o.Family), form)
-		action = ui.Form(form, buy, ui.FormError(form),
-			ui.Button(fill(c.T("plan.buy"), "{price}", o.Price.String()), "primary", buy))
+		// Nothing is charged from here: the confirmation says what and
+		// to which card first.
+		action = ui.Button(fill(c.T("plan.buy"), "{price}", o.Price.String()), "primary", ui.OpenOverlay(ConfirmOverlay(o.Family)))
 	}
 	price := ui.Row("sm", ui.Text("heading", o.Price.String()))
 	if o.FullPrice.Amount > 0 {
@@ -196,4 +203,43 @@ func CancelByEmail(c Context, email string) (ask, sent *ui.Node) {
 	)
 	sent.Dismissible = false
 	return ask, sent
+}
+
+// ConfirmOverlay is the dialog that confirms buying an add-on family.
+func ConfirmOverlay(family string) string { return "confirm-" + strings.ReplaceAll(family, "_", "-") }
+
+// ConfirmForm is the form of that dialog, whose error says why a payment
+// did not go through.
+func ConfirmForm(family string) string { return "buy-" + strings.ReplaceAll(family, "_", "-") }
+
+// PurchaseConfirms are the dialogs that confirm buying each add-on not owned
+// yet: what it is, the price, and the card it is charged to ("Pay $28.99
+// with Visa ••4242"); a payment that fails says so in the dialog, which
+// leads to changing the card. card is the saved card as shown, "" if none.
+func PurchaseConfirms(c Context, offers []Offer, card string) map[string]*ui.Node {
+	out := make(map[string]*ui.Node, len(offers))
+	for _, o := range offers {
+		if o.Owned {
+			continue
+		}
+		id, form := ConfirmOverlay(o.Family), ConfirmForm(o.Family)
+		price := o.Price.String()
+		pay, summary := fill(c.T("purchase.pay"), "{price}", price), fill(c.T("purchase.summaryNoCard"), "{price}", price)
+		if card != "" {
+			pay = fill(c.T("purchase.payWith"), "{price}", price, "{card}", card)
+			summary = fill(c.T("purchase.summary"), "{price}", price, "{card}", card)
+		}
+		buy := ui.Submit(purchaseAction(o.Family), form)
+		d := ui.Dialog(id, "modal", c.T("purchase.title"),
+			ui.Text("heading", c.T("plan.offer."+o.Family+".title")),
+			ui.Text("body", c.T("plan.offer."+o.Family+".text")),
+			ui.Text("body", summary),
+			ui.Form(form, buy, ui.FormError(form), ui.Button(pay, "primary", buy)),
+			ui.Button(c.T("purchase.cancel"), "secondary", ui.CloseOverlay(id)),
+			ui.Link(c.T("purchase.changeCard"), ui.Navigate(PathUpdateCard)),
+		)
+		d.CloseLabel = c.T("dialog.close")
+		out[id] = d
+	}
+	return out
 }

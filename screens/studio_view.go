@@ -2,6 +2,7 @@ package screens
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"glimpse/engine/brand"
@@ -119,13 +120,17 @@ func StudioPreviewBody(page Page) *ui.Node {
 }
 
 // Operator is who runs the service, as the legal pages name them.
-type Operator struct{ Name, Address string }
+type Operator struct {
+	Name, Address string
+	// TaxYears is how long a deleted account's payment records are kept.
+	TaxYears int
+}
 
 // LegalOf is the privacy policy or the terms with their placeholders filled
 // from the operator and the brand.
 func LegalOf(c Context, id string, l library.Legal, op Operator) Page {
 	body := l.Render(map[string]string{"operator_name": op.Name, "operator_address": op.Address,
-		"support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name})
+		"support_email": c.Brand.SupportEmail, "product_name": c.Brand.Name, "tax_years": strconv.Itoa(op.TaxYears)})
 	return LegalPage(c, id, l, body)
 }
 

@@ -29,11 +29,13 @@ import (
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
 	"glimpse/engine/metrics"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/server"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 	"glimpse/fixtures"
 	"glimpse/renderer"
@@ -78,9 +80,13 @@ type App struct {
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow.
 	Experiments *experiment.Service
+	// Privacy runs data exports, account deletion and Meta's callbacks.
+	Privacy *privacy.Service
 	// Metrics are the business metrics, nil unless GLIMPSE_METRICS_ADDR is
 	// set (engine/app/metrics.go).
 	Metrics *metrics.Business
+	// Support is the support desk (engine/support).
+	Support *support.Desk
 }
 
 // Open connects to the database, prepares its collections, seeds what is
@@ -109,23 +115,29 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return err
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
-		WithOrigins(cfg.BrandOrigin)
+		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom)
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
-	provider, err := paymentProvider(cfg, st.DB(), clock)
+	webhookSecret := webhookSecret(cfg)
+	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
 	if err != nil {
 		return nil, err
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
-		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions})
+		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
 	a.wireOperations(cfg, st)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
+	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
+		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
+	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing,
+		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
+		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), mail.Collections(), tracking.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), tracking.Collections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -269,7 +281,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
 		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
-		Retention: a.Retention, Accounts: a.Accounts,
+		Retention: a.Retention, Accounts: a.Accounts, Support: a.Support, Privacy: a.Privacy,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.
 		Ready:             a.Store.CheckWritable,
@@ -331,6 +343,9 @@ func (a *App) Sweep(ctx context.Context) error {
 		return err
 	}
 	if _, err := a.Events.Sweep(ctx); err != nil {
+		return err
+	}
+	if err := a.Privacy.Sweep(ctx); err != nil {
 		return err
 	}
 	return nil

@@ -36,6 +36,13 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 	case billing.NoticePaymentFailed:
 		template = mail.TemplatePaymentFailed
 		data["link"] = "/checkout/card?subscription=" + url.QueryEscape(n.Data["subscription"])
+	case billing.NoticeConfirmPayment:
+		// The token is the link's only secret (like Stripe's hosted
+		// invoice link): it is put in the link and nowhere else.
+		template = mail.TemplateConfirmPayment
+		delete(data, "token")
+		delete(data, "subscription")
+		data["link"] = billing.PathCheckoutConfirm + "?token=" + url.QueryEscape(n.Data["token"])
 	case billing.NoticeCanceled:
 		template = mail.TemplateCanceled
 	case billing.NoticeReceipt:
@@ -46,6 +53,7 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 			data["item"] = a.Brands.Copy(a.Brands.Get(n.Brand)).T("plan.offer." + family + ".title")
 		}
 		delete(data, "family")
+		delete(data, "kind")
 	case billing.NoticeProfileReport:
 		return a.profileReportMail(ctx, n)
 	case billing.NoticeCancelLink:
@@ -76,4 +84,16 @@ func (a *App) profileReportMail(ctx context.Context, n billing.Notice) error {
 		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
 	}
 	return a.Outbox.Enqueue(ctx, msg)
+}
+
+// mailFrom names who a brand's mail is from: the brand by its own name, the
+// operator from configuration, and the brand's support address (the
+// configured one for a brand that has none).
+func (a *App) mailFrom(brandKey string) mail.From {
+	b := a.Brands.Get(brandKey)
+	support := b.SupportEmail
+	if support == "" {
+		support = a.Config.SupportEmail
+	}
+	return mail.From{Brand: b.Name, Operator: a.Config.OperatorName, Support: support}
 }

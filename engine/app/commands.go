@@ -22,7 +22,7 @@ const usage = `usage: glimpse [command]
 commands:
   serve               start the server (the default)
   login-link EMAIL    print a single-use sign-in link, valid for 10 minutes
-  staff add --role editor|tester|admin EMAIL
+  staff add --role editor|tester|support|admin EMAIL
                       create a staff account (or reset it) and print its password;
                       a reset ends the member's sessions
   staff remove EMAIL  delete a staff account and end its sessions
@@ -114,12 +114,12 @@ func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, s
 		return err
 	}
 	if len(args) == 0 || args[0] != "add" {
-		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
+		return errors.New("usage: glimpse staff add --role editor|tester|support|admin EMAIL")
 	}
 	fs := flag.NewFlagSet("staff add", flag.ContinueOnError)
-	role := fs.String("role", "", "editor, tester or admin")
+	role := fs.String("role", "", "editor, tester, support or admin")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 || *role == "" {
-		return errors.New("usage: glimpse staff add --role editor|tester|admin EMAIL")
+		return errors.New("usage: glimpse staff add --role editor|tester|support|admin EMAIL")
 	}
 	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
 	if err != nil {

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"glimpse/engine"
+	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/staff"
@@ -51,8 +53,16 @@ func SeedDemo(ctx context.Context, a *App) error {
 	} else if err != nil {
 		return err
 	}
-	// A demo editor and a demo tester for the studio.
+	// The demo subscriber owns the Reels playbook, bought through the
+	// sandbox, so the support desk has a real charge to refund.
+	if err := seedPurchase(ctx, a, demo, billing.FamilyReelsPlaybook); err != nil {
+		return err
+	}
+	// A demo editor, tester and support agent for the studio.
 	if err := a.Staff.Put(ctx, EditorEmail, staff.RoleEditor, EditorPassword); err != nil {
+		return err
+	}
+	if err := a.Staff.Put(ctx, SupportEmail, staff.RoleSupport, SupportPassword); err != nil {
 		return err
 	}
 	return a.Staff.Put(ctx, TesterEmail, staff.RoleTester, TesterPassword)
@@ -64,6 +74,35 @@ const (
 	NoPlanPassword = "glimpse-no-plan"
 	NoPlanUserID   = "no-plan-account"
 )
+
+// The demo support agent (the support desk), documented in README.md.
+const (
+	SupportEmail    = "support@example.com"
+	SupportPassword = "glimpse-support"
+)
+
+// seedPurchase buys an add-on for a demo subscriber on their main plan, once:
+// a purchase made before (or refunded since, at the desk) is left as it is.
+func seedPurchase(ctx context.Context, a *App, u auth.User, family string) error {
+	subs, err := a.Billing.ForUser(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	main, ok := billing.MainSubscription(subs, a.Brands.Get(brand.DefaultKey).Bundle, a.Clock.Now())
+	if !ok {
+		return nil
+	}
+	for _, s := range subs {
+		if billing.FamilyOf(s.PlanCode) == family {
+			return nil
+		}
+	}
+	_, err = a.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: u.ID, Email: u.Email, Main: main, Family: family})
+	if err != nil && !errors.Is(err, billing.ErrAlreadyOwned) {
+		return fmt.Errorf("seed %s for %s: %w", family, u.Email, err)
+	}
+	return nil
+}
 
 // The demo tester (runs experiments), documented in README.md.
 const (

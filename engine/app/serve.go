@@ -48,8 +48,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if cfg.Demo {
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)
-		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s (experiments: %s / %s)\n", cfg.BaseURL, EditorEmail, EditorPassword,
-			TesterEmail, TesterPassword)
+		fmt.Fprintf(stdout, "Studio: %s/studio as %s / %s (experiments: %s / %s; support desk: %s / %s)\n", cfg.BaseURL,
+			EditorEmail, EditorPassword, TesterEmail, TesterPassword, SupportEmail, SupportPassword)
 	}
 	if cfg.DevMailbox {
 		fmt.Fprintf(stdout, "Dev mailbox (every mail the app queues; GLIMPSE_ENVIRONMENT=development, for browsers on this machine only): %s/dev/mail\n", cfg.BaseURL)
@@ -65,6 +65,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	// Renewals, retries and expiries; any number of instances may run it.
 	go a.Billing.RunRenewals(ctx, time.Minute)
 	go a.RunSweeper(ctx, sweepEvery)
+	// Data exports are built in the background; a request wakes the job.
+	go a.Privacy.RunExports(ctx, time.Minute)
+	// Accounts unused for 24 months are deleted after a warning mail; the
+	// pass runs once a day across instances.
+	go a.Privacy.RunRetention(ctx, time.Hour)
 	// Published content reaches every instance within seconds.
 	go a.Content.Watch(ctx, 2*time.Second, func(int64) {
 		if err := srv.ReloadContent(ctx); err != nil {

@@ -2,15 +2,16 @@ package billing
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
 	"glimpse/engine"
 )
 
-// Card is what a buyer types at checkout. It only passes through: the
-// provider turns it into a PaymentMethod, and only the brand and last four
-// digits are ever stored.
+// Card is what a buyer types on the sandbox's hosted payment page (the
+// stand-in for Stripe's): it never reaches a Glimpse action, and only the
+// brand and last four digits are kept.
 type Card struct {
 	Number   string
 	ExpMonth int
@@ -29,7 +30,8 @@ type PaymentMethod struct {
 	Last4    string `bson:"last4" json:"last4"`
 }
 
-// ChargeRequest asks a provider to take money. Key makes the charge
+// ChargeRequest asks a provider to take money with a saved card, the buyer
+// absent (a renewal, an add-on bought in the app). Key makes the charge
 // idempotent: a second request with the same key returns the first result
 // and never charges again (a retry, a crash, a second instance).
 type ChargeRequest struct {
@@ -37,8 +39,6 @@ type ChargeRequest struct {
 	Method      PaymentMethod
 	Amount      Money
 	Description string
-	// OffSession marks a charge the customer is not present for (a renewal).
-	OffSession bool
 	// SubscriptionID is what the charge pays for, kept in the ledger (not
 	// sent to the provider) so a refund or a dispute can change its access.
 	SubscriptionID string
@@ -59,12 +59,80 @@ type Charge struct {
 	CreatedAt      time.Time `bson:"createdAt"`
 }
 
-// Provider is a payment processor: the built-in sandbox or Stripe.
+// Session modes: a payment (the card is saved for later charges made
+// without the buyer), or setup (the card is only saved).
+const (
+	SessionPayment = "payment"
+	SessionSetup   = "setup"
+)
+
+// SessionRequest asks a provider for a hosted payment page: the buyer types
+// the card there, on the provider's page, never on ours (docs/stripe.md §8).
+type SessionRequest struct {
+	// Key makes the call idempotent: the same key gives the same session.
+	Key string
+	// OrderID is ours (Stripe's client_reference_id), read back from the
+	// provider's events to find what was bought.
+	OrderID string
+	Mode    string // SessionPayment or SessionSetup
+	// ChargeKey is the ledger key of the payment the session takes
+	// (metadata of its PaymentIntent, so its events find the charge).
+	ChargeKey   string
+	Amount      Money  // SessionPayment only
+	Description string // what is bought, as the page shows it
+	Email       string // pre-fills the page (a new buyer)
+	// Saved is the buyer's saved card, when there is one: its customer is
+	// reused, and the sandbox offers to authenticate it.
+	Saved PaymentMethod
+	// Brand is the brand the order belongs to (the sandbox page's name).
+	Brand      string
+	SuccessURL string
+	CancelURL  string
+}
+
+// Session is a hosted payment page opened for a request.
+type Session struct {
+	ID  string
+	URL string
+}
+
+// SessionResult is a session as the provider knows it now: fulfilment acts
+// on it, re-read, never on what an event or a browser said.
+type SessionResult struct {
+	ID      string
+	OrderID string
+	Mode    string
+	// Status is open, complete or expired; PaymentStatus paid, unpaid or
+	// no_payment_required (a setup).
+	Status        string
+	PaymentStatus string
+	// PaymentIntent is the provider's id of the payment (payment mode).
+	PaymentIntent string
+	// Method is the card saved by the session (brand and last four only).
+	Method PaymentMethod
+}
+
+// Paid reports whether what the session was for is done: a payment paid,
+// or a setup complete.
+func (r SessionResult) Paid() bool {
+	if r.Mode == SessionSetup {
+		return r.Status == "complete"
+	}
+	return r.PaymentStatus == "paid" || r.PaymentStatus == "no_payment_required"
+}
+
+// Provider is a payment processor: the built-in sandbox or Stripe. Cards are
+// typed only on the provider's hosted page (StartSession); our server sees
+// ids, a brand and the last four digits.
 type Provider interface {
 	Name() string
-	// SaveCard turns a typed card into a reusable payment method for email.
-	SaveCard(ctx context.Context, email string, card Card) (PaymentMethod, error)
-	// Charge takes money; see ChargeRequest.Key.
+	// StartSession opens a hosted payment page; see SessionRequest.
+	StartSession(ctx context.Context, req SessionRequest) (Session, error)
+	// SessionResult re-reads a session from the provider.
+	SessionResult(ctx context.Context, sessionID string) (SessionResult, error)
+	// Charge takes money with a saved card, the buyer absent (renewals,
+	// add-ons); see ChargeRequest.Key. A bank that asks for the buyer
+	// answers ErrAuthenticationRequired.
 	Charge(ctx context.Context, req ChargeRequest) (Charge, error)
 }
 
@@ -77,7 +145,12 @@ var (
 	ErrIdempotencyMismatch = engine.Errorf(engine.CodeConflict, "This payment was already asked for with other details.")
 	ErrCardInvalid         = engine.Errorf(engine.CodeInvalid, "Your card number is incorrect.")
 	ErrCardExpired         = engine.Errorf(engine.CodeInvalid, "Your card has expired.")
+	ErrExpiryInvalid       = engine.Errorf(engine.CodeInvalid, "Your card's expiry date is incomplete.")
 	ErrCVCInvalid          = engine.Errorf(engine.CodeInvalid, "Your card's security code is incorrect.")
+	// ErrAuthenticationRequired is a charge made without the buyer that
+	// the bank refused until they authenticate it (3-D Secure): the buyer
+	// is brought to the provider's page to do so.
+	ErrAuthenticationRequired = engine.Errorf(engine.CodeInvalid, "Your bank asks you to confirm this payment.")
 )
 
 // Luhn reports whether a card number passes the Luhn checksum (ISO/IEC
@@ -144,7 +217,7 @@ func checkCard(card Card, now time.Time) (digits string, err error) {
 		year += 2000
 	}
 	if card.ExpMonth < 1 || card.ExpMonth > 12 || year < 2000 {
-		return "", ErrCardExpired
+		return "", ErrExpiryInvalid
 	}
 	// A card is good through the last day of its expiry month.
 	if !now.Before(time.Date(year, time.Month(card.ExpMonth)+1, 1, 0, 0, 0, 0, time.UTC)) {
@@ -154,4 +227,23 @@ func checkCard(card Card, now time.Time) (digits string, err error) {
 		return "", ErrCVCInvalid
 	}
 	return digits, nil
+}
+
+// ParseCardForm reads the card fields of the sandbox's payment page:
+// the number as typed, the expiry as "MM / YY" (or MM/YYYY, with or without
+// the spaces), and the security code. A malformed expiry reads as month 0,
+// which checkCard refuses as incomplete.
+func ParseCardForm(number, expiry, cvc string) Card {
+	card := Card{Number: strings.TrimSpace(number), CVC: strings.TrimSpace(cvc)}
+	m, y, ok := strings.Cut(strings.ReplaceAll(expiry, " ", ""), "/")
+	if !ok || len(m) < 1 || len(m) > 2 || (len(y) != 2 && len(y) != 4) {
+		return card
+	}
+	month, err1 := strconv.Atoi(m)
+	year, err2 := strconv.Atoi(y)
+	if err1 != nil || err2 != nil || month < 0 || year < 0 {
+		return card
+	}
+	card.ExpMonth, card.ExpYear = month, year
+	return card
 }

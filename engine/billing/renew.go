@@ -195,6 +195,7 @@ type renewal struct {
 	plan   PlanSpec
 	period string // the ending period's end, in Unix seconds: the keys' part
 	req    ChargeRequest
+	paid   Charge // the provider's answer, once charged
 }
 
 // renewBatch claims, charges and records one batch of due subscriptions.
@@ -236,7 +237,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 		due = append(due, renewal{sub: sub, plan: plan, period: period, req: ChargeRequest{SubscriptionID: sub.ID,
 			Key:    "renew:" + sub.ID + ":" + period + ":" + strconv.Itoa(sub.FailedAttempts),
-			Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true}})
+			Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code}})
 	}
 	if len(due) == 0 {
 		return stats
@@ -256,8 +257,18 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 	)
 	for i, r := range due {
 		switch {
-		case errors.Is(errs[i], ErrCardDeclined):
-			if err := s.paymentFailed(ctx, r.sub, r.plan, now); err != nil {
+		case errors.Is(errs[i], ErrCardDeclined), errors.Is(errs[i], ErrAuthenticationRequired):
+			confirm := ""
+			var err error
+			if errors.Is(errs[i], ErrAuthenticationRequired) {
+				// The bank wants the subscriber: the mail's link lets
+				// them authenticate and pay; the retries go on meanwhile.
+				confirm, err = s.renewalConfirmation(ctx, r.sub, r.plan, r.req.Key)
+			}
+			if err == nil {
+				err = s.paymentFailed(ctx, r.sub, r.plan, now, confirm)
+			}
+			if err != nil {
 				stats.Failures++
 				s.logger.Error("renew subscription", "subscription", r.sub.ID, "error", err)
 			} else {
@@ -283,6 +294,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		history = append(history, Change{ID: r.sub.ID + "/renewed:" + r.period, SubscriptionID: r.sub.ID, At: clockNow,
 			By: "renewal", Kind: ChangeRenewed, From: r.sub.PlanCode, To: r.plan.Code,
 			Detail: r.plan.Price.String() + " until " + end.Format(time.RFC3339)})
+		r.paid = charges[i]
 		renewed = append(renewed, r)
 	}
 	if len(updates) == 0 {
@@ -302,8 +314,13 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			continue
 		}
 		stats.Renewed++
-		s.send(ctx, Notice{Key: "receipt:" + r.sub.ID + ":" + r.period, To: r.sub.Email, Brand: r.sub.Brand, Kind: NoticeReceipt,
-			Data: map[string]string{"item": Describe(r.plan.Code).Name, "price": r.plan.Price.String(), "date": brand.Date(now)}})
+		kind := ReceiptRenewal
+		if r.plan.Code != r.sub.PlanCode {
+			kind = ReceiptPlanChange
+		}
+		s.receiptFor(ctx, r.paid, Receipt{ChargeKey: r.req.Key, SubscriptionID: r.sub.ID, Email: r.sub.Email,
+			Brand: r.sub.Brand, Kind: kind, PlanCode: r.plan.Code, Amount: r.plan.Price,
+			CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now})
 		s.touched(r.sub.UserID)
 	}
 	return stats
@@ -460,7 +477,7 @@ func insertManyOnce(ctx context.Context, coll *mongo.Collection, docs []any) err
 
 // paymentFailed schedules the next retry, or expires the subscription after
 // the last one.
-func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time) error {
+func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time, confirm string) error {
 	attempt := sub.FailedAttempts
 	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
 	s.record(ctx, sub.ID, "payment_failed:"+period+":"+strconv.Itoa(attempt), Change{By: "renewal", Kind: ChangePaymentFailed,
@@ -476,9 +493,43 @@ func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan Plan
 		bson.M{"$set": bson.M{"dueAt": next, "failedAttempts": attempt + 1}}); err != nil {
 		return fmt.Errorf("schedule retry of %s: %w", sub.ID, err)
 	}
+	data := map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name,
+		"price": plan.Price.String(), "retryDate": brand.Date(next)}
+	kind := NoticePaymentFailed
+	if confirm != "" {
+		kind, data["token"] = NoticeConfirmPayment, confirm
+	}
 	s.send(ctx, Notice{Key: "payment-failed:" + sub.ID + ":" + period + ":" + strconv.Itoa(attempt), To: sub.Email, Brand: sub.Brand,
-		Kind: NoticePaymentFailed, Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name,
-			"price": plan.Price.String(), "retryDate": brand.Date(next)}})
+		Kind: kind, Data: data})
+	return nil
+}
+
+// renewed starts a subscription's next period, paid for on the provider's
+// page (a renewal the bank let through only once the subscriber
+// authenticated it); chargeKey is that payment's.
+func (s *Service) renewed(ctx context.Context, sub Subscription, plan PlanSpec, now time.Time, chargeKey string) error {
+	period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
+	start := sub.CurrentPeriodEnd
+	end := plan.Period.After(start)
+	for !end.After(now) { // a long outage: the new period starts now, not in the past
+		start, end = end, plan.Period.After(end)
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
+		"$set":   bson.M{"currentPeriodStart": start, "currentPeriodEnd": end, "dueAt": end, "planCode": plan.Code, "price": plan.Price},
+		"$unset": bson.M{"failedAttempts": "", "nextPlanCode": ""},
+	}); err != nil {
+		return fmt.Errorf("renew %s: %w", sub.ID, err)
+	}
+	s.record(ctx, sub.ID, "renewed:"+period, Change{By: "renewal", Kind: ChangeRenewed, From: sub.PlanCode, To: plan.Code,
+		Detail: plan.Price.String() + " until " + end.Format(time.RFC3339)})
+	kind := ReceiptRenewal
+	if plan.Code != sub.PlanCode {
+		kind = ReceiptPlanChange
+	}
+	s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: sub.Email,
+		Brand: sub.Brand, Kind: kind, PlanCode: plan.Code, Amount: plan.Price, CardBrand: sub.PaymentMethod.Brand,
+		CardLast4: sub.PaymentMethod.Last4, PaidAt: now})
+	s.touched(sub.UserID)
 	return nil
 }
 

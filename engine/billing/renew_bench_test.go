@@ -127,7 +127,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock)})
+		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
 		svc.SetRenewalPage(db.page)
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())

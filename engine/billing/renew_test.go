@@ -57,7 +57,7 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 	counted := metrics.NewBusiness(nil)
 	for range 2 {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock)})
+		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
 		svc.renewal.page, svc.renewal.batch = 7, 3
 		svc.SetMetrics(counted)
 		wg.Go(func() {
@@ -140,7 +140,7 @@ func TestChargeManyAnswersLikeCharge(t *testing.T) {
 	db := openBillingDB(t)
 	ctx := context.Background()
 	clock := engine.NewManualClock(renewAt)
-	sb := NewSandbox(db.Database, clock)
+	sb := NewSandbox(db.Database, clock, testWebhookSecret)
 	ok := PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_1"}
 	first, err := sb.Charge(ctx, ChargeRequest{Key: "k-before", Method: ok, Amount: USD(100)})
 	if err != nil {

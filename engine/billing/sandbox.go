@@ -2,10 +2,15 @@ package billing
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
@@ -15,40 +20,337 @@ import (
 
 // The sandbox's test cards, the numbers Stripe documents for test mode
 // (https://docs.stripe.com/testing#cards): one that succeeds, one that is
-// declined, and one that can be saved and charged now but fails every later
-// charge made without the customer (a renewal).
+// declined, one that can be saved and paid with now but fails every later
+// charge made without the customer (a renewal), and one whose bank asks for
+// 3-D Secure on every payment, later ones included
+// (https://docs.stripe.com/testing#regulatory-cards).
 const (
-	TestCardSucceeds           = "4242424242424242"
-	TestCardDeclined           = "4000000000000002"
-	TestCardFailsOnRenewal     = "4000000000000341"
-	sandboxCollection          = "sandbox_charges"
-	sandboxName                = "sandbox"
-	behaviourSucceeds          = "ok"
-	behaviourDeclined          = "decline"
-	behaviourFailsWhenOffSessn = "offsession"
+	TestCardSucceeds       = "4242424242424242"
+	TestCardDeclined       = "4000000000000002"
+	TestCardFailsOnRenewal = "4000000000000341"
+	TestCardAuthenticate   = "4000002760003184"
 )
 
-// Sandbox is the built-in payment provider: it takes no money and keeps no
-// card data, and behaves like a processor in test mode. The behaviour of a
-// test card travels in its payment-method id, as Stripe's test tokens
-// (pm_card_visa, pm_card_chargeDeclined) carry theirs. Any other number that
-// passes the Luhn check behaves like the succeeding card.
+const (
+	sandboxCollection         = "sandbox_charges"
+	sandboxSessionsCollection = "sandbox_sessions"
+	sandboxName               = "sandbox"
+	behaviourSucceeds         = "ok"
+	behaviourDeclined         = "decline"
+	behaviourFailsLater       = "offsession"
+	behaviourAuthenticate     = "3ds"
+	// PathSandboxPay is where the sandbox serves its hosted payment page,
+	// the stand-in for Stripe's checkout.stripe.com.
+	PathSandboxPay = "/sandbox-pay/"
+	// sandboxSessionLifetime is how long a sandbox page may be paid, the
+	// default of Stripe's Checkout Sessions.
+	sandboxSessionLifetime = 24 * time.Hour
+)
+
+// Sandbox is the built-in payment provider: it takes no money and behaves
+// as Stripe does in test mode, hosted page included. Its page (served by the
+// server under PathSandboxPay, never a Glimpse action) takes the test card
+// numbers; paying there sends a signed checkout.session.completed event to
+// the same fulfilment code as Stripe's webhook (Service.PayOnSandbox). The
+// behaviour of a saved test card travels in its payment-method id, as
+// Stripe's test tokens (pm_card_visa, pm_card_chargeDeclined) carry theirs.
+// Any other number that passes the Luhn check behaves like 4242….
 type Sandbox struct {
-	db    *mongo.Database
-	clock engine.Clock
+	db     *mongo.Database
+	clock  engine.Clock
+	secret string // the webhook signing secret its events are signed with
 }
 
-// NewSandbox returns the sandbox provider; its charges are kept in db so an
-// idempotency key answers the same on every instance.
-func NewSandbox(db *mongo.Database, clock engine.Clock) *Sandbox {
-	return &Sandbox{db: db, clock: clock}
+// NewSandbox returns the sandbox provider; its sessions and charges are kept
+// in db so every instance answers alike. Its events are signed with
+// webhookSecret, which the service verifies as it does Stripe's.
+func NewSandbox(db *mongo.Database, clock engine.Clock, webhookSecret string) *Sandbox {
+	return &Sandbox{db: db, clock: clock, secret: webhookSecret}
 }
 
 // Name implements Provider.
 func (s *Sandbox) Name() string { return sandboxName }
 
-// SaveCard implements Provider.
-func (s *Sandbox) SaveCard(_ context.Context, _ string, card Card) (PaymentMethod, error) {
+// sandboxSession is one hosted page opened by StartSession.
+type sandboxSession struct {
+	ID          string        `bson:"_id"`
+	Key         string        `bson:"key"`
+	OrderID     string        `bson:"orderId"`
+	Mode        string        `bson:"mode"`
+	ChargeKey   string        `bson:"chargeKey,omitempty"`
+	Amount      Money         `bson:"amount"`
+	Description string        `bson:"description"`
+	Email       string        `bson:"email,omitempty"`
+	Brand       string        `bson:"brand"`
+	Saved       PaymentMethod `bson:"saved,omitempty"`
+	SuccessURL  string        `bson:"successUrl"`
+	CancelURL   string        `bson:"cancelUrl"`
+	// Status is open, complete or expired; PaymentStatus unpaid or paid.
+	Status        string `bson:"status"`
+	PaymentStatus string `bson:"paymentStatus"`
+	// Challenge is a card waiting for its 3-D Secure step.
+	Challenge     PaymentMethod `bson:"challenge,omitempty"`
+	Method        PaymentMethod `bson:"method,omitempty"`
+	PaymentIntent string        `bson:"paymentIntent,omitempty"`
+	CreatedAt     time.Time     `bson:"createdAt"`
+	ExpiresAt     time.Time     `bson:"expiresAt"`
+}
+
+// StartSession implements Provider: a page of the sandbox's own. The same
+// key gives the same page.
+func (s *Sandbox) StartSession(ctx context.Context, req SessionRequest) (Session, error) {
+	if req.Key == "" {
+		return Session{}, errors.New("sandbox session: no idempotency key")
+	}
+	now := s.clock.Now()
+	doc := sandboxSession{ID: "cs_sandbox_" + engine.HashToken("session:" + req.Key)[:24], Key: req.Key, OrderID: req.OrderID,
+		Mode: req.Mode, ChargeKey: req.ChargeKey, Amount: req.Amount, Description: req.Description, Email: req.Email,
+		Brand: req.Brand, Saved: req.Saved, SuccessURL: req.SuccessURL, CancelURL: req.CancelURL, Status: "open",
+		PaymentStatus: "unpaid", CreatedAt: now, ExpiresAt: now.Add(sandboxSessionLifetime)}
+	if _, err := s.db.Collection(sandboxSessionsCollection).InsertOne(ctx, doc); store.IsDuplicateKey(err) {
+		first, err := s.session(ctx, doc.ID)
+		if err != nil {
+			return Session{}, err
+		}
+		if first.OrderID != req.OrderID || first.Amount != req.Amount || first.Mode != req.Mode {
+			return Session{}, fmt.Errorf("sandbox session %s: %w", req.Key, ErrIdempotencyMismatch)
+		}
+	} else if err != nil {
+		return Session{}, fmt.Errorf("sandbox session: %w", err)
+	}
+	return Session{ID: doc.ID, URL: PathSandboxPay + doc.ID}, nil
+}
+
+// SessionResult implements Provider.
+func (s *Sandbox) SessionResult(ctx context.Context, sessionID string) (SessionResult, error) {
+	doc, err := s.session(ctx, sessionID)
+	if err != nil {
+		return SessionResult{}, err
+	}
+	return SessionResult{ID: doc.ID, OrderID: doc.OrderID, Mode: doc.Mode, Status: doc.Status,
+		PaymentStatus: doc.PaymentStatus, PaymentIntent: doc.PaymentIntent, Method: doc.Method}, nil
+}
+
+// ErrNoSession is a sandbox page that does not exist.
+var ErrNoSession = engine.Errorf(engine.CodeNotFound, "This payment page does not exist.")
+
+func (s *Sandbox) session(ctx context.Context, id string) (sandboxSession, error) {
+	var doc sandboxSession
+	err := s.db.Collection(sandboxSessionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return sandboxSession{}, ErrNoSession
+	}
+	if err != nil {
+		return sandboxSession{}, fmt.Errorf("sandbox session %s: %w", id, err)
+	}
+	if doc.Status == "open" && !s.clock.Now().Before(doc.ExpiresAt) {
+		doc.Status = "expired"
+	}
+	return doc, nil
+}
+
+// SandboxPage is what the sandbox's hosted page shows.
+type SandboxPage struct {
+	ID          string
+	Mode        string
+	Amount      Money
+	Description string
+	Brand       string
+	Email       string
+	// Saved is the buyer's saved card, offered to pay with (and
+	// authenticate), as Stripe's page offers a customer's saved card.
+	Saved PaymentMethod
+	// Step is "card" (type a card), "authenticate" (the bank's 3-D Secure
+	// step), "complete" or "expired".
+	Step       string
+	Challenge  PaymentMethod
+	SuccessURL string
+	CancelURL  string
+}
+
+// Page returns the sandbox page of a session.
+func (s *Sandbox) Page(ctx context.Context, sessionID string) (SandboxPage, error) {
+	doc, err := s.session(ctx, sessionID)
+	if err != nil {
+		return SandboxPage{}, err
+	}
+	p := SandboxPage{ID: doc.ID, Mode: doc.Mode, Amount: doc.Amount, Description: doc.Description, Brand: doc.Brand,
+		Email: doc.Email, Saved: doc.Saved, Step: "card", Challenge: doc.Challenge, SuccessURL: doc.SuccessURL,
+		CancelURL: doc.CancelURL}
+	switch {
+	case doc.Status == "complete":
+		p.Step = "complete"
+	case doc.Status == "expired":
+		p.Step = "expired"
+	case doc.Challenge.ID != "":
+		p.Step = "authenticate"
+	}
+	return p, nil
+}
+
+// SandboxEvent is an event the sandbox sends, as Stripe would: the body and
+// its Stripe-Signature header.
+type SandboxEvent struct {
+	Payload   []byte
+	Signature string
+}
+
+// sandboxPayment is what a step of the sandbox page did: the event to
+// deliver (none when nothing was completed now) and where the buyer goes.
+type sandboxPayment struct {
+	Event *SandboxEvent
+	Page  SandboxPage
+}
+
+// ErrAuthenticationFailed is a 3-D Secure step the buyer failed, in
+// Stripe's words.
+var ErrAuthenticationFailed = engine.Errorf(engine.CodeInvalid,
+	"We are unable to authenticate your payment method. Please choose a different payment method and try again.")
+
+// ErrSessionClosed is a sandbox page paid already or expired.
+var ErrSessionClosed = engine.Errorf(engine.CodeConflict, "This payment page is closed.")
+
+// pay takes a card typed on the page (or the saved one): a declined card
+// answers ErrCardDeclined and leaves the page open for another card, a card
+// that asks for 3-D Secure moves the page to its authentication step, and
+// any other completes the session.
+func (s *Sandbox) pay(ctx context.Context, sessionID string, card Card, useSaved bool) (sandboxPayment, error) {
+	doc, err := s.session(ctx, sessionID)
+	if err != nil {
+		return sandboxPayment{}, err
+	}
+	if doc.Status != "open" {
+		return s.closed(ctx, doc)
+	}
+	var pm PaymentMethod
+	if useSaved && doc.Saved.ID != "" {
+		pm = doc.Saved
+	} else {
+		if pm, err = s.saveCard(card); err != nil {
+			return sandboxPayment{}, err
+		}
+		if doc.Saved.Customer != "" {
+			pm.Customer = doc.Saved.Customer
+		}
+	}
+	switch behaviourOf(pm.ID) {
+	case behaviourDeclined:
+		return sandboxPayment{}, ErrCardDeclined
+	case behaviourAuthenticate:
+		// The bank asks for 3-D Secure, whether the card pays now or is
+		// only saved (Stripe's 4000 0027 6000 3184 does both).
+		if _, err := s.db.Collection(sandboxSessionsCollection).UpdateOne(ctx, bson.M{"_id": doc.ID, "status": "open"},
+			bson.M{"$set": bson.M{"challenge": pm}}); err != nil {
+			return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
+		}
+		page, err := s.Page(ctx, sessionID)
+		return sandboxPayment{Page: page}, err
+	}
+	return s.complete(ctx, doc, pm)
+}
+
+// authenticate ends a 3-D Secure step: passed, the payment completes with
+// the card that asked for it; failed, the page asks for a card again.
+func (s *Sandbox) authenticate(ctx context.Context, sessionID string, passed bool) (sandboxPayment, error) {
+	doc, err := s.session(ctx, sessionID)
+	if err != nil {
+		return sandboxPayment{}, err
+	}
+	if doc.Status != "open" || doc.Challenge.ID == "" {
+		return s.closed(ctx, doc)
+	}
+	if !passed {
+		if _, err := s.db.Collection(sandboxSessionsCollection).UpdateOne(ctx, bson.M{"_id": doc.ID},
+			bson.M{"$unset": bson.M{"challenge": ""}}); err != nil {
+			return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
+		}
+		return sandboxPayment{}, ErrAuthenticationFailed
+	}
+	return s.complete(ctx, doc, doc.Challenge)
+}
+
+// complete pays a session once: the first caller (a unique insert) marks it
+// paid and makes its checkout.session.completed event; a repeat (a double
+// click, a second tab) only gets the page.
+func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMethod) (sandboxPayment, error) {
+	now := s.clock.Now()
+	pi := ""
+	if doc.Mode == SessionPayment {
+		pi = "pi_sandbox_" + engine.HashToken("pi:" + doc.ID)[:24]
+	}
+	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, Charge{ID: "session:" + doc.ID, Key: doc.ChargeKey,
+		Provider: sandboxName, Reference: pi, Amount: doc.Amount, Method: pm.ID, Status: "succeeded", CreatedAt: now})
+	if store.IsDuplicateKey(err) {
+		again, err := s.session(ctx, doc.ID)
+		if err != nil {
+			return sandboxPayment{}, err
+		}
+		return s.closed(ctx, again)
+	}
+	if err != nil {
+		return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
+	}
+	paymentStatus := "paid"
+	if doc.Mode == SessionSetup {
+		paymentStatus = "no_payment_required"
+	}
+	if _, err := s.db.Collection(sandboxSessionsCollection).UpdateOne(ctx, bson.M{"_id": doc.ID}, bson.M{
+		"$set":   bson.M{"status": "complete", "paymentStatus": paymentStatus, "method": pm, "paymentIntent": pi},
+		"$unset": bson.M{"challenge": ""},
+	}); err != nil {
+		return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
+	}
+	doc.Status, doc.PaymentStatus, doc.PaymentIntent = "complete", paymentStatus, pi
+	return s.closed(ctx, doc)
+}
+
+// closed answers a step on a page no longer open. A paid page sends its
+// checkout.session.completed event again, as Stripe redelivers one: if the
+// first delivery failed, this one fulfils, and if it did not, the event
+// changes nothing.
+func (s *Sandbox) closed(ctx context.Context, doc sandboxSession) (sandboxPayment, error) {
+	page, err := s.Page(ctx, doc.ID)
+	if err != nil || doc.Status != "complete" {
+		return sandboxPayment{Page: page}, err
+	}
+	ev, err := s.Event(string(stripe.EventTypeCheckoutSessionCompleted), map[string]any{
+		"id": doc.ID, "object": "checkout.session", "client_reference_id": doc.OrderID, "mode": doc.Mode,
+		"status": "complete", "payment_status": doc.PaymentStatus, "payment_intent": nilIfEmpty(doc.PaymentIntent),
+		"metadata": map[string]string{StripeOrderKey: doc.OrderID},
+	})
+	if err != nil {
+		return sandboxPayment{}, err
+	}
+	return sandboxPayment{Event: &ev, Page: page}, nil
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Event makes a signed event about object, as Stripe sends one: its
+// Stripe-Signature is HMAC-SHA256 over "<unix time>.<body>" with the webhook
+// secret (https://docs.stripe.com/webhooks#verify-manually).
+func (s *Sandbox) Event(eventType string, object map[string]any) (SandboxEvent, error) {
+	now := s.clock.Now()
+	body, err := json.Marshal(map[string]any{
+		"id": "evt_sandbox_" + engine.NewID(), "object": "event", "api_version": stripe.APIVersion,
+		"created": now.Unix(), "type": eventType, "livemode": false, "pending_webhooks": 1,
+		"data": map[string]any{"object": object},
+	})
+	if err != nil {
+		return SandboxEvent{}, fmt.Errorf("sandbox event: %w", err)
+	}
+	sig := webhook.ComputeSignature(now, body, s.secret)
+	return SandboxEvent{Payload: body, Signature: fmt.Sprintf("t=%d,v1=%s", now.Unix(), hex.EncodeToString(sig))}, nil
+}
+
+// saveCard checks a typed card as the provider's page does and turns it
+// into a test token carrying its behaviour.
+func (s *Sandbox) saveCard(card Card) (PaymentMethod, error) {
 	digits, err := checkCard(card, s.clock.Now())
 	if err != nil {
 		return PaymentMethod{}, err
@@ -58,11 +360,14 @@ func (s *Sandbox) SaveCard(_ context.Context, _ string, card Card) (PaymentMetho
 	case TestCardDeclined:
 		behaviour = behaviourDeclined
 	case TestCardFailsOnRenewal:
-		behaviour = behaviourFailsWhenOffSessn
+		behaviour = behaviourFailsLater
+	case TestCardAuthenticate:
+		behaviour = behaviourAuthenticate
 	}
 	return PaymentMethod{
 		Provider: sandboxName,
 		ID:       "pm_sandbox_" + behaviour + "_" + engine.NewID(),
+		Customer: "cus_sandbox_" + engine.NewID(),
 		Brand:    CardBrand(digits),
 		Last4:    digits[len(digits)-4:],
 	}, nil
@@ -74,16 +379,7 @@ func (s *Sandbox) Charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	if req.Key == "" {
 		return Charge{}, errors.New("sandbox charge: no idempotency key")
 	}
-	ch := Charge{ID: req.Key, Key: req.Key, Provider: sandboxName, Reference: "ch_sandbox_" + engine.NewID(),
-		Amount: req.Amount, Method: req.Method.ID, Status: "succeeded", CreatedAt: s.clock.Now()}
-	switch behaviourOf(req.Method.ID) {
-	case behaviourDeclined:
-		ch.Status, ch.Failure = "failed", "card_declined"
-	case behaviourFailsWhenOffSessn:
-		if req.OffSession {
-			ch.Status, ch.Failure = "failed", "card_declined"
-		}
-	}
+	ch := s.newCharge(req)
 	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, ch)
 	if store.IsDuplicateKey(err) {
 		var first Charge
@@ -92,8 +388,8 @@ func (s *Sandbox) Charge(ctx context.Context, req ChargeRequest) (Charge, error)
 		}
 		// As Stripe does: a key reused with other parameters is an error,
 		// never the first request's answer for a different charge. The
-		// card is compared by what it does (each SaveCard makes a new
-		// token for the same card, as Stripe's test tokens are per call).
+		// card is compared by what it does (each saved card has its own
+		// token, as Stripe's test tokens are per call).
 		if first.Amount != req.Amount || behaviourOf(first.Method) != behaviourOf(req.Method.ID) {
 			return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, ErrIdempotencyMismatch)
 		}
@@ -101,10 +397,13 @@ func (s *Sandbox) Charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	} else if err != nil {
 		return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, err)
 	}
-	if ch.Status != "succeeded" {
-		return ch, ErrCardDeclined
+	switch {
+	case ch.Status == "succeeded":
+		return ch, nil
+	case strings.HasSuffix(ch.Failure, "authentication_required"):
+		return ch, ErrAuthenticationRequired
 	}
-	return ch, nil
+	return ch, ErrCardDeclined
 }
 
 func behaviourOf(methodID string) string {

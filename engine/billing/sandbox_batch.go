@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -56,7 +57,11 @@ func (s *Sandbox) ChargeMany(ctx context.Context, reqs []ChargeRequest) ([]Charg
 		}
 	}
 	for _, i := range at {
-		if errs[i] == nil && charges[i].Status != "succeeded" {
+		switch {
+		case errs[i] != nil || charges[i].Status == "succeeded":
+		case strings.HasSuffix(charges[i].Failure, "authentication_required"):
+			errs[i] = ErrAuthenticationRequired
+		default:
 			errs[i] = ErrCardDeclined
 		}
 	}
@@ -66,15 +71,13 @@ func (s *Sandbox) ChargeMany(ctx context.Context, reqs []ChargeRequest) ([]Charg
 // newCharge is the charge the sandbox makes for req: its card's behaviour
 // decides whether it succeeds.
 func (s *Sandbox) newCharge(req ChargeRequest) Charge {
-	ch := Charge{ID: req.Key, Key: req.Key, Provider: sandboxName, Reference: "ch_sandbox_" + engine.NewID(),
+	ch := Charge{ID: req.Key, Key: req.Key, Provider: sandboxName, Reference: "pi_sandbox_" + engine.NewID(),
 		Amount: req.Amount, Method: req.Method.ID, Status: "succeeded", CreatedAt: s.clock.Now()}
 	switch behaviourOf(req.Method.ID) {
-	case behaviourDeclined:
+	case behaviourDeclined, behaviourFailsLater:
 		ch.Status, ch.Failure = "failed", "card_declined"
-	case behaviourFailsWhenOffSessn:
-		if req.OffSession {
-			ch.Status, ch.Failure = "failed", "card_declined"
-		}
+	case behaviourAuthenticate:
+		ch.Status, ch.Failure = "failed", "card_declined:authentication_required"
 	}
 	return ch
 }

@@ -37,6 +37,8 @@ func Collections() map[string][]mongo.IndexModel {
 		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
 		chargesCollection:            nil,
 		sandboxCollection:            nil,
+		sandboxSessionsCollection:    nil,
+		ordersCollection:             nil,
 		cancelLinksCollection:        nil,
 	}
 }
@@ -55,10 +57,14 @@ type Notice struct {
 const (
 	NoticePurchase      = "purchase"       // Data: subscription, plan, price
 	NoticePaymentFailed = "payment_failed" // Data: plan, retryDate
-	NoticeCanceled      = "canceled"       // Data: plan, endDate
-	NoticeReceipt       = "receipt"        // Data: item, price, date; family for an add-on (its name is the brand's copy)
-	NoticeCancelLink    = "cancel_link"    // Data: token, email
-	NoticeProfileReport = "profile_report" // Data: user, email: the bought report is to be made and mailed
+	// NoticeConfirmPayment is a renewal the bank refused until the
+	// subscriber authenticates it. Data: plan, price, retryDate, token (the
+	// link's secret: /checkout/confirm?token=…).
+	NoticeConfirmPayment = "confirm_payment"
+	NoticeCanceled       = "canceled"       // Data: plan, endDate
+	NoticeReceipt        = "receipt"        // Data: item, price, date; family for an add-on (its name is the brand's copy)
+	NoticeCancelLink     = "cancel_link"    // Data: token, email
+	NoticeProfileReport  = "profile_report" // Data: user, email: the bought report is to be made and mailed
 )
 
 // Service sells plans and keeps subscriptions.
@@ -82,6 +88,8 @@ type Service struct {
 	renewal renewalTuning
 	// metrics counts business events; nil counts nothing (SetMetrics).
 	metrics *metrics.Business
+	// webhookSecret verifies events (ReceiveStripeWebhook).
+	webhookSecret string
 }
 
 // Options are the Service's collaborators beyond the database.
@@ -91,6 +99,9 @@ type Options struct {
 	Logger    *slog.Logger
 	Notify    func(ctx context.Context, n Notice) error
 	Changed   func(userID string)
+	// WebhookSecret verifies the provider's events (Stripe's whsec_…;
+	// the sandbox signs its own with it). Empty refuses every event.
+	WebhookSecret string
 }
 
 // DefaultRetries retries a failed renewal 1, 3 and 5 days after the period
@@ -106,7 +117,8 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider)}
+		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
+		webhookSecret: o.WebhookSecret}
 }
 
 // Catalogue returns the plans on sale.
@@ -117,104 +129,6 @@ func (s *Service) Provider() Provider { return s.provider }
 
 // ErrNoSubscription is an unknown subscription id.
 var ErrNoSubscription = engine.Errorf(engine.CodeNotFound, "No subscription")
-
-// CheckoutRequest is a visitor buying a main plan.
-type CheckoutRequest struct {
-	Brand    string // brand key
-	Bundle   string // the brand's bundle
-	PlanCode string
-	Email    string
-	Card     Card
-	// Key is the checkout's idempotency key (one per checkout page view):
-	// the same key never charges twice and returns the same subscription.
-	Key string
-	// Client is who is buying (the client's address): each may try
-	// CheckoutsPerHour checkouts an hour. Empty counts nothing (a caller
-	// that is not a visitor's request).
-	Client string
-}
-
-// CheckoutsPerHour is how many checkouts a client may try in an hour: card
-// testing is done with many tries.
-const CheckoutsPerHour = 20
-
-// ErrTooManyAttempts is a limited action asked for too often.
-var ErrTooManyAttempts = engine.Errorf(engine.CodeRateLimited, "Too many attempts. Please try again later.")
-
-// Checkout charges the first period and creates the subscription. A declined
-// card creates nothing.
-func (s *Service) Checkout(ctx context.Context, req CheckoutRequest) (Subscription, error) {
-	plan, err := s.catalogue.Plan(req.PlanCode)
-	if err != nil {
-		return Subscription{}, err
-	}
-	if plan.Kind != KindMain || plan.Sale || plan.Brand != req.Brand {
-		return Subscription{}, ErrUnknownPlan
-	}
-	if req.Key == "" || len(req.Key) > 128 {
-		return Subscription{}, engine.Errorf(engine.CodeInvalid, "The checkout could not be read. Please reload the page.")
-	}
-	if req.Client != "" {
-		ok, err := s.TakeAttempt(ctx, "checkout:"+req.Client, CheckoutsPerHour, time.Hour)
-		if err != nil {
-			return Subscription{}, err
-		}
-		if !ok {
-			return Subscription{}, ErrTooManyAttempts
-		}
-	}
-	email := normaliseEmail(req.Email)
-	keyHash := engine.HashToken("checkout:" + req.Key)
-	subID := "sub_" + keyHash[:24]
-	if existing, err := s.Subscription(ctx, subID); err == nil {
-		if existing.PlanCode != plan.Code || existing.Email != email {
-			return Subscription{}, ErrKeyReused
-		}
-		return existing, nil // the same checkout submitted again
-	}
-	// The key is bound to what it buys: the first caller's plan and email
-	// (a unique insert, so one of any concurrent callers), and a caller
-	// asking for something else with it is refused.
-	if err := s.bindKey(ctx, "checkout-key:"+keyHash, plan.Code+"|"+email); err != nil {
-		return Subscription{}, err
-	}
-	pm, err := s.provider.SaveCard(ctx, email, req.Card)
-	if err != nil {
-		return Subscription{}, err
-	}
-	// Each attempt after a declined one is a charge of its own (the buyer
-	// corrected the card on the same page); a repeat of one attempt is the
-	// same charge.
-	chargeKey, failed, err := s.attemptKey(ctx, "checkout:"+req.Key, "checkout-failed:"+keyHash)
-	if err != nil {
-		return Subscription{}, err
-	}
-	now := s.clock.Now()
-	if _, err := s.charge(ctx, ChargeRequest{Key: chargeKey, Method: pm, Amount: plan.Price,
-		Description: plan.Code, SubscriptionID: subID}); err != nil {
-		failed(err)
-		return Subscription{}, err
-	}
-	end := plan.Period.After(now)
-	sub := Subscription{ID: subID, Email: email, Emails: []string{email}, Bundle: req.Bundle, Brand: req.Brand,
-		PlanCode: plan.Code, Status: StatusActive, MainPlan: true, Price: plan.Price, Provider: s.provider.Name(),
-		StartedAt: now, CurrentPeriodStart: now, CurrentPeriodEnd: end, DueAt: end, PaymentMethod: pm}
-	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); store.IsDuplicateKey(err) {
-		// A concurrent repeat of this checkout stored it first: its
-		// subscription is the one, whatever this caller built.
-		return s.Subscription(ctx, subID)
-	} else if err != nil {
-		return Subscription{}, fmt.Errorf("checkout: create subscription: %w", err)
-	}
-	if err := s.indexEmail(ctx, email, sub.ID); err != nil {
-		return Subscription{}, err
-	}
-	s.record(ctx, sub.ID, "created", Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
-		Detail: plan.Price.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
-	s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: email, Brand: req.Brand, Kind: NoticePurchase,
-		Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": plan.Price.String()}})
-	return sub, nil
-}
 
 // charge asks the provider and keeps the answer in the charges ledger under
 // the request's key.
@@ -231,10 +145,8 @@ func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	if ch.Status != "" {
 		if _, werr := s.db.Collection(chargesCollection).InsertOne(ctx, ch); werr != nil && !store.IsDuplicateKey(werr) {
 			s.logger.Error("record charge", "key", req.Key, "error", werr)
-		} else if ch.Reference != "" {
-			if werr := file(ctx, s.db, filedReference, ch.Reference, ch.ID); werr != nil {
-				s.logger.Error("file charge reference", "key", req.Key, "error", werr)
-			}
+		} else if werr := s.catchUpCharge(ctx, ch.ID, ch.Reference); werr != nil {
+			s.logger.Error("file a charge and apply its early events", "key", req.Key, "error", werr)
 		}
 	}
 	if err != nil {
@@ -380,12 +292,11 @@ type PurchaseRequest struct {
 	Email  string
 	Main   Subscription
 	Family string // FamilyPDFCourse, FamilyProfileReport or FamilyReelsPlaybook
+	// Origin is the brand's origin (config.BrandOrigin): where the
+	// provider's page sends the buyer back when their bank asks them to
+	// authenticate the payment.
+	Origin string
 }
-
-// ErrKeyReused is a checkout key used before to buy something else (another
-// plan, another address): the page is stale, and buying again needs a new
-// one.
-var ErrKeyReused = engine.Errorf(engine.CodeConflict, "This checkout was used for another purchase. Please reload the page.")
 
 // bindKey binds an idempotency key (claimID) to what it buys (what): the
 // first caller binds it, and a caller with the same key and anything else
@@ -427,7 +338,7 @@ func (s *Service) attemptKey(ctx context.Context, base, failures string) (key st
 		key += "#" + strconv.Itoa(n)
 	}
 	return key, func(chargeErr error) {
-		if !errors.Is(chargeErr, ErrCardDeclined) {
+		if !errors.Is(chargeErr, ErrCardDeclined) && !errors.Is(chargeErr, ErrAuthenticationRequired) {
 			return
 		}
 		if _, err := s.claims.TakeSlot(ctx, failures, maxAttempts, s.clock.Now().Add(keyLifetime)); err != nil {
@@ -450,27 +361,39 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if err != nil || plan.Kind != KindAddOn {
 		return Subscription{}, ErrUnknownPlan
 	}
-	subID := "add_" + engine.HashToken("purchase:" + req.UserID + ":" + plan.Code)[:24]
-	if existing, err := s.Subscription(ctx, subID); err == nil {
-		return existing, ErrAlreadyOwned
+	subID, base, failures, err := s.addOnPurchase(ctx, req.UserID, plan.Code)
+	if errors.Is(err, ErrAlreadyOwned) {
+		// A second tap: the caller is shown what the first one bought.
+		owned, rerr := s.Subscription(ctx, subID)
+		if rerr != nil {
+			return Subscription{}, errors.Join(err, rerr)
+		}
+		return owned, err
+	}
+	if err != nil {
+		return Subscription{}, err
 	}
 	// A declined purchase does not block the add-on: the next attempt (a
 	// new card, or the same one again) is a charge of its own.
-	chargeKey, failed, err := s.attemptKey(ctx, "purchase:"+req.UserID+":"+plan.Code,
-		"purchase-failed:"+engine.HashToken(req.UserID+":"+plan.Code))
+	chargeKey, failed, err := s.attemptKey(ctx, base, failures)
 	if err != nil {
 		return Subscription{}, err
 	}
 	ch, err := s.charge(ctx, ChargeRequest{Key: chargeKey, SubscriptionID: subID,
-		Method: req.Main.PaymentMethod, Amount: plan.Price, Description: plan.Code, OffSession: true})
+		Method: req.Main.PaymentMethod, Amount: plan.Price, Description: plan.Code})
+	if errors.Is(err, ErrAuthenticationRequired) {
+		// The bank wants the buyer: they authenticate and pay on the
+		// provider's page, and the add-on is made from its event.
+		failed(err)
+		return Subscription{}, s.authenticateAddOn(ctx, req, plan, subID, chargeKey)
+	}
 	if err != nil {
 		failed(err)
 		return Subscription{}, err
 	}
-	now := s.clock.Now()
 	sub := Subscription{ID: subID, UserID: req.UserID, Email: req.Email, Emails: []string{req.Email},
 		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
-		Price: plan.Price, Provider: s.provider.Name(), StartedAt: now, PaymentMethod: req.Main.PaymentMethod,
+		Price: plan.Price, Provider: s.provider.Name(), StartedAt: s.clock.Now(), PaymentMethod: req.Main.PaymentMethod,
 		MainSubscriptionID: req.Main.ID}
 	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
@@ -478,16 +401,22 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
 	}
-	s.record(ctx, sub.ID, "created", Change{By: "user:" + req.UserID, Kind: ChangeCreated, To: plan.Code,
-		Detail: plan.Price.String() + " charge " + ch.Reference})
-	s.send(ctx, Notice{Key: "receipt:" + sub.ID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeReceipt,
-		Data: map[string]string{"item": Describe(plan.Code).Name, "family": req.Family, "price": plan.Price.String(), "date": brand.Date(now)}})
-	if req.Family == FamilyProfileReport {
-		s.send(ctx, Notice{Key: "profile-report:" + req.UserID, To: req.Email, Brand: req.Main.Brand, Kind: NoticeProfileReport,
-			Data: map[string]string{"user": req.UserID, "email": req.Email}})
-	}
-	s.touched(req.UserID)
+	s.addOnBought(ctx, sub, req.Family, ch, chargeKey)
 	return sub, nil
+}
+
+// addOnBought records an add-on just paid for and sends its mails.
+func (s *Service) addOnBought(ctx context.Context, sub Subscription, family string, ch Charge, chargeKey string) {
+	s.record(ctx, sub.ID, "created", Change{By: "user:" + sub.UserID, Kind: ChangeCreated, To: sub.PlanCode,
+		Detail: sub.Price.String() + " charge " + ch.Reference})
+	s.receiptFor(ctx, ch, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: sub.Email,
+		Brand: sub.Brand, Kind: ReceiptAddOn, PlanCode: sub.PlanCode, Amount: sub.Price,
+		CardBrand: sub.PaymentMethod.Brand, CardLast4: sub.PaymentMethod.Last4, PaidAt: s.clock.Now()})
+	if family == FamilyProfileReport {
+		s.send(ctx, Notice{Key: "profile-report:" + sub.UserID, To: sub.Email, Brand: sub.Brand, Kind: NoticeProfileReport,
+			Data: map[string]string{"user": sub.UserID, "email": sub.Email}})
+	}
+	s.touched(sub.UserID)
 }
 
 // Cancel stops a main plan from renewing: it stays canceled-but-authorised
@@ -588,30 +517,6 @@ func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window
 		return false, fmt.Errorf("count attempt %s: %w", key, err)
 	}
 	return ok, nil
-}
-
-// UpdateCard replaces a main plan's payment method. A renewal that failed
-// is tried again at once, with the new card.
-func (s *Service) UpdateCard(ctx context.Context, subscriptionID string, card Card, by string) (Subscription, error) {
-	sub, err := s.Subscription(ctx, subscriptionID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	pm, err := s.provider.SaveCard(ctx, sub.Email, card)
-	if err != nil {
-		return Subscription{}, err
-	}
-	set := bson.M{"paymentMethod": pm}
-	if sub.FailedAttempts > 0 && sub.Status == StatusActive {
-		set["dueAt"] = s.clock.Now()
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
-		return Subscription{}, fmt.Errorf("update card of %s: %w", sub.ID, err)
-	}
-	sub.PaymentMethod = pm
-	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: brand.CardLabel(pm.Brand, pm.Last4)})
-	s.touched(sub.UserID)
-	return sub, nil
 }
 
 // History returns a subscription's changes, oldest first: the lines filed

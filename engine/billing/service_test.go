@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,8 +53,35 @@ func newFixture(t *testing.T) fixture {
 	st := storetest.Open(t)
 	clock := engine.NewManualClock(start)
 	log := &noticeLog{}
-	svc := NewService(st.DB(), clock, Options{Provider: NewSandbox(st.DB(), clock), Notify: log.add})
+	svc := NewService(st.DB(), clock, Options{Provider: NewSandbox(st.DB(), clock, testWebhookSecret), Notify: log.add,
+		WebhookSecret: testWebhookSecret})
 	return fixture{svc: svc, clock: clock, notices: log}
+}
+
+// testWebhookSecret signs the sandbox's events in these tests.
+const testWebhookSecret = "whsec_test_secret"
+
+// start opens the hosted page of a plan checkout.
+func (f fixture) start(t *testing.T, family, key string) CheckoutStart {
+	t.Helper()
+	plan, err := f.svc.Catalogue().Find("default", family)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.svc.StartCheckout(context.Background(), CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: plan.Code, Email: "Ann@Example.com ", Key: key, Origin: "https://glimpse.example"})
+	if err != nil {
+		t.Fatalf("checkout: %v", err)
+	}
+	return st
+}
+
+// sessionOf is the sandbox session id of a hosted page's URL.
+func sessionOf(st CheckoutStart) string { return strings.TrimPrefix(st.URL, PathSandboxPay) }
+
+// pay types a card on the sandbox's page.
+func (f fixture) pay(st CheckoutStart, number string) (SandboxPage, error) {
+	return f.svc.PayOnSandbox(context.Background(), SandboxPayRequest{Session: sessionOf(st), Step: "card", Card: card(number)})
 }
 
 func card(number string) Card { return Card{Number: number, ExpMonth: 12, ExpYear: 2030, CVC: "123"} }
@@ -64,10 +92,17 @@ func (f fixture) buy(t *testing.T, family, number, key string) Subscription {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := f.svc.Checkout(context.Background(), CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
-		PlanCode: plan.Code, Email: "Ann@Example.com ", Card: card(number), Key: key})
+	st := f.start(t, plan.Family, key)
+	if _, err := f.pay(st, number); err != nil {
+		t.Fatalf("pay: %v", err)
+	}
+	order, err := f.svc.Order(context.Background(), st.OrderID)
 	if err != nil {
-		t.Fatalf("checkout: %v", err)
+		t.Fatal(err)
+	}
+	sub, err := f.svc.Subscription(context.Background(), order.SubscriptionID)
+	if err != nil {
+		t.Fatalf("the paid checkout made no subscription: %v", err)
 	}
 	return sub
 }
@@ -146,21 +181,22 @@ func TestCheckoutDeclinedCreatesNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	_, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial",
-		Email: "ann@example.com", Card: card(TestCardDeclined), Key: "k1"})
-	if !errors.Is(err, ErrCardDeclined) {
+	st := f.start(t, FamilyWeekly, "k1")
+	if _, err := f.pay(st, TestCardDeclined); !errors.Is(err, ErrCardDeclined) {
 		t.Fatalf("declined card: %v", err)
+	}
+	if _, err := f.pay(st, "4242424242424241"); !errors.Is(err, ErrCardInvalid) {
+		t.Fatalf("a number failing the Luhn check: %v", err)
 	}
 	subs, err := f.svc.SubscriptionsByEmail(ctx, "ann@example.com")
 	if err != nil || len(subs) != 0 {
 		t.Fatalf("a declined checkout left %d subscriptions (%v)", len(subs), err)
 	}
-	if _, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial",
-		Email: "ann@example.com", Card: card("4242424242424241"), Key: "k2"}); !errors.Is(err, ErrCardInvalid) {
-		t.Fatalf("a number failing the Luhn check: %v", err)
+	if o, _ := f.svc.Order(ctx, st.OrderID); o.Status != OrderPending {
+		t.Fatalf("order after declines: %s", o.Status)
 	}
-	if _, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "_x_weekly_trial",
-		Email: "ann@example.com", Card: card(TestCardSucceeds), Key: "k3"}); !errors.Is(err, ErrUnknownPlan) {
+	if _, err := f.svc.StartCheckout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "_x_weekly_trial",
+		Email: "ann@example.com", Key: "k3"}); !errors.Is(err, ErrUnknownPlan) {
 		t.Fatalf("another brand's plan: %v", err)
 	}
 }
@@ -390,7 +426,7 @@ func TestTwoWorkersRenewOnce(t *testing.T) {
 		f.buy(t, FamilyWeekly, TestCardSucceeds, "k"+string(rune('A'+i)))
 	}
 	f.clock.Advance(8 * 24 * time.Hour)
-	other := NewService(f.svc.db, f.clock, Options{Provider: NewSandbox(f.svc.db, f.clock)})
+	other := NewService(f.svc.db, f.clock, Options{Provider: NewSandbox(f.svc.db, f.clock, testWebhookSecret)})
 	var wg sync.WaitGroup
 	for _, w := range []*Service{f.svc, other, f.svc, other} {
 		wg.Add(1)
@@ -468,10 +504,14 @@ func TestCheckoutKeyIsBoundToWhatItBuys(t *testing.T) {
 		key := "pair-" + strconv.Itoa(pair)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
+		starts := make([]CheckoutStart, 2)
 		for i, plan := range []PlanSpec{weekly, threeMonth} {
 			wg.Go(func() {
-				_, errs[i] = f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: plan.Code,
-					Email: "pair" + strconv.Itoa(pair) + "@example.com", Card: card(TestCardSucceeds), Key: key})
+				starts[i], errs[i] = f.svc.StartCheckout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+					PlanCode: plan.Code, Email: "pair" + strconv.Itoa(pair) + "@example.com", Key: key})
+				if errs[i] == nil {
+					_, errs[i] = f.pay(starts[i], TestCardSucceeds)
+				}
 			})
 		}
 		wg.Wait()
@@ -501,28 +541,30 @@ func TestCheckoutKeyIsBoundToWhatItBuys(t *testing.T) {
 	}
 }
 
-// A buyer whose card was declined corrects it on the same page: the new
-// card is a new attempt and pays (it was declined again until a reload).
+// A buyer whose card was declined corrects it on the same page and pays;
+// paying the page again (a double click, a second tab) buys nothing more.
 func TestCheckoutAfterADeclineOnTheSamePage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	req := CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: "glimpse_weekly_trial",
-		Email: "ann@example.com", Card: card(TestCardDeclined), Key: "one-page"}
-	if _, err := f.svc.Checkout(ctx, req); !errors.Is(err, ErrCardDeclined) {
+	st := f.start(t, FamilyWeekly, "one-page")
+	if _, err := f.pay(st, TestCardDeclined); !errors.Is(err, ErrCardDeclined) {
 		t.Fatalf("declined card: %v", err)
 	}
-	req.Card = card(TestCardSucceeds)
-	sub, err := f.svc.Checkout(ctx, req)
-	if err != nil {
-		t.Fatalf("the corrected card: %v", err)
+	page, err := f.pay(st, TestCardSucceeds)
+	if err != nil || page.Step != "complete" || page.SuccessURL != "https://glimpse.example/checkout/done?order="+st.OrderID {
+		t.Fatalf("the corrected card: %+v %v", page, err)
 	}
-	if sub.PaymentMethod.Last4 != "4242" || f.chargeCount(t) != 1 {
-		t.Fatalf("subscription %+v, %d charges", sub, f.chargeCount(t))
+	order, _ := f.svc.Order(ctx, st.OrderID)
+	sub, err := f.svc.Subscription(ctx, order.SubscriptionID)
+	if err != nil || order.Status != OrderPaid || sub.PaymentMethod.Last4 != "4242" || f.chargeCount(t) != 1 {
+		t.Fatalf("order %s, subscription %+v (%v), %d charges", order.Status, sub, err, f.chargeCount(t))
 	}
-	// The page submitted again is the same purchase.
-	if again, err := f.svc.Checkout(ctx, req); err != nil || again.ID != sub.ID || f.chargeCount(t) != 1 {
-		t.Fatalf("again: %v %v, %d charges", again.ID, err, f.chargeCount(t))
+	if _, err := f.pay(st, TestCardSucceeds); err != nil || f.chargeCount(t) != 1 {
+		t.Fatalf("again: %v, %d charges", err, f.chargeCount(t))
+	}
+	if again := f.start(t, FamilyWeekly, "one-page"); again.URL != st.URL || again.OrderID != st.OrderID {
+		t.Fatalf("the same page opened %v, then %v", st, again)
 	}
 }
 
@@ -541,7 +583,11 @@ func TestPurchaseAfterADeclineIsANewAttempt(t *testing.T) {
 	if _, err := f.svc.Purchase(ctx, req); !errors.Is(err, ErrCardDeclined) {
 		t.Fatalf("off-session on the failing card: %v", err)
 	}
-	if _, err := f.svc.UpdateCard(ctx, main.ID, card(TestCardSucceeds), "user:u1"); err != nil {
+	st, err := f.svc.StartCardUpdate(ctx, CardUpdateRequest{SubscriptionID: main.ID, UserID: "u1", Origin: "https://glimpse.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pay(st, TestCardSucceeds); err != nil {
 		t.Fatal(err)
 	}
 	req.Main, _ = f.svc.Subscription(ctx, main.ID)

@@ -19,6 +19,11 @@ import (
 // about the payment find the charge by it (docs/stripe.md §7).
 const StripeMetadataKey = "glimpse_key"
 
+// StripeOrderKey names the metadata entry that carries our order id on a
+// Checkout Session and its PaymentIntent or SetupIntent (also the session's
+// client_reference_id).
+const StripeOrderKey = "glimpse_order"
+
 const stripeName = "stripe"
 
 // stripeTimeout bounds one call to Stripe's API.
@@ -42,8 +47,9 @@ type StripeConfig struct {
 
 // Stripe is the Provider backed by Stripe's payments API. Our own renewal job
 // decides when to charge (renew.go), so Stripe serves as the processor only:
-// a Customer per buyer, a saved card PaymentMethod attached to it, and one
-// PaymentIntent per charge, confirmed at once (off-session for renewals),
+// a Checkout Session per first payment or card change (StartSession), which
+// saves the card on a Customer, and one
+// PaymentIntent per later charge, confirmed at once off-session,
 // with our idempotency key as the Idempotency-Key header
 // (https://docs.stripe.com/payments/payment-intents,
 // https://docs.stripe.com/api/idempotent_requests). Stripe Billing
@@ -84,52 +90,107 @@ func NewStripe(cfg StripeConfig) (*Stripe, error) {
 // Name implements Provider.
 func (s *Stripe) Name() string { return stripeName }
 
-// SaveCard implements Provider: it creates a Customer for the email, a card
-// PaymentMethod, and attaches the one to the other so that later charges
-// (renewals, add-ons) may use it without the buyer present.
+// StartSession implements Provider with a Checkout Session on Stripe's
+// hosted page (https://docs.stripe.com/api/checkout/sessions/create): the
+// card is typed there, so our server never sees its number and the
+// integration stays in PCI DSS's lightest scope (SAQ A, docs/stripe.md §8).
 //
-// Sending the raw card number to Stripe from our server, as done here, is
-// only for test mode and the sandbox-like checkout form. In live mode the
-// card is typed into Stripe Elements in the browser, which creates the
-// PaymentMethod on Stripe's side and gives the page only its pm_… id
-// (https://docs.stripe.com/payments/payment-element); the checkout would post
-// that id instead of a number, and SaveCard would skip the create step and
-// only attach it. Our servers then never see a card number.
-func (s *Stripe) SaveCard(ctx context.Context, email string, card Card) (PaymentMethod, error) {
-	if _, err := checkCard(card, s.clock.Now()); err != nil {
-		return PaymentMethod{}, err
+// A payment session takes one price_data line in payment mode, not a
+// subscription-mode Price: our renewal job charges the saved card each period
+// (renew.go), and a Stripe subscription would charge it a second time. The
+// card is saved for those charges (setup_future_usage=off_session) on a
+// Customer made for the buyer or the one already theirs. A setup session
+// only saves a card (a card update).
+func (s *Stripe) StartSession(ctx context.Context, req SessionRequest) (Session, error) {
+	if req.Key == "" || len(req.Key) > 255 {
+		return Session{}, errors.New("stripe session: an idempotency key of 1 to 255 characters is required")
 	}
-	// One Customer per card saved. Finding an existing Customer by email
-	// would need the search API, which stripe-mock does not serve offline
-	// and which is only eventually consistent; the Customer id is kept in
-	// the PaymentMethod instead.
-	cus, err := s.client.V1Customers.Create(ctx, &stripe.CustomerCreateParams{Email: stripe.String(email)})
+	params := &stripe.CheckoutSessionCreateParams{
+		Mode:               stripe.String(req.Mode),
+		ClientReferenceID:  stripe.String(req.OrderID),
+		SuccessURL:         stripe.String(req.SuccessURL),
+		CancelURL:          stripe.String(req.CancelURL),
+		PaymentMethodTypes: stripe.StringSlice([]string{"card"}),
+		Metadata:           map[string]string{StripeOrderKey: req.OrderID},
+	}
+	if req.Saved.Customer != "" {
+		params.Customer = stripe.String(req.Saved.Customer)
+	} else if req.Email != "" {
+		params.CustomerEmail = stripe.String(req.Email)
+	}
+	switch req.Mode {
+	case SessionPayment:
+		params.LineItems = []*stripe.CheckoutSessionCreateLineItemParams{{
+			Quantity: stripe.Int64(1),
+			PriceData: &stripe.CheckoutSessionCreateLineItemPriceDataParams{
+				Currency:    stripe.String(strings.ToLower(req.Amount.Currency)),
+				UnitAmount:  stripe.Int64(req.Amount.Amount),
+				ProductData: &stripe.CheckoutSessionCreateLineItemPriceDataProductDataParams{Name: stripe.String(req.Description)},
+			},
+		}}
+		params.PaymentIntentData = &stripe.CheckoutSessionCreatePaymentIntentDataParams{
+			SetupFutureUsage: stripe.String("off_session"),
+			Description:      stripe.String(req.Description),
+			Metadata:         map[string]string{StripeMetadataKey: req.ChargeKey, StripeOrderKey: req.OrderID},
+		}
+		if req.Saved.Customer == "" {
+			params.CustomerCreation = stripe.String("always")
+		}
+	case SessionSetup:
+		params.Currency = stripe.String(strings.ToLower(req.Amount.Currency))
+		params.SetupIntentData = &stripe.CheckoutSessionCreateSetupIntentDataParams{
+			Metadata: map[string]string{StripeOrderKey: req.OrderID},
+		}
+	default:
+		return Session{}, fmt.Errorf("stripe session: unknown mode %q", req.Mode)
+	}
+	params.SetIdempotencyKey(req.Key)
+	cs, err := s.client.V1CheckoutSessions.Create(ctx, params)
 	if err != nil {
-		return PaymentMethod{}, s.fail("create customer", err)
+		return Session{}, s.fail("create checkout session", err)
 	}
-	year := int64(card.ExpYear)
-	if year < 100 {
-		year += 2000
-	}
-	pm, err := s.client.V1PaymentMethods.Create(ctx, &stripe.PaymentMethodCreateParams{
-		Type: stripe.String(string(stripe.PaymentMethodTypeCard)),
-		Card: &stripe.PaymentMethodCreateCardParams{
-			Number:   stripe.String(CardDigits(card.Number)),
-			ExpMonth: stripe.Int64(int64(card.ExpMonth)),
-			ExpYear:  stripe.Int64(year),
-			CVC:      stripe.String(card.CVC),
-		},
-	})
+	return Session{ID: cs.ID, URL: cs.URL}, nil
+}
+
+// SessionResult implements Provider: the session re-read with its
+// PaymentIntent or SetupIntent and their card expanded, so fulfilment acts on
+// Stripe's current answer (https://docs.stripe.com/checkout/fulfillment).
+func (s *Stripe) SessionResult(ctx context.Context, sessionID string) (SessionResult, error) {
+	params := &stripe.CheckoutSessionRetrieveParams{}
+	params.AddExpand("payment_intent.payment_method")
+	params.AddExpand("setup_intent.payment_method")
+	cs, err := s.client.V1CheckoutSessions.Retrieve(ctx, sessionID, params)
 	if err != nil {
-		return PaymentMethod{}, s.fail("create payment method", err)
+		return SessionResult{}, s.fail("read checkout session", err)
 	}
-	pm, err = s.client.V1PaymentMethods.Attach(ctx, pm.ID, &stripe.PaymentMethodAttachParams{Customer: stripe.String(cus.ID)})
-	if err != nil {
-		return PaymentMethod{}, s.fail("attach payment method", err)
+	out := SessionResult{ID: cs.ID, OrderID: cs.ClientReferenceID, Mode: string(cs.Mode), Status: string(cs.Status),
+		PaymentStatus: string(cs.PaymentStatus)}
+	if out.OrderID == "" {
+		out.OrderID = cs.Metadata[StripeOrderKey]
 	}
-	out := PaymentMethod{Provider: stripeName, ID: pm.ID, Customer: cus.ID}
-	if pm.Card != nil {
-		out.Brand, out.Last4 = string(pm.Card.Brand), pm.Card.Last4
+	var pm *stripe.PaymentMethod
+	var customer string
+	if cs.Customer != nil {
+		customer = cs.Customer.ID
+	}
+	if pi := cs.PaymentIntent; pi != nil {
+		out.PaymentIntent = pi.ID
+		pm = pi.PaymentMethod
+		if customer == "" && pi.Customer != nil {
+			customer = pi.Customer.ID
+		}
+	}
+	if si := cs.SetupIntent; si != nil && pm == nil {
+		pm = si.PaymentMethod
+		if customer == "" && si.Customer != nil {
+			customer = si.Customer.ID
+		}
+	}
+	if pm != nil {
+		out.Method = PaymentMethod{Provider: stripeName, ID: pm.ID, Customer: customer}
+		if pm.Card != nil {
+			out.Method.Brand, out.Method.Last4 = string(pm.Card.Brand), pm.Card.Last4
+		}
 	}
 	return out, nil
 }
@@ -157,15 +218,12 @@ func (s *Stripe) Charge(ctx context.Context, req ChargeRequest) (Charge, error) 
 	if req.Description != "" {
 		params.Description = stripe.String(req.Description)
 	}
-	if req.OffSession {
-		// The buyer is not there to authenticate: Stripe declines with
-		// authentication_required instead of waiting for 3-D Secure.
-		params.OffSession = stripe.Bool(true)
-	} else {
-		// This checkout cannot show a 3-D Secure challenge; a payment that
-		// needs one fails now rather than staying open.
-		params.ErrorOnRequiresAction = stripe.Bool(true)
-	}
+	// Every charge here is made without the buyer (a renewal, an add-on
+	// with the saved card); a first payment goes through StartSession. The
+	// buyer is not there to authenticate, so a bank that asks for 3-D
+	// Secure makes Stripe decline with authentication_required instead of
+	// waiting (https://docs.stripe.com/payments/save-and-reuse).
+	params.OffSession = stripe.Bool(true)
 	params.SetIdempotencyKey(req.Key)
 	ch := Charge{ID: req.Key, Key: req.Key, Provider: stripeName, Amount: req.Amount, Method: req.Method.ID,
 		CreatedAt: s.clock.Now()}
@@ -180,6 +238,9 @@ func (s *Stripe) Charge(ctx context.Context, req ChargeRequest) (Charge, error) 
 			if se.PaymentIntent != nil {
 				ch.Reference = se.PaymentIntent.ID
 			}
+			if se.DeclineCode == stripe.DeclineCodeAuthenticationRequired || se.Code == stripe.ErrorCodeAuthenticationRequired {
+				return ch, ErrAuthenticationRequired
+			}
 			return ch, cardError(se.Code)
 		}
 		return Charge{}, s.fail("create payment intent", err)
@@ -188,6 +249,9 @@ func (s *Stripe) Charge(ctx context.Context, req ChargeRequest) (Charge, error) 
 	switch pi.Status {
 	case stripe.PaymentIntentStatusSucceeded:
 		ch.Status = "succeeded"
+	case stripe.PaymentIntentStatusRequiresAction:
+		ch.Status, ch.Failure = "failed", "authentication_required"
+		return ch, ErrAuthenticationRequired
 	case stripe.PaymentIntentStatusProcessing:
 		// Cards settle at once; another method may report later through
 		// the payment_intent.succeeded or payment_failed webhook.

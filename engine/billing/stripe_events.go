@@ -8,14 +8,54 @@ import (
 	"time"
 
 	"github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"glimpse/engine"
 	"glimpse/engine/store"
 )
 
 // stripeEventsCollection records every Stripe event handled, by its id.
 const stripeEventsCollection = "stripe_events"
+
+// webhookTolerance is how far a delivery's signed timestamp may be from now,
+// the Stripe libraries' default, which limits replays.
+const webhookTolerance = 300 * time.Second
+
+// Errors of a webhook delivery that is not Stripe's (or the sandbox's).
+var (
+	ErrWebhookOff      = engine.Errorf(engine.CodeNotFound, "No webhook secret is set.")
+	ErrBadSignature    = engine.Errorf(engine.CodeInvalid, "invalid signature")
+	ErrSignatureTooOld = engine.Errorf(engine.CodeInvalid, "timestamp outside the tolerance")
+)
+
+// ReceiveStripeWebhook verifies a delivery and handles its event: the
+// Stripe-Signature header must hold an HMAC-SHA256 of "<t>.<body>" keyed
+// with the webhook secret, made within webhookTolerance of the service's
+// clock (docs/stripe.md §3). The body is verified as received, before
+// anything parses it. The event's API version is not compared with the
+// library's: only fields every recent version has are read.
+func (s *Service) ReceiveStripeWebhook(ctx context.Context, body []byte, signature string) (StripeEventResult, error) {
+	if s.webhookSecret == "" {
+		return StripeEventResult{}, ErrWebhookOff
+	}
+	at, ok := signedAt(signature)
+	if !ok {
+		return StripeEventResult{}, ErrBadSignature
+	}
+	if d := s.clock.Now().Sub(at); d > webhookTolerance || d < -webhookTolerance {
+		return StripeEventResult{}, ErrSignatureTooOld
+	}
+	ev, err := webhook.ConstructEventWithOptions(body, signature, s.webhookSecret,
+		webhook.ConstructEventOptions{IgnoreTolerance: true, IgnoreAPIVersionMismatch: true})
+	if err != nil {
+		return StripeEventResult{}, fmt.Errorf("%w: %w", ErrBadSignature, err)
+	}
+	res, err := s.HandleStripeEvent(ctx, ev)
+	res.Type = string(ev.Type)
+	return res, err
+}
 
 // StripeEventResult says what HandleStripeEvent did with an event.
 type StripeEventResult struct {
@@ -23,6 +63,8 @@ type StripeEventResult struct {
 	Key       string // the charge it concerned ("" if none)
 	Status    string // the status it reports
 	Applied   bool   // it is the charge's newest event, so the ledger shows its status
+	Order     string // the order a checkout.session.* event settled ("" if none)
+	Type      string // the event's type, as Stripe named it (set by ReceiveStripeWebhook)
 }
 
 // stripeObject is the part of an event's object we read: a PaymentIntent,
@@ -34,6 +76,8 @@ type stripeObject struct {
 	PaymentIntent json.RawMessage   `json:"payment_intent"` // an id, or the object when expanded
 	Refunded      bool              `json:"refunded"`
 	Status        string            `json:"status"` // a dispute's: won, lost, …
+	// A Checkout Session's: our order id.
+	ClientReferenceID string `json:"client_reference_id"`
 }
 
 // HandleStripeEvent applies a verified Stripe event (see the server's
@@ -71,7 +115,19 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 	if !errors.Is(err, mongo.ErrNoDocuments) {
 		return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
 	}
-	if res.Status = stripeEventStatus(ev); res.Status != "" && ev.Data != nil {
+	if checkoutEvent(ev.Type) && ev.Data != nil {
+		var obj stripeObject
+		if err := json.Unmarshal(ev.Data.Raw, &obj); err != nil {
+			return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
+		}
+		res.Order = obj.ClientReferenceID
+		if res.Order == "" {
+			res.Order = obj.Metadata[StripeOrderKey]
+		}
+		if res.Status, err = s.settleCheckout(ctx, string(ev.Type), obj.ID, res.Order); err != nil {
+			return res, err
+		}
+	} else if res.Status = stripeEventStatus(ev); res.Status != "" && ev.Data != nil {
 		var obj stripeObject
 		if err := json.Unmarshal(ev.Data.Raw, &obj); err != nil {
 			return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
@@ -97,16 +153,25 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 					return res, err
 				}
 			}
-		} else {
-			s.logger.Warn("stripe event for an unknown charge", "event", ev.ID, "type", ev.Type, "object", obj.ID)
 		}
 	}
 	_, err = s.db.Collection(stripeEventsCollection).InsertOne(ctx, bson.M{"_id": ev.ID, "type": string(ev.Type),
-		"created": time.Unix(ev.Created, 0).UTC(), "receivedAt": s.clock.Now(), "key": res.Key, "applied": res.Applied})
+		"created": time.Unix(ev.Created, 0).UTC(), "receivedAt": s.clock.Now(), "key": res.Key, "applied": res.Applied,
+		"order": res.Order})
 	if err != nil && !store.IsDuplicateKey(err) {
 		return res, fmt.Errorf("record stripe event %s: %w", ev.ID, err)
 	}
 	return res, nil
+}
+
+// checkoutEvent reports the Checkout Session events that settle an order.
+func checkoutEvent(t stripe.EventType) bool {
+	switch t {
+	case stripe.EventTypeCheckoutSessionCompleted, stripe.EventTypeCheckoutSessionAsyncPaymentSucceeded,
+		stripe.EventTypeCheckoutSessionAsyncPaymentFailed:
+		return true
+	}
+	return false
 }
 
 // stripeEventStatus is the charge status an event type reports, "" for the
@@ -160,5 +225,12 @@ func (s *Service) stripeChargeKey(ctx context.Context, obj stripeObject) (string
 			pi = id
 		}
 	}
-	return s.ChargeKeyByReference(ctx, pi)
+	key, err := s.ChargeKeyByReference(ctx, pi)
+	if key == "" && err == nil && pi != "" {
+		// Not in the ledger yet (the payment's own event is still on its
+		// way): kept under the reference, and applied when the charge is
+		// written (catchUpCharge).
+		key = referenceKey(pi)
+	}
+	return key, err
 }

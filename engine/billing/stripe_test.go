@@ -25,6 +25,7 @@ type recordedRequest struct {
 	Method, Path string
 	Header       http.Header
 	Form         url.Values
+	Query        url.Values
 }
 
 // stripeRecorder is an http.RoundTripper that records every request and may
@@ -48,7 +49,8 @@ func (r *stripeRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	form, _ := url.ParseQuery(string(body))
 	r.mu.Lock()
-	r.reqs = append(r.reqs, recordedRequest{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Form: form})
+	r.reqs = append(r.reqs, recordedRequest{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Form: form,
+		Query: req.URL.Query()})
 	answer := r.answer
 	r.mu.Unlock()
 	res, err := r.next.RoundTrip(req)
@@ -87,50 +89,100 @@ func newStripeForTest(t *testing.T) (*Stripe, *stripeRecorder) {
 	return p, rec
 }
 
-func stripeCard() Card {
-	return Card{Number: "4242 4242 4242 4242", ExpMonth: 12, ExpYear: 30, CVC: "123"}
-}
-
-func TestStripeSaveCard(t *testing.T) {
+// TestStripeStartSession checks the Checkout Sessions we create against
+// stripe-mock, which refuses unknown or ill-typed parameters: a payment
+// session saves the card for later charges and carries our ids; a setup
+// session reuses the customer. No card data is sent: there is none.
+func TestStripeStartSession(t *testing.T) {
 	p, rec := newStripeForTest(t)
-	pm, err := p.SaveCard(context.Background(), "ann@example.com", stripeCard())
+	ctx := context.Background()
+	sess, err := p.StartSession(ctx, SessionRequest{Key: "session:co_1", OrderID: "co_1", Mode: SessionPayment,
+		ChargeKey: "checkout:page-1", Amount: USD(1399), Description: "Premium Plan", Email: "ann@example.com",
+		SuccessURL: "https://glimpse.example/checkout/done?order=co_1", CancelURL: "https://glimpse.example/checkout"})
 	if err != nil {
-		t.Fatalf("SaveCard: %v", err)
+		t.Fatalf("payment session: %v", err)
 	}
-	if pm.Provider != "stripe" || !strings.HasPrefix(pm.ID, "pm_") || !strings.HasPrefix(pm.Customer, "cus_") ||
-		pm.Brand == "" || len(pm.Last4) != 4 {
-		t.Fatalf("payment method = %+v", pm)
+	if !strings.HasPrefix(sess.ID, "cs_") {
+		t.Fatalf("session = %+v", sess)
 	}
-	reqs := rec.requests()
-	var paths []string
-	for _, r := range reqs {
-		paths = append(paths, r.Method+" "+r.Path)
+	r := rec.requests()[0]
+	if r.Method != http.MethodPost || r.Path != "/v1/checkout/sessions" || r.Header.Get("Idempotency-Key") != "session:co_1" {
+		t.Fatalf("request = %s %s (key %q)", r.Method, r.Path, r.Header.Get("Idempotency-Key"))
 	}
-	want := []string{"POST /v1/customers", "POST /v1/payment_methods", "POST /v1/payment_methods/" + pm.ID + "/attach"}
-	if strings.Join(paths, ",") != strings.Join(want, ",") {
-		t.Fatalf("requests = %v, want %v", paths, want)
+	want := map[string]string{"mode": "payment", "client_reference_id": "co_1", "customer_email": "ann@example.com",
+		"customer_creation": "always", "success_url": "https://glimpse.example/checkout/done?order=co_1",
+		"cancel_url": "https://glimpse.example/checkout", "payment_method_types[0]": "card",
+		"metadata[glimpse_order]": "co_1", "line_items[0][quantity]": "1",
+		"line_items[0][price_data][currency]": "usd", "line_items[0][price_data][unit_amount]": "1399",
+		"line_items[0][price_data][product_data][name]": "Premium Plan",
+		"payment_intent_data[setup_future_usage]":       "off_session",
+		"payment_intent_data[metadata][glimpse_key]":    "checkout:page-1",
+		"payment_intent_data[metadata][glimpse_order]":  "co_1"}
+	for k, v := range want {
+		if r.Form.Get(k) != v {
+			t.Errorf("%s = %q, want %q", k, r.Form.Get(k), v)
+		}
 	}
-	if got := reqs[0].Form.Get("email"); got != "ann@example.com" {
-		t.Errorf("customer email = %q", got)
+	for k := range r.Form {
+		if strings.Contains(k, "card[") || strings.Contains(k, "number") || strings.Contains(k, "cvc") {
+			t.Errorf("card data sent: %s", k)
+		}
 	}
-	card := reqs[1].Form
-	if card.Get("type") != "card" || card.Get("card[number]") != "4242424242424242" || card.Get("card[exp_year]") != "2030" ||
-		card.Get("card[exp_month]") != "12" || card.Get("card[cvc]") != "123" {
-		t.Errorf("payment method params = %v", card)
+	if _, err := p.StartSession(ctx, SessionRequest{Key: "session:co_2", OrderID: "co_2", Mode: SessionSetup,
+		Amount: USD(0), Description: "Weekly Plan", Saved: PaymentMethod{ID: "pm_1", Customer: "cus_1"},
+		SuccessURL: "https://glimpse.example/checkout/done?order=co_2", CancelURL: "https://glimpse.example/checkout/card"}); err != nil {
+		t.Fatalf("setup session: %v", err)
 	}
-	if got := reqs[2].Form.Get("customer"); got != pm.Customer {
-		t.Errorf("attach customer = %q, want %q", got, pm.Customer)
+	r = rec.requests()[1]
+	for k, v := range map[string]string{"mode": "setup", "customer": "cus_1", "currency": "usd",
+		"setup_intent_data[metadata][glimpse_order]": "co_2"} {
+		if r.Form.Get(k) != v {
+			t.Errorf("setup: %s = %q, want %q", k, r.Form.Get(k), v)
+		}
+	}
+	if r.Form.Has("customer_email") || r.Form.Has("line_items[0][quantity]") {
+		t.Errorf("setup form %v", r.Form)
 	}
 }
 
-func TestStripeSaveCardChecksLocally(t *testing.T) {
-	p, rec := newStripeForTest(t)
-	_, err := p.SaveCard(context.Background(), "ann@example.com", Card{Number: "4242 4242 4242 4241", ExpMonth: 12, ExpYear: 30, CVC: "123"})
-	if !errors.Is(err, ErrCardInvalid) {
-		t.Fatalf("err = %v, want ErrCardInvalid", err)
+// paidSession answers a session read with a paid one, its PaymentIntent and
+// card expanded, as Stripe answers after the buyer paid.
+func paidSession(orderID, paymentStatus string) func(path string, body []byte) (int, []byte) {
+	return func(path string, body []byte) (int, []byte) {
+		if !strings.HasPrefix(path, "/v1/checkout/sessions/") {
+			return 0, nil
+		}
+		var cs map[string]any
+		if err := json.Unmarshal(body, &cs); err != nil {
+			return 0, nil
+		}
+		cs["client_reference_id"], cs["mode"], cs["status"], cs["payment_status"] = orderID, "payment", "complete", paymentStatus
+		cs["customer"] = "cus_paid"
+		cs["payment_intent"] = map[string]any{"id": "pi_paid", "object": "payment_intent", "status": "succeeded",
+			"payment_method": map[string]any{"id": "pm_paid", "object": "payment_method", "type": "card",
+				"card": map[string]any{"brand": "visa", "last4": "4242"}}}
+		out, _ := json.Marshal(cs)
+		return http.StatusOK, out
 	}
-	if n := len(rec.requests()); n != 0 {
-		t.Fatalf("%d requests sent for a number that fails the Luhn check", n)
+}
+
+func TestStripeSessionResult(t *testing.T) {
+	p, rec := newStripeForTest(t)
+	rec.answer = paidSession("co_9", "paid")
+	res, err := p.SessionResult(context.Background(), "cs_test_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Paid() || res.OrderID != "co_9" || res.PaymentIntent != "pi_paid" ||
+		res.Method != (PaymentMethod{Provider: "stripe", ID: "pm_paid", Customer: "cus_paid", Brand: "visa", Last4: "4242"}) {
+		t.Fatalf("result = %+v", res)
+	}
+	r := rec.requests()[0]
+	if r.Method != http.MethodGet || r.Path != "/v1/checkout/sessions/cs_test_1" {
+		t.Fatalf("request = %s %s", r.Method, r.Path)
+	}
+	if q := r.Query; q.Get("expand[0]") != "payment_intent.payment_method" || q.Get("expand[1]") != "setup_intent.payment_method" {
+		t.Fatalf("expand = %v", q)
 	}
 }
 
@@ -148,48 +200,48 @@ func succeed(path string, body []byte) (int, []byte) {
 	return http.StatusOK, out
 }
 
+// A later charge (a renewal, an add-on) is made off-session with the saved
+// card, our key as the Idempotency-Key and in the metadata.
 func TestStripeCharge(t *testing.T) {
 	p, rec := newStripeForTest(t)
 	rec.answer = succeed
 	pm := PaymentMethod{Provider: "stripe", ID: "pm_123", Customer: "cus_123"}
-	for _, offSession := range []bool{false, true} {
-		key := "renew:sub_1:1767000000:0"
-		if !offSession {
-			key = "checkout:abc"
+	key := "renew:sub_1:1767000000:0"
+	ch, err := p.Charge(context.Background(), ChargeRequest{Key: key, Method: pm, Amount: USD(1399),
+		Description: "glimpse_premium_one_month"})
+	if err != nil {
+		t.Fatalf("Charge: %v", err)
+	}
+	if ch.Status != "succeeded" || !strings.HasPrefix(ch.Reference, "pi_") || ch.ID != key || ch.Amount != USD(1399) {
+		t.Fatalf("charge = %+v", ch)
+	}
+	r := rec.requests()[0]
+	if r.Method != http.MethodPost || r.Path != "/v1/payment_intents" || r.Header.Get("Idempotency-Key") != key {
+		t.Fatalf("request = %s %s (key %q)", r.Method, r.Path, r.Header.Get("Idempotency-Key"))
+	}
+	want := map[string]string{"amount": "1399", "currency": "usd", "customer": "cus_123", "payment_method": "pm_123",
+		"confirm": "true", "metadata[glimpse_key]": key, "payment_method_types[0]": "card",
+		"description": "glimpse_premium_one_month", "off_session": "true"}
+	for k, v := range want {
+		if r.Form.Get(k) != v {
+			t.Errorf("%s = %q, want %q (form %v)", k, r.Form.Get(k), v, r.Form)
 		}
-		ch, err := p.Charge(context.Background(), ChargeRequest{Key: key, Method: pm, Amount: USD(1399),
-			Description: "glimpse_premium_one_month", OffSession: offSession})
-		if err != nil {
-			t.Fatalf("Charge(offSession=%v): %v", offSession, err)
-		}
-		if ch.Status != "succeeded" || !strings.HasPrefix(ch.Reference, "pi_") || ch.ID != key || ch.Amount != USD(1399) {
-			t.Fatalf("charge = %+v", ch)
-		}
-		reqs := rec.requests()
-		r := reqs[len(reqs)-1]
-		if r.Method != http.MethodPost || r.Path != "/v1/payment_intents" {
-			t.Fatalf("request = %s %s", r.Method, r.Path)
-		}
-		if got := r.Header.Get("Idempotency-Key"); got != key {
-			t.Errorf("Idempotency-Key = %q, want %q", got, key)
-		}
-		f := r.Form
-		want := map[string]string{"amount": "1399", "currency": "usd", "customer": "cus_123", "payment_method": "pm_123",
-			"confirm": "true", "metadata[glimpse_key]": key, "payment_method_types[0]": "card",
-			"description": "glimpse_premium_one_month"}
-		if offSession {
-			want["off_session"] = "true"
-		} else {
-			want["error_on_requires_action"] = "true"
-		}
-		for k, v := range want {
-			if f.Get(k) != v {
-				t.Errorf("offSession=%v: %s = %q, want %q (form %v)", offSession, k, f.Get(k), v, f)
-			}
-		}
-		if !offSession && f.Has("off_session") {
-			t.Errorf("off_session sent for a charge the buyer is present for")
-		}
+	}
+}
+
+// A bank that wants the buyer answers authentication_required: the charge
+// is refused with ErrAuthenticationRequired, not as a plain decline.
+func TestStripeChargeAuthenticationRequired(t *testing.T) {
+	p, rec := newStripeForTest(t)
+	rec.answer = func(path string, _ []byte) (int, []byte) {
+		return http.StatusPaymentRequired, []byte(`{"error": {"type": "card_error", "code": "authentication_required",
+			"decline_code": "authentication_required", "message": "Your card was declined. This transaction requires authentication.",
+			"payment_intent": {"id": "pi_auth", "object": "payment_intent", "status": "requires_payment_method"}}}`)
+	}
+	ch, err := p.Charge(context.Background(), ChargeRequest{Key: "purchase:u1:course",
+		Method: PaymentMethod{ID: "pm_1", Customer: "cus_1"}, Amount: USD(1999)})
+	if !errors.Is(err, ErrAuthenticationRequired) || ch.Reference != "pi_auth" || ch.Status != "failed" {
+		t.Fatalf("charge %+v, err %v", ch, err)
 	}
 }
 
@@ -200,7 +252,7 @@ func TestStripeChargeDeclined(t *testing.T) {
 			"decline_code": "insufficient_funds", "message": "Your card has insufficient funds.",
 			"payment_intent": {"id": "pi_declined", "object": "payment_intent", "status": "requires_payment_method"}}}`)
 	}
-	ch, err := p.Charge(context.Background(), ChargeRequest{Key: "renew:sub_1:1:0", OffSession: true,
+	ch, err := p.Charge(context.Background(), ChargeRequest{Key: "renew:sub_1:1:0",
 		Method: PaymentMethod{ID: "pm_1", Customer: "cus_1"}, Amount: USD(100)})
 	if !errors.Is(err, ErrCardDeclined) {
 		t.Fatalf("err = %v, want ErrCardDeclined", err)
@@ -232,29 +284,41 @@ func TestStripeChargeUnavailable(t *testing.T) {
 	}
 }
 
-// TestStripeCheckout runs a whole checkout through the service on Stripe,
-// so the ledger holds the charge under its key with the PaymentIntent id.
+// TestStripeCheckout runs a whole checkout through the service on Stripe:
+// the session is created (stripe-mock checks its parameters), nothing exists
+// until Stripe's signed checkout.session.completed arrives, and then the
+// subscription holds the card Stripe reports and the ledger the payment
+// under its key with the PaymentIntent id.
 func TestStripeCheckout(t *testing.T) {
 	p, rec := newStripeForTest(t)
-	rec.answer = succeed
 	f := newFixture(t)
 	f.svc.provider = p
-	plan, err := f.svc.Catalogue().Find("default", FamilyPremiumOneMonth)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	sub, err := f.svc.Checkout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: plan.Code,
-		Email: "ann@example.com", Card: stripeCard(), Key: "page-1"})
-	if err != nil {
-		t.Fatalf("checkout: %v", err)
+	st := f.start(t, FamilyPremiumOneMonth, "page-1")
+	order, err := f.svc.Order(ctx, st.OrderID)
+	if err != nil || order.Status != OrderPending || order.Session == "" {
+		t.Fatalf("order %+v, %v", order, err)
 	}
-	if sub.Provider != "stripe" || !strings.HasPrefix(sub.PaymentMethod.Customer, "cus_") {
-		t.Fatalf("subscription = %+v", sub)
+	if _, err := f.svc.Subscription(ctx, order.SubscriptionID); !errors.Is(err, ErrNoSubscription) {
+		t.Fatalf("a subscription exists before Stripe said it was paid: %v", err)
+	}
+	rec.answer = paidSession(order.ID, "paid")
+	res, err := f.deliver(t, "evt_cs_1", "checkout.session.completed", f.clock.Now(),
+		map[string]any{"id": order.Session, "object": "checkout.session", "client_reference_id": order.ID,
+			"payment_status": "paid"})
+	if err != nil || res.Order != order.ID || res.Status != OrderPaid {
+		t.Fatalf("event: %+v %v", res, err)
+	}
+	sub, err := f.svc.Subscription(ctx, order.SubscriptionID)
+	if err != nil || sub.Provider != "stripe" || sub.PaymentMethod.Customer != "cus_paid" || sub.PaymentMethod.Last4 != "4242" {
+		t.Fatalf("subscription = %+v, %v", sub, err)
 	}
 	status, err := f.svc.ChargeStatus(ctx, "checkout:page-1")
 	if err != nil || status != "succeeded" {
 		t.Fatalf("ledger status = %q, %v", status, err)
+	}
+	if key, _ := f.svc.ChargeKeyByReference(ctx, "pi_paid"); key != "checkout:page-1" {
+		t.Fatalf("ledger reference: %q", key)
 	}
 }
 
@@ -337,5 +401,34 @@ func TestRefundsAndDisputesChangeAccess(t *testing.T) {
 	got, _ := f.svc.Subscription(ctx, main.ID)
 	if got.Status != StatusExpired || !got.DueAt.IsZero() {
 		t.Fatalf("refunded plan: %+v", got)
+	}
+}
+
+// Stripe down: opening a page says payments are unavailable (and buys
+// nothing); an event whose session cannot be read again fails, so the
+// webhook answers 500 and Stripe delivers it again later.
+func TestStripeSessionUnavailable(t *testing.T) {
+	p, rec := newStripeForTest(t)
+	rec.answer = func(path string, _ []byte) (int, []byte) {
+		return http.StatusInternalServerError, []byte(`{"error": {"type": "api_error", "message": "down"}}`)
+	}
+	f := newFixture(t)
+	f.svc.provider = p
+	ctx := context.Background()
+	plan, _ := f.svc.Catalogue().Find("default", FamilyWeekly)
+	_, err := f.svc.StartCheckout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: plan.Code,
+		Email: "ann@example.com", Key: "down"})
+	if engine.ErrorCode(err) != engine.CodeUnavailable {
+		t.Fatalf("start: %v", err)
+	}
+	orderID := "co_" + engine.HashToken("checkout:down")[:24]
+	_, err = f.deliver(t, "evt_down", "checkout.session.completed", f.clock.Now(),
+		map[string]any{"id": "cs_down", "object": "checkout.session", "client_reference_id": orderID})
+	if err == nil {
+		t.Fatal("an event whose session could not be read was taken")
+	}
+	if res, _ := f.deliver(t, "evt_down", "checkout.session.completed", f.clock.Now(),
+		map[string]any{"id": "cs_down", "object": "checkout.session", "client_reference_id": orderID}); res.Duplicate {
+		t.Fatal("a failed event was recorded as handled")
 	}
 }

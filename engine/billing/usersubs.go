@@ -35,14 +35,9 @@ func EmailSlot(email string, i int, subID string) bson.M {
 	return bson.M{"_id": email + "#" + strconv.Itoa(i), "subscriptionId": subID}
 }
 
-// Exported names of the collections billing writes, for the scale seed,
-// which fills them in batches with the service's own document types.
-const (
-	UserSubscriptionsCollection  = userSubscriptionsCollection
-	SubscriptionEmailsCollection = subscriptionEmailsCollection
-	HistoryCollection            = historyCollection
-	ChargesCollection            = chargesCollection
-)
+// UserSubscriptionsCollection is exported for the scale seed, which fills
+// it in batches, and for privacy's fates (erase.go lists the others).
+const UserSubscriptionsCollection = userSubscriptionsCollection
 
 // indexUser files subID under userID unless it is there. Callers file it
 // before the subscription names the account, so a crash in between leaves a

@@ -34,7 +34,11 @@ type Config struct {
 	BrandHosts map[string]string // GLIMPSE_BRAND_HOSTS: "x.example.com=_x_,y.example.com=_y_"
 
 	SessionLifetime time.Duration // GLIMPSE_SESSION_LIFETIME: absolute session lifetime
-	ShutdownTimeout time.Duration // GLIMPSE_SHUTDOWN_TIMEOUT: how long SIGTERM waits for requests
+	// TaxRetentionYears is how long a deleted account's charges and
+	// receipts are kept, anonymised, for the tax and accounting law the
+	// operator is under (GLIMPSE_TAX_RETENTION_YEARS, default 10).
+	TaxRetentionYears int
+	ShutdownTimeout   time.Duration // GLIMPSE_SHUTDOWN_TIMEOUT: how long SIGTERM waits for requests
 
 	// Operator details shown in the legal pages and support links.
 	SupportEmail    string // GLIMPSE_SUPPORT_EMAIL
@@ -111,18 +115,19 @@ type Config struct {
 // validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{
-		Addr:            or(getenv("GLIMPSE_ADDR"), "127.0.0.1:8080"),
-		DataDir:         or(getenv("GLIMPSE_DATA_DIR"), "./data"),
-		Database:        or(getenv("GLIMPSE_DATABASE"), "glimpse"),
-		SupportEmail:    or(getenv("GLIMPSE_SUPPORT_EMAIL"), "support@glimpse.example"),
-		OperatorName:    or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
-		OperatorAddress: or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
-		LogLevel:        or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
-		PprofAddr:       getenv("GLIMPSE_PPROF_ADDR"),
-		MetricsAddr:     getenv("GLIMPSE_METRICS_ADDR"),
-		SessionLifetime: 5 * time.Hour,
-		ShutdownTimeout: 10 * time.Second,
-		BrandHosts:      map[string]string{},
+		Addr:              or(getenv("GLIMPSE_ADDR"), "127.0.0.1:8080"),
+		DataDir:           or(getenv("GLIMPSE_DATA_DIR"), "./data"),
+		Database:          or(getenv("GLIMPSE_DATABASE"), "glimpse"),
+		SupportEmail:      or(getenv("GLIMPSE_SUPPORT_EMAIL"), "support@glimpse.example"),
+		OperatorName:      or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
+		OperatorAddress:   or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
+		LogLevel:          or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
+		PprofAddr:         getenv("GLIMPSE_PPROF_ADDR"),
+		MetricsAddr:       getenv("GLIMPSE_METRICS_ADDR"),
+		SessionLifetime:   5 * time.Hour,
+		TaxRetentionYears: 10,
+		ShutdownTimeout:   10 * time.Second,
+		BrandHosts:        map[string]string{},
 	}
 	var err error
 	if c.MongoURI, err = secret(getenv, "MONGODB_URI"); err != nil {
@@ -186,6 +191,11 @@ func Load(getenv func(string) string) (Config, error) {
 	if v := getenv("GLIMPSE_SESSION_LIFETIME"); v != "" {
 		if c.SessionLifetime, err = time.ParseDuration(v); err != nil || c.SessionLifetime <= 0 {
 			return c, fmt.Errorf("GLIMPSE_SESSION_LIFETIME must be a positive duration, got %q", v)
+		}
+	}
+	if v := getenv("GLIMPSE_TAX_RETENTION_YEARS"); v != "" {
+		if c.TaxRetentionYears, err = strconv.Atoi(v); err != nil || c.TaxRetentionYears < 1 || c.TaxRetentionYears > 30 {
+			return c, fmt.Errorf("GLIMPSE_TAX_RETENTION_YEARS must be a whole number of years from 1 to 30, got %q", v)
 		}
 	}
 	if v := getenv("GLIMPSE_SHUTDOWN_TIMEOUT"); v != "" {

@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 	want := Config{Addr: "127.0.0.1:8080", BaseURL: "http://127.0.0.1:8080", DataDir: "./data", Database: "glimpse",
 		SupportEmail: "support@glimpse.example", LogLevel: "info",
 		OperatorName:    "the operator named in your purchase receipt",
-		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour,
+		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour, TaxRetentionYears: 10,
 		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
 		PwnedPasswords: "local", InstagramRedirectURI: "http://127.0.0.1:8080/instagram/callback",
 		SMTPPort: 587, SMTPFrom: "Glimpse <no-reply@glimpse.example>", SMTPTLS: "opportunistic",

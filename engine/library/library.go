@@ -74,7 +74,7 @@ type Insights struct {
 type Legal struct {
 	Title   string    `yaml:"title"`
 	Updated time.Time `yaml:"updated"`
-	Source  string    // Markdown with {{operator_name}}, {{operator_address}}, {{support_email}}, {{product_name}}
+	Source  string    // Markdown with {{operator_name}}, {{operator_address}}, {{support_email}}, {{product_name}}, {{tax_years}}
 }
 
 // Render fills in the operator's details and parses the text.

@@ -72,7 +72,11 @@ func newEnvTB(t testing.TB) *env {
 
 // outbox is another worker on the same database.
 func (e *env) outbox() *mail.Outbox {
-	return mail.NewOutbox(e.db, e.clock, quiet(), func(k string) brand.Copy { return e.reg.Copy(e.reg.Get(k)) }, "http://127.0.0.1:8080")
+	return mail.NewOutbox(e.db, e.clock, quiet(), func(k string) brand.Copy { return e.reg.Copy(e.reg.Get(k)) }, "http://127.0.0.1:8080").
+		WithSenders(func(k string) mail.From {
+			b := e.reg.Get(k)
+			return mail.From{Brand: b.Name, Operator: "Example Operator Ltd", Support: b.SupportEmail}
+		})
 }
 
 func reset(to, key string) mail.Message {
@@ -144,6 +148,9 @@ var leftover = regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9_]*\}|\bmail\.[a-z_]+\.[a
 func sampleData(tmpl string) map[string]string {
 	d := map[string]string{}
 	for _, k := range mail.Required(tmpl) {
+		if k == "operator" || k == "support" {
+			continue // the sender's
+		}
 		d[k] = `<b>"` + k + `"&amp;</b>`
 	}
 	if _, ok := d["link"]; ok {
@@ -174,6 +181,15 @@ func TestTemplatesRenderForEveryBrand(t *testing.T) {
 				if s == "" || leftover.MatchString(s) {
 					t.Errorf("%s %s has an unreplaced placeholder or copy key: %q", key, part, leftover.FindString(s))
 				}
+			}
+			// A receipt names the seller and the brand's own support address.
+			if tmpl == mail.TemplateReceipt && (!strings.Contains(m.Text, "Example Operator Ltd") ||
+				!strings.Contains(m.Text, e.reg.Get(b).SupportEmail)) {
+				t.Errorf("%s lacks the operator or the brand's support address:\n%s", key, m.Text)
+			}
+			// Every mail names the brand it is from, a partner's too.
+			if name := e.reg.Get(b).Name; !strings.Contains(m.Text, name) || !strings.Contains(m.HTML, name) {
+				t.Errorf("%s does not name its brand %q:\n%s", key, name, m.Text)
 			}
 			if strings.Contains(m.HTML, "<b>") || strings.Contains(m.HTML, "<1>") {
 				t.Errorf("%s: data not escaped in HTML", key)

@@ -99,6 +99,9 @@ type Outbox struct {
 	// origin gives a brand's public origin for its mails' links (nil, or
 	// "": baseURL).
 	origin func(brandKey string) string
+	// sender names who a brand's mail comes from (nil: the mail's text
+	// shows the {brand}, {operator} and {support} placeholders unfilled).
+	sender func(brandKey string) From
 	domain string
 	owner  string
 }
@@ -128,6 +131,22 @@ func NewOutbox(db *mongo.Database, clock engine.Clock, logger *slog.Logger, copy
 // brand that has none of its own, which then uses baseURL. It returns o.
 func (o *Outbox) WithOrigins(origin func(brandKey string) string) *Outbox {
 	o.origin = origin
+	return o
+}
+
+// From is who a brand's mail is from, as its words name them: the brand
+// the subscriber bought ("Profilio"), the business that sold it (the
+// operator, from configuration) and where to write about it.
+type From struct {
+	Brand    string
+	Operator string
+	Support  string
+}
+
+// WithSenders names the sender of each brand's mail; every template may say
+// {brand}, {operator} and {support}. It returns o.
+func (o *Outbox) WithSenders(sender func(brandKey string) From) *Outbox {
+	o.sender = sender
 	return o
 }
 

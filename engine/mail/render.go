@@ -16,30 +16,42 @@ const (
 	TemplatePasswordReset = "password_reset" // Data: "link", "minutes" (lifetime)
 	TemplateCancelConfirm = "cancel_confirm" // cancel-by-email: Data "link" (/unsubscription?from=…), "email"
 	TemplatePaymentFailed = "payment_failed" // renewal failed: Data "link" (update card), "plan", "retryDate"
-	TemplateCanceled      = "canceled"       // subscription canceled: Data "plan", "endDate"
-	TemplateReceipt       = "receipt"        // an add-on or renewal charge: Data "item", "price", "date"
-	TemplateProfileReport = "profile_report" // the report, attached as PDF: Data "email"
-	TemplateAccountExists = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
+	// TemplateConfirmPayment is a renewal the bank refused until the
+	// subscriber authenticates it: Data "link" (/checkout/confirm?token=…),
+	// "plan", "price", "retryDate".
+	TemplateConfirmPayment = "confirm_payment"
+	TemplateCanceled       = "canceled"       // subscription canceled: Data "plan", "endDate"
+	TemplateReceipt        = "receipt"        // every successful charge: Data "item", "price", "date", "card", "number"; operator and support come from the Sender
+	TemplateProfileReport  = "profile_report" // the report, attached as PDF: Data "email"
+	TemplateAccountExists  = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
+	TemplateDataExport     = "data_export"    // the person's data is ready: Data "link" (download), "expires"
+	TemplateAccountErased  = "account_erased" // the account was deleted: Data "email", "years" (how long receipts are kept)
+	TemplateInactivity     = "inactivity"     // the account is deleted soon for disuse: Data "email", "date", "link" (sign-in)
 )
 
 // required lists each template's Data keys; "link" also means the mail has
 // a button.
 var required = map[string][]string{
-	TemplateActivation:    {"link", "email"},
-	TemplatePurchase:      {"link", "plan", "price", "email"},
-	TemplatePasswordReset: {"link", "minutes"},
-	TemplateCancelConfirm: {"link", "email"},
-	TemplatePaymentFailed: {"link", "plan", "retryDate"},
-	TemplateCanceled:      {"plan", "endDate"},
-	TemplateReceipt:       {"item", "price", "date"},
-	TemplateProfileReport: {"email"},
-	TemplateAccountExists: {"link", "email"},
+	TemplateActivation:     {"link", "email"},
+	TemplatePurchase:       {"link", "plan", "price", "email"},
+	TemplatePasswordReset:  {"link", "minutes"},
+	TemplateCancelConfirm:  {"link", "email"},
+	TemplatePaymentFailed:  {"link", "plan", "retryDate"},
+	TemplateConfirmPayment: {"link", "plan", "price", "retryDate"},
+	TemplateCanceled:       {"plan", "endDate"},
+	TemplateReceipt:        {"item", "price", "date", "card", "number", "operator", "support"},
+	TemplateProfileReport:  {"email"},
+	TemplateAccountExists:  {"link", "email"},
+	TemplateDataExport:     {"link", "expires"},
+	TemplateAccountErased:  {"email", "years"},
+	TemplateInactivity:     {"email", "date", "link"},
 }
 
 // Templates lists every template name.
 func Templates() []string {
 	return []string{TemplateActivation, TemplatePurchase, TemplatePasswordReset, TemplateCancelConfirm,
-		TemplatePaymentFailed, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateAccountExists}
+		TemplatePaymentFailed, TemplateConfirmPayment, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateAccountExists,
+		TemplateDataExport, TemplateAccountErased, TemplateInactivity}
 }
 
 // Required returns the Data keys a template needs.
@@ -86,6 +98,10 @@ func (o *Outbox) render(m Message) (rendered, error) {
 		return rendered{}, engine.Errorf(engine.CodeInvalid, "mail: unknown template %q", m.Template)
 	}
 	data := make(map[string]string, len(m.Data))
+	if o.sender != nil {
+		from := o.sender(m.Brand)
+		data["brand"], data["operator"], data["support"] = from.Brand, from.Operator, from.Support
+	}
 	for k, v := range m.Data {
 		data[k] = v
 	}
@@ -109,7 +125,8 @@ func (o *Outbox) render(m Message) (rendered, error) {
 	prefix := "mail." + m.Template + "."
 	r := rendered{Subject: fill(prefix + "subject")}
 	heading, body, footer := fill(prefix+"heading"), fill(prefix+"body"), fill("mail.footer")
-	paragraphs := []string{fill("mail.greeting"), body}
+	// A body's lines are paragraphs of their own (a receipt's details).
+	paragraphs := append([]string{fill("mail.greeting")}, strings.Split(body, "\n")...)
 	var text strings.Builder
 	text.WriteString(heading + "\n\n")
 	for _, p := range paragraphs {

@@ -159,7 +159,7 @@ func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Se
 // Collections lists this package's collections for the store to create,
 // with the claims collection its refresh leases live in.
 func Collections() map[string][]mongo.IndexModel {
-	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil}
+	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil, InstagramLinksCollection: nil}
 	maps.Copy(c, store.ClaimsCollections())
 	return c
 }

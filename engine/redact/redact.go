@@ -39,7 +39,7 @@ const Unparseable = "unparseable"
 //   - password, email: a password, and a person's address, which the log
 //     does not keep.
 var params = []string{"creds", "login", "token", "code", "state", "access_token", "from", "reset",
-	"key", "id", "subscription", "password", "email"}
+	"key", "id", "subscription", "password", "email", "order"}
 
 // Names returns the secret parameters' names, in lower case, for deny lists
 // such as the Sentry SDK's.

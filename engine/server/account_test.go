@@ -32,13 +32,8 @@ func newAccountHarness(t *testing.T) *harness {
 // as the checkout does.
 func (h *harness) buy(email string) billing.Subscription {
 	h.t.Helper()
-	sub, err := h.app.Billing.Checkout(context.Background(), billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
-		PlanCode: "glimpse_weekly_trial", Email: email, Key: "test-" + email,
-		Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2030, CVC: "123"}})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return sub
+	return h.paidCheckout(billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: email, Key: "test-" + email})
 }
 
 // mails lists the outbox's mails of a template.
@@ -530,14 +525,17 @@ func TestPartnerBrandsMailLinksGoToTheirHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Billing.Checkout(context.Background(), billing.CheckoutRequest{Brand: "_x_", Bundle: partner.Bundle,
-		PlanCode: plan.Code, Email: "partner-buyer@example.com", Key: "partner-checkout",
-		Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2030, CVC: "123"}}); err != nil {
-		t.Fatal(err)
-	}
+	h.paidCheckout(billing.CheckoutRequest{Brand: "_x_", Bundle: partner.Bundle,
+		PlanCode: plan.Code, Email: "partner-buyer@example.com", Key: "partner-checkout"})
 	mails := h.mails(mail.TemplatePurchase)
 	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://x.example.com:8080/access-recovery?key=") {
 		t.Fatalf("purchase mail: %+v", mails)
+	}
+	// The partner's mails are in its name, with its support address.
+	receipts := h.mails(mail.TemplateReceipt)
+	if !strings.Contains(mails[0].Text, "your Profilio subscription") || len(receipts) != 1 ||
+		!strings.Contains(receipts[0].Subject, "Your Profilio receipt ") || !strings.Contains(receipts[0].Text, "support@profilio.example") {
+		t.Fatalf("the partner's mails: %+v %+v", mails, receipts)
 	}
 	h.host = "x.example.com"
 	r := h.screen(h.welcomePath("partner-buyer@example.com"))

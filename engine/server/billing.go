@@ -2,8 +2,6 @@ package server
 
 import (
 	"errors"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"glimpse/engine"
@@ -19,31 +17,20 @@ func (s *Server) cancelByEmailScreen(r *request) (screens.Page, error) {
 	return screens.Unsubscription(r.copy), nil
 }
 
-// checkoutRequest is the checkout form. Its screen's rules say what a valid
-// value looks like (form: true); the tags only bound sizes.
+// checkoutRequest is the checkout form: a plan and an address. The card is
+// typed on the payment provider's page, never sent to an action here.
 type checkoutRequest struct {
-	cardFields
 	Plan  string `json:"plan" validate:"max=64"`
 	Email string `json:"email" validate:"max=254"`
 	Key   string `json:"/checkoutKey" validate:"required,max=128"`
 }
 
 type updateCardRequest struct {
-	cardFields
 	Subscription string `json:"/subscription" validate:"required,max=64"`
 }
 
-// cardFields are the card inputs both card forms share (screens.cardInputs).
-type cardFields struct {
-	Card   string `json:"card" validate:"max=32"`
-	Expiry string `json:"expiry" validate:"max=16"`
-	CVC    string `json:"cvc" validate:"max=8"`
-}
-
-// card is the typed card as billing takes it.
-func (f cardFields) card() billing.Card {
-	month, year := parseExpiry(f.Expiry)
-	return billing.Card{Number: f.Card, ExpMonth: month, ExpYear: year, CVC: f.CVC}
+type confirmPaymentRequest struct {
+	Token string `json:"/token" validate:"required,max=128"`
 }
 
 func (s *Server) checkoutScreen(r *request) (screens.Page, error) {
@@ -56,15 +43,20 @@ func (s *Server) checkoutScreen(r *request) (screens.Page, error) {
 		Sandbox: s.Billing.Provider().Name() == "sandbox"}), nil
 }
 
+// checkoutDoneScreen is where the provider's page sends the buyer back. It
+// only reads the order: what was bought is made by the provider's verified
+// event, and until then the page says the payment is being confirmed and
+// looks again.
 func (s *Server) checkoutDoneScreen(r *request) (screens.Page, error) {
-	sub, err := s.Billing.Subscription(r.fiber.Context(), r.query.Get("id"))
-	if errors.Is(err, billing.ErrNoSubscription) || (err == nil && sub.Bundle != r.brand.Bundle) {
-		return screens.CheckoutDone(r.copy, "", false), nil
+	order, err := s.Billing.Order(r.fiber.Context(), r.query.Get("order"))
+	if errors.Is(err, billing.ErrNoOrder) || (err == nil && order.Bundle != r.brand.Bundle) {
+		return screens.CheckoutDone(r.copy, screens.OrderState{}), nil
 	}
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.CheckoutDone(r.copy, maskEmail(sub.Email), true), nil
+	return screens.CheckoutDone(r.copy, screens.OrderState{Found: true, Kind: order.Kind, Status: order.Status,
+		Email: maskEmail(order.Email)}), nil
 }
 
 // maskEmail shows enough of an address for its owner to recognise it and
@@ -77,41 +69,12 @@ func maskEmail(email string) string {
 	return local[:1] + "•••@" + domain
 }
 
-// parseExpiry reads "MM/YY" or "MM/YYYY".
-func parseExpiry(s string) (month, year int) {
-	m, y, ok := strings.Cut(strings.ReplaceAll(s, " ", ""), "/")
-	if !ok {
-		return 0, 0
-	}
-	month, _ = strconv.Atoi(m)
-	year, _ = strconv.Atoi(y)
-	return month, year
-}
-
-// cardError puts a card refusal under the input it is about, in the
-// brand's words; a decline is the form's error.
-func cardError(r *request, err error) error {
-	field := func(id, key string) error {
-		return &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{id: r.copy.T(key)}, Err: err}
-	}
-	switch {
-	case errors.Is(err, billing.ErrCardInvalid):
-		return field("card", "checkout.cardInvalid")
-	case errors.Is(err, billing.ErrCardExpired):
-		return field("expiry", "checkout.expired")
-	case errors.Is(err, billing.ErrCVCInvalid):
-		return field("cvc", "checkout.cvcInvalid")
-	case errors.Is(err, billing.ErrCardDeclined):
-		return engine.Wrap(engine.CodeInvalid, err, r.copy.T("checkout.declined"))
-	}
-	return err
-}
-
+// checkoutPay sends the buyer to the payment provider's hosted page for the
+// chosen plan (billing.StartCheckout); it takes no card.
 func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	req := in.(*checkoutRequest)
-	ctx := r.fiber.Context()
-	sub, err := s.Billing.Checkout(ctx, billing.CheckoutRequest{Brand: r.brand.Key, Bundle: r.brand.Bundle,
-		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Card: req.card(), Client: r.fiber.IP()})
+	start, err := s.Billing.StartCheckout(r.fiber.Context(), billing.CheckoutRequest{Brand: r.brand.Key, Bundle: r.brand.Bundle,
+		PlanCode: req.Plan, Email: req.Email, Key: req.Key, Client: r.fiber.IP(), Origin: s.Config.BrandOrigin(r.brand.Key)})
 	s.Business.Checkout(paymentOutcome(err))
 	switch {
 	case errors.Is(err, billing.ErrTooManyAttempts):
@@ -122,45 +85,9 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	case errors.Is(err, billing.ErrUnknownPlan):
 		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"plan": r.copy.T("checkout.planRequired")}, Err: err}
 	case err != nil:
-		return nil, cardError(r, err)
+		return nil, err
 	}
-	return ui.Effects(ui.Replace(screens.PathCheckoutDone + "?id=" + url.QueryEscape(sub.ID))), nil
-}
-
-// purchase buys an add-on with the main plan's card. The course then opens;
-// the report is made and mailed by billing's notice, and the screen is
-// checked again 2 s later (the spec's re-check delay) as the mail goes out.
-func (s *Server) purchase(family string) func(r *request, _ any) (*ui.Result, error) {
-	return func(r *request, _ any) (*ui.Result, error) {
-		if !r.authorised {
-			return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
-		}
-		ctx := r.fiber.Context()
-		main, err := s.Billing.Subscription(ctx, r.mainSub.ID)
-		if err != nil {
-			return nil, err
-		}
-		_, err = s.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: r.principal.User.ID,
-			Email: r.principal.User.Email, Main: main, Family: family})
-		s.Business.Purchase(paymentOutcome(err))
-		switch {
-		case errors.Is(err, billing.ErrAlreadyOwned):
-			// A second tap: the first one bought it.
-		case errors.Is(err, billing.ErrCardDeclined):
-			return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T("plan.purchaseFailed"))
-		case err != nil:
-			return nil, err
-		}
-		switch family {
-		case billing.FamilyPDFCourse:
-			return ui.Effects(ui.CloseOverlay(screens.CoursePurchaseOverlay), ui.CloseOverlay(screens.MyPlanOverlay),
-				ui.Navigate(screens.PathCourse)), nil
-		case billing.FamilyProfileReport:
-			// The report is made and mailed (billing.NoticeProfileReport).
-			return ui.Effects(ui.Refresh(), ui.After(2000, ui.Refresh())), nil
-		}
-		return ui.Effects(ui.Refresh()), nil
-	}
+	return ui.Effects(ui.OpenURL(start.URL, false)), nil
 }
 
 // cancelRequest sends the cancel-by-email confirmation
@@ -224,20 +151,52 @@ func (s *Server) updateCardScreen(r *request) (screens.Page, error) {
 	return screens.UpdateCard(r.copy, sub.ID, current), nil
 }
 
+// updateCard sends the subscriber to the provider's hosted page in setup
+// mode (billing.StartCardUpdate); the new card is saved from its event.
 func (s *Server) updateCard(r *request, in any) (*ui.Result, error) {
 	req := in.(*updateCardRequest)
 	if !r.authorised {
 		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
 	}
-	ctx := r.fiber.Context()
-	sub, err := s.Billing.Subscription(ctx, req.Subscription)
-	if err != nil || sub.UserID != r.principal.User.ID {
-		return nil, engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("plan.noPaymentMethod"))
+	start, err := s.Billing.StartCardUpdate(r.fiber.Context(), billing.CardUpdateRequest{SubscriptionID: req.Subscription,
+		UserID: r.principal.User.ID, Origin: s.Config.BrandOrigin(r.brand.Key)})
+	if errors.Is(err, billing.ErrNoSubscription) {
+		return nil, engine.Wrap(engine.CodeForbidden, err, r.copy.T("plan.noPaymentMethod"))
 	}
-	if _, err := s.Billing.UpdateCard(ctx, sub.ID, req.card(), "user:"+r.principal.User.ID); err != nil {
-		return nil, cardError(r, err)
+	if err != nil {
+		return nil, err
 	}
-	return ui.Effects(ui.Replace(screens.PathDashboard + "?plan=updated")), nil
+	return ui.Effects(ui.OpenURL(start.URL, false)), nil
+}
+
+// confirmPaymentScreen is the page a renewal's confirmation mail links to:
+// the bank asked for the subscriber, and this page sends them to the
+// provider's page to authenticate and pay.
+func (s *Server) confirmPaymentScreen(r *request) (screens.Page, error) {
+	token := r.query.Get("token")
+	order, err := s.Billing.Confirmation(r.fiber.Context(), token)
+	switch {
+	case errors.Is(err, billing.ErrNoOrder), err == nil && order.Bundle != r.brand.Bundle:
+		return screens.ConfirmPayment(r.copy, screens.ConfirmState{}), nil
+	case errors.Is(err, billing.ErrConfirmationClosed):
+		return screens.ConfirmPayment(r.copy, screens.ConfirmState{Found: true, Closed: true}), nil
+	case err != nil:
+		return screens.Page{}, err
+	}
+	return screens.ConfirmPayment(r.copy, screens.ConfirmState{Found: true, Token: token,
+		Plan: billing.Describe(order.PlanCode).Name, Price: order.Amount.String()}), nil
+}
+
+func (s *Server) confirmPayment(r *request, in any) (*ui.Result, error) {
+	req := in.(*confirmPaymentRequest)
+	start, err := s.Billing.StartConfirmation(r.fiber.Context(), req.Token, s.Config.BrandOrigin(r.brand.Key))
+	if errors.Is(err, billing.ErrNoOrder) || errors.Is(err, billing.ErrConfirmationClosed) {
+		return nil, engine.Wrap(engine.CodeConflict, err, r.copy.T("confirm.closed"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ui.Effects(ui.OpenURL(start.URL, false)), nil
 }
 
 // planState is My Plan for the request's subscriber, from what the session

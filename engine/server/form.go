@@ -83,7 +83,7 @@ func (s *Server) formPage(r *request, path string) (screens.Page, bool, error) {
 		if !fr.authorised {
 			return screens.Page{}, false, nil
 		}
-	case guardStaff:
+	case guardStaff, guardSupport:
 		// Without an admitted staff member handleScreen shows the studio
 		// sign-in at /studio (and sends every other studio path there), so
 		// that is the screen a studio sign-in was typed into, whoever posts

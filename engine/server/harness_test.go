@@ -84,10 +84,10 @@ func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*con
 			`"imports":["index.html"]}}`)},
 	}
 	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
-		Billing: a.Billing, Mail: a.Outbox, Events: a.Events, Retention: a.Retention,
-		Experiments: a.Experiments,
-		Images:      imageproxy.New(imageproxy.Config{Secret: []byte("test")}),
-		Secret:      a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
+		Billing: a.Billing, Mail: a.Outbox, Events: a.Events, Retention: a.Retention, Privacy: a.Privacy,
+		Experiments: a.Experiments, Support: a.Support,
+		Images: imageproxy.New(imageproxy.Config{Secret: []byte("test")}),
+		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
 		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true,
 		Sealer: a.Sealer}
 	if editDeps != nil {

@@ -105,6 +105,11 @@ func (s *Server) instagramCallback(c fiber.Ctx) error {
 	if err := s.Profiles.SetCredential(ctx, user, sealed); err != nil {
 		return fail("failed", err)
 	}
+	// Meta's deauthorize and data-deletion callbacks name the Instagram
+	// user only (privacy.Service).
+	if err := s.Profiles.LinkInstagram(ctx, user, prof.ID, prof.UserID); err != nil {
+		return fail("failed", err)
+	}
 	if _, err := s.Profiles.AddSnapshot(ctx, user, snap); err != nil {
 		return fail("failed", err)
 	}

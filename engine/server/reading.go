@@ -63,5 +63,5 @@ func (s *Server) legalScreen(id string, page func() library.Legal) func(r *reque
 
 // operator is who runs the service, for the legal pages.
 func (s *Server) operator() screens.Operator {
-	return screens.Operator{Name: s.Config.OperatorName, Address: s.Config.OperatorAddress}
+	return screens.Operator{Name: s.Config.OperatorName, Address: s.Config.OperatorAddress, TaxYears: s.Config.TaxRetentionYears}
 }

@@ -38,8 +38,13 @@ const (
 	// them in request.member). Everyone else gets the studio sign-in: at
 	// /studio itself, or sent there from any other studio path. What a role
 	// may change is the actions' concern (actionSpec.staff), since a tester
-	// may look at every studio screen.
+	// may look at every studio screen. Support staff may not: they are
+	// sent from /studio to their desk and refused (403) elsewhere.
 	guardStaff
+	// guardSupport admits support staff and admins (the support desk); other
+	// staff are refused with 403, and anyone else gets the studio sign-in
+	// as with guardStaff.
+	guardSupport
 )
 
 func (s *Server) signInScreen(r *request) (screens.Page, error) {
@@ -92,6 +97,13 @@ func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 		return nil, err
 	}
 	r.principal, r.signedIn = p, true
+	if s.Privacy != nil {
+		// The retention job deletes accounts left unused; any signed-in
+		// request is a use (written at most once a day).
+		if err := s.Privacy.Touch(c.Context(), p.User.ID); err != nil {
+			s.Logger.Warn("record account use", "requestId", requestID(c), "error", err.Error())
+		}
+	}
 	r.mainSub, r.authorised = billing.MainSubscription(p.Subscriptions, b.Bundle, s.Clock.Now())
 	if !r.authorised && !s.Brands.HostMapped(c.Hostname()) {
 		// A host with no brand of its own follows the subscriber's plan: a
@@ -142,7 +154,7 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathSignIn)))
 	case rt.guard == guestOnly && r.authorised:
 		return s.sendResult(c, ui.Effects(ui.Replace(screens.PathDashboard)))
-	case rt.guard == guardStaff:
+	case rt.guard == guardStaff || rt.guard == guardSupport:
 		m, err := s.studioMember(c)
 		if errors.Is(err, staff.ErrNoSession) {
 			if r.path == screens.PathStudio {
@@ -153,6 +165,12 @@ func (s *Server) handleScreen(c fiber.Ctx) error {
 			return s.sendResult(c, ui.Effects(ui.Replace(screens.PathStudio)))
 		}
 		if err != nil {
+			return err
+		}
+		var to redirect
+		if err := s.staffMayOpen(r, rt, m); errors.As(err, &to) {
+			return s.sendResult(c, ui.Effects(ui.Replace(string(to))))
+		} else if err != nil {
 			return err
 		}
 		r.member = m

@@ -40,9 +40,11 @@ import (
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
 	"glimpse/engine/metrics"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 	"glimpse/screens"
 )
@@ -72,11 +74,16 @@ type Deps struct {
 	// Accounts creates subscribers' accounts and gets them back in (nil:
 	// made from Auth, Billing and Mail).
 	Accounts *auth.Accounts
+	// Privacy runs data exports, account deletion and Meta's callbacks.
+	Privacy *privacy.Service
 	// Events keeps analytics events (nil keeps them only in the log).
 	Events *tracking.Store
 	// Experiments are the A/B experiments on the unsubscribe flow (nil:
 	// none run, and the studio's experiment screens send testers back).
 	Experiments *experiment.Service
+	// Support is the support desk (nil: the studio has none, and its
+	// screens and actions answer that it is unavailable).
+	Support *support.Desk
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
 	Content *library.Repo
@@ -225,9 +232,11 @@ func New(d Deps) (*Server, error) {
 	s.app.Get("/img", s.serveImage)
 	s.app.Post(PathErrorTunnel, s.checkSameOrigin, s.tunnelErrors)
 	s.app.Post(PathStripeWebhook, s.stripeWebhook) // signed by Stripe, so no CSRF check (stripe_webhook.go)
+	s.mountSandboxPay()                            // the sandbox's hosted payment page (sandbox_pay.go)
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
 	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
+	s.privacyRoutes()
 	s.app.Get(PathLessonPDFs+":file", s.serveLessonPDF)
 	s.app.Get(PathReelsPlaybook, s.serveReelsPlaybook)
 	s.app.Get("/assets/*", s.files.ServeAsset)

@@ -323,6 +323,30 @@ func TestCoursePurchaseDeclined(t *testing.T) {
 	if len(subs) != 1 {
 		t.Fatalf("a declined purchase left %d subscriptions", len(subs))
 	}
+	// A new card, and the same purchase goes through: the declined
+	// attempt does not hold the add-on.
+	// The card is changed on the provider's page (setup mode), as a browser
+	// would: the action only opens it.
+	r := h.actionAt("/checkout/card", "plan.update_card", map[string]any{"/subscription": main.ID})
+	eff := effects(r)
+	if r.status != http.StatusOK || len(eff) != 1 || eff[0]["type"] != "open_url" {
+		t.Fatalf("update card: %d %s", r.status, r.raw)
+	}
+	if page := h.payPage(eff[0]["url"].(string), cardForm("4242 4242 4242 4242", "12/30")); page.status >= 400 {
+		t.Fatalf("the provider's page refused the new card: %d %s", page.status, page.raw)
+	}
+	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), "Pay $19.99 with Visa ••4242") {
+		t.Fatalf("the confirmation does not name the new card: %s", home.raw)
+	}
+	res = h.action("course.purchase", nil)
+	if eff := effects(res); res.status != http.StatusOK || !strings.HasPrefix(eff[len(eff)-1]["to"].(string), "/dashboard/receipts/") {
+		t.Fatalf("purchase after a new card: %d %s", res.status, res.raw)
+	}
+	// The history shows the failed attempt and the paid one.
+	history := string(h.screen("/dashboard/billing").raw)
+	if !strings.Contains(history, `"label":"Failed"`) || !strings.Contains(history, `"label":"Paid"`) {
+		t.Fatalf("billing history: %s", history)
+	}
 }
 
 func TestFilesAndHeaders(t *testing.T) {
@@ -428,6 +452,7 @@ func TestReadingRoutes(t *testing.T) {
 func TestLegalPagesArePublicAndFilledIn(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.OperatorName = "Ana Example" })
+	updated := map[string]string{"/privacy": "Last updated Nov 25, 2026", "/terms-of-use": "Last updated Mar 29, 2024"}
 	for path, id := range map[string]string{"/privacy": "privacy", "/terms-of-use": "terms"} {
 		res := h.screen(path)
 		if screenID(res) != id {
@@ -436,7 +461,7 @@ func TestLegalPagesArePublicAndFilledIn(t *testing.T) {
 		if strings.Contains(string(res.raw), "{{") || !strings.Contains(string(res.raw), "Ana Example") {
 			t.Errorf("%s: operator details not filled in", path)
 		}
-		if !contains(texts(res.body["screen"]), "Last updated Mar 29, 2024") {
+		if !contains(texts(res.body["screen"]), updated[path]) {
 			t.Errorf("%s: date missing", path)
 		}
 	}

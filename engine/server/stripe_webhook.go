@@ -6,10 +6,10 @@ import (
 	"io"
 	"time"
 
+	"glimpse/engine/billing"
 	"glimpse/engine/metrics"
 
 	"github.com/gofiber/fiber/v3"
-	"github.com/stripe/stripe-go/v85/webhook"
 )
 
 // PathStripeWebhook receives Stripe's webhook events (docs/stripe.md §7).
@@ -18,10 +18,6 @@ const PathStripeWebhook = "/webhooks/stripe"
 // maxWebhookBody bounds a webhook delivery. Stripe's payment events are a few
 // kilobytes; anything larger is refused before its signature is checked.
 const maxWebhookBody = 64 << 10
-
-// webhookTolerance is how far a delivery's signed timestamp may be from now,
-// the Stripe libraries' default, which limits replays.
-const webhookTolerance = 300 * time.Second
 
 // stripeWebhook verifies a Stripe delivery's signature on the raw body and
 // hands the event to billing, which de-duplicates it and applies it to the
@@ -43,31 +39,31 @@ func (s *Server) stripeWebhook(c fiber.Ctx) error {
 	if len(body) > maxWebhookBody {
 		return c.Status(fiber.StatusRequestEntityTooLarge).JSON(fiber.Map{"error": "body too large"})
 	}
-	// The signature covers the exact bytes received, so the body is verified
-	// before anything parses it. The API version of the event is not
-	// compared with the library's: the handler reads only fields that every
-	// recent version has (id, type, created, the object's id and metadata).
-	ev, err := webhook.ConstructEventWithOptions(body, c.Get("Stripe-Signature"), secret,
-		webhook.ConstructEventOptions{Tolerance: webhookTolerance, IgnoreAPIVersionMismatch: true})
-	if err != nil {
+	// The signature covers the exact bytes received, so billing verifies
+	// the body as read, before anything parses it.
+	ctx, cancel := context.WithTimeout(c.Context(), 10*time.Second)
+	defer cancel()
+	res, err := s.Billing.ReceiveStripeWebhook(ctx, body, c.Get("Stripe-Signature"))
+	if !errors.Is(err, billing.ErrSignatureTooOld) && !errors.Is(err, billing.ErrBadSignature) && !errors.Is(err, billing.ErrWebhookOff) {
+		s.Business.Webhook(res.Type, webhookResult(res, err))
+	}
+	switch {
+	case errors.Is(err, billing.ErrSignatureTooOld), errors.Is(err, billing.ErrBadSignature):
 		s.Logger.Warn("stripe webhook refused", "error", err)
 		s.Business.Webhook(metrics.WebhookOther, metrics.WebhookRefused)
 		msg := "invalid signature"
-		if errors.Is(err, webhook.ErrTooOld) {
+		if errors.Is(err, billing.ErrSignatureTooOld) {
 			msg = "timestamp outside the tolerance"
 		}
 		return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": msg})
-	}
-	ctx, cancel := context.WithTimeout(c.Context(), 10*time.Second)
-	defer cancel()
-	res, err := s.Billing.HandleStripeEvent(ctx, ev)
-	s.Business.Webhook(string(ev.Type), webhookResult(res, err))
-	if err != nil {
-		s.Logger.Error("stripe webhook", "event", ev.ID, "type", ev.Type, "error", err)
+	case errors.Is(err, billing.ErrWebhookOff):
+		return fiber.ErrNotFound
+	case err != nil:
+		s.Logger.Error("stripe webhook", "error", err)
 		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "not processed"})
 	}
 	if res.Key != "" {
-		s.Logger.Info("stripe webhook", "event", ev.ID, "type", ev.Type, "charge", res.Key, "status", res.Status,
+		s.Logger.Info("stripe webhook", "charge", res.Key, "status", res.Status,
 			"applied", res.Applied, "duplicate", res.Duplicate)
 	}
 	return c.JSON(fiber.Map{"received": true, "duplicate": res.Duplicate, "applied": res.Applied})

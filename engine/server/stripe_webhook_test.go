@@ -26,12 +26,8 @@ func newWebhookHarness(t *testing.T) (h *harness, key, reference string) {
 	t.Helper()
 	h = newHarness(t, func(c *config.Config) { c.StripeWebhookSecret = testWebhookSecret })
 	h.srv.Billing = h.app.Billing
-	_, err := h.app.Billing.Checkout(context.Background(), billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
-		PlanCode: "glimpse_weekly_trial", Email: "ann@example.com", Key: "wh-1",
-		Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2030, CVC: "123"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h.paidCheckout(billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: "ann@example.com", Key: "wh-1"})
 	var ch billing.Charge
 	if err := h.app.Store.DB().Collection("charges").FindOne(context.Background(), bson.M{"_id": "checkout:wh-1"}).Decode(&ch); err != nil {
 		t.Fatal(err)
@@ -82,10 +78,10 @@ func (h *harness) chargeStatus(key string) string {
 
 func TestStripeWebhookSignature(t *testing.T) {
 	h, key, _ := newWebhookHarness(t)
-	body := stripeEvent("evt_sig", "payment_intent.payment_failed", time.Now(), paymentIntent(key))
+	body := stripeEvent("evt_sig", "payment_intent.payment_failed", h.clock.Now(), paymentIntent(key))
 	for name, r := range map[string]response{
-		"wrong secret": h.deliver(body, "whsec_other", time.Now()),
-		"too old":      h.deliver(body, testWebhookSecret, time.Now().Add(-6*time.Minute)),
+		"wrong secret": h.deliver(body, "whsec_other", h.clock.Now()),
+		"too old":      h.deliver(body, testWebhookSecret, h.clock.Now().Add(-6*time.Minute)),
 	} {
 		if r.status != 400 {
 			t.Errorf("%s: status %d, want 400 (%s)", name, r.status, r.raw)
@@ -98,13 +94,13 @@ func TestStripeWebhookSignature(t *testing.T) {
 	if got := h.chargeStatus(key); got != "succeeded" {
 		t.Fatalf("status after refused deliveries = %q, want succeeded", got)
 	}
-	big := stripeEvent("evt_big", "payment_intent.succeeded", time.Now(),
+	big := stripeEvent("evt_big", "payment_intent.succeeded", h.clock.Now(),
 		map[string]any{"id": "pi_1", "object": "payment_intent", "description": strings.Repeat("x", 70<<10)})
-	if r := h.deliver(big, testWebhookSecret, time.Now()); r.status != 413 {
+	if r := h.deliver(big, testWebhookSecret, h.clock.Now()); r.status != 413 {
 		t.Errorf("70 KiB body: status %d, want 413", r.status)
 	}
 
-	r := h.deliver(body, testWebhookSecret, time.Now())
+	r := h.deliver(body, testWebhookSecret, h.clock.Now())
 	if r.status != 200 || r.body["applied"] != true {
 		t.Fatalf("valid delivery: %d %s", r.status, r.raw)
 	}
@@ -115,13 +111,13 @@ func TestStripeWebhookSignature(t *testing.T) {
 
 func TestStripeWebhookDuplicateAndOrder(t *testing.T) {
 	h, key, reference := newWebhookHarness(t)
-	t0 := time.Now().Truncate(time.Second).Add(-time.Hour)
+	t0 := h.clock.Now().Truncate(time.Second).Add(-time.Hour)
 	ctx := context.Background()
 	events := h.app.Store.DB().Collection("charge_events")
 
 	succeeded := stripeEvent("evt_ok", "payment_intent.succeeded", t0, paymentIntent(key))
 	for i := range 2 {
-		r := h.deliver(succeeded, testWebhookSecret, time.Now())
+		r := h.deliver(succeeded, testWebhookSecret, h.clock.Now())
 		if r.status != 200 || r.body["duplicate"] != (i == 1) {
 			t.Fatalf("delivery %d: %d %s", i+1, r.status, r.raw)
 		}
@@ -134,11 +130,11 @@ func TestStripeWebhookDuplicateAndOrder(t *testing.T) {
 	refund := stripeEvent("evt_refund", "charge.refunded", t0.Add(100*time.Second), map[string]any{
 		"id": "ch_1", "object": "charge", "refunded": true, "payment_intent": reference,
 		"metadata": map[string]string{"glimpse_key": key}})
-	if r := h.deliver(refund, testWebhookSecret, time.Now()); r.status != 200 || r.body["applied"] != true {
+	if r := h.deliver(refund, testWebhookSecret, h.clock.Now()); r.status != 200 || r.body["applied"] != true {
 		t.Fatalf("refund: %d %s", r.status, r.raw)
 	}
 	late := stripeEvent("evt_late", "payment_intent.payment_failed", t0.Add(50*time.Second), paymentIntent(key))
-	if r := h.deliver(late, testWebhookSecret, time.Now()); r.status != 200 || r.body["applied"] != false {
+	if r := h.deliver(late, testWebhookSecret, h.clock.Now()); r.status != 200 || r.body["applied"] != false {
 		t.Fatalf("late event: %d %s", r.status, r.raw)
 	}
 	if got := h.chargeStatus(key); got != "refunded" {
@@ -149,7 +145,7 @@ func TestStripeWebhookDuplicateAndOrder(t *testing.T) {
 	// payment's reference.
 	dispute := stripeEvent("evt_dispute", "charge.dispute.created", t0.Add(200*time.Second), map[string]any{
 		"id": "dp_1", "object": "dispute", "charge": "ch_1", "payment_intent": reference})
-	if r := h.deliver(dispute, testWebhookSecret, time.Now()); r.status != 200 || r.body["applied"] != true {
+	if r := h.deliver(dispute, testWebhookSecret, h.clock.Now()); r.status != 200 || r.body["applied"] != true {
 		t.Fatalf("dispute: %d %s", r.status, r.raw)
 	}
 	if got := h.chargeStatus(key); got != "disputed" {
@@ -158,7 +154,7 @@ func TestStripeWebhookDuplicateAndOrder(t *testing.T) {
 
 	// Other event types are acknowledged and ignored.
 	other := stripeEvent("evt_other", "customer.created", t0, map[string]any{"id": "cus_1", "object": "customer"})
-	if r := h.deliver(other, testWebhookSecret, time.Now()); r.status != 200 {
+	if r := h.deliver(other, testWebhookSecret, h.clock.Now()); r.status != 200 {
 		t.Fatalf("other event: %d %s", r.status, r.raw)
 	}
 }
@@ -167,7 +163,7 @@ func TestStripeWebhookDuplicateAndOrder(t *testing.T) {
 // in shuffled order: the ledger must end on the newest.
 func TestStripeWebhookConcurrentOrder(t *testing.T) {
 	h, key, _ := newWebhookHarness(t)
-	t0 := time.Now().Add(-time.Hour)
+	t0 := h.clock.Now().Add(-time.Hour)
 	statuses := []string{"payment_intent.succeeded", "payment_intent.payment_failed"}
 	const n = 20
 	errs := make(chan error, n)

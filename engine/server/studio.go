@@ -56,6 +56,8 @@ func (s *Server) admitStaff(r *request, role string) error {
 		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("studio.signInFirst"))
 	case errors.Is(err, staff.ErrForbidden) && role == staff.RoleExperimenter:
 		return engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("studio.experiments.testersOnly"))
+	case errors.Is(err, staff.ErrForbidden) && role == staff.RoleSupport:
+		return engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("support.supportOnly"))
 	case errors.Is(err, staff.ErrForbidden):
 		return engine.Errorf(engine.CodeForbidden, "%s", r.copy.T("studio.readOnly"))
 	case err != nil:
@@ -77,6 +79,9 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 	var extra []*ui.Node
 	if r.member.CanExperiment() && s.Experiments != nil {
 		extra = append(extra, screens.StudioExperimentsLink(r.copy))
+	}
+	if r.member.CanSupport() && s.Support != nil {
+		extra = append(extra, screens.StudioSupportLink(r.copy))
 	}
 	page := screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItems(docs), extra...)
 	if r.query.Get(screens.StudioFromParam) == screens.StudioFromExperiments {

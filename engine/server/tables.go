@@ -35,8 +35,14 @@ func (s *Server) routeTable() ([]route, error) {
 		{screens.PathSignIn, guestOnly, s.signInScreen, func(*request) string { return "sign-in" }},
 		{screens.PathDashboard, protected, s.homeScreen, s.homeKey},
 		{screens.PathPasswordSafety, protected, s.passwordSafetyScreen, nil},
+		{screens.PathPrivacyData, protected, s.privacyScreen, nil},
+		{screens.PathDeleteAccount, protected, s.deleteAccountScreen, nil},
+		{screens.PathAccountDeleted, public, s.accountDeletedScreen, func(*request) string { return "account-deleted" }},
+		{screens.PathDeletionStatus, public, s.deletionStatusScreen, nil},
 		{screens.PathAnalytics, protected, s.analyticsScreen, nil},
 		{screens.PathCourse, protected, s.courseScreen, nil},
+		{screens.PathBilling, protected, s.billingScreen, nil},
+		{screens.PathReceipts + "*", protected, s.receiptScreen, nil},
 		{screens.PathUnsubscribe, protected, s.unsubscribeStart, nil},
 		{screens.PathUnsubscribe + "/*", protected, s.unsubscribeScreen, nil},
 		{screens.PathInsights, protected, s.insightsScreen, byPath},
@@ -52,6 +58,7 @@ func (s *Server) routeTable() ([]route, error) {
 		{screens.PathCheckout, public, s.checkoutScreen, nil},
 		{screens.PathCheckoutDone, public, s.checkoutDoneScreen, nil},
 		{screens.PathUpdateCard, protected, s.updateCardScreen, nil},
+		{screens.PathConfirmPayment, public, s.confirmPaymentScreen, nil},
 		{screens.PathUnsubscription, public, s.cancelByEmailScreen, func(*request) string { return "unsubscription" }},
 		{screens.PathStudio, guardStaff, s.studioHome, nil},
 		{screens.PathStudioNew + "*", guardStaff, s.studioEdit, nil},
@@ -62,6 +69,7 @@ func (s *Server) routeTable() ([]route, error) {
 		{screens.PathStudioExperimentNew, guardStaff, s.studioExperimentEdit, nil},
 		{screens.PathStudioExperimentEdit + "*", guardStaff, s.studioExperimentEdit, nil},
 		{screens.PathStudioExperimentResults + "*", guardStaff, s.studioExperimentResults, nil},
+		{screens.PathStudioSupport, guardSupport, s.supportDesk, nil},
 	}
 	if s.devMailboxOn() {
 		rows = append(rows,
@@ -85,8 +93,9 @@ type actionSpec struct {
 	// upload, when set, takes the raw request body (a file) instead.
 	upload func(r *request, body io.Reader) (*ui.Result, error)
 	// staff, when set, is the staff role the action needs (staff.RoleEditor
-	// admits editors and admins; staff.RoleTester any staff member;
-	// staff.RoleExperimenter testers and admins). The handler then finds the
+	// admits editors and admins; staff.RoleTester any staff member but
+	// support; staff.RoleExperimenter testers and admins; staff.RoleSupport
+	// support and admins). The handler then finds the
 	// member in request.member; anyone else is refused before the body is
 	// read.
 	staff string
@@ -106,6 +115,10 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"session.sign_out", actionSpec{newRequest: noValues, handle: s.signOut}},
 		{"event.track", actionSpec{newRequest: empty[trackRequest], handle: s.track}},
 		{"breach.check", actionSpec{newRequest: noValues, handle: s.checkBreaches}},
+		{screens.ActionRequestExport, actionSpec{newRequest: noValues, handle: s.requestExport}},
+		{screens.ActionDownloadExport, actionSpec{newRequest: noValues, handle: s.downloadExportAction}},
+		{screens.ActionDisconnectInstagram, actionSpec{newRequest: noValues, handle: s.disconnectInstagram}},
+		{screens.ActionDeleteAccount, actionSpec{newRequest: empty[deleteAccountRequest], handle: s.deleteAccount, form: true}},
 		{"profile.upload_export", actionSpec{upload: s.uploadExport}},
 		{"account.restore_password", actionSpec{newRequest: empty[emailRequest], handle: s.restorePassword, form: true}},
 		{"account.reset_password", actionSpec{newRequest: empty[resetPasswordRequest], handle: s.resetPassword, form: true}},
@@ -117,7 +130,8 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"plan.buy_playbook", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)}},
 		{"plan.cancel_request", actionSpec{newRequest: noValues, handle: s.cancelRequest}},
 		{"plan.resume", actionSpec{newRequest: noValues, handle: s.resumePlan}},
-		{"plan.update_card", actionSpec{newRequest: empty[updateCardRequest], handle: s.updateCard, form: true}},
+		{"plan.update_card", actionSpec{newRequest: empty[updateCardRequest], handle: s.updateCard}},
+		{"checkout.confirm", actionSpec{newRequest: empty[confirmPaymentRequest], handle: s.confirmPayment}},
 		{"unsubscription.cancel", actionSpec{newRequest: noValues, handle: s.cancelFromLink}},
 		{"unsubscribe.leave", actionSpec{newRequest: empty[unsubscribeLeaveRequest], handle: s.unsubscribeLeave}},
 		{"unsubscribe.reason", actionSpec{newRequest: empty[unsubscribeReasonRequest], handle: s.unsubscribeReason, form: true}},
@@ -139,6 +153,13 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"experiment.start", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStart)), staff: staff.RoleExperimenter}},
 		{"experiment.pause", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionPause)), staff: staff.RoleExperimenter}},
 		{"experiment.stop", actionSpec{newRequest: empty[experimentIDRequest], handle: s.experimentsOn(s.experimentStatus(experiment.ActionStop)), staff: staff.RoleExperimenter}},
+		// The support desk: support staff and admins (staff.RoleSupport).
+		{"support.find", actionSpec{newRequest: empty[supportFindRequest], handle: s.supportOn(s.supportFind), staff: staff.RoleSupport, form: true}},
+		{"support.refund", actionSpec{newRequest: empty[supportRefundRequest], handle: s.supportOn(s.supportRefund), staff: staff.RoleSupport, form: true}},
+		{"support.cancel", actionSpec{newRequest: empty[supportCancelRequest], handle: s.supportOn(s.supportCancel), staff: staff.RoleSupport, form: true}},
+		{"support.extend", actionSpec{newRequest: empty[supportExtendRequest], handle: s.supportOn(s.supportExtend), staff: staff.RoleSupport, form: true}},
+		{"support.resend", actionSpec{newRequest: empty[supportResendRequest], handle: s.supportOn(s.supportResend), staff: staff.RoleSupport, form: true}},
+		{"support.sign_out", actionSpec{newRequest: empty[supportSignOutRequest], handle: s.supportOn(s.supportSignOut), staff: staff.RoleSupport, form: true}},
 	})
 }
 

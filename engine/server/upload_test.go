@@ -88,8 +88,8 @@ func TestUploadExportAnalysesIt(t *testing.T) {
 	h := newHarness(t)
 	h.subscriber("ann@example.com", "correct-horse")
 	h.signIn("ann@example.com", "correct-horse")
-	if !contains(texts(h.screen("/dashboard/analytics").body["screen"]), "Connect your Instagram profile") {
-		t.Fatal("an unconnected subscriber is not offered a way to connect")
+	if !contains(texts(h.screen("/dashboard/analytics").body["screen"]), "Analyse your Instagram followers") {
+		t.Fatal("an unconnected subscriber is not offered the upload (the only way here: no Instagram Login configured)")
 	}
 	res := h.upload(zipTree(t, "accounts-center-2024"))
 	if res.status != 200 || res.body["v"] != float64(1) {

@@ -10,11 +10,12 @@ import (
 
 func TestMemberCan(t *testing.T) {
 	t.Parallel()
-	roles := []string{staff.RoleTester, staff.RoleEditor, staff.RoleExperimenter, staff.RoleAdmin, "typo"}
+	roles := []string{staff.RoleTester, staff.RoleEditor, staff.RoleExperimenter, staff.RoleSupport, staff.RoleAdmin, "typo"}
 	want := map[string][]bool{ // by member role, in the order of roles
-		staff.RoleEditor: {true, true, false, false, false},
-		staff.RoleTester: {true, false, true, false, false},
-		staff.RoleAdmin:  {true, true, true, true, false},
+		staff.RoleEditor:  {true, true, false, false, false, false},
+		staff.RoleTester:  {true, false, true, false, false, false},
+		staff.RoleSupport: {false, false, false, true, false, false},
+		staff.RoleAdmin:   {true, true, true, true, true, false},
 	}
 	for held, can := range want {
 		for i, role := range roles {

@@ -1,5 +1,6 @@
 // Package staff holds the accounts of the people who run Glimpse: editors
-// (content and copy), testers (experiments) and admins. They are separate
+// (content and copy), testers (experiments), support (the support desk) and
+// admins. They are separate
 // from subscribers, with their own sessions and cookie; subscribers have no
 // staff powers.
 package staff
@@ -23,7 +24,11 @@ import (
 const (
 	RoleEditor = "editor"
 	RoleTester = "tester"
-	RoleAdmin  = "admin"
+	// RoleSupport looks subscribers up and acts for them (refunds,
+	// cancellations) at the support desk, and opens nothing else of the
+	// studio: content and experiments are not theirs to see.
+	RoleSupport = "support"
+	RoleAdmin   = "admin"
 )
 
 // RoleExperimenter is not a role a member holds but the one the experiment
@@ -65,18 +70,31 @@ type Member struct {
 // CanEdit reports whether the member may change content and copy.
 func (m Member) CanEdit() bool { return m.Role == RoleEditor || m.Role == RoleAdmin }
 
+// CanSupport reports whether the member may use the support desk: support
+// and admins.
+func (m Member) CanSupport() bool { return m.Role == RoleSupport || m.Role == RoleAdmin }
+
+// CanStudio reports whether the member may look at the studio's content and
+// experiment screens: everyone but support.
+func (m Member) CanStudio() bool {
+	return m.Role == RoleEditor || m.Role == RoleTester || m.Role == RoleAdmin
+}
+
 // CanExperiment reports whether the member may create, start, pause and stop
 // A/B experiments and read their results: testers and admins, not editors.
 func (m Member) CanExperiment() bool { return m.Role == RoleTester || m.Role == RoleAdmin }
 
 // Can reports whether the member holds role, as an action names it:
-// RoleTester is any member, RoleEditor editors and admins,
-// RoleExperimenter testers and admins, RoleAdmin admins. A role this does
-// not know admits no one, so a typo in a table of actions fails closed.
+// RoleTester is any member of the studio's content side (CanStudio: not
+// support), RoleEditor editors and admins, RoleExperimenter testers and
+// admins, RoleSupport support and admins, RoleAdmin admins. A role this
+// does not know admits no one, so a typo in a table of actions fails closed.
 func (m Member) Can(role string) bool {
 	switch role {
 	case RoleTester:
-		return true
+		return m.CanStudio()
+	case RoleSupport:
+		return m.CanSupport()
 	case RoleEditor:
 		return m.CanEdit()
 	case RoleExperimenter:
@@ -136,9 +154,9 @@ func (s *Service) Add(ctx context.Context, email, role string) (string, error) {
 // password is reset when it may be known to someone else.
 func (s *Service) Put(ctx context.Context, email, role, password string) error {
 	switch role {
-	case RoleEditor, RoleTester, RoleAdmin:
+	case RoleEditor, RoleTester, RoleSupport, RoleAdmin:
 	default:
-		return fmt.Errorf("role must be editor, tester or admin, got %q", role)
+		return fmt.Errorf("role must be editor, tester, support or admin, got %q", role)
 	}
 	email = auth.NormaliseEmail(email)
 	if !strings.Contains(email, "@") {

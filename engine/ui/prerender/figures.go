@@ -3,7 +3,6 @@ package prerender
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -243,7 +242,7 @@ func (d *drawer) chart(n map[string]any) error {
 		}
 		points = append(points, chartPoint{x: strOr(p, "x", ""), y: y, yLabel: strOr(p, "yLabel", "")})
 	}
-	low, high, lowLabel, highLabel := chartScale(points)
+	sc := chartScale(points)
 	step := 0.0
 	if len(points) > 1 {
 		step = float64(chartWidth-2*chartPad) / float64(len(points)-1)
@@ -256,7 +255,10 @@ func (d *drawer) chart(n map[string]any) error {
 		if len(points) > 1 {
 			x = chartPad + float64(i)*step
 		}
-		y := chartHeight - chartPad - ((p.y-low)/(high-low))*(chartHeight-2*chartPad)
+		y := float64(chartHeight) / 2
+		if !sc.flat {
+			y = chartHeight - chartPad - ((p.y-sc.low)/(sc.high-sc.low))*(chartHeight-2*chartPad)
+		}
 		coords[i] = coord{x, y}
 		line[i] = jsToFixed1(x) + "," + jsToFixed1(y)
 	}
@@ -268,13 +270,24 @@ func (d *drawer) chart(n map[string]any) error {
 	d.attr("id", titleID)
 	d.raw(` class="chart__title">`)
 	d.text(label)
-	d.raw(`</figcaption><div class="chart__frame"><div class="chart__scale" aria-hidden="true"><span class="chart__scale-high">`)
-	d.text(highLabel)
-	d.raw(`</span><span class="chart__scale-low">`)
-	d.text(lowLabel)
-	d.raw(`</span></div><svg class="chart__plot" viewBox="0 0 320 120" preserveAspectRatio="none" aria-hidden="true" focusable="false">` +
-		`<line class="chart__grid" x1="0" x2="320" y1="8" y2="8"></line>` +
-		`<line class="chart__grid chart__grid--base" x1="0" x2="320" y1="112" y2="112"></line><polyline class="chart__line"`)
+	d.raw(`</figcaption><div class="chart__frame">`)
+	if sc.flat {
+		d.raw(`<div class="chart__scale chart__scale--flat" aria-hidden="true"><span class="chart__scale-level">`)
+		d.text(sc.label)
+	} else {
+		d.raw(`<div class="chart__scale" aria-hidden="true"><span class="chart__scale-high">`)
+		d.text(sc.highLabel)
+		d.raw(`</span><span class="chart__scale-low">`)
+		d.text(sc.lowLabel)
+	}
+	d.raw(`</span></div><svg class="chart__plot" viewBox="0 0 320 120" preserveAspectRatio="none" aria-hidden="true" focusable="false">`)
+	if sc.flat {
+		d.raw(`<line class="chart__grid" x1="0" x2="320" y1="60" y2="60"></line>`)
+	} else {
+		d.raw(`<line class="chart__grid" x1="0" x2="320" y1="8" y2="8"></line>` +
+			`<line class="chart__grid" x1="0" x2="320" y1="112" y2="112"></line>`)
+	}
+	d.raw(`<polyline class="chart__line"`)
 	d.attr("points", strings.Join(line, " "))
 	d.raw(`></polyline>`)
 	for _, c := range coords {
@@ -316,11 +329,19 @@ func (d *drawer) axisLabel(p chartPoint) {
 	d.text(p.yLabel)
 }
 
-// chartScale is nodes/chart.tsx's scale: figures that cannot be negative
-// start at zero; only a series with negative values spans its own range.
-func chartScale(points []chartPoint) (low, high float64, lowLabel, highLabel string) {
+// scale is nodes/chart.tsx's: the series' own lowest and highest values,
+// labelled, or one level line labelled once when their labels read the same.
+type scale struct {
+	flat                bool
+	label               string
+	low, high           float64
+	lowLabel, highLabel string
+}
+
+// chartScale is nodes/chart.tsx's scale (issue #21: the axis fits the data).
+func chartScale(points []chartPoint) scale {
 	if len(points) == 0 {
-		return 0, 1, "0", "1"
+		return scale{flat: true}
 	}
 	top, bottom := points[0], points[0]
 	for _, p := range points[1:] {
@@ -331,34 +352,10 @@ func chartScale(points []chartPoint) (low, high float64, lowLabel, highLabel str
 			bottom = p
 		}
 	}
-	if bottom.y >= 0 {
-		high = 1
-		if top.y > 0 {
-			high = top.y
-		}
-		return 0, high, zeroLike(top.yLabel), top.yLabel
+	if top.y == bottom.y || top.yLabel == bottom.yLabel {
+		return scale{flat: true, label: top.yLabel}
 	}
-	high = bottom.y + 1
-	if top.y > bottom.y {
-		high = top.y
-	}
-	return bottom.y, high, bottom.yLabel, top.yLabel
-}
-
-var firstNumber = regexp.MustCompile(`\d(?:[\d.,\x{00a0}\x{202f} ]*\d)?`)
-
-// zeroLike is nodes/chart.tsx's: zero written as the label writes its
-// number ("3.22%" → "0%").
-func zeroLike(label string) string {
-	at := firstNumber.FindStringIndex(label)
-	if at == nil {
-		return "0"
-	}
-	zero := label[:at[0]] + "0" + label[at[1]:]
-	if zero == label {
-		return "0"
-	}
-	return zero
+	return scale{low: bottom.y, high: top.y, lowLabel: bottom.yLabel, highLabel: top.yLabel}
 }
 
 // jsNumber writes a number as JavaScript's String(number) does for the

@@ -234,11 +234,6 @@ func TestJavaScriptNumbers(t *testing.T) {
 			t.Errorf("String(%v) = %q, want %q", v, got, want)
 		}
 	}
-	for label, want := range map[string]string{"3.22%": "0%", "30,120": "0", "n/a": "0", "12 700 likes": "0 likes"} {
-		if got := zeroLike(label); got != want {
-			t.Errorf("zeroLike(%q) = %q, want %q", label, got, want)
-		}
-	}
 }
 
 func TestCountdownFromServerTime(t *testing.T) {

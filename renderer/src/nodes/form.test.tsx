@@ -1,6 +1,9 @@
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
+import { startTransition } from "react";
+import { createRoot } from "react-dom/client";
 import { describe, expect, it } from "vitest";
-import { renderNode } from "../test/harness";
+import { App } from "../app";
+import { envelope, fakeServer, makeEngine, renderNode } from "../test/harness";
 
 const signIn = {
   type: "form",
@@ -73,5 +76,36 @@ describe("form", () => {
       "Please check your details",
     ]);
     expect(screen.getByText("Please check your details")).toBeTruthy();
+  });
+
+  it("sends what the fields hold when its button is pressed as the form appears, before React's passive effects", async () => {
+    // React puts its handlers on the page when it commits a screen (or adopts the server's
+    // markup), and runs passive effects a task later: a tap in between must find the fields.
+    const server = fakeServer((call) =>
+      call.method === "POST" ? { body: {} } : { body: envelope([signIn], { state: { form: { email: "ann@example.com", password: "secret1" } } }) },
+    );
+    const runtime = makeEngine(server);
+    await runtime.start();
+    const container = document.createElement("div");
+    document.body.append(container);
+    let pressedBeforeEffects = false;
+    const observer = new MutationObserver(() => {
+      const button = container.querySelector<HTMLButtonElement>("button[type=submit]");
+      if (button === null) return;
+      observer.disconnect();
+      pressedBeforeEffects = true;
+      button.click();
+    });
+    observer.observe(container, { childList: true, subtree: true });
+    const root = createRoot(container);
+    startTransition(() => root.render(<App runtime={runtime} />));
+    await waitFor(() => expect(server.calls.filter((call) => call.method === "POST")).toHaveLength(1));
+    expect(pressedBeforeEffects).toBe(true);
+    expect(server.calls.find((call) => call.method === "POST")?.body).toEqual({
+      values: { email: "ann@example.com", password: "secret1" },
+      path: "/",
+    });
+    root.unmount();
+    container.remove();
   });
 });

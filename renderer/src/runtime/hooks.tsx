@@ -8,6 +8,7 @@ import {
   useCallback,
   useContext,
   useEffect,
+  useLayoutEffect,
   useRef,
   useState,
   useSyncExternalStore,
@@ -144,7 +145,10 @@ export function useField(
   const value = useStateValue(bind);
   const error = useView((view) => view.fieldErrors[id]);
 
-  useEffect(
+  // In the commit itself, not after it: from the moment React has put its handlers on the page
+  // (adopting the server's markup included), a tap on the form's button must find these fields;
+  // passive effects run a frame or more later, and a submit then would send no values at all.
+  useLayoutEffect(
     () => runtime.forms.register({ id, bind, rules: rules ?? [], formId, element: () => element.current }),
     [runtime, id, bind, rules, formId, element],
   );
@@ -173,7 +177,8 @@ export function useFileInput(
   const { id, maxBytes, requiredMessage, tooLargeMessage } = spec;
   const error = useView((view) => view.fieldErrors[id]);
   const chosen = useRef<File | null>(null);
-  useEffect(
+  // In the commit, as fields are (useField).
+  useLayoutEffect(
     () =>
       runtime.forms.registerFile({
         id,

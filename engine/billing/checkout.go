@@ -1,0 +1,580 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/brand"
+	"glimpse/engine/store"
+)
+
+// ordersCollection keeps every purchase sent to a provider's hosted page.
+const ordersCollection = "checkout_orders"
+
+// Kinds of order.
+const (
+	OrderPlan    = "plan"    // a first purchase of a main plan
+	OrderAddOn   = "addon"   // an add-on whose bank asked for the buyer (3-D Secure)
+	OrderCard    = "card"    // a card update (setup mode)
+	OrderRenewal = "renewal" // a renewal whose bank asked for the subscriber
+)
+
+// Order statuses. An order is pending until its provider's events settle it:
+// paid (what it bought exists) or failed; processing is a payment accepted
+// but not yet settled (a delayed method).
+const (
+	OrderPending    = "pending"
+	OrderProcessing = "processing"
+	OrderPaid       = "paid"
+	OrderFailed     = "failed"
+)
+
+// Paths the hosted pages send the buyer back to (the checkout's screens).
+const (
+	PathCheckoutDone    = "/checkout/done"
+	PathCheckoutStart   = "/checkout"
+	PathCheckoutConfirm = "/checkout/confirm"
+	pathDashboard       = "/dashboard"
+	pathUpdateCard      = "/checkout/card"
+)
+
+// Order is one purchase on a hosted page: what it buys, for whom, and how it
+// stands. Only verified provider events settle it (settleCheckout); the
+// buyer's return from the page only reads it.
+type Order struct {
+	ID             string        `bson:"_id"`
+	Kind           string        `bson:"kind"`
+	Brand          string        `bson:"brand"`
+	Bundle         string        `bson:"bundle"`
+	PlanCode       string        `bson:"planCode"`
+	Family         string        `bson:"family,omitempty"`
+	Email          string        `bson:"email"`
+	UserID         string        `bson:"userId,omitempty"`
+	SubscriptionID string        `bson:"subscriptionId"`
+	MainID         string        `bson:"mainSubscriptionId,omitempty"`
+	Period         int64         `bson:"period,omitempty"` // a renewal's period end (unix seconds)
+	ChargeKey      string        `bson:"chargeKey,omitempty"`
+	Amount         Money         `bson:"amount"`
+	Saved          PaymentMethod `bson:"saved,omitempty"`
+	Session        string        `bson:"session,omitempty"`
+	Status         string        `bson:"status"`
+	CreatedAt      time.Time     `bson:"createdAt"`
+}
+
+// CheckoutRequest is a visitor buying a main plan.
+type CheckoutRequest struct {
+	Brand    string // brand key
+	Bundle   string // the brand's bundle
+	PlanCode string
+	Email    string
+	// Key is the checkout's idempotency key (one per checkout page view):
+	// the same key opens the same hosted page and buys once.
+	Key string
+	// Client is who is buying (the client's address): each may start
+	// CheckoutsPerHour checkouts an hour. Empty counts nothing.
+	Client string
+	// Origin is the brand's own origin (config.BrandOrigin), where the
+	// hosted page sends the buyer back.
+	Origin string
+}
+
+// CheckoutStart is a hosted page to send the buyer to.
+type CheckoutStart struct {
+	OrderID string
+	URL     string
+}
+
+// CheckoutsPerHour is how many checkouts a client may start in an hour:
+// card testing is done with many tries.
+const CheckoutsPerHour = 20
+
+// ErrTooManyAttempts is a limited action asked for too often.
+var ErrTooManyAttempts = engine.Errorf(engine.CodeRateLimited, "Too many attempts. Please try again later.")
+
+// ErrKeyReused is a checkout key used before to buy something else (another
+// plan, another address): the page is stale, and buying again needs a new
+// one.
+var ErrKeyReused = engine.Errorf(engine.CodeConflict, "This checkout was used for another purchase. Please reload the page.")
+
+// ErrNoOrder is an order id nobody made.
+var ErrNoOrder = engine.Errorf(engine.CodeNotFound, "This checkout was not found.")
+
+// StartCheckout opens the provider's hosted page for a main plan's first
+// period. Nothing is bought here: the subscription is made when the
+// provider's verified event says the session was paid (settleCheckout).
+func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (CheckoutStart, error) {
+	plan, err := s.catalogue.Plan(req.PlanCode)
+	if err != nil {
+		return CheckoutStart{}, err
+	}
+	if plan.Kind != KindMain || plan.Sale || plan.Brand != req.Brand {
+		return CheckoutStart{}, ErrUnknownPlan
+	}
+	if req.Key == "" || len(req.Key) > 128 {
+		return CheckoutStart{}, engine.Errorf(engine.CodeInvalid, "The checkout could not be read. Please reload the page.")
+	}
+	if req.Client != "" {
+		ok, err := s.TakeAttempt(ctx, "checkout:"+req.Client, CheckoutsPerHour, time.Hour)
+		if err != nil {
+			return CheckoutStart{}, err
+		}
+		if !ok {
+			return CheckoutStart{}, ErrTooManyAttempts
+		}
+	}
+	email := normaliseEmail(req.Email)
+	keyHash := engine.HashToken("checkout:" + req.Key)
+	// The key is bound to what it buys: the first caller's plan and email
+	// (a unique insert, so one of any concurrent callers), and a caller
+	// asking for something else with it is refused.
+	if err := s.bindKey(ctx, "checkout-key:"+keyHash, plan.Code+"|"+email); err != nil {
+		return CheckoutStart{}, err
+	}
+	order := Order{ID: "co_" + keyHash[:24], Kind: OrderPlan, Brand: req.Brand, Bundle: req.Bundle, PlanCode: plan.Code,
+		Email: email, SubscriptionID: "sub_" + keyHash[:24], ChargeKey: "checkout:" + req.Key, Amount: plan.Price}
+	return s.openSession(ctx, order, SessionPayment, Describe(plan.Code).Name, req.Origin,
+		req.Origin+PathCheckoutStart)
+}
+
+// openSession stores an order (once: a repeat finds it) and opens its hosted
+// page; the same order always gets the same page.
+func (s *Service) openSession(ctx context.Context, order Order, mode, description, origin, cancelURL string) (CheckoutStart, error) {
+	order.Status, order.CreatedAt = OrderPending, s.clock.Now()
+	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil && !store.IsDuplicateKey(err) {
+		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
+	}
+	sess, err := s.provider.StartSession(ctx, SessionRequest{Key: "session:" + order.ID, OrderID: order.ID, Mode: mode,
+		ChargeKey: order.ChargeKey, Amount: order.Amount, Description: description, Email: order.Email, Saved: order.Saved,
+		Brand: order.Brand, SuccessURL: origin + PathCheckoutDone + "?order=" + url.QueryEscape(order.ID), CancelURL: cancelURL})
+	if err != nil {
+		return CheckoutStart{}, err
+	}
+	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID},
+		bson.M{"$set": bson.M{"session": sess.ID}}); err != nil {
+		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
+	}
+	return CheckoutStart{OrderID: order.ID, URL: sess.URL}, nil
+}
+
+// Order returns an order, for the page the buyer returns to.
+func (s *Service) Order(ctx context.Context, id string) (Order, error) {
+	var o Order
+	err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&o)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Order{}, ErrNoOrder
+	}
+	if err != nil {
+		return Order{}, fmt.Errorf("read order %s: %w", id, err)
+	}
+	return o, nil
+}
+
+// settleCheckout applies a checkout.session.* event to its order. The
+// session is read again from the provider and that answer decides, never the
+// event's copy (https://docs.stripe.com/checkout/fulfillment): paid, the
+// order is fulfilled; async_payment_failed, it failed; completed but unpaid
+// (a delayed method), it is processing. An order is settled once: its
+// outcome is a unique insert, the first outcome stays, and fulfilling again
+// (a duplicate, a concurrent copy, a retry after a crash) changes nothing.
+func (s *Service) settleCheckout(ctx context.Context, eventType, sessionID, orderID string) (string, error) {
+	order, err := s.Order(ctx, orderID)
+	if errors.Is(err, ErrNoOrder) {
+		s.logger.Warn("checkout event for an unknown order", "order", orderID, "session", sessionID)
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	res, err := s.provider.SessionResult(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	if res.OrderID != order.ID {
+		s.logger.Warn("checkout session of another order", "order", order.ID, "session", sessionID, "sessionOrder", res.OrderID)
+		return "", nil
+	}
+	switch {
+	case eventType == "checkout.session.async_payment_failed":
+		return OrderFailed, s.settle(ctx, order, OrderFailed, res)
+	case res.Paid():
+		return OrderPaid, s.settle(ctx, order, OrderPaid, res)
+	case eventType == "checkout.session.completed":
+		if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID, "status": OrderPending},
+			bson.M{"$set": bson.M{"status": OrderProcessing}}); err != nil {
+			return "", fmt.Errorf("order %s: %w", order.ID, err)
+		}
+		return OrderProcessing, nil
+	}
+	return "", nil
+}
+
+// settle claims an order's outcome and, when it is this one, does its work.
+func (s *Service) settle(ctx context.Context, order Order, outcome string, res SessionResult) error {
+	won, err := s.claims.Take(ctx, "order-outcome:"+order.ID, outcome, s.clock.Now().AddDate(100, 0, 0))
+	if err != nil {
+		return fmt.Errorf("settle order %s: %w", order.ID, err)
+	}
+	if !won {
+		first, err := s.claims.Owner(ctx, "order-outcome:"+order.ID)
+		if err != nil {
+			return fmt.Errorf("settle order %s: %w", order.ID, err)
+		}
+		if first != outcome {
+			return nil // settled the other way first (a late event)
+		}
+	}
+	if outcome == OrderPaid {
+		if err := s.fulfil(ctx, order, res); err != nil {
+			return err
+		}
+	}
+	// Written last, so a page that reads paid finds what was bought.
+	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID},
+		bson.M{"$set": bson.M{"status": outcome}}); err != nil {
+		return fmt.Errorf("settle order %s: %w", order.ID, err)
+	}
+	return nil
+}
+
+// fulfil makes what a paid order bought. Each step is safe to repeat.
+func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) error {
+	now := s.clock.Now()
+	pm := res.Method
+	switch order.Kind {
+	case OrderPlan:
+		plan, err := s.catalogue.Plan(order.PlanCode)
+		if err != nil {
+			return err
+		}
+		end := plan.Period.After(now)
+		sub := Subscription{ID: order.SubscriptionID, Email: order.Email, Emails: []string{order.Email}, Bundle: order.Bundle,
+			Brand: order.Brand, PlanCode: plan.Code, Status: StatusActive, MainPlan: true, Price: order.Amount,
+			Provider: s.provider.Name(), StartedAt: now, CurrentPeriodStart: now, CurrentPeriodEnd: end, DueAt: end,
+			PaymentMethod: pm}
+		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+			return fmt.Errorf("fulfil %s: create subscription: %w", order.ID, err)
+		}
+		if err := s.indexEmail(ctx, order.Email, sub.ID); err != nil {
+			return err
+		}
+		s.record(ctx, sub.ID, "created", Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
+			Detail: order.Amount.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
+		if err := s.recordCharge(ctx, order, res); err != nil {
+			return err
+		}
+		s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: order.Email, Brand: order.Brand, Kind: NoticePurchase,
+			Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": order.Amount.String()}})
+		if order.ChargeKey != "" {
+			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: order.ChargeKey, SubscriptionID: sub.ID,
+				Email: order.Email, Brand: order.Brand, Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: order.Amount,
+				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now})
+		}
+	case OrderAddOn:
+		sub := Subscription{ID: order.SubscriptionID, UserID: order.UserID, Email: order.Email, Emails: []string{order.Email},
+			Bundle: order.Bundle, Brand: order.Brand, PlanCode: order.PlanCode, Status: StatusActive, Price: order.Amount,
+			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID}
+		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+			return fmt.Errorf("fulfil %s: create add-on: %w", order.ID, err)
+		}
+		if err := s.recordCharge(ctx, order, res); err != nil {
+			return err
+		}
+		s.addOnBought(ctx, sub, order.Family, Charge{Status: ChargeSucceeded, Reference: res.PaymentIntent}, order.ChargeKey)
+	case OrderCard:
+		if err := s.setCard(ctx, order.SubscriptionID, pm, "user:"+order.UserID); err != nil {
+			return err
+		}
+	case OrderRenewal:
+		sub, err := s.Subscription(ctx, order.SubscriptionID)
+		if err != nil {
+			return err
+		}
+		if sub.CurrentPeriodEnd.Unix() != order.Period {
+			// Renewed meanwhile (a retry with a new card): this payment
+			// is the period's second, for the operator to refund.
+			s.logger.Error("renewal confirmed after the period was renewed", "order", order.ID, "subscription", sub.ID)
+			return s.recordCharge(ctx, order, res)
+		}
+		plan, err := s.catalogue.Plan(order.PlanCode)
+		if err != nil {
+			return err
+		}
+		if err := s.recordCharge(ctx, order, res); err != nil {
+			return err
+		}
+		if pm.ID != "" {
+			if err := s.setCard(ctx, sub.ID, pm, "renewal"); err != nil {
+				return err
+			}
+		}
+		return s.renewed(ctx, sub, plan, now, order.ChargeKey)
+	default:
+		return fmt.Errorf("fulfil %s: unknown kind %q", order.ID, order.Kind)
+	}
+	return nil
+}
+
+// recordCharge writes a hosted page's payment into the charges ledger, then
+// applies what the provider said of it before the ledger knew it.
+func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResult) error {
+	if order.ChargeKey == "" {
+		return nil
+	}
+	ch := Charge{ID: order.ChargeKey, Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
+		Amount: order.Amount, Method: res.Method.ID, SubscriptionID: order.SubscriptionID, Status: ChargeSucceeded,
+		CreatedAt: s.clock.Now()}
+	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("record charge %s: %w", ch.ID, err)
+	}
+	return s.catchUpCharge(ctx, ch.ID, ch.Reference)
+}
+
+// catchUpCharge applies to a charge just written to the ledger the events
+// that came before it (Stripe's order is not ours: a refund or a failure
+// may beat the payment's own event). Events found by metadata were kept
+// under the charge's key; events that carry only the provider's reference
+// (a dispute) were kept under "ref:<reference>" and are moved to the key.
+// The newest then sets the ledger's status and the access it paid for.
+func (s *Service) catchUpCharge(ctx context.Context, key, reference string) error {
+	if reference != "" {
+		// Filed so that an event naming only the reference (a dispute)
+		// finds the charge by _id (ChargeKeyByReference).
+		if err := file(ctx, s.db, filedReference, reference, key); err != nil {
+			return err
+		}
+		ids, err := filed(ctx, s.db, filedChargeEvents, referenceKey(reference))
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			var ev chargeEvent
+			err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("events of %s: %w", reference, err)
+			}
+			if _, err := s.ApplyChargeEvent(ctx, key, ev.EventID, ev.Status, ev.At); err != nil {
+				return err
+			}
+		}
+	}
+	newest, err := s.newestChargeEvent(ctx, key)
+	if err != nil || newest.ID == "" {
+		return err
+	}
+	if _, err := s.ApplyChargeEvent(ctx, key, newest.EventID, newest.Status, newest.At); err != nil {
+		return err
+	}
+	return s.ApplyChargeAccess(ctx, key, newest.Status)
+}
+
+// referenceKey is where the events of a charge the ledger does not know yet
+// are kept, by the provider's reference.
+func referenceKey(reference string) string { return "ref:" + reference }
+
+// setCard replaces a main plan's saved card. A renewal that failed is tried
+// again at once, with the new card.
+func (s *Service) setCard(ctx context.Context, subID string, pm PaymentMethod, by string) error {
+	sub, err := s.Subscription(ctx, subID)
+	if err != nil {
+		return err
+	}
+	set := bson.M{"paymentMethod": pm}
+	if sub.FailedAttempts > 0 && sub.Status == StatusActive {
+		set["dueAt"] = s.clock.Now()
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
+		return fmt.Errorf("update card of %s: %w", sub.ID, err)
+	}
+	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: brand.CardLabel(pm.Brand, pm.Last4)})
+	s.touched(sub.UserID)
+	return nil
+}
+
+// CardUpdateRequest is a subscriber replacing the card of their plan.
+type CardUpdateRequest struct {
+	SubscriptionID string
+	UserID         string
+	Origin         string // the brand's origin (config.BrandOrigin)
+}
+
+// StartCardUpdate opens the provider's hosted page in setup mode: the new
+// card is typed there and saved when its verified event arrives.
+func (s *Service) StartCardUpdate(ctx context.Context, req CardUpdateRequest) (CheckoutStart, error) {
+	sub, err := s.Subscription(ctx, req.SubscriptionID)
+	if err != nil {
+		return CheckoutStart{}, err
+	}
+	if sub.UserID == "" || sub.UserID != req.UserID || !sub.MainPlan {
+		return CheckoutStart{}, ErrNoSubscription
+	}
+	order := Order{ID: "co_" + engine.HashToken("card:" + sub.ID + ":" + engine.NewToken())[:24], Kind: OrderCard,
+		Brand: sub.Brand, Bundle: sub.Bundle, PlanCode: sub.PlanCode, Email: sub.Email, UserID: req.UserID,
+		SubscriptionID: sub.ID, Amount: Money{Currency: sub.Price.Currency}, Saved: sub.PaymentMethod}
+	return s.openSession(ctx, order, SessionSetup, Describe(sub.PlanCode).Name, req.Origin,
+		req.Origin+pathUpdateCard)
+}
+
+// AuthenticationNeeded is a charge the bank would not take without the
+// buyer: URL is the provider's page where they authenticate and pay. It is
+// ErrAuthenticationRequired for errors.Is.
+type AuthenticationNeeded struct {
+	URL string
+}
+
+func (e *AuthenticationNeeded) Error() string { return ErrAuthenticationRequired.Error() }
+
+// Is makes errors.Is(err, ErrAuthenticationRequired) hold.
+func (e *AuthenticationNeeded) Is(target error) bool { return target == ErrAuthenticationRequired }
+
+// authenticateAddOn opens the hosted page for an add-on whose off-session
+// charge the bank refused until the buyer authenticates; the add-on is made
+// when that page's payment is confirmed by its event.
+func (s *Service) authenticateAddOn(ctx context.Context, req PurchaseRequest, plan PlanSpec, subID, failedKey string) error {
+	order := Order{ID: "co_" + engine.HashToken("addon:" + failedKey)[:24], Kind: OrderAddOn, Brand: req.Main.Brand,
+		Bundle: req.Main.Bundle, PlanCode: plan.Code, Family: req.Family, Email: req.Email, UserID: req.UserID,
+		SubscriptionID: subID, MainID: req.Main.ID, ChargeKey: failedKey + ":session", Amount: plan.Price,
+		Saved: req.Main.PaymentMethod}
+	start, err := s.openSession(ctx, order, SessionPayment, Describe(plan.Code).Name, req.Origin, req.Origin+pathDashboard)
+	if err != nil {
+		return err
+	}
+	return &AuthenticationNeeded{URL: start.URL}
+}
+
+// confirmLifetime is how long a renewal's confirmation link may be used:
+// past the last retry the subscription has ended anyway.
+const confirmLifetime = 14 * 24 * time.Hour
+
+// renewalConfirmation makes the order a renewal refused for authentication
+// is paid with, and returns the token of its link (mailed; only its hash is
+// stored, as the order's id).
+func (s *Service) renewalConfirmation(ctx context.Context, sub Subscription, plan PlanSpec, chargeKey string) (string, error) {
+	token := engine.NewToken()
+	order := Order{ID: confirmOrderID(token), Kind: OrderRenewal, Brand: sub.Brand, Bundle: sub.Bundle, PlanCode: plan.Code,
+		Email: sub.Email, UserID: sub.UserID, SubscriptionID: sub.ID, Period: sub.CurrentPeriodEnd.Unix(),
+		ChargeKey: chargeKey + ":session", Amount: plan.Price, Saved: sub.PaymentMethod, Status: OrderPending,
+		CreatedAt: s.clock.Now()}
+	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil {
+		return "", fmt.Errorf("renewal confirmation of %s: %w", sub.ID, err)
+	}
+	return token, nil
+}
+
+func confirmOrderID(token string) string { return "co_" + engine.HashToken("confirm:" + token)[:24] }
+
+// ErrConfirmationClosed is a confirmation link used up, out of date, or for
+// a period already renewed.
+var ErrConfirmationClosed = engine.Errorf(engine.CodeConflict, "This payment no longer needs you.")
+
+// Confirmation returns the renewal a confirmation link pays for, as its page
+// shows it.
+func (s *Service) Confirmation(ctx context.Context, token string) (Order, error) {
+	if token == "" || len(token) > 128 {
+		return Order{}, ErrNoOrder
+	}
+	order, err := s.Order(ctx, confirmOrderID(token))
+	if err != nil {
+		return Order{}, err
+	}
+	if order.Kind != OrderRenewal {
+		return Order{}, ErrNoOrder
+	}
+	sub, err := s.Subscription(ctx, order.SubscriptionID)
+	if err != nil {
+		return Order{}, err
+	}
+	if order.Status != OrderPending || sub.CurrentPeriodEnd.Unix() != order.Period || sub.Status != StatusActive ||
+		!s.clock.Now().Before(order.CreatedAt.Add(confirmLifetime)) {
+		return order, ErrConfirmationClosed
+	}
+	return order, nil
+}
+
+// StartConfirmation opens the hosted page where a subscriber authenticates
+// and pays a renewal their bank refused without them.
+func (s *Service) StartConfirmation(ctx context.Context, token, origin string) (CheckoutStart, error) {
+	order, err := s.Confirmation(ctx, token)
+	if err != nil {
+		return CheckoutStart{}, err
+	}
+	return s.openSession(ctx, order, SessionPayment, Describe(order.PlanCode).Name, origin,
+		origin+PathCheckoutConfirm+"?token="+url.QueryEscape(token))
+}
+
+// SandboxPayRequest is one step taken on the sandbox's hosted page.
+type SandboxPayRequest struct {
+	Session string
+	// Step is "card" (pay with Card), "saved" (pay with the saved card),
+	// "authenticate" or "fail" (the 3-D Secure step's two answers).
+	Step string
+	Card Card
+}
+
+// SandboxPage returns the sandbox's hosted page of a session.
+func (s *Service) SandboxPage(ctx context.Context, sessionID string) (SandboxPage, error) {
+	sb, ok := s.provider.(*Sandbox)
+	if !ok {
+		return SandboxPage{}, ErrNoSession
+	}
+	return sb.Page(ctx, sessionID)
+}
+
+// PayOnSandbox takes a step on the sandbox's hosted page. A step that pays
+// sends the sandbox's signed checkout.session.completed event through the
+// same verification and fulfilment as Stripe's (ReceiveStripeWebhook), so
+// the sandbox runs the flow production runs.
+func (s *Service) PayOnSandbox(ctx context.Context, req SandboxPayRequest) (SandboxPage, error) {
+	sb, ok := s.provider.(*Sandbox)
+	if !ok {
+		return SandboxPage{}, ErrNoSession
+	}
+	var (
+		p   sandboxPayment
+		err error
+	)
+	switch req.Step {
+	case "card", "saved":
+		p, err = sb.pay(ctx, req.Session, req.Card, req.Step == "saved")
+	case "authenticate", "fail":
+		p, err = sb.authenticate(ctx, req.Session, req.Step == "authenticate")
+	default:
+		return SandboxPage{}, engine.Errorf(engine.CodeInvalid, "Unknown step.")
+	}
+	if err != nil {
+		return SandboxPage{}, err
+	}
+	if p.Event != nil {
+		if _, err := s.ReceiveStripeWebhook(ctx, p.Event.Payload, p.Event.Signature); err != nil {
+			return SandboxPage{}, fmt.Errorf("sandbox: deliver %s: %w", req.Session, err)
+		}
+	}
+	return p.Page, nil
+}
+
+// signedAt reads the timestamp of a Stripe-Signature header
+// ("t=<unix seconds>,v1=<hex>,…").
+func signedAt(header string) (time.Time, bool) {
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if ok && k == "t" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return time.Time{}, false
+			}
+			return time.Unix(n, 0), true
+		}
+	}
+	return time.Time{}, false
+}

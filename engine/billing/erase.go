@@ -1,0 +1,254 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/store"
+)
+
+// Collections whose documents a subscriber's erasure touches, exported for
+// the privacy package's declaration of what happens to each collection.
+const (
+	SubscriptionEmailsCollection = subscriptionEmailsCollection
+	HistoryCollection            = historyCollection
+	ChargesCollection            = chargesCollection
+	SandboxCollection            = sandboxCollection
+	CancelLinksCollection        = cancelLinksCollection
+	ChargeEventsCollection       = chargeEventsCollection
+	StripeEventsCollection       = stripeEventsCollection
+	ReceiptsCollection           = receiptsCollection
+	RefundsCollection            = refundsCollection
+	SandboxRefundsCollection     = sandboxRefundsCollection
+	OrdersCollection             = ordersCollection
+	SandboxSessionsCollection    = sandboxSessionsCollection
+)
+
+// ErasedEmail stands in for the address of an erased subscriber on the
+// records kept for the tax period: it is no address, so no mail, index or
+// sign-in can reach it.
+const ErasedEmail = "erased"
+
+// ChargesOf returns the charges that paid for the given subscriptions,
+// oldest first (the privacy export and erasure read them).
+func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, error) {
+	if len(subIDs) == 0 {
+		return nil, nil
+	}
+	cur, err := s.db.Collection(chargesCollection).Find(ctx, bson.M{"subscriptionId": bson.M{"$in": subIDs}})
+	if err != nil {
+		return nil, fmt.Errorf("charges of subscriptions: %w", err)
+	}
+	var out []Charge
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("charges of subscriptions: %w", err)
+	}
+	slices.SortStableFunc(out, func(a, b Charge) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// EraseSubscriber ends a deleted subscriber's subscriptions at once and
+// strips them of the person: the subscription documents and their charges
+// stay, without any address, account or card reference, until retainUntil
+// (the tax period the operator keeps receipts for), so the books still add
+// up; the email index, the history's free text and cancel links go now.
+// Running it again changes nothing more.
+func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emails []string, retainUntil time.Time) error {
+	now := s.clock.Now()
+	ids := make([]string, 0, len(subs))
+	for _, sub := range subs {
+		ids = append(ids, sub.ID)
+		set := bson.M{"userId": "", "email": ErasedEmail, "emails": []string{}, "erased": true, "retainUntil": retainUntil,
+			"paymentMethod": PaymentMethod{Provider: sub.PaymentMethod.Provider}}
+		if sub.Status != StatusExpired {
+			set["status"], set["expiresAt"] = StatusExpired, now
+			if sub.CanceledAt == nil {
+				set["canceledAt"] = now
+			}
+		}
+		if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set,
+			"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": "", "nextPlanCode": "", "failedAttempts": ""}}); err != nil {
+			return fmt.Errorf("erase subscription %s: %w", sub.ID, err)
+		}
+		// Who made a change (a user id) and its free text (a card label)
+		// are the person's; what changed and when stay with the record.
+		if _, err := s.db.Collection(historyCollection).UpdateMany(ctx, bson.M{"subscriptionId": sub.ID},
+			bson.M{"$set": bson.M{"by": "erased"}, "$unset": bson.M{"detail": ""}}); err != nil {
+			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
+		}
+		personal := append([]string{sub.UserID}, emails...)
+		for _, field := range []string{"from", "to"} {
+			if _, err := s.db.Collection(historyCollection).UpdateMany(ctx, bson.M{"subscriptionId": sub.ID, field: bson.M{"$in": personal}},
+				bson.M{"$unset": bson.M{field: ""}}); err != nil {
+				return fmt.Errorf("erase history of %s: %w", sub.ID, err)
+			}
+		}
+		s.touched(sub.UserID)
+	}
+	if len(ids) > 0 {
+		if err := s.rekeyCharges(ctx, ids, subs); err != nil {
+			return err
+		}
+		if _, err := s.db.Collection(chargesCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
+			bson.M{"$set": bson.M{"erased": true, "retainUntil": retainUntil}}); err != nil {
+			return fmt.Errorf("mark charges kept for the tax period: %w", err)
+		}
+		// Receipts are kept with the ledger, without the address they went
+		// to and without the charge key, which can hold the account id.
+		if _, err := s.db.Collection(receiptsCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
+			bson.M{"$set": bson.M{"email": ErasedEmail, "erased": true, "retainUntil": retainUntil},
+				"$unset": bson.M{"chargeKey": ""}}); err != nil {
+			return fmt.Errorf("anonymise receipts: %w", err)
+		}
+		// A refund's reason is staff's free text about the person.
+		if _, err := s.db.Collection(refundsCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
+			bson.M{"$set": bson.M{"reason": "erased", "erased": true, "retainUntil": retainUntil}}); err != nil {
+			return fmt.Errorf("anonymise refunds: %w", err)
+		}
+	}
+	if err := s.eraseOrders(ctx, ids, emails); err != nil {
+		return err
+	}
+	for _, email := range emails {
+		email = normaliseEmail(email)
+		if email == "" {
+			continue
+		}
+		if _, err := s.db.Collection(subscriptionEmailsCollection).DeleteMany(ctx,
+			bson.M{"_id": bson.M{"$regex": "^" + regexp.QuoteMeta(email) + "#[0-9]+$"}}); err != nil {
+			return fmt.Errorf("erase subscription email index: %w", err)
+		}
+		if _, err := s.db.Collection(cancelLinksCollection).DeleteMany(ctx, bson.M{"email": email}); err != nil {
+			return fmt.Errorf("erase cancel links: %w", err)
+		}
+	}
+	return nil
+}
+
+// eraseOrders deletes the hosted-page orders of the subscriptions or the
+// addresses, and the sandbox's pages for them: what they bought is in the
+// ledger already, and an order names the buyer.
+func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) error {
+	normalised := make([]string, 0, len(emails))
+	for _, e := range emails {
+		if e = normaliseEmail(e); e != "" {
+			normalised = append(normalised, e)
+		}
+	}
+	filter := bson.M{"$or": bson.A{bson.M{"subscriptionId": bson.M{"$in": subIDs}}, bson.M{"email": bson.M{"$in": normalised}}}}
+	cur, err := s.db.Collection(ordersCollection).Find(ctx, filter)
+	if err != nil {
+		return fmt.Errorf("erase orders: %w", err)
+	}
+	var orders []Order
+	if err := cur.All(ctx, &orders); err != nil {
+		return fmt.Errorf("erase orders: %w", err)
+	}
+	ids := make([]string, 0, len(orders))
+	for _, o := range orders {
+		ids = append(ids, o.ID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.db.Collection(sandboxSessionsCollection).DeleteMany(ctx, bson.M{"orderId": bson.M{"$in": ids}}); err != nil {
+		return fmt.Errorf("erase sandbox pages: %w", err)
+	}
+	if _, err := s.db.Collection(ordersCollection).DeleteMany(ctx, bson.M{"_id": bson.M{"$in": ids}}); err != nil {
+		return fmt.Errorf("erase orders: %w", err)
+	}
+	return nil
+}
+
+// PurgeRetained deletes the erased subscribers' subscriptions and charges
+// whose tax period has ended, and returns how many documents went.
+func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
+	filter := bson.M{"erased": true, "retainUntil": bson.M{"$lt": s.clock.Now()}}
+	var n int64
+	for _, coll := range []string{chargesCollection, receiptsCollection, refundsCollection, SubscriptionsCollection} {
+		res, err := s.db.Collection(coll).DeleteMany(ctx, filter)
+		if err != nil {
+			return n, fmt.Errorf("purge retained %s: %w", coll, err)
+		}
+		n += res.DeletedCount
+	}
+	return n, nil
+}
+
+// rekeyCharges gives the kept charges whose idempotency key names the
+// account (an add-on's key is "purchase:<user id>:<plan>") a key that does
+// not: the SHA-256 of the old one. The charge, its status events and the
+// sandbox's record move to the new key together; nothing retries a deleted
+// person's purchase, so the old key is not needed again.
+func (s *Service) rekeyCharges(ctx context.Context, subIDs []string, subs []Subscription) error {
+	charges, err := s.ChargesOf(ctx, subIDs)
+	if err != nil {
+		return err
+	}
+	for _, ch := range charges {
+		named := false
+		for _, sub := range subs {
+			if sub.UserID != "" && strings.Contains(ch.Key+ch.ID, sub.UserID) {
+				named = true
+			}
+		}
+		if !named {
+			continue
+		}
+		newKey := "erased:" + engine.HashToken(ch.Key)
+		if err := s.moveDoc(ctx, chargesCollection, ch.ID, newKey, bson.M{"key": newKey}); err != nil {
+			return err
+		}
+		if err := s.moveDoc(ctx, sandboxCollection, ch.Key, newKey, bson.M{"key": newKey}); err != nil {
+			return err
+		}
+		cur, err := s.db.Collection(chargeEventsCollection).Find(ctx, bson.M{"key": ch.Key})
+		if err != nil {
+			return fmt.Errorf("rekey charge events: %w", err)
+		}
+		var events []chargeEvent
+		if err := cur.All(ctx, &events); err != nil {
+			return fmt.Errorf("rekey charge events: %w", err)
+		}
+		for _, ev := range events {
+			if err := s.moveDoc(ctx, chargeEventsCollection, ev.ID, chargeEventID(newKey, ev.At, ev.EventID), bson.M{"key": newKey}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// moveDoc stores a document under a new _id with fields set, then deletes
+// the old one; a missing document is no error. Inserting first means a
+// failure half way leaves a copy, never nothing.
+func (s *Service) moveDoc(ctx context.Context, coll, oldID, newID string, set bson.M) error {
+	var doc bson.M
+	err := s.db.Collection(coll).FindOne(ctx, bson.M{"_id": oldID}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("move %s document: %w", coll, err)
+	}
+	doc["_id"] = newID
+	for k, v := range set {
+		doc[k] = v
+	}
+	if _, err := s.db.Collection(coll).InsertOne(ctx, doc); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("move %s document: %w", coll, err)
+	}
+	if _, err := s.db.Collection(coll).DeleteOne(ctx, bson.M{"_id": oldID}); err != nil {
+		return fmt.Errorf("move %s document: %w", coll, err)
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package billing
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/brand"
+	"glimpse/engine/store"
+)
+
+// receiptsCollection holds one receipt per successful charge, by number.
+const receiptsCollection = "receipts"
+
+// ReceiptCollections declares the receipts collection for EnsureCollections.
+func ReceiptCollections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{receiptsCollection: nil}
+}
+
+// What a receipt paid for.
+const (
+	ReceiptPurchase   = "purchase"    // the first period of a main plan, at checkout
+	ReceiptRenewal    = "renewal"     // a main plan's next period
+	ReceiptPlanChange = "plan_change" // the first period of the plan a subscriber changed to
+	ReceiptAddOn      = "add_on"      // a one-time add-on
+)
+
+// Receipt is the record of one successful charge, written once when the
+// charge succeeds and never changed: what later happens to the money (a
+// refund, a dispute) is the charge's status, read beside it.
+type Receipt struct {
+	// Number is the receipt number people quote to support. It is the
+	// document's _id, so it is unique and, being derived from the charge's
+	// key, the same whichever instance issues it first.
+	Number         string    `bson:"_id"`
+	ChargeKey      string    `bson:"chargeKey"`
+	SubscriptionID string    `bson:"subscriptionId"`
+	Email          string    `bson:"email"`
+	Brand          string    `bson:"brand"`
+	Kind           string    `bson:"kind"` // ReceiptPurchase, …
+	PlanCode       string    `bson:"planCode"`
+	Amount         Money     `bson:"amount"`
+	CardBrand      string    `bson:"cardBrand"`
+	CardLast4      string    `bson:"cardLast4"`
+	PaidAt         time.Time `bson:"paidAt"`
+}
+
+// Family is the add-on family an add-on receipt paid for ("" for a plan).
+func (r Receipt) Family() string {
+	if r.Kind != ReceiptAddOn {
+		return ""
+	}
+	return FamilyOf(r.PlanCode)
+}
+
+// Card is the card charged as people read it: "Visa ••4242".
+func (r Receipt) Card() string {
+	if r.CardLast4 == "" {
+		return ""
+	}
+	return brand.CardLabel(r.CardBrand, r.CardLast4)
+}
+
+// ErrNoReceipt is a receipt number unknown, or not the asker's.
+var ErrNoReceipt = engine.Errorf(engine.CodeNotFound, "There is no receipt with this number.")
+
+// receiptAlphabet is Crockford's base32: no I, L, O or U, so a number read
+// out over the phone is not mistaken.
+const receiptAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// receiptNumber is the n-th candidate number of the charge with key: 60 bits
+// of a hash, as "XXXX-XXXX-XXXX". Candidates after the first exist only for
+// the case two charges' hashes meet.
+func receiptNumber(chargeKey string, n int) string {
+	sum := sha256.Sum256([]byte("receipt:" + chargeKey + "#" + strconv.Itoa(n)))
+	var b strings.Builder
+	bits, acc := 0, uint(0)
+	written := 0
+	for _, c := range sum {
+		acc = acc<<8 | uint(c)
+		bits += 8
+		for bits >= 5 && written < 12 {
+			bits -= 5
+			if written > 0 && written%4 == 0 {
+				b.WriteByte('-')
+			}
+			b.WriteByte(receiptAlphabet[(acc>>bits)&31])
+			written++
+		}
+		if written == 12 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// maxReceiptCandidates bounds the numbers tried for one charge.
+const maxReceiptCandidates = 8
+
+// issueReceipt records the receipt of a charge that succeeded and mails it.
+// The receipt is a unique insert under its number, so whoever issues it
+// first (a retried request, a second instance, a webhook) writes it and
+// every later call reads that one back: one receipt per charge, one number
+// forever. The mail's key is the number, so it is sent once too; it is
+// asked for on every call, which re-queues it when an earlier call stopped
+// between the two.
+func (s *Service) issueReceipt(ctx context.Context, r Receipt) (Receipt, error) {
+	if r.ChargeKey == "" {
+		return Receipt{}, errors.New("issue receipt: no charge key")
+	}
+	if r.PaidAt.IsZero() {
+		r.PaidAt = s.clock.Now()
+	}
+	r.Email = normaliseEmail(r.Email)
+	issued, err := s.insertReceipt(ctx, r)
+	if err != nil {
+		return Receipt{}, err
+	}
+	s.send(ctx, Notice{Key: "receipt:" + issued.Number, To: issued.Email, Brand: issued.Brand, Kind: NoticeReceipt,
+		Data: receiptNoticeData(issued)})
+	return issued, nil
+}
+
+func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error) {
+	for n := range maxReceiptCandidates {
+		r.Number = receiptNumber(r.ChargeKey, n)
+		_, err := s.db.Collection(receiptsCollection).InsertOne(ctx, r)
+		if err == nil {
+			return r, nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return Receipt{}, fmt.Errorf("issue receipt of %s: %w", r.ChargeKey, err)
+		}
+		var first Receipt
+		if err := s.db.Collection(receiptsCollection).FindOne(ctx, bson.M{"_id": r.Number}).Decode(&first); err != nil {
+			return Receipt{}, fmt.Errorf("read receipt %s: %w", r.Number, err)
+		}
+		if first.ChargeKey == r.ChargeKey {
+			return first, nil // issued before: the first one stands
+		}
+	}
+	return Receipt{}, fmt.Errorf("issue receipt of %s: no free number", r.ChargeKey)
+}
+
+// receiptNoticeData is what the receipt mail says; the app names an add-on
+// in the brand's words from its family, and adds the operator's details.
+func receiptNoticeData(r Receipt) map[string]string {
+	d := map[string]string{"item": Describe(r.PlanCode).Name, "price": r.Amount.String(), "date": brand.Date(r.PaidAt),
+		"number": r.Number, "card": r.Card(), "kind": r.Kind}
+	if f := r.Family(); f != "" {
+		d["family"] = f
+	}
+	if d["card"] == "" {
+		d["card"] = "—"
+	}
+	return d
+}
+
+// ReceiptOfCharge returns the receipt of the charge with key; ErrNoReceipt
+// when it has none (it failed, or has not succeeded yet).
+func (s *Service) ReceiptOfCharge(ctx context.Context, chargeKey string) (Receipt, error) {
+	for n := range maxReceiptCandidates {
+		var r Receipt
+		err := s.db.Collection(receiptsCollection).FindOne(ctx, bson.M{"_id": receiptNumber(chargeKey, n)}).Decode(&r)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return Receipt{}, ErrNoReceipt
+		}
+		if err != nil {
+			return Receipt{}, fmt.Errorf("read receipt of %s: %w", chargeKey, err)
+		}
+		if r.ChargeKey == chargeKey {
+			return r, nil
+		}
+	}
+	return Receipt{}, ErrNoReceipt
+}
+
+// ReceiptView is a receipt with what has happened to its charge since.
+type ReceiptView struct {
+	Receipt
+	Status string // HistoryPaid, HistoryRefunded, …
+}
+
+// ReceiptForUser returns a receipt of one of the user's subscriptions;
+// anyone else's, or an unknown number, is ErrNoReceipt.
+func (s *Service) ReceiptForUser(ctx context.Context, userID, number string) (ReceiptView, error) {
+	if userID == "" || number == "" || len(number) > 32 {
+		return ReceiptView{}, ErrNoReceipt
+	}
+	var r Receipt
+	err := s.db.Collection(receiptsCollection).FindOne(ctx, bson.M{"_id": number}).Decode(&r)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return ReceiptView{}, ErrNoReceipt
+	}
+	if err != nil {
+		return ReceiptView{}, fmt.Errorf("read receipt %s: %w", number, err)
+	}
+	sub, err := s.Subscription(ctx, r.SubscriptionID)
+	if errors.Is(err, ErrNoSubscription) || (err == nil && sub.UserID != userID) {
+		return ReceiptView{}, ErrNoReceipt
+	}
+	if err != nil {
+		return ReceiptView{}, err
+	}
+	status, err := s.ChargeStatus(ctx, r.ChargeKey)
+	if err != nil {
+		return ReceiptView{}, err
+	}
+	return ReceiptView{Receipt: r, Status: HistoryStatus(status)}, nil
+}
+
+// Statuses of a charge as billing history shows it.
+const (
+	HistoryPaid              = "paid"
+	HistoryRefunded          = "refunded"
+	HistoryPartiallyRefunded = "partially_refunded"
+	HistoryFailed            = "failed"
+	HistoryPending           = "pending"
+	HistoryDisputed          = "disputed"
+)
+
+// HistoryStatus reads a ledger status (a provider's word) as the subscriber
+// is told it.
+func HistoryStatus(ledger string) string {
+	switch ledger {
+	case ChargeSucceeded, ChargeDisputeWon:
+		return HistoryPaid
+	case ChargeRefunded, ChargeDisputeLost:
+		return HistoryRefunded
+	case "partially_refunded":
+		return HistoryPartiallyRefunded
+	case ChargeDisputed:
+		return HistoryDisputed
+	case "processing":
+		return HistoryPending
+	}
+	return HistoryFailed
+}
+
+// HistoryLine is one charge in a subscriber's billing history.
+type HistoryLine struct {
+	At       time.Time
+	PlanCode string
+	// Family is the add-on family for an add-on, "" for a plan.
+	Family string
+	Amount Money
+	Status string // HistoryPaid, …
+	// Receipt is the receipt's number; "" for a charge that has none (it
+	// failed, or is pending).
+	Receipt string
+}
+
+// maxHistory bounds the lines billing history shows: years of weekly
+// renewals.
+const maxHistory = 200
+
+// BillingHistory lists every charge made for the user's subscriptions,
+// newest first, with what it paid for, its status now and its receipt.
+func (s *Service) BillingHistory(ctx context.Context, userID string) ([]HistoryLine, error) {
+	if userID == "" {
+		return nil, nil
+	}
+	subs, err := s.ForUser(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	if len(subs) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, 0, len(subs))
+	codes := make(map[string]Subscription, len(subs))
+	for _, sub := range subs {
+		ids = append(ids, sub.ID)
+		codes[sub.ID] = sub
+	}
+	cur, err := s.db.Collection(chargesCollection).Find(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}})
+	if err != nil {
+		return nil, fmt.Errorf("charges of %s: %w", userID, err)
+	}
+	var charges []Charge
+	if err := cur.All(ctx, &charges); err != nil {
+		return nil, fmt.Errorf("charges of %s: %w", userID, err)
+	}
+	slices.SortFunc(charges, func(a, b Charge) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	if len(charges) > maxHistory {
+		charges = charges[:maxHistory]
+	}
+	out := make([]HistoryLine, 0, len(charges))
+	for _, ch := range charges {
+		status, err := s.ChargeStatus(ctx, ch.ID)
+		if err != nil {
+			return nil, err
+		}
+		line := HistoryLine{At: ch.CreatedAt, Amount: ch.Amount, Status: HistoryStatus(status)}
+		sub := codes[ch.SubscriptionID]
+		line.PlanCode = sub.PlanCode
+		r, err := s.ReceiptOfCharge(ctx, ch.ID)
+		switch {
+		case err == nil:
+			line.Receipt, line.PlanCode = r.Number, r.PlanCode
+			if r.Kind == ReceiptAddOn {
+				line.Family = r.Family()
+			}
+		case !errors.Is(err, ErrNoReceipt):
+			return nil, err
+		case !sub.MainPlan:
+			line.Family = FamilyOf(sub.PlanCode)
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+// receiptFor issues the receipt of a charge the provider answered, when
+// that answer is a success: a charge still processing gets its receipt
+// when its success arrives. A failure to issue is logged, not returned: the
+// money is taken and what it bought is granted either way.
+func (s *Service) receiptFor(ctx context.Context, ch Charge, r Receipt) {
+	if ch.Status != ChargeSucceeded {
+		return
+	}
+	if _, err := s.issueReceipt(ctx, r); err != nil {
+		s.logger.Error("issue receipt", "charge", r.ChargeKey, "kind", r.Kind, "error", err)
+	}
+}
+
+// BuyAddOn buys an add-on (Purchase) and returns its receipt, for the
+// buyer's confirmation. An add-on owned already answers its receipt with
+// ErrAlreadyOwned (a second tap of the pay button sees what the first one
+// bought); one owned with no receipt (granted, not bought) answers
+// ErrAlreadyOwned alone.
+func (s *Service) BuyAddOn(ctx context.Context, req PurchaseRequest) (Receipt, error) {
+	sub, err := s.Purchase(ctx, req)
+	if err != nil && !errors.Is(err, ErrAlreadyOwned) {
+		return Receipt{}, err
+	}
+	r, rerr := s.receiptOfSubscription(ctx, sub.ID)
+	if rerr != nil && !errors.Is(rerr, ErrNoReceipt) {
+		return Receipt{}, rerr
+	}
+	return r, err
+}
+
+// receiptOfSubscription is the newest receipt of a subscription.
+func (s *Service) receiptOfSubscription(ctx context.Context, subID string) (Receipt, error) {
+	if subID == "" {
+		return Receipt{}, ErrNoReceipt
+	}
+	cur, err := s.db.Collection(receiptsCollection).Find(ctx, bson.M{"subscriptionId": subID})
+	if err != nil {
+		return Receipt{}, fmt.Errorf("receipts of %s: %w", subID, err)
+	}
+	var all []Receipt
+	if err := cur.All(ctx, &all); err != nil {
+		return Receipt{}, fmt.Errorf("receipts of %s: %w", subID, err)
+	}
+	if len(all) == 0 {
+		return Receipt{}, ErrNoReceipt
+	}
+	return slices.MaxFunc(all, func(a, b Receipt) int { return a.PaidAt.Compare(b.PaidAt) }), nil
+}

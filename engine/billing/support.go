@@ -1,0 +1,137 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine"
+	"glimpse/engine/brand"
+)
+
+// What staff do to a subscription from the support desk, beyond a refund
+// and the subscriber's own cancel at period end (Cancel): end a plan now,
+// give days, send a receipt again.
+
+// ErrNotAPlan is a desk action that needs a main plan that still counts.
+var ErrNotAPlan = engine.Errorf(engine.CodeConflict, "This is not a running plan.")
+
+// ErrTookNoMoney is a charge that took no money, so has no receipt.
+var ErrTookNoMoney = engine.Errorf(engine.CodeConflict, "This charge took no money, so it has no receipt.")
+
+// MaxExtensionDays bounds what one extension gives.
+const MaxExtensionDays = 90
+
+// CancelNow ends a main plan at once: no access from now and no renewal.
+// Money already taken is not given back (that is a refund of its own).
+// Ending an ended plan is a no-op.
+func (s *Service) CancelNow(ctx context.Context, subscriptionID, by string) (Subscription, error) {
+	sub, err := s.Subscription(ctx, subscriptionID)
+	if err != nil {
+		return Subscription{}, err
+	}
+	now := s.clock.Now()
+	if sub.Status == StatusExpired {
+		return sub, nil
+	}
+	if !sub.MainPlan || sub.Expired(now) {
+		return sub, ErrNotAPlan
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
+		"$set":   bson.M{"status": StatusExpired, "expiresAt": now, "canceledAt": now},
+		"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": "", "nextPlanCode": ""},
+	}); err != nil {
+		return Subscription{}, fmt.Errorf("cancel %s now: %w", sub.ID, err)
+	}
+	from := sub.Status
+	sub.Status, sub.ExpiresAt, sub.CanceledAt, sub.DueAt, sub.CancelAtPeriodEnd = StatusExpired, &now, &now, time.Time{}, false
+	s.record(ctx, sub.ID, "canceled-now", Change{By: by, Kind: ChangeCanceled, From: from, To: StatusExpired, Detail: "ended now"})
+	s.send(ctx, Notice{Key: "canceled:" + sub.ID + ":now", To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled,
+		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(now)}})
+	s.touched(sub.UserID)
+	return sub, nil
+}
+
+// Extend gives a running main plan days more: its period end, and so its
+// next charge (or, canceled, the end of its access), moves on. key names
+// the request (one per desk view): the same key extends once, whatever is
+// sent again or together, by a unique claim.
+func (s *Service) Extend(ctx context.Context, subscriptionID string, days int, key, by string) (Subscription, error) {
+	if days < 1 || days > MaxExtensionDays || key == "" || len(key) > 128 {
+		return Subscription{}, engine.Errorf(engine.CodeInvalid, "An extension is 1 to %d days, with a request key.", MaxExtensionDays)
+	}
+	sub, err := s.Subscription(ctx, subscriptionID)
+	if err != nil {
+		return Subscription{}, err
+	}
+	now := s.clock.Now()
+	if !sub.MainPlan || sub.Expired(now) || sub.Suspended {
+		return sub, ErrNotAPlan
+	}
+	won, err := s.claims.Take(ctx, "extend:"+sub.ID+":"+key, by, now.AddDate(1, 0, 0))
+	if err != nil {
+		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
+	}
+	if !won {
+		return sub, nil // this request was made already
+	}
+	end := s.periodEnd(sub, now).AddDate(0, 0, days)
+	set := bson.M{"currentPeriodEnd": end}
+	if sub.Status == StatusCanceled {
+		set["expiresAt"], set["dueAt"] = end, end
+	} else {
+		set["dueAt"] = end
+	}
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
+		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
+		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
+	}
+	from := s.periodEnd(sub, now)
+	sub.CurrentPeriodEnd, sub.DueAt = end, end
+	if sub.Status == StatusCanceled {
+		sub.ExpiresAt = &end
+	}
+	s.record(ctx, sub.ID, "extended:staff:"+key, Change{By: by, Kind: ChangeExtended, From: from.Format(time.RFC3339),
+		To: end.Format(time.RFC3339), Detail: strconv.Itoa(days) + " days"})
+	s.touched(sub.UserID)
+	return sub, nil
+}
+
+// ResendReceipt mails a charge's receipt again: what it paid for, the
+// amount and the date it was taken.
+func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
+	ch, err := s.Charge(ctx, chargeID)
+	if err != nil {
+		return err
+	}
+	if ch.SubscriptionID == "" || (ch.Status != ChargeSucceeded && ch.Status != ChargePartiallyRefunded && ch.Status != ChargeRefunded) {
+		return ErrTookNoMoney
+	}
+	rec, err := s.ReceiptOfCharge(ctx, ch.Key)
+	if errors.Is(err, ErrNoReceipt) {
+		// A charge from before receipts were kept: issue its receipt now,
+		// which mails it.
+		sub, err := s.Subscription(ctx, ch.SubscriptionID)
+		if err != nil {
+			return err
+		}
+		kind := ReceiptPurchase
+		if plan, err := s.catalogue.Plan(sub.PlanCode); err == nil && plan.Kind == KindAddOn {
+			kind = ReceiptAddOn
+		}
+		_, err = s.issueReceipt(ctx, Receipt{ChargeKey: ch.Key, SubscriptionID: sub.ID, Email: sub.Email, Brand: sub.Brand,
+			Kind: kind, PlanCode: sub.PlanCode, Amount: ch.Amount, CardBrand: sub.PaymentMethod.Brand,
+			CardLast4: sub.PaymentMethod.Last4, PaidAt: ch.CreatedAt})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	s.send(ctx, Notice{Key: "receipt:" + rec.Number + ":again:" + strconv.FormatInt(s.clock.Now().UnixNano(), 10),
+		To: rec.Email, Brand: rec.Brand, Kind: NoticeReceipt, Data: receiptNoticeData(rec)})
+	return nil
+}

@@ -1,0 +1,64 @@
+package mail
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// To returns every mail stored for the given addresses, oldest first,
+// without the HTML body and attachment data (a person's data export lists
+// them; the text body says the same).
+func (o *Outbox) To(ctx context.Context, addresses []string) ([]Mail, error) {
+	if len(addresses) == 0 {
+		return nil, nil
+	}
+	cur, err := o.mail.Find(ctx, bson.M{"to": bson.M{"$in": addresses}},
+		options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}).
+			SetProjection(bson.M{"attachments.data": 0, "html": 0}))
+	if err != nil {
+		return nil, fmt.Errorf("mail: to addresses: %w", err)
+	}
+	var out []Mail
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("mail: to addresses: %w", err)
+	}
+	return out, nil
+}
+
+// EraseTo deletes every mail stored for the given addresses, sent or not,
+// with their queue entries, except the mail whose key is keep (the last
+// mail of an account being deleted, still to go out). It returns how many
+// mails went.
+func (o *Outbox) EraseTo(ctx context.Context, addresses []string, keep string) (int, error) {
+	mails, err := o.To(ctx, addresses)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range mails {
+		if m.ID == keep {
+			continue
+		}
+		if _, err := o.queue.DeleteOne(ctx, bson.M{"_id": m.ID}); err != nil {
+			return n, fmt.Errorf("mail: erase queue entry: %w", err)
+		}
+		if _, err := o.mail.DeleteOne(ctx, bson.M{"_id": m.ID}); err != nil {
+			return n, fmt.Errorf("mail: erase mail: %w", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// Erase deletes one mail by key once it is no longer queued (sent, or
+// given up), and reports whether it did; a mail still to go out is left.
+func (o *Outbox) Erase(ctx context.Context, key string) (bool, error) {
+	res, err := o.mail.DeleteOne(ctx, bson.M{"_id": key, "status": bson.M{"$ne": StatusQueued}})
+	if err != nil {
+		return false, fmt.Errorf("mail: erase %q: %w", key, err)
+	}
+	return res.DeletedCount > 0, nil
+}

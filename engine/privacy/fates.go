@@ -1,0 +1,92 @@
+package privacy
+
+import (
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/breach"
+	"glimpse/engine/experiment"
+	"glimpse/engine/library"
+	"glimpse/engine/mail"
+	"glimpse/engine/profile"
+	"glimpse/engine/retention"
+	"glimpse/engine/staff"
+	"glimpse/engine/store"
+	"glimpse/engine/support"
+	"glimpse/engine/tracking"
+)
+
+// What an account's deletion does to a collection.
+const (
+	// Erased: every document about the person is deleted.
+	Erased = "erased"
+	// Anonymised: the documents stay, stripped of everything that leads
+	// back to the person, for the reason given.
+	Anonymised = "anonymised"
+	// Kept: the documents stay as they are, for the reason given (they
+	// hold nothing about a subscriber, or only what expires by itself).
+	Kept = "kept"
+)
+
+// Fate is what an account's deletion does to one collection, and why.
+type Fate struct {
+	Collection string
+	Fate       string
+	Why        string
+}
+
+// Fates declares, for every collection the application uses, what Erase
+// does to it. A test fails for a collection the application creates that
+// is missing here, so a new collection cannot be forgotten by deletion.
+func Fates() []Fate {
+	return []Fate{
+		{auth.UsersCollection, Erased, "the account"},
+		{auth.UserEmailsCollection, Erased, "the address index of the account"},
+		{auth.SessionsCollection, Erased, "every session ends"},
+		{auth.LoginLinksCollection, Erased, "one-time sign-in links"},
+		{auth.PasswordResetsCollection, Erased, "password reset links"},
+		{auth.ActivationKeysCollection, Erased, "account activation links of the subscriptions"},
+		{"signin_failures", Kept, "legacy sign-in counters keyed by hashes, emptied by the sweeper; nothing new is written"},
+		{billing.SubscriptionsCollection, Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
+		{billing.SubscriptionEmailsCollection, Erased, "the address index of the subscriptions"},
+		{billing.HistoryCollection, Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},
+		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
+		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},
+		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events: no personal data"},
+		{billing.SandboxCollection, Kept, "the test payment provider's charges: no personal data"},
+		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
+		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},
+		{billing.RefundsCollection, Anonymised, "refunds belong to the ledger: amounts and dates stay until the tax period ends; staff's reason is removed"},
+		{billing.OrdersCollection, Erased, "hosted-page orders: what they bought is in the ledger"},
+		{billing.SandboxSessionsCollection, Erased, "the test payment provider's pages for those orders"},
+		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
+		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
+		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
+		{retention.StepsCollection, Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
+		{tracking.Collection, Erased, "usage events"},
+		{experiment.PeopleCollection, Erased, "which experiment variants the person saw"},
+		{experiment.CountsCollection, Kept, "totals per experiment variant: aggregates that name nobody"},
+		{experiment.Collection, Kept, "the experiments staff set up: no subscriber data"},
+		{breach.ChecksCollection, Erased, "the last breach check"},
+		{breach.CatalogueCollection, Kept, "the public catalogue of known breaches: no subscriber data"},
+		{profile.ProfilesCollection, Erased, "the connected profile, its token and analysis"},
+		{profile.SnapshotsCollection, Erased, "the profile's snapshots"},
+		{profile.ChunksCollection, Erased, "the snapshots' follower and following lists"},
+		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
+		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
+		{mail.QueueCollection, Erased, "pending deliveries of those mails"},
+		{store.ClaimsCollection, Erased, "claims naming the account id; the others are keyed by hashes and expire within hours"},
+		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
+		{"settings", Kept, "the deployment's own secret: no personal data"},
+		{library.DocsCollection, Kept, "editorial content: no subscriber data"},
+		{library.MetaCollection, Kept, "editorial content: no subscriber data"},
+		{library.VersionsCollection, Kept, "editorial content: no subscriber data"},
+		{staff.MembersCollection, Kept, "staff accounts, not subscribers"},
+		{staff.SessionsCollection, Kept, "staff sessions, not subscribers"},
+		{ExportsCollection, Erased, "data exports"},
+		{ExportChunksCollection, Erased, "the exports' files"},
+		{ExportKeysCollection, Erased, "the exports' download links"},
+		{ActivityCollection, Erased, "when the account was last used"},
+		{ErasuresCollection, Kept, "the erasure ledger: the deleted account's random id and the time, nothing that names the person, to apply the deletion again after restoring a backup"},
+		{InstagramDeletionsCollection, Kept, "Meta's deletion requests: a random code, a status and times, no user id; deleted after 180 days"},
+	}
+}

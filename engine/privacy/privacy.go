@@ -1,0 +1,148 @@
+// Package privacy runs a subscriber's data rights: downloading everything
+// Glimpse holds about them (a ZIP of JSON documents built by a background
+// job), deleting the account (every collection erased or anonymised, the
+// receipts kept for the tax period), disconnecting Instagram, Meta's
+// deauthorize and data-deletion callbacks, and deleting accounts left
+// unused for the retention period the privacy policy promises.
+package privacy
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/mail"
+	"glimpse/engine/profile"
+	"glimpse/engine/store"
+)
+
+// Collections of this package.
+const (
+	// ExportsCollection holds one document per data export requested.
+	ExportsCollection = "privacy_exports"
+	// ExportChunksCollection holds a built export's ZIP in parts
+	// ("<export id>:<n>"), each well under a document's size limit.
+	ExportChunksCollection = "privacy_export_chunks"
+	// ExportKeysCollection holds the download keys of exports by the
+	// SHA-256 of the key, so the database never holds a usable link.
+	ExportKeysCollection = "privacy_export_keys"
+	// ErasuresCollection is the erasure ledger: the ids of deleted accounts
+	// and when, nothing else, to apply again after restoring a backup.
+	ErasuresCollection = "privacy_erasures"
+	// InstagramDeletionsCollection holds Meta's data-deletion requests by
+	// confirmation code: a status and times, no user ids.
+	InstagramDeletionsCollection = "instagram_deletion_requests"
+	// ActivityCollection holds when each account was last used (at most
+	// one write a day), for the retention job.
+	ActivityCollection = "account_activity"
+)
+
+// Collections lists this package's collections for the store to create.
+func Collections() map[string][]mongo.IndexModel {
+	return map[string][]mongo.IndexModel{
+		ExportsCollection:            {{Keys: bson.D{{Key: "userId", Value: 1}}}},
+		ExportChunksCollection:       nil,
+		ExportKeysCollection:         nil,
+		ErasuresCollection:           nil,
+		InstagramDeletionsCollection: nil,
+		ActivityCollection:           nil,
+	}
+}
+
+// Defaults of Options.
+const (
+	// DefaultTaxPeriod is how long the receipts of a deleted account are
+	// kept: ten years, the longest of the periods commercial and tax law
+	// set for books and invoices in the EU countries we sell in (France
+	// 10, Germany 8 for invoices and 10 for books).
+	DefaultTaxPeriod = 10 * 365 * 24 * time.Hour
+	// DefaultExportLifetime is how long a built export can be downloaded.
+	DefaultExportLifetime = 7 * 24 * time.Hour
+	// DefaultInactivity is how long an account may go unused before it is
+	// deleted, as the privacy policy says.
+	DefaultInactivity = 730 * 24 * time.Hour
+	// DefaultWarning is how long before that deletion the warning mail goes.
+	DefaultWarning = 30 * 24 * time.Hour
+)
+
+// Mailer queues mail (mail.Outbox).
+type Mailer interface {
+	Enqueue(ctx context.Context, m mail.Message) error
+	To(ctx context.Context, addresses []string) ([]mail.Mail, error)
+	EraseTo(ctx context.Context, addresses []string, keep string) (int, error)
+	Erase(ctx context.Context, key string) (bool, error)
+}
+
+// Options are the Service's collaborators and settings.
+type Options struct {
+	Logger   *slog.Logger
+	Auth     *auth.Service
+	Billing  *billing.Service
+	Profiles *profile.Service
+	Mail     Mailer
+	// TaxPeriod is how long a deleted account's charges and subscriptions
+	// are kept, anonymised (GLIMPSE_TAX_RETENTION).
+	TaxPeriod time.Duration
+	// ExportLifetime is how long an export's download works.
+	ExportLifetime time.Duration
+	// Inactivity and Warning drive the retention job.
+	Inactivity, Warning time.Duration
+	// InstagramAppSecret verifies Meta's signed requests; empty refuses
+	// them all.
+	InstagramAppSecret string
+	// BaseURL is the public origin for the status page link given to Meta.
+	BaseURL string
+}
+
+// Service runs the privacy use cases.
+type Service struct {
+	db     *mongo.Database
+	clock  engine.Clock
+	o      Options
+	claims *store.Claims
+	owner  string
+	// wake starts the export job at once when an export is requested.
+	wake chan struct{}
+	// seen is the day each account was last recorded as used (Touch).
+	seen *touched
+}
+
+// NewService returns the privacy service over db.
+func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.TaxPeriod <= 0 {
+		o.TaxPeriod = DefaultTaxPeriod
+	}
+	if o.ExportLifetime <= 0 {
+		o.ExportLifetime = DefaultExportLifetime
+	}
+	if o.Inactivity <= 0 {
+		o.Inactivity = DefaultInactivity
+	}
+	if o.Warning <= 0 {
+		o.Warning = DefaultWarning
+	}
+	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	return &Service{db: db, clock: clock, o: o, claims: store.NewClaims(db), owner: "privacy:" + engine.NewID(),
+		wake: make(chan struct{}, 1), seen: &touched{days: map[string]string{}}}
+}
+
+// TaxPeriodYears is the tax period in whole years, for the screens and the
+// last mail.
+func (s *Service) TaxPeriodYears() int {
+	return int((s.o.TaxPeriod + 24*time.Hour) / (365 * 24 * time.Hour))
+}
+
+// ExportLifetime is how long an export's download works.
+func (s *Service) ExportLifetime() time.Duration { return s.o.ExportLifetime }
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }

@@ -1,0 +1,676 @@
+package privacy_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine"
+	"glimpse/engine/analysis"
+	"glimpse/engine/app"
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/config"
+	"glimpse/engine/experiment"
+	"glimpse/engine/mail"
+	"glimpse/engine/privacy"
+	"glimpse/engine/profile"
+	"glimpse/engine/retention"
+	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
+	"glimpse/engine/tracking"
+)
+
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+
+var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+const (
+	appSecret = "instagram-app-secret-for-tests"
+	password  = "correct horse battery staple"
+)
+
+func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
+	t.Helper()
+	cfg, err := config.Load(func(k string) string {
+		return map[string]string{"GLIMPSE_INSTAGRAM_APP_SECRET": appSecret, "GLIMPSE_TAX_RETENTION_YEARS": "8"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := engine.NewManualClock(start)
+	a, err := app.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), clock, storetest.Open(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, clock
+}
+
+// person is a subscriber with data in every collection a subscriber's
+// actions write to.
+type person struct {
+	user auth.User
+	main billing.Subscription
+}
+
+// seedPerson buys a plan and an add-on, creates the account, connects a
+// profile, checks breaches, opens the cancel flow, records events and
+// exposures, signs in and asks for every kind of link, so that a deletion
+// has something to delete everywhere.
+func seedPerson(t *testing.T, a *app.App, email string) person {
+	t.Helper()
+	ctx := context.Background()
+	// Bought as the pages buy: the hosted page opened and paid on the
+	// sandbox with 4242…, its event fulfilled.
+	st, err := a.Billing.StartCheckout(ctx, billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: email, Key: engine.NewToken(), Origin: "https://glimpse.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Billing.PayOnSandbox(ctx, billing.SandboxPayRequest{Session: strings.TrimPrefix(st.URL, billing.PathSandboxPay),
+		Step: "card", Card: billing.Card{Number: billing.TestCardSucceeds, ExpMonth: 12, ExpYear: 2031, CVC: "123"}}); err != nil {
+		t.Fatal(err)
+	}
+	order, err := a.Billing.Order(ctx, st.OrderID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := a.Billing.Subscription(ctx, order.SubscriptionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := a.Auth.CreateUser(ctx, email, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Billing.Finalize(ctx, sub.ID, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	sub, err = a.Billing.Subscription(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: u.ID, Email: u.Email, Main: sub,
+		Family: billing.FamilyProfileReport}); err != nil {
+		t.Fatal(err)
+	}
+	// A small profile of two snapshots (the demo profile's thousands of
+	// followers make no difference to what is deleted, only to the time).
+	if err := a.Profiles.Connect(ctx, u.ID, profile.SourceAPI, "leaving.example", 0); err != nil {
+		t.Fatal(err)
+	}
+	for i, followers := range [][]string{{"ann", "bob"}, {"ann", "bob", "cy"}} {
+		if _, err := a.Profiles.AddSnapshot(ctx, u.ID, analysis.Snapshot{TakenAt: start.Add(time.Duration(i-2) * time.Hour),
+			Followers: followers, Following: []string{"ann", "dee"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Profiles.Analyse(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Profiles.SetCredential(ctx, u.ID, "sealed-token"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Profiles.LinkInstagram(ctx, u.ID, "ig-"+u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Breach.Check(ctx, u.ID, u.Email, false); err != nil {
+		t.Fatal(err)
+	}
+	att, err := a.Retention.Start(ctx, retention.Attempt{UserID: u.ID, SubscriptionID: sub.ID, Brand: "default",
+		PlanCode: sub.PlanCode, Entry: "my_plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Retention.Record(ctx, att, retention.Event{Kind: retention.EventAnswer, Reason: "too_expensive",
+		Review: "written by " + u.Email}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Events.Record(ctx, tracking.Event{Name: "Screen viewed", UserID: u.ID, SubscriptionID: sub.ID, Brand: "default"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Store.DB().Collection(experiment.PeopleCollection).InsertOne(ctx,
+		bson.M{"_id": "exp:e1:0:" + u.ID, "variant": "b", "at": start}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Auth.SignIn(ctx, u.Email, password, "10.0.0.1", "glimpse.web"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Auth.MintLoginLink(ctx, u.Email); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Auth.MintPasswordReset(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Billing.NewCancelLink(ctx, u.Email, u.ID, "glimpse.web", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Privacy.RequestExport(ctx, u.ID, "default"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Privacy.BuildPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return person{user: u, main: sub}
+}
+
+// collections lists the collections in the app's database.
+func collections(t *testing.T, a *app.App) []string {
+	t.Helper()
+	names, err := a.Store.DB().ListCollectionNames(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func fates() map[string]privacy.Fate {
+	m := map[string]privacy.Fate{}
+	for _, f := range privacy.Fates() {
+		m[f.Collection] = f
+	}
+	return m
+}
+
+// TestFatesCoverEveryCollection fails for a collection the application
+// creates (at start, or when a subscriber uses everything) for which
+// deletion declares nothing.
+func TestFatesCoverEveryCollection(t *testing.T) {
+	a, _ := openApp(t)
+	seedPerson(t, a, "fates@example.com")
+	if err := a.Store.CheckWritable(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	declared := fates()
+	if len(declared) != len(privacy.Fates()) {
+		t.Fatal("a collection is declared twice in privacy.Fates")
+	}
+	for _, name := range collections(t, a) {
+		f, ok := declared[name]
+		if !ok {
+			t.Errorf("collection %q: account deletion declares nothing for it (add it to privacy.Fates)", name)
+			continue
+		}
+		if f.Why == "" || !slices.Contains([]string{privacy.Erased, privacy.Anonymised, privacy.Kept}, f.Fate) {
+			t.Errorf("collection %q: fate %q with reason %q", name, f.Fate, f.Why)
+		}
+	}
+}
+
+// TestDeleteAccountLeavesNothingAboutThePerson deletes a subscriber who
+// used everything, then reads every document of every collection: none may
+// name the person's id or address, except the erasure ledger (the id) and
+// the last mail until it is sent; the charges and subscriptions stay,
+// anonymised, for the tax period.
+func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	p := seedPerson(t, a, "leaving@example.com")
+	other := seedPerson(t, a, "staying@example.com")
+
+	if err := a.Privacy.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: "wrong password", IP: "10.0.0.2"}); !errors.Is(err, privacy.ErrWrongPassword) {
+		t.Fatalf("wrong password: got %v, want ErrWrongPassword", err)
+	}
+	if err := a.Privacy.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: password, IP: "10.0.0.2"}); err != nil {
+		t.Fatal(err)
+	}
+
+	var ledger struct {
+		Farewell string `bson:"farewell"`
+	}
+	if err := a.Store.DB().Collection(privacy.ErasuresCollection).FindOne(ctx, bson.M{"_id": p.user.ID}).Decode(&ledger); err != nil {
+		t.Fatal(err)
+	}
+	farewell := ledger.Farewell
+	declared := fates()
+	for _, name := range collections(t, a) {
+		cur, err := a.Store.DB().Collection(name).Find(ctx, bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			text := d.String()
+			if !strings.Contains(text, p.user.ID) && !strings.Contains(text, p.user.Email) {
+				continue
+			}
+			id := d.Lookup("_id").StringValue()
+			switch {
+			case name == privacy.ErasuresCollection && id == p.user.ID && !strings.Contains(text, p.user.Email):
+			case (name == mail.MailCollection || name == mail.QueueCollection) && id == farewell:
+			default:
+				t.Errorf("%s (%s) still names the person after deletion: %.300s", name, declared[name].Fate, text)
+			}
+		}
+	}
+
+	// The ledger: both charges (the plan and the add-on) stay, marked.
+	charges, err := a.Billing.ChargesOf(ctx, []string{p.main.ID})
+	if err != nil || len(charges) != 1 {
+		t.Fatalf("charges of the deleted plan: %v, %v", charges, err)
+	}
+	var kept struct {
+		Erased      bool      `bson:"erased"`
+		RetainUntil time.Time `bson:"retainUntil"`
+		Amount      billing.Money
+	}
+	if err := a.Store.DB().Collection(billing.ChargesCollection).FindOne(ctx, bson.M{"_id": charges[0].ID}).Decode(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if !kept.Erased || !kept.RetainUntil.Equal(start.AddDate(0, 0, 8*365)) {
+		t.Errorf("kept charge: erased %v until %v, want erased until 8 years on", kept.Erased, kept.RetainUntil)
+	}
+	sub, err := a.Billing.Subscription(ctx, p.main.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Status != billing.StatusExpired || sub.Email != billing.ErasedEmail || sub.UserID != "" || sub.PaymentMethod.ID != "" || !sub.DueAt.IsZero() {
+		t.Errorf("kept subscription is not ended and anonymised: %+v", sub)
+	}
+
+	// Nobody can sign in with the old credentials; the other person can.
+	if _, err := a.Auth.SignIn(ctx, p.user.Email, password, "10.0.0.3", "glimpse.web"); !errors.Is(err, auth.ErrInvalidCredential) {
+		t.Errorf("sign-in after deletion: got %v, want ErrInvalidCredential", err)
+	}
+	if _, err := a.Auth.SignIn(ctx, other.user.Email, password, "10.0.0.3", "glimpse.web"); err != nil {
+		t.Errorf("the other subscriber cannot sign in: %v", err)
+	}
+
+	// The last mail is queued, then deleted once sent.
+	m, err := a.Outbox.Get(ctx, farewell)
+	if err != nil || m.To != p.user.Email || m.Template != mail.TemplateAccountErased || !strings.Contains(m.Text, "8 years") {
+		t.Fatalf("last mail: %+v, %v", m, err)
+	}
+	if _, err := a.Outbox.DeliverDue(ctx, mail.SenderFunc(func(context.Context, mail.Mail) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Privacy.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Outbox.Get(ctx, farewell); engine.ErrorCode(err) != engine.CodeNotFound {
+		t.Errorf("the last mail is still stored after it was sent: %v", err)
+	}
+
+	// After the tax period the anonymised records go too.
+	clock.Advance(8*365*24*time.Hour + time.Hour)
+	if err := a.Privacy.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Billing.Subscription(ctx, p.main.ID); !errors.Is(err, billing.ErrNoSubscription) {
+		t.Errorf("subscription kept past the tax period: %v", err)
+	}
+	if left, _ := a.Billing.ChargesOf(ctx, []string{p.main.ID}); len(left) != 0 {
+		t.Errorf("charges kept past the tax period: %v", left)
+	}
+	if mine, _ := a.Billing.ChargesOf(ctx, []string{other.main.ID}); len(mine) != 1 {
+		t.Errorf("the other subscriber's charge went with the purge: %v", mine)
+	}
+}
+
+// TestEraseHasOneWinner sends the same deletion together: one erases, the
+// others are told it is under way (the claim), instead of all running the
+// erasure and each sending a last mail.
+func TestEraseHasOneWinner(t *testing.T) {
+	a, _ := openApp(t)
+	p := seedPerson(t, a, "twice@example.com")
+	const n = 6
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.Privacy.Erase(context.Background(), p.user, "request")
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case errors.Is(err, privacy.ErrErasing):
+		default:
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of %d concurrent deletions erased, want exactly 1", won, n)
+	}
+}
+
+// TestRequestExportOnceAWindow sends export requests together: one export
+// is queued, whatever the taps.
+func TestRequestExportOnceAWindow(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	u, err := a.Auth.CreateUser(ctx, "exports@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = a.Privacy.RequestExport(ctx, u.ID, "default")
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+		} else if !errors.Is(err, privacy.ErrExportRecent) {
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	count, err := a.Store.DB().Collection(privacy.ExportsCollection).CountDocuments(ctx, bson.M{"userId": u.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok != 1 || count != 1 {
+		t.Errorf("%d requests accepted and %d exports queued, want 1 and 1", ok, count)
+	}
+	clock.Advance(privacy.ExportWindow)
+	if _, err := a.Privacy.RequestExport(ctx, u.ID, "default"); err != nil {
+		t.Errorf("a request in the next window: %v", err)
+	}
+}
+
+// TestBuildPendingBuildsEachOnce runs the export job on several "instances"
+// at once: each export is built and mailed once.
+func TestBuildPendingBuildsEachOnce(t *testing.T) {
+	a, _ := openApp(t)
+	ctx := context.Background()
+	u, err := a.Auth.CreateUser(ctx, "builder@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Privacy.RequestExport(ctx, u.ID, "default"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	built := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if built[i], err = a.Privacy.BuildPending(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, b := range built {
+		total += b
+	}
+	mails, err := a.Outbox.To(ctx, []string{u.Email})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1 || len(mails) != 1 || mails[0].Template != mail.TemplateDataExport {
+		t.Errorf("built %d times and mailed %v, want once", total, mails)
+	}
+}
+
+// TestExportHoldsThePersonsData reads the ZIP as a person would: a README
+// naming every file, their email and plan, and no password hash or token.
+func TestExportHoldsThePersonsData(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	p := seedPerson(t, a, "export@example.com")
+
+	key, err := a.Privacy.DownloadKey(ctx, p.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Privacy.Download(ctx, "someone-else", key); !errors.Is(err, privacy.ErrExportLink) {
+		t.Errorf("another person's download: got %v, want ErrExportLink", err)
+	}
+	if _, _, err := a.Privacy.Download(ctx, p.user.ID, key+"x"); !errors.Is(err, privacy.ErrExportLink) {
+		t.Errorf("a wrong key: got %v, want ErrExportLink", err)
+	}
+	_, data, err := a.Privacy.Download(ctx, p.user.ID, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f.Name] = string(b)
+	}
+	for name, body := range files {
+		if name != "README.txt" && !strings.Contains(files["README.txt"], "- "+name+": ") && name != "manifest.json" {
+			t.Errorf("README does not describe %s", name)
+		}
+		if strings.Contains(body, "argon2") || strings.Contains(body, "sealed-token") || strings.Contains(body, "passwordHash") {
+			t.Errorf("%s holds a password hash or a token", name)
+		}
+		if name != "README.txt" && !json.Valid([]byte(body)) {
+			t.Errorf("%s is not JSON", name)
+		}
+	}
+	var account struct{ Email string }
+	if err := json.Unmarshal([]byte(files["account.json"]), &account); err != nil || account.Email != p.user.Email {
+		t.Errorf("account.json: %s (%v)", files["account.json"], err)
+	}
+	var plans []struct {
+		PlanCode string `json:"planCode"`
+	}
+	if err := json.Unmarshal([]byte(files["subscriptions.json"]), &plans); err != nil || len(plans) != 1 || plans[0].PlanCode != "glimpse_weekly_trial" {
+		t.Errorf("subscriptions.json: %s (%v)", files["subscriptions.json"], err)
+	}
+	for _, want := range []string{"purchases.json", "charges.json", "subscription_history.json", "cancel_attempts.json",
+		"mails.json", "events.json", "instagram_profile.json", "instagram_snapshots.json", "breach_checks.json", "experiments.json"} {
+		if len(files[want]) < 3 {
+			t.Errorf("%s is missing or empty: %q", want, files[want])
+		}
+	}
+	if !strings.Contains(files["cancel_attempts.json"], "too_expensive") || !strings.Contains(files["purchases.json"], "glimpse_profile") {
+		t.Errorf("the cancel answer or the add-on is missing:\n%s\n%s", files["cancel_attempts.json"], files["purchases.json"])
+	}
+
+	clock.Advance(privacy.DefaultExportLifetime)
+	if _, _, err := a.Privacy.Download(ctx, p.user.ID, key); !errors.Is(err, privacy.ErrExportLink) {
+		t.Errorf("an expired export: got %v, want ErrExportLink", err)
+	}
+	if err := a.Privacy.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, coll := range []string{privacy.ExportsCollection, privacy.ExportChunksCollection, privacy.ExportKeysCollection} {
+		if n, _ := a.Store.DB().Collection(coll).CountDocuments(ctx, bson.M{}); n != 0 {
+			t.Errorf("%s keeps %d documents past the export's lifetime", coll, n)
+		}
+	}
+}
+
+// TestInstagramCallbacks: a data-deletion request signed with the app
+// secret deletes the connected profile and answers a code whose status
+// page says so; a forged one changes nothing; deauthorize forgets the token.
+func TestInstagramCallbacks(t *testing.T) {
+	a, _ := openApp(t)
+	ctx := context.Background()
+	p := seedPerson(t, a, "instagram@example.com")
+	q := seedPerson(t, a, "deauth@example.com")
+
+	forged := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: start.Unix(), UserID: "ig-" + p.user.ID},
+		[]byte("not the app secret"))
+	if _, err := a.Privacy.InstagramDataDeletion(ctx, forged); engine.ErrorCode(err) != engine.CodeUnauthenticated {
+		t.Fatalf("forged request: got %v, want unauthenticated", err)
+	}
+	if prof, _ := a.Profiles.Get(ctx, p.user.ID); prof.Source == "" {
+		t.Fatal("a forged request deleted the profile")
+	}
+
+	valid := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: start.Unix(), UserID: "ig-" + p.user.ID},
+		[]byte(appSecret))
+	answer, err := a.Privacy.InstagramDataDeletion(ctx, valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.ConfirmationCode == "" || !strings.HasSuffix(answer.URL, privacy.DeletionStatusPath+"?code="+answer.ConfirmationCode) {
+		t.Errorf("answer: %+v", answer)
+	}
+	if prof, _ := a.Profiles.Get(ctx, p.user.ID); prof.Source != "" || len(prof.Snapshots) != 0 {
+		t.Errorf("profile after the deletion request: %+v", prof)
+	}
+	if n, _ := a.Store.DB().Collection("profile_snapshots").CountDocuments(ctx, bson.M{"userId": p.user.ID}); n != 0 {
+		t.Errorf("%d snapshots left", n)
+	}
+	status, found, err := a.Privacy.DeletionStatus(ctx, answer.ConfirmationCode)
+	if err != nil || !found || status.Status != privacy.DeletionCompleted {
+		t.Errorf("status: %+v %v %v", status, found, err)
+	}
+	again, err := a.Privacy.InstagramDataDeletion(ctx, valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _, _ := a.Privacy.DeletionStatus(ctx, again.ConfirmationCode); st.Status != privacy.DeletionNoData {
+		t.Errorf("a second request for the same user: %+v", st)
+	}
+
+	deauth := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", UserID: "ig-" + q.user.ID}, []byte(appSecret))
+	if err := a.Privacy.InstagramDeauthorize(ctx, deauth); err != nil {
+		t.Fatal(err)
+	}
+	prof, err := a.Profiles.Get(ctx, q.user.ID)
+	if err != nil || prof.Credential != "" || len(prof.Snapshots) == 0 {
+		t.Errorf("after deauthorize: credential %q, %d snapshots (%v)", prof.Credential, len(prof.Snapshots), err)
+	}
+	unknown := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", UserID: "nobody"}, []byte(appSecret))
+	if err := a.Privacy.InstagramDeauthorize(ctx, unknown); err != nil {
+		t.Errorf("an unknown Instagram user: %v", err)
+	}
+}
+
+// TestDisconnectInstagram deletes the token, snapshots, lists and analysis.
+func TestDisconnectInstagram(t *testing.T) {
+	a, _ := openApp(t)
+	ctx := context.Background()
+	p := seedPerson(t, a, "disconnect@example.com")
+	if err := a.Privacy.DisconnectInstagram(ctx, p.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, coll := range []string{"profiles", "profile_snapshots", "profile_chunks", "instagram_links"} {
+		cur, err := a.Store.DB().Collection(coll).Find(ctx, bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if strings.Contains(d.String(), p.user.ID) {
+				t.Errorf("%s still holds %.200s", coll, d.String())
+			}
+		}
+	}
+	// The claims the profile's writes took are not the person's data
+	// once released; none is left behind naming them.
+	if n, _ := a.Store.DB().Collection(store.ClaimsCollection).CountDocuments(ctx,
+		bson.M{"_id": bson.M{"$regex": "profile-write:" + p.user.ID}}); n != 0 {
+		t.Errorf("%d profile write claims left", n)
+	}
+}
+
+// TestRetainInactive: an account unused for 23 months gets the warning
+// mail, one used again keeps going, and the unused one is deleted a month
+// after the warning; an account with a plan that still gives access is
+// never touched. The clock is the test's.
+func TestRetainInactive(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	idle, err := a.Auth.CreateUser(ctx, "idle@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := a.Auth.CreateUser(ctx, "back@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paying := seedPerson(t, a, "paying@example.com")
+	if err := a.Billing.Put(ctx, billing.Subscription{ID: "sub-long", UserID: paying.user.ID, Email: paying.user.Email,
+		Bundle: "glimpse.web", Brand: "default", PlanCode: "glimpse_weekly_trial", Status: billing.StatusActive, MainPlan: true,
+		StartedAt: start}); err != nil {
+		t.Fatal(err)
+	}
+	day := func(n int) {
+		t.Helper()
+		clock.Set(start.Add(time.Duration(n) * 24 * time.Hour))
+		if _, err := a.Privacy.RetainInactive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day(0) // starts counting everyone from today
+	if again, err := a.Privacy.RetainInactive(ctx); err != nil || again != (privacy.InactivityStats{}) {
+		t.Fatalf("a second pass the same day did something: %+v %v", again, err)
+	}
+	day(699)
+	if mails, _ := a.Outbox.To(ctx, []string{idle.Email, back.Email}); len(mails) != 0 {
+		t.Fatalf("warned before 23 months: %v", mails)
+	}
+	day(701)
+	for _, u := range []auth.User{idle, back} {
+		mails, _ := a.Outbox.To(ctx, []string{u.Email})
+		if len(mails) != 1 || mails[0].Template != mail.TemplateInactivity {
+			t.Fatalf("%s: warning mails %v", u.Email, mails)
+		}
+	}
+	if mails, _ := a.Outbox.To(ctx, []string{paying.user.Email}); slices.ContainsFunc(mails, func(m mail.Mail) bool {
+		return m.Template == mail.TemplateInactivity
+	}) {
+		t.Error("a subscriber whose plan gives access was warned")
+	}
+	// "back" signs in again.
+	if err := a.Privacy.Touch(ctx, back.ID); err != nil {
+		t.Fatal(err)
+	}
+	day(729)
+	if _, err := a.Auth.User(ctx, idle.ID); err != nil {
+		t.Fatalf("deleted before the warning period ended: %v", err)
+	}
+	day(731)
+	if _, err := a.Auth.User(ctx, idle.ID); engine.ErrorCode(err) != engine.CodeNotFound {
+		t.Errorf("the unused account was not deleted: %v", err)
+	}
+	for _, u := range []auth.User{back, paying.user} {
+		if _, err := a.Auth.User(ctx, u.ID); err != nil {
+			t.Errorf("%s was deleted: %v", u.Email, err)
+		}
+	}
+}

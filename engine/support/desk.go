@@ -1,0 +1,489 @@
+// Package support is the support desk: staff with the support role (or
+// admins) look a subscriber up by email and act for them, each action with
+// a reason and an entry in an audit log nobody can edit. It reads what the
+// other packages keep and acts through their use cases (billing.Refund,
+// billing.CancelNow, auth.SignOutAll, …); the rules stay with them.
+//
+// What the desk shows is only what support needs: no password hashes, no
+// tokens or keys, no mail bodies (their links act for the subscriber), no
+// card numbers beyond brand and last four.
+package support
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine"
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
+	"glimpse/engine/brand"
+	"glimpse/engine/mail"
+	"glimpse/engine/profile"
+	"glimpse/engine/retention"
+)
+
+// Actions, as the audit log names them.
+const (
+	ActionRefund           = "refund"
+	ActionCancelNow        = "cancel_now"
+	ActionCancelAtEnd      = "cancel_at_period_end"
+	ActionExtend           = "extend"
+	ActionResendActivation = "resend_activation"
+	ActionResendReceipt    = "resend_receipt"
+	ActionSignOut          = "sign_out_everywhere"
+)
+
+// Bounds of a reason, in characters.
+const (
+	MinReason = 5
+	MaxReason = 500
+)
+
+// Limits of what a dossier lists.
+const (
+	mailLimit   = 30
+	signInLimit = 10
+	// AuditLimit is how many audit entries the desk shows.
+	AuditLimit = 50
+)
+
+// Errors staff see.
+var (
+	// ErrReason is a reason missing, too short or too long.
+	ErrReason = engine.Errorf(engine.CodeInvalid, "Say why, in %d to %d characters.", MinReason, MaxReason)
+	// ErrNoSubscriber is an address with no account and no subscription.
+	ErrNoSubscriber = engine.Errorf(engine.CodeNotFound, "Nobody with this email has an account or a subscription.")
+	// ErrNotTheirs is a subscription or charge that is not the subscriber's.
+	ErrNotTheirs = engine.Errorf(engine.CodeNotFound, "This is not one of the subscriber's subscriptions or charges.")
+	// ErrNoAccount is an action on an account for a subscriber without one.
+	ErrNoAccount = engine.Errorf(engine.CodeConflict, "This subscriber has no account yet.")
+)
+
+// Desk is the support desk's use cases.
+type Desk struct {
+	clock     engine.Clock
+	audit     auditLog
+	auth      *auth.Service
+	accounts  *auth.Accounts
+	billing   *billing.Service
+	retention *retention.Service
+	profiles  *profile.Service
+	outbox    *mail.Outbox
+	brands    *brand.Registry
+}
+
+// Deps are what the desk reads and acts through.
+type Deps struct {
+	Auth      *auth.Service
+	Accounts  *auth.Accounts
+	Billing   *billing.Service
+	Retention *retention.Service
+	Profiles  *profile.Service
+	Outbox    *mail.Outbox
+	Brands    *brand.Registry
+}
+
+// NewDesk returns the desk over db (its audit log) and the services.
+func NewDesk(db *mongo.Database, clock engine.Clock, d Deps) *Desk {
+	return &Desk{clock: clock, audit: newAuditLog(db), auth: d.Auth, accounts: d.Accounts,
+		billing: d.Billing, retention: d.Retention, profiles: d.Profiles, outbox: d.Outbox, brands: d.Brands}
+}
+
+// Dossier is what the desk shows of one subscriber.
+type Dossier struct {
+	Email         string
+	Account       *Account // nil: no account yet
+	Subscriptions []SubscriptionLine
+	Charges       []ChargeLine
+	Mails         []mail.Sent
+	Attempts      []AttemptLine
+	Profile       *ProfileLine // nil: none connected
+	SignIns       []SignIn
+	Audit         []Entry
+}
+
+// Account is the subscriber's account, without its password hash.
+type Account struct {
+	ID        string
+	CreatedAt time.Time
+	Disabled  bool
+}
+
+// SubscriptionLine is one subscription, its card as brand and last four.
+type SubscriptionLine struct {
+	ID, PlanCode, Plan, Status, Brand, Card string
+	Price                                   billing.Money
+	MainPlan, Counts, AwaitsAccount         bool
+	CancelAtPeriodEnd, Suspended            bool
+	StartedAt, PeriodEnd                    time.Time
+	ExpiresAt                               *time.Time
+}
+
+// ChargeLine is one charge with its refunds.
+type ChargeLine struct {
+	ID, SubscriptionID, What, Status string
+	Amount, Refunded                 billing.Money
+	Refundable                       bool
+	CreatedAt                        time.Time
+	Refunds                          []billing.Refund
+}
+
+// Left is what can still be refunded.
+func (c ChargeLine) Left() billing.Money {
+	return billing.Money{Amount: c.Amount.Amount - c.Refunded.Amount, Currency: c.Amount.Currency}
+}
+
+// AttemptLine is one cancel attempt and the subscriber's answers in it.
+type AttemptLine struct {
+	StartedAt                   time.Time
+	Plan, Entry, Reason, Review string
+	Stars                       int
+	OffersShown, OffersAccepted []string
+	Outcome                     string
+}
+
+// ProfileLine is the connected profile, without its token.
+type ProfileLine struct {
+	Source, Username, Status string
+	Snapshots                int
+	HasToken                 bool
+}
+
+// SignIn is one session the subscriber opened.
+type SignIn struct {
+	At, Until time.Time
+	Live      bool
+}
+
+// Find reads everything the desk shows of the subscriber with this email.
+func (d *Desk) Find(ctx context.Context, email string) (Dossier, error) {
+	email = auth.NormaliseEmail(email)
+	out := Dossier{Email: email}
+	subs, user, err := d.subscriptions(ctx, email)
+	if err != nil {
+		return Dossier{}, err
+	}
+	if user == nil && len(subs) == 0 {
+		return Dossier{}, ErrNoSubscriber
+	}
+	now := d.clock.Now()
+	ids := make([]string, 0, len(subs))
+	for _, s := range subs {
+		ids = append(ids, s.ID)
+		line := subscriptionLine(s, d.bundleOf(s), now)
+		line.Plan = d.planName(s.Brand, s.PlanCode)
+		out.Subscriptions = append(out.Subscriptions, line)
+	}
+	charges, err := d.billing.ChargesFor(ctx, ids)
+	if err != nil {
+		return Dossier{}, err
+	}
+	plans := map[string]string{}
+	for _, s := range subs {
+		plans[s.ID] = d.planName(s.Brand, s.PlanCode)
+	}
+	for _, ch := range charges {
+		refunds, err := d.billing.RefundsOf(ctx, ch.ID)
+		if err != nil {
+			return Dossier{}, err
+		}
+		out.Charges = append(out.Charges, ChargeLine{ID: ch.ID, SubscriptionID: ch.SubscriptionID, What: plans[ch.SubscriptionID],
+			Status: ch.Status, Amount: ch.Amount, CreatedAt: ch.CreatedAt, Refunds: refunds,
+			Refunded:   billing.Money{Amount: billing.Refunded(refunds), Currency: ch.Amount.Currency},
+			Refundable: d.billing.Refundable(ch) && billing.Refunded(refunds) < ch.Amount.Amount})
+	}
+	if out.Mails, err = d.outbox.SentTo(ctx, email, mailLimit); err != nil {
+		return Dossier{}, err
+	}
+	if user != nil {
+		out.Account = &Account{ID: user.ID, CreatedAt: user.CreatedAt, Disabled: user.Disabled}
+		if err := d.accountParts(ctx, user.ID, plans, &out); err != nil {
+			return Dossier{}, err
+		}
+	}
+	if out.Audit, err = d.audit.newest(ctx, email, AuditLimit); err != nil {
+		return Dossier{}, err
+	}
+	return out, nil
+}
+
+// accountParts reads what hangs off the account: cancel attempts, the
+// connected profile and sign-ins.
+func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string]string, out *Dossier) error {
+	attempts, err := d.retention.OfUser(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, a := range attempts {
+		out.Attempts = append(out.Attempts, AttemptLine{StartedAt: a.StartedAt, Plan: billing.Describe(a.PlanCode).Name,
+			Entry: a.Entry, Reason: a.Reason, Review: a.Review, Stars: a.Stars, OffersShown: a.OffersShown,
+			OffersAccepted: a.OffersAccepted, Outcome: a.Outcome})
+	}
+	p, err := d.profiles.Get(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if p.Status != profile.StatusIdle || p.Source != "" {
+		out.Profile = &ProfileLine{Source: p.Source, Username: p.Username, Status: p.Status, Snapshots: len(p.Snapshots),
+			HasToken: p.Credential != ""}
+	}
+	sessions, err := d.auth.Sessions(ctx, userID)
+	if err != nil {
+		return err
+	}
+	now := d.clock.Now()
+	for i, s := range sessions {
+		if i == signInLimit {
+			break
+		}
+		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt)})
+	}
+	return nil
+}
+
+// subscriptions returns every subscription bought with the address or held
+// by its account (each once, newest first), and the account if any.
+func (d *Desk) subscriptions(ctx context.Context, email string) ([]billing.Subscription, *auth.User, error) {
+	subs, err := d.billing.SubscriptionsByEmail(ctx, email)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := d.auth.UserByEmail(ctx, email)
+	if engine.IsNotFound(err) {
+		return sortSubs(subs), nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	held, err := d.billing.ForUser(ctx, u.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range held {
+		if !slices.ContainsFunc(subs, func(x billing.Subscription) bool { return x.ID == s.ID }) {
+			subs = append(subs, s)
+		}
+	}
+	return sortSubs(subs), &u, nil
+}
+
+func sortSubs(subs []billing.Subscription) []billing.Subscription {
+	slices.SortStableFunc(subs, func(a, b billing.Subscription) int { return b.StartedAt.Compare(a.StartedAt) })
+	return subs
+}
+
+// planName names a plan as the subscriber's screens do: an add-on in its
+// brand's words (My Plan's title for it), a main plan by the plan table.
+func (d *Desk) planName(brandKey, code string) string {
+	switch family := billing.FamilyOf(code); family {
+	case billing.FamilyPDFCourse, billing.FamilyProfileReport, billing.FamilyReelsPlaybook:
+		return d.brands.Copy(d.brands.Get(brandKey)).T("plan.offer." + family + ".title")
+	}
+	return billing.Describe(code).Name
+}
+
+func (d *Desk) bundleOf(s billing.Subscription) string {
+	if s.Bundle != "" {
+		return s.Bundle
+	}
+	return d.brands.Get(s.Brand).Bundle
+}
+
+func subscriptionLine(s billing.Subscription, bundle string, now time.Time) SubscriptionLine {
+	line := SubscriptionLine{ID: s.ID, PlanCode: s.PlanCode, Plan: billing.Describe(s.PlanCode).Name, Status: s.Status,
+		Brand: s.Brand, Price: s.Price, MainPlan: s.MainPlan, CancelAtPeriodEnd: s.CancelAtPeriodEnd, Suspended: s.Suspended,
+		StartedAt: s.StartedAt, PeriodEnd: s.CurrentPeriodEnd, ExpiresAt: s.ExpiresAt,
+		Counts:        !s.Expired(now) && !s.Suspended && (s.Status == billing.StatusActive || s.Status == billing.StatusCanceled),
+		AwaitsAccount: s.UserID == "" && s.Authorises(bundle, now)}
+	if pm := s.PaymentMethod; pm.Last4 != "" {
+		line.Card = brand.CardLabel(pm.Brand, pm.Last4)
+	}
+	return line
+}
+
+// Act is who acts, for whom and why; Key names the request (one per desk
+// view), so a repeat of it does not act twice where that matters.
+type Act struct {
+	Staff, Subscriber, Reason, Key string
+}
+
+func (a Act) by() string { return "staff:" + a.Staff }
+
+// check validates the reason and finds the subscriber's subscriptions.
+func (d *Desk) check(ctx context.Context, a *Act) ([]billing.Subscription, *auth.User, error) {
+	a.Reason = strings.TrimSpace(a.Reason)
+	if n := utf8.RuneCountInString(a.Reason); n < MinReason || n > MaxReason {
+		return nil, nil, ErrReason
+	}
+	a.Subscriber = auth.NormaliseEmail(a.Subscriber)
+	subs, user, err := d.subscriptions(ctx, a.Subscriber)
+	if err != nil {
+		return nil, nil, err
+	}
+	if user == nil && len(subs) == 0 {
+		return nil, nil, ErrNoSubscriber
+	}
+	return subs, user, nil
+}
+
+// record writes the audit entry of an action that ran: done, or failed
+// with the problem staff were shown. A failure to write it is returned
+// (joined to the action's own error), so no action passes unrecorded
+// without staff being told.
+func (d *Desk) record(ctx context.Context, a Act, action, target, detail string, actErr error) error {
+	e := Entry{At: d.clock.Now(), Staff: a.Staff, Action: action, Subscriber: a.Subscriber, Target: target,
+		Reason: a.Reason, Detail: detail, Outcome: OutcomeDone}
+	if actErr != nil {
+		e.Outcome, e.Problem = OutcomeFailed, shown(actErr)
+	}
+	if err := d.audit.append(ctx, e); err != nil {
+		return errors.Join(actErr, err)
+	}
+	return actErr
+}
+
+// shown is the message a person was shown for err.
+func shown(err error) string {
+	var e *engine.Error
+	if errors.As(err, &e) && e.Message != "" {
+		return e.Message
+	}
+	return "Something went wrong"
+}
+
+// subscriptionOf finds one of the subscriber's subscriptions.
+func subscriptionOf(subs []billing.Subscription, id string) (billing.Subscription, error) {
+	for _, s := range subs {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return billing.Subscription{}, ErrNotTheirs
+}
+
+// Refund gives back all of a charge (amount 0) or part of it.
+func (d *Desk) Refund(ctx context.Context, a Act, chargeID string, amount int64) (billing.Refund, error) {
+	subs, _, err := d.check(ctx, &a)
+	if err != nil {
+		return billing.Refund{}, err
+	}
+	ch, err := d.billing.Charge(ctx, chargeID)
+	if err != nil {
+		return billing.Refund{}, err
+	}
+	if _, err := subscriptionOf(subs, ch.SubscriptionID); err != nil {
+		return billing.Refund{}, err
+	}
+	r, err := d.billing.Refund(ctx, billing.RefundRequest{ChargeID: ch.ID, Amount: amount, Reason: a.Reason, By: a.by(), Key: a.Key})
+	detail := "all that was left"
+	if amount > 0 {
+		detail = billing.Money{Amount: amount, Currency: ch.Amount.Currency}.String()
+	}
+	if err == nil {
+		detail = r.Amount.String()
+		if r.Full {
+			detail += " (nothing left)"
+		}
+	}
+	return r, d.record(ctx, a, ActionRefund, ch.ID, detail, err)
+}
+
+// Cancel ends a main plan now, or at the end of its period as the
+// subscriber's own cancel does.
+func (d *Desk) Cancel(ctx context.Context, a Act, subscriptionID string, now bool) error {
+	subs, _, err := d.check(ctx, &a)
+	if err != nil {
+		return err
+	}
+	sub, err := subscriptionOf(subs, subscriptionID)
+	if err != nil {
+		return err
+	}
+	if now {
+		_, err = d.billing.CancelNow(ctx, sub.ID, a.by())
+		return d.record(ctx, a, ActionCancelNow, sub.ID, billing.Describe(sub.PlanCode).Name, err)
+	}
+	if !sub.MainPlan || sub.Status != billing.StatusActive || sub.Expired(d.clock.Now()) {
+		err = billing.ErrNotAPlan
+	} else {
+		_, err = d.billing.Cancel(ctx, sub.ID, a.by())
+	}
+	return d.record(ctx, a, ActionCancelAtEnd, sub.ID, billing.Describe(sub.PlanCode).Name, err)
+}
+
+// Extend gives a running main plan days more.
+func (d *Desk) Extend(ctx context.Context, a Act, subscriptionID string, days int) error {
+	subs, _, err := d.check(ctx, &a)
+	if err != nil {
+		return err
+	}
+	sub, err := subscriptionOf(subs, subscriptionID)
+	if err != nil {
+		return err
+	}
+	_, err = d.billing.Extend(ctx, sub.ID, days, a.Key, a.by())
+	return d.record(ctx, a, ActionExtend, sub.ID, strconv.Itoa(days)+" days", err)
+}
+
+// ResendActivation mails a new link to create the account of a
+// subscription that waits for one.
+func (d *Desk) ResendActivation(ctx context.Context, a Act, subscriptionID string) error {
+	subs, _, err := d.check(ctx, &a)
+	if err != nil {
+		return err
+	}
+	sub, err := subscriptionOf(subs, subscriptionID)
+	if err != nil {
+		return err
+	}
+	err = d.accounts.ResendActivation(ctx, sub.ID, sub.Brand, d.bundleOf(sub))
+	return d.record(ctx, a, ActionResendActivation, sub.ID, "to "+sub.Email, err)
+}
+
+// ResendReceipt mails a charge's receipt again.
+func (d *Desk) ResendReceipt(ctx context.Context, a Act, chargeID string) error {
+	subs, _, err := d.check(ctx, &a)
+	if err != nil {
+		return err
+	}
+	ch, err := d.billing.Charge(ctx, chargeID)
+	if err != nil {
+		return err
+	}
+	sub, err := subscriptionOf(subs, ch.SubscriptionID)
+	if err != nil {
+		return err
+	}
+	err = d.billing.ResendReceipt(ctx, ch.ID)
+	return d.record(ctx, a, ActionResendReceipt, ch.ID, "to "+sub.Email, err)
+}
+
+// SignOutEverywhere ends every session of the subscriber's account.
+func (d *Desk) SignOutEverywhere(ctx context.Context, a Act) error {
+	_, user, err := d.check(ctx, &a)
+	if err != nil {
+		return err
+	}
+	if user == nil {
+		return ErrNoAccount
+	}
+	err = d.auth.SignOutAll(ctx, user.ID)
+	return d.record(ctx, a, ActionSignOut, "", "", err)
+}
+
+// Audit returns the newest entries of the whole audit log.
+func (d *Desk) Audit(ctx context.Context) ([]Entry, error) {
+	entries, err := d.audit.newest(ctx, "", AuditLimit)
+	if err != nil {
+		return nil, fmt.Errorf("support audit: %w", err)
+	}
+	return entries, nil
+}
