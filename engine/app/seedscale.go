@@ -303,9 +303,12 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		b.add(billing.FilingsCollection, billing.HistoryFiling(subID, history, c.ID))
 		history++
 	}
+	charges := 0
 	charge := func(ch billing.Charge) {
 		b.add(billing.ChargesCollection, ch)
 		b.add(billing.FilingsCollection, billing.ReferenceFiling(ch.Reference, ch.ID))
+		b.add(billing.FilingsCollection, billing.ChargeFiling(subID, charges, ch.ID))
+		charges++
 	}
 	line(billing.Change{ID: subID + "/created", SubscriptionID: subID, At: started,
 		By: "checkout", Kind: billing.ChangeCreated, To: plan.Code, Detail: plan.Price.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})

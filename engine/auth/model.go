@@ -30,6 +30,9 @@ type Session struct {
 	ExpiresAt time.Time `bson:"expiresAt"`
 	// Epoch is the account's SessionEpoch when the session was opened.
 	Epoch int `bson:"epoch,omitempty"`
+	// Ended says a SignOutAll ended the session before it expired (its
+	// Epoch is not the account's); set when read, never stored.
+	Ended bool `bson:"-"`
 }
 
 // NormaliseEmail is the form of an address used as a key: trimmed and lower

@@ -282,6 +282,9 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 		sub := Subscription{ID: order.SubscriptionID, UserID: order.UserID, Email: order.Email, Emails: []string{order.Email},
 			Bundle: order.Bundle, Brand: order.Brand, PlanCode: order.PlanCode, Status: StatusActive, Price: order.Amount,
 			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID}
+		if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+			return fmt.Errorf("fulfil %s: %w", order.ID, err)
+		}
 		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 			return fmt.Errorf("fulfil %s: create add-on: %w", order.ID, err)
 		}
@@ -334,6 +337,18 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 		CreatedAt: s.clock.Now()}
 	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
 		return fmt.Errorf("record charge %s: %w", ch.ID, err)
+	}
+	return s.chargeWritten(ctx, ch)
+}
+
+// chargeWritten files a charge just written to the ledger under the
+// subscription it paid for (billing history, receipts and the support desk
+// list a subscription's charges by _id), then catches it up.
+func (s *Service) chargeWritten(ctx context.Context, ch Charge) error {
+	if ch.SubscriptionID != "" {
+		if err := file(ctx, s.db, filedCharges, ch.SubscriptionID, ch.ID); err != nil {
+			return err
+		}
 	}
 	return s.catchUpCharge(ctx, ch.ID, ch.Reference)
 }

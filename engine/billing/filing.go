@@ -30,6 +30,7 @@ const (
 	filedHistory      = "history"      // owner: a subscription; ref: a history line's _id
 	filedChargeEvents = "chargeevents" // owner: a charge's key; ref: a charge event's _id
 	filedReference    = "reference"    // owner: a provider's charge reference; ref: the charge's key (one slot)
+	filedCharges      = "charges"      // owner: a subscription; ref: the key of a charge that paid for it
 )
 
 func filingID(kind, owner string, n int) string { return kind + ":" + owner + "#" + strconv.Itoa(n) }
@@ -39,8 +40,24 @@ type filing struct {
 	Ref string `bson:"ref"`
 }
 
-// filed reads the refs filed under owner, in slot order.
+// filed reads the refs filed under owner, in slot order, each once: two
+// writers filing one ref together may each take a slot for it.
 func filed(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
+	slots, err := filedSlots(ctx, db, kind, owner)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]string, 0, len(slots))
+	for _, ref := range slots {
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return refs, nil
+}
+
+// filedSlots reads every slot under owner, in order.
+func filedSlots(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
 	var refs []string
 	for n := 0; ; n++ {
 		var f filing
@@ -57,7 +74,7 @@ func filed(ctx context.Context, db *mongo.Database, kind, owner string) ([]strin
 
 // file files ref under owner unless it is there.
 func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) error {
-	refs, err := filed(ctx, db, kind, owner)
+	refs, err := filedSlots(ctx, db, kind, owner)
 	if err != nil {
 		return err
 	}
@@ -76,20 +93,90 @@ func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) erro
 	return fmt.Errorf("file %s of %s: no free slot", kind, owner)
 }
 
+// fileMany files refs under their owners as file does, for a batch: each
+// owner's slots are read, then the new filings go in unordered inserts
+// (the renewal pass's batches). A slot taken meanwhile sends its ref the
+// slow way (file).
+func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[string][]string) error {
+	next := make(map[string]int, len(byOwner))
+	pending := make(map[string][]string, len(byOwner))
+	for owner, refs := range byOwner {
+		have, err := filedSlots(ctx, db, kind, owner)
+		if err != nil {
+			return err
+		}
+		next[owner] = len(have)
+		for _, ref := range refs {
+			if !slices.Contains(have, ref) {
+				pending[owner] = append(pending[owner], ref)
+			}
+		}
+	}
+	return insertSlots(ctx, db.Collection(filingsCollection), pending, func(owner string, n int, ref string) any {
+		return filing{ID: filingID(kind, owner, next[owner]+n), Ref: ref}
+	}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
+}
+
 // filingsMarker is the settings document saying the history lines, charge
-// events and charge references written before filings existed are filed.
-const filingsMarker = "billing-filed"
+// events and charge references written before filings existed are filed;
+// chargeFilingsMarker, the charges under their subscriptions (filed since
+// billing history, receipts and the support desk list a subscription's
+// charges).
+const (
+	filingsMarker       = "billing-filed"
+	chargeFilingsMarker = "billing-filed-charges"
+)
 
 // FileExistingBillingLists files, once per database, what was written
 // before filings existed. It reads the history, the charge events and the
 // charges whole, so it runs at start and then marks itself done.
 func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings string) error {
+	if err := fileOnce(ctx, db, settings, filingsMarker, fileExistingLists); err != nil {
+		return err
+	}
+	return fileOnce(ctx, db, settings, chargeFilingsMarker, fileExistingCharges)
+}
+
+// fileOnce runs fill unless settings holds marker, then sets it.
+func fileOnce(ctx context.Context, db *mongo.Database, settings, marker string, fill func(context.Context, *mongo.Database) error) error {
 	marks := db.Collection(settings)
-	if err := marks.FindOne(ctx, bson.M{"_id": filingsMarker}).Err(); err == nil {
+	if err := marks.FindOne(ctx, bson.M{"_id": marker}).Err(); err == nil {
 		return nil
 	} else if !errors.Is(err, mongo.ErrNoDocuments) {
 		return fmt.Errorf("file billing lists: %w", err)
 	}
+	if err := fill(ctx, db); err != nil {
+		return err
+	}
+	if _, err := marks.InsertOne(ctx, bson.M{"_id": marker}); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("file billing lists: %w", err)
+	}
+	return nil
+}
+
+// fileExistingCharges files every charge under the subscription it paid
+// for.
+func fileExistingCharges(ctx context.Context, db *mongo.Database) error {
+	var charges []Charge
+	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
+		return err
+	}
+	bySubscription := map[string][]string{}
+	for _, ch := range charges {
+		if ch.SubscriptionID != "" {
+			bySubscription[ch.SubscriptionID] = append(bySubscription[ch.SubscriptionID], ch.ID)
+		}
+	}
+	err := insertSlots(ctx, db.Collection(filingsCollection), bySubscription, func(owner string, n int, ref string) any {
+		return filing{ID: filingID(filedCharges, owner, n), Ref: ref}
+	}, func(owner, ref string) error { return file(ctx, db, filedCharges, owner, ref) })
+	if err != nil {
+		return fmt.Errorf("file charges under subscriptions: %w", err)
+	}
+	return nil
+}
+
+func fileExistingLists(ctx context.Context, db *mongo.Database) error {
 	var lines []Change
 	if err := readAll(ctx, db.Collection(historyCollection), &lines); err != nil {
 		return err
@@ -124,9 +211,6 @@ func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings 
 			return fmt.Errorf("file billing lists: %w", err)
 		}
 	}
-	if _, err := marks.InsertOne(ctx, bson.M{"_id": filingsMarker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("file billing lists: %w", err)
-	}
 	return nil
 }
 
@@ -150,6 +234,12 @@ func HistoryFiling(subID string, n int, lineID string) any {
 // ReferenceFiling is the filing of a seeded charge's provider reference.
 func ReferenceFiling(reference, chargeKey string) any {
 	return filing{ID: filingID(filedReference, reference, 0), Ref: chargeKey}
+}
+
+// ChargeFiling is the filing of a seeded charge under its subscription, in
+// slot n.
+func ChargeFiling(subID string, n int, chargeKey string) any {
+	return filing{ID: filingID(filedCharges, subID, n), Ref: chargeKey}
 }
 
 // FilingsCollection is where the scale seed puts its filings.

@@ -145,7 +145,7 @@ func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	if ch.Status != "" {
 		if _, werr := s.db.Collection(chargesCollection).InsertOne(ctx, ch); werr != nil && !store.IsDuplicateKey(werr) {
 			s.logger.Error("record charge", "key", req.Key, "error", werr)
-		} else if werr := s.catchUpCharge(ctx, ch.ID, ch.Reference); werr != nil {
+		} else if werr := s.chargeWritten(ctx, ch); werr != nil {
 			s.logger.Error("file a charge and apply its early events", "key", req.Key, "error", werr)
 		}
 	}

@@ -112,6 +112,23 @@ func SubscriptionsOfUser(ctx context.Context, db *mongo.Database, userID string)
 	return out, nil
 }
 
+// ForgetAccount deletes the slots filing subscriptions under a deleted
+// account: their ids name it.
+func ForgetAccount(ctx context.Context, db *mongo.Database, userID string) error {
+	if userID == "" {
+		return nil
+	}
+	for i := 0; ; i++ {
+		res, err := db.Collection(userSubscriptionsCollection).DeleteOne(ctx, bson.M{"_id": userID + "#" + strconv.Itoa(i)})
+		if err != nil {
+			return fmt.Errorf("forget the subscriptions of %s: %w", userID, err)
+		}
+		if res.DeletedCount == 0 {
+			return nil
+		}
+	}
+}
+
 // FileSubscription files a subscription under its account, for a writer
 // outside this package that stores one (auth's PutSubscription).
 func FileSubscription(ctx context.Context, db *mongo.Database, sub Subscription) error {
@@ -168,4 +185,9 @@ func MarkSubscriptionsFiled(ctx context.Context, db *mongo.Database, settings st
 		return fmt.Errorf("mark subscriptions filed: %w", err)
 	}
 	return nil
+}
+
+// ForgetAccount deletes the slots of a deleted account (ForgetAccount).
+func (s *Service) ForgetAccount(ctx context.Context, userID string) error {
+	return ForgetAccount(ctx, s.db, userID)
 }

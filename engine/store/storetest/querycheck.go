@@ -43,6 +43,10 @@ var Bounded = map[string]string{
 	"mail_queue":        "mails not yet delivered; each leaves the queue when sent",
 	"signin_failures":   "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":   "the sandbox provider's own ledger: development and tests only",
+	"privacy_exports": "the data exports asked for in the last week (their lifetime); " +
+		"the privacy sweep deletes each when it expires",
+	"privacy_export_keys":   "download links of those exports, ten minutes each, swept when they expire",
+	"privacy_export_chunks": "the files of those exports, deleted with them",
 }
 
 // Periodic lists scans of growing collections made by passes that run now
@@ -67,6 +71,36 @@ var Periodic = map[string]map[string]string{
 	"mail":            {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only)"},
 }
 
+// Rare lists the functions whose queries may scan a growing collection
+// because they run rarely and off every request's path: account deletion,
+// the data export, the privacy sweeps. A query is excused when one of these
+// is on its stack; a shape also sent from anywhere else is checked like any
+// other (the check keeps watching an excused shape's senders).
+var Rare = map[string]string{
+	"glimpse/engine/privacy.(*Service).Erase": "account deletion: asked by the person, or the inactivity pass " +
+		"after two years unused; a few a day, in the background of one request",
+	"glimpse/engine/privacy.(*Service).collect": "the data export's contents, built by the export job when a person asks for it " +
+		"(a few a day), never on a page's request",
+	"glimpse/engine/privacy.(*Service).Sweep": "the privacy sweep (expired exports, download links, " +
+		"Meta's deletion requests, the erasure ledger's last mails) every few minutes in the background",
+	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
+	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
+	"glimpse/engine/privacy.(*Service).InstagramDataDeletion": "Meta's data deletion callback: once per person " +
+		"who removes the app on Instagram",
+	"glimpse/engine/privacy.(*Service).DisconnectInstagram": "a person disconnecting Instagram: once per connection",
+	"glimpse/engine/billing.(*Service).PurgeRetained": "the sweep deleting erased subscribers' ledger records " +
+		"whose tax period has ended, once a day",
+	"glimpse/engine/mail.(*Outbox).To": "every mail to a person's addresses, read only by the data export " +
+		"and account deletion",
+	// The support desk's dossier of one subscriber: staff open one at a
+	// time, per support request. Not keyed yet (docs/store.md §10 says
+	// what it costs at scale); each is a scan per dossier opened.
+	"glimpse/engine/auth.(*Service).Sessions":    "the support desk's list of a subscriber's sign-ins, at staff's hand",
+	"glimpse/engine/mail.(*Outbox).SentTo":       "the support desk's list of mails sent to a subscriber, at staff's hand",
+	"glimpse/engine/retention.(*Service).OfUser": "the support desk's list of a subscriber's cancel attempts, at staff's hand",
+	"glimpse/engine/support.auditLog.newest":     "the support desk's audit log page, at staff's hand; the log grows with staff's actions",
+}
+
 // queryShape is one kind of query: what the check plans.
 type queryShape struct {
 	kind, collection, filter, sort string
@@ -78,6 +112,9 @@ type querySample struct {
 	filter, sort bson.Raw
 	site         string
 	fields       []string // the filter's top-level fields
+	// rare is why every sender of the shape so far was a Rare function;
+	// "" once any other sent it.
+	rare string
 }
 
 var queries = struct {
@@ -147,20 +184,25 @@ func recordQuery(name string, cmd bson.Raw) {
 	if !queries.on {
 		return
 	}
-	site := ""
+	site, rare := "", ""
 	for _, f := range filters {
 		s := queryShape{kind: name, collection: coll, filter: shapeOf(f), sort: shapeOf(sort)}
-		if _, ok := queries.shapes[s]; ok {
+		prev, seen := queries.shapes[s]
+		if seen && prev.rare == "" {
 			continue
 		}
-		// Only a shape not seen yet costs a walk of the stack.
+		// Only a shape not seen yet, or seen only from rare jobs, costs a
+		// walk of the stack.
 		if site == "" {
-			site = callSite()
+			site, rare = callSite()
 		}
 		if strings.Contains(site, "_test.go:") {
 			return // a test looking at what the code wrote, not the code's own query
 		}
-		queries.shapes[s] = querySample{filter: f, sort: sort, site: site, fields: topFields(f)}
+		if seen && rare != "" {
+			continue
+		}
+		queries.shapes[s] = querySample{filter: f, sort: sort, site: site, fields: topFields(f), rare: rare}
 	}
 }
 
@@ -203,21 +245,36 @@ func topFields(d bson.Raw) []string {
 	return out
 }
 
-// callSite names the application function that sent the query: the first
-// frame in glimpse's own code outside the store and its tests' helpers.
-func callSite() string {
-	pcs := make([]uintptr, 48)
+// callSite names the application function that sent the query (the first
+// frame in glimpse's own code outside the store and its tests' helpers),
+// and the reason from Rare of the first rare function on the stack, if any.
+func callSite() (site, rare string) {
+	pcs := make([]uintptr, 128)
 	n := runtime.Callers(3, pcs)
 	frames := runtime.CallersFrames(pcs[:n])
+	site = "?"
 	for {
 		f, more := frames.Next()
-		if strings.HasPrefix(f.Function, "glimpse/") && !strings.HasPrefix(f.Function, "glimpse/engine/store") {
-			return fmt.Sprintf("%s (%s:%d)", f.Function, shortPath(f.File), f.Line)
+		if site == "?" && strings.HasPrefix(f.Function, "glimpse/") && !strings.HasPrefix(f.Function, "glimpse/engine/store") {
+			site = fmt.Sprintf("%s (%s:%d)", f.Function, shortPath(f.File), f.Line)
 		}
-		if !more {
-			return "?"
+		if rare == "" {
+			rare = rareReason(f.Function)
+		}
+		if !more || rare != "" && site != "?" {
+			return site, rare
 		}
 	}
+}
+
+// rareReason is Rare's reason for function or a closure inside it.
+func rareReason(function string) string {
+	for name, reason := range Rare {
+		if function == name || strings.HasPrefix(function, name+".") {
+			return reason
+		}
+	}
+	return ""
 }
 
 func shortPath(p string) string {
@@ -259,7 +316,7 @@ func checkQueries(s *store.Store) (failures string, checked int, err error) {
 		queries.Lock()
 		sample := queries.shapes[sh]
 		queries.Unlock()
-		if reason := periodicReason(sh.collection, sample.fields); reason != "" {
+		if reason := periodicReason(sh.collection, sample.fields); reason != "" || sample.rare != "" {
 			continue
 		}
 		checked++
