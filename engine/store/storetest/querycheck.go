@@ -43,6 +43,8 @@ var Bounded = map[string]string{
 	"mail_queue":        "mails not yet delivered; each leaves the queue when sent",
 	"signin_failures":   "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":   "the sandbox provider's own ledger: development and tests only",
+	"sandbox_sessions":  "the sandbox provider's hosted pages: development and tests only",
+	"sandbox_refunds":   "the sandbox provider's refunds: development and tests only",
 	"privacy_exports": "the data exports asked for in the last week (their lifetime); " +
 		"the privacy sweep deletes each when it expires",
 	"privacy_export_keys":   "download links of those exports, ten minutes each, swept when they expire",
