@@ -218,7 +218,9 @@ func (t *target) round(per int) error {
 			}
 		}
 	}
-	// A visitor buying the weekly plan with the sandbox's card that pays.
+	// A visitor buying the weekly plan: the checkout sends them to the
+	// sandbox provider's hosted page, where they pay with its paying card
+	// and come back to the success page (timed to its answer).
 	for range per {
 		v := t.newBrowser()
 		if err := v.boot(); err != nil {
@@ -228,9 +230,16 @@ func (t *target) round(per int) error {
 			if err := v.screen("/checkout"); err != nil {
 				return err
 			}
-			return v.action("/checkout", "checkout.pay", map[string]any{"plan": "glimpse_weekly_trial",
-				"email": "buyer-" + randomHex() + "@scale.glimpse.test", "card": "4242424242424242",
-				"expiry": "12/30", "cvc": "123", "/checkoutKey": randomHex()})
+			effects, err := v.actionBody("/checkout", "checkout.pay", map[string]any{"plan": "glimpse_weekly_trial",
+				"email": "buyer-" + randomHex() + "@scale.glimpse.test", "/checkoutKey": randomHex()})
+			if err != nil {
+				return err
+			}
+			page := hostedPage.Find(effects)
+			if page == nil {
+				return fmt.Errorf("checkout.pay sent no hosted page: %.300s", effects)
+			}
+			return v.payOnPage(string(page))
 		})
 		if err != nil {
 			return err
@@ -325,6 +334,28 @@ func (b *browser) screen(path string) error {
 }
 
 func (b *browser) action(path, name string, values map[string]any) error {
+	_, err := b.actionBody(path, name, values)
+	return err
+}
+
+// hostedPage finds the sandbox provider's page in an action's effects.
+var hostedPage = regexp.MustCompile(`/sandbox-pay/[A-Za-z0-9_-]+`)
+
+// payOnPage submits the sandbox's hosted page with its paying card, as its
+// form posts it, following its redirect to the success page.
+func (b *browser) payOnPage(page string) error {
+	form := url.Values{"step": {"card"}, "number": {"4242424242424242"}, "expiry": {"12/30"}, "cvc": {"123"}}
+	req, _ := http.NewRequest(http.MethodPost, b.base+page, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", b.base)
+	if _, err := b.do(req); err != nil {
+		return fmt.Errorf("the hosted page: %w", err)
+	}
+	return nil
+}
+
+func (b *browser) actionBody(path, name string, values map[string]any) ([]byte, error) {
 	raw, _ := json.Marshal(map[string]any{"values": values, "path": path})
 	req, _ := http.NewRequest(http.MethodPost, b.base+"/ui/actions/"+name, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
@@ -332,10 +363,11 @@ func (b *browser) action(path, name string, values map[string]any) error {
 	req.Header.Set("X-CSRF-Token", b.csrf)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Origin", b.base)
-	if _, err := b.do(req); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	body, err := b.do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return nil
+	return body, nil
 }
 
 func (b *browser) do(req *http.Request) ([]byte, error) {
