@@ -93,27 +93,15 @@ func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) erro
 	return fmt.Errorf("file %s of %s: no free slot", kind, owner)
 }
 
-// fileMany files refs under their owners as file does, for a batch: each
-// owner's slots are read, then the new filings go in unordered inserts
-// (the renewal pass's batches). A slot taken meanwhile sends its ref the
-// slow way (file).
+// fileMany files refs under their owners as file does, for a batch (the
+// renewal pass's): each ref is first tried in its owner's first slots, in
+// unordered inserts, which costs no read when the owner has no filing yet
+// (a charge's provider reference, a subscription's first charge); a slot
+// found taken sends its ref the slow way (file: a read of each of the
+// owner's slots, then the next free one).
 func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[string][]string) error {
-	next := make(map[string]int, len(byOwner))
-	pending := make(map[string][]string, len(byOwner))
-	for owner, refs := range byOwner {
-		have, err := filedSlots(ctx, db, kind, owner)
-		if err != nil {
-			return err
-		}
-		next[owner] = len(have)
-		for _, ref := range refs {
-			if !slices.Contains(have, ref) {
-				pending[owner] = append(pending[owner], ref)
-			}
-		}
-	}
-	return insertSlots(ctx, db.Collection(filingsCollection), pending, func(owner string, n int, ref string) any {
-		return filing{ID: filingID(kind, owner, next[owner]+n), Ref: ref}
+	return insertSlots(ctx, db.Collection(filingsCollection), byOwner, func(owner string, n int, ref string) any {
+		return filing{ID: filingID(kind, owner, n), Ref: ref}
 	}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
 }
 

@@ -116,8 +116,9 @@ func TestLegacyFreeMonthGetsItsClaim(t *testing.T) {
 	}
 }
 
-// TestExistingListsAreFiled: history lines, charge events and charge
-// references written before filings are found once filed at start.
+// TestExistingListsAreFiled: history lines, charge events, charge
+// references and a subscription's charges written before filings are found
+// once filed at start.
 func TestExistingListsAreFiled(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -125,7 +126,7 @@ func TestExistingListsAreFiled(t *testing.T) {
 	if _, err := db.Collection(historyCollection).InsertOne(ctx, Change{ID: "s9/created", SubscriptionID: "s9", At: start, Kind: ChangeCreated}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Collection(chargesCollection).InsertOne(ctx, Charge{ID: "key-9", Key: "key-9", Reference: "pi_9", Status: ChargeSucceeded}); err != nil {
+	if _, err := db.Collection(chargesCollection).InsertOne(ctx, Charge{ID: "key-9", Key: "key-9", Reference: "pi_9", Status: ChargeSucceeded, SubscriptionID: "s9"}); err != nil {
 		t.Fatal(err)
 	}
 	ev := chargeEvent{ID: chargeEventID("key-9", start, "evt_1"), Key: "key-9", Status: ChargeRefunded, At: start, EventID: "evt_1"}
@@ -135,11 +136,17 @@ func TestExistingListsAreFiled(t *testing.T) {
 	if h, _ := f.svc.History(ctx, "s9"); len(h) != 0 {
 		t.Fatalf("history before filing: %v", h)
 	}
+	if charges, _ := f.svc.ChargesOf(ctx, []string{"s9"}); len(charges) != 0 {
+		t.Fatalf("charges before filing: %v", charges)
+	}
 	if err := FileExistingBillingLists(ctx, db, "settings"); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := f.svc.History(ctx, "s9"); err != nil || len(h) != 1 {
 		t.Fatalf("history after filing: %v %v", h, err)
+	}
+	if charges, err := f.svc.ChargesOf(ctx, []string{"s9"}); err != nil || len(charges) != 1 || charges[0].ID != "key-9" {
+		t.Fatalf("charges after filing: %v %v", charges, err)
 	}
 	if key, err := f.svc.ChargeKeyByReference(ctx, "pi_9"); err != nil || key != "key-9" {
 		t.Fatalf("charge by reference: %q %v", key, err)
@@ -155,7 +162,7 @@ func TestExistingListsAreFiled(t *testing.T) {
 		t.Fatalf("after a newer event: %q", status)
 	}
 	var marks int64
-	if marks, _ = db.Collection("settings").CountDocuments(ctx, bson.M{"_id": filingsMarker}); marks != 1 {
+	if marks, _ = db.Collection("settings").CountDocuments(ctx, bson.M{"_id": bson.M{"$in": []string{filingsMarker, chargeFilingsMarker}}}); marks != 2 {
 		t.Fatalf("marker written %d times", marks)
 	}
 }
