@@ -52,15 +52,15 @@ go-test: build
 go-test-run:
 	GLIMPSE_TEST_DB_SERVER=$(CURDIR)/bin/glimpse go test -race -count=1 $$(go list ./... | grep -v /node_modules/)
 
-# fuzz-short: every fuzz target briefly (19 targets × 3s ≈ 1 min plus builds), so a
-# decoder that crashes on the seeds or on nearby inputs fails `make test`. The
-# renderer is built first because the server's targets embed it.
+# fuzz-short: every fuzz target briefly (25 targets × 1s plus one fuzzing build per package), so a
+# decoder that crashes on its seeds or on inputs near them fails `make test` (the seeds alone run in
+# go-test too); `make fuzz` searches for real. The renderer is built first: the server's targets embed it.
 fuzz-short: renderer
 	@$(MAKE) --no-print-directory fuzz-short-run
 
 # One fuzzing worker each: the short run shares the machine with the e2e suite.
 fuzz-short-run:
-	FUZZTIME=$(or $(FUZZTIME_SHORT),3s) FUZZ_PARALLEL=1 scripts/fuzz
+	FUZZTIME=$(or $(FUZZTIME_SHORT),1s) FUZZ_PARALLEL=1 scripts/fuzz
 
 ## fuzz: every fuzz target for FUZZTIME each (default 60s); crashers land in testdata/fuzz/
 fuzz: renderer

@@ -84,6 +84,19 @@ async function holdApp(page: Page): Promise<{ release: () => void; requested: Pr
   return { release, requested };
 }
 
+/** Signs the demo subscriber in, then loads the dashboard with the app held: on screen is the server's markup. */
+async function serverDashboard(page: Page): Promise<{ release: () => void }> {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email address").fill(demo.email);
+  await page.getByLabel("Password", { exact: true }).fill(demo.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  const app = await holdApp(page);
+  await page.goto("/dashboard");
+  await app.requested;
+  return app;
+}
+
 /** Waits until React has adopted (hydrated) the server's markup: its elements carry React's fiber. */
 async function adopted(page: Page): Promise<void> {
   await page.waitForFunction(() => {
@@ -146,15 +159,7 @@ test("the field being typed in keeps its text and the focus when the app adopts 
 
 test("the dashboard is in the page as markup, in the brand's colours, and the app takes it over", async ({ page }) => {
   const violations = cspViolations(page);
-  await page.goto("/sign-in");
-  await page.getByLabel("Email address").fill(demo.email);
-  await page.getByLabel("Password", { exact: true }).fill(demo.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
-
-  const app = await holdApp(page);
-  await page.goto("/dashboard");
-  await app.requested;
+  const app = await serverDashboard(page);
   await expect(page).toHaveTitle("Home · Glimpse");
   await expect(page.getByRole("heading", { name: "Tips & Insights", exact: true })).toBeVisible();
   await expect(page.locator('img[src="/static/home/hero.svg"]')).toBeVisible();
@@ -177,15 +182,7 @@ test("the dashboard is in the page as markup, in the brand's colours, and the ap
 });
 
 test("the menu pressed on the server's dashboard before the app has loaded opens once it has", async ({ page }) => {
-  await page.goto("/sign-in");
-  await page.getByLabel("Email address").fill(demo.email);
-  await page.getByLabel("Password", { exact: true }).fill(demo.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
-
-  const app = await holdApp(page);
-  await page.goto("/dashboard");
-  await app.requested;
+  const app = await serverDashboard(page);
   // A tap on the server's markup: nothing answers it yet.
   await page.getByRole("button", { name: "Menu" }).click();
   await expect(page.getByRole("dialog", { name: "Menu" })).toHaveCount(0);

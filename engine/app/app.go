@@ -123,7 +123,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
-		Logger: logger, Notify: a.billingMail, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
+		Logger: logger, Notify: a.billingMail, NotifyMany: a.billingMails, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
 	a.wireOperations(cfg, st)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 
@@ -16,6 +17,35 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 	if a.Outbox == nil {
 		return nil
 	}
+	m, err := a.billingMessage(ctx, n)
+	if err != nil {
+		return err
+	}
+	return a.Outbox.Enqueue(ctx, m)
+}
+
+// billingMails queues many billing mails at once (a renewal pass's
+// receipts), in the outbox's batched insert. A notice that cannot be made
+// into a mail is left out and its error returned; the others are queued.
+func (a *App) billingMails(ctx context.Context, notices []billing.Notice) error {
+	if a.Outbox == nil {
+		return nil
+	}
+	msgs := make([]mail.Message, 0, len(notices))
+	var errs []error
+	for _, n := range notices {
+		m, err := a.billingMessage(ctx, n)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	return errors.Join(append(errs, a.Outbox.EnqueueMany(ctx, msgs))...)
+}
+
+// billingMessage is the mail a billing notice asks for, in the brand's words.
+func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Message, error) {
 	data := map[string]string{}
 	for k, v := range n.Data {
 		data[k] = v
@@ -29,7 +59,7 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 		template = mail.TemplatePurchase
 		link, err := a.Accounts.ActivationLink(ctx, n.Data["subscription"])
 		if err != nil {
-			return err
+			return mail.Message{}, err
 		}
 		data["link"] = link
 		data["email"] = n.To
@@ -55,7 +85,7 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 		delete(data, "family")
 		delete(data, "kind")
 	case billing.NoticeProfileReport:
-		return a.profileReportMail(ctx, n)
+		return a.profileReportMessage(ctx, n)
 	case billing.NoticeCancelLink:
 		// The token is the link's only secret; the notice carries it to
 		// the mail and nowhere else (it is not logged).
@@ -63,15 +93,15 @@ func (a *App) billingMail(ctx context.Context, n billing.Notice) error {
 		delete(data, "token")
 		data["link"] = "/unsubscription?from=" + url.QueryEscape(n.Data["token"])
 	default:
-		return fmt.Errorf("billing mail: unknown notice %q", n.Kind)
+		return mail.Message{}, fmt.Errorf("billing mail: unknown notice %q", n.Kind)
 	}
-	return a.Outbox.Enqueue(ctx, mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: template, Data: data})
+	return mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: template, Data: data}, nil
 }
 
-// profileReportMail makes the bought profile report and puts it in the
-// outbox (the spec's ig-getPdfReport). With no analysis yet the mail says
-// so; the report can be downloaded from My Plan once there is one.
-func (a *App) profileReportMail(ctx context.Context, n billing.Notice) error {
+// profileReportMessage makes the bought profile report's mail (the spec's
+// ig-getPdfReport). With no analysis yet the mail says so; the report can
+// be downloaded from My Plan once there is one.
+func (a *App) profileReportMessage(ctx context.Context, n billing.Notice) (mail.Message, error) {
 	msg := mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: mail.TemplateProfileReport,
 		Data: map[string]string{"email": n.Data["email"]}}
 	if p, err := a.Profiles.Get(ctx, n.Data["user"]); err == nil && p.Result != nil {
@@ -79,11 +109,11 @@ func (a *App) profileReportMail(ctx context.Context, n billing.Notice) error {
 		pdf, err := report.Render(report.Report{Brand: a.Brands.Get(n.Brand).Name, Username: p.Username,
 			GeneratedAt: a.Clock.Now(), Result: *p.Result, Followers: followers, Engagement: engagement})
 		if err != nil {
-			return fmt.Errorf("profile report for %s: %w", n.Data["user"], err)
+			return mail.Message{}, fmt.Errorf("profile report for %s: %w", n.Data["user"], err)
 		}
 		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
 	}
-	return a.Outbox.Enqueue(ctx, msg)
+	return msg, nil
 }
 
 // mailFrom names who a brand's mail is from: the brand by its own name, the

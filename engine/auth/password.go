@@ -25,20 +25,23 @@ const (
 	argonSaltLen   = 16
 )
 
+// dummyHash is verified against when an email is unknown, so an unknown
+// account costs the same time as a wrong password and reveals nothing. Its
+// parameters are the ones above (TestDummyHashHasTheCurrentParameters), so
+// it costs what a real account's check costs; its password is nobody's. A
+// constant rather than hashed at start: every Hasher made (two per app, one
+// per test database) would otherwise spend a hash's time on it.
+const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$iXCPNC4skm8y02MtsO3dkQ$rHdcGICoUEG2lEBroK5oXAeHlaa3xtHzdvWn7MCP9fI"
+
 // Hasher hashes and verifies passwords. Each hash allocates 19 MiB, so a
 // semaphore sized to the cores bounds memory under a burst of sign-ins.
 type Hasher struct {
 	slots chan struct{}
-	// dummy is verified against when an email is unknown, so an unknown
-	// account costs the same time as a wrong password and reveals nothing.
-	dummy string
 }
 
 // NewHasher returns a Hasher allowing one concurrent hash per core.
 func NewHasher() *Hasher {
-	h := &Hasher{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
-	h.dummy, _ = h.Hash(context.Background(), "glimpse-dummy-password")
-	return h
+	return &Hasher{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
 }
 
 // Hash returns the PHC-formatted argon2id hash of password.
@@ -60,7 +63,7 @@ func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 func (h *Hasher) Verify(ctx context.Context, hash, password string) (bool, error) {
 	known := hash != ""
 	if !known {
-		hash = h.dummy
+		hash = dummyHash
 	}
 	var version, memory, iterations int
 	var threads uint8

@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -128,6 +129,55 @@ func (s *Service) issueReceipt(ctx context.Context, r Receipt) (Receipt, error) 
 	s.send(ctx, Notice{Key: "receipt:" + issued.Number, To: issued.Email, Brand: issued.Brand, Kind: NoticeReceipt,
 		Data: receiptNoticeData(issued)})
 	return issued, nil
+}
+
+// issueReceipts issues the receipts of a batch of charges (a renewal pass's):
+// one unordered insertMany of their first numbers, then a mail each. A receipt
+// the batch could not insert (its number taken: issued before for the same
+// charge, or another charge's on the same number) goes issueReceipt's way,
+// which settles both; so does every one when the insert failed as a whole.
+func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
+	if len(receipts) == 0 {
+		return
+	}
+	docs := make([]any, len(receipts))
+	for i := range receipts {
+		r := &receipts[i]
+		if r.PaidAt.IsZero() {
+			r.PaidAt = s.clock.Now()
+		}
+		r.Email = normaliseEmail(r.Email)
+		r.Number = receiptNumber(r.ChargeKey, 0)
+		docs[i] = *r
+	}
+	refused := make([]bool, len(receipts))
+	_, err := s.db.Collection(receiptsCollection).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	switch {
+	case err == nil:
+	case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
+		for _, we := range bwe.WriteErrors {
+			if we.Index >= 0 && we.Index < len(refused) {
+				refused[we.Index] = true
+			}
+		}
+	default:
+		for i := range refused {
+			refused[i] = true
+		}
+	}
+	notices := make([]Notice, 0, len(receipts))
+	for i, r := range receipts {
+		if refused[i] {
+			if _, err := s.issueReceipt(ctx, r); err != nil {
+				s.logger.Error("issue receipt", "charge", r.ChargeKey, "kind", r.Kind, "error", err)
+			}
+			continue
+		}
+		notices = append(notices, Notice{Key: "receipt:" + r.Number, To: r.Email, Brand: r.Brand, Kind: NoticeReceipt,
+			Data: receiptNoticeData(r)})
+	}
+	s.sendMany(ctx, notices)
 }
 
 func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error) {

@@ -97,6 +97,53 @@ func TestReceiptIssuedOncePerCharge(t *testing.T) {
 	}
 }
 
+// A batch of receipts (a renewal pass's) is one insert; a receipt issued
+// before for one of its charges stands as it was, and the rest are issued,
+// each once, with one mail each, also when two batches run at once.
+func TestReceiptsIssuedInABatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	receipt := func(key string) Receipt {
+		return Receipt{ChargeKey: key, SubscriptionID: "sub_" + key, Email: "ann@example.com", Brand: "default",
+			Kind: ReceiptRenewal, PlanCode: "glimpse_weekly", Amount: USD(2899), CardBrand: "visa", CardLast4: "4242", PaidAt: start}
+	}
+	before, err := f.svc.issueReceipt(ctx, receipt("renew:b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"renew:a", "renew:b", "renew:c", "renew:d"}
+	var wg sync.WaitGroup
+	for range 2 {
+		batch := make([]Receipt, len(keys))
+		for i, k := range keys {
+			batch[i] = receipt(k)
+		}
+		wg.Go(func() { f.svc.issueReceipts(ctx, batch) })
+	}
+	wg.Wait()
+	all := f.receipts(t)
+	if len(all) != len(keys) {
+		t.Fatalf("%d receipts for %d charges", len(all), len(keys))
+	}
+	for _, k := range keys {
+		r, err := f.svc.ReceiptOfCharge(ctx, k)
+		if err != nil {
+			t.Fatalf("receipt of %s: %v", k, err)
+		}
+		if k == "renew:b" && r.Number != before.Number {
+			t.Fatalf("the receipt issued before became %s, want %s", r.Number, before.Number)
+		}
+	}
+	mailed := map[string]bool{}
+	for _, n := range f.notices.ofKind(NoticeReceipt) {
+		mailed[n.Key] = true
+	}
+	if len(mailed) != len(keys) {
+		t.Fatalf("receipt mails under %d keys, want one key per charge (%d): %v", len(mailed), len(keys), mailed)
+	}
+}
+
 // Every successful charge has a receipt with what it bought, the card and
 // the amount: the first purchase, an add-on, a renewal, a plan change.
 // Billing history lists every charge with its status, failed ones too, and

@@ -308,6 +308,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		}
 	}
 	s.recordMany(ctx, lines)
+	receipts := make([]Receipt, 0, len(renewed))
 	for i, r := range renewed {
 		if !updated[i] {
 			stats.Failures++
@@ -318,11 +319,14 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		if r.plan.Code != r.sub.PlanCode {
 			kind = ReceiptPlanChange
 		}
-		s.receiptFor(ctx, r.paid, Receipt{ChargeKey: r.req.Key, SubscriptionID: r.sub.ID, Email: r.sub.Email,
-			Brand: r.sub.Brand, Kind: kind, PlanCode: r.plan.Code, Amount: r.plan.Price,
-			CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now})
+		if r.paid.Status == ChargeSucceeded {
+			receipts = append(receipts, Receipt{ChargeKey: r.req.Key, SubscriptionID: r.sub.ID, Email: r.sub.Email,
+				Brand: r.sub.Brand, Kind: kind, PlanCode: r.plan.Code, Amount: r.plan.Price,
+				CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now})
+		}
 		s.touched(r.sub.UserID)
 	}
+	s.issueReceipts(ctx, receipts)
 	return stats
 }
 

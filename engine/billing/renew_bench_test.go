@@ -3,6 +3,8 @@ package billing
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -14,7 +16,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"glimpse/content"
 	"glimpse/engine"
+	"glimpse/engine/brand"
+	"glimpse/engine/mail"
 	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
 )
@@ -30,7 +35,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
 	specs := []store.CollectionSpec{{Name: SubscriptionsCollection}}
-	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
+	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections(), mail.Collections()} {
 		for name, idx := range m {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -125,9 +130,11 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 		mu    sync.Mutex
 		total RenewStats
 	)
+	outbox := receiptOutbox(tb, db)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
 		svc.SetRenewalPage(db.page)
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())
@@ -146,6 +153,54 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	}
 	wg.Wait()
 	return total
+}
+
+// receiptMailer queues the pass's receipt mails in the real outbox (its
+// collections made by openBillingDB), rendered
+// from the shipped brands' templates, as the app does (app.billingMails):
+// a renewal's cost includes its receipt mail.
+type receiptMailer struct{ box *mail.Outbox }
+
+func receiptOutbox(tb testing.TB, db billingDB) receiptMailer {
+	tb.Helper()
+	shipped, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	if err := reg.Install(shipped); err != nil {
+		tb.Fatal(err)
+	}
+	box := mail.NewOutbox(db.Database, engine.NewManualClock(renewAt), slog.New(slog.DiscardHandler),
+		func(k string) brand.Copy { return reg.Copy(reg.Get(k)) }, "http://127.0.0.1:8080").
+		WithSenders(func(k string) mail.From {
+			return mail.From{Brand: reg.Get(k).Name, Operator: "Example Operator Ltd", Support: "support@example.com"}
+		})
+	return receiptMailer{box}
+}
+
+func (r receiptMailer) message(n Notice) mail.Message {
+	data := maps.Clone(n.Data)
+	delete(data, "family")
+	delete(data, "kind")
+	return mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: mail.TemplateReceipt, Data: data}
+}
+
+func (r receiptMailer) notify(ctx context.Context, n Notice) error {
+	if n.Kind != NoticeReceipt {
+		return nil
+	}
+	return r.box.Enqueue(ctx, r.message(n))
+}
+
+func (r receiptMailer) notifyMany(ctx context.Context, ns []Notice) error {
+	msgs := make([]mail.Message, 0, len(ns))
+	for _, n := range ns {
+		if n.Kind == NoticeReceipt {
+			msgs = append(msgs, r.message(n))
+		}
+	}
+	return r.box.EnqueueMany(ctx, msgs)
 }
 
 // reportProgress prints, every minute until stopped, how many renewal
@@ -180,7 +235,7 @@ func processCPU() time.Duration {
 // TestTwoRenewalWorkersChargeOnce: two workers over the same due
 // subscriptions charge each exactly once between them.
 func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
-	n := 2000
+	n := 1000
 	if testing.Short() {
 		n = 300
 	}
@@ -193,6 +248,16 @@ func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
 	}
 	if st.Renewed != n || st.Failures != 0 {
 		t.Fatalf("stats %+v, want %d renewed between the workers", st, n)
+	}
+	// One receipt and one queued receipt mail per renewal, whichever worker renewed it.
+	for _, coll := range []string{receiptsCollection, mail.MailCollection, mail.QueueCollection} {
+		got, err := db.Collection(coll).CountDocuments(context.Background(), bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != int64(n) {
+			t.Errorf("%d documents in %s after %d renewals", got, coll, n)
+		}
 	}
 }
 

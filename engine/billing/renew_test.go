@@ -55,9 +55,30 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 		total RenewStats
 	)
 	counted := metrics.NewBusiness(nil)
+	var (
+		mailsMu sync.Mutex
+		mails   = map[string]int{} // receipt mails by address
+	)
+	notify := func(_ context.Context, n Notice) error {
+		if n.Kind == NoticeReceipt {
+			t.Errorf("receipt mail %s queued alone, not with its batch", n.Key)
+		}
+		return nil
+	}
+	notifyMany := func(_ context.Context, ns []Notice) error {
+		mailsMu.Lock()
+		defer mailsMu.Unlock()
+		for _, n := range ns {
+			if n.Kind == NoticeReceipt {
+				mails[n.To]++
+			}
+		}
+		return nil
+	}
 	for range 2 {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+			Notify: notify, NotifyMany: notifyMany})
 		svc.renewal.page, svc.renewal.batch = 7, 3
 		svc.SetMetrics(counted)
 		wg.Go(func() {
@@ -107,6 +128,18 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 		}
 		if hist != 1 {
 			t.Errorf("%s has %d history lines, want 1", id, hist)
+		}
+		// One receipt (issued in the batch's one insert) and one receipt mail per renewal.
+		receipts, err := db.Collection(receiptsCollection).CountDocuments(ctx, bson.M{"subscriptionId": id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if kind(i) == "good" {
+			want = 1
+		}
+		if receipts != int64(want) || mails[sub.Email] != want {
+			t.Errorf("%s (%s) has %d receipts and %d receipt mails, want %d of each", id, kind(i), receipts, mails[sub.Email], want)
 		}
 	}
 	reg, err := metrics.NewRegistry("test", counted)

@@ -76,7 +76,8 @@ type Service struct {
 	claims    *store.Claims
 	logger    *slog.Logger
 	// notify sends mail; nil sends none.
-	notify func(ctx context.Context, n Notice) error
+	notify     func(ctx context.Context, n Notice) error
+	notifyMany func(ctx context.Context, ns []Notice) error
 	// changed is told the user whose subscriptions changed, so caches of
 	// them (auth keeps one per instance) can drop it.
 	changed func(userID string)
@@ -98,7 +99,10 @@ type Options struct {
 	Catalogue *Catalogue
 	Logger    *slog.Logger
 	Notify    func(ctx context.Context, n Notice) error
-	Changed   func(userID string)
+	// NotifyMany queues many mails at once (a renewal pass's receipts); nil
+	// queues them one by one with Notify.
+	NotifyMany func(ctx context.Context, ns []Notice) error
+	Changed    func(userID string)
 	// WebhookSecret verifies the provider's events (Stripe's whsec_…;
 	// the sandbox signs its own with it). Empty refuses every event.
 	WebhookSecret string
@@ -117,7 +121,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		logger: o.Logger, notify: o.Notify, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
+		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
 
@@ -566,6 +570,24 @@ func (s *Service) send(ctx context.Context, n Notice) {
 	}
 	if err := s.notify(ctx, n); err != nil {
 		s.logger.Error("queue billing mail", "key", n.Key, "error", err)
+	}
+}
+
+// sendMany queues notices as send queues each, in one batch when the app
+// can take one.
+func (s *Service) sendMany(ctx context.Context, ns []Notice) {
+	if s.notifyMany == nil {
+		for _, n := range ns {
+			s.send(ctx, n)
+		}
+		return
+	}
+	ns = slices.DeleteFunc(ns, func(n Notice) bool { return n.To == "" })
+	if len(ns) == 0 {
+		return
+	}
+	if err := s.notifyMany(ctx, ns); err != nil {
+		s.logger.Error("queue billing mails", "count", len(ns), "error", err)
 	}
 }
 

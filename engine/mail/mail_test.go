@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,6 +159,72 @@ func sampleData(tmpl string) map[string]string {
 		d["link"] = "/access-recovery?id=abc&x=<1>"
 	}
 	return d
+}
+
+// EnqueueMany queues each mail once, as Enqueue would one by one: a mail
+// queued before keeps its one queue entry, one sent before is not queued
+// again, one stopped between its two inserts is queued again, a message
+// with no recipient is refused alone, and two batches at once queue each
+// mail once.
+func TestEnqueueManyQueuesEachOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, key := range []string{"r:queued", "r:sent", "r:stopped"} {
+		if err := e.box.Enqueue(ctx, reset("a@example.com", key)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.db.Collection(mail.MailCollection).UpdateOne(ctx, bson.M{"_id": "r:sent"}, bson.M{"$set": bson.M{"status": mail.StatusSent}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.Collection(mail.QueueCollection).DeleteMany(ctx, bson.M{"_id": bson.M{"$in": []string{"r:sent", "r:stopped"}}}); err != nil {
+		t.Fatal(err)
+	}
+	batch := []mail.Message{reset("a@example.com", "r:queued"), reset("a@example.com", "r:sent"), reset("a@example.com", "r:stopped"),
+		reset("b@example.com", "r:new1"), reset("", "r:nobody"), reset("c@example.com", "r:new2")}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() { errs[i] = e.outbox().EnqueueMany(ctx, batch) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if engine.ErrorCode(err) != engine.CodeInvalid {
+			t.Fatalf("EnqueueMany = %v, want the recipient-less message refused", err)
+		}
+	}
+	list, err := e.box.List(ctx, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, m := range list {
+		status[m.ID] = m.Status
+	}
+	want := map[string]string{"r:queued": mail.StatusQueued, "r:sent": mail.StatusSent, "r:stopped": mail.StatusQueued,
+		"r:new1": mail.StatusQueued, "r:new2": mail.StatusQueued}
+	if !maps.Equal(status, want) {
+		t.Fatalf("mails %v, want %v", status, want)
+	}
+	cur, err := e.db.Collection(mail.QueueCollection).Find(ctx, bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []bson.M
+	if err := cur.All(ctx, &entries); err != nil {
+		t.Fatal(err)
+	}
+	var queued []string
+	for _, q := range entries {
+		queued = append(queued, q["_id"].(string))
+	}
+	slices.Sort(queued)
+	if !slices.Equal(queued, []string{"r:new1", "r:new2", "r:queued", "r:stopped"}) {
+		t.Fatalf("queue entries %v", queued)
+	}
+	if m, err := e.box.Get(ctx, "r:new2"); err != nil || !strings.Contains(m.Text, "/reset?token=abc") {
+		t.Fatalf("a batched mail is rendered as one queued alone: %v\n%s", err, m.Text)
+	}
 }
 
 func TestTemplatesRenderForEveryBrand(t *testing.T) {

@@ -198,6 +198,79 @@ func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
 	return nil
 }
 
+// EnqueueMany queues msgs as Enqueue queues each, in two unordered
+// insertMany commands (the mails, then their queue entries) rather than two
+// inserts a mail: a renewal pass mails a receipt for every renewal. A mail
+// whose key is taken goes Enqueue's way, which leaves one sent as it was and
+// re-queues one stopped between its inserts. A message that cannot be
+// rendered is left out; every error is returned, joined.
+func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
+	now := o.clock.Now()
+	var errs []error
+	docs := make([]any, 0, len(msgs))
+	kept := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Key == "" || m.To == "" {
+			errs = append(errs, engine.Errorf(engine.CodeInvalid, "mail: a message needs a key and a recipient"))
+			continue
+		}
+		r, err := o.render(m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		docs = append(docs, Mail{ID: m.Key, To: m.To, Brand: m.Brand, Template: m.Template, Subject: r.Subject, Text: r.Text,
+			HTML: r.HTML, MessageID: MessageID(m.Key, o.domain), Attachments: m.Attachments,
+			Status: StatusQueued, CreatedAt: now, NextAttemptAt: now})
+		kept = append(kept, m)
+	}
+	if len(docs) == 0 {
+		return errors.Join(errs...)
+	}
+	refused, err := refusedOfMany(o.mail.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)))
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("mail: store %d mails: %w", len(docs), err))...)
+	}
+	entries := make([]any, 0, len(kept))
+	for i, m := range kept {
+		if refused[i] {
+			if err := o.Enqueue(ctx, m); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		entries = append(entries, queueEntry{ID: m.Key, Due: now})
+	}
+	if len(entries) > 0 {
+		// An entry there already is the same entry: the mail is queued.
+		if _, err := refusedOfMany(o.queue.InsertMany(ctx, entries, options.InsertMany().SetOrdered(false))); err != nil {
+			errs = append(errs, fmt.Errorf("mail: queue %d mails: %w", len(entries), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// refusedOfMany reads an unordered insertMany's answer: which documents
+// were refused one by one (an _id taken), or the error when the command
+// failed as a whole or for another reason.
+func refusedOfMany(_ *mongo.InsertManyResult, err error) (map[int]bool, error) {
+	refused := map[int]bool{}
+	var bwe mongo.BulkWriteException
+	switch {
+	case err == nil:
+		return refused, nil
+	case !errors.As(err, &bwe) || bwe.WriteConcernError != nil:
+		return nil, err
+	}
+	for _, we := range bwe.WriteErrors {
+		if !store.IsDuplicateKey(we) {
+			return nil, err
+		}
+		refused[we.Index] = true
+	}
+	return refused, nil
+}
+
 // List returns up to limit mails, newest first, without attachment data.
 func (o *Outbox) List(ctx context.Context, limit int) ([]Mail, error) {
 	if limit <= 0 {

@@ -446,3 +446,43 @@ func TestRenewalConfirmationThroughTheMailedLink(t *testing.T) {
 		t.Fatalf("the used link: %s", r.raw)
 	}
 }
+
+// A renewal's receipt reaches the subscriber as a mail in the brand's
+// words, queued with its batch (app.billingMails, the outbox's batched insert).
+func TestRenewalReceiptIsMailed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	st, err := h.app.Billing.StartCheckout(ctx, billing.CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: "glimpse_weekly_trial", Email: "renews@example.com", Key: "renews", Origin: "http://127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.payPage(st.URL, cardForm("4242 4242 4242 4242", "12/30")); r.status != http.StatusSeeOther {
+		t.Fatalf("pay: %d %s", r.status, r.raw)
+	}
+	order, _ := h.app.Billing.Order(ctx, st.OrderID)
+	sub, err := h.app.Billing.Subscription(ctx, order.SubscriptionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(h.mails(mail.TemplateReceipt))
+	h.clock.Set(sub.CurrentPeriodEnd)
+	if stats, err := h.app.Billing.RenewDue(ctx); err != nil || stats.Renewed != 1 {
+		t.Fatalf("renewal: %+v %v", stats, err)
+	}
+	receipts := h.mails(mail.TemplateReceipt)
+	if len(receipts) != before+1 {
+		t.Fatalf("%d receipt mails after the renewal, want %d", len(receipts), before+1)
+	}
+	var renewal *mail.Mail
+	for i := range receipts {
+		if strings.Contains(receipts[i].Text, "Visa ••4242") && receipts[i].To == "renews@example.com" &&
+			strings.Contains(receipts[i].Subject, "Your Glimpse receipt ") && receipts[i].Status == mail.StatusQueued {
+			renewal = &receipts[i]
+		}
+	}
+	if renewal == nil {
+		t.Fatalf("no queued receipt mail for the renewal among %+v", receipts)
+	}
+}

@@ -152,7 +152,7 @@ func followersJSON(n int) []byte {
 // the estimate waits for a sixteenth of the claimed size.
 func TestDecodeListFastGrowsTheListOnce(t *testing.T) {
 	t.Parallel()
-	const n = 200_000
+	const n = 60_000
 	data := followersJSON(n)
 	for _, tc := range []struct {
 		name    string
