@@ -14,13 +14,14 @@ run: build
 
 ## test: every test: lint, Go (race, real embedded database), renderer unit tests, end to end in Chromium.
 ## After one build, three independent lines run side by side, each printed whole when it ends: the Go tests, the
-## e2e suite (mostly waiting on a browser), and lint → renderer tests → short fuzzing.
+## e2e suite (mostly waiting on a browser), and short fuzzing → renderer tests → lint (fuzzing, one worker,
+## first: what ends the run should be work that uses both cores once the other lines are done).
 test: build
 	@$(MAKE) --no-print-directory -j3 --output-sync=target go-test-run e2e-run checks-run
 
 # -j1: one after another, whatever jobs the line's parent may run.
 checks-run:
-	@$(MAKE) --no-print-directory -j1 lint renderer-test fuzz-short-run
+	@$(MAKE) --no-print-directory -j1 fuzz-short-run renderer-test lint
 
 ## build: the renderer, then the binary at bin/glimpse with the renderer embedded
 build: renderer

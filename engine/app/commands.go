@@ -26,9 +26,10 @@ commands:
                       create a staff account (or reset it) and print its password;
                       a reset ends the member's sessions
   staff remove EMAIL  delete a staff account and end its sessions
-  db-server --data DIR
+  db-server --data DIR [--throwaway]
                       run the embedded database as a process of its own on a
-                      Unix socket and print its MONGODB_URI (fault tests)
+                      Unix socket and print its MONGODB_URI (fault tests);
+                      --throwaway never waits for the disk (tests' databases)
   backup DIR          copy the embedded database into the new directory DIR,
                       also while the app serves (docs/operations.md)
   restore DIR         put the backup in DIR back into GLIMPSE_DATA_DIR; stop

@@ -20,13 +20,18 @@ import (
 func dbServer(ctx context.Context, args []string, logger *slog.Logger, stdout io.Writer) error {
 	fs := flag.NewFlagSet("db-server", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "directory for the SQLite files and the socket (created 0700)")
+	throwaway := fs.Bool("throwaway", false, "never wait for the disk (tests' databases only: a power cut may corrupt them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dataDir == "" || fs.NArg() != 0 {
-		return errors.New("usage: glimpse db-server --data DIR")
+		return errors.New("usage: glimpse db-server --data DIR [--throwaway]")
 	}
-	return store.ServeEmbedded(ctx, *dataDir, logger, func(uri string) error {
+	durability := store.DurableAtCheckpoints
+	if *throwaway {
+		durability = store.Throwaway
+	}
+	return store.ServeEmbedded(ctx, *dataDir, durability, logger, func(uri string) error {
 		_, err := fmt.Fprintf(stdout, "MONGODB_URI=%s\n", uri)
 		return err
 	})

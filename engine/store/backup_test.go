@@ -36,7 +36,7 @@ func TestBackupServerProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := store.ServeEmbedded(ctx, dir, slog.New(slog.DiscardHandler), func(uri string) error {
+	err := store.ServeEmbedded(ctx, dir, store.DurableAtCheckpoints, slog.New(slog.DiscardHandler), func(uri string) error {
 		_, err := fmt.Printf("MONGODB_URI=%s\n", uri)
 		return err
 	})

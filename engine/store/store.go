@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,9 +63,34 @@ type Config struct {
 	ServerDataDir string
 	// Database is the name of the database the application uses.
 	Database string
+	// Durability is how the embedded FerretDB waits for the disk; the zero
+	// value is the app's. Used only when URI is empty.
+	Durability Durability
 	// Monitor, when set, sees every command sent to the server; benchmarks
 	// use it to count database round trips.
 	Monitor *event.CommandMonitor
+}
+
+// Durability is how an embedded database's writes wait for the disk.
+type Durability int
+
+const (
+	// DurableAtCheckpoints: SQLite's write-ahead log with synchronous=NORMAL.
+	// A crash of the process loses nothing; a power cut may lose the last
+	// commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
+	DurableAtCheckpoints Durability = iota
+	// Throwaway never waits for the disk (synchronous=OFF): a power cut may
+	// leave the files corrupt. Only for databases nobody needs afterwards,
+	// the tests' (storetest), where the waits were half the suite's system time.
+	Throwaway
+)
+
+// sqlitePragma is the SQLite setting d stands for.
+func (d Durability) sqlitePragma() string {
+	if d == Throwaway {
+		return "synchronous(off)"
+	}
+	return "synchronous(normal)"
 }
 
 // Store is an open connection to one database. A Store made by Open owns the
@@ -130,7 +156,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 	}
 	if uri == "" {
 		var err error
-		emb, uri, err = startEmbedded(ctx, cfg.DataDir, logger)
+		emb, uri, err = startEmbedded(ctx, cfg.DataDir, cfg.Durability, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -191,8 +217,8 @@ func connect(ctx context.Context, uri string, monitor *event.CommandMonitor) (*m
 // own, for other processes of the same user to share (`glimpse db-server`),
 // until ctx ends. ready gets the MONGODB_URI that reaches it once it accepts
 // connections; an error from ready stops the server.
-func ServeEmbedded(ctx context.Context, dataDir string, logger *slog.Logger, ready func(uri string) error) error {
-	emb, uri, err := startEmbedded(ctx, dataDir, logger)
+func ServeEmbedded(ctx context.Context, dataDir string, durability Durability, logger *slog.Logger, ready func(uri string) error) error {
+	emb, uri, err := startEmbedded(ctx, dataDir, durability, logger)
 	if err != nil {
 		return err
 	}
@@ -205,7 +231,7 @@ func ServeEmbedded(ctx context.Context, dataDir string, logger *slog.Logger, rea
 
 // startEmbedded starts FerretDB on a Unix socket and returns its URI once
 // it accepts connections.
-func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*embedded, string, error) {
+func startEmbedded(ctx context.Context, dataDir string, durability Durability, logger *slog.Logger) (*embedded, string, error) {
 	if dataDir == "" {
 		return nil, "", errors.New("store: Config.DataDir is empty and no URI is set")
 	}
@@ -240,7 +266,7 @@ func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*e
 		// A Unix socket only: FerretDB has no authentication, so who may
 		// connect is decided by the file system (a 0700 directory).
 		Listener: ferretdb.ListenerConfig{Unix: sock},
-		Logger:   slog.New(minLevelHandler{Handler: logger.Handler(), min: slog.LevelError}).With(slog.String("component", "ferretdb")),
+		Logger:   slog.New(minLevelHandler{base: logger.Handler(), min: slog.LevelError}).With(slog.String("component", "ferretdb")),
 		Handler:  "sqlite",
 		// The trailing slash matters: FerretDB treats the URI as a directory.
 		// In WAL mode, synchronous=NORMAL syncs the log at checkpoints
@@ -248,7 +274,7 @@ func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*e
 		// FerretDB) loses nothing, a power cut may lose the last commits
 		// (SQLite's own advice for WAL: https://www.sqlite.org/pragma.html#pragma_synchronous).
 		// Every write here waited on a disk flush before (docs/store.md).
-		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)",
+		SQLiteURL: "file:" + abs + "/?_pragma=" + durability.sqlitePragma(),
 	}
 	newFerretDBMu.Lock()
 	f, err := ferretdb.New(fcfg)
@@ -427,22 +453,50 @@ func (s *Store) Close(ctx context.Context) error {
 // duplicate key, the driver's endSessions) at Warn, which would drown the
 // application's own logs; only its Error records (a connection it had to
 // cut, a panic) point at a problem of ours.
+//
+// It derives lazily: FerretDB makes a logger With its attributes for every
+// connection and command, and a text or JSON handler formats them the moment
+// it is derived, for records of which almost none pass min. A tenth of a
+// renewal pass's CPU went there (a profile of BenchmarkRenewDue100k). The
+// derivations are kept and applied to the wrapped handler only for a record
+// that passes.
 type minLevelHandler struct {
-	slog.Handler
-	min slog.Level
+	base   slog.Handler
+	min    slog.Level
+	derive []func(slog.Handler) slog.Handler
 }
 
 // Enabled reports whether the record passes both the floor and the wrapped handler.
 func (h minLevelHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
+	return l >= h.min && h.base.Enabled(ctx, l)
 }
 
-// WithAttrs keeps the floor on derived handlers.
+// Handle derives the wrapped handler as asked, then hands it the record.
+func (h minLevelHandler) Handle(ctx context.Context, r slog.Record) error {
+	handler := h.base
+	for _, derive := range h.derive {
+		handler = derive(handler)
+	}
+	return handler.Handle(ctx, r)
+}
+
+// WithAttrs keeps the floor on derived handlers and the attributes for later.
 func (h minLevelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return minLevelHandler{Handler: h.Handler.WithAttrs(attrs), min: h.min}
+	if len(attrs) == 0 {
+		return h
+	}
+	return h.then(func(next slog.Handler) slog.Handler { return next.WithAttrs(attrs) })
 }
 
-// WithGroup keeps the floor on derived handlers.
+// WithGroup keeps the floor on derived handlers and the group for later.
 func (h minLevelHandler) WithGroup(name string) slog.Handler {
-	return minLevelHandler{Handler: h.Handler.WithGroup(name), min: h.min}
+	if name == "" {
+		return h
+	}
+	return h.then(func(next slog.Handler) slog.Handler { return next.WithGroup(name) })
+}
+
+func (h minLevelHandler) then(derive func(slog.Handler) slog.Handler) minLevelHandler {
+	// Clip: two loggers derived from one must not share a backing array.
+	return minLevelHandler{base: h.base, min: h.min, derive: append(slices.Clip(h.derive), derive)}
 }

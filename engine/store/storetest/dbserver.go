@@ -25,7 +25,11 @@ type dbServer struct {
 // gets SIGKILL if the test binary dies first (parentDeath), so a crashed or
 // timed-out test run leaves no server behind.
 func startDBServer(ctx context.Context, bin, dataDir string) (*dbServer, string, error) {
-	cmd := exec.Command(bin, "db-server", "--data", dataDir)
+	args := []string{"db-server", "--data", dataDir, "--throwaway"}
+	if os.Getenv(EnvDurable) != "" {
+		args = args[:3]
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "GLIMPSE_LOG_LEVEL=warn")
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = parentDeath()

@@ -31,6 +31,12 @@ const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 // SQLite, which are not our code (make go-test sets it).
 const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
 
+// EnvDurable, when set, gives an embedded server started in the test
+// process the app's durability (store.DurableAtCheckpoints) instead of
+// store.Throwaway: benchmarks that time writes set it, so their figures are
+// the app's.
+const EnvDurable = "GLIMPSE_TEST_DB_DURABLE"
+
 // shared is the server of this test binary, started on first use.
 type shared struct {
 	once    sync.Once
@@ -50,7 +56,13 @@ func (sh *shared) start() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Monitor: queryMonitor()}
+	// The tests' databases are dropped after each test: nothing waits for the disk,
+	// unless a benchmark asks for the app's durability (EnvDurable).
+	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Durability: store.Throwaway,
+		Monitor: queryMonitor()}
+	if os.Getenv(EnvDurable) != "" {
+		cfg.Durability = store.DurableAtCheckpoints
+	}
 	if cfg.URI == "" {
 		dir, err := os.MkdirTemp("", "glimpse-storetest-")
 		if err != nil {
