@@ -160,7 +160,8 @@ func reportQueries(s *store.Store) int {
 	}
 	if failures != "" {
 		fmt.Fprintf(os.Stderr, "storetest: these queries scan a collection that grows with subscribers (docs/store.md §10);\n"+
-			"key what they look up by _id, or declare the collection in storetest.Bounded or the pass in storetest.Periodic:\n%s", failures)
+			"key what they look up by _id, or declare the collection in storetest.Bounded, the pass in storetest.Periodic\n"+
+			"or the rare job in storetest.Rare:\n%s", failures)
 		return 1
 	}
 	if testing.Verbose() {
