@@ -36,6 +36,37 @@ for (let run = 0; run < runs; run++) {
       await route.abort();
     });
 
+    // What happened to the email field, in order, to read when a run fails: each keystroke's input
+    // event, each value set by script (with where it came from), each screen fetched, each error.
+    const trace: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/ui/screen")) trace.push(`fetch ${request.url()}`);
+    });
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) trace.push(`navigated to ${frame.url()}`);
+    });
+    page.on("console", (message) => {
+      if (message.type() === "error") trace.push(`console error ${message.text()}`);
+    });
+    await page.exposeFunction("glimpseTypingTrace", (line: string) => trace.push(line));
+    await page.addInitScript(() => {
+      const report = (window as unknown as { glimpseTypingTrace: (line: string) => void }).glimpseTypingTrace;
+      const started = performance.now();
+      const at = (): string => `${Math.round(performance.now() - started)}ms`;
+      const value = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value");
+      Object.defineProperty(HTMLInputElement.prototype, "value", {
+        ...value,
+        set(this: HTMLInputElement, next: string) {
+          if (this.name === "email") report(`${at()} set "${next}" over "${value?.get?.call(this)}" ${new Error().stack?.split("\n").slice(2, 5).join(" < ")}`);
+          value?.set?.call(this, next);
+        },
+      });
+      document.addEventListener("input", (event) => {
+        const input = event.target as HTMLInputElement;
+        if (input.name === "email") report(`${at()} input "${input.value}" hydrated=${Object.keys(input).some((key) => key.startsWith("__react"))}`);
+      }, true);
+    });
+
     await page.goto("/sign-in", { waitUntil: "commit" });
     await page.waitForTimeout(startAfter);
     const emailField = page.getByLabel("Email address");
@@ -43,7 +74,7 @@ for (let run = 0; run < runs; run++) {
     await emailField.pressSequentially(email, { delay: 10 });
     await passwordField.pressSequentially(password, { delay: 10 });
     await adopted(page);
-    await expect(emailField).toHaveValue(email);
+    await expect(emailField, trace.join("\n")).toHaveValue(email);
     await expect(passwordField).toHaveValue(password);
 
     await passwordField.press("Enter");
