@@ -6,7 +6,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 export PERCY_POSTINSTALL_BROWSER := false
 
-.PHONY: run test checks-run go-test-run e2e-run fuzz-short-run build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances
+.PHONY: run test checks-run go-test-run e2e-run fuzz-short-run build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances seed-scale scale-bench
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
@@ -108,6 +108,17 @@ load-run:
 
 size: renderer
 	npm run size
+
+## seed-scale: fill SCALE_DATA (default data-scale/) with SCALE_N subscribers (default 1,000,000) and SCALE_N/10
+## connected profiles for make scale-bench; Ctrl-C stops it with what it wrote so far usable (docs/benchmarks.md §7)
+seed-scale: build
+	GLIMPSE_DATA_DIR=$(or $(SCALE_DATA),data-scale) GLIMPSE_LOG_LEVEL=warn ./bin/glimpse seed-scale -n $(or $(SCALE_N),1000000)
+
+## scale-bench: the real bin/glimpse on the seed-scale database and on a small one, same journeys (sign-in, dashboard,
+## My Plan, Analytics, a cancel attempt, checkout) in interleaved rounds: p50/p99 per journey and the ratio big/small
+## (docs/benchmarks.md §7; SCALE_FLAGS e.g. "-rounds 5 -per 40")
+scale-bench: build
+	go run ./scripts/scalebench -bin bin/glimpse -big $(or $(SCALE_DATA),data-scale) $(SCALE_FLAGS)
 
 ## faults: the real binary under faults (issue #8): load with a sign-in flood (FAULT_SECONDS, default 60),
 ## the database killed under load and brought back, two instances on one database; figures with -v

@@ -145,6 +145,17 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := st.EnsureCollections(ctx, specs); err != nil {
 		return nil, err
 	}
+	// Work a release once needs on data older releases wrote: each reads a
+	// whole collection once and then marks itself done.
+	if err := billing.FileExistingSubscriptions(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
+	if err := billing.ClaimLegacyFreeMonths(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
+	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ commands:
                       also while the app serves (docs/operations.md)
   restore DIR         put the backup in DIR back into GLIMPSE_DATA_DIR; stop
                       the app first
+  seed-scale [-n N]   fill GLIMPSE_DATA_DIR's database with N subscribers
+                      (default 1,000,000) and N/10 connected profiles, for
+                      the scale benchmark (docs/benchmarks.md §7)
   version             print the version
 `
 
@@ -71,6 +74,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return backup(ctx, cfg, stdout, args)
 	case "restore":
 		return restore(ctx, cfg, stdout, args)
+	case "seed-scale":
+		return seedScaleCommand(ctx, cfg, logger, stdout, args)
 	case "-h", "--help", "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -217,4 +222,39 @@ func size(n int64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
+}
+
+func seedScaleCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
+	fs := flag.NewFlagSet("seed-scale", flag.ContinueOnError)
+	n := fs.Int("n", 1_000_000, "subscribers to create")
+	size := fs.Bool("size", false, "print how many subscribers the database was seeded with (0: none) and stop")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || *n < 1 {
+		return errors.New("usage: glimpse seed-scale [-n N] [-size]")
+	}
+	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	if *size {
+		seeded, err := ScaleSeeded(ctx, a)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, seeded)
+		return err
+	}
+	r, err := SeedScale(ctx, a, *n, stdout)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for coll, c := range r.Documents {
+		total += c
+		fmt.Fprintf(stdout, "  %-22s %9d documents, %s inserting\n", coll, c, r.Spent[coll].Round(time.Millisecond))
+	}
+	_, err = fmt.Fprintf(stdout, "Seeded %d subscribers (%d connected profiles), %d documents, in %s (%.0f subscribers/s).\nThey sign in as %s … %s with the password %q.\n",
+		r.Subscribers, r.Profiles, total, r.Took.Round(time.Second), float64(r.Subscribers)/r.Took.Seconds(),
+		ScaleEmail(0), ScaleEmail(r.Subscribers-1), ScalePassword)
+	return err
 }

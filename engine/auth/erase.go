@@ -19,10 +19,14 @@ func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []strin
 	if err := s.SignOutAll(ctx, u.ID); err != nil {
 		return err
 	}
+	// The epoch ends the sessions; they are deleted too, since each names
+	// the account (a scan by userId: deletion is rare and off the request
+	// path, storetest.Periodic).
 	for _, step := range []struct {
 		coll   string
 		filter bson.M
 	}{
+		{SessionsCollection, bson.M{"userId": u.ID}},
 		{LoginLinksCollection, bson.M{"userId": u.ID}},
 		{PasswordResetsCollection, bson.M{"userId": u.ID}},
 		{ActivationKeysCollection, bson.M{"subscriptionId": bson.M{"$in": append([]string{}, subscriptionIDs...)}}},

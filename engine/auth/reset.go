@@ -37,13 +37,21 @@ type passwordReset struct {
 	ID        string    `bson:"_id"`
 	UserID    string    `bson:"userId"`
 	ExpiresAt time.Time `bson:"expiresAt"`
+	// Epoch is the account's SessionEpoch when the link was made; a reset
+	// (or any SignOutAll) since ends the link.
+	Epoch int `bson:"epoch,omitempty"`
 }
 
 // MintPasswordReset stores a new reset for the user and returns its token,
 // which is never stored.
 func (s *Service) MintPasswordReset(ctx context.Context, userID string) (string, error) {
+	u, err := s.userByID(ctx, userID)
+	if err != nil {
+		return "", fmt.Errorf("mint password reset: %w", err)
+	}
 	token := engine.NewToken()
-	doc := passwordReset{ID: engine.HashToken(token), UserID: userID, ExpiresAt: s.clock.Now().Add(PasswordResetLifetime)}
+	doc := passwordReset{ID: engine.HashToken(token), UserID: userID, ExpiresAt: s.clock.Now().Add(PasswordResetLifetime),
+		Epoch: u.SessionEpoch}
 	if _, err := s.db.Collection(PasswordResetsCollection).InsertOne(ctx, doc); err != nil {
 		return "", fmt.Errorf("mint password reset: %w", err)
 	}
@@ -68,6 +76,10 @@ func (s *Service) findReset(ctx context.Context, token, ip string) (passwordRese
 	}
 	if !s.clock.Now().Before(doc.ExpiresAt) {
 		return passwordReset{}, ErrResetInvalid
+	}
+	u, err := s.userByID(ctx, doc.UserID)
+	if err != nil || u.SessionEpoch != doc.Epoch {
+		return passwordReset{}, ErrResetInvalid // the account was reset since
 	}
 	return doc, nil
 }
@@ -108,14 +120,12 @@ func (s *Service) ResetPassword(ctx context.Context, token, password, ip string)
 	}
 	// Nothing else may still use the old password: the hash is replaced
 	// unconditionally (last writer wins, which is right for a reset), and
-	// the remaining reset links of the account go too.
+	// the remaining reset links of the account end with its sessions
+	// (SignOutAll moves the account's epoch on).
 	ctx = context.WithoutCancel(ctx)
 	if _, err := s.db.Collection(UsersCollection).UpdateOne(ctx, bson.M{"_id": doc.UserID},
 		bson.M{"$set": bson.M{"passwordHash": hash}}); err != nil {
 		return fmt.Errorf("reset password: %w", err)
-	}
-	if _, err := s.db.Collection(PasswordResetsCollection).DeleteMany(ctx, bson.M{"userId": doc.UserID}); err != nil {
-		return fmt.Errorf("reset password: drop other links: %w", err)
 	}
 	// The address's reset mails were coalesced while a link was out; with
 	// it used, the owner may ask for another at once.
@@ -127,10 +137,16 @@ func (s *Service) ResetPassword(ctx context.Context, token, password, ip string)
 	return s.SignOutAll(ctx, doc.UserID)
 }
 
-// SignOutAll ends every session of a user. This instance forgets them at
-// once; other instances within the session cache's TTL (5 seconds).
+// SignOutAll ends every session and reset link of a user. This instance
+// forgets them at once; other instances within the session cache's TTL
+// (5 seconds).
 func (s *Service) SignOutAll(ctx context.Context, userID string) error {
-	if _, err := s.db.Collection(SessionsCollection).DeleteMany(ctx, bson.M{"userId": userID}); err != nil {
+	// One write by _id: the sessions and reset links of the old epoch are
+	// refused from now on and swept when they expire. Concurrent calls may
+	// lose an increment ($inc is not atomic on the embedded store), but
+	// every one of them moves the epoch past the old sessions'.
+	if _, err := s.db.Collection(UsersCollection).UpdateOne(ctx, bson.M{"_id": userID},
+		bson.M{"$inc": bson.M{"sessionEpoch": 1}}); err != nil {
 		return fmt.Errorf("sign out all sessions: %w", err)
 	}
 	s.sessions.DropWhere(func(e sessionEntry) bool { return e.user.ID == userID })

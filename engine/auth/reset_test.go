@@ -210,3 +210,34 @@ func TestTakeRequestSlotAndOnce(t *testing.T) {
 		t.Fatal("second once in the window")
 	}
 }
+
+// TestResetEndsTheOtherLinks: using one reset link ends the account's other
+// links with its sessions (the account's epoch moved on).
+func TestResetEndsTheOtherLinks(t *testing.T) {
+	t.Parallel()
+	svc, _, _ := newServiceDB(t)
+	ctx := context.Background()
+	u := subscribed(t, svc, "cy@example.com", "old-password")
+	first, err := svc.MintPasswordReset(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := svc.MintPasswordReset(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.ResetPassword(ctx, first, "brand-new-password", "10.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.CheckPasswordReset(ctx, second, "10.0.0.1"); !errors.Is(err, auth.ErrResetInvalid) {
+		t.Fatalf("the other link after a reset: %v", err)
+	}
+	// A session opened after the reset is of the new epoch and works.
+	session, err := svc.SignIn(ctx, "cy@example.com", "brand-new-password", "10.0.0.1", "glimpse.web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authenticate(ctx, session); err != nil {
+		t.Fatalf("a session after the reset: %v", err)
+	}
+}

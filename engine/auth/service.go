@@ -146,7 +146,7 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
 	u := User{ID: id, Email: NormaliseEmail(email), PasswordHash: hash, CreatedAt: s.clock.Now()}
-	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, bson.M{"_id": u.Email, "userId": u.ID})
+	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, EmailIndex(u.Email, u.ID))
 	if mongo.IsDuplicateKeyError(err) {
 		return User{}, engine.Errorf(engine.CodeConflict, "The email address is already in use by another account.")
 	}
@@ -158,6 +158,10 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 	}
 	return u, nil
 }
+
+// EmailIndex is the document that finds an account by its normalised
+// address (its _id), as CreateUser writes it.
+func EmailIndex(email, userID string) bson.M { return bson.M{"_id": email, "userId": userID} }
 
 // UserByEmail finds an account by address.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
@@ -237,7 +241,7 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	}
 	token := engine.NewToken()
 	now := s.clock.Now()
-	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime)}
+	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime), Epoch: u.SessionEpoch}
 	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
@@ -267,6 +271,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		}
 		if err != nil {
 			return sessionEntry{}, err
+		}
+		if sess.Epoch != u.SessionEpoch {
+			return sessionEntry{}, ErrNoSession // ended by SignOutAll
 		}
 		return sessionEntry{session: sess, user: u}, nil
 	})
@@ -300,15 +307,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 // Subscriptions lists a user's subscriptions (cached briefly).
 func (s *Service) Subscriptions(ctx context.Context, userID string) ([]billing.Subscription, error) {
 	return s.subs.Load(ctx, userID, func(ctx context.Context) ([]billing.Subscription, error) {
-		cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
-		if err != nil {
-			return nil, fmt.Errorf("find subscriptions: %w", err)
-		}
-		subs := []billing.Subscription{}
-		if err := cur.All(ctx, &subs); err != nil {
-			return nil, fmt.Errorf("read subscriptions: %w", err)
-		}
-		return subs, nil
+		return billing.SubscriptionsOfUser(ctx, s.db, userID)
 	})
 }
 
@@ -319,6 +318,9 @@ func (s *Service) ForgetSubscriptions(userID string) { s.subs.Drop(userID) }
 
 // PutSubscription creates or replaces a subscription (idempotent by _id).
 func (s *Service) PutSubscription(ctx context.Context, sub billing.Subscription) error {
+	if err := billing.FileSubscription(ctx, s.db, sub); err != nil {
+		return err
+	}
 	_, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
 		options.Replace().SetUpsert(true))
 	if err != nil {

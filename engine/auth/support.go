@@ -17,8 +17,15 @@ import (
 // into the mail.
 
 // Sessions returns a user's sessions, newest first (sign-ins that have not
-// been swept since they expired included: they are the recent sign-ins).
+// been swept since they expired included: they are the recent sign-ins),
+// each marked Ended when a sign-out everywhere ended it. A scan by userId
+// on the embedded store: the support desk opens one subscriber at a time,
+// at staff's hand (storetest.Periodic).
 func (s *Service) Sessions(ctx context.Context, userID string) ([]Session, error) {
+	u, err := s.userByID(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
+	}
 	cur, err := s.db.Collection(SessionsCollection).Find(ctx, bson.M{"userId": userID})
 	if err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
@@ -26,6 +33,9 @@ func (s *Service) Sessions(ctx context.Context, userID string) ([]Session, error
 	var out []Session
 	if err := cur.All(ctx, &out); err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
+	}
+	for i := range out {
+		out[i].Ended = out[i].Epoch != u.SessionEpoch
 	}
 	slices.SortFunc(out, func(a, b Session) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	return out, nil

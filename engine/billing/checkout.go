@@ -282,6 +282,9 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 		sub := Subscription{ID: order.SubscriptionID, UserID: order.UserID, Email: order.Email, Emails: []string{order.Email},
 			Bundle: order.Bundle, Brand: order.Brand, PlanCode: order.PlanCode, Status: StatusActive, Price: order.Amount,
 			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID}
+		if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+			return fmt.Errorf("fulfil %s: %w", order.ID, err)
+		}
 		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 			return fmt.Errorf("fulfil %s: create add-on: %w", order.ID, err)
 		}
@@ -335,6 +338,18 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
 		return fmt.Errorf("record charge %s: %w", ch.ID, err)
 	}
+	return s.chargeWritten(ctx, ch)
+}
+
+// chargeWritten files a charge just written to the ledger under the
+// subscription it paid for (billing history, receipts and the support desk
+// list a subscription's charges by _id), then catches it up.
+func (s *Service) chargeWritten(ctx context.Context, ch Charge) error {
+	if ch.SubscriptionID != "" {
+		if err := file(ctx, s.db, filedCharges, ch.SubscriptionID, ch.ID); err != nil {
+			return err
+		}
+	}
 	return s.catchUpCharge(ctx, ch.ID, ch.Reference)
 }
 
@@ -346,20 +361,24 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 // The newest then sets the ledger's status and the access it paid for.
 func (s *Service) catchUpCharge(ctx context.Context, key, reference string) error {
 	if reference != "" {
-		// A range on _id (the events' ids start with their key), which the
-		// embedded database answers from its index, not a scan.
-		ref := referenceKey(reference)
-		prefix := chargeEventPrefix(ref)
-		cur, err := s.db.Collection(chargeEventsCollection).Find(ctx,
-			bson.M{"_id": bson.M{"$gte": prefix, "$lt": prefix + "\uffff"}, "key": ref})
+		// Filed so that an event naming only the reference (a dispute)
+		// finds the charge by _id (ChargeKeyByReference).
+		if err := file(ctx, s.db, filedReference, reference, key); err != nil {
+			return err
+		}
+		ids, err := filed(ctx, s.db, filedChargeEvents, referenceKey(reference))
 		if err != nil {
-			return fmt.Errorf("events of %s: %w", reference, err)
+			return err
 		}
-		var early []chargeEvent
-		if err := cur.All(ctx, &early); err != nil {
-			return fmt.Errorf("events of %s: %w", reference, err)
-		}
-		for _, ev := range early {
+		for _, id := range ids {
+			var ev chargeEvent
+			err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("events of %s: %w", reference, err)
+			}
 			if _, err := s.ApplyChargeEvent(ctx, key, ev.EventID, ev.Status, ev.At); err != nil {
 				return err
 			}

@@ -39,18 +39,34 @@ const (
 const ErasedEmail = "erased"
 
 // ChargesOf returns the charges that paid for the given subscriptions,
-// oldest first (the privacy export and erasure read them).
+// oldest first (billing history, the support desk, the privacy export and
+// erasure read them): the charges filed under each subscription, each read
+// by _id.
 func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, error) {
-	if len(subIDs) == 0 {
-		return nil, nil
-	}
-	cur, err := s.db.Collection(chargesCollection).Find(ctx, bson.M{"subscriptionId": bson.M{"$in": subIDs}})
-	if err != nil {
-		return nil, fmt.Errorf("charges of subscriptions: %w", err)
-	}
 	var out []Charge
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("charges of subscriptions: %w", err)
+	seen := map[string]bool{}
+	for _, subID := range subIDs {
+		keys, err := filed(ctx, s.db, filedCharges, subID)
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range keys {
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			var ch Charge
+			err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&ch)
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("charges of %s: %w", subID, err)
+			}
+			if ch.SubscriptionID == subID {
+				out = append(out, ch)
+			}
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Charge) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
@@ -211,17 +227,67 @@ func (s *Service) rekeyCharges(ctx context.Context, subIDs []string, subs []Subs
 		if err := s.moveDoc(ctx, sandboxCollection, ch.Key, newKey, bson.M{"key": newKey}); err != nil {
 			return err
 		}
-		cur, err := s.db.Collection(chargeEventsCollection).Find(ctx, bson.M{"key": ch.Key})
-		if err != nil {
-			return fmt.Errorf("rekey charge events: %w", err)
+		if err := s.rekeyFilings(ctx, ch, newKey); err != nil {
+			return err
 		}
-		var events []chargeEvent
-		if err := cur.All(ctx, &events); err != nil {
-			return fmt.Errorf("rekey charge events: %w", err)
-		}
-		for _, ev := range events {
-			if err := s.moveDoc(ctx, chargeEventsCollection, ev.ID, chargeEventID(newKey, ev.At, ev.EventID), bson.M{"key": newKey}); err != nil {
+		// Refunds are numbered under the charge's key.
+		for n := 0; ; n++ {
+			err := s.db.Collection(refundsCollection).FindOne(ctx, bson.M{"_id": refundID(ch.ID, n)}).Err()
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("rekey refunds: %w", err)
+			}
+			if err := s.moveDoc(ctx, refundsCollection, refundID(ch.ID, n), refundID(newKey, n), bson.M{"chargeId": newKey}); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rekeyFilings moves what is filed about a charge to its new key: its
+// status events (documents and their filings), and the filings that lead
+// to it from its subscription and its provider reference.
+func (s *Service) rekeyFilings(ctx context.Context, ch Charge, newKey string) error {
+	events, err := filedSlots(ctx, s.db, filedChargeEvents, ch.ID)
+	if err != nil {
+		return err
+	}
+	for n, id := range events {
+		var ev chargeEvent
+		err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
+		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+			return fmt.Errorf("rekey charge events: %w", err)
+		}
+		newID := id
+		if err == nil {
+			newID = chargeEventID(newKey, ev.At, ev.EventID)
+			if err := s.moveDoc(ctx, chargeEventsCollection, ev.ID, newID, bson.M{"key": newKey}); err != nil {
+				return err
+			}
+		}
+		if err := s.moveDoc(ctx, filingsCollection, filingID(filedChargeEvents, ch.ID, n), filingID(filedChargeEvents, newKey, n),
+			bson.M{"ref": newID}); err != nil {
+			return err
+		}
+	}
+	for _, owner := range []struct{ kind, id string }{{filedCharges, ch.SubscriptionID}, {filedReference, ch.Reference}} {
+		if owner.id == "" {
+			continue
+		}
+		refs, err := filedSlots(ctx, s.db, owner.kind, owner.id)
+		if err != nil {
+			return err
+		}
+		for n, ref := range refs {
+			if ref != ch.ID {
+				continue
+			}
+			if _, err := s.db.Collection(filingsCollection).UpdateOne(ctx, bson.M{"_id": filingID(owner.kind, owner.id, n)},
+				bson.M{"$set": bson.M{"ref": newKey}}); err != nil {
+				return fmt.Errorf("rekey %s filing: %w", owner.kind, err)
 			}
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/store"
 )
@@ -81,6 +80,9 @@ func (s *Service) ApplyChargeEvent(ctx context.Context, key, eventID, status str
 	if _, err := s.db.Collection(chargeEventsCollection).InsertOne(ctx, ev); err != nil && !store.IsDuplicateKey(err) {
 		return false, fmt.Errorf("record charge event %s: %w", ev.ID, err)
 	}
+	if err := file(ctx, s.db, filedChargeEvents, key, ev.ID); err != nil {
+		return false, err
+	}
 	var wrote string
 	for range 10 {
 		newest, err := s.newestChargeEvent(ctx, key)
@@ -128,31 +130,35 @@ func (s *Service) ChargeKeyByReference(ctx context.Context, reference string) (s
 	if reference == "" {
 		return "", nil
 	}
-	var ch Charge
-	err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"reference": reference}).Decode(&ch)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return "", nil
+	keys, err := filed(ctx, s.db, filedReference, reference)
+	if err != nil || len(keys) == 0 {
+		return "", err
 	}
-	if err != nil {
-		return "", fmt.Errorf("find charge by reference: %w", err)
-	}
-	return ch.ID, nil
+	return keys[0], nil
 }
 
 // newestChargeEvent reads the newest event of a charge (the zero value when
-// none): the largest _id under the charge's prefix, a range on _id. The key
-// field is matched too, since one key may be a prefix of another.
+// none): of the events filed under its key, the one with the largest _id
+// (ids order a charge's events by time).
 func (s *Service) newestChargeEvent(ctx context.Context, key string) (chargeEvent, error) {
-	prefix := chargeEventPrefix(key)
-	var ev chargeEvent
-	err := s.db.Collection(chargeEventsCollection).FindOne(ctx,
-		bson.M{"_id": bson.M{"$gte": prefix, "$lt": prefix + "\uffff"}, "key": key},
-		options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&ev)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return chargeEvent{}, nil
-	}
+	ids, err := filed(ctx, s.db, filedChargeEvents, key)
 	if err != nil {
-		return chargeEvent{}, fmt.Errorf("read events of charge %s: %w", key, err)
+		return chargeEvent{}, err
 	}
-	return ev, nil
+	var newest chargeEvent
+	for _, id := range ids {
+		if id <= newest.ID {
+			continue
+		}
+		var ev chargeEvent
+		err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return chargeEvent{}, fmt.Errorf("read events of charge %s: %w", key, err)
+		}
+		newest = ev
+	}
+	return newest, nil
 }

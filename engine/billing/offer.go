@@ -2,13 +2,16 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
 // The retention flow's two offers: a plan change that takes effect at the
@@ -82,12 +85,6 @@ func (s *Service) AddFreeMonth(ctx context.Context, subID, key, by string) (Subs
 	now := s.clock.Now()
 	base := s.periodEnd(sub, now)
 	claim := freeMonthClaim{Key: key, Base: base, Target: base.AddDate(0, 1, 0)}
-	if legacy, err := s.legacyFreeMonth(ctx, sub.ID, key); err != nil || legacy {
-		if err != nil {
-			return Subscription{}, err
-		}
-		return sub, ErrOfferUnavailable
-	}
 	claimID := freeMonthClaimID(sub.ID)
 	won, err := s.claims.Take(ctx, claimID, claim.owner(), now.AddDate(100, 0, 0))
 	if err != nil {
@@ -106,8 +103,10 @@ func (s *Service) AddFreeMonth(ctx context.Context, subID, key, by string) (Subs
 		return sub, ErrOfferUnavailable
 	}
 	if s.periodEnd(sub, now).Equal(claim.Base) {
+		// By _id alone (a filter beside _id scans on the embedded store):
+		// the claim decided the one writer, and the status was read above.
 		if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx,
-			bson.M{"_id": sub.ID, "status": StatusActive},
+			bson.M{"_id": sub.ID},
 			bson.M{"$set": bson.M{"currentPeriodEnd": claim.Target, "dueAt": claim.Target}}); err != nil {
 			return Subscription{}, fmt.Errorf("free month for %s: %w", sub.ID, err)
 		}
@@ -127,41 +126,9 @@ func (s *Service) FreeMonthKey(ctx context.Context, subID string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if claim.Key != "" {
-		return claim.Key, nil
-	}
 	// A month given before the claim was per subscription left only its
-	// history line.
-	history, err := s.History(ctx, subID)
-	if err != nil {
-		return "", err
-	}
-	for _, c := range history {
-		if c.Kind == ChangeExtended {
-			return strings.TrimPrefix(c.ID, subID+"/extended:"), nil
-		}
-	}
-	return "", nil
-}
-
-// legacyFreeMonth reports a free month given, with another key, before the
-// claim was per subscription (when each attempt claimed its own): such a
-// subscription has its history line and no claim.
-func (s *Service) legacyFreeMonth(ctx context.Context, subID, key string) (bool, error) {
-	owner, err := s.claims.Owner(ctx, freeMonthClaimID(subID))
-	if err != nil || owner != "" {
-		return false, err
-	}
-	history, err := s.History(ctx, subID)
-	if err != nil {
-		return false, err
-	}
-	for _, c := range history {
-		if c.Kind == ChangeExtended && c.ID != subID+"/extended:"+key {
-			return true, nil
-		}
-	}
-	return false, nil
+	// history line; ClaimLegacyFreeMonths turned each into a claim at start.
+	return claim.Key, nil
 }
 
 func freeMonthClaimID(subID string) string { return "free-month:" + subID }
@@ -195,4 +162,53 @@ func (s *Service) freeMonthClaim(ctx context.Context, subID string) (freeMonthCl
 		return freeMonthClaim{}, fmt.Errorf("unreadable free-month claim %q: %w", owner, err)
 	}
 	return c, nil
+}
+
+// legacyFreeMonthsMarker is the settings document saying the free months
+// given before the claim was per subscription have their claims.
+const legacyFreeMonthsMarker = "free-month-claims"
+
+// ClaimLegacyFreeMonths gives each free month recorded only in history
+// (given before the claim was per subscription, when each attempt claimed
+// its own) the subscription's claim, with the key and the period ends of
+// its history line, so that the offer reads the claim alone: reading a
+// subscription's history is a scan of every subscription's on the embedded
+// database. It reads the whole history once, at start, and then marks
+// itself done in settings.
+func ClaimLegacyFreeMonths(ctx context.Context, db *mongo.Database, settings string) error {
+	marks := db.Collection(settings)
+	err := marks.FindOne(ctx, bson.M{"_id": legacyFreeMonthsMarker}).Err()
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("claim legacy free months: %w", err)
+	}
+	cur, err := db.Collection(historyCollection).Find(ctx, bson.M{"kind": ChangeExtended})
+	if err != nil {
+		return fmt.Errorf("claim legacy free months: %w", err)
+	}
+	var lines []Change
+	if err := cur.All(ctx, &lines); err != nil {
+		return fmt.Errorf("claim legacy free months: %w", err)
+	}
+	claims := store.NewClaims(db)
+	for _, c := range lines {
+		key := strings.TrimPrefix(c.ID, c.SubscriptionID+"/extended:")
+		if key == c.ID {
+			continue
+		}
+		base, _ := time.Parse(time.RFC3339, c.From)
+		target, _ := time.Parse(time.RFC3339, c.To)
+		claim := freeMonthClaim{Key: key, Base: base, Target: target}
+		// A subscription already claimed keeps its claim: the first
+		// month given is the one.
+		if _, err := claims.Take(ctx, freeMonthClaimID(c.SubscriptionID), claim.owner(), c.At.AddDate(100, 0, 0)); err != nil {
+			return fmt.Errorf("claim legacy free month of %s: %w", c.SubscriptionID, err)
+		}
+	}
+	if _, err := marks.InsertOne(ctx, bson.M{"_id": legacyFreeMonthsMarker}); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("claim legacy free months: %w", err)
+	}
+	return nil
 }

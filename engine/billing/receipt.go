@@ -332,13 +332,9 @@ func (s *Service) BillingHistory(ctx context.Context, userID string) ([]HistoryL
 		ids = append(ids, sub.ID)
 		codes[sub.ID] = sub
 	}
-	cur, err := s.db.Collection(chargesCollection).Find(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}})
+	charges, err := s.ChargesOf(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("charges of %s: %w", userID, err)
-	}
-	var charges []Charge
-	if err := cur.All(ctx, &charges); err != nil {
-		return nil, fmt.Errorf("charges of %s: %w", userID, err)
+		return nil, fmt.Errorf("billing history of %s: %w", userID, err)
 	}
 	slices.SortFunc(charges, func(a, b Charge) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
@@ -410,13 +406,22 @@ func (s *Service) receiptOfSubscription(ctx context.Context, subID string) (Rece
 	if subID == "" {
 		return Receipt{}, ErrNoReceipt
 	}
-	cur, err := s.db.Collection(receiptsCollection).Find(ctx, bson.M{"subscriptionId": subID})
+	// Through the subscription's charges (filed under it), each charge's
+	// receipt read by its number.
+	charges, err := s.ChargesOf(ctx, []string{subID})
 	if err != nil {
-		return Receipt{}, fmt.Errorf("receipts of %s: %w", subID, err)
+		return Receipt{}, err
 	}
 	var all []Receipt
-	if err := cur.All(ctx, &all); err != nil {
-		return Receipt{}, fmt.Errorf("receipts of %s: %w", subID, err)
+	for _, ch := range charges {
+		r, err := s.ReceiptOfCharge(ctx, ch.ID)
+		if errors.Is(err, ErrNoReceipt) {
+			continue
+		}
+		if err != nil {
+			return Receipt{}, err
+		}
+		all = append(all, r)
 	}
 	if len(all) == 0 {
 		return Receipt{}, ErrNoReceipt

@@ -152,19 +152,26 @@ func (s *Service) ChargesFor(ctx context.Context, subscriptionIDs []string) ([]C
 	return out, nil
 }
 
-// RefundsOf returns a charge's refunds, in the order they were asked for.
+// RefundsOf returns a charge's refunds, in the order they were asked for:
+// refunds are numbered from 0 under the charge's key ("<key>#<n>", each
+// number a unique insert, none skipped), so they are read by _id until a
+// number is free.
 func (s *Service) RefundsOf(ctx context.Context, chargeID string) ([]Refund, error) {
-	cur, err := s.db.Collection(refundsCollection).Find(ctx, bson.M{"chargeId": chargeID})
-	if err != nil {
-		return nil, fmt.Errorf("refunds of %s: %w", chargeID, err)
-	}
 	var out []Refund
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("refunds of %s: %w", chargeID, err)
+	for n := 0; ; n++ {
+		var r Refund
+		err := s.db.Collection(refundsCollection).FindOne(ctx, bson.M{"_id": refundID(chargeID, n)}).Decode(&r)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("refunds of %s: %w", chargeID, err)
+		}
+		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b Refund) int { return a.Seq - b.Seq })
-	return out, nil
 }
+
+func refundID(chargeID string, n int) string { return chargeID + "#" + strconv.Itoa(n) }
 
 // Refunded is what a charge's refunds gave back or are giving back (every
 // one but the failed).
@@ -232,7 +239,7 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 		return Refund{}, ErrRefundTooLarge
 	}
 	seq := len(earlier)
-	r := Refund{ID: ch.ID + "#" + strconv.Itoa(seq), ChargeID: ch.ID, SubscriptionID: ch.SubscriptionID, Seq: seq,
+	r := Refund{ID: refundID(ch.ID, seq), ChargeID: ch.ID, SubscriptionID: ch.SubscriptionID, Seq: seq,
 		Amount: Money{Amount: amount, Currency: ch.Amount.Currency}, Full: amount == left, Status: RefundPending,
 		By: req.By, Reason: strings.TrimSpace(req.Reason), Key: req.Key, CreatedAt: s.clock.Now()}
 	if _, err := s.db.Collection(refundsCollection).InsertOne(ctx, r); store.IsDuplicateKey(err) {

@@ -403,6 +403,20 @@ func (s *Service) recordCharges(ctx context.Context, reqs []ChargeRequest, charg
 	if err := insertManyOnce(ctx, s.db.Collection(chargesCollection), docs); err != nil {
 		s.logger.Error("record charges", "count", len(docs), "error", err)
 	}
+	bySubscription, byReference := map[string][]string{}, map[string][]string{}
+	for _, d := range docs {
+		ch := d.(Charge)
+		bySubscription[ch.SubscriptionID] = append(bySubscription[ch.SubscriptionID], ch.ID)
+		if ch.Reference != "" {
+			byReference[ch.Reference] = append(byReference[ch.Reference], ch.ID)
+		}
+	}
+	if err := fileMany(ctx, s.db, filedCharges, bySubscription); err != nil {
+		s.logger.Error("file charges", "count", len(docs), "error", err)
+	}
+	if err := fileMany(ctx, s.db, filedReference, byReference); err != nil {
+		s.logger.Error("file charge references", "count", len(docs), "error", err)
+	}
 }
 
 // recordMany writes history lines as record does, a batch at a time.
@@ -413,6 +427,13 @@ func (s *Service) recordMany(ctx context.Context, lines []Change) {
 	}
 	if err := insertManyOnce(ctx, s.db.Collection(historyCollection), docs); err != nil {
 		s.logger.Error("record subscription changes", "count", len(docs), "error", err)
+	}
+	bySubscription := map[string][]string{}
+	for _, c := range lines {
+		bySubscription[c.SubscriptionID] = append(bySubscription[c.SubscriptionID], c.ID)
+	}
+	if err := fileMany(ctx, s.db, filedHistory, bySubscription); err != nil {
+		s.logger.Error("file subscription changes", "count", len(docs), "error", err)
 	}
 }
 

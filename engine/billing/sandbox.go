@@ -281,7 +281,7 @@ func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMe
 	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, Charge{ID: "session:" + doc.ID, Key: doc.ChargeKey,
 		Provider: sandboxName, Reference: pi, Amount: doc.Amount, Method: pm.ID, Status: "succeeded", CreatedAt: now})
 	if store.IsDuplicateKey(err) {
-		again, err := s.session(ctx, doc.ID)
+		again, err := s.awaitPaidMark(ctx, doc.ID)
 		if err != nil {
 			return sandboxPayment{}, err
 		}
@@ -302,6 +302,25 @@ func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMe
 	}
 	doc.Status, doc.PaymentStatus, doc.PaymentIntent = "complete", paymentStatus, pi
 	return s.closed(ctx, doc)
+}
+
+// awaitPaidMark reads a session another submit has just paid, waiting (up
+// to two seconds) for that submit's mark, which follows its charge at once:
+// read before it, the page still looks open, and the repeat would answer
+// without the paid page's event, before the order is fulfilled.
+func (s *Sandbox) awaitPaidMark(ctx context.Context, id string) (sandboxSession, error) {
+	for range 200 {
+		doc, err := s.session(ctx, id)
+		if err != nil || doc.Status != "open" {
+			return doc, err
+		}
+		select {
+		case <-ctx.Done():
+			return doc, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return s.session(ctx, id)
 }
 
 // closed answers a step on a page no longer open. A paid page sends its

@@ -32,6 +32,8 @@ const (
 func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
 		subscriptionEmailsCollection: nil,
+		userSubscriptionsCollection:  nil,
+		filingsCollection:            nil,
 		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
 		chargesCollection:            nil,
 		sandboxCollection:            nil,
@@ -147,8 +149,8 @@ func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	if ch.Status != "" {
 		if _, werr := s.db.Collection(chargesCollection).InsertOne(ctx, ch); werr != nil && !store.IsDuplicateKey(werr) {
 			s.logger.Error("record charge", "key", req.Key, "error", werr)
-		} else if werr := s.catchUpCharge(ctx, ch.ID, ch.Reference); werr != nil {
-			s.logger.Error("apply a charge's early events", "key", req.Key, "error", werr)
+		} else if werr := s.chargeWritten(ctx, ch); werr != nil {
+			s.logger.Error("file a charge and apply its early events", "key", req.Key, "error", werr)
 		}
 	}
 	if err != nil {
@@ -171,7 +173,7 @@ func (s *Service) indexEmail(ctx context.Context, email, subID string) error {
 	}
 	for i := len(ids); i < len(ids)+64; i++ {
 		_, err := s.db.Collection(subscriptionEmailsCollection).InsertOne(ctx,
-			bson.M{"_id": email + "#" + strconv.Itoa(i), "subscriptionId": subID})
+			EmailSlot(email, i, subID))
 		if err == nil {
 			return nil
 		}
@@ -241,15 +243,7 @@ func (s *Service) SubscriptionsByEmail(ctx context.Context, email string) ([]Sub
 
 // ForUser returns an account's subscriptions.
 func (s *Service) ForUser(ctx context.Context, userID string) ([]Subscription, error) {
-	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, bson.M{"userId": userID})
-	if err != nil {
-		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
-	}
-	var out []Subscription
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
-	}
-	return out, nil
+	return SubscriptionsOfUser(ctx, s.db, userID)
 }
 
 // ErrAlreadyFinalized is a subscription another account owns.
@@ -282,6 +276,9 @@ func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) e
 		if owner != userID {
 			return ErrAlreadyFinalized
 		}
+	}
+	if err := indexUser(ctx, s.db, userID, subscriptionID); err != nil {
+		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subscriptionID},
 		bson.M{"$set": bson.M{"userId": userID}}); err != nil {
@@ -402,6 +399,9 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
 		Price: plan.Price, Provider: s.provider.Name(), StartedAt: s.clock.Now(), PaymentMethod: req.Main.PaymentMethod,
 		MainSubscriptionID: req.Main.ID}
+	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
 	}
@@ -467,7 +467,10 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if sub.Status != StatusCanceled || !sub.MainPlan || sub.Expired(now) {
 		return sub, ErrNotResumable
 	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID, "status": StatusCanceled}, bson.M{
+	// By _id alone: a filter with anything beside _id scans every
+	// subscription on the embedded store (docs/store.md §10), and a
+	// conditional update decides no race there; the status was read above.
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
 		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd},
 		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": ""},
 	}); err != nil {
@@ -520,15 +523,24 @@ func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window
 	return ok, nil
 }
 
-// History returns a subscription's changes, oldest first.
+// History returns a subscription's changes, oldest first: the lines filed
+// under it, each read by _id.
 func (s *Service) History(ctx context.Context, subscriptionID string) ([]Change, error) {
-	cur, err := s.db.Collection(historyCollection).Find(ctx, bson.M{"subscriptionId": subscriptionID})
+	ids, err := filed(ctx, s.db, filedHistory, subscriptionID)
 	if err != nil {
-		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+		return nil, err
 	}
-	var out []Change
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+	out := make([]Change, 0, len(ids))
+	for _, id := range ids {
+		var c Change
+		err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&c)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
+		}
+		out = append(out, c)
 	}
 	slices.SortStableFunc(out, func(a, b Change) int { return a.At.Compare(b.At) })
 	return out, nil
@@ -543,6 +555,12 @@ func (s *Service) record(ctx context.Context, subID, key string, c Change) {
 	}
 	if _, err := s.db.Collection(historyCollection).InsertOne(ctx, c); err != nil && !store.IsDuplicateKey(err) {
 		s.logger.Error("record subscription change", "subscription", subID, "change", key, "error", err)
+		return
+	}
+	// Filed after the line is written (a line written again is filed
+	// again if the first write stopped before its filing).
+	if err := file(ctx, s.db, filedHistory, subID, c.ID); err != nil {
+		s.logger.Error("file subscription change", "subscription", subID, "change", key, "error", err)
 	}
 }
 
@@ -587,6 +605,9 @@ func (s *Service) Put(ctx context.Context, sub Subscription) error {
 	sub.Email = normaliseEmail(sub.Email)
 	if len(sub.Emails) == 0 {
 		sub.Emails = []string{sub.Email}
+	}
+	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+		return err
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
 		options.Replace().SetUpsert(true)); err != nil {

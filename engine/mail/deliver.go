@@ -168,7 +168,16 @@ func (o *Outbox) claim(ctx context.Context, e queueEntry) (int, bool, error) {
 		}
 	}
 	// Every attempt's claim lapsed: the mail cannot be tried again.
-	if _, err := o.mail.UpdateOne(ctx, bson.M{"_id": e.ID, "status": StatusQueued}, bson.M{"$set": bson.M{
+	// Read, then written by _id alone: a filter beside _id scans every mail
+	// on the embedded store (docs/store.md §10).
+	var m Mail
+	if err := o.mail.FindOne(ctx, bson.M{"_id": e.ID}, options.FindOne().SetProjection(bson.M{"status": 1})).Decode(&m); err != nil {
+		return 0, false, fmt.Errorf("mail: read %q: %w", e.ID, err)
+	}
+	if m.Status != StatusQueued {
+		return 0, false, o.dequeue(ctx, e.ID)
+	}
+	if _, err := o.mail.UpdateOne(ctx, bson.M{"_id": e.ID}, bson.M{"$set": bson.M{
 		"status": StatusFailed, "lastError": "every attempt's worker stopped"}}); err != nil {
 		return 0, false, fmt.Errorf("mail: mark %q failed: %w", e.ID, err)
 	}

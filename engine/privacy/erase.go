@@ -101,7 +101,10 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		run  func() error
 	}{
 		{"subscriptions and charges", func() error {
-			return s.o.Billing.EraseSubscriber(ctx, subs, emails, now.Add(s.o.TaxPeriod))
+			if err := s.o.Billing.EraseSubscriber(ctx, subs, emails, now.Add(s.o.TaxPeriod)); err != nil {
+				return err
+			}
+			return s.o.Billing.ForgetAccount(ctx, u.ID)
 		}},
 		{"connected profile", func() error { return s.o.Profiles.Disconnect(ctx, u.ID) }},
 		{"breach check", func() error { return s.deleteMany(ctx, breach.ChecksCollection, bson.M{"_id": u.ID}) }},

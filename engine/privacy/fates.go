@@ -48,6 +48,8 @@ func Fates() []Fate {
 		{"signin_failures", Kept, "legacy sign-in counters keyed by hashes, emptied by the sweeper; nothing new is written"},
 		{billing.SubscriptionsCollection, Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
 		{billing.SubscriptionEmailsCollection, Erased, "the address index of the subscriptions"},
+		{billing.UserSubscriptionsCollection, Erased, "the account's index of its subscriptions (ids named by the account id)"},
+		{billing.FilingsCollection, Anonymised, "lists of a subscription's history lines and charges, a charge's status events and the charge a provider reference names: ids only, kept with the ledger; those under a charge key that names the account move with the charge to its anonymous key"},
 		{billing.HistoryCollection, Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},
 		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
 		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},

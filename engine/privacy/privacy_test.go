@@ -61,8 +61,9 @@ func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 // person is a subscriber with data in every collection a subscriber's
 // actions write to.
 type person struct {
-	user auth.User
-	main billing.Subscription
+	user  auth.User
+	main  billing.Subscription
+	addOn billing.Subscription // bought with a charge key that names the account
 }
 
 // seedPerson buys a plan and an add-on, creates the account, connects a
@@ -102,8 +103,9 @@ func seedPerson(t *testing.T, a *app.App, email string) person {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: u.ID, Email: u.Email, Main: sub,
-		Family: billing.FamilyProfileReport}); err != nil {
+	addOn, err := a.Billing.Purchase(ctx, billing.PurchaseRequest{UserID: u.ID, Email: u.Email, Main: sub,
+		Family: billing.FamilyProfileReport})
+	if err != nil {
 		t.Fatal(err)
 	}
 	// A small profile of two snapshots (the demo profile's thousands of
@@ -163,7 +165,7 @@ func seedPerson(t *testing.T, a *app.App, email string) person {
 	if _, err := a.Privacy.BuildPending(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return person{user: u, main: sub}
+	return person{user: u, main: sub, addOn: addOn}
 }
 
 // collections lists the collections in the app's database.
@@ -275,6 +277,19 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 	}
 	if !kept.Erased || !kept.RetainUntil.Equal(start.AddDate(0, 0, 8*365)) {
 		t.Errorf("kept charge: erased %v until %v, want erased until 8 years on", kept.Erased, kept.RetainUntil)
+	}
+	// The add-on's charge moved to a key that does not name the account,
+	// and what leads to it by _id moved with it: its subscription's list,
+	// its provider reference, its status events.
+	addOnCharges, err := a.Billing.ChargesOf(ctx, []string{p.addOn.ID})
+	if err != nil || len(addOnCharges) != 1 || !strings.HasPrefix(addOnCharges[0].ID, "erased:") {
+		t.Fatalf("the add-on's kept charge: %+v, %v", addOnCharges, err)
+	}
+	if key, err := a.Billing.ChargeKeyByReference(ctx, addOnCharges[0].Reference); err != nil || key != addOnCharges[0].ID {
+		t.Errorf("the add-on charge's reference leads to %q (%v), want %q", key, err, addOnCharges[0].ID)
+	}
+	if status, err := a.Billing.ChargeStatus(ctx, addOnCharges[0].ID); err != nil || status != billing.ChargeSucceeded {
+		t.Errorf("the re-keyed charge's status: %q, %v", status, err)
 	}
 	sub, err := a.Billing.Subscription(ctx, p.main.ID)
 	if err != nil {

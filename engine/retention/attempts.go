@@ -2,8 +2,6 @@ package retention
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
 // Collections.
@@ -136,27 +135,52 @@ func (s *Service) Get(ctx context.Context, id, userID string) (Attempt, error) {
 	return a, nil
 }
 
-// Record adds an event to an attempt, at the clock's now.
+// Record adds an event to an attempt, at the clock's now. Events are
+// numbered within their attempt (StepID): the embedded database finds
+// documents without a scan only by _id, so reading an attempt's events is
+// reading its numbers in turn. Two events recorded at once each take their
+// own number (a unique insert; the loser takes the next).
 func (s *Service) Record(ctx context.Context, a Attempt, e Event) error {
 	e.At = s.clock.Now()
 	e.AttemptID, e.SubscriptionID = a.ID, a.SubscriptionID
-	e.ID = a.ID + "/" + seq(e.At)
-	if _, err := s.db.Collection(StepsCollection).InsertOne(ctx, e); err != nil {
-		return fmt.Errorf("record cancel attempt %s: %w", e.Kind, err)
+	known, err := s.events(ctx, a.ID)
+	if err != nil {
+		return err
 	}
-	return nil
+	for n := len(known); n < len(known)+maxRecordTries; n++ {
+		e.ID = StepID(a.ID, n)
+		_, err := s.db.Collection(StepsCollection).InsertOne(ctx, e)
+		if err == nil {
+			return nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return fmt.Errorf("record cancel attempt %s: %w", e.Kind, err)
+		}
+	}
+	return fmt.Errorf("record cancel attempt %s: no free number", e.Kind)
 }
 
-// seq orders an attempt's events by time, with a random tail so two events
-// in the same nanosecond still get their own _id.
-func seq(t time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	n := strconv.FormatInt(t.UnixNano(), 10)
-	for len(n) < 20 {
-		n = "0" + n
+// maxRecordTries bounds how many numbers one Record tries against
+// concurrent writers of the same attempt.
+const maxRecordTries = 64
+
+// StepID is the _id of an attempt's n-th event.
+func StepID(attemptID string, n int) string { return attemptID + "/" + strconv.Itoa(n) }
+
+// events reads an attempt's events by number, up to the first missing one.
+func (s *Service) events(ctx context.Context, attemptID string) ([]Event, error) {
+	var out []Event
+	for n := 0; ; n++ {
+		var e Event
+		err := s.db.Collection(StepsCollection).FindOne(ctx, bson.M{"_id": StepID(attemptID, n)}).Decode(&e)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read cancel steps: %w", err)
+		}
+		out = append(out, e)
 	}
-	return n + "-" + hex.EncodeToString(b[:])
 }
 
 // Summary folds an attempt's events.
@@ -169,27 +193,13 @@ func (s *Service) Summary(ctx context.Context, a Attempt) (Summary, error) {
 }
 
 func (s *Service) summaries(ctx context.Context, attempts []Attempt) ([]Summary, error) {
-	ids := make([]string, len(attempts))
-	for i, a := range attempts {
-		ids[i] = a.ID
-	}
-	byAttempt := map[string][]Event{}
-	if len(ids) > 0 {
-		cur, err := s.db.Collection(StepsCollection).Find(ctx, bson.M{"attemptId": bson.M{"$in": ids}})
-		if err != nil {
-			return nil, fmt.Errorf("read cancel steps: %w", err)
-		}
-		var events []Event
-		if err := cur.All(ctx, &events); err != nil {
-			return nil, fmt.Errorf("read cancel steps: %w", err)
-		}
-		for _, e := range events {
-			byAttempt[e.AttemptID] = append(byAttempt[e.AttemptID], e)
-		}
-	}
 	out := make([]Summary, len(attempts))
 	for i, a := range attempts {
-		out[i] = fold(a, byAttempt[a.ID])
+		events, err := s.events(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = fold(a, events)
 	}
 	return out, nil
 }

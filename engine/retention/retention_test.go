@@ -3,6 +3,7 @@ package retention
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,5 +192,36 @@ func TestAttemptRecordsStepsAnswersAndOutcome(t *testing.T) {
 	if len(sum.Reached) != 3 || sum.Reached[1].Step != StepReason || sum.Reason != "other" || sum.Stars != 4 ||
 		sum.Review != "Fine" || len(sum.OffersShown) != 1 || sum.Outcome != OutcomeCanceled {
 		t.Fatalf("summary: %+v", sum)
+	}
+}
+
+// TestConcurrentRecordsEachTakeANumber: events of one attempt recorded at
+// once each get their own number (a unique insert), and the summary reads
+// them all by _id.
+func TestConcurrentRecordsEachTakeANumber(t *testing.T) {
+	st := storetest.Open(t)
+	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	svc := NewService(st.DB(), clock)
+	ctx := context.Background()
+	a, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", PlanCode: "glimpse_weekly_trial", Entry: "my_plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() { errs <- svc.Record(ctx, a, Event{Kind: EventReached, Step: i}) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := svc.events(ctx, a.ID)
+	if err != nil || len(events) != n {
+		t.Fatalf("%d events read, want %d (%v)", len(events), n, err)
 	}
 }

@@ -309,8 +309,14 @@ func TestSupportActions(t *testing.T) {
 		t.Fatalf("%d receipts in the outbox, want the purchase's and the resent one", receipts)
 	}
 	post("support.sign_out", map[string]any{"signOutReason": "Lost their phone"})
-	if sessions, _ := h.app.Auth.Sessions(ctx, userID); len(sessions) != 0 {
-		t.Fatalf("%d sessions after sign out everywhere", len(sessions))
+	sessions, err := h.app.Auth.Sessions(ctx, userID)
+	if err != nil || len(sessions) == 0 {
+		t.Fatalf("sessions after sign out everywhere: %v %v", sessions, err)
+	}
+	for _, s := range sessions {
+		if !s.Ended {
+			t.Fatalf("a session not ended by sign out everywhere: %+v", s)
+		}
 	}
 	post("support.cancel", map[string]any{"cancelSubscription": mainID, "cancelWhen": "period_end", "cancelReason": "Asked by mail"})
 	if sub, _ := h.app.Billing.Subscription(ctx, mainID); sub.Status != billing.StatusCanceled || !sub.Authorises("glimpse.web", h.clock.Now()) {

@@ -20,7 +20,7 @@ import (
 	"glimpse/engine/store/storetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(storetest.MainUnchecked(m)) }
 
 // TestOpenCloseEmbedded runs a private embedded server through its whole life
 // and checks that Close leaves neither goroutines nor a listening port behind.

@@ -202,3 +202,52 @@ func TestFindShowsOnlyWhatSupportNeeds(t *testing.T) {
 		t.Fatalf("an unknown address: %v", err)
 	}
 }
+
+// Signing a subscriber out everywhere ends each of their sessions (the
+// account's epoch moves on, so no session is deleted by a scan): their
+// tokens are refused at once and the desk shows those sign-ins ended; a
+// sign-in afterwards is live.
+func TestSignOutEverywhereEndsEverySession(t *testing.T) {
+	t.Parallel()
+	a, clock := openApp(t)
+	ctx := context.Background()
+	buyer(t, a)
+	var tokens []string
+	for range 2 {
+		token, err := a.Auth.SignIn(ctx, "ann@example.com", "correct-horse", "1.2.3.4", "glimpse.web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Auth.Authenticate(ctx, token); err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, token)
+	}
+	act := support.Act{Staff: "sam@example.com", Subscriber: "ann@example.com", Reason: "Lost the phone", Key: "signout-1"}
+	if err := a.Support.SignOutEverywhere(ctx, act); err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range tokens {
+		if _, err := a.Auth.Authenticate(ctx, token); err == nil {
+			t.Fatal("a session still works after signing out everywhere")
+		}
+	}
+	d, err := a.Support.Find(ctx, "ann@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.SignIns) != 2 || d.SignIns[0].Live || d.SignIns[1].Live {
+		t.Fatalf("sign-ins after signing out everywhere: %+v", d.SignIns)
+	}
+	clock.Advance(time.Minute)
+	token, err := a.Auth.SignIn(ctx, "ann@example.com", "correct-horse", "1.2.3.4", "glimpse.web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Auth.Authenticate(ctx, token); err != nil {
+		t.Fatalf("a sign-in afterwards: %v", err)
+	}
+	if d, err = a.Support.Find(ctx, "ann@example.com"); err != nil || len(d.SignIns) != 3 || !d.SignIns[0].Live {
+		t.Fatalf("sign-ins after signing in again: %+v %v", d.SignIns, err)
+	}
+}

@@ -244,7 +244,7 @@ func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string
 		if i == signInLimit {
 			break
 		}
-		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt)})
+		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended})
 	}
 	return nil
 }

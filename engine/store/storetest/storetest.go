@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -57,7 +58,8 @@ func (sh *shared) start() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The tests' databases are dropped after each test: nothing waits for the disk,
 	// unless a benchmark asks for the app's durability (EnvDurable).
-	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Durability: store.Throwaway}
+	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Durability: store.Throwaway,
+		Monitor: queryMonitor()}
 	if os.Getenv(EnvDurable) != "" {
 		cfg.Durability = store.DurableAtCheckpoints
 	}
@@ -110,8 +112,27 @@ func Open(tb testing.TB) *store.Store {
 // directory, which would otherwise be left in os.TempDir. Use it as
 //
 //	func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+//
+// After tests that passed, on the embedded server, it checks every query they
+// made for a scan of a collection that grows with subscribers (querycheck.go)
+// and fails the run when it finds one.
 func Main(m *testing.M) int {
+	return run(m, true)
+}
+
+// MainUnchecked is Main without the query check, for the store's own tests,
+// which scan made-up collections on purpose.
+func MainUnchecked(m *testing.M) int {
+	return run(m, false)
+}
+
+func run(m *testing.M, checkQueries bool) int {
 	code := m.Run()
+	// FerretDB's plans, in this process or in the db-server child (dataDir is
+	// set for both); a real MongoDB plans otherwise and is not checked.
+	if code == 0 && checkQueries && server.store != nil && server.dataDir != "" {
+		code = reportQueries(server.store)
+	}
 	if server.store != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -128,4 +149,23 @@ func Main(m *testing.M) int {
 		_ = os.RemoveAll(server.dataDir)
 	}
 	return code
+}
+
+// reportQueries runs the query check and says what it found.
+func reportQueries(s *store.Store) int {
+	failures, checked, err := checkQueries(s)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "storetest: query check: %v\n", err)
+		return 1
+	}
+	if failures != "" {
+		fmt.Fprintf(os.Stderr, "storetest: these queries scan a collection that grows with subscribers (docs/store.md §10);\n"+
+			"key what they look up by _id, or declare the collection in storetest.Bounded, the pass in storetest.Periodic\n"+
+			"or the rare job in storetest.Rare:\n%s", failures)
+		return 1
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "storetest: query check: %d query shapes on growing collections, each searched by an index\n", checked)
+	}
+	return 0
 }

@@ -1,0 +1,282 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine/store"
+)
+
+// filingsCollection lists documents under an owner, for the lists billing
+// reads on a request's path: a subscription's history lines, a charge's
+// provider events, and the charge a provider reference names. Documents
+// "<kind>:<owner>#0", "#1", … each name one document (ref). The embedded
+// database finds documents without a scan only by _id equality (docs/store.md
+// §10), and these lists were finds by a field, each a scan of every
+// subscription's history or every charge's events. A slot is a unique insert,
+// so concurrent writers each take their own.
+const filingsCollection = "billing_filings"
+
+// Kinds of filing.
+const (
+	filedHistory      = "history"      // owner: a subscription; ref: a history line's _id
+	filedChargeEvents = "chargeevents" // owner: a charge's key; ref: a charge event's _id
+	filedReference    = "reference"    // owner: a provider's charge reference; ref: the charge's key (one slot)
+	filedCharges      = "charges"      // owner: a subscription; ref: the key of a charge that paid for it
+)
+
+func filingID(kind, owner string, n int) string { return kind + ":" + owner + "#" + strconv.Itoa(n) }
+
+type filing struct {
+	ID  string `bson:"_id"`
+	Ref string `bson:"ref"`
+}
+
+// filed reads the refs filed under owner, in slot order, each once: two
+// writers filing one ref together may each take a slot for it.
+func filed(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
+	slots, err := filedSlots(ctx, db, kind, owner)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]string, 0, len(slots))
+	for _, ref := range slots {
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return refs, nil
+}
+
+// filedSlots reads every slot under owner, in order.
+func filedSlots(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
+	var refs []string
+	for n := 0; ; n++ {
+		var f filing
+		err := db.Collection(filingsCollection).FindOne(ctx, bson.M{"_id": filingID(kind, owner, n)}).Decode(&f)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return refs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s of %s: %w", kind, owner, err)
+		}
+		refs = append(refs, f.Ref)
+	}
+}
+
+// file files ref under owner unless it is there.
+func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) error {
+	refs, err := filedSlots(ctx, db, kind, owner)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(refs, ref) {
+		return nil
+	}
+	for n := len(refs); n < len(refs)+64; n++ {
+		_, err := db.Collection(filingsCollection).InsertOne(ctx, filing{ID: filingID(kind, owner, n), Ref: ref})
+		if err == nil {
+			return nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return fmt.Errorf("file %s of %s: %w", kind, owner, err)
+		}
+	}
+	return fmt.Errorf("file %s of %s: no free slot", kind, owner)
+}
+
+// fileMany files refs under their owners as file does, for a batch (the
+// renewal pass's): each ref is first tried in its owner's first slots, in
+// unordered inserts, which costs no read when the owner has no filing yet
+// (a charge's provider reference, a subscription's first charge); a slot
+// found taken sends its ref the slow way (file: a read of each of the
+// owner's slots, then the next free one).
+func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[string][]string) error {
+	return insertSlots(ctx, db.Collection(filingsCollection), byOwner, func(owner string, n int, ref string) any {
+		return filing{ID: filingID(kind, owner, n), Ref: ref}
+	}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
+}
+
+// filingsMarker is the settings document saying the history lines, charge
+// events and charge references written before filings existed are filed;
+// chargeFilingsMarker, the charges under their subscriptions (filed since
+// billing history, receipts and the support desk list a subscription's
+// charges).
+const (
+	filingsMarker       = "billing-filed"
+	chargeFilingsMarker = "billing-filed-charges"
+)
+
+// FileExistingBillingLists files, once per database, what was written
+// before filings existed. It reads the history, the charge events and the
+// charges whole, so it runs at start and then marks itself done.
+func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings string) error {
+	if err := fileOnce(ctx, db, settings, filingsMarker, fileExistingLists); err != nil {
+		return err
+	}
+	return fileOnce(ctx, db, settings, chargeFilingsMarker, fileExistingCharges)
+}
+
+// fileOnce runs fill unless settings holds marker, then sets it.
+func fileOnce(ctx context.Context, db *mongo.Database, settings, marker string, fill func(context.Context, *mongo.Database) error) error {
+	marks := db.Collection(settings)
+	if err := marks.FindOne(ctx, bson.M{"_id": marker}).Err(); err == nil {
+		return nil
+	} else if !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("file billing lists: %w", err)
+	}
+	if err := fill(ctx, db); err != nil {
+		return err
+	}
+	if _, err := marks.InsertOne(ctx, bson.M{"_id": marker}); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("file billing lists: %w", err)
+	}
+	return nil
+}
+
+// fileExistingCharges files every charge under the subscription it paid
+// for.
+func fileExistingCharges(ctx context.Context, db *mongo.Database) error {
+	var charges []Charge
+	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
+		return err
+	}
+	bySubscription := map[string][]string{}
+	for _, ch := range charges {
+		if ch.SubscriptionID != "" {
+			bySubscription[ch.SubscriptionID] = append(bySubscription[ch.SubscriptionID], ch.ID)
+		}
+	}
+	err := insertSlots(ctx, db.Collection(filingsCollection), bySubscription, func(owner string, n int, ref string) any {
+		return filing{ID: filingID(filedCharges, owner, n), Ref: ref}
+	}, func(owner, ref string) error { return file(ctx, db, filedCharges, owner, ref) })
+	if err != nil {
+		return fmt.Errorf("file charges under subscriptions: %w", err)
+	}
+	return nil
+}
+
+func fileExistingLists(ctx context.Context, db *mongo.Database) error {
+	var lines []Change
+	if err := readAll(ctx, db.Collection(historyCollection), &lines); err != nil {
+		return err
+	}
+	history := map[string][]string{}
+	for _, c := range lines {
+		history[c.SubscriptionID] = append(history[c.SubscriptionID], c.ID)
+	}
+	var events []chargeEvent
+	if err := readAll(ctx, db.Collection(chargeEventsCollection), &events); err != nil {
+		return err
+	}
+	chargeEvents := map[string][]string{}
+	for _, e := range events {
+		chargeEvents[e.Key] = append(chargeEvents[e.Key], e.ID)
+	}
+	var charges []Charge
+	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
+		return err
+	}
+	references := map[string][]string{}
+	for _, ch := range charges {
+		if ch.Reference != "" {
+			references[ch.Reference] = append(references[ch.Reference], ch.ID)
+		}
+	}
+	for kind, byOwner := range map[string]map[string][]string{filedHistory: history, filedChargeEvents: chargeEvents, filedReference: references} {
+		err := insertSlots(ctx, db.Collection(filingsCollection), byOwner, func(owner string, n int, ref string) any {
+			return filing{ID: filingID(kind, owner, n), Ref: ref}
+		}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
+		if err != nil {
+			return fmt.Errorf("file billing lists: %w", err)
+		}
+	}
+	return nil
+}
+
+func readAll(ctx context.Context, coll *mongo.Collection, out any) error {
+	cur, err := coll.Find(ctx, bson.M{})
+	if err != nil {
+		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
+	}
+	if err := cur.All(ctx, out); err != nil {
+		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
+	}
+	return nil
+}
+
+// HistoryFiling is the filing of a seeded history line, the scale seed's
+// copy of what record writes.
+func HistoryFiling(subID string, n int, lineID string) any {
+	return filing{ID: filingID(filedHistory, subID, n), Ref: lineID}
+}
+
+// ReferenceFiling is the filing of a seeded charge's provider reference.
+func ReferenceFiling(reference, chargeKey string) any {
+	return filing{ID: filingID(filedReference, reference, 0), Ref: chargeKey}
+}
+
+// ChargeFiling is the filing of a seeded charge under its subscription, in
+// slot n.
+func ChargeFiling(subID string, n int, chargeKey string) any {
+	return filing{ID: filingID(filedCharges, subID, n), Ref: chargeKey}
+}
+
+// FilingsCollection is where the scale seed puts its filings.
+const FilingsCollection = filingsCollection
+
+// insertSlots writes, for each owner, its refs into slots from 0, in
+// batches of unordered inserts: start-up work on a database whose lists were
+// never filed. A slot found taken (an earlier run stopped half way, or a
+// writer filed meanwhile) sends its ref the slow way, through slowFile,
+// which reads the owner's slots and takes the next free one.
+func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string][]string,
+	doc func(owner string, n int, ref string) any, slowFile func(owner, ref string) error) error {
+	owners := slices.Sorted(maps.Keys(byOwner))
+	type pending struct{ owner, ref string }
+	batch, what := make([]any, 0, slotBatch), make([]pending, 0, slotBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := coll.InsertMany(ctx, batch, options.InsertMany().SetOrdered(false))
+		var bwe mongo.BulkWriteException
+		switch {
+		case err == nil:
+		case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
+			for _, we := range bwe.WriteErrors {
+				if we.Code != 11000 || we.Index < 0 || we.Index >= len(what) {
+					return fmt.Errorf("insert into %s: %w", coll.Name(), err)
+				}
+				if err := slowFile(what[we.Index].owner, what[we.Index].ref); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("insert into %s: %w", coll.Name(), err)
+		}
+		batch, what = batch[:0], what[:0]
+		return nil
+	}
+	for _, owner := range owners {
+		for n, ref := range slices.Compact(slices.Sorted(slices.Values(byOwner[owner]))) {
+			batch, what = append(batch, doc(owner, n, ref)), append(what, pending{owner, ref})
+			if len(batch) == slotBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+const slotBatch = 1000

@@ -1,0 +1,193 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine/store"
+)
+
+// userSubscriptionsCollection files each subscription under its account:
+// documents "<userId>#0", "<userId>#1", … holding a subscription id. The
+// embedded database finds documents without a scan only by _id equality
+// (docs/store.md §6), and "the subscriptions of this account" is on every
+// signed-in request's path; with a million subscriptions a find by userId
+// read them all. Slots are unique inserts, so two purchases by one account
+// at once each get their own.
+const userSubscriptionsCollection = "user_subscriptions"
+
+// UserSlot is the document filing subscription subID under an account in
+// slot i, as the service writes it (the scale seed writes the same).
+func UserSlot(userID string, i int, subID string) bson.M {
+	return bson.M{"_id": userID + "#" + strconv.Itoa(i), "subscriptionId": subID}
+}
+
+// EmailSlot is the document filing subscription subID under a normalised
+// email in slot i (indexEmail's document).
+func EmailSlot(email string, i int, subID string) bson.M {
+	return bson.M{"_id": email + "#" + strconv.Itoa(i), "subscriptionId": subID}
+}
+
+// UserSubscriptionsCollection is exported for the scale seed, which fills
+// it in batches, and for privacy's fates (erase.go lists the others).
+const UserSubscriptionsCollection = userSubscriptionsCollection
+
+// indexUser files subID under userID unless it is there. Callers file it
+// before the subscription names the account, so a crash in between leaves a
+// slot that reading skips, never a subscription no slot leads to.
+func indexUser(ctx context.Context, db *mongo.Database, userID, subID string) error {
+	if userID == "" {
+		return nil
+	}
+	ids, err := idsByUser(ctx, db, userID)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(ids, subID) {
+		return nil
+	}
+	for i := len(ids); i < len(ids)+64; i++ {
+		_, err := db.Collection(userSubscriptionsCollection).InsertOne(ctx, UserSlot(userID, i, subID))
+		if err == nil {
+			return nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return fmt.Errorf("index subscription of user: %w", err)
+		}
+	}
+	return fmt.Errorf("index subscription of user %s: no free slot", userID)
+}
+
+func idsByUser(ctx context.Context, db *mongo.Database, userID string) ([]string, error) {
+	var ids []string
+	for i := 0; ; i++ {
+		var doc struct {
+			SubscriptionID string `bson:"subscriptionId"`
+		}
+		err := db.Collection(userSubscriptionsCollection).FindOne(ctx, bson.M{"_id": userID + "#" + strconv.Itoa(i)}).Decode(&doc)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return ids, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("subscriptions of user %s: %w", userID, err)
+		}
+		ids = append(ids, doc.SubscriptionID)
+	}
+}
+
+// SubscriptionsOfUser returns an account's subscriptions through its slots,
+// each read by _id. A slot whose subscription does not (yet) name the
+// account is skipped. auth reads it too, to authorise requests.
+func SubscriptionsOfUser(ctx context.Context, db *mongo.Database, userID string) ([]Subscription, error) {
+	ids, err := idsByUser(ctx, db, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Subscription, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		var sub Subscription
+		err := db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sub)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("subscriptions of user %s: %w", userID, err)
+		}
+		if sub.UserID == userID {
+			out = append(out, sub)
+		}
+	}
+	return out, nil
+}
+
+// ForgetAccount deletes the slots filing subscriptions under a deleted
+// account: their ids name it.
+func ForgetAccount(ctx context.Context, db *mongo.Database, userID string) error {
+	if userID == "" {
+		return nil
+	}
+	for i := 0; ; i++ {
+		res, err := db.Collection(userSubscriptionsCollection).DeleteOne(ctx, bson.M{"_id": userID + "#" + strconv.Itoa(i)})
+		if err != nil {
+			return fmt.Errorf("forget the subscriptions of %s: %w", userID, err)
+		}
+		if res.DeletedCount == 0 {
+			return nil
+		}
+	}
+}
+
+// FileSubscription files a subscription under its account, for a writer
+// outside this package that stores one (auth's PutSubscription).
+func FileSubscription(ctx context.Context, db *mongo.Database, sub Subscription) error {
+	return indexUser(ctx, db, sub.UserID, sub.ID)
+}
+
+// userIndexMarker is the settings document saying every subscription
+// written before the slots existed has been filed.
+const userIndexMarker = "user-subscriptions-filed"
+
+// FileExistingSubscriptions files, once per database, the subscriptions
+// stored before accounts' slots existed. It reads the whole collection, so
+// it runs at start and then marks itself done in settings.
+func FileExistingSubscriptions(ctx context.Context, db *mongo.Database, settings string) error {
+	marks := db.Collection(settings)
+	err := marks.FindOne(ctx, bson.M{"_id": userIndexMarker}).Err()
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("file subscriptions under accounts: %w", err)
+	}
+	cur, err := db.Collection(SubscriptionsCollection).Find(ctx, bson.M{},
+		options.Find().SetProjection(bson.M{"_id": 1, "userId": 1}))
+	if err != nil {
+		return fmt.Errorf("file subscriptions under accounts: %w", err)
+	}
+	var subs []Subscription
+	if err := cur.All(ctx, &subs); err != nil {
+		return fmt.Errorf("file subscriptions under accounts: %w", err)
+	}
+	byUser := map[string][]string{}
+	for _, sub := range subs {
+		if sub.UserID != "" {
+			byUser[sub.UserID] = append(byUser[sub.UserID], sub.ID)
+		}
+	}
+	if err := insertSlots(ctx, db.Collection(userSubscriptionsCollection), byUser, func(userID string, n int, subID string) any {
+		return UserSlot(userID, n, subID)
+	}, func(userID, subID string) error { return indexUser(ctx, db, userID, subID) }); err != nil {
+		return fmt.Errorf("file subscriptions under accounts: %w", err)
+	}
+	if _, err := marks.InsertOne(ctx, bson.M{"_id": userIndexMarker}); err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("file subscriptions under accounts: %w", err)
+	}
+	return nil
+}
+
+// MarkSubscriptionsFiled records that every subscription is filed under its
+// account, for a writer that filed them itself (the scale seed).
+func MarkSubscriptionsFiled(ctx context.Context, db *mongo.Database, settings string) error {
+	_, err := db.Collection(settings).InsertOne(ctx, bson.M{"_id": userIndexMarker})
+	if err != nil && !store.IsDuplicateKey(err) {
+		return fmt.Errorf("mark subscriptions filed: %w", err)
+	}
+	return nil
+}
+
+// ForgetAccount deletes the slots of a deleted account (ForgetAccount).
+func (s *Service) ForgetAccount(ctx context.Context, userID string) error {
+	return ForgetAccount(ctx, s.db, userID)
+}

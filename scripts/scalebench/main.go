@@ -1,0 +1,464 @@
+// Command scalebench is `make scale-bench` (docs/benchmarks.md §7). It starts
+// the real binary as README says (`GLIMPSE_DEMO=1 bin/glimpse serve`, info
+// logging into a file) twice: on a database seeded with `glimpse seed-scale`
+// at full size (-big, made beforehand: it takes long) and on a small one it
+// seeds itself (the demo data plus -small subscribers, so that both have
+// accounts of the same shape to go through). Then, in interleaved rounds, it
+// walks the same journeys on both, each step as a browser sends it, one
+// request at a time, and prints p50 and p99 per journey for both and the
+// ratio big/small.
+//
+// Every journey takes an account not used before in the run, so it meets the
+// server as a subscriber coming back does: nothing of theirs in the
+// short-lived caches.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"glimpse/engine/app"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/glimpse", "the glimpse binary")
+	seeder := flag.String("seeder", "", "the binary that seeds and sizes the databases (default: -bin); lets an older -bin be measured")
+	big := flag.String("big", "", "data directory seeded by `glimpse seed-scale` (required)")
+	small := flag.Int("small", 1000, "subscribers seeded into the small database")
+	rounds := flag.Int("rounds", 3, "interleaved rounds")
+	per := flag.Int("per", 30, "accounts per journey per round")
+	flag.Parse()
+	if *big == "" {
+		fmt.Fprintln(os.Stderr, "scalebench: -big DIR is required (seed it with: GLIMPSE_DATA_DIR=DIR bin/glimpse seed-scale)")
+		os.Exit(2)
+	}
+	if *seeder == "" {
+		*seeder = *bin
+	}
+	if err := run(*bin, *seeder, *big, *small, *rounds, *per); err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench:", err)
+		os.Exit(1)
+	}
+}
+
+// journeys, in the order a round walks them.
+var journeys = []string{"sign-in", "dashboard", "My Plan", "Analytics", "cancel attempt", "checkout"}
+
+type target struct {
+	name        string
+	base        string
+	subscribers int // seeded accounts: subscriber0 … subscriber(n-1)
+	used        map[int]bool
+	lat         map[string][]time.Duration
+	proc        *process
+}
+
+func run(bin, seeder, bigDir string, smallN, rounds, per int) error {
+	tmp, err := os.MkdirTemp("", "glimpse-scalebench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	smallDir := filepath.Join(tmp, "small")
+	seed := exec.Command(seeder, "seed-scale", "-n", strconv.Itoa(smallN))
+	seed.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+smallDir, "GLIMPSE_LOG_LEVEL=warn")
+	if out, err := seed.CombinedOutput(); err != nil {
+		return fmt.Errorf("seed the small database: %w\n%s", err, out)
+	}
+	bigN, err := seededSize(seeder, bigDir)
+	if err != nil {
+		return err
+	}
+
+	var targets []*target
+	for _, t := range []struct {
+		name string
+		dir  string
+		n    int
+	}{{"small", smallDir, smallN}, {"big", bigDir, bigN}} {
+		addr := freeAddr()
+		// A load balancer in front, as in production: each journey comes
+		// from a client address of its own, so the per-address limits
+		// (sign-in, checkout) count clients, not the benchmark.
+		env := []string{"GLIMPSE_ADDR=" + addr, "GLIMPSE_DATA_DIR=" + t.dir, "GLIMPSE_DEMO=1",
+			"GLIMPSE_TRUSTED_PROXIES=127.0.0.1/32"}
+		p, err := start(bin, filepath.Join(tmp, t.name+".log"), env, "serve")
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		// The big database's first start files what it must; give it time.
+		if err := waitReady("http://"+addr+"/readyz", 10*time.Minute); err != nil {
+			return fmt.Errorf("%s: %w (log in %s)", t.name, err, p.log)
+		}
+		targets = append(targets, &target{name: t.name, base: "http://" + addr, subscribers: t.n,
+			used: map[int]bool{}, lat: map[string][]time.Duration{}, proc: p})
+	}
+	// One untimed walk each, so both have their connections, compiled
+	// templates and first content loads behind them.
+	for _, t := range targets {
+		if err := t.round(2); err != nil {
+			return fmt.Errorf("%s warm-up: %w", t.name, err)
+		}
+		t.lat = map[string][]time.Duration{}
+	}
+	for r := 0; r < rounds; r++ {
+		for _, t := range targets {
+			if err := t.round(per); err != nil {
+				return fmt.Errorf("%s round %d: %w", t.name, r+1, err)
+			}
+		}
+	}
+	small, big := targets[0], targets[1]
+	fmt.Printf("scale-bench: real %s serve (GLIMPSE_DEMO=1, info logging to a file), one request at a time,\n", bin)
+	fmt.Printf("  %d interleaved rounds of %d accounts per journey; small = demo data + %d subscribers, big = %d subscribers\n",
+		rounds, per, small.subscribers, big.subscribers)
+	fmt.Printf("  %-15s %8s %8s %8s %8s %8s %8s %8s\n", "journey", "n", "small p50", "small p99", "big p50", "big p99", "p50 ×", "p99 ×")
+	worst := 0.0
+	for _, j := range journeys {
+		s, b := small.lat[j], big.lat[j]
+		sp50, sp99, bp50, bp99 := pct(s, 50), pct(s, 99), pct(b, 50), pct(b, 99)
+		ratio := float64(bp99) / float64(sp99)
+		worst = max(worst, ratio)
+		fmt.Printf("  %-15s %8d %8.1f %9.1f %8.1f %8.1f %7.2f %7.2f\n", j, len(b), ms(sp50), ms(sp99), ms(bp50), ms(bp99),
+			float64(bp50)/float64(sp50), ratio)
+	}
+	fmt.Printf("  worst p99 ratio: %.2f (aim ≤ 1.30); times in ms\n", worst)
+	return nil
+}
+
+// seededSize asks the database how many subscribers seed-scale put in it,
+// through the binary's own reading of its settings.
+func seededSize(bin, dir string) (int, error) {
+	cmd := exec.Command(bin, "seed-scale", "-size")
+	cmd.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+dir, "GLIMPSE_LOG_LEVEL=warn")
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("read the big database's size: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s holds no scale seed (%q)", dir, out)
+	}
+	return n, nil
+}
+
+// round walks every journey with per new accounts.
+func (t *target) round(per int) error {
+	users := make([]*browser, per)
+	for i := range users {
+		users[i] = t.newBrowser()
+		if err := users[i].boot(); err != nil {
+			return err
+		}
+	}
+	signedInAt := time.Now()
+	steps := []struct {
+		name string
+		do   func(b *browser) error
+	}{
+		// Signing in reads the account, checks the password (argon2id)
+		// and loads the subscriptions into the caches.
+		{"sign-in", func(b *browser) error {
+			return b.action("/sign-in", "session.sign_in", map[string]any{"email": b.email, "password": app.ScalePassword})
+		}},
+		{"dashboard", func(b *browser) error { return b.screen("/dashboard") }},
+	}
+	for _, s := range steps {
+		for _, b := range users {
+			if err := t.timed(s.name, func() error { return s.do(b) }); err != nil {
+				return err
+			}
+		}
+	}
+	// My Plan is drawn with the dashboard's page (an overlay of it): what a
+	// subscriber coming back to it later waits for, once this instance's
+	// short-lived caches (5 s) have let their session and subscriptions go.
+	time.Sleep(time.Until(signedInAt.Add(6 * time.Second)))
+	later := []struct {
+		name string
+		do   func(b *browser) error
+	}{
+		{"My Plan", func(b *browser) error { return b.screen("/dashboard") }},
+		{"Analytics", func(b *browser) error { return b.screen("/dashboard/analytics") }},
+		// Cancel from My Plan: the start makes the attempt and answers
+		// with its first step, which the browser then shows.
+		{"cancel attempt", func(b *browser) error {
+			if err := b.screen("/dashboard/unsubscribe?entry=my_plan"); err != nil {
+				return err
+			}
+			if b.redirect == "" {
+				return errors.New("the cancel flow's start sent no first step")
+			}
+			return b.screen(b.redirect)
+		}},
+	}
+	for _, s := range later {
+		for _, b := range users {
+			if err := t.timed(s.name, func() error { return s.do(b) }); err != nil {
+				return err
+			}
+		}
+	}
+	// A visitor buying the weekly plan: the checkout sends them to the
+	// sandbox provider's hosted page, where they pay with its paying card
+	// and come back to the success page (timed to its answer).
+	for range per {
+		v := t.newBrowser()
+		if err := v.boot(); err != nil {
+			return err
+		}
+		err := t.timed("checkout", func() error {
+			if err := v.screen("/checkout"); err != nil {
+				return err
+			}
+			effects, err := v.actionBody("/checkout", "checkout.pay", map[string]any{"plan": "glimpse_weekly_trial",
+				"email": "buyer-" + randomHex() + "@scale.glimpse.test", "/checkoutKey": randomHex()})
+			if err != nil {
+				return err
+			}
+			page := hostedPage.Find(effects)
+			if page == nil {
+				return fmt.Errorf("checkout.pay sent no hosted page: %.300s", effects)
+			}
+			return v.payOnPage(string(page))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *target) timed(journey string, f func() error) error {
+	t0 := time.Now()
+	if err := f(); err != nil {
+		return fmt.Errorf("%s: %w", journey, err)
+	}
+	t.lat[journey] = append(t.lat[journey], time.Since(t0))
+	return nil
+}
+
+// newBrowser is a new browser from a client address of its own, signed in
+// as a seeded account no earlier journey of the run used.
+func (t *target) newBrowser() *browser {
+	i := rand.IntN(t.subscribers)
+	for t.used[i] || !app.ScaleActive(i) {
+		i = rand.IntN(t.subscribers)
+	}
+	t.used[i] = true
+	jar, _ := cookiejar.New(nil)
+	ip := net.IPv4(10, byte(rand.IntN(256)), byte(rand.IntN(256)), byte(1+rand.IntN(254))).String()
+	return &browser{base: t.base, client: &http.Client{Jar: jar, Timeout: 2 * time.Minute}, ip: ip,
+		email: app.ScaleEmail(i)}
+}
+
+// browser sends what the renderer sends: the page shell first (its CSRF
+// token), then screens and actions as JSON with the protocol's headers.
+type browser struct {
+	base, ip, email, csrf string
+	client                *http.Client
+	redirect              string // where the last screen sent the browser on, if anywhere
+}
+
+var csrfMeta = regexp.MustCompile(`<meta name="glimpse-csrf" content="([^"]+)">`)
+
+func (b *browser) boot() error {
+	req, _ := http.NewRequest(http.MethodGet, b.base+"/", nil)
+	res, err := b.do(req)
+	if err != nil {
+		return err
+	}
+	m := csrfMeta.FindSubmatch(res)
+	if m == nil {
+		return errors.New("no CSRF token in the page shell")
+	}
+	b.csrf = string(m[1])
+	return nil
+}
+
+func (b *browser) screen(path string) error {
+	req, _ := http.NewRequest(http.MethodGet, b.base+"/ui/screen?path="+url.QueryEscape(path), nil)
+	req.Header.Set("X-SDUI-Version", "1")
+	req.Header.Set("Accept", "application/json")
+	body, err := b.do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var answer struct {
+		Screen  json.RawMessage `json:"screen"`
+		Effects []struct {
+			Type, To string
+		} `json:"effects"`
+		Meta struct {
+			CSRF string `json:"csrf"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return fmt.Errorf("%s: %w: %.200s", path, err, body)
+	}
+	if answer.Meta.CSRF != "" {
+		b.csrf = answer.Meta.CSRF
+	}
+	b.redirect = ""
+	for _, e := range answer.Effects {
+		if e.Type == "replace" || e.Type == "navigate" {
+			b.redirect = e.To
+		}
+	}
+	if len(answer.Screen) == 0 && b.redirect == "" {
+		return fmt.Errorf("%s: neither a screen nor a redirect: %.200s", path, body)
+	}
+	if b.redirect == "/sign-in" {
+		return fmt.Errorf("%s: sent to sign in", path)
+	}
+	return nil
+}
+
+func (b *browser) action(path, name string, values map[string]any) error {
+	_, err := b.actionBody(path, name, values)
+	return err
+}
+
+// hostedPage finds the sandbox provider's page in an action's effects.
+var hostedPage = regexp.MustCompile(`/sandbox-pay/[A-Za-z0-9_-]+`)
+
+// payOnPage submits the sandbox's hosted page with its paying card, as its
+// form posts it, following its redirect to the success page.
+func (b *browser) payOnPage(page string) error {
+	form := url.Values{"step": {"card"}, "number": {"4242424242424242"}, "expiry": {"12/30"}, "cvc": {"123"}}
+	req, _ := http.NewRequest(http.MethodPost, b.base+page, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", b.base)
+	if _, err := b.do(req); err != nil {
+		return fmt.Errorf("the hosted page: %w", err)
+	}
+	return nil
+}
+
+func (b *browser) actionBody(path, name string, values map[string]any) ([]byte, error) {
+	raw, _ := json.Marshal(map[string]any{"values": values, "path": path})
+	req, _ := http.NewRequest(http.MethodPost, b.base+"/ui/actions/"+name, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-SDUI-Version", "1")
+	req.Header.Set("X-CSRF-Token", b.csrf)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", b.base)
+	body, err := b.do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return body, nil
+}
+
+func (b *browser) do(req *http.Request) ([]byte, error) {
+	req.Header.Set("X-Forwarded-For", b.ip)
+	res, err := b.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	if tok := res.Header.Get("X-CSRF-Token"); tok != "" {
+		b.csrf = tok
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %.300s", res.StatusCode, body)
+	}
+	return body, nil
+}
+
+func randomHex() string { return strconv.FormatUint(rand.Uint64(), 16) }
+
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+type process struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+func start(bin, logPath string, env []string, args ...string) (*process, error) {
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	out, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(abs, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); out.Close(); close(p.done) }()
+	return p, nil
+}
+
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitReady(u string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(u); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("%s not ready within %s", u, within)
+}
