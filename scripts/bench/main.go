@@ -15,20 +15,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"glimpse/scripts/serverproc"
 
 	"github.com/valyala/fasthttp"
 )
@@ -61,26 +60,26 @@ func run(bin, bare string, conns, rounds int, round time.Duration, profile strin
 	}
 	defer os.RemoveAll(dir)
 
-	appAddr, bareAddr, pprofAddr := freeAddr(), freeAddr(), ""
+	appAddr, bareAddr, pprofAddr := serverproc.FreeAddr(), serverproc.FreeAddr(), ""
 	env := []string{"GLIMPSE_ADDR=" + appAddr, "GLIMPSE_DATA_DIR=" + filepath.Join(dir, "data"), "GLIMPSE_DEMO=1"}
 	if profile != "" {
-		pprofAddr = freeAddr()
+		pprofAddr = serverproc.FreeAddr()
 		env = append(env, "GLIMPSE_PPROF_ADDR="+pprofAddr)
 	}
-	app, err := start(bin, filepath.Join(dir, "glimpse.log"), env, "serve")
+	app, err := serverproc.Start(bin, filepath.Join(dir, "glimpse.log"), env, "serve")
 	if err != nil {
 		return err
 	}
-	defer app.stop()
-	baseline, err := start(bare, filepath.Join(dir, "bare.log"), nil, bareAddr)
+	defer app.Stop(15 * time.Second)
+	baseline, err := serverproc.Start(bare, filepath.Join(dir, "bare.log"), nil, bareAddr)
 	if err != nil {
 		return err
 	}
-	defer baseline.stop()
-	if err := waitReady("http://"+appAddr+"/readyz", 90*time.Second); err != nil {
-		return fmt.Errorf("glimpse: %w (log in %s)", err, app.log)
+	defer baseline.Stop(15 * time.Second)
+	if err := serverproc.WaitReady("http://"+appAddr+"/readyz", 90*time.Second, 100*time.Millisecond); err != nil {
+		return fmt.Errorf("glimpse: %w (log in %s)", err, app.Log)
 	}
-	if err := waitReady("http://"+bareAddr+"/bare", 10*time.Second); err != nil {
+	if err := serverproc.WaitReady("http://"+bareAddr+"/bare", 10*time.Second, 100*time.Millisecond); err != nil {
 		return fmt.Errorf("bare: %w", err)
 	}
 	cookies, err := signIn("http://" + appAddr)
@@ -149,10 +148,10 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 
 // measureCPU runs one round and adds the CPU time p spent per request in it,
 // from /proc (Linux; elsewhere the figure is left out).
-func measureCPU(p *process, round func() stats) stats {
-	before, err := cpuTime(p.cmd.Process.Pid)
+func measureCPU(p *serverproc.Process, round func() stats) stats {
+	before, err := cpuTime(p.Cmd.Process.Pid)
 	st := round()
-	after, err2 := cpuTime(p.cmd.Process.Pid)
+	after, err2 := cpuTime(p.Cmd.Process.Pid)
 	if err == nil && err2 == nil && st.requests > 0 {
 		st.cpuPerRequest = (after - before) / time.Duration(st.requests)
 	}
@@ -207,66 +206,6 @@ func fetchProfile(addr string, d time.Duration, path string) error {
 		return err
 	}
 	return f.Close()
-}
-
-type process struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-}
-
-func start(bin, logPath string, env []string, args ...string) (*process, error) {
-	abs, err := filepath.Abs(bin)
-	if err != nil {
-		return nil, err
-	}
-	out, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(abs, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); out.Close(); close(p.done) }()
-	return p, nil
-}
-
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func waitReady(u string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(u); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("%s not ready within %s", u, within)
 }
 
 var csrfMeta = regexp.MustCompile(`<meta name="glimpse-csrf" content="([^"]+)">`)

@@ -32,10 +32,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"glimpse/engine/app"
+	"glimpse/scripts/serverproc"
 )
 
 func main() {
@@ -68,7 +68,7 @@ type target struct {
 	subscribers int // seeded accounts: subscriber0 … subscriber(n-1)
 	used        map[int]bool
 	lat         map[string][]time.Duration
-	proc        *process
+	proc        *serverproc.Process
 }
 
 func run(bin, seeder, bigDir string, smallN, rounds, per int) error {
@@ -94,20 +94,20 @@ func run(bin, seeder, bigDir string, smallN, rounds, per int) error {
 		dir  string
 		n    int
 	}{{"small", smallDir, smallN}, {"big", bigDir, bigN}} {
-		addr := freeAddr()
+		addr := serverproc.FreeAddr()
 		// A load balancer in front, as in production: each journey comes
 		// from a client address of its own, so the per-address limits
 		// (sign-in, checkout) count clients, not the benchmark.
 		env := []string{"GLIMPSE_ADDR=" + addr, "GLIMPSE_DATA_DIR=" + t.dir, "GLIMPSE_DEMO=1",
 			"GLIMPSE_TRUSTED_PROXIES=127.0.0.1/32"}
-		p, err := start(bin, filepath.Join(tmp, t.name+".log"), env, "serve")
+		p, err := serverproc.Start(bin, filepath.Join(tmp, t.name+".log"), env, "serve")
 		if err != nil {
 			return err
 		}
-		defer p.stop()
+		defer p.Stop(30 * time.Second)
 		// The big database's first start files what it must; give it time.
-		if err := waitReady("http://"+addr+"/readyz", 10*time.Minute); err != nil {
-			return fmt.Errorf("%s: %w (log in %s)", t.name, err, p.log)
+		if err := serverproc.WaitReady("http://"+addr+"/readyz", 10*time.Minute, 200*time.Millisecond); err != nil {
+			return fmt.Errorf("%s: %w (log in %s)", t.name, err, p.Log)
 		}
 		targets = append(targets, &target{name: t.name, base: "http://" + addr, subscribers: t.n,
 			used: map[int]bool{}, lat: map[string][]time.Duration{}, proc: p})
@@ -402,63 +402,3 @@ func pct(d []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-type process struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-}
-
-func start(bin, logPath string, env []string, args ...string) (*process, error) {
-	abs, err := filepath.Abs(bin)
-	if err != nil {
-		return nil, err
-	}
-	out, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(abs, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); out.Close(); close(p.done) }()
-	return p, nil
-}
-
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func waitReady(u string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(u); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("%s not ready within %s", u, within)
-}
