@@ -61,6 +61,15 @@ for (let run = 0; run < runs; run++) {
           value?.set?.call(this, next);
         },
       });
+      // The value attribute (defaultValue) decides the value of a field nobody has typed in yet.
+      const defaultValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "defaultValue");
+      Object.defineProperty(HTMLInputElement.prototype, "defaultValue", {
+        ...defaultValue,
+        set(this: HTMLInputElement, next: string) {
+          if (this.name === "email") report(`${at()} defaultValue "${next}" over value "${value?.get?.call(this)}"`);
+          defaultValue?.set?.call(this, next);
+        },
+      });
       document.addEventListener("input", (event) => {
         const input = event.target as HTMLInputElement;
         if (input.name === "email") report(`${at()} input "${input.value}" hydrated=${Object.keys(input).some((key) => key.startsWith("__react"))}`);
