@@ -10,7 +10,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/store"
 )
@@ -247,21 +246,17 @@ func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string
 		if len(batch) == 0 {
 			return nil
 		}
-		_, err := coll.InsertMany(ctx, batch, options.InsertMany().SetOrdered(false))
-		var bwe mongo.BulkWriteException
-		switch {
-		case err == nil:
-		case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
-			for _, we := range bwe.WriteErrors {
-				if we.Code != 11000 || we.Index < 0 || we.Index >= len(what) {
-					return fmt.Errorf("insert into %s: %w", coll.Name(), err)
-				}
-				if err := slowFile(what[we.Index].owner, what[we.Index].ref); err != nil {
-					return err
-				}
+		taken, err := store.InsertNew(ctx, coll, batch)
+		if err != nil {
+			return err
+		}
+		for i, t := range taken {
+			if !t {
+				continue
 			}
-		default:
-			return fmt.Errorf("insert into %s: %w", coll.Name(), err)
+			if err := slowFile(what[i].owner, what[i].ref); err != nil {
+				return err
+			}
 		}
 		batch, what = batch[:0], what[:0]
 		return nil

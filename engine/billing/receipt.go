@@ -12,7 +12,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -150,18 +149,8 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 		r.Number = receiptNumber(r.ChargeKey, 0)
 		docs[i] = *r
 	}
-	refused := make([]bool, len(receipts))
-	_, err := s.db.Collection(receiptsCollection).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
-	var bwe mongo.BulkWriteException
-	switch {
-	case err == nil:
-	case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
-		for _, we := range bwe.WriteErrors {
-			if we.Index >= 0 && we.Index < len(refused) {
-				refused[we.Index] = true
-			}
-		}
-	default:
+	refused, err := store.InsertNew(ctx, s.db.Collection(receiptsCollection), docs)
+	if err != nil {
 		for i := range refused {
 			refused[i] = true
 		}

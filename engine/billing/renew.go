@@ -484,20 +484,8 @@ func (s *Service) updateRenewed(ctx context.Context, updates []mongo.WriteModel)
 // document whose _id exists (written before by a retry or another worker)
 // is left as it was; any other refusal is the error.
 func insertManyOnce(ctx context.Context, coll *mongo.Collection, docs []any) error {
-	if len(docs) == 0 {
-		return nil
-	}
-	_, err := coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
-	var bwe mongo.BulkWriteException
-	if err == nil || !errors.As(err, &bwe) || bwe.WriteConcernError != nil {
-		return err
-	}
-	for _, we := range bwe.WriteErrors {
-		if !store.IsDuplicateKey(we) {
-			return err
-		}
-	}
-	return nil
+	_, err := store.InsertNew(ctx, coll, docs)
+	return err
 }
 
 // paymentFailed schedules the next retry, or expires the subscription after

@@ -227,7 +227,7 @@ func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
 	if len(docs) == 0 {
 		return errors.Join(errs...)
 	}
-	refused, err := refusedOfMany(o.mail.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)))
+	refused, err := store.InsertNew(ctx, o.mail, docs)
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("mail: store %d mails: %w", len(docs), err))...)
 	}
@@ -243,32 +243,11 @@ func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
 	}
 	if len(entries) > 0 {
 		// An entry there already is the same entry: the mail is queued.
-		if _, err := refusedOfMany(o.queue.InsertMany(ctx, entries, options.InsertMany().SetOrdered(false))); err != nil {
+		if _, err := store.InsertNew(ctx, o.queue, entries); err != nil {
 			errs = append(errs, fmt.Errorf("mail: queue %d mails: %w", len(entries), err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// refusedOfMany reads an unordered insertMany's answer: which documents
-// were refused one by one (an _id taken), or the error when the command
-// failed as a whole or for another reason.
-func refusedOfMany(_ *mongo.InsertManyResult, err error) (map[int]bool, error) {
-	refused := map[int]bool{}
-	var bwe mongo.BulkWriteException
-	switch {
-	case err == nil:
-		return refused, nil
-	case !errors.As(err, &bwe) || bwe.WriteConcernError != nil:
-		return nil, err
-	}
-	for _, we := range bwe.WriteErrors {
-		if !store.IsDuplicateKey(we) {
-			return nil, err
-		}
-		refused[we.Index] = true
-	}
-	return refused, nil
 }
 
 // List returns up to limit mails, newest first, without attachment data.
