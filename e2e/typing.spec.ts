@@ -57,7 +57,7 @@ for (let run = 0; run < runs; run++) {
       Object.defineProperty(HTMLInputElement.prototype, "value", {
         ...value,
         set(this: HTMLInputElement, next: string) {
-          if (this.name === "email") report(`${at()} set "${next}" over "${value?.get?.call(this)}" ${new Error().stack?.split("\n").slice(2, 5).join(" < ")}`);
+          if (this.dataset.bind === "/form/email") report(`${at()} set "${next}" over "${value?.get?.call(this)}" ${new Error().stack?.split("\n").slice(2, 5).join(" < ")}`);
           value?.set?.call(this, next);
         },
       });
@@ -66,7 +66,7 @@ for (let run = 0; run < runs; run++) {
       Object.defineProperty(HTMLInputElement.prototype, "defaultValue", {
         ...defaultValue,
         set(this: HTMLInputElement, next: string) {
-          if (this.name === "email") report(`${at()} defaultValue "${next}" over value "${value?.get?.call(this)}"`);
+          if (this.dataset.bind === "/form/email") report(`${at()} defaultValue "${next}" over value "${value?.get?.call(this)}"`);
           defaultValue?.set?.call(this, next);
         },
       });

@@ -108,4 +108,36 @@ describe("form", () => {
     root.unmount();
     container.remove();
   });
+  it("keeps each keystroke typed as the field appears, before React's passive effects", async () => {
+    // A field reads the state through a subscription React makes in a passive effect, a task
+    // after the commit. A keystroke in between changes the state but renders nothing, and React
+    // then puts back the value it last rendered: the first letter typed was lost (issue #21).
+    const runtime = makeEngine(fakeServer(() => ({ body: envelope([signIn], { state: { form: { email: "", password: "" } } }) })));
+    await runtime.start();
+    const container = document.createElement("div");
+    document.body.append(container);
+    const setNativeValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set;
+    const type = (input: HTMLInputElement, letter: string): void => {
+      setNativeValue?.call(input, input.value + letter);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    let typedBeforeEffects = "";
+    const observer = new MutationObserver(() => {
+      const email = container.querySelector<HTMLInputElement>("input[name=email]");
+      if (email === null) return;
+      observer.disconnect();
+      type(email, "t");
+      type(email, "y");
+      typedBeforeEffects = email.value;
+    });
+    observer.observe(container, { childList: true, subtree: true });
+    const root = createRoot(container);
+    startTransition(() => root.render(<App runtime={runtime} />));
+    await waitFor(() => expect(typedBeforeEffects).not.toBe(""));
+    expect(typedBeforeEffects).toBe("ty");
+    await waitFor(() => expect(runtime.store.get().state).toMatchObject({ form: { email: "ty" } }));
+    expect(container.querySelector<HTMLInputElement>("input[name=email]")?.value).toBe("ty");
+    root.unmount();
+    container.remove();
+  });
 });

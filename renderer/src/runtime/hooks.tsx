@@ -9,6 +9,7 @@ import {
   useContext,
   useEffect,
   useLayoutEffect,
+  useReducer,
   useRef,
   useState,
   useSyncExternalStore,
@@ -153,9 +154,15 @@ export function useField(
     [runtime, id, bind, rules, formId, element],
   );
 
+  // A keystroke re-renders its own field at once. The field reads the state through a
+  // subscription React makes a task after the commit; a keystroke before it changes the state
+  // without rendering, and React's controlled input then puts back the value last rendered: the
+  // first letter typed after the form appeared (or was adopted from the server) was lost.
+  const [, rendered] = useReducer((count: number) => count + 1, 0);
   const setValue = useCallback(
     (next: unknown) => {
       runtime.store.setValue(bind, next);
+      rendered();
       // An edit clears the errors of its whole form (sign-in clears both fields on any edit).
       const ids = formId === undefined ? [id] : runtime.forms.fields(formId).map((field) => field.id);
       runtime.store.clearErrors(ids.includes(id) ? ids : [...ids, id], formId);
