@@ -73,35 +73,54 @@ func filedSlots(ctx context.Context, db *mongo.Database, kind, owner string) ([]
 
 // file files ref under owner unless it is there.
 func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) error {
-	refs, err := filedSlots(ctx, db, kind, owner)
-	if err != nil {
-		return err
-	}
-	if slices.Contains(refs, ref) {
-		return nil
-	}
-	for n := len(refs); n < len(refs)+64; n++ {
-		_, err := db.Collection(filingsCollection).InsertOne(ctx, filing{ID: filingID(kind, owner, n), Ref: ref})
-		if err == nil {
-			return nil
-		}
-		if !store.IsDuplicateKey(err) {
-			return fmt.Errorf("file %s of %s: %w", kind, owner, err)
-		}
-	}
-	return fmt.Errorf("file %s of %s: no free slot", kind, owner)
+	_, err := fileFrom(ctx, db, kind, owner, ref, 0)
+	return err
 }
 
-// fileMany files refs under their owners as file does, for a batch (the
-// renewal pass's): each ref is first tried in its owner's first slots, in
-// unordered inserts, which costs no read when the owner has no filing yet
-// (a charge's provider reference, a subscription's first charge); a slot
-// found taken sends its ref the slow way (file: a read of each of the
-// owner's slots, then the next free one).
-func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[string][]string) error {
-	return insertSlots(ctx, db.Collection(filingsCollection), byOwner, func(owner string, n int, ref string) any {
+// fileFrom files ref under owner unless it is in one of the slots from
+// from on, where every slot below from is known to be taken (a subscription
+// keeps that bound for its lists: Subscription.FiledCharges, FiledHistory),
+// so only the slots from there are read. It returns the new bound: every
+// slot below it is taken.
+func fileFrom(ctx context.Context, db *mongo.Database, kind, owner, ref string, from int) (int, error) {
+	n := from
+	for ; ; n++ {
+		var f filing
+		err := db.Collection(filingsCollection).FindOne(ctx, bson.M{"_id": filingID(kind, owner, n)}).Decode(&f)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			break
+		}
+		if err != nil {
+			return from, fmt.Errorf("read %s of %s: %w", kind, owner, err)
+		}
+		if f.Ref == ref {
+			return n + 1, nil
+		}
+	}
+	for end := n + 64; n < end; n++ {
+		_, err := db.Collection(filingsCollection).InsertOne(ctx, filing{ID: filingID(kind, owner, n), Ref: ref})
+		if err == nil {
+			return n + 1, nil
+		}
+		if !store.IsDuplicateKey(err) {
+			return n, fmt.Errorf("file %s of %s: %w", kind, owner, err)
+		}
+	}
+	return n, fmt.Errorf("file %s of %s: no free slot", kind, owner)
+}
+
+// fileMany files refs under their owners as fileFrom does, for a batch (the
+// renewal pass's): each owner's refs are first tried in the slots from its
+// bound in from (0 for an owner not in it), in unordered inserts, which costs
+// no read when the bound is the owner's next free slot (a subscription's
+// bounds, kept by the pass itself, or an owner with no filing yet); a slot
+// found taken sends its ref the slow way (fileFrom: a read of each of the
+// owner's slots from its bound, then the next free one). It returns each
+// owner's new bound.
+func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[string][]string, from map[string]int) (map[string]int, error) {
+	return insertSlots(ctx, db.Collection(filingsCollection), byOwner, from, func(owner string, n int, ref string) any {
 		return filing{ID: filingID(kind, owner, n), Ref: ref}
-	}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
+	}, func(owner, ref string) (int, error) { return fileFrom(ctx, db, kind, owner, ref, from[owner]) })
 }
 
 // filingsMarker is the settings document saying the history lines, charge
@@ -154,9 +173,7 @@ func fileExistingCharges(ctx context.Context, db *mongo.Database) error {
 			bySubscription[ch.SubscriptionID] = append(bySubscription[ch.SubscriptionID], ch.ID)
 		}
 	}
-	err := insertSlots(ctx, db.Collection(filingsCollection), bySubscription, func(owner string, n int, ref string) any {
-		return filing{ID: filingID(filedCharges, owner, n), Ref: ref}
-	}, func(owner, ref string) error { return file(ctx, db, filedCharges, owner, ref) })
+	_, err := fileMany(ctx, db, filedCharges, bySubscription, nil)
 	if err != nil {
 		return fmt.Errorf("file charges under subscriptions: %w", err)
 	}
@@ -191,9 +208,7 @@ func fileExistingLists(ctx context.Context, db *mongo.Database) error {
 		}
 	}
 	for kind, byOwner := range map[string]map[string][]string{filedHistory: history, filedChargeEvents: chargeEvents, filedReference: references} {
-		err := insertSlots(ctx, db.Collection(filingsCollection), byOwner, func(owner string, n int, ref string) any {
-			return filing{ID: filingID(kind, owner, n), Ref: ref}
-		}, func(owner, ref string) error { return file(ctx, db, kind, owner, ref) })
+		_, err := fileMany(ctx, db, kind, byOwner, nil)
 		if err != nil {
 			return fmt.Errorf("file billing lists: %w", err)
 		}
@@ -232,15 +247,20 @@ func ChargeFiling(subID string, n int, chargeKey string) any {
 // FilingsCollection is where the scale seed puts its filings.
 const FilingsCollection = filingsCollection
 
-// insertSlots writes, for each owner, its refs into slots from 0, in
-// batches of unordered inserts: start-up work on a database whose lists were
-// never filed. A slot found taken (an earlier run stopped half way, or a
-// writer filed meanwhile) sends its ref the slow way, through slowFile,
-// which reads the owner's slots and takes the next free one.
-func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string][]string,
-	doc func(owner string, n int, ref string) any, slowFile func(owner, ref string) error) error {
+// insertSlots writes, for each owner, its refs into the slots from its
+// bound in from (0 when absent), in batches of unordered inserts, and
+// returns each owner's new bound (every slot below it taken). A slot found
+// taken (an earlier run stopped half way, or a writer filed meanwhile) sends
+// its ref the slow way, through slowFile, which reads the owner's slots and
+// takes the next free one.
+func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string][]string, from map[string]int,
+	doc func(owner string, n int, ref string) any, slowFile func(owner, ref string) (int, error)) (map[string]int, error) {
 	owners := slices.Sorted(maps.Keys(byOwner))
-	type pending struct{ owner, ref string }
+	next := make(map[string]int, len(owners))
+	type pending struct {
+		owner, ref string
+		n          int
+	}
 	batch, what := make([]any, 0, slotBatch), make([]pending, 0, slotBatch)
 	flush := func() error {
 		if len(batch) == 0 {
@@ -251,27 +271,29 @@ func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string
 			return err
 		}
 		for i, t := range taken {
-			if !t {
-				continue
+			slot := what[i].n + 1
+			if t {
+				if slot, err = slowFile(what[i].owner, what[i].ref); err != nil {
+					return err
+				}
 			}
-			if err := slowFile(what[i].owner, what[i].ref); err != nil {
-				return err
-			}
+			next[what[i].owner] = max(next[what[i].owner], slot)
 		}
 		batch, what = batch[:0], what[:0]
 		return nil
 	}
 	for _, owner := range owners {
-		for n, ref := range slices.Compact(slices.Sorted(slices.Values(byOwner[owner]))) {
-			batch, what = append(batch, doc(owner, n, ref)), append(what, pending{owner, ref})
+		start := from[owner]
+		for i, ref := range slices.Compact(slices.Sorted(slices.Values(byOwner[owner]))) {
+			batch, what = append(batch, doc(owner, start+i, ref)), append(what, pending{owner, ref, start + i})
 			if len(batch) == slotBatch {
 				if err := flush(); err != nil {
-					return err
+					return next, err
 				}
 			}
 		}
 	}
-	return flush()
+	return next, flush()
 }
 
 const slotBatch = 1000

@@ -247,10 +247,14 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		reqs[i] = r.req
 	}
 	charges, errs := s.chargeMany(ctx, reqs)
-	s.recordCharges(ctx, reqs, charges)
+	chargeBounds := make(map[string]int, len(due))
+	for _, r := range due {
+		chargeBounds[r.sub.ID] = r.sub.FiledCharges
+	}
+	chargeBounds = s.recordCharges(ctx, reqs, charges, chargeBounds)
 
 	var (
-		updates  []mongo.WriteModel
+		sets     []bson.M // each renewed subscription's new fields
 		history  []Change
 		renewed  []renewal
 		clockNow = s.clock.Now()
@@ -287,18 +291,35 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		for !end.After(now) { // a long outage: the new period starts now, not in the past
 			start, end = end, r.plan.Period.After(end)
 		}
-		updates = append(updates, mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": r.sub.ID}).SetUpdate(bson.M{
-			"$set":   bson.M{"currentPeriodStart": start, "currentPeriodEnd": end, "dueAt": end, "planCode": r.plan.Code, "price": r.plan.Price},
-			"$unset": bson.M{"failedAttempts": "", "nextPlanCode": ""},
-		}))
+		sets = append(sets, bson.M{"currentPeriodStart": start, "currentPeriodEnd": end, "dueAt": end, "planCode": r.plan.Code, "price": r.plan.Price})
 		history = append(history, Change{ID: r.sub.ID + "/renewed:" + r.period, SubscriptionID: r.sub.ID, At: clockNow,
 			By: "renewal", Kind: ChangeRenewed, From: r.sub.PlanCode, To: r.plan.Code,
 			Detail: r.plan.Price.String() + " until " + end.Format(time.RFC3339)})
 		r.paid = charges[i]
 		renewed = append(renewed, r)
 	}
-	if len(updates) == 0 {
+	if len(sets) == 0 {
 		return stats
+	}
+	// The history lines are filed before the subscriptions are updated, so
+	// that each update can move its bounds past the slots just taken; a line
+	// whose update then fails is not written, and readers skip a slot whose
+	// line is missing (docs/store.md §10). Its retry files it again.
+	historyBounds := make(map[string]int, len(renewed))
+	for _, r := range renewed {
+		historyBounds[r.sub.ID] = r.sub.FiledHistory
+	}
+	historyBounds = s.fileLines(ctx, history, historyBounds)
+	updates := make([]mongo.WriteModel, len(renewed))
+	for i, r := range renewed {
+		if n := chargeBounds[r.sub.ID]; n > r.sub.FiledCharges {
+			sets[i]["filedCharges"] = n
+		}
+		if n := historyBounds[r.sub.ID]; n > r.sub.FiledHistory {
+			sets[i]["filedHistory"] = n
+		}
+		updates[i] = mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": r.sub.ID}).
+			SetUpdate(bson.M{"$set": sets[i], "$unset": bson.M{"failedAttempts": "", "nextPlanCode": ""}})
 	}
 	updated := s.updateRenewed(ctx, updates)
 	var lines []Change
@@ -307,7 +328,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			lines = append(lines, history[i])
 		}
 	}
-	s.recordMany(ctx, lines)
+	s.writeLines(ctx, lines)
 	receipts := make([]Receipt, 0, len(renewed))
 	for i, r := range renewed {
 		if !updated[i] {
@@ -384,8 +405,10 @@ func (s *Service) chargeMany(ctx context.Context, reqs []ChargeRequest) ([]Charg
 
 // recordCharges keeps the provider's answers in the charges ledger, as
 // charge does one at a time: one unordered insertMany, where an entry
-// already there (a retry of the same key) stays as it was.
-func (s *Service) recordCharges(ctx context.Context, reqs []ChargeRequest, charges []Charge) {
+// already there (a retry of the same key) stays as it was. Each charge is
+// filed under its subscription from the bound in bounds; the new bounds
+// are returned.
+func (s *Service) recordCharges(ctx context.Context, reqs []ChargeRequest, charges []Charge, bounds map[string]int) map[string]int {
 	docs := make([]any, 0, len(charges))
 	for i, ch := range charges {
 		if ch.Status == "" {
@@ -411,29 +434,39 @@ func (s *Service) recordCharges(ctx context.Context, reqs []ChargeRequest, charg
 			byReference[ch.Reference] = append(byReference[ch.Reference], ch.ID)
 		}
 	}
-	if err := fileMany(ctx, s.db, filedCharges, bySubscription); err != nil {
+	next, err := fileMany(ctx, s.db, filedCharges, bySubscription, bounds)
+	if err != nil {
 		s.logger.Error("file charges", "count", len(docs), "error", err)
 	}
-	if err := fileMany(ctx, s.db, filedReference, byReference); err != nil {
+	if _, err := fileMany(ctx, s.db, filedReference, byReference, nil); err != nil {
 		s.logger.Error("file charge references", "count", len(docs), "error", err)
 	}
+	return next
 }
 
-// recordMany writes history lines as record does, a batch at a time.
-func (s *Service) recordMany(ctx context.Context, lines []Change) {
+// fileLines files history lines under their subscriptions, a batch at a
+// time, from the bounds given, and returns the new bounds.
+func (s *Service) fileLines(ctx context.Context, lines []Change, bounds map[string]int) map[string]int {
+	bySubscription := map[string][]string{}
+	for _, c := range lines {
+		bySubscription[c.SubscriptionID] = append(bySubscription[c.SubscriptionID], c.ID)
+	}
+	next, err := fileMany(ctx, s.db, filedHistory, bySubscription, bounds)
+	if err != nil {
+		s.logger.Error("file subscription changes", "count", len(lines), "error", err)
+	}
+	return next
+}
+
+// writeLines writes history lines (filed before) as record does, a batch
+// at a time.
+func (s *Service) writeLines(ctx context.Context, lines []Change) {
 	docs := make([]any, len(lines))
 	for i, c := range lines {
 		docs[i] = c
 	}
 	if err := insertManyOnce(ctx, s.db.Collection(historyCollection), docs); err != nil {
 		s.logger.Error("record subscription changes", "count", len(docs), "error", err)
-	}
-	bySubscription := map[string][]string{}
-	for _, c := range lines {
-		bySubscription[c.SubscriptionID] = append(bySubscription[c.SubscriptionID], c.ID)
-	}
-	if err := fileMany(ctx, s.db, filedHistory, bySubscription); err != nil {
-		s.logger.Error("file subscription changes", "count", len(docs), "error", err)
 	}
 }
 

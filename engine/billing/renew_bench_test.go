@@ -58,25 +58,39 @@ type billingDB struct {
 }
 
 // seedDue inserts n active weekly subscriptions on the sandbox, all due at
-// renewAt, in batches of InsertMany.
-func seedDue(tb testing.TB, db billingDB, n int) {
+// renewAt, in batches of InsertMany. Each has filed charges and history
+// lines already, as a real subscription has from its checkout and its
+// earlier renewals: filed of each, filed in the subscription's first slots,
+// with the bounds the pass keeps (Subscription.FiledCharges, FiledHistory).
+func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	tb.Helper()
 	ctx := context.Background()
 	end := renewAt.Add(-time.Hour)
 	const batch = 1000
 	docs := make([]any, 0, batch)
+	filings := make([]any, 0, batch*filed*2)
 	for i := range n {
 		id := fmt.Sprintf("sub_bench_%07d", i)
 		email := fmt.Sprintf("buyer%d@example.com", i)
 		docs = append(docs, Subscription{ID: id, Email: email, Emails: []string{email}, Bundle: "glimpse.web", Brand: "default",
 			PlanCode: "glimpse_weekly_trial", Status: StatusActive, MainPlan: true, Price: USD(100), Provider: sandboxName,
-			StartedAt: end.AddDate(0, 0, -7), CurrentPeriodStart: end.AddDate(0, 0, -7), CurrentPeriodEnd: end, DueAt: end,
-			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"}})
+			StartedAt: end.AddDate(0, 0, -7*filed), CurrentPeriodStart: end.AddDate(0, 0, -7), CurrentPeriodEnd: end, DueAt: end,
+			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"},
+			FiledCharges: filed, FiledHistory: filed})
+		for n := range filed {
+			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)),
+				HistoryFiling(id, n, fmt.Sprintf("%s/earlier:%d", id, n)))
+		}
 		if len(docs) == batch || i == n-1 {
 			if _, err := db.Collection(SubscriptionsCollection).InsertMany(ctx, docs); err != nil {
 				tb.Fatalf("seed: %v", err)
 			}
-			docs = docs[:0]
+			if len(filings) > 0 {
+				if _, err := db.Collection(filingsCollection).InsertMany(ctx, filings); err != nil {
+					tb.Fatalf("seed filings: %v", err)
+				}
+			}
+			docs, filings = docs[:0], filings[:0]
 		}
 	}
 }
@@ -240,7 +254,7 @@ func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
 		n = 300
 	}
 	db := openBillingDB(t)
-	seedDue(t, db, n)
+	seedDue(t, db, n, 1)
 	st := renewWith(t, db, 2)
 	c := countRenewals(t, db)
 	if c.charges != int64(n) || c.distinct != int64(n) || c.renewed != int64(n) {
@@ -264,11 +278,16 @@ func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
 // BenchmarkRenewDue100k times one renewal pass over 100,000 due
 // subscriptions on the embedded database, with one worker and with two.
 // Run it once: go test ./engine/billing/ -run '^$' -bench RenewDue100k -benchtime=1x
-// GLIMPSE_BENCH_RENEW_N sets another number of subscriptions.
+// GLIMPSE_BENCH_RENEW_N sets another number of subscriptions, GLIMPSE_BENCH_RENEW_FILED
+// the charges and history lines each has filed before (default 4: a weekly
+// plan a month in).
 func BenchmarkRenewDue100k(b *testing.B) {
-	n := 100000
+	n, filed := 100000, 4
 	if v, err := strconv.Atoi(os.Getenv("GLIMPSE_BENCH_RENEW_N")); err == nil && v > 0 {
 		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("GLIMPSE_BENCH_RENEW_FILED")); err == nil && v >= 0 {
+		filed = v
 	}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
@@ -276,8 +295,8 @@ func BenchmarkRenewDue100k(b *testing.B) {
 				b.StopTimer()
 				db := openBillingDB(b)
 				seedStart := time.Now()
-				seedDue(b, db, n)
-				b.Logf("seeded %d subscriptions in %s", n, time.Since(seedStart).Round(time.Millisecond))
+				seedDue(b, db, n, filed)
+				b.Logf("seeded %d subscriptions with %d charges and history lines filed each in %s", n, filed, time.Since(seedStart).Round(time.Millisecond))
 				b.StartTimer()
 				start, cpu := time.Now(), processCPU()
 				stop := reportProgress(db, start)

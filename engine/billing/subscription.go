@@ -55,6 +55,15 @@ type Subscription struct {
 	// Suspended is a subscription whose payment is disputed: it gives no
 	// access until the dispute closes in the operator's favour.
 	Suspended bool `bson:"suspended,omitempty"`
+	// FiledCharges and FiledHistory bound the subscription's filed charges
+	// and history lines (billing_filings): every slot below is taken. The
+	// renewal pass, which rewrites the subscription anyway, keeps them and
+	// files a renewal's charge and history line in the slots they name,
+	// instead of reading every earlier slot (two reads a renewal per
+	// renewal before it). A bound lower than the truth (a line another
+	// writer filed) costs a read or two, never a lost filing.
+	FiledCharges int `bson:"filedCharges,omitempty"`
+	FiledHistory int `bson:"filedHistory,omitempty"`
 }
 
 // Canceled reports whether the subscription will not renew.

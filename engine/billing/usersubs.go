@@ -166,9 +166,11 @@ func FileExistingSubscriptions(ctx context.Context, db *mongo.Database, settings
 			byUser[sub.UserID] = append(byUser[sub.UserID], sub.ID)
 		}
 	}
-	if err := insertSlots(ctx, db.Collection(userSubscriptionsCollection), byUser, func(userID string, n int, subID string) any {
+	// Accounts keep no bound of their slots (their lists stay short), so
+	// the bounds insertSlots returns are not needed.
+	if _, err := insertSlots(ctx, db.Collection(userSubscriptionsCollection), byUser, nil, func(userID string, n int, subID string) any {
 		return UserSlot(userID, n, subID)
-	}, func(userID, subID string) error { return indexUser(ctx, db, userID, subID) }); err != nil {
+	}, func(userID, subID string) (int, error) { return 0, indexUser(ctx, db, userID, subID) }); err != nil {
 		return fmt.Errorf("file subscriptions under accounts: %w", err)
 	}
 	if _, err := marks.InsertOne(ctx, bson.M{"_id": userIndexMarker}); err != nil && !store.IsDuplicateKey(err) {
