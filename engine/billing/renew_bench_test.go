@@ -76,7 +76,7 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			PlanCode: "glimpse_weekly_trial", Status: StatusActive, MainPlan: true, Price: USD(100), Provider: sandboxName,
 			StartedAt: end.AddDate(0, 0, -7*filed), CurrentPeriodStart: end.AddDate(0, 0, -7), CurrentPeriodEnd: end, DueAt: end,
 			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"},
-			FiledCharges: filed, FiledHistory: filed})
+			FiledCharges:  filed, FiledHistory: filed})
 		for n := range filed {
 			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)),
 				HistoryFiling(id, n, fmt.Sprintf("%s/earlier:%d", id, n)))
