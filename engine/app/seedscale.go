@@ -295,7 +295,9 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	}
 	b.add(billing.UserSubscriptionsCollection, billing.UserSlot(userID, 0, subID))
 	b.add(billing.SubscriptionEmailsCollection, billing.EmailSlot(email, 0, subID))
-	b.add(auth.SubscriptionsCollection, sub)
+	// Added by address: its filing bounds are set once its lines and
+	// charges below are filed, as the renewal pass keeps them.
+	b.add(auth.SubscriptionsCollection, &sub)
 
 	history := 0
 	line := func(c billing.Change) {
@@ -332,6 +334,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		}
 		ps = end
 	}
+	sub.FiledHistory, sub.FiledCharges = history, charges
 
 	// A session: about a third of them still valid.
 	signedIn := t.now.Add(-time.Duration(rng.IntN(15*60)) * time.Minute)

@@ -1,0 +1,88 @@
+package app_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"glimpse/engine"
+	"glimpse/engine/app"
+	"glimpse/engine/billing"
+	"glimpse/engine/store/storetest"
+)
+
+// TestSeedScaleWritesWhatTheAppReads: a small scale seed gives each
+// subscriber an account (an active one signs in), a subscription filed under it, and
+// history lines and charges filed with the bounds the renewal pass keeps;
+// a renewal pass over the seeded base then files each renewal at those
+// bounds and moves them on.
+func TestSeedScaleWritesWhatTheAppReads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	a, err := app.Open(ctx, load(t, nil), slog.New(slog.DiscardHandler), clock, storetest.Open(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 25 // 0-7 canceled, 8-14 expired, 15-24 active
+	report, err := app.SeedScale(ctx, a, n, io.Discard)
+	if err != nil || report.Subscribers != n {
+		t.Fatalf("seeded %d subscribers (%v), want %d", report.Subscribers, err, n)
+	}
+	subscription := func(i int) billing.Subscription {
+		t.Helper()
+		if i >= 15 { // the active ones sign in; an ended plan is refused at sign-in
+			if _, err := a.Auth.SignIn(ctx, app.ScaleEmail(i), app.ScalePassword, "127.0.0.1", "glimpse.web"); err != nil {
+				t.Fatalf("subscriber %d cannot sign in: %v", i, err)
+			}
+		}
+		user, err := a.Auth.UserByEmail(ctx, app.ScaleEmail(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs, err := a.Billing.ForUser(ctx, user.ID)
+		if err != nil || len(subs) != 1 {
+			t.Fatalf("subscriber %d has %d subscriptions (%v), want 1", i, len(subs), err)
+		}
+		return subs[0]
+	}
+	filed := func(sub billing.Subscription) (history, charges int) {
+		t.Helper()
+		lines, err := a.Billing.History(ctx, sub.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paid, err := a.Billing.ChargesOf(ctx, []string{sub.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(lines), len(paid)
+	}
+	before := map[int]billing.Subscription{}
+	for i := range n {
+		sub := subscription(i)
+		history, charges := filed(sub)
+		if history < 2 || charges < 1 || sub.FiledHistory != history || sub.FiledCharges != charges {
+			t.Errorf("subscriber %d: %d history lines and %d charges filed, bounds %d and %d", i, history, charges, sub.FiledHistory, sub.FiledCharges)
+		}
+		before[i] = sub
+	}
+
+	// A year and a day on, every active plan is due and renews once.
+	clock.Set(clock.Now().AddDate(1, 0, 1))
+	st, err := a.Billing.RenewDue(ctx)
+	if err != nil || st.Renewed != 10 || st.Failures != 0 {
+		t.Fatalf("RenewDue: %+v, %v; want the 10 active plans renewed", st, err)
+	}
+	for i := 15; i < n; i++ {
+		sub := subscription(i)
+		history, charges := filed(sub)
+		if sub.FiledHistory != before[i].FiledHistory+1 || sub.FiledCharges != before[i].FiledCharges+1 ||
+			history != sub.FiledHistory || charges != sub.FiledCharges {
+			t.Errorf("subscriber %d after renewing: %d history lines and %d charges, bounds %d and %d (before %d and %d)",
+				i, history, charges, sub.FiledHistory, sub.FiledCharges, before[i].FiledHistory, before[i].FiledCharges)
+		}
+	}
+}
