@@ -37,3 +37,51 @@ func onTicks(ctx context.Context, ticks <-chan time.Time, f func(ctx context.Con
 		f(ctx)
 	}
 }
+
+// PassShare is the share of the wall clock a pass over a whole collection
+// may take (EveryAtMost): the renewal pass, the profile refresh, the sweeper.
+const PassShare = 0.1
+
+// EveryAtMost calls f as Every does, every d until ctx ends, but keeps f to
+// at most share of the wall clock: after a call that took t, the next one
+// starts max(d, t/share) after that call started. It is for passes that read
+// a whole collection (on the embedded store, anything not found by _id is a
+// scan of every document: docs/store.md §10), whose time grows with the
+// subscriber base; run every minute over a large base, such a pass would
+// take the cores the requests need, and with them every page's tail. Over
+// a small base nothing changes (its calls take well under share of d); over
+// a large one the pass runs less often, so what it finds waits longer. The
+// wall clock is the right measure: on a busy machine a call takes longer and
+// the pass backs off further.
+func EveryAtMost(ctx context.Context, d time.Duration, share float64, f func(ctx context.Context)) {
+	atMost(ctx, d, share, f, time.Now, time.After)
+}
+
+// atMost is EveryAtMost with its clock and timer given, for tests.
+func atMost(ctx context.Context, d time.Duration, share float64, f func(ctx context.Context),
+	now func() time.Time, after func(time.Duration) <-chan time.Time) {
+	wait := d
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-after(wait):
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		start := now()
+		f(ctx)
+		wait = pauseAfter(d, now().Sub(start), share)
+	}
+}
+
+// pauseAfter is the wait after a call that took took: the rest of a period
+// of at least d in which the call took at most share.
+func pauseAfter(d, took time.Duration, share float64) time.Duration {
+	period := d
+	if share > 0 && share < 1 {
+		period = max(d, time.Duration(float64(took)/share))
+	}
+	return max(period-took, 0)
+}

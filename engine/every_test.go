@@ -77,3 +77,60 @@ func TestEveryStopsWithItsContext(t *testing.T) {
 		t.Fatal("Every did not return once its context had ended")
 	}
 }
+
+func TestPauseAfter(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		d, took   time.Duration
+		share     float64
+		wantPause time.Duration
+	}{
+		{"a quick call waits out the period", time.Minute, 2 * time.Second, 0.1, 58 * time.Second},
+		{"a call at exactly its share waits out the period", time.Minute, 6 * time.Second, 0.1, 54 * time.Second},
+		{"a slow call stretches the period to keep its share", time.Minute, 30 * time.Second, 0.1, 270 * time.Second},
+		{"a call longer than the period still pauses", time.Minute, 2 * time.Minute, 0.5, 2 * time.Minute},
+		{"no share: the period only", time.Minute, 2 * time.Minute, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := pauseAfter(tt.d, tt.took, tt.share); got != tt.wantPause {
+				t.Errorf("pauseAfter(%s, %s, %v) = %s, want %s", tt.d, tt.took, tt.share, got, tt.wantPause)
+			}
+		})
+	}
+}
+
+// TestAtMostWaitsForItsShare: each wait atMost asks for follows from how
+// long the call before took, and no call comes once the context has ended.
+func TestAtMostWaitsForItsShare(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	clock := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	took := []time.Duration{time.Second, 40 * time.Second, time.Second}
+	var waits []time.Duration
+	calls := 0
+	atMost(ctx, time.Minute, 0.1, func(context.Context) {
+		clock = clock.Add(took[calls])
+		calls++
+		if calls == len(took) {
+			cancel()
+		}
+	}, func() time.Time { return clock }, func(d time.Duration) <-chan time.Time {
+		waits = append(waits, d)
+		ch := make(chan time.Time, 1)
+		ch <- clock
+		return ch
+	})
+	want := []time.Duration{time.Minute, 59 * time.Second, 360 * time.Second, 59 * time.Second}
+	if calls != len(took) || len(waits) != len(want) {
+		t.Fatalf("%d calls and waits %v, want %d calls and waits %v", calls, waits, len(took), want)
+	}
+	for i := range want {
+		if waits[i] != want[i] {
+			t.Errorf("wait %d: %s, want %s (all: %v)", i, waits[i], want[i], waits)
+		}
+	}
+}

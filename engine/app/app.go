@@ -351,10 +351,12 @@ func (a *App) Sweep(ctx context.Context) error {
 	return nil
 }
 
-// RunSweeper sweeps every interval until ctx ends. Every instance runs it;
-// deleting what is expired is the same work whoever does it first.
+// RunSweeper sweeps every interval until ctx ends, at most
+// engine.PassShare of the time (each sweep reads the sessions, claims and
+// events whole on the embedded store). Every instance runs it; deleting
+// what is expired is the same work whoever does it first.
 func (a *App) RunSweeper(ctx context.Context, every time.Duration) {
-	engine.Every(ctx, every, func(ctx context.Context) {
+	engine.EveryAtMost(ctx, every, engine.PassShare, func(ctx context.Context) {
 		if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Error("sweep expired sessions and claims", "error", err)
 		}

@@ -131,7 +131,8 @@ func (s *Service) refresh(ctx context.Context, p Profile) error {
 	return nil
 }
 
-// RunRefresh refreshes due profiles every interval until ctx ends.
+// RunRefresh refreshes due profiles every interval until ctx ends, at most
+// engine.PassShare of the time.
 func (s *Service) RunRefresh(ctx context.Context, every time.Duration) {
 	refresh := func(ctx context.Context) {
 		if n, err := s.RefreshDue(ctx); err != nil {
@@ -141,5 +142,6 @@ func (s *Service) RunRefresh(ctx context.Context, every time.Duration) {
 		}
 	}
 	refresh(ctx)
-	engine.Every(ctx, every, refresh)
+	// Finding the due profiles reads every profile on the embedded store.
+	engine.EveryAtMost(ctx, every, engine.PassShare, refresh)
 }
