@@ -117,11 +117,7 @@ func (s *Service) issueReceipt(ctx context.Context, r Receipt) (Receipt, error) 
 	if r.ChargeKey == "" {
 		return Receipt{}, errors.New("issue receipt: no charge key")
 	}
-	if r.PaidAt.IsZero() {
-		r.PaidAt = s.clock.Now()
-	}
-	r.Email = normaliseEmail(r.Email)
-	issued, err := s.insertReceipt(ctx, r)
+	issued, err := s.insertReceipt(ctx, s.completed(r))
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -141,13 +137,9 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 	}
 	docs := make([]any, len(receipts))
 	for i := range receipts {
-		r := &receipts[i]
-		if r.PaidAt.IsZero() {
-			r.PaidAt = s.clock.Now()
-		}
-		r.Email = normaliseEmail(r.Email)
-		r.Number = receiptNumber(r.ChargeKey, 0)
-		docs[i] = *r
+		receipts[i] = s.completed(receipts[i])
+		receipts[i].Number = receiptNumber(receipts[i].ChargeKey, 0)
+		docs[i] = receipts[i]
 	}
 	refused, err := store.InsertNew(ctx, s.db.Collection(receiptsCollection), docs)
 	if err != nil {
@@ -167,6 +159,16 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 			Data: receiptNoticeData(r)})
 	}
 	s.sendMany(ctx, notices)
+}
+
+// completed is r as it is kept: paid now unless it says when, to its
+// address in the form the rest of billing compares.
+func (s *Service) completed(r Receipt) Receipt {
+	if r.PaidAt.IsZero() {
+		r.PaidAt = s.clock.Now()
+	}
+	r.Email = normaliseEmail(r.Email)
+	return r
 }
 
 func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error) {
