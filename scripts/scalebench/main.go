@@ -72,6 +72,13 @@ type target struct {
 }
 
 func run(bin, seeder, bigDir string, smallN, rounds, per int) error {
+	// Each journey of the signed-in ones takes an active account no earlier
+	// one used (the warm-up's two included); the small database must have
+	// them, or picking one would never end.
+	if need, active := rounds*per+2, activeAmong(smallN); need > active {
+		return fmt.Errorf("-rounds %d -per %d take %d accounts; the small database's %d subscribers have %d active: raise -small",
+			rounds, per, need, smallN, active)
+	}
 	tmp, err := os.MkdirTemp("", "glimpse-scalebench-")
 	if err != nil {
 		return err
@@ -222,7 +229,7 @@ func (t *target) round(per int) error {
 	// sandbox provider's hosted page, where they pay with its paying card
 	// and come back to the success page (timed to its answer).
 	for range per {
-		v := t.newBrowser()
+		v := t.newVisitor()
 		if err := v.boot(); err != nil {
 			return err
 		}
@@ -265,10 +272,28 @@ func (t *target) newBrowser() *browser {
 		i = rand.IntN(t.subscribers)
 	}
 	t.used[i] = true
+	b := t.newVisitor()
+	b.email = app.ScaleEmail(i)
+	return b
+}
+
+// newVisitor is a browser with no account, from a client address of its
+// own.
+func (t *target) newVisitor() *browser {
 	jar, _ := cookiejar.New(nil)
 	ip := net.IPv4(10, byte(rand.IntN(256)), byte(rand.IntN(256)), byte(1+rand.IntN(254))).String()
-	return &browser{base: t.base, client: &http.Client{Jar: jar, Timeout: 2 * time.Minute}, ip: ip,
-		email: app.ScaleEmail(i)}
+	return &browser{base: t.base, client: &http.Client{Jar: jar, Timeout: 2 * time.Minute}, ip: ip}
+}
+
+// activeAmong counts the active subscribers among a seed of n.
+func activeAmong(n int) int {
+	active := 0
+	for i := range n {
+		if app.ScaleActive(i) {
+			active++
+		}
+	}
+	return active
 }
 
 // browser sends what the renderer sends: the page shell first (its CSRF
