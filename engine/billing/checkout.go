@@ -346,7 +346,7 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 // list a subscription's charges by _id), then catches it up.
 func (s *Service) chargeWritten(ctx context.Context, ch Charge) error {
 	if ch.SubscriptionID != "" {
-		if err := file(ctx, s.db, filedCharges, ch.SubscriptionID, ch.ID); err != nil {
+		if err := fileUnderSubscription(ctx, s.db, filedCharges, ch.SubscriptionID, ch.ID); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/store"
 )
@@ -107,6 +108,34 @@ func fileFrom(ctx context.Context, db *mongo.Database, kind, owner, ref string, 
 		}
 	}
 	return n, fmt.Errorf("file %s of %s: no free slot", kind, owner)
+}
+
+// fileUnderSubscription files ref in one of a subscription's two growing
+// lists (filedCharges, filedHistory) as file does, but from the bound the
+// subscription keeps of that list (one read of the subscription by _id), so
+// a writer one at a time (a plan change, a cancellation, a checkout's
+// charge) reads the slots taken since the renewal pass last moved the bound,
+// not every slot since the subscription began. It does not move the bound:
+// the pass does, and a lagging bound costs reads, never a lost filing.
+func fileUnderSubscription(ctx context.Context, db *mongo.Database, kind, subID, ref string) error {
+	if kind != filedCharges && kind != filedHistory {
+		return fmt.Errorf("file %s of %s: a subscription keeps no bound of that list", kind, subID)
+	}
+	var bounds struct {
+		Charges int `bson:"filedCharges"`
+		History int `bson:"filedHistory"`
+	}
+	err := db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": subID},
+		options.FindOne().SetProjection(bson.M{"filedCharges": 1, "filedHistory": 1})).Decode(&bounds)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) { // no subscription yet: from slot 0
+		return fmt.Errorf("file %s of %s: %w", kind, subID, err)
+	}
+	from := bounds.History
+	if kind == filedCharges {
+		from = bounds.Charges
+	}
+	_, err = fileFrom(ctx, db, kind, subID, ref, from)
+	return err
 }
 
 // fileMany files refs under their owners as fileFrom does, for a batch (the

@@ -166,3 +166,37 @@ func TestExistingListsAreFiled(t *testing.T) {
 		t.Fatalf("marker written %d times", marks)
 	}
 }
+
+// TestOneByOneWritersFileFromTheBound: a history line recorded one at a time
+// (a plan change, a cancellation) and a charge written one at a time are
+// filed from the bound their subscription keeps, not from slot 0: the slots
+// below the bound are not read. A gap below the bound, which no writer
+// leaves, shows where they went: filed from 0 they would have filled it.
+func TestOneByOneWritersFileFromTheBound(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const sub = "sub_bound"
+	if _, err := f.svc.db.Collection(SubscriptionsCollection).InsertOne(ctx,
+		Subscription{ID: sub, Status: StatusActive, FiledCharges: 3, FiledHistory: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.db.Collection(filingsCollection).InsertMany(ctx, []any{
+		ChargeFiling(sub, 0, "charge-0"), ChargeFiling(sub, 2, "charge-2"),
+		HistoryFiling(sub, 0, sub+"/line-0"), HistoryFiling(sub, 2, sub+"/line-2"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.svc.record(ctx, sub, "plan-changed", Change{Kind: ChangeRenewed, By: "test"})
+	if err := f.svc.chargeWritten(ctx, Charge{ID: "charge-3", Key: "charge-3", SubscriptionID: sub}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct{ kind, ref string }{{filedHistory, sub + "/plan-changed"}, {filedCharges, "charge-3"}} {
+		var slot filing
+		if err := f.svc.db.Collection(filingsCollection).FindOne(ctx, bson.M{"_id": filingID(want.kind, sub, 3)}).Decode(&slot); err != nil || slot.Ref != want.ref {
+			t.Errorf("%s slot 3: %+v (%v), want %s", want.kind, slot, err, want.ref)
+		}
+		if n, err := f.svc.db.Collection(filingsCollection).CountDocuments(ctx, bson.M{"_id": filingID(want.kind, sub, 1)}); err != nil || n != 0 {
+			t.Errorf("%s slot 1 below the bound was filled (%d, %v)", want.kind, n, err)
+		}
+	}
+}

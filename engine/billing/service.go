@@ -559,7 +559,7 @@ func (s *Service) record(ctx context.Context, subID, key string, c Change) {
 	}
 	// Filed after the line is written (a line written again is filed
 	// again if the first write stopped before its filing).
-	if err := file(ctx, s.db, filedHistory, subID, c.ID); err != nil {
+	if err := fileUnderSubscription(ctx, s.db, filedHistory, subID, c.ID); err != nil {
 		s.logger.Error("file subscription change", "subscription", subID, "change", key, "error", err)
 	}
 }
