@@ -156,6 +156,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
+	if err := retention.ListExistingAttempts(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err

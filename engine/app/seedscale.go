@@ -22,6 +22,7 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
+	"glimpse/engine/store"
 	"glimpse/engine/tracking"
 )
 
@@ -139,6 +140,9 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 		return report, sendErr
 	}
 	if err := billing.MarkSubscriptionsFiled(ctx, db, settingsCollection); err != nil {
+		return report, err
+	}
+	if err := retention.MarkAttemptsListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
@@ -357,6 +361,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		at := t.now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)
 		att := retention.Attempt{ID: engine.NewID(), UserID: userID, SubscriptionID: subID, Brand: brand.DefaultKey,
 			PlanCode: plan.Code, Entry: "my_plan", Return: "/plan", StartedAt: at}
+		b.add(retention.AttemptsByUserCollection, store.ListSlot(userID, 0, att.ID))
 		b.add(retention.AttemptsCollection, att)
 		for k, kind := range []string{retention.EventReached, retention.EventAnswer, retention.EventOutcome} {
 			e := retention.Event{ID: retention.StepID(att.ID, k), AttemptID: att.ID, SubscriptionID: subID,

@@ -192,7 +192,10 @@ func (s *Service) eraseAttempts(ctx context.Context, userID string, subIDs []str
 		bson.M{"subscriptionId": bson.M{"$in": subIDs}}}}); err != nil {
 		return err
 	}
-	return s.deleteMany(ctx, retention.AttemptsCollection, filter)
+	if err := s.deleteMany(ctx, retention.AttemptsCollection, filter); err != nil {
+		return err
+	}
+	return store.NewLists(s.db, retention.AttemptsByUserCollection).Erase(ctx, userID)
 }
 
 // eraseClaims deletes the claims that name the account (in their id or as

@@ -63,6 +63,7 @@ func Fates() []Fate {
 		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
 		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
+		{retention.AttemptsByUserCollection, Erased, "the list of the person's cancellation flow attempts (keyed by their account id)"},
 		{retention.StepsCollection, Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
 		{tracking.Collection, Erased, "usage events"},
 		{experiment.PeopleCollection, Erased, "which experiment variants the person saw"},

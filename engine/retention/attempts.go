@@ -19,13 +19,18 @@ import (
 const (
 	AttemptsCollection = "cancel_attempts" // one document per attempt, written once
 	StepsCollection    = "cancel_steps"    // one document per thing that happened in an attempt
+	// AttemptsByUserCollection lists each subscriber's attempts
+	// (store.Lists, "<userId>#n" → attempt id), which the support desk reads
+	// by _id rather than by scanning every attempt for a userId.
+	AttemptsByUserCollection = "cancel_attempts_by_user"
 )
 
 // Collections lists retention's collections with their indexes.
 func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
-		AttemptsCollection: {{Keys: bson.D{{Key: "startedAt", Value: 1}}}},
-		StepsCollection:    {{Keys: bson.D{{Key: "attemptId", Value: 1}}}},
+		AttemptsCollection:       {{Keys: bson.D{{Key: "startedAt", Value: 1}}}},
+		StepsCollection:          {{Keys: bson.D{{Key: "attemptId", Value: 1}}}},
+		AttemptsByUserCollection: nil,
 	}
 }
 
@@ -100,13 +105,14 @@ type Summary struct {
 
 // Service stores attempts.
 type Service struct {
-	db    *mongo.Database
-	clock engine.Clock
+	db     *mongo.Database
+	clock  engine.Clock
+	byUser *store.Lists
 }
 
 // NewService returns the attempts store.
 func NewService(db *mongo.Database, clock engine.Clock) *Service {
-	return &Service{db: db, clock: clock}
+	return &Service{db: db, clock: clock, byUser: store.NewLists(db, AttemptsByUserCollection)}
 }
 
 // ErrNoAttempt is an unknown attempt, or one of another subscriber.
@@ -116,6 +122,12 @@ var ErrNoAttempt = engine.Errorf(engine.CodeNotFound, "No such cancel attempt")
 func (s *Service) Start(ctx context.Context, a Attempt) (Attempt, error) {
 	a.ID = engine.NewID()
 	a.StartedAt = s.clock.Now()
+	// Listed before it is written (store.Lists).
+	if a.UserID != "" {
+		if err := s.byUser.Add(ctx, a.UserID, a.ID); err != nil {
+			return Attempt{}, fmt.Errorf("start cancel attempt: %w", err)
+		}
+	}
 	if _, err := s.db.Collection(AttemptsCollection).InsertOne(ctx, a); err != nil {
 		return Attempt{}, fmt.Errorf("start cancel attempt: %w", err)
 	}

@@ -225,3 +225,59 @@ func TestConcurrentRecordsEachTakeANumber(t *testing.T) {
 		t.Fatalf("%d events read, want %d (%v)", len(events), n, err)
 	}
 }
+
+// TestOfUserReadsTheSubscribersList: a subscriber's attempts are found
+// through their list, newest first; another subscriber's are not; an
+// attempt written before lists existed is listed once at start
+// (ListExistingAttempts, idempotent), and a listed attempt whose write never
+// happened is skipped.
+func TestOfUserReadsTheSubscribersList(t *testing.T) {
+	st := storetest.Open(t)
+	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	svc := NewService(st.DB(), clock)
+	ctx := context.Background()
+	first, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", Entry: "my_plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+	second, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", Entry: "mail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Start(ctx, Attempt{UserID: "u2", SubscriptionID: "sub_2"}); err != nil {
+		t.Fatal(err)
+	}
+	// Written by an older release, with no list entry.
+	older := Attempt{ID: "older", UserID: "u1", SubscriptionID: "sub_1", StartedAt: clock.Now().Add(-48 * time.Hour)}
+	if _, err := st.DB().Collection(AttemptsCollection).InsertOne(ctx, older); err != nil {
+		t.Fatal(err)
+	}
+	// Listed by a start that stopped before writing the attempt.
+	if err := svc.byUser.Add(ctx, "u1", "never-written"); err != nil {
+		t.Fatal(err)
+	}
+	ids := func() []string {
+		t.Helper()
+		sums, err := svc.OfUser(ctx, "u1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range sums {
+			out = append(out, s.Attempt.ID)
+		}
+		return out
+	}
+	if got := ids(); len(got) != 2 || got[0] != second.ID || got[1] != first.ID {
+		t.Fatalf("before listing existing attempts: %v, want [%s %s]", got, second.ID, first.ID)
+	}
+	for range 2 {
+		if err := ListExistingAttempts(ctx, st.DB(), "settings"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ids(); len(got) != 3 || got[0] != second.ID || got[1] != first.ID || got[2] != "older" {
+		t.Fatalf("after listing existing attempts: %v, want [%s %s older]", got, second.ID, first.ID)
+	}
+}

@@ -68,6 +68,7 @@ var Periodic = map[string]map[string]string{
 		"": "filing history lines, once per database at start"},
 	"charge_events":   {"": "filing charge events, once per database at start"},
 	"charges":         {"": "filing charge references, once per database at start"},
+	"cancel_attempts": {"": "listing cancel attempts under their subscribers, once per database at start"},
 	"password_resets": {"expiresAt": "the sweep deletes expired reset links"},
 	"profiles":        {"nextRefresh": "the profile refresh pass reads the due profiles"},
 	"mail":            {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only)"},
@@ -97,10 +98,9 @@ var Rare = map[string]string{
 	// The support desk's dossier of one subscriber: staff open one at a
 	// time, per support request. Not keyed yet (docs/store.md §10 says
 	// what it costs at scale); each is a scan per dossier opened.
-	"glimpse/engine/auth.(*Service).Sessions":    "the support desk's list of a subscriber's sign-ins, at staff's hand",
-	"glimpse/engine/mail.(*Outbox).SentTo":       "the support desk's list of mails sent to a subscriber, at staff's hand",
-	"glimpse/engine/retention.(*Service).OfUser": "the support desk's list of a subscriber's cancel attempts, at staff's hand",
-	"glimpse/engine/support.auditLog.newest":     "the support desk's audit log page, at staff's hand; the log grows with staff's actions",
+	"glimpse/engine/auth.(*Service).Sessions": "the support desk's list of a subscriber's sign-ins, at staff's hand",
+	"glimpse/engine/mail.(*Outbox).SentTo":    "the support desk's list of mails sent to a subscriber, at staff's hand",
+	"glimpse/engine/support.auditLog.newest":  "the support desk's audit log page, at staff's hand; the log grows with staff's actions",
 }
 
 // queryShape is one kind of query: what the check plans.

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Lists keeps, for each owner, a list of references (the _ids of documents
+// kept elsewhere) as numbered documents "<owner>#0", "<owner>#1", … of one
+// collection. On the embedded store a list found by a field is a scan of
+// the whole collection (docs/store.md §10); a list read slot by slot is one
+// lookup by _id per entry. Each slot is a unique insert, so writers adding
+// to one owner at once each take their own slot, and a writer takes the
+// first free one, so the slots of an owner have no gap for a reader to stop
+// at. Add a reference before writing what it names: a crash in between
+// leaves a slot readers skip (what it names is missing), never a document
+// no slot leads to.
+type Lists struct{ coll *mongo.Collection }
+
+// NewLists keeps lists in the collection named.
+func NewLists(db *mongo.Database, collection string) *Lists {
+	return &Lists{coll: db.Collection(collection)}
+}
+
+type listSlot struct {
+	ID  string `bson:"_id"`
+	Ref string `bson:"ref"`
+}
+
+func listSlotID(owner string, n int) string { return owner + "#" + strconv.Itoa(n) }
+
+// ListSlot is slot n of owner's list holding ref, for a seeder that writes
+// lists in bulk (slots from 0, no gap).
+func ListSlot(owner string, n int, ref string) any {
+	return listSlot{ID: listSlotID(owner, n), Ref: ref}
+}
+
+// Add puts ref on owner's list unless it is there.
+func (l *Lists) Add(ctx context.Context, owner, ref string) error {
+	refs, err := l.slots(ctx, owner)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(refs, ref) {
+		return nil
+	}
+	for n := len(refs); n < len(refs)+64; n++ {
+		_, err := l.coll.InsertOne(ctx, ListSlot(owner, n, ref))
+		if err == nil {
+			return nil
+		}
+		if !IsDuplicateKey(err) {
+			return fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+		}
+	}
+	return fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
+}
+
+// Refs returns owner's list in the order it was made, each reference once
+// (two writers adding one reference at once may each take a slot for it).
+func (l *Lists) Refs(ctx context.Context, owner string) ([]string, error) {
+	slots, err := l.slots(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]string, 0, len(slots))
+	for _, ref := range slots {
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return refs, nil
+}
+
+// Erase deletes owner's list, slot by slot.
+func (l *Lists) Erase(ctx context.Context, owner string) error {
+	slots, err := l.slots(ctx, owner)
+	if err != nil {
+		return err
+	}
+	// The last slot first: a reader meanwhile sees a shorter list, never
+	// one cut short by a gap.
+	for n := len(slots) - 1; n >= 0; n-- {
+		if _, err := l.coll.DeleteOne(ctx, bson.M{"_id": listSlotID(owner, n)}); err != nil {
+			return fmt.Errorf("erase list %s of %s: %w", l.coll.Name(), owner, err)
+		}
+	}
+	return nil
+}
+
+// slots reads owner's slots from 0 to the first missing one.
+func (l *Lists) slots(ctx context.Context, owner string) ([]string, error) {
+	var refs []string
+	for n := 0; ; n++ {
+		var s listSlot
+		err := l.coll.FindOne(ctx, bson.M{"_id": listSlotID(owner, n)}).Decode(&s)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return refs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+		}
+		refs = append(refs, s.Ref)
+	}
+}
