@@ -40,74 +40,32 @@ type filing struct {
 	Ref string `bson:"ref"`
 }
 
+// filings is billing's lists: owner "<kind>:<owner>", so a slot's _id is
+// filingID's.
+func filings(db *mongo.Database) *store.Lists { return store.NewLists(db, filingsCollection) }
+
 // filed reads the refs filed under owner, in slot order, each once: two
 // writers filing one ref together may each take a slot for it.
 func filed(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
-	slots, err := filedSlots(ctx, db, kind, owner)
-	if err != nil {
-		return nil, err
-	}
-	refs := make([]string, 0, len(slots))
-	for _, ref := range slots {
-		if !slices.Contains(refs, ref) {
-			refs = append(refs, ref)
-		}
-	}
-	return refs, nil
+	return filings(db).Refs(ctx, kind+":"+owner)
 }
 
 // filedSlots reads every slot under owner, in order.
 func filedSlots(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
-	var refs []string
-	for n := 0; ; n++ {
-		var f filing
-		err := db.Collection(filingsCollection).FindOne(ctx, bson.M{"_id": filingID(kind, owner, n)}).Decode(&f)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return refs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s of %s: %w", kind, owner, err)
-		}
-		refs = append(refs, f.Ref)
-	}
+	return filings(db).Slots(ctx, kind+":"+owner)
 }
 
 // file files ref under owner unless it is there.
 func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) error {
-	_, err := fileFrom(ctx, db, kind, owner, ref, 0)
-	return err
+	return filings(db).Add(ctx, kind+":"+owner, ref)
 }
 
 // fileFrom files ref under owner unless it is in one of the slots from
 // from on, where every slot below from is known to be taken (a subscription
 // keeps that bound for its lists: Subscription.FiledCharges, FiledHistory),
-// so only the slots from there are read. It returns the new bound: every
-// slot below it is taken.
+// so only the slots from there are read. It returns the new bound.
 func fileFrom(ctx context.Context, db *mongo.Database, kind, owner, ref string, from int) (int, error) {
-	n := from
-	for ; ; n++ {
-		var f filing
-		err := db.Collection(filingsCollection).FindOne(ctx, bson.M{"_id": filingID(kind, owner, n)}).Decode(&f)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			break
-		}
-		if err != nil {
-			return from, fmt.Errorf("read %s of %s: %w", kind, owner, err)
-		}
-		if f.Ref == ref {
-			return n + 1, nil
-		}
-	}
-	for end := n + 64; n < end; n++ {
-		_, err := db.Collection(filingsCollection).InsertOne(ctx, filing{ID: filingID(kind, owner, n), Ref: ref})
-		if err == nil {
-			return n + 1, nil
-		}
-		if !store.IsDuplicateKey(err) {
-			return n, fmt.Errorf("file %s of %s: %w", kind, owner, err)
-		}
-	}
-	return n, fmt.Errorf("file %s of %s: no free slot", kind, owner)
+	return filings(db).AddFrom(ctx, kind+":"+owner, ref, from)
 }
 
 // fileUnderSubscription files ref in one of a subscription's two growing

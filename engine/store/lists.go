@@ -43,29 +43,45 @@ func ListSlot(owner string, n int, ref string) any {
 
 // Add puts ref on owner's list unless it is there.
 func (l *Lists) Add(ctx context.Context, owner, ref string) error {
-	refs, err := l.slots(ctx, owner)
-	if err != nil {
-		return err
+	_, err := l.AddFrom(ctx, owner, ref, 0)
+	return err
+}
+
+// AddFrom puts ref on owner's list unless it is in one of the slots from
+// from on, where the caller knows every slot below from is taken (a bound
+// it keeps), so only the slots from there are read. It returns the new
+// bound: every slot below it is taken.
+func (l *Lists) AddFrom(ctx context.Context, owner, ref string, from int) (int, error) {
+	n := from
+	for ; ; n++ {
+		var s listSlot
+		err := l.coll.FindOne(ctx, bson.M{"_id": listSlotID(owner, n)}).Decode(&s)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			break
+		}
+		if err != nil {
+			return from, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+		}
+		if s.Ref == ref {
+			return n + 1, nil
+		}
 	}
-	if slices.Contains(refs, ref) {
-		return nil
-	}
-	for n := len(refs); n < len(refs)+64; n++ {
+	for end := n + 64; n < end; n++ {
 		_, err := l.coll.InsertOne(ctx, ListSlot(owner, n, ref))
 		if err == nil {
-			return nil
+			return n + 1, nil
 		}
 		if !IsDuplicateKey(err) {
-			return fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+			return n, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
 		}
 	}
-	return fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
+	return n, fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
 }
 
 // Refs returns owner's list in the order it was made, each reference once
 // (two writers adding one reference at once may each take a slot for it).
 func (l *Lists) Refs(ctx context.Context, owner string) ([]string, error) {
-	slots, err := l.slots(ctx, owner)
+	slots, err := l.Slots(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +96,7 @@ func (l *Lists) Refs(ctx context.Context, owner string) ([]string, error) {
 
 // Erase deletes owner's list, slot by slot.
 func (l *Lists) Erase(ctx context.Context, owner string) error {
-	slots, err := l.slots(ctx, owner)
+	slots, err := l.Slots(ctx, owner)
 	if err != nil {
 		return err
 	}
@@ -94,8 +110,10 @@ func (l *Lists) Erase(ctx context.Context, owner string) error {
 	return nil
 }
 
-// slots reads owner's slots from 0 to the first missing one.
-func (l *Lists) slots(ctx context.Context, owner string) ([]string, error) {
+// Slots reads owner's slots from 0 to the first missing one, a reference
+// taken twice listed twice (the slot numbers matter to a caller erasing
+// some of them).
+func (l *Lists) Slots(ctx context.Context, owner string) ([]string, error) {
 	var refs []string
 	for n := 0; ; n++ {
 		var s listSlot
