@@ -100,13 +100,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		}
 	}
 	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
-		Auth: auth.NewService(st.DB(), clock, auth.NewHasher(), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+		Auth: auth.NewService(st.DB(), clock, passwordHasher(cfg), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
-	a.Staff = staff.NewService(st.DB(), clock, auth.NewHasher())
+	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
 	a.Content = library.NewRepo(st.DB(), clock)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
@@ -364,4 +364,9 @@ func (a *App) RunSweeper(ctx context.Context, every time.Duration) {
 			a.Logger.Error("sweep expired sessions and claims", "error", err)
 		}
 	})
+}
+
+// passwordHasher hashes at the configured argon2id cost (zero: OWASP's).
+func passwordHasher(cfg config.Config) *auth.Hasher {
+	return auth.NewHasherCosting(auth.Cost{MemoryKiB: cfg.PasswordMemoryKiB, Passes: cfg.PasswordPasses})
 }

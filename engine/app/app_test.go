@@ -24,6 +24,7 @@ func load(t *testing.T, vars map[string]string) config.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.PasswordMemoryKiB, cfg.PasswordPasses = 1024, 1 // cheap argon2id: auth.NewHasherCosting
 	return cfg
 }
 

@@ -33,29 +33,63 @@ const (
 // per test database) would otherwise spend a hash's time on it.
 const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$iXCPNC4skm8y02MtsO3dkQ$rHdcGICoUEG2lEBroK5oXAeHlaa3xtHzdvWn7MCP9fI"
 
-// Hasher hashes and verifies passwords. Each hash allocates 19 MiB, so a
-// semaphore sized to the cores bounds memory under a burst of sign-ins.
-type Hasher struct {
-	slots chan struct{}
+// Cost is what one argon2id hash spends: its memory and its passes over it.
+// The zero Cost is the OWASP parameters above.
+type Cost struct {
+	MemoryKiB uint32
+	Passes    uint32
 }
 
-// NewHasher returns a Hasher allowing one concurrent hash per core.
-func NewHasher() *Hasher {
-	return &Hasher{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
+// Hasher hashes and verifies passwords. Each hash allocates its cost's
+// memory (19 MiB by default), so a semaphore sized to the cores bounds memory
+// under a burst of sign-ins.
+type Hasher struct {
+	slots chan struct{}
+	cost  Cost
+	// dummy is checked when an account is unknown; it has the cost's
+	// parameters, so that check costs what a real one costs.
+	dummy string
+}
+
+// NewHasher returns a Hasher at the OWASP cost allowing one concurrent hash
+// per core.
+func NewHasher() *Hasher { return NewHasherCosting(Cost{}) }
+
+// NewHasherCosting returns a Hasher hashing new passwords at cost (the zero
+// Cost: OWASP's). Existing hashes keep verifying at the cost they were made
+// with, since each carries its parameters. The test suites use a cheaper
+// cost: thousands of sign-ins under the race detector at 19 MiB each were a
+// quarter of their CPU.
+func NewHasherCosting(cost Cost) *Hasher {
+	h := &Hasher{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0))), cost: cost, dummy: dummyHash}
+	if cost == (Cost{}) || cost == (Cost{MemoryKiB: argonMemoryKiB, Passes: argonTime}) {
+		h.cost = Cost{MemoryKiB: argonMemoryKiB, Passes: argonTime}
+		return h
+	}
+	// Nobody's password: the dummy must never verify.
+	nobody := make([]byte, 32)
+	_, _ = rand.Read(nobody)
+	h.dummy = h.phc(base64.RawStdEncoding.EncodeToString(nobody))
+	return h
 }
 
 // Hash returns the PHC-formatted argon2id hash of password.
 func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
-	salt := make([]byte, argonSaltLen)
-	_, _ = rand.Read(salt)
 	if err := h.acquire(ctx); err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)
-	h.release()
+	defer h.release()
+	return h.phc(password), nil
+}
+
+// phc hashes password with a fresh salt at the Hasher's cost.
+func (h *Hasher) phc(password string) string {
+	salt := make([]byte, argonSaltLen)
+	_, _ = rand.Read(salt)
+	key := argon2.IDKey([]byte(password), salt, h.cost.Passes, h.cost.MemoryKiB, argonThreads, argonKeyLen)
 	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemoryKiB, argonTime,
-		argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, h.cost.MemoryKiB, h.cost.Passes,
+		argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key))
 }
 
 // Verify reports whether password matches the PHC hash. An empty hash (an
@@ -63,7 +97,7 @@ func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 func (h *Hasher) Verify(ctx context.Context, hash, password string) (bool, error) {
 	known := hash != ""
 	if !known {
-		hash = dummyHash
+		hash = h.dummy
 	}
 	var version, memory, iterations int
 	var threads uint8

@@ -18,7 +18,8 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
-var hasher = auth.NewHasher()
+// A cheap argon2id cost: see auth.NewHasherCosting.
+var hasher = auth.NewHasherCosting(auth.Cost{MemoryKiB: 1024, Passes: 1})
 
 func newService(t *testing.T) (*auth.Service, *engine.ManualClock) {
 	t.Helper()

@@ -40,6 +40,13 @@ type Config struct {
 	TaxRetentionYears int
 	ShutdownTimeout   time.Duration // GLIMPSE_SHUTDOWN_TIMEOUT: how long SIGTERM waits for requests
 
+	// PasswordMemoryKiB and PasswordPasses set argon2id's cost for new
+	// password hashes. Not read from the environment: zero means the OWASP
+	// parameters (19 MiB, two passes), which every deployment uses; test
+	// suites lower them (engine/auth.NewHasherCosting).
+	PasswordMemoryKiB uint32
+	PasswordPasses    uint32
+
 	// Operator details shown in the legal pages and support links.
 	SupportEmail    string // GLIMPSE_SUPPORT_EMAIL
 	OperatorName    string // GLIMPSE_OPERATOR_NAME: the data controller named in the legal pages

@@ -90,6 +90,7 @@ func newFuzzClient(f *testing.F) *fuzzClient {
 	if err != nil {
 		f.Fatal(err)
 	}
+	cfg.PasswordMemoryKiB, cfg.PasswordPasses = 1024, 1 // cheap argon2id: auth.NewHasherCosting
 	logger := slog.New(slog.DiscardHandler)
 	clock := engine.NewManualClock(start)
 	a, err := app.Open(context.Background(), cfg, logger, clock, storetest.Open(f))

@@ -62,6 +62,7 @@ func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*con
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.PasswordMemoryKiB, cfg.PasswordPasses = 1024, 1 // cheap argon2id: auth.NewHasherCosting
 	for _, e := range edit {
 		e(&cfg)
 	}

@@ -76,7 +76,8 @@ func newStaff(t *testing.T) (*staff.Service, *engine.ManualClock) {
 	return staff.NewService(st.DB(), clock, hasher), clock
 }
 
-var hasher = auth.NewHasher()
+// A cheap argon2id cost: see auth.NewHasherCosting.
+var hasher = auth.NewHasherCosting(auth.Cost{MemoryKiB: 1024, Passes: 1})
 
 // Issue #8, defect 2: 60 wrong editor passwords in 2.4 s, then the right one
 // worked. Staff sign-in now has the subscribers' limits, reserved before the

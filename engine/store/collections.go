@@ -68,17 +68,55 @@ func (s *Store) EnsureCollections(ctx context.Context, specs []CollectionSpec) e
 		return err
 	}
 	defer db.Close()
+	// One connection and one transaction: SQLite parses the whole schema
+	// when a connection opens and again whenever another connection changed
+	// it, so an index a statement on a connection of its own would have each
+	// of the others re-read every table and index before its next statement.
+	db.SetMaxOpenConns(1)
+	tables, err := tableNames(ctx, db)
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin SQLite _id indexes: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
 	for _, spec := range specs {
-		table, err := tableName(ctx, db, spec.Name)
-		if err != nil {
-			return err
+		table, ok := tables[spec.Name]
+		if !ok {
+			return fmt.Errorf("store: collection %q has no SQLite table", spec.Name)
 		}
 		q := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %q ON %q (%s)`, table+"_id_expr", table, ferretIDExpr)
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("store: create SQLite _id index on %q: %w", spec.Name, err)
 		}
 	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit SQLite _id indexes: %w", err)
+	}
 	return nil
+}
+
+// tableNames reads FerretDB's registry: each collection's table.
+func tableNames(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT name, table_name FROM %q`, ferretCollectionsTable))
+	if err != nil {
+		return nil, fmt.Errorf("store: read SQLite tables: %w", err)
+	}
+	defer rows.Close()
+	tables := map[string]string{}
+	for rows.Next() {
+		var name, table string
+		if err := rows.Scan(&name, &table); err != nil {
+			return nil, fmt.Errorf("store: read SQLite tables: %w", err)
+		}
+		tables[name] = table
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: read SQLite tables: %w", err)
+	}
+	return tables, nil
 }
 
 // ExplainIDLookup returns SQLite's query plan, one line per step, for the

@@ -95,6 +95,7 @@ func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.PasswordMemoryKiB, cfg.PasswordPasses = 1024, 1 // cheap argon2id: auth.NewHasherCosting
 	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	a, err := app.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), clock, storetest.Open(t))
 	if err != nil {
