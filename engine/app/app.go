@@ -159,6 +159,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := retention.ListExistingAttempts(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
+	if err := support.ListExistingAudit(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err

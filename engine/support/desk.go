@@ -70,7 +70,7 @@ var (
 // Desk is the support desk's use cases.
 type Desk struct {
 	clock     engine.Clock
-	audit     auditLog
+	audit     *auditLog
 	auth      *auth.Service
 	accounts  *auth.Accounts
 	billing   *billing.Service
@@ -93,7 +93,7 @@ type Deps struct {
 
 // NewDesk returns the desk over db (its audit log) and the services.
 func NewDesk(db *mongo.Database, clock engine.Clock, d Deps) *Desk {
-	return &Desk{clock: clock, audit: newAuditLog(db), auth: d.Auth, accounts: d.Accounts,
+	return &Desk{clock: clock, audit: newAuditLog(db, clock), auth: d.Auth, accounts: d.Accounts,
 		billing: d.Billing, retention: d.Retention, profiles: d.Profiles, outbox: d.Outbox, brands: d.Brands}
 }
 

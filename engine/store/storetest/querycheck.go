@@ -95,12 +95,13 @@ var Rare = map[string]string{
 		"whose tax period has ended, once a day",
 	"glimpse/engine/mail.(*Outbox).To": "every mail to a person's addresses, read only by the data export " +
 		"and account deletion",
+	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
+		"once per database at start",
 	// The support desk's dossier of one subscriber: staff open one at a
 	// time, per support request. Not keyed yet (docs/store.md §10 says
 	// what it costs at scale); each is a scan per dossier opened.
 	"glimpse/engine/auth.(*Service).Sessions": "the support desk's list of a subscriber's sign-ins, at staff's hand",
 	"glimpse/engine/mail.(*Outbox).SentTo":    "the support desk's list of mails sent to a subscriber, at staff's hand",
-	"glimpse/engine/support.auditLog.newest":  "the support desk's audit log page, at staff's hand; the log grows with staff's actions",
 }
 
 // queryShape is one kind of query: what the check plans.
