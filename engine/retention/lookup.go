@@ -45,41 +45,31 @@ const listedMarker = "cancel-attempts-listed"
 // before each subscriber's attempts were listed. It reads the attempts
 // whole, so it runs at start (app.Open) and then marks itself done.
 func ListExistingAttempts(ctx context.Context, db *mongo.Database, settings string) error {
-	marks := db.Collection(settings)
-	if err := marks.FindOne(ctx, bson.M{"_id": listedMarker}).Err(); err == nil {
-		return nil
-	} else if !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("list cancel attempts: %w", err)
-	}
-	cur, err := db.Collection(AttemptsCollection).Find(ctx, bson.M{},
-		options.Find().SetProjection(bson.M{"_id": 1, "userId": 1}))
-	if err != nil {
-		return fmt.Errorf("list cancel attempts: %w", err)
-	}
-	var attempts []Attempt
-	if err := cur.All(ctx, &attempts); err != nil {
-		return fmt.Errorf("list cancel attempts: %w", err)
-	}
-	lists := store.NewLists(db, AttemptsByUserCollection)
-	for _, a := range attempts {
-		if a.UserID == "" {
-			continue
-		}
-		if err := lists.Add(ctx, a.UserID, a.ID); err != nil {
+	return store.OncePerDatabase(ctx, db, settings, listedMarker, func(ctx context.Context) error {
+		cur, err := db.Collection(AttemptsCollection).Find(ctx, bson.M{},
+			options.Find().SetProjection(bson.M{"_id": 1, "userId": 1}))
+		if err != nil {
 			return fmt.Errorf("list cancel attempts: %w", err)
 		}
-	}
-	if _, err := marks.InsertOne(ctx, bson.M{"_id": listedMarker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("list cancel attempts: %w", err)
-	}
-	return nil
+		var attempts []Attempt
+		if err := cur.All(ctx, &attempts); err != nil {
+			return fmt.Errorf("list cancel attempts: %w", err)
+		}
+		lists := store.NewLists(db, AttemptsByUserCollection)
+		for _, a := range attempts {
+			if a.UserID == "" {
+				continue
+			}
+			if err := lists.Add(ctx, a.UserID, a.ID); err != nil {
+				return fmt.Errorf("list cancel attempts: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // MarkAttemptsListed records that every attempt is listed, for a writer
 // that listed them itself (the scale seed).
 func MarkAttemptsListed(ctx context.Context, db *mongo.Database, settings string) error {
-	if _, err := db.Collection(settings).InsertOne(ctx, bson.M{"_id": listedMarker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("mark cancel attempts listed: %w", err)
-	}
-	return nil
+	return store.MarkDone(ctx, db, settings, listedMarker)
 }

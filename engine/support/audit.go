@@ -187,34 +187,27 @@ const auditListedMarker = "support-audit-listed"
 // before the log had its lists. It reads the log whole, so it runs at start
 // (app.Open) and then marks itself done.
 func ListExistingAudit(ctx context.Context, db *mongo.Database, settings string) error {
-	marks := db.Collection(settings)
-	if err := marks.FindOne(ctx, bson.M{"_id": auditListedMarker}).Err(); err == nil {
-		return nil
-	} else if !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("list support audit log: %w", err)
-	}
-	cur, err := db.Collection(AuditCollection).Find(ctx, bson.M{},
-		options.Find().SetProjection(bson.M{"_id": 1, "at": 1, "subscriber": 1}))
-	if err != nil {
-		return fmt.Errorf("list support audit log: %w", err)
-	}
-	var entries []Entry
-	if err := cur.All(ctx, &entries); err != nil {
-		return fmt.Errorf("list support audit log: %w", err)
-	}
-	byMonth, bySubscriber := store.NewLists(db, AuditByMonthCollection), store.NewLists(db, AuditBySubscriberCollection)
-	for _, e := range entries {
-		if err := byMonth.Add(ctx, auditMonth(e.At), e.ID); err != nil {
+	return store.OncePerDatabase(ctx, db, settings, auditListedMarker, func(ctx context.Context) error {
+		cur, err := db.Collection(AuditCollection).Find(ctx, bson.M{},
+			options.Find().SetProjection(bson.M{"_id": 1, "at": 1, "subscriber": 1}))
+		if err != nil {
 			return fmt.Errorf("list support audit log: %w", err)
 		}
-		if e.Subscriber != "" {
-			if err := bySubscriber.Add(ctx, e.Subscriber, e.ID); err != nil {
+		var entries []Entry
+		if err := cur.All(ctx, &entries); err != nil {
+			return fmt.Errorf("list support audit log: %w", err)
+		}
+		byMonth, bySubscriber := store.NewLists(db, AuditByMonthCollection), store.NewLists(db, AuditBySubscriberCollection)
+		for _, e := range entries {
+			if err := byMonth.Add(ctx, auditMonth(e.At), e.ID); err != nil {
 				return fmt.Errorf("list support audit log: %w", err)
 			}
+			if e.Subscriber != "" {
+				if err := bySubscriber.Add(ctx, e.Subscriber, e.ID); err != nil {
+					return fmt.Errorf("list support audit log: %w", err)
+				}
+			}
 		}
-	}
-	if _, err := marks.InsertOne(ctx, bson.M{"_id": auditListedMarker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("list support audit log: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
