@@ -124,25 +124,13 @@ const (
 // before filings existed. It reads the history, the charge events and the
 // charges whole, so it runs at start and then marks itself done.
 func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings string) error {
-	if err := fileOnce(ctx, db, settings, filingsMarker, fileExistingLists); err != nil {
-		return err
-	}
-	return fileOnce(ctx, db, settings, chargeFilingsMarker, fileExistingCharges)
-}
-
-// fileOnce runs fill unless settings holds marker, then sets it.
-func fileOnce(ctx context.Context, db *mongo.Database, settings, marker string, fill func(context.Context, *mongo.Database) error) error {
-	marks := db.Collection(settings)
-	if err := marks.FindOne(ctx, bson.M{"_id": marker}).Err(); err == nil {
-		return nil
-	} else if !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("file billing lists: %w", err)
-	}
-	if err := fill(ctx, db); err != nil {
-		return err
-	}
-	if _, err := marks.InsertOne(ctx, bson.M{"_id": marker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("file billing lists: %w", err)
+	for _, step := range []struct {
+		marker string
+		fill   func(context.Context, *mongo.Database) error
+	}{{filingsMarker, fileExistingLists}, {chargeFilingsMarker, fileExistingCharges}} {
+		if err := store.OncePerDatabase(ctx, db, settings, step.marker, func(ctx context.Context) error { return step.fill(ctx, db) }); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -176,14 +175,12 @@ const legacyFreeMonthsMarker = "free-month-claims"
 // database. It reads the whole history once, at start, and then marks
 // itself done in settings.
 func ClaimLegacyFreeMonths(ctx context.Context, db *mongo.Database, settings string) error {
-	marks := db.Collection(settings)
-	err := marks.FindOne(ctx, bson.M{"_id": legacyFreeMonthsMarker}).Err()
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("claim legacy free months: %w", err)
-	}
+	return store.OncePerDatabase(ctx, db, settings, legacyFreeMonthsMarker, func(ctx context.Context) error {
+		return claimLegacyFreeMonths(ctx, db)
+	})
+}
+
+func claimLegacyFreeMonths(ctx context.Context, db *mongo.Database) error {
 	cur, err := db.Collection(historyCollection).Find(ctx, bson.M{"kind": ChangeExtended})
 	if err != nil {
 		return fmt.Errorf("claim legacy free months: %w", err)
@@ -206,9 +203,6 @@ func ClaimLegacyFreeMonths(ctx context.Context, db *mongo.Database, settings str
 		if _, err := claims.Take(ctx, freeMonthClaimID(c.SubscriptionID), claim.owner(), c.At.AddDate(100, 0, 0)); err != nil {
 			return fmt.Errorf("claim legacy free month of %s: %w", c.SubscriptionID, err)
 		}
-	}
-	if _, err := marks.InsertOne(ctx, bson.M{"_id": legacyFreeMonthsMarker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("claim legacy free months: %w", err)
 	}
 	return nil
 }

@@ -143,14 +143,12 @@ const userIndexMarker = "user-subscriptions-filed"
 // stored before accounts' slots existed. It reads the whole collection, so
 // it runs at start and then marks itself done in settings.
 func FileExistingSubscriptions(ctx context.Context, db *mongo.Database, settings string) error {
-	marks := db.Collection(settings)
-	err := marks.FindOne(ctx, bson.M{"_id": userIndexMarker}).Err()
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("file subscriptions under accounts: %w", err)
-	}
+	return store.OncePerDatabase(ctx, db, settings, userIndexMarker, func(ctx context.Context) error {
+		return fileExistingSubscriptions(ctx, db)
+	})
+}
+
+func fileExistingSubscriptions(ctx context.Context, db *mongo.Database) error {
 	cur, err := db.Collection(SubscriptionsCollection).Find(ctx, bson.M{},
 		options.Find().SetProjection(bson.M{"_id": 1, "userId": 1}))
 	if err != nil {
@@ -173,20 +171,13 @@ func FileExistingSubscriptions(ctx context.Context, db *mongo.Database, settings
 	}, func(userID, subID string) (int, error) { return 0, indexUser(ctx, db, userID, subID) }); err != nil {
 		return fmt.Errorf("file subscriptions under accounts: %w", err)
 	}
-	if _, err := marks.InsertOne(ctx, bson.M{"_id": userIndexMarker}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("file subscriptions under accounts: %w", err)
-	}
 	return nil
 }
 
 // MarkSubscriptionsFiled records that every subscription is filed under its
 // account, for a writer that filed them itself (the scale seed).
 func MarkSubscriptionsFiled(ctx context.Context, db *mongo.Database, settings string) error {
-	_, err := db.Collection(settings).InsertOne(ctx, bson.M{"_id": userIndexMarker})
-	if err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("mark subscriptions filed: %w", err)
-	}
-	return nil
+	return store.MarkDone(ctx, db, settings, userIndexMarker)
 }
 
 // ForgetAccount deletes the slots of a deleted account (ForgetAccount).
