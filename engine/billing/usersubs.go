@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -46,40 +45,24 @@ func indexUser(ctx context.Context, db *mongo.Database, userID, subID string) er
 	if userID == "" {
 		return nil
 	}
-	ids, err := idsByUser(ctx, db, userID)
-	if err != nil {
-		return err
+	if err := accountLists(db).Add(ctx, userID, subID); err != nil {
+		return fmt.Errorf("index subscription of user: %w", err)
 	}
-	if slices.Contains(ids, subID) {
-		return nil
-	}
-	for i := len(ids); i < len(ids)+64; i++ {
-		_, err := db.Collection(userSubscriptionsCollection).InsertOne(ctx, UserSlot(userID, i, subID))
-		if err == nil {
-			return nil
-		}
-		if !store.IsDuplicateKey(err) {
-			return fmt.Errorf("index subscription of user: %w", err)
-		}
-	}
-	return fmt.Errorf("index subscription of user %s: no free slot", userID)
+	return nil
+}
+
+// accountLists is the accounts' slots as store.Lists (their reference
+// field named as UserSlot writes it).
+func accountLists(db *mongo.Database) *store.Lists {
+	return store.NewListsIn(db, userSubscriptionsCollection, "subscriptionId")
 }
 
 func idsByUser(ctx context.Context, db *mongo.Database, userID string) ([]string, error) {
-	var ids []string
-	for i := 0; ; i++ {
-		var doc struct {
-			SubscriptionID string `bson:"subscriptionId"`
-		}
-		err := db.Collection(userSubscriptionsCollection).FindOne(ctx, bson.M{"_id": userID + "#" + strconv.Itoa(i)}).Decode(&doc)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return ids, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("subscriptions of user %s: %w", userID, err)
-		}
-		ids = append(ids, doc.SubscriptionID)
+	ids, err := accountLists(db).Slots(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions of user %s: %w", userID, err)
 	}
+	return ids, nil
 }
 
 // SubscriptionsOfUser returns an account's subscriptions through its slots,
@@ -118,15 +101,10 @@ func ForgetAccount(ctx context.Context, db *mongo.Database, userID string) error
 	if userID == "" {
 		return nil
 	}
-	for i := 0; ; i++ {
-		res, err := db.Collection(userSubscriptionsCollection).DeleteOne(ctx, bson.M{"_id": userID + "#" + strconv.Itoa(i)})
-		if err != nil {
-			return fmt.Errorf("forget the subscriptions of %s: %w", userID, err)
-		}
-		if res.DeletedCount == 0 {
-			return nil
-		}
+	if err := accountLists(db).Erase(ctx, userID); err != nil {
+		return fmt.Errorf("forget the subscriptions of %s: %w", userID, err)
 	}
+	return nil
 }
 
 // FileSubscription files a subscription under its account, for a writer

@@ -21,16 +21,42 @@ import (
 // at. Add a reference before writing what it names: a crash in between
 // leaves a slot readers skip (what it names is missing), never a document
 // no slot leads to.
-type Lists struct{ coll *mongo.Collection }
+type Lists struct {
+	coll *mongo.Collection
+	// field holds a slot's reference: "ref", or the name a collection kept
+	// from before Lists existed.
+	field string
+}
 
-// NewLists keeps lists in the collection named.
+// NewLists keeps lists in the collection named, each slot's reference in
+// its field "ref".
 func NewLists(db *mongo.Database, collection string) *Lists {
-	return &Lists{coll: db.Collection(collection)}
+	return NewListsIn(db, collection, "ref")
+}
+
+// NewListsIn keeps lists in the collection named, each slot's reference in
+// field: for a collection whose slots were written with another name.
+func NewListsIn(db *mongo.Database, collection, field string) *Lists {
+	return &Lists{coll: db.Collection(collection), field: field}
 }
 
 type listSlot struct {
 	ID  string `bson:"_id"`
 	Ref string `bson:"ref"`
+}
+
+// slot reads slot n of owner's list: its reference, or false when the slot
+// is free.
+func (l *Lists) slot(ctx context.Context, owner string, n int) (string, bool, error) {
+	raw, err := l.coll.FindOne(ctx, bson.M{"_id": listSlotID(owner, n)}).Raw()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+	}
+	ref, _ := raw.Lookup(l.field).StringValueOK()
+	return ref, true, nil
 }
 
 func listSlotID(owner string, n int) string { return owner + "#" + strconv.Itoa(n) }
@@ -54,20 +80,19 @@ func (l *Lists) Add(ctx context.Context, owner, ref string) error {
 func (l *Lists) AddFrom(ctx context.Context, owner, ref string, from int) (int, error) {
 	n := from
 	for ; ; n++ {
-		var s listSlot
-		err := l.coll.FindOne(ctx, bson.M{"_id": listSlotID(owner, n)}).Decode(&s)
-		if errors.Is(err, mongo.ErrNoDocuments) {
+		taken, ok, err := l.slot(ctx, owner, n)
+		if err != nil {
+			return from, err
+		}
+		if !ok {
 			break
 		}
-		if err != nil {
-			return from, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
-		}
-		if s.Ref == ref {
+		if taken == ref {
 			return n + 1, nil
 		}
 	}
 	for end := n + 64; n < end; n++ {
-		_, err := l.coll.InsertOne(ctx, ListSlot(owner, n, ref))
+		_, err := l.coll.InsertOne(ctx, bson.D{{Key: "_id", Value: listSlotID(owner, n)}, {Key: l.field, Value: ref}})
 		if err == nil {
 			return n + 1, nil
 		}
@@ -116,14 +141,13 @@ func (l *Lists) Erase(ctx context.Context, owner string) error {
 func (l *Lists) Slots(ctx context.Context, owner string) ([]string, error) {
 	var refs []string
 	for n := 0; ; n++ {
-		var s listSlot
-		err := l.coll.FindOne(ctx, bson.M{"_id": listSlotID(owner, n)}).Decode(&s)
-		if errors.Is(err, mongo.ErrNoDocuments) {
+		ref, ok, err := l.slot(ctx, owner, n)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			return refs, nil
 		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
-		}
-		refs = append(refs, s.Ref)
+		refs = append(refs, ref)
 	}
 }
