@@ -124,7 +124,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
 		Logger: logger, Notify: a.billingMail, NotifyMany: a.billingMails, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
-	a.wireOperations(cfg, st)
+	a.wireOperations(cfg)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)
 	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
@@ -154,6 +154,12 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
+	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
+		return nil, err
+	}
+	if err := profile.FileExistingRefreshes(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
 		return nil, err
 	}
 	if err := retention.ListExistingAttempts(ctx, st.DB(), settingsCollection); err != nil {

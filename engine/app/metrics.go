@@ -8,11 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"glimpse/engine/billing"
 	"glimpse/engine/config"
 	"glimpse/engine/metrics"
 	"glimpse/engine/server"
-	"glimpse/engine/store"
 )
 
 // serveMetrics serves the Prometheus metrics at /metrics on addr
@@ -37,13 +35,10 @@ func (a *App) serveMetrics(ctx context.Context, addr string, srv *server.Server,
 	return serveInternal(ctx, "metrics", addr, mux, logger)
 }
 
-// wireOperations sizes the renewal pass for the store and, when
-// GLIMPSE_METRICS_ADDR is set, makes the business metrics and hands them to
-// the services that count (docs/operations.md lists them).
-func (a *App) wireOperations(cfg config.Config, st *store.Store) {
-	if st.Embedded() {
-		a.Billing.SetRenewalPage(billing.EmbeddedRenewalPage)
-	}
+// wireOperations, when GLIMPSE_METRICS_ADDR is set, makes the business
+// metrics and hands them to the services that count (docs/operations.md
+// lists them).
+func (a *App) wireOperations(cfg config.Config) {
 	if cfg.MetricsAddr == "" {
 		return
 	}

@@ -142,6 +142,27 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if err := billing.MarkSubscriptionsFiled(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
+	// The schedules last: one slot per minute holding every subscription
+	// (or profile) due in it, where the app would have filed each alone.
+	for _, s := range []struct {
+		name    string
+		entries []store.ScheduleEntry
+		seed    func(context.Context, *mongo.Database, []store.ScheduleEntry) error
+		mark    func(context.Context, *mongo.Database, string) error
+	}{
+		{"renewal schedule", tmpl.renewals, billing.SeedRenewalSchedule, billing.MarkRenewalsScheduled},
+		{"refresh schedule", tmpl.refreshes, profile.SeedRefreshSchedule, profile.MarkRefreshesScheduled},
+	} {
+		t0 := time.Now()
+		if err := s.seed(ctx, db, s.entries); err != nil {
+			return report, fmt.Errorf("seed-scale: %w", err)
+		}
+		report.Documents[s.name+" entries"] += len(s.entries)
+		report.Spent[s.name+" entries"] += time.Since(t0)
+		if err := s.mark(ctx, db, settingsCollection); err != nil {
+			return report, err
+		}
+	}
 	if err := retention.MarkAttemptsListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
@@ -181,6 +202,9 @@ type scaleTemplate struct {
 	mail     mail.Mail
 	profile  profile.Profile
 	posts    profile.ConnectedSnapshot
+	// renewals and refreshes are the schedules' entries, written after the
+	// documents (the batches are built on one goroutine).
+	renewals, refreshes []store.ScheduleEntry
 }
 
 func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
@@ -297,6 +321,9 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		ended := sub.CurrentPeriodStart
 		sub.Status, sub.ExpiresAt, sub.DueAt, sub.FailedAttempts = billing.StatusExpired, &ended, time.Time{}, 3
 	}
+	if !sub.DueAt.IsZero() {
+		t.renewals = append(t.renewals, store.ScheduleEntry{Ref: sub.ID, At: sub.DueAt})
+	}
 	b.add(billing.UserSubscriptionsCollection, billing.UserSlot(userID, 0, subID))
 	b.add(billing.SubscriptionEmailsCollection, billing.EmailSlot(email, 0, subID))
 	// Added by address: its filing bounds are set once its lines and
@@ -378,7 +405,10 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 
 	if i%10 == 7 {
 		p, snap := t.posts.For(t.profile, userID, t.now.Add(-time.Duration(rng.IntN(24*60))*time.Minute))
+		p.RefreshKey = engine.NewID()
+		b.add(profile.RefreshKeysCollection, profile.RefreshKeyDoc(p.RefreshKey, userID))
 		b.add(profile.SnapshotsCollection, snap)
 		b.add(profile.ProfilesCollection, p)
+		t.refreshes = append(t.refreshes, store.ScheduleEntry{Ref: p.RefreshKey, At: p.NextRefresh})
 	}
 }

@@ -260,6 +260,9 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 			Brand: order.Brand, PlanCode: plan.Code, Status: StatusActive, MainPlan: true, Price: order.Amount,
 			Provider: s.provider.Name(), StartedAt: now, CurrentPeriodStart: now, CurrentPeriodEnd: end, DueAt: end,
 			PaymentMethod: pm}
+		if err := s.scheduleRenewal(ctx, sub.ID, sub.DueAt); err != nil {
+			return fmt.Errorf("fulfil %s: %w", order.ID, err)
+		}
 		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 			return fmt.Errorf("fulfil %s: create subscription: %w", order.ID, err)
 		}
@@ -408,6 +411,9 @@ func (s *Service) setCard(ctx context.Context, subID string, pm PaymentMethod, b
 	set := bson.M{"paymentMethod": pm}
 	if sub.FailedAttempts > 0 && sub.Status == StatusActive {
 		set["dueAt"] = s.clock.Now()
+		if err := s.scheduleRenewal(ctx, sub.ID, s.clock.Now()); err != nil {
+			return err
+		}
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
 		return fmt.Errorf("update card of %s: %w", sub.ID, err)

@@ -104,6 +104,9 @@ func (s *Service) AddFreeMonth(ctx context.Context, subID, key, by string) (Subs
 	if s.periodEnd(sub, now).Equal(claim.Base) {
 		// By _id alone (a filter beside _id scans on the embedded store):
 		// the claim decided the one writer, and the status was read above.
+		if err := s.scheduleRenewal(ctx, sub.ID, claim.Target); err != nil {
+			return Subscription{}, fmt.Errorf("free month for %s: %w", sub.ID, err)
+		}
 		if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx,
 			bson.M{"_id": sub.ID},
 			bson.M{"$set": bson.M{"currentPeriodEnd": claim.Target, "dueAt": claim.Target}}); err != nil {

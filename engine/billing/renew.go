@@ -39,25 +39,16 @@ func (r *RenewStats) add(o RenewStats) {
 }
 
 // renewLease is how long a worker holds a subscription's renewal before
-// another may take it: far longer than a page of a pass takes (a batch acts
-// on what its page read, so the lease must outlast the page).
+// another may take it: far longer than a batch of a pass takes (a batch acts
+// on what it read before claiming, so the lease must outlast the batch).
 const renewLease = 10 * time.Minute
 
 // renewalTuning sizes a renewal pass (docs/benchmarks.md §3).
 type renewalTuning struct {
-	// page is how many due subscriptions one read of the due set returns.
-	// Each read's cursor is drained and closed before the page is worked
-	// on: a cursor held open while the pass writes keeps the embedded
-	// database's read snapshot, and its write-ahead log, from moving on,
-	// and every write got slower as the pass went (measured: 7,500
-	// renewals in the first minute, under 2,300 a minute after 15). 0
-	// reads the whole due set at once (the embedded store: see
-	// EmbeddedRenewalPage).
-	page int
-	// batch is how many of a page are claimed, charged and written
+	// batch is how many due subscriptions are claimed, charged and written
 	// together: one insertMany of claims, one of ledger entries, one of
-	// history lines, and the subscription updates in bulkWrites of
-	// updatesPerCommand.
+	// history lines, one filing of their next due times, and the
+	// subscription updates in bulkWrites of updatesPerCommand.
 	batch int
 	// inFlight is how many charges a provider that charges one at a time
 	// (Stripe) has in flight at once: enough to keep its rate limit busy
@@ -65,21 +56,13 @@ type renewalTuning struct {
 	inFlight int
 	// limiter paces charges to a provider with a rate limit; nil for none.
 	limiter *rate.Limiter
+	// scanFloor is the due set at or under which the pass always reads by
+	// _id (due.go).
+	scanFloor int
 }
 
-// Page sizes. On MongoDB a page is a walk of the _id index from where the
-// last one ended, so pages can be small. On the embedded store every read
-// with a filter decodes every document of the collection (FerretDB pushes
-// only an _id equality down to SQLite) and a sorted read holds every match
-// in memory before the first is returned (1 GB for 100,000 due), so the pass
-// reads the due set once, unsorted and streamed: EmbeddedRenewalPage (0).
-const (
-	DefaultRenewalPage  = 5000
-	EmbeddedRenewalPage = 0
-)
-
 func defaultRenewalTuning(p Provider) renewalTuning {
-	t := renewalTuning{page: DefaultRenewalPage, batch: 500, inFlight: 64}
+	t := renewalTuning{batch: 500, inFlight: 64, scanFloor: defaultScanFloor}
 	if rl, ok := p.(rateLimitedProvider); ok {
 		if rps := rl.RenewalRate(); rps > 0 {
 			// Burst 1: charges go out evenly, never a second's worth at once.
@@ -93,11 +76,6 @@ func defaultRenewalTuning(p Provider) renewalTuning {
 // Call it before the service is used.
 func (s *Service) SetMetrics(m *metrics.Business) { s.metrics = m }
 
-// SetRenewalPage sets how many due subscriptions one read of the due set
-// returns: DefaultRenewalPage, or EmbeddedRenewalPage (0: all of them in
-// one read) on the embedded store. Call it before the service is used.
-func (s *Service) SetRenewalPage(n int) { s.renewal.page = max(n, 0) }
-
 // RenewDue renews, retries or expires every subscription due at the
 // clock's now. Any number of workers may run it at once on one database:
 // each due subscription's turn is claimed with a unique insert keyed by its
@@ -105,22 +83,23 @@ func (s *Service) SetRenewalPage(n int) { s.renewal.page = max(n, 0) }
 // subscription, its period and the attempt, so no period is charged twice
 // even if a worker dies mid-way and another takes over after the lease.
 //
-// The due set is read in pages ordered by _id, each starting after the
-// last one's final id, and each page is handled in batches: one unordered
+// The due subscriptions are those the renewal schedule files under the
+// minutes up to now (store.Schedule), each read by _id and handled only if
+// its dueAt is still due. They are handled in batches: one unordered
 // insertMany claims a batch (each claim still its own unique insert), the
 // provider charges the claimed ones (in one call when it can, as the
 // sandbox does; else several at once, paced to its rate limit), and the
-// ledger entries, subscription updates and history lines are written a
-// batch at a time. What is rare (a declined card, an expiry) is written
-// one by one as before.
+// ledger entries, next due times, subscription updates and history lines
+// are written a batch at a time. What is rare (a declined card, an expiry)
+// is written one by one. A subscription the pass could not finish (an
+// error, or a claim another worker holds) is filed again under now, so the
+// next pass tries it; the schedule's buckets past its grace are then
+// deleted.
 //
-// A batch acts on its subscriptions as their page read them. The claim
-// keeps other workers off; a change a person makes between that read and
-// the charge (a cancel in the very seconds the plan renews) is not seen, as
-// one made just after the charge would not be. The one-at-a-time pass read
-// each subscription again after claiming it, a round trip each: on the
-// embedded store a read by _id cost about 30 times what one claim costs in
-// a batch insert (docs/benchmarks.md §3).
+// A batch acts on its subscriptions as it read them. The claim keeps other
+// workers off; a change a person makes between that read and the charge (a
+// cancel in the very seconds the plan renews) is not seen, as one made just
+// after the charge would not be.
 func (s *Service) RenewDue(ctx context.Context) (RenewStats, error) {
 	started := time.Now()
 	now := s.clock.Now()
@@ -129,27 +108,60 @@ func (s *Service) RenewDue(ctx context.Context) (RenewStats, error) {
 		s.metrics.RenewalBacklog(0)
 		s.metrics.RenewalPass(time.Since(started))
 	}()
-	after := ""
-	for {
-		page, err := s.duePage(ctx, now, after, s.renewal.page)
-		if err != nil {
+	entries, err := s.due.Due(ctx, now)
+	if err != nil {
+		return stats, fmt.Errorf("read the renewal schedule: %w", err)
+	}
+	var scanned []Subscription
+	if s.scanCheaper(ctx, len(entries)) {
+		if scanned, err = s.scanDue(ctx, now); err != nil {
 			return stats, err
 		}
-		stats.Due += len(page)
-		for i := 0; i < len(page); i += s.renewal.batch {
-			if err := ctx.Err(); err != nil {
-				return stats, err
-			}
-			s.metrics.RenewalBacklog(len(page) - i)
-			st := s.renewBatch(ctx, page[i:min(i+s.renewal.batch, len(page))], now)
-			stats.add(st)
-			s.countRenewals(st)
+		entries = entries[:0]
+		for _, sub := range scanned {
+			entries = append(entries, store.ScheduleEntry{Ref: sub.ID, At: sub.DueAt})
 		}
-		if s.renewal.page == 0 || len(page) < s.renewal.page {
-			return stats, ctx.Err()
-		}
-		after = page[len(page)-1].ID
 	}
+	var unfinished []store.ScheduleEntry
+	for i := 0; i < len(entries); i += s.renewal.batch {
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
+		s.metrics.RenewalBacklog(len(entries) - i)
+		chunk := entries[i:min(i+s.renewal.batch, len(entries))]
+		var subs []Subscription
+		if scanned != nil {
+			subs = scanned[i : i+len(chunk)]
+		} else {
+			var failed []store.ScheduleEntry
+			subs, failed = s.readScheduled(ctx, chunk)
+			unfinished = append(unfinished, failed...)
+			stats.Failures += len(failed)
+		}
+		due := make([]Subscription, 0, len(subs))
+		for _, sub := range subs {
+			if !sub.DueAt.IsZero() && !sub.DueAt.After(now) {
+				due = append(due, sub)
+			}
+		}
+		stats.Due += len(due)
+		st, left := s.renewBatch(ctx, due, now)
+		stats.add(st)
+		s.countRenewals(st)
+		for _, e := range chunk {
+			if left[e.Ref] {
+				unfinished = append(unfinished, e)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		// Stopped part-way: the buckets stay for the next pass.
+		return stats, err
+	}
+	if err := s.due.Settle(ctx, now, unfinished); err != nil {
+		return stats, fmt.Errorf("settle the renewal schedule: %w", err)
+	}
+	return stats, nil
 }
 
 func (s *Service) countRenewals(st RenewStats) {
@@ -158,29 +170,6 @@ func (s *Service) countRenewals(st RenewStats) {
 	s.metrics.Renewals(metrics.RenewalExpired, st.Expired)
 	s.metrics.Renewals(metrics.RenewalSkipped, st.Skipped)
 	s.metrics.Renewals(metrics.RenewalError, st.Failures)
-}
-
-// duePage reads up to n subscriptions due at now whose _id sorts after
-// after ("" for the first page), in _id order, and closes its cursor; with
-// n 0 it reads every due subscription, in no order.
-func (s *Service) duePage(ctx context.Context, now time.Time, after string, n int) ([]Subscription, error) {
-	filter := bson.M{"dueAt": bson.M{"$lte": now}}
-	opts := options.Find()
-	if n > 0 {
-		if after != "" {
-			filter["_id"] = bson.M{"$gt": after}
-		}
-		opts.SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(n))
-	}
-	cur, err := s.db.Collection(SubscriptionsCollection).Find(ctx, filter, opts)
-	if err != nil {
-		return nil, fmt.Errorf("find due subscriptions: %w", err)
-	}
-	var page []Subscription
-	if err := cur.All(ctx, &page); err != nil {
-		return nil, fmt.Errorf("find due subscriptions: %w", err)
-	}
-	return page, nil
 }
 
 // renewClaimID names a subscription's turn: the subscription and the due
@@ -199,8 +188,11 @@ type renewal struct {
 }
 
 // renewBatch claims, charges and records one batch of due subscriptions.
-func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.Time) RenewStats {
-	var stats RenewStats
+// It returns, in left, the subscriptions it did not finish: another worker
+// holds their claim, or an error stopped them. Each is still due and is
+// tried again by a later pass.
+func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.Time) (stats RenewStats, left map[string]bool) {
+	left = map[string]bool{}
 	ids := make([]string, len(subs))
 	for i, sub := range subs {
 		ids[i] = renewClaimID(sub)
@@ -217,12 +209,13 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		switch {
 		case !won[i]:
 			stats.Skipped++
+			left[sub.ID] = true
 			continue
 		case sub.DueAt.IsZero() || sub.DueAt.After(now):
 			stats.Skipped++
 			continue
 		case sub.Status == StatusCanceled || !sub.MainPlan || sub.Status != StatusActive:
-			s.expireCounted(ctx, sub, now, "the period ended after a cancellation", &stats)
+			s.expireCounted(ctx, sub, now, "the period ended after a cancellation", &stats, left)
 			continue
 		}
 		code := sub.PlanCode
@@ -231,7 +224,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		}
 		plan, err := s.catalogue.Plan(code)
 		if err != nil || !plan.Recurring() {
-			s.expireCounted(ctx, sub, now, "the plan no longer renews", &stats)
+			s.expireCounted(ctx, sub, now, "the plan no longer renews", &stats, left)
 			continue
 		}
 		period := strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
@@ -240,7 +233,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			Method: sub.PaymentMethod, Amount: plan.Price, Description: plan.Code}})
 	}
 	if len(due) == 0 {
-		return stats
+		return stats, left
 	}
 	reqs := make([]ChargeRequest, len(due))
 	for i, r := range due {
@@ -274,6 +267,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			}
 			if err != nil {
 				stats.Failures++
+				left[r.sub.ID] = true
 				s.logger.Error("renew subscription", "subscription", r.sub.ID, "error", err)
 			} else {
 				stats.Failed++
@@ -281,6 +275,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			continue
 		case errs[i] != nil:
 			stats.Failures++
+			left[r.sub.ID] = true
 			if ctx.Err() == nil {
 				s.logger.Error("renew subscription", "subscription", r.sub.ID, "error", errs[i])
 			}
@@ -299,7 +294,22 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		renewed = append(renewed, r)
 	}
 	if len(sets) == 0 {
-		return stats
+		return stats, left
+	}
+	// The next due times are filed before the subscriptions name them.
+	next := make([]store.ScheduleEntry, len(renewed))
+	for i, r := range renewed {
+		next[i] = store.ScheduleEntry{Ref: r.sub.ID, At: sets[i]["dueAt"].(time.Time)}
+	}
+	if err := s.due.File(ctx, s.clock.Now(), next...); err != nil {
+		// Not updated, so still due: the claims keep them until their lease
+		// ends, and the charges' keys return these answers then.
+		s.logger.Error("schedule renewed subscriptions", "count", len(next), "error", err)
+		for _, r := range renewed {
+			left[r.sub.ID] = true
+		}
+		stats.Failures += len(renewed)
+		return stats, left
 	}
 	// The history lines are filed before the subscriptions are updated, so
 	// that each update can move its bounds past the slots just taken; a line
@@ -333,6 +343,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 	for i, r := range renewed {
 		if !updated[i] {
 			stats.Failures++
+			left[r.sub.ID] = true
 			continue
 		}
 		stats.Renewed++
@@ -348,12 +359,13 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		s.touched(r.sub.UserID)
 	}
 	s.issueReceipts(ctx, receipts)
-	return stats
+	return stats, left
 }
 
-func (s *Service) expireCounted(ctx context.Context, sub Subscription, now time.Time, why string, stats *RenewStats) {
+func (s *Service) expireCounted(ctx context.Context, sub Subscription, now time.Time, why string, stats *RenewStats, left map[string]bool) {
 	if err := s.expire(ctx, sub, now, why); err != nil {
 		stats.Failures++
+		left[sub.ID] = true
 		s.logger.Error("renew subscription", "subscription", sub.ID, "error", err)
 		return
 	}
@@ -535,6 +547,9 @@ func (s *Service) paymentFailed(ctx context.Context, sub Subscription, plan Plan
 	if !next.After(now) {
 		next = now.Add(time.Hour)
 	}
+	if err := s.scheduleRenewal(ctx, sub.ID, next); err != nil {
+		return fmt.Errorf("schedule retry of %s: %w", sub.ID, err)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID},
 		bson.M{"$set": bson.M{"dueAt": next, "failedAttempts": attempt + 1}}); err != nil {
 		return fmt.Errorf("schedule retry of %s: %w", sub.ID, err)
@@ -559,6 +574,9 @@ func (s *Service) renewed(ctx context.Context, sub Subscription, plan PlanSpec, 
 	end := plan.Period.After(start)
 	for !end.After(now) { // a long outage: the new period starts now, not in the past
 		start, end = end, plan.Period.After(end)
+	}
+	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
+		return fmt.Errorf("renew %s: %w", sub.ID, err)
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
 		"$set":   bson.M{"currentPeriodStart": start, "currentPeriodEnd": end, "dueAt": end, "planCode": plan.Code, "price": plan.Price},

@@ -43,18 +43,12 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	page := DefaultRenewalPage
-	if st.Embedded() {
-		page = EmbeddedRenewalPage
-	}
-	return billingDB{st.DB(), page}
+	return billingDB{st.DB()}
 }
 
-// billingDB is a test database and the renewal page size the app would use
-// on it (app.Open sets EmbeddedRenewalPage on the embedded store).
+// billingDB is a test database with billing's collections.
 type billingDB struct {
 	*mongo.Database
-	page int
 }
 
 // seedDue inserts n active weekly subscriptions on the sandbox, all due at
@@ -69,6 +63,8 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	const batch = 1000
 	docs := make([]any, 0, batch)
 	filings := make([]any, 0, batch*filed*2)
+	// The schedule is written at the end, as the scale seed writes it.
+	scheduled := make([]store.ScheduleEntry, 0, n)
 	for i := range n {
 		id := fmt.Sprintf("sub_bench_%07d", i)
 		email := fmt.Sprintf("buyer%d@example.com", i)
@@ -77,6 +73,7 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			StartedAt: end.AddDate(0, 0, -7*filed), CurrentPeriodStart: end.AddDate(0, 0, -7), CurrentPeriodEnd: end, DueAt: end,
 			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"},
 			FiledCharges:  filed, FiledHistory: filed})
+		scheduled = append(scheduled, store.ScheduleEntry{Ref: id, At: end})
 		for n := range filed {
 			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)),
 				HistoryFiling(id, n, fmt.Sprintf("%s/earlier:%d", id, n)))
@@ -92,6 +89,9 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			}
 			docs, filings = docs[:0], filings[:0]
 		}
+	}
+	if err := SeedRenewalSchedule(ctx, db.Database, scheduled); err != nil {
+		tb.Fatal(err)
 	}
 }
 
@@ -149,7 +149,6 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 		clock := engine.NewManualClock(renewAt)
 		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
 			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
-		svc.SetRenewalPage(db.page)
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())
 			if err != nil {

@@ -80,7 +80,7 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 		clock := engine.NewManualClock(renewAt)
 		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
 			Notify: notify, NotifyMany: notifyMany})
-		svc.renewal.page, svc.renewal.batch = 7, 3
+		svc.renewal.batch = 3
 		svc.SetMetrics(counted)
 		wg.Go(func() {
 			st, err := svc.RenewDue(ctx)

@@ -40,6 +40,7 @@ func Collections() map[string][]mongo.IndexModel {
 		sandboxSessionsCollection:    nil,
 		ordersCollection:             nil,
 		cancelLinksCollection:        nil,
+		renewalScheduleCollection:    nil,
 	}
 }
 
@@ -74,7 +75,9 @@ type Service struct {
 	provider  Provider
 	catalogue *Catalogue
 	claims    *store.Claims
-	logger    *slog.Logger
+	// due is the renewal schedule: each subscription filed under its dueAt.
+	due    *store.Schedule
+	logger *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
 	notifyMany func(ctx context.Context, ns []Notice) error
@@ -120,7 +123,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
+	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db), due: newRenewalSchedule(db),
 		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
@@ -436,6 +439,9 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	}
 	now := s.clock.Now()
 	end := s.periodEnd(sub, now)
+	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
+		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": bson.M{
 		"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end,
 	}}); err != nil {
@@ -470,6 +476,9 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	// By _id alone: a filter with anything beside _id scans every
 	// subscription on the embedded store (docs/store.md §10), and a
 	// conditional update decides no race there; the status was read above.
+	if err := s.scheduleRenewal(ctx, sub.ID, sub.CurrentPeriodEnd); err != nil {
+		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
 		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd},
 		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": ""},
@@ -607,6 +616,9 @@ func (s *Service) Put(ctx context.Context, sub Subscription) error {
 		sub.Emails = []string{sub.Email}
 	}
 	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
+		return err
+	}
+	if err := s.scheduleRenewal(ctx, sub.ID, sub.DueAt); err != nil {
 		return err
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,

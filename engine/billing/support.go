@@ -86,6 +86,10 @@ func (s *Service) Extend(ctx context.Context, subscriptionID string, days int, k
 	} else {
 		set["dueAt"] = end
 	}
+	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
+		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
+		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
 		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
 		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)

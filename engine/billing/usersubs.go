@@ -107,10 +107,21 @@ func ForgetAccount(ctx context.Context, db *mongo.Database, userID string) error
 	return nil
 }
 
-// FileSubscription files a subscription under its account, for a writer
-// outside this package that stores one (auth's PutSubscription).
+// FileSubscription files a subscription under its account and its due time
+// in the renewal schedule, for a writer outside this package that stores
+// one (auth's PutSubscription, used by tests).
 func FileSubscription(ctx context.Context, db *mongo.Database, sub Subscription) error {
-	return indexUser(ctx, db, sub.UserID, sub.ID)
+	if err := indexUser(ctx, db, sub.UserID, sub.ID); err != nil {
+		return err
+	}
+	if sub.DueAt.IsZero() {
+		return nil
+	}
+	// Filed under the due time's own bucket: this writer has no clock.
+	if err := newRenewalSchedule(db).File(ctx, sub.DueAt, store.ScheduleEntry{Ref: sub.ID, At: sub.DueAt}); err != nil {
+		return fmt.Errorf("schedule the renewal of %s: %w", sub.ID, err)
+	}
+	return nil
 }
 
 // userIndexMarker is the settings document saying every subscription

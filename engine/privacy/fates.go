@@ -54,6 +54,8 @@ func Fates() []Fate {
 		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
 		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},
 		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events: no personal data"},
+		{billing.RenewalScheduleCollection, Kept, "subscription ids under the minute they renew, no personal data; " +
+			"the renewal pass skips an ended subscription's and deletes each entry once its minute has passed"},
 		{billing.SandboxCollection, Kept, "the test payment provider's charges: no personal data"},
 		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
 		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},
@@ -76,6 +78,9 @@ func Fates() []Fate {
 		{profile.ProfilesCollection, Erased, "the connected profile, its token and analysis"},
 		{profile.SnapshotsCollection, Erased, "the profile's snapshots"},
 		{profile.ChunksCollection, Erased, "the snapshots' follower and following lists"},
+		{profile.RefreshKeysCollection, Erased, "the key that ties the profile's refresh schedule entries to the account"},
+		{profile.RefreshScheduleCollection, Kept, "random refresh keys under the minute they fall due: once the key's document " +
+			"is erased they name nobody, and each goes once its minute has passed"},
 		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
 		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
 		{mail.QueueCollection, Erased, "pending deliveries of those mails"},

@@ -69,6 +69,10 @@ func (s *Service) RevokeCredential(ctx context.Context, userID string) error {
 // and the Instagram links. Running it again changes nothing more.
 func (s *Service) Disconnect(ctx context.Context, userID string) error {
 	return s.exclusively(ctx, userID, func() error {
+		p, err := s.Get(ctx, userID)
+		if err != nil {
+			return err
+		}
 		cur, err := s.db.Collection(SnapshotsCollection).Find(ctx, bson.M{"userId": userID},
 			options.Find().SetProjection(bson.M{"_id": 1}))
 		if err != nil {
@@ -90,6 +94,9 @@ func (s *Service) Disconnect(ctx context.Context, userID string) error {
 			filter bson.M
 		}{
 			{InstagramLinksCollection, bson.M{"userId": userID}},
+			// The key before the profile: a profile left without its key
+			// (a failure between the two) is erased again by a rerun.
+			{refreshKeysCollection, bson.M{"_id": p.RefreshKey}},
 			{ProfilesCollection, bson.M{"_id": userID}},
 		} {
 			if _, err := s.db.Collection(step.coll).DeleteMany(ctx, step.filter); err != nil {

@@ -72,6 +72,10 @@ type Profile struct {
 	// Credential is the source's access token, sealed (never stored in
 	// the clear); empty for demo and export profiles.
 	Credential string `bson:"credential,omitempty"`
+	// RefreshKey names the profile in the refresh schedule: a random key
+	// mapped to the account by a document erased with the profile, so the
+	// schedule's entries name nobody once it is gone (refresh.go).
+	RefreshKey string `bson:"refreshKey,omitempty"`
 }
 
 // SnapshotRef names a stored snapshot and keeps the two figures the charts
@@ -128,6 +132,8 @@ type Service struct {
 	logger   *slog.Logger
 	fetchers map[string]Fetcher
 	claims   *store.Claims
+	// due files each profile under its nextRefresh (refresh.go).
+	due *store.Schedule
 	// owner names this Service in the refresh leases it takes.
 	owner string
 	// summaries are the dashboard's per-user summaries; every write below
@@ -152,14 +158,15 @@ func (s *Service) SetCredential(ctx context.Context, userID, sealed string) erro
 // NewService returns the profile service over db.
 func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
 	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{},
-		claims: store.NewClaims(db), owner: "profile-refresh:" + engine.NewID(),
+		claims: store.NewClaims(db), due: store.NewSchedule(db, refreshScheduleCollection, RefreshStep), owner: "profile-refresh:" + engine.NewID(),
 		summaries: engine.NewTTLCache[Summary](clock, SummaryTTL)}
 }
 
 // Collections lists this package's collections for the store to create,
 // with the claims collection its refresh leases live in.
 func Collections() map[string][]mongo.IndexModel {
-	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil, InstagramLinksCollection: nil}
+	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil, InstagramLinksCollection: nil,
+		refreshScheduleCollection: nil, refreshKeysCollection: nil}
 	maps.Copy(c, store.ClaimsCollections())
 	return c
 }
@@ -180,9 +187,16 @@ func (s *Service) Get(ctx context.Context, userID string) (Profile, error) {
 // Connect creates (or resets) a user's profile for a source; the first
 // snapshot arrives with AddSnapshot.
 func (s *Service) Connect(ctx context.Context, userID, source, username string, seed int64) error {
+	old, err := s.Get(ctx, userID)
+	if err != nil {
+		return err
+	}
 	p := Profile{UserID: userID, Source: source, Username: username, Status: StatusPending, Seed: seed,
-		Snapshots: []SnapshotRef{}, NextRefresh: s.clock.Now()}
-	_, err := s.db.Collection(ProfilesCollection).ReplaceOne(ctx, bson.M{"_id": userID}, p, options.Replace().SetUpsert(true))
+		Snapshots: []SnapshotRef{}, NextRefresh: s.clock.Now(), RefreshKey: old.RefreshKey}
+	if err := s.scheduleRefresh(ctx, &p, p.NextRefresh); err != nil {
+		return err
+	}
+	_, err = s.db.Collection(ProfilesCollection).ReplaceOne(ctx, bson.M{"_id": userID}, p, options.Replace().SetUpsert(true))
 	s.summaries.Drop(userID)
 	if err != nil {
 		return fmt.Errorf("connect profile: %w", err)
@@ -331,8 +345,11 @@ func (s *Service) analyseStored(ctx context.Context, userID string) (Profile, er
 	}
 	p.Result, p.Status, p.Problem = &result, StatusCompleted, ""
 	p.NextRefresh = result.NextUpdate
+	if err := s.scheduleRefresh(ctx, &p, p.NextRefresh); err != nil {
+		return p, err
+	}
 	if _, err := coll.UpdateOne(ctx, bson.M{"_id": userID}, bson.M{"$set": bson.M{
-		"result": result, "status": StatusCompleted, "problem": "", "nextRefresh": p.NextRefresh}}); err != nil {
+		"result": result, "status": StatusCompleted, "problem": "", "nextRefresh": p.NextRefresh, "refreshKey": p.RefreshKey}}); err != nil {
 		return p, fmt.Errorf("store analysis: %w", err)
 	}
 	return p, nil

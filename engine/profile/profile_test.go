@@ -381,3 +381,44 @@ func TestConcurrentSnapshotsAreAllRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshScheduleFollowsTheProfile: a reconnected profile keeps its
+// refresh key, so the entries filed before still lead to it; a disconnected
+// one loses its key, so its entries lead nowhere and are skipped; and a
+// profile reconnected after that gets a new key and is refreshed when due.
+func TestRefreshScheduleFollowsTheProfile(t *testing.T) {
+	t.Parallel()
+	svc, clock := newService(t)
+	ctx := context.Background()
+	if err := svc.SeedDemo(ctx, "ann", 42); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := svc.Get(ctx, "ann")
+	if first.RefreshKey == "" {
+		t.Fatal("a connected profile has no refresh key")
+	}
+	if err := svc.Connect(ctx, "ann", profile.SourceDemo, "ann", 42); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := svc.Get(ctx, "ann"); again.RefreshKey != first.RefreshKey {
+		t.Fatalf("reconnecting changed the refresh key from %q to %q", first.RefreshKey, again.RefreshKey)
+	}
+	if err := svc.Disconnect(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(first.NextRefresh.Add(time.Minute))
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 0 {
+		t.Fatalf("a disconnected profile was refreshed: %d %v", n, err)
+	}
+	if err := svc.SeedDemo(ctx, "ann", 7); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := svc.Get(ctx, "ann")
+	if second.RefreshKey == "" || second.RefreshKey == first.RefreshKey {
+		t.Fatalf("after disconnecting, the key %q was %q", second.RefreshKey, first.RefreshKey)
+	}
+	clock.Set(second.NextRefresh)
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 1 {
+		t.Fatalf("the new profile is due: %d %v", n, err)
+	}
+}

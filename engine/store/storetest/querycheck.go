@@ -63,14 +63,15 @@ var Periodic = map[string]map[string]string{
 	"activation_keys": {"expiresAt": "the sweep deletes expired activation links"},
 	"claims":          {"expiresAt": "the sweep deletes expired claims"},
 	"events":          {"expiresAt": "the sweep deletes events past their retention", "name": "tracking.Store.Recent, for tests and support: on no request path"},
-	"subscriptions":   {"dueAt": "the renewal pass reads the due subscriptions", "": "filing subscriptions under accounts, once per database at start"},
+	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
+		"": "filing subscriptions under accounts and in the renewal schedule, once per database at start"},
 	"subscription_history": {"kind": "claiming free months given before the claim, once per database at start",
 		"": "filing history lines, once per database at start"},
 	"charge_events":   {"": "filing charge events, once per database at start"},
 	"charges":         {"": "filing charge references, once per database at start"},
 	"cancel_attempts": {"": "listing cancel attempts under their subscribers, once per database at start"},
 	"password_resets": {"expiresAt": "the sweep deletes expired reset links"},
-	"profiles":        {"nextRefresh": "the profile refresh pass reads the due profiles"},
+	"profiles":        {"": "filing profiles in the refresh schedule, once per database at start"},
 	"mail":            {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only)"},
 }
 
@@ -91,6 +92,8 @@ var Rare = map[string]string{
 	"glimpse/engine/privacy.(*Service).InstagramDataDeletion": "Meta's data deletion callback: once per person " +
 		"who removes the app on Instagram",
 	"glimpse/engine/privacy.(*Service).DisconnectInstagram": "a person disconnecting Instagram: once per connection",
+	"glimpse/engine/profile.(*Service).Disconnect": "erasing a connected profile, called by the two above: " +
+		"once per connection",
 	"glimpse/engine/billing.(*Service).PurgeRetained": "the sweep deleting erased subscribers' ledger records " +
 		"whose tax period has ended, once a day",
 	"glimpse/engine/mail.(*Outbox).To": "every mail to a person's addresses, read only by the data export " +
