@@ -622,8 +622,8 @@ func (s *Service) RunRenewals(ctx context.Context, every time.Duration) {
 		}
 	}
 	renew(ctx)
-	// Finding the due set reads every subscription on the embedded store:
-	// over a large base the pass runs less often rather than take the cores
+	// A pass after an outage may scan every subscription (due.go): over a
+	// large base the pass then runs less often rather than take the cores
 	// (a renewal a little late keeps the plan's access, which lasts until
 	// the plan renews or ends).
 	engine.EveryAtMost(ctx, every, engine.PassShare, renew)

@@ -228,7 +228,8 @@ func (s *Service) RunRefresh(ctx context.Context, every time.Duration) {
 		}
 	}
 	refresh(ctx)
-	// Finding the due profiles reads every profile on the embedded store.
+	// A refresh adds a snapshot and analyses it again: many due at once
+	// (after an outage) must not take the cores the requests need.
 	engine.EveryAtMost(ctx, every, engine.PassShare, refresh)
 }
 
