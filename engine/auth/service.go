@@ -12,6 +12,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/billing"
+	"glimpse/engine/store"
 )
 
 // The sign-in errors. Their messages are the identity provider's texts the
@@ -392,11 +393,11 @@ func (s *Service) Sweep(ctx context.Context) (int64, error) {
 		coll   string
 		filter bson.M
 	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {PasswordResetsCollection, expired}, {ActivationKeysCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
-		res, err := s.db.Collection(q.coll).DeleteMany(ctx, q.filter)
+		deleted, err := store.DeleteMatching(ctx, s.db.Collection(q.coll), q.filter)
+		n += deleted
 		if err != nil {
 			return n, fmt.Errorf("sweep %s: %w", q.coll, err)
 		}
-		n += res.DeletedCount
 	}
 	return n, nil
 }

@@ -345,6 +345,13 @@ func (s *Service) analyseStored(ctx context.Context, userID string) (Profile, er
 	}
 	p.Result, p.Status, p.Problem = &result, StatusCompleted, ""
 	p.NextRefresh = result.NextUpdate
+	if now := s.clock.Now(); !p.NextRefresh.After(now) {
+		// No newer data came (an uploaded export, or a source this
+		// deployment cannot fetch): the newest snapshot's next update is
+		// past, and refreshing at it would analyse the profile again at
+		// every pass, each minute. Once a day is enough.
+		p.NextRefresh = now.Add(analysis.UpdateInterval)
+	}
 	if err := s.scheduleRefresh(ctx, &p, p.NextRefresh); err != nil {
 		return p, err
 	}

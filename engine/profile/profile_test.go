@@ -422,3 +422,38 @@ func TestRefreshScheduleFollowsTheProfile(t *testing.T) {
 		t.Fatalf("the new profile is due: %d %v", n, err)
 	}
 }
+
+// TestAProfileWithNoNewerDataIsRefreshedDaily: a profile whose source gives
+// no new snapshot (an uploaded export, or a source this deployment has no
+// fetcher for) is analysed again when its next update comes, and then not
+// before a day has passed: its newest snapshot's next update stays in the
+// past, and refreshing at it analysed the profile again at every pass (the
+// 100,000-subscriber database refreshed about 300 such profiles a minute).
+func TestAProfileWithNoNewerDataIsRefreshedDaily(t *testing.T) {
+	t.Parallel()
+	svc, clock := newService(t)
+	ctx := context.Background()
+	if err := svc.Connect(ctx, "u", profile.SourceAPI, "ann", 0); err != nil {
+		t.Fatal(err)
+	}
+	snap := analysis.Snapshot{TakenAt: clock.Now(), FollowerCount: 100,
+		Posts: []analysis.Post{{ID: "p", TakenAt: clock.Now().Add(-time.Hour), Likes: 5, Comments: 1}}}
+	if _, err := svc.AddSnapshot(ctx, "u", snap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Analyse(ctx, "u"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(25 * time.Hour)
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 1 {
+		t.Fatalf("the day-old profile is due: %d %v", n, err)
+	}
+	p, _ := svc.Get(ctx, "u")
+	if want := clock.Now().Add(analysis.UpdateInterval); !p.NextRefresh.Equal(want) {
+		t.Fatalf("next refresh %v, want a day on, %v", p.NextRefresh, want)
+	}
+	clock.Advance(time.Minute)
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 0 {
+		t.Fatalf("refreshed again a minute later: %d %v", n, err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
+	"glimpse/engine/store"
 )
 
 // Roles.
@@ -306,9 +307,9 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 // Sweep deletes expired staff sessions so the collection does not grow
 // without bound. It scans, so run it now and then, never per request.
 func (s *Service) Sweep(ctx context.Context) (int64, error) {
-	res, err := s.db.Collection(SessionsCollection).DeleteMany(ctx, bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}})
+	n, err := store.DeleteMatching(ctx, s.db.Collection(SessionsCollection), bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}})
 	if err != nil {
-		return 0, fmt.Errorf("sweep staff sessions: %w", err)
+		return n, fmt.Errorf("sweep staff sessions: %w", err)
 	}
-	return res.DeletedCount, nil
+	return n, nil
 }

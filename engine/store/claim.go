@@ -171,11 +171,11 @@ func (c *Claims) Reset(ctx context.Context, key string, limit int) error {
 // Sweep deletes claims and slots that expired before now and returns how
 // many. It scans the collection, so run it now and then, not per request.
 func (c *Claims) Sweep(ctx context.Context, now time.Time) (int64, error) {
-	res, err := c.coll.DeleteMany(ctx, bson.M{"expiresAt": bson.M{"$lt": now}})
+	n, err := DeleteMatching(ctx, c.coll, bson.M{"expiresAt": bson.M{"$lt": now}})
 	if err != nil {
-		return 0, fmt.Errorf("store: sweep claims: %w", err)
+		return n, fmt.Errorf("store: sweep claims: %w", err)
 	}
-	return res.DeletedCount, nil
+	return n, nil
 }
 
 // Window names the fixed window of length d that t falls in, for keys of

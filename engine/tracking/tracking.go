@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
 // Collection is where events are kept.
@@ -71,11 +72,11 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 
 // Sweep deletes events past their retention.
 func (s *Store) Sweep(ctx context.Context) (int64, error) {
-	res, err := s.db.Collection(Collection).DeleteMany(ctx, bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}})
+	n, err := store.DeleteMatching(ctx, s.db.Collection(Collection), bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}})
 	if err != nil {
-		return 0, fmt.Errorf("sweep events: %w", err)
+		return n, fmt.Errorf("sweep events: %w", err)
 	}
-	return res.DeletedCount, nil
+	return n, nil
 }
 
 // Recent returns up to limit events named name, newest first (for tests and
