@@ -147,14 +147,14 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	for _, s := range []struct {
 		name    string
 		entries []store.ScheduleEntry
-		seed    func(context.Context, *mongo.Database, []store.ScheduleEntry) error
+		seed    func(context.Context, *mongo.Database, time.Time, []store.ScheduleEntry) error
 		mark    func(context.Context, *mongo.Database, string) error
 	}{
 		{"renewal schedule", tmpl.renewals, billing.SeedRenewalSchedule, billing.MarkRenewalsScheduled},
 		{"refresh schedule", tmpl.refreshes, profile.SeedRefreshSchedule, profile.MarkRefreshesScheduled},
 	} {
 		t0 := time.Now()
-		if err := s.seed(ctx, db, s.entries); err != nil {
+		if err := s.seed(ctx, db, a.Clock.Now(), s.entries); err != nil {
 			return report, fmt.Errorf("seed-scale: %w", err)
 		}
 		report.Documents[s.name+" entries"] += len(s.entries)

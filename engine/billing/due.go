@@ -61,19 +61,14 @@ func FileExistingRenewals(ctx context.Context, db *mongo.Database, settings stri
 		if err := cur.All(ctx, &subs); err != nil {
 			return fmt.Errorf("schedule existing renewals: %w", err)
 		}
-		schedule := newRenewalSchedule(db)
-		const batch = 1000
 		var entries []store.ScheduleEntry
-		for i, sub := range subs {
+		for _, sub := range subs {
 			if !sub.DueAt.IsZero() {
 				entries = append(entries, store.ScheduleEntry{Ref: sub.ID, At: sub.DueAt})
 			}
-			if len(entries) == batch || (i == len(subs)-1 && len(entries) > 0) {
-				if err := schedule.File(ctx, now, entries...); err != nil {
-					return fmt.Errorf("schedule existing renewals: %w", err)
-				}
-				entries = entries[:0]
-			}
+		}
+		if err := SeedRenewalSchedule(ctx, db, now, entries); err != nil {
+			return fmt.Errorf("schedule existing renewals: %w", err)
 		}
 		return nil
 	})
@@ -85,10 +80,11 @@ func MarkRenewalsScheduled(ctx context.Context, db *mongo.Database, settings str
 	return store.MarkDone(ctx, db, settings, renewalsScheduledMarker)
 }
 
-// SeedRenewalSchedule files many subscriptions' due times at once, for the
-// scale seed, which then calls MarkRenewalsScheduled.
-func SeedRenewalSchedule(ctx context.Context, db *mongo.Database, entries []store.ScheduleEntry) error {
-	return store.SeedSchedule(ctx, db, renewalScheduleCollection, RenewalStep, entries)
+// SeedRenewalSchedule files many subscriptions' due times at once
+// (store.SeedSchedule), for the filing above and the scale seed, which then
+// calls MarkRenewalsScheduled.
+func SeedRenewalSchedule(ctx context.Context, db *mongo.Database, now time.Time, entries []store.ScheduleEntry) error {
+	return store.SeedSchedule(ctx, db, renewalScheduleCollection, RenewalStep, now, entries)
 }
 
 // RenewalScheduleCollection is renewalScheduleCollection, for the privacy

@@ -90,7 +90,7 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			docs, filings = docs[:0], filings[:0]
 		}
 	}
-	if err := SeedRenewalSchedule(ctx, db.Database, scheduled); err != nil {
+	if err := SeedRenewalSchedule(ctx, db.Database, end, scheduled); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -267,21 +267,18 @@ func FileExistingRefreshes(ctx context.Context, db *mongo.Database, settings str
 			}
 			entries = append(entries, store.ScheduleEntry{Ref: p.RefreshKey, At: p.NextRefresh})
 		}
-		schedule := store.NewSchedule(db, refreshScheduleCollection, RefreshStep)
-		for from := 0; from < len(entries); from += 1000 {
-			if err := schedule.File(ctx, now, entries[from:min(from+1000, len(entries))]...); err != nil {
-				return fmt.Errorf("schedule existing refreshes: %w", err)
-			}
+		if err := SeedRefreshSchedule(ctx, db, now, entries); err != nil {
+			return fmt.Errorf("schedule existing refreshes: %w", err)
 		}
 		return nil
 	})
 }
 
 // SeedRefreshSchedule files many profiles' next refreshes at once (entries
-// name their refresh keys), for the scale seed, which then calls
-// MarkRefreshesScheduled.
-func SeedRefreshSchedule(ctx context.Context, db *mongo.Database, entries []store.ScheduleEntry) error {
-	return store.SeedSchedule(ctx, db, refreshScheduleCollection, RefreshStep, entries)
+// name their refresh keys; store.SeedSchedule), for the filing above and
+// the scale seed, which then calls MarkRefreshesScheduled.
+func SeedRefreshSchedule(ctx context.Context, db *mongo.Database, now time.Time, entries []store.ScheduleEntry) error {
+	return store.SeedSchedule(ctx, db, refreshScheduleCollection, RefreshStep, now, entries)
 }
 
 // RefreshScheduleCollection is refreshScheduleCollection, for the privacy

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -128,15 +129,16 @@ func scheduleMarkerID(l time.Duration, unix int64) string {
 	return "span" + strconv.FormatInt(int64(l/time.Second), 10) + ":" + strconv.FormatInt(unix, 10)
 }
 
-// SeedSchedule files entries in the schedule of step kept in collection, for
-// a seeder writing many at once: the cursor at the earliest entry's bucket
-// (unless one exists), each day's and hour's marker, and the slots of each
-// bucket, at most seedSlotSize entries each, in unordered insertMany
-// batches. A slot number some writer took already (the app filed while the
-// seed ran) is refused, and its entries are filed one bucket at a time as
-// File does.
-func SeedSchedule(ctx context.Context, db *mongo.Database, collection string, step time.Duration, entries []ScheduleEntry) error {
-	docs := scheduleDocs(step, entries)
+// SeedSchedule files entries in the schedule of step kept in collection, as
+// File would at now (an entry due before now goes under now's bucket), for
+// a writer filing many at once into a schedule nobody or few have filed in
+// yet (the scale seed, the filing of an older release's documents at
+// start): the cursor at the earliest bucket (unless one exists), each day's
+// and hour's marker, and slot 0 onward of each bucket, at most seedSlotSize
+// entries each, in unordered insertMany batches, with no read. A slot some
+// writer took already is refused, and its entries are filed as File does.
+func SeedSchedule(ctx context.Context, db *mongo.Database, collection string, step time.Duration, now time.Time, entries []ScheduleEntry) error {
+	docs := scheduleDocs(step, now, entries)
 	var refused []ScheduleEntry
 	for from := 0; from < len(docs); from += seedSlotSize {
 		batch := docs[from:min(from+seedSlotSize, len(docs))]
@@ -153,25 +155,20 @@ func SeedSchedule(ctx context.Context, db *mongo.Database, collection string, st
 	if len(refused) == 0 {
 		return nil
 	}
-	earliest := refused[0].At
-	for _, e := range refused {
-		if e.At.Before(earliest) {
-			earliest = e.At
-		}
-	}
-	return NewSchedule(db, collection, step).File(ctx, earliest, refused...)
+	return NewSchedule(db, collection, step).File(ctx, now, refused...)
 }
 
-// scheduleDocs are the documents of a schedule of step holding entries, in
-// the order to insert them: the cursor, the markers, the slots.
-func scheduleDocs(step time.Duration, entries []ScheduleEntry) []any {
+// scheduleDocs are the documents of a schedule of step holding entries
+// filed at now, in the order to insert them: the cursor, the markers, the
+// slots.
+func scheduleDocs(step time.Duration, now time.Time, entries []ScheduleEntry) []any {
 	if len(entries) == 0 {
 		return nil
 	}
 	byBucket := map[int64][]ScheduleEntry{}
-	first := floorTo(entries[0].At.Unix(), step)
+	first := int64(math.MaxInt64)
 	for _, e := range entries {
-		b := floorTo(e.At.Unix(), step)
+		b := max(floorTo(e.At.Unix(), step), floorTo(now.Unix(), step))
 		byBucket[b] = append(byBucket[b], e)
 		first = min(first, b)
 	}

@@ -196,3 +196,29 @@ func TestScheduleFindsTheFreeSlotOfAFullBucket(t *testing.T) {
 		t.Fatalf("%d due, want 38", len(got))
 	}
 }
+
+// TestSeedScheduleFilesBesideWhatIsThere: a bulk filing into a schedule an
+// instance has filed in already keeps both: a slot it finds taken is filed
+// the way File files, and an entry due before now goes under now.
+func TestSeedScheduleFilesBesideWhatIsThere(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	s := store.NewSchedule(st.DB(), "test_schedule", time.Minute)
+	if err := s.File(ctx, scheduleT0, store.ScheduleEntry{Ref: "filed", At: scheduleT0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	var seeded []store.ScheduleEntry
+	for i := range 2500 { // three slots of the same minute, and more
+		seeded = append(seeded, store.ScheduleEntry{Ref: fmt.Sprint("s", i), At: scheduleT0.Add(time.Hour + time.Duration(i%2)*time.Minute)})
+	}
+	seeded = append(seeded, store.ScheduleEntry{Ref: "overdue", At: scheduleT0.Add(-48 * time.Hour)})
+	if err := store.SeedSchedule(ctx, st.DB(), "test_schedule", time.Minute, scheduleT0, seeded); err != nil {
+		t.Fatal(err)
+	}
+	if got := dueRefs(t, s, scheduleT0); !slices.Equal(got, []string{"overdue"}) {
+		t.Fatalf("due at the seed's now: %v, want the overdue one", got)
+	}
+	if got := dueRefs(t, s, scheduleT0.Add(2*time.Hour)); len(got) != 2502 || !slices.Contains(got, "filed") {
+		t.Fatalf("%d due two hours on (want 2,502, with the one filed before)", len(got))
+	}
+}
