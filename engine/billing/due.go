@@ -152,7 +152,7 @@ func (s *Service) readScheduled(ctx context.Context, entries []store.ScheduleEnt
 	for range min(dueReaders, len(entries)) {
 		wg.Go(func() {
 			for i := range next {
-				errs[i] = s.db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": entries[i].Ref}).Decode(&got[i])
+				got[i], errs[i] = s.Subscription(ctx, entries[i].Ref)
 			}
 		})
 	}
@@ -165,7 +165,7 @@ func (s *Service) readScheduled(ctx context.Context, entries []store.ScheduleEnt
 		switch {
 		case err == nil:
 			subs = append(subs, got[i])
-		case errors.Is(err, mongo.ErrNoDocuments):
+		case errors.Is(err, ErrNoSubscription):
 		default:
 			if ctx.Err() == nil {
 				s.logger.Error("read a due subscription", "subscription", entries[i].Ref, "error", err)
