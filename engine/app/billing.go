@@ -95,7 +95,7 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 	default:
 		return mail.Message{}, fmt.Errorf("billing mail: unknown notice %q", n.Kind)
 	}
-	return mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: template, Data: data}, nil
+	return mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: template, Data: data, Unlisted: n.ByCharge}, nil
 }
 
 // profileReportMessage makes the bought profile report's mail (the spec's

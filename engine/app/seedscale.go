@@ -166,6 +166,9 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if err := retention.MarkAttemptsListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
+	if err := mail.MarkListed(ctx, db, settingsCollection); err != nil {
+		return report, err
+	}
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
@@ -231,11 +234,14 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 	if t.mail, err = a.Outbox.Get(ctx, key); err != nil {
 		return nil, fmt.Errorf("seed-scale: read mail: %w", err)
 	}
-	// The pattern is not a mail to send.
+	// The pattern is not a mail to send, nor one on its recipient's list.
 	for _, coll := range []string{mail.QueueCollection, mail.MailCollection} {
 		if _, err := a.Store.DB().Collection(coll).DeleteOne(ctx, bson.M{"_id": key}); err != nil {
 			return nil, fmt.Errorf("seed-scale: drop the pattern mail: %w", err)
 		}
+	}
+	if err := store.NewLists(a.Store.DB(), mail.RecipientsCollection).Erase(ctx, ScaleEmail(0)); err != nil {
+		return nil, fmt.Errorf("seed-scale: drop the pattern mail: %w", err)
 	}
 	// One profile connected through the API and analysed by the profile
 	// service, copied per connected subscriber. Its snapshot has what the
@@ -376,6 +382,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	m.ID, m.To, m.CreatedAt, m.NextAttemptAt = "purchase:"+subID, email, started, time.Time{}
 	m.MessageID = mail.MessageID(m.ID, "glimpse.test")
 	m.Status, m.Attempts, m.SentAt = mail.StatusSent, 1, started.Add(time.Minute)
+	b.add(mail.RecipientsCollection, store.ListSlot(email, 0, m.ID))
 	b.add(mail.MailCollection, m)
 
 	for k, name := range []string{"screen_view", "screen_view", "plan_viewed"} {

@@ -121,7 +121,7 @@ func (s *Service) issueReceipt(ctx context.Context, r Receipt) (Receipt, error) 
 	if err != nil {
 		return Receipt{}, err
 	}
-	s.send(ctx, Notice{Key: "receipt:" + issued.Number, To: issued.Email, Brand: issued.Brand, Kind: NoticeReceipt,
+	s.send(ctx, Notice{Key: issued.MailKey(), To: issued.Email, Brand: issued.Brand, Kind: NoticeReceipt,
 		Data: receiptNoticeData(issued)})
 	return issued, nil
 }
@@ -155,8 +155,8 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 			}
 			continue
 		}
-		notices = append(notices, Notice{Key: "receipt:" + r.Number, To: r.Email, Brand: r.Brand, Kind: NoticeReceipt,
-			Data: receiptNoticeData(r)})
+		notices = append(notices, Notice{Key: r.MailKey(), To: r.Email, Brand: r.Brand, Kind: NoticeReceipt,
+			Data: receiptNoticeData(r), ByCharge: true})
 	}
 	s.sendMany(ctx, notices)
 }
@@ -205,6 +205,10 @@ func receiptNoticeData(r Receipt) map[string]string {
 	}
 	return d
 }
+
+// MailKey is the key of the mail that sent the receipt: the support desk
+// finds a subscriber's receipt mails through their charges.
+func (r Receipt) MailKey() string { return "receipt:" + r.Number }
 
 // ReceiptOfCharge returns the receipt of the charge with key; ErrNoReceipt
 // when it has none (it failed, or has not succeeded yet).

@@ -196,7 +196,7 @@ func (r receiptMailer) message(n Notice) mail.Message {
 	data := maps.Clone(n.Data)
 	delete(data, "family")
 	delete(data, "kind")
-	return mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: mail.TemplateReceipt, Data: data}
+	return mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: mail.TemplateReceipt, Data: data, Unlisted: n.ByCharge}
 }
 
 func (r receiptMailer) notify(ctx context.Context, n Notice) error {

@@ -52,6 +52,10 @@ type Notice struct {
 	Brand string
 	Kind  string // NoticePurchase, NoticePaymentFailed, …
 	Data  map[string]string
+	// ByCharge marks a mail found through its charge rather than on its
+	// recipient's list of mails (mail.Message.Unlisted): a renewal pass's
+	// receipts, queued hundreds at a time.
+	ByCharge bool
 }
 
 // Kinds of notice.

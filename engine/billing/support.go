@@ -135,7 +135,7 @@ func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
 	if err != nil {
 		return err
 	}
-	s.send(ctx, Notice{Key: "receipt:" + rec.Number + ":again:" + strconv.FormatInt(s.clock.Now().UnixNano(), 10),
+	s.send(ctx, Notice{Key: rec.MailKey() + ":again:" + strconv.FormatInt(s.clock.Now().UnixNano(), 10),
 		To: rec.Email, Brand: rec.Brand, Kind: NoticeReceipt, Data: receiptNoticeData(rec)})
 	return nil
 }

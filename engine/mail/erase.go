@@ -29,9 +29,9 @@ func (o *Outbox) To(ctx context.Context, addresses []string) ([]Mail, error) {
 }
 
 // EraseTo deletes every mail stored for the given addresses, sent or not,
-// with their queue entries, except the mail whose key is keep (the last
-// mail of an account being deleted, still to go out). It returns how many
-// mails went.
+// with their queue entries and the addresses' lists, except the mail whose
+// key is keep (the last mail of an account being deleted, still to go
+// out). It returns how many mails went.
 func (o *Outbox) EraseTo(ctx context.Context, addresses []string, keep string) (int, error) {
 	mails, err := o.To(ctx, addresses)
 	if err != nil {
@@ -49,6 +49,11 @@ func (o *Outbox) EraseTo(ctx context.Context, addresses []string, keep string) (
 			return n, fmt.Errorf("mail: erase mail: %w", err)
 		}
 		n++
+	}
+	for _, address := range addresses {
+		if err := o.recipients.Erase(ctx, recipient(address)); err != nil {
+			return n, fmt.Errorf("mail: erase the list of mails to an address: %w", err)
+		}
 	}
 	return n, nil
 }

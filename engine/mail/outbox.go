@@ -49,6 +49,13 @@ type Message struct {
 	Template    string            // one of the Template* constants
 	Data        map[string]string // values the template uses
 	Attachments []Attachment      // optional, e.g. the profile report PDF
+	// Unlisted leaves the mail off its recipient's list of mails (lookup.go):
+	// its sender finds it through a record of its own (a renewal's receipt,
+	// through its charge: the renewal pass mails hundreds at a time, where
+	// a list would cost each a search), or no list may keep its address
+	// (the mail saying an account is deleted, sent after the account's
+	// lists are erased).
+	Unlisted bool
 }
 
 // Attachment is a file sent with a mail.
@@ -88,14 +95,16 @@ type queueEntry struct {
 
 // Outbox stores mail and delivers it.
 type Outbox struct {
-	mail    *mongo.Collection
-	queue   *mongo.Collection
-	claims  *store.Claims
-	claimsC *mongo.Collection
-	clock   engine.Clock
-	logger  *slog.Logger
-	copy    func(brandKey string) brand.Copy
-	baseURL string
+	mail  *mongo.Collection
+	queue *mongo.Collection
+	// recipients lists each address's mails (lookup.go).
+	recipients *store.Lists
+	claims     *store.Claims
+	claimsC    *mongo.Collection
+	clock      engine.Clock
+	logger     *slog.Logger
+	copy       func(brandKey string) brand.Copy
+	baseURL    string
 	// origin gives a brand's public origin for its mails' links (nil, or
 	// "": baseURL).
 	origin func(brandKey string) string
@@ -107,9 +116,10 @@ type Outbox struct {
 }
 
 // Collections declares the outbox's collections for EnsureCollections. They
-// need no index beyond _id: lookups are by _id and the queue stays small.
+// need no index beyond _id: lookups are by _id (an address's mails through
+// its list) and the queue stays small.
 func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{MailCollection: nil, QueueCollection: nil}
+	return map[string][]mongo.IndexModel{MailCollection: nil, QueueCollection: nil, RecipientsCollection: nil}
 }
 
 // NewOutbox returns the outbox kept in db. copy gives a brand's copy table;
@@ -121,7 +131,8 @@ func NewOutbox(db *mongo.Database, clock engine.Clock, logger *slog.Logger, copy
 		domain = u.Hostname()
 	}
 	return &Outbox{mail: db.Collection(MailCollection), queue: db.Collection(QueueCollection),
-		claims: store.NewClaims(db), claimsC: db.Collection(store.ClaimsCollection),
+		recipients: store.NewLists(db, RecipientsCollection),
+		claims:     store.NewClaims(db), claimsC: db.Collection(store.ClaimsCollection),
 		clock: clock, logger: logger, copy: copy, baseURL: baseURL, domain: domain, owner: engine.NewToken()}
 }
 
@@ -163,6 +174,12 @@ func (o *Outbox) linkBase(brandKey string) string {
 // Enqueue renders m and stores it for delivery. A key already queued (or
 // already sent) is not queued again and returns nil.
 func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
+	return o.enqueue(ctx, m, true)
+}
+
+// enqueue is Enqueue, the message put on its recipient's list first when
+// list is set (EnqueueMany listed it already).
+func (o *Outbox) enqueue(ctx context.Context, m Message, list bool) error {
 	if m.Key == "" || m.To == "" {
 		return engine.Errorf(engine.CodeInvalid, "mail: a message needs a key and a recipient")
 	}
@@ -174,6 +191,11 @@ func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
 	doc := Mail{ID: m.Key, To: m.To, Brand: m.Brand, Template: m.Template, Subject: r.Subject, Text: r.Text,
 		HTML: r.HTML, MessageID: MessageID(m.Key, o.domain), Attachments: m.Attachments,
 		Status: StatusQueued, CreatedAt: now, NextAttemptAt: now}
+	if list {
+		if err := o.list(ctx, m); err != nil {
+			return err
+		}
+	}
 	_, err = o.mail.InsertOne(ctx, doc)
 	switch {
 	case store.IsDuplicateKey(err):
@@ -203,7 +225,8 @@ func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
 // inserts a mail: a renewal pass mails a receipt for every renewal. A mail
 // whose key is taken goes Enqueue's way, which leaves one sent as it was and
 // re-queues one stopped between its inserts. A message that cannot be
-// rendered is left out; every error is returned, joined.
+// rendered is left out; every error is returned, joined. Receipts are not
+// listed under their recipients (Listed); any other message is, one by one.
 func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
 	now := o.clock.Now()
 	var errs []error
@@ -215,6 +238,9 @@ func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
 			continue
 		}
 		r, err := o.render(m)
+		if err == nil {
+			err = o.list(ctx, m)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -234,7 +260,7 @@ func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
 	entries := make([]any, 0, len(kept))
 	for i, m := range kept {
 		if refused[i] {
-			if err := o.Enqueue(ctx, m); err != nil {
+			if err := o.enqueue(ctx, m, false); err != nil {
 				errs = append(errs, err)
 			}
 			continue

@@ -136,7 +136,7 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	// The last mail goes to the account's address; it is deleted once sent
 	// (Sweep), so the address does not outlive the account.
 	if err := s.o.Mail.Enqueue(ctx, mail.Message{Key: farewell, To: u.Email, Brand: brandKey, Template: mail.TemplateAccountErased,
-		Data: map[string]string{"email": u.Email, "years": strconv.Itoa(s.TaxPeriodYears())}}); err != nil {
+		Data: map[string]string{"email": u.Email, "years": strconv.Itoa(s.TaxPeriodYears())}, Unlisted: true}); err != nil {
 		s.o.Logger.Error("queue the account-deleted mail", "error", err)
 	}
 	s.o.Logger.Info("account erased", "userId", u.ID, "why", why, "subscriptions", len(subs))

@@ -103,6 +103,79 @@ func (l *Lists) AddFrom(ctx context.Context, owner, ref string, from int) (int, 
 	return n, fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
 }
 
+// firstFree is the first free slot at or above lo of slots taken from 0
+// with no gap, where every slot below lo is known taken: a doubling walk
+// and a bisection, so a few reads however long the list.
+func firstFree(lo int, taken func(n int) (bool, error)) (int, error) {
+	if t, err := taken(lo); err != nil || !t {
+		return lo, err
+	}
+	// lo is taken: find a free hi above it, then the first free between.
+	hi, stride := lo+1, 1
+	for {
+		t, err := taken(hi)
+		if err != nil {
+			return 0, err
+		}
+		if !t {
+			break
+		}
+		lo, stride = hi, stride*2
+		hi = lo + stride
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		t, err := taken(mid)
+		if err != nil {
+			return 0, err
+		}
+		if t {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}
+
+// Len is the number of slots of owner's list (the first free one), found
+// in a few reads however long the list is.
+func (l *Lists) Len(ctx context.Context, owner string) (int, error) {
+	return firstFree(0, func(n int) (bool, error) {
+		_, ok, err := l.slot(ctx, owner, n)
+		return ok, err
+	})
+}
+
+// Append puts ref in the first free slot of owner's list without looking
+// for it in the slots taken (Add does): for a long list whose writer
+// cannot afford to read it whole, and whose reader takes a reference
+// found twice once (a retried Append may file it again).
+func (l *Lists) Append(ctx context.Context, owner, ref string) error {
+	n, err := l.Len(ctx, owner)
+	if err != nil {
+		return err
+	}
+	// A writer that took slot n meanwhile makes the insert refused: the
+	// next slots, one by one, as AddFrom does.
+	for end := n + 64; n < end; n++ {
+		_, err := l.coll.InsertOne(ctx, bson.D{{Key: "_id", Value: listSlotID(owner, n)}, {Key: l.field, Value: ref}})
+		if err == nil {
+			return nil
+		}
+		if !IsDuplicateKey(err) {
+			return fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+		}
+	}
+	return fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
+}
+
+// At reads slot n of owner's list: its reference, and false when the slot
+// is free.
+func (l *Lists) At(ctx context.Context, owner string, n int) (string, bool, error) {
+	return l.slot(ctx, owner, n)
+}
+
 // Refs returns owner's list in the order it was made, each reference once
 // (two writers adding one reference at once may each take a slot for it).
 func (l *Lists) Refs(ctx context.Context, owner string) ([]string, error) {

@@ -319,37 +319,7 @@ func (s *Schedule) freeSlot(ctx context.Context, b int64, search bool) (int, err
 	if ok && !search {
 		return known, nil
 	}
-	taken := func(n int) (bool, error) { return s.exists(ctx, scheduleSlotID(b, n)) }
-	lo := known // every slot below lo is taken
-	if t, err := taken(lo); err != nil || !t {
-		return lo, err
-	}
-	// lo is taken: find a free hi above it, then the first free between.
-	hi, stride := lo+1, 1
-	for {
-		t, err := taken(hi)
-		if err != nil {
-			return 0, err
-		}
-		if !t {
-			break
-		}
-		lo, stride = hi, stride*2
-		hi = lo + stride
-	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		t, err := taken(mid)
-		if err != nil {
-			return 0, err
-		}
-		if t {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi, nil
+	return firstFree(known, func(n int) (bool, error) { return s.exists(ctx, scheduleSlotID(b, n)) })
 }
 
 func (s *Schedule) exists(ctx context.Context, id string) (bool, error) {

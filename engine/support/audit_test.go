@@ -252,3 +252,37 @@ func TestSignOutEverywhereEndsEverySession(t *testing.T) {
 		t.Fatalf("sign-ins after signing in again: %+v %v", d.SignIns, err)
 	}
 }
+
+// A renewal's receipt is not on the address's list of mails (the renewal
+// pass queues hundreds at a time); the dossier finds it through its charge,
+// beside the mails on the list, newest first.
+func TestDossierShowsRenewalReceiptsThroughTheirCharges(t *testing.T) {
+	t.Parallel()
+	a, clock := openApp(t)
+	ctx := context.Background()
+	main, _ := buyer(t, a)
+	clock.Set(main.DueAt.Add(time.Minute))
+	if st, err := a.Billing.RenewDue(ctx); err != nil || st.Renewed != 1 {
+		t.Fatalf("renewal pass: %+v, %v", st, err)
+	}
+	listed, err := a.Outbox.SentTo(ctx, "ann@example.com", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := a.Support.Find(ctx, "ann@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Mails) != len(listed)+1 {
+		t.Fatalf("dossier lists %d mails, want the %d on the list and the renewal's receipt: %+v", len(d.Mails), len(listed), d.Mails)
+	}
+	renewal := d.Mails[0]
+	if renewal.Template != "receipt" || !renewal.CreatedAt.Equal(clock.Now()) {
+		t.Fatalf("newest mail in the dossier: %+v, want the renewal's receipt", renewal)
+	}
+	for _, m := range listed {
+		if m.ID == renewal.ID {
+			t.Fatalf("the renewal's receipt is on the address's list: %+v", m)
+		}
+	}
+}

@@ -200,7 +200,7 @@ func (d *Desk) Find(ctx context.Context, email string) (Dossier, error) {
 			Refunded:   billing.Money{Amount: billing.Refunded(refunds), Currency: ch.Amount.Currency},
 			Refundable: d.billing.Refundable(ch) && billing.Refunded(refunds) < ch.Amount.Amount})
 	}
-	if out.Mails, err = d.outbox.SentTo(ctx, email, mailLimit); err != nil {
+	if out.Mails, err = d.mails(ctx, email, charges); err != nil {
 		return Dossier{}, err
 	}
 	if user != nil {
@@ -213,6 +213,46 @@ func (d *Desk) Find(ctx context.Context, email string) (Dossier, error) {
 		return Dossier{}, err
 	}
 	return out, nil
+}
+
+// mails are the newest mails to the subscriber, newest first: those on
+// their address's list, and the receipts of their newest charges, which
+// are found through the charges (billing.Notice.ByCharge).
+func (d *Desk) mails(ctx context.Context, email string, charges []billing.Charge) ([]mail.Sent, error) {
+	out, err := d.outbox.SentTo(ctx, email, mailLimit)
+	if err != nil {
+		return nil, err
+	}
+	charges = slices.Clone(charges)
+	slices.SortStableFunc(charges, func(a, b billing.Charge) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	var keys []string
+	for _, ch := range charges {
+		if len(keys) == mailLimit {
+			break
+		}
+		if ch.Status == billing.ChargeFailed {
+			continue
+		}
+		r, err := d.billing.ReceiptOfCharge(ctx, ch.ID)
+		if errors.Is(err, billing.ErrNoReceipt) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, r.MailKey())
+	}
+	receipts, err := d.outbox.Sent(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range receipts {
+		if !slices.ContainsFunc(out, func(m mail.Sent) bool { return m.ID == r.ID }) {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b mail.Sent) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	return out[:min(len(out), mailLimit)], nil
 }
 
 // accountParts reads what hangs off the account: cancel attempts, the

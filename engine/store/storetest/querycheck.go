@@ -72,7 +72,8 @@ var Periodic = map[string]map[string]string{
 	"cancel_attempts": {"": "listing cancel attempts under their subscribers, once per database at start"},
 	"password_resets": {"expiresAt": "the sweep deletes expired reset links"},
 	"profiles":        {"": "filing profiles in the refresh schedule, once per database at start"},
-	"mail":            {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only)"},
+	"mail": {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only); " +
+		"listing mails under their recipients, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
@@ -102,9 +103,9 @@ var Rare = map[string]string{
 		"once per database at start",
 	// The support desk's dossier of one subscriber: staff open one at a
 	// time, per support request. Not keyed yet (docs/store.md §10 says
-	// what it costs at scale); each is a scan per dossier opened.
+	// what it costs at scale): a scan of the sessions, which hold a few
+	// hours of sign-ins.
 	"glimpse/engine/auth.(*Service).Sessions": "the support desk's list of a subscriber's sign-ins, at staff's hand",
-	"glimpse/engine/mail.(*Outbox).SentTo":    "the support desk's list of mails sent to a subscriber, at staff's hand",
 }
 
 // queryShape is one kind of query: what the check plans.
