@@ -363,21 +363,42 @@ func (a *App) Sweep(ctx context.Context) error {
 	return nil
 }
 
-// eventSweepEvery is how often analytics events past their retention are
-// deleted. They are kept 180 days (tracking.DefaultRetention), so a day
-// late is nothing; and finding them reads every event on the embedded store
-// (three or more per subscriber), which every ten minutes would take a core
-// for minutes at a time over a large base.
-const eventSweepEvery = 24 * time.Hour
+// eventSweepCheck is how often an instance asks whether today's sweep of
+// analytics events past their retention is done. The sweep runs once a day
+// across instances: events are kept 180 days (tracking.DefaultRetention), so
+// a day late is nothing, and finding them reads every event on the embedded
+// store (three or more per subscriber), which every ten minutes would take a
+// core for minutes at a time over a large base. A timer of a day per
+// instance would never fire on an instance restarted more often than daily
+// (every deploy), and would sweep at every start: the day's claim does
+// neither.
+const eventSweepCheck = time.Hour
 
-// RunEventSweeper deletes expired analytics events every interval until ctx
-// ends, at most engine.PassShare of the time.
+// RunEventSweeper calls SweepEventsDaily every interval until ctx ends.
 func (a *App) RunEventSweeper(ctx context.Context, every time.Duration) {
-	engine.EveryAtMost(ctx, every, engine.PassShare, func(ctx context.Context) {
-		if _, err := a.Events.Sweep(ctx); err != nil && ctx.Err() == nil {
+	engine.Every(ctx, every, func(ctx context.Context) {
+		if _, err := a.SweepEventsDaily(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Error("sweep expired events", "error", err)
 		}
 	})
+}
+
+// SweepEventsDaily deletes the analytics events past their retention unless
+// an instance has already done so today (UTC, by the app's clock): the day
+// is a claim, a unique insert, so one instance sweeps it. It reports whether
+// this call swept.
+func (a *App) SweepEventsDaily(ctx context.Context) (bool, error) {
+	now := a.Clock.Now().UTC()
+	// The claim outlives its day, so the day is not swept again; the
+	// claims sweep deletes it after.
+	won, err := store.NewClaims(a.Store.DB()).Take(ctx, "events-swept:"+now.Format(time.DateOnly), "", now.Add(48*time.Hour))
+	if err != nil || !won {
+		return false, err
+	}
+	if _, err := a.Events.Sweep(ctx); err != nil {
+		return true, err
+	}
+	return true, nil
 }
 
 // RunSweeper sweeps every interval until ctx ends, at most

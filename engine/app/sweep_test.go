@@ -15,6 +15,7 @@ import (
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
+	"glimpse/engine/tracking"
 )
 
 // Part of issue #8, defect 14: sessions, sign-in links and sign-in counters
@@ -70,5 +71,57 @@ func TestSweepRemovesExpiredSessionsLinksAndSignInCounters(t *testing.T) {
 		if n := count(coll); n != 0 {
 			t.Errorf("%s: %d expired documents left after the sweep", coll, n)
 		}
+	}
+}
+
+// Expired analytics events are swept once a day across instances: the day
+// is a claim, so a second call that day (this instance's or another's,
+// however often they restart) does not read every event again, and the
+// next day's does.
+func TestEventsAreSweptOncePerDay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	st := storetest.Open(t)
+	a, err := app.Open(ctx, load(t, nil), slog.New(slog.DiscardHandler), clock, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := app.Open(ctx, load(t, nil), slog.New(slog.DiscardHandler), clock, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An event recorded an hour ago whose retention has just ended.
+	record := func(id string) {
+		t.Helper()
+		now := clock.Now()
+		if _, err := a.Store.DB().Collection(tracking.Collection).InsertOne(ctx, tracking.Event{ID: id, Name: "screen_view",
+			At: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	left := func() int64 {
+		t.Helper()
+		n, err := a.Store.DB().Collection(tracking.Collection).CountDocuments(ctx, bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	record("e1")
+	clock.Advance(2 * time.Hour)
+	if swept, err := a.SweepEventsDaily(ctx); err != nil || !swept || left() != 0 {
+		t.Fatalf("first sweep of the day: swept %v, %v, %d events left", swept, err, left())
+	}
+	record("e2")
+	clock.Advance(2 * time.Hour)
+	for _, inst := range []*app.App{a, other} {
+		if swept, err := inst.SweepEventsDaily(ctx); err != nil || swept || left() != 1 {
+			t.Fatalf("a second sweep the same day: swept %v, %v, %d events left", swept, err, left())
+		}
+	}
+	clock.Advance(24 * time.Hour)
+	if swept, err := other.SweepEventsDaily(ctx); err != nil || !swept || left() != 0 {
+		t.Fatalf("the next day's sweep: swept %v, %v, %d events left", swept, err, left())
 	}
 }
