@@ -171,6 +171,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := mail.ListExisting(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
+	if err := auth.ListExistingSessions(ctx, st.DB(), settingsCollection, cfg.SessionLifetime, clock.Now()); err != nil {
+		return nil, err
+	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err

@@ -169,6 +169,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if err := mail.MarkListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
+	t0 := time.Now()
+	if err := auth.SeedSessionLists(ctx, db, a.Config.SessionLifetime, a.Clock.Now(), tmpl.sessions); err != nil {
+		return report, fmt.Errorf("seed-scale: %w", err)
+	}
+	report.Documents["session lists"] += len(tmpl.sessions)
+	report.Spent["session lists"] += time.Since(t0)
+	if err := auth.MarkSessionsListed(ctx, db, settingsCollection); err != nil {
+		return report, err
+	}
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
@@ -208,6 +217,9 @@ type scaleTemplate struct {
 	// renewals and refreshes are the schedules' entries, written after the
 	// documents (the batches are built on one goroutine).
 	renewals, refreshes []store.ScheduleEntry
+	// sessions are listed under their accounts at the end, as the
+	// schedules are.
+	sessions []auth.Session
 }
 
 func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
@@ -375,8 +387,10 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 
 	// A session: about a third of them still valid.
 	signedIn := t.now.Add(-time.Duration(rng.IntN(15*60)) * time.Minute)
-	b.add(auth.SessionsCollection, auth.Session{ID: engine.HashToken(engine.NewToken()), UserID: userID,
-		CreatedAt: signedIn, ExpiresAt: signedIn.Add(5 * time.Hour)})
+	sess := auth.Session{ID: engine.HashToken(engine.NewToken()), UserID: userID,
+		CreatedAt: signedIn, ExpiresAt: signedIn.Add(5 * time.Hour)}
+	b.add(auth.SessionsCollection, sess)
+	t.sessions = append(t.sessions, sess)
 
 	m := t.mail
 	m.ID, m.To, m.CreatedAt, m.NextAttemptAt = "purchase:"+subID, email, started, time.Time{}

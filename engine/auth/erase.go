@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -35,6 +36,14 @@ func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []strin
 	} {
 		if _, err := s.db.Collection(step.coll).DeleteMany(ctx, step.filter); err != nil {
 			return fmt.Errorf("erase user %s from %s: %w", u.ID, step.coll, err)
+		}
+	}
+	// The lists of its sessions by day (signins.go): those the schedule
+	// has not erased yet, of the days a session can have opened on since.
+	now := s.clock.Now()
+	for day := now.Add(-24*time.Hour - s.lifetime - sweepSlack).UTC().Truncate(24 * time.Hour); !day.After(now); day = day.Add(24 * time.Hour) {
+		if err := s.sessionLists.Erase(ctx, sessionListOwner(u.ID, day)); err != nil {
+			return fmt.Errorf("erase user %s: %w", u.ID, err)
 		}
 	}
 	s.subs.Drop(u.ID)

@@ -87,6 +87,11 @@ type Service struct {
 	sessions *engine.TTLCache[sessionEntry]
 	subs     *engine.TTLCache[[]billing.Subscription]
 	limiter  *Limiter
+
+	// sessionLists and sessionListExpiry list each account's sessions by
+	// the day they opened (signins.go).
+	sessionLists      *store.Lists
+	sessionListExpiry *store.Schedule
 }
 
 type sessionEntry struct {
@@ -102,6 +107,9 @@ func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime
 		sessions: engine.NewTTLCache[sessionEntry](clock, cacheTTL),
 		subs:     engine.NewTTLCache[[]billing.Subscription](clock, cacheTTL),
 		limiter:  NewLimiter(db, clock, "signin", DefaultLimits),
+
+		sessionLists:      store.NewLists(db, SessionsByUserCollection),
+		sessionListExpiry: newSessionListExpiry(db),
 	}
 }
 
@@ -116,6 +124,9 @@ func Collections() map[string][]mongo.IndexModel {
 		LoginLinksCollection:     nil,
 		PasswordResetsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
 		ActivationKeysCollection: nil,
+		// Each account's sessions, listed by day (signins.go).
+		SessionsByUserCollection:    nil,
+		SessionListExpiryCollection: nil,
 	}
 }
 
@@ -243,6 +254,9 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	token := engine.NewToken()
 	now := s.clock.Now()
 	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime), Epoch: u.SessionEpoch}
+	if err := s.listSession(ctx, sess); err != nil {
+		return "", fmt.Errorf("open session: %w", err)
+	}
 	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
@@ -399,5 +413,6 @@ func (s *Service) Sweep(ctx context.Context) (int64, error) {
 			return n, fmt.Errorf("sweep %s: %w", q.coll, err)
 		}
 	}
-	return n, nil
+	lists, err := s.eraseExpiredSessionLists(ctx)
+	return n + int64(lists), err
 }

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"glimpse/engine/mail"
 )
 
@@ -18,21 +16,16 @@ import (
 
 // Sessions returns a user's sessions, newest first (sign-ins that have not
 // been swept since they expired included: they are the recent sign-ins),
-// each marked Ended when a sign-out everywhere ended it. A scan by userId
-// on the embedded store: the support desk opens one subscriber at a time,
-// at staff's hand (storetest.Periodic).
+// each marked Ended when a sign-out everywhere ended it. They are read from
+// the account's lists of sessions by day (signins.go), each by _id.
 func (s *Service) Sessions(ctx context.Context, userID string) ([]Session, error) {
 	u, err := s.userByID(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
 	}
-	cur, err := s.db.Collection(SessionsCollection).Find(ctx, bson.M{"userId": userID})
+	out, err := s.listedSessions(ctx, userID)
 	if err != nil {
-		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
-	}
-	var out []Session
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
+		return nil, err
 	}
 	for i := range out {
 		out[i].Ended = out[i].Epoch != u.SessionEpoch

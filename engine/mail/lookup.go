@@ -141,12 +141,18 @@ func ListExisting(ctx context.Context, db *mongo.Database, settings string) erro
 		}
 		slices.SortStableFunc(mails, func(a, b Sent) int { return a.CreatedAt.Compare(b.CreatedAt) })
 		byRecipient := map[string][]string{}
+		var owners []string
 		for _, m := range mails {
-			if m.Template != TemplateAccountErased && m.To != "" {
-				byRecipient[recipient(m.To)] = append(byRecipient[recipient(m.To)], m.ID)
+			if m.Template == TemplateAccountErased || m.To == "" {
+				continue
 			}
+			owner := recipient(m.To)
+			if byRecipient[owner] == nil {
+				owners = append(owners, owner)
+			}
+			byRecipient[owner] = append(byRecipient[owner], m.ID)
 		}
-		return SeedRecipientLists(ctx, db, byRecipient)
+		return store.NewLists(db, RecipientsCollection).SeedLists(ctx, owners, byRecipient)
 	})
 }
 
@@ -154,41 +160,4 @@ func ListExisting(ctx context.Context, db *mongo.Database, settings string) erro
 // writer that listed them itself (the scale seed).
 func MarkListed(ctx context.Context, db *mongo.Database, settings string) error {
 	return store.MarkDone(ctx, db, settings, listedMarker)
-}
-
-// SeedRecipientLists writes lists of mail keys, each from slot 0, in
-// batches of unordered inserts: for lists that do not exist yet. A slot
-// found taken (a mail queued meanwhile) is appended after.
-func SeedRecipientLists(ctx context.Context, db *mongo.Database, byRecipient map[string][]string) error {
-	lists := store.NewLists(db, RecipientsCollection)
-	type ref struct{ owner, key string }
-	var docs []any
-	var refs []ref
-	flush := func() error {
-		taken, err := store.InsertNew(ctx, db.Collection(RecipientsCollection), docs)
-		if err != nil {
-			return fmt.Errorf("list existing mail: %w", err)
-		}
-		for i, t := range taken {
-			if t {
-				if err := lists.Append(ctx, refs[i].owner, refs[i].key); err != nil {
-					return fmt.Errorf("list existing mail: %w", err)
-				}
-			}
-		}
-		docs, refs = docs[:0], refs[:0]
-		return nil
-	}
-	for owner, keys := range byRecipient {
-		for n, key := range keys {
-			docs = append(docs, store.ListSlot(owner, n, key))
-			refs = append(refs, ref{owner, key})
-			if len(docs) == 1000 {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return flush()
 }

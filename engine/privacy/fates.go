@@ -42,6 +42,9 @@ func Fates() []Fate {
 		{auth.UsersCollection, Erased, "the account"},
 		{auth.UserEmailsCollection, Erased, "the address index of the account"},
 		{auth.SessionsCollection, Erased, "every session ends"},
+		{auth.SessionsByUserCollection, Erased, "the account's lists of its sessions by day"},
+		{auth.SessionListExpiryCollection, Kept, "hashes of an account and a day, under the minute that day's list of sessions is erased: " +
+			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
 		{auth.LoginLinksCollection, Erased, "one-time sign-in links"},
 		{auth.PasswordResetsCollection, Erased, "password reset links"},
 		{auth.ActivationKeysCollection, Erased, "account activation links of the subscriptions"},

@@ -176,6 +176,46 @@ func (l *Lists) At(ctx context.Context, owner string, n int) (string, bool, erro
 	return l.slot(ctx, owner, n)
 }
 
+// SeedLists writes lists in bulk: each owner's refs in slots from 0, in
+// batches of unordered inserts, for lists that do not exist yet (a start-up
+// filing of what an older release wrote, or a seeder). A slot found taken
+// (a writer appended meanwhile) has its ref appended after.
+func (l *Lists) SeedLists(ctx context.Context, owners []string, refs map[string][]string) error {
+	type entry struct{ owner, ref string }
+	var docs []any
+	var entries []entry
+	flush := func() error {
+		taken, err := InsertNew(ctx, l.coll, docs)
+		if err != nil {
+			return fmt.Errorf("seed lists %s: %w", l.coll.Name(), err)
+		}
+		for i, t := range taken {
+			if t {
+				if err := l.Append(ctx, entries[i].owner, entries[i].ref); err != nil {
+					return err
+				}
+			}
+		}
+		docs, entries = docs[:0], entries[:0]
+		return nil
+	}
+	for _, owner := range owners {
+		for n, ref := range refs[owner] {
+			docs = append(docs, bson.D{{Key: "_id", Value: listSlotID(owner, n)}, {Key: l.field, Value: ref}})
+			entries = append(entries, entry{owner, ref})
+			if len(docs) == seedBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// seedBatch is how many slots SeedLists inserts a command.
+const seedBatch = 1000
+
 // Refs returns owner's list in the order it was made, each reference once
 // (two writers adding one reference at once may each take a slot for it).
 func (l *Lists) Refs(ctx context.Context, owner string) ([]string, error) {
