@@ -249,6 +249,13 @@ func labels(m *dto.Metric) string {
 // TestNoAllocationsPerRequest: with the series made, a request through the
 // middleware allocates exactly as much as the same request without it.
 func TestNoAllocationsPerRequest(t *testing.T) {
+	if raceDetector {
+		// Under the detector sync.Pool drops a quarter of what is put back,
+		// at random, so a pooled object is now and then made again: the
+		// counts vary (it failed one run in a few). make test runs this
+		// test without the detector (alloc-test).
+		t.Skip("allocation counts vary under the race detector; make alloc-test runs this")
+	}
 	h := NewHTTP(tables)
 	with, without := newApp(h).Handler(), newApp(nil).Handler()
 	for _, tc := range []struct{ method, target string }{
