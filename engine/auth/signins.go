@@ -74,7 +74,7 @@ func (s *Service) listSession(ctx context.Context, sess Session) error {
 			return fmt.Errorf("list session: %w", err)
 		}
 	}
-	if err := s.sessionLists.Append(ctx, owner, sess.ID); err != nil {
+	if err := s.sessionLists.AppendAt(ctx, owner, sess.ID, n); err != nil {
 		return fmt.Errorf("list session: %w", err)
 	}
 	return nil

@@ -156,6 +156,12 @@ func (l *Lists) Append(ctx context.Context, owner, ref string) error {
 	if err != nil {
 		return err
 	}
+	return l.AppendAt(ctx, owner, ref, n)
+}
+
+// AppendAt is Append where the caller has just read the list's length n
+// (Len).
+func (l *Lists) AppendAt(ctx context.Context, owner, ref string, n int) error {
 	// A writer that took slot n meanwhile makes the insert refused: the
 	// next slots, one by one, as AddFrom does.
 	for end := n + 64; n < end; n++ {
