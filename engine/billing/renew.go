@@ -50,6 +50,8 @@ type renewalTuning struct {
 	// history lines, one filing of their next due times, and the
 	// subscription updates in bulkWrites of updatesPerCommand.
 	batch int
+	// batchesInFlight is how many batches one pass works on at once.
+	batchesInFlight int
 	// inFlight is how many charges a provider that charges one at a time
 	// (Stripe) has in flight at once: enough to keep its rate limit busy
 	// while each call waits on the network.
@@ -62,7 +64,7 @@ type renewalTuning struct {
 }
 
 func defaultRenewalTuning(p Provider) renewalTuning {
-	t := renewalTuning{batch: 500, inFlight: 64, scanFloor: defaultScanFloor}
+	t := renewalTuning{batch: 500, batchesInFlight: 2, inFlight: 64, scanFloor: defaultScanFloor}
 	if rl, ok := p.(rateLimitedProvider); ok {
 		if rps := rl.RenewalRate(); rps > 0 {
 			// Burst 1: charges go out evenly, never a second's worth at once.
@@ -122,38 +124,55 @@ func (s *Service) RenewDue(ctx context.Context) (RenewStats, error) {
 			entries = append(entries, store.ScheduleEntry{Ref: sub.ID, At: sub.DueAt})
 		}
 	}
-	var unfinished []store.ScheduleEntry
-	for i := 0; i < len(entries); i += s.renewal.batch {
-		if err := ctx.Err(); err != nil {
-			return stats, err
-		}
-		s.metrics.RenewalBacklog(len(entries) - i)
-		chunk := entries[i:min(i+s.renewal.batch, len(entries))]
-		var subs []Subscription
-		if scanned != nil {
-			subs = scanned[i : i+len(chunk)]
-		} else {
-			var failed []store.ScheduleEntry
-			subs, failed = s.readScheduled(ctx, chunk)
-			unfinished = append(unfinished, failed...)
-			stats.Failures += len(failed)
-		}
-		due := make([]Subscription, 0, len(subs))
-		for _, sub := range subs {
-			if !sub.DueAt.IsZero() && !sub.DueAt.After(now) {
-				due = append(due, sub)
+	var (
+		mu         sync.Mutex
+		unfinished []store.ScheduleEntry
+		next       = make(chan int)
+		wg         sync.WaitGroup
+	)
+	// Batches in flight at once: one batch's round trips leave a core
+	// idle (the embedded database works on one command at a time per
+	// connection), which the other's work fills. Each batch's claims keep
+	// its subscriptions to it, as they do between workers.
+	for range max(s.renewal.batchesInFlight, 1) {
+		wg.Go(func() {
+			for i := range next {
+				chunk := entries[i:min(i+s.renewal.batch, len(entries))]
+				var subs []Subscription
+				var failed []store.ScheduleEntry
+				if scanned != nil {
+					subs = scanned[i : i+len(chunk)]
+				} else {
+					subs, failed = s.readScheduled(ctx, chunk)
+				}
+				due := make([]Subscription, 0, len(subs))
+				for _, sub := range subs {
+					if !sub.DueAt.IsZero() && !sub.DueAt.After(now) {
+						due = append(due, sub)
+					}
+				}
+				st, left := s.renewBatch(ctx, due, now)
+				st.Due += len(due)
+				st.Failures += len(failed)
+				s.countRenewals(st)
+				mu.Lock()
+				stats.add(st)
+				unfinished = append(unfinished, failed...)
+				for _, e := range chunk {
+					if left[e.Ref] {
+						unfinished = append(unfinished, e)
+					}
+				}
+				mu.Unlock()
 			}
-		}
-		stats.Due += len(due)
-		st, left := s.renewBatch(ctx, due, now)
-		stats.add(st)
-		s.countRenewals(st)
-		for _, e := range chunk {
-			if left[e.Ref] {
-				unfinished = append(unfinished, e)
-			}
-		}
+		})
 	}
+	for i := 0; i < len(entries) && ctx.Err() == nil; i += s.renewal.batch {
+		s.metrics.RenewalBacklog(len(entries) - i)
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		// Stopped part-way: the buckets stay for the next pass.
 		return stats, err
