@@ -87,7 +87,8 @@ func (s *Service) SetMetrics(m *metrics.Business) { s.metrics = m }
 //
 // The due subscriptions are those the renewal schedule files under the
 // minutes up to now (store.Schedule), each read by _id and handled only if
-// its dueAt is still due. They are handled in batches: one unordered
+// its dueAt is still due. They are handled in batches, two at once
+// (renewalTuning.batchesInFlight): one unordered
 // insertMany claims a batch (each claim still its own unique insert), the
 // provider charges the claimed ones (in one call when it can, as the
 // sandbox does; else several at once, paced to its rate limit), and the
