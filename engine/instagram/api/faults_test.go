@@ -157,7 +157,10 @@ func TestFaultsHang(t *testing.T) {
 			t.Parallel()
 			s := apitest.NewServer(t, "")
 			cfg := s.Config()
-			const timeout = 200 * time.Millisecond
+			// Long enough for the request after the hang to answer on a
+			// loaded machine (CI runs three suites at once under the race
+			// detector): at 200 ms it timed out there once.
+			const timeout = 2 * time.Second
 			cfg.Timeout = timeout
 			client := api.New(cfg)
 			tok := s.Token()
