@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,5 +124,30 @@ func TestEventsAreSweptOncePerDay(t *testing.T) {
 	clock.Advance(24 * time.Hour)
 	if swept, err := other.SweepEventsDaily(ctx); err != nil || !swept || left() != 0 {
 		t.Fatalf("the next day's sweep: swept %v, %v, %d events left", swept, err, left())
+	}
+	// The day after, both instances at once: one sweeps.
+	clock.Advance(24 * time.Hour)
+	record("e3")
+	var wg sync.WaitGroup
+	swept := make(chan bool, 2)
+	for _, inst := range []*app.App{a, other} {
+		wg.Go(func() {
+			ok, err := inst.SweepEventsDaily(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			swept <- ok
+		})
+	}
+	wg.Wait()
+	close(swept)
+	n := 0
+	for ok := range swept {
+		if ok {
+			n++
+		}
+	}
+	if n != 1 || left() != 0 {
+		t.Fatalf("two instances at once: %d swept, %d events left; want one sweep", n, left())
 	}
 }
