@@ -398,10 +398,8 @@ func (a *App) SweepEventsDaily(ctx context.Context) (bool, error) {
 	if err != nil || !won {
 		return false, err
 	}
-	if _, err := a.Events.Sweep(ctx); err != nil {
-		return true, err
-	}
-	return true, nil
+	_, err = a.Events.Sweep(ctx)
+	return true, err
 }
 
 // RunSweeper sweeps every interval until ctx ends, at most

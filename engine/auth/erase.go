@@ -41,8 +41,8 @@ func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []strin
 	// The lists of its sessions by day (signins.go): those the schedule
 	// has not erased yet, of the days a session can have opened on since.
 	now := s.clock.Now()
-	for day := now.Add(-24*time.Hour - s.lifetime - sweepSlack).UTC().Truncate(24 * time.Hour); !day.After(now); day = day.Add(24 * time.Hour) {
-		if err := s.sessionLists.Erase(ctx, sessionListOwner(u.ID, day)); err != nil {
+	for _, owner := range sessionListOwners(u.ID, now.Add(-24*time.Hour-s.lifetime-sweepSlack), now) {
+		if err := s.sessionLists.Erase(ctx, owner); err != nil {
 			return fmt.Errorf("erase user %s: %w", u.ID, err)
 		}
 	}

@@ -53,6 +53,16 @@ func sessionListExpiry(first time.Time, lifetime time.Duration) time.Time {
 	return first.Add(24*time.Hour + lifetime)
 }
 
+// sessionListOwners are the owners of a user's lists of the days from
+// since to now.
+func sessionListOwners(userID string, since, now time.Time) []string {
+	var owners []string
+	for day := since.UTC().Truncate(24 * time.Hour); !day.After(now); day = day.Add(24 * time.Hour) {
+		owners = append(owners, sessionListOwner(userID, day))
+	}
+	return owners
+}
+
 func newSessionListExpiry(db *mongo.Database) *store.Schedule {
 	return store.NewSchedule(db, SessionListExpiryCollection, time.Minute)
 }
@@ -85,8 +95,8 @@ func (s *Service) listSession(ctx context.Context, sess Session) error {
 func (s *Service) listedSessions(ctx context.Context, userID string) ([]Session, error) {
 	now := s.clock.Now()
 	var out []Session
-	for day := now.Add(-s.lifetime - sweepSlack).UTC().Truncate(24 * time.Hour); !day.After(now); day = day.Add(24 * time.Hour) {
-		ids, err := s.sessionLists.Refs(ctx, sessionListOwner(userID, day))
+	for _, owner := range sessionListOwners(userID, now.Add(-s.lifetime-sweepSlack), now) {
+		ids, err := s.sessionLists.Refs(ctx, owner)
 		if err != nil {
 			return nil, fmt.Errorf("sessions of %s: %w", userID, err)
 		}
