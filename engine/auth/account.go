@@ -115,7 +115,11 @@ type activationKey struct {
 // until it expires or the account exists.
 func (a *Accounts) ActivationLink(ctx context.Context, subID string) (string, error) {
 	token := engine.NewToken()
-	key := activationKey{ID: engine.HashToken(token), SubscriptionID: subID, ExpiresAt: a.auth.clock.Now().Add(ActivationKeyLifetime)}
+	now := a.auth.clock.Now()
+	key := activationKey{ID: engine.HashToken(token), SubscriptionID: subID, ExpiresAt: now.Add(ActivationKeyLifetime)}
+	if err := a.auth.listLink(ctx, activationKeyOwner(subID), key.ID, now); err != nil {
+		return "", fmt.Errorf("mint activation key: %w", err)
+	}
 	if _, err := a.auth.db.Collection(ActivationKeysCollection).InsertOne(ctx, key); err != nil {
 		return "", fmt.Errorf("mint activation key: %w", err)
 	}

@@ -2,10 +2,11 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // User returns an account by id.
@@ -20,31 +21,48 @@ func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []strin
 	if err := s.SignOutAll(ctx, u.ID); err != nil {
 		return err
 	}
-	// The epoch ends the sessions; they are deleted too, since each names
-	// the account (a scan by userId: deletion is rare and off the request
-	// path, storetest.Periodic).
-	for _, step := range []struct {
-		coll   string
-		filter bson.M
-	}{
-		{SessionsCollection, bson.M{"userId": u.ID}},
-		{LoginLinksCollection, bson.M{"userId": u.ID}},
-		{PasswordResetsCollection, bson.M{"userId": u.ID}},
-		{ActivationKeysCollection, bson.M{"subscriptionId": bson.M{"$in": append([]string{}, subscriptionIDs...)}}},
-		{UserEmailsCollection, bson.M{"userId": u.ID}},
-		{UsersCollection, bson.M{"_id": u.ID}},
-	} {
-		if _, err := s.db.Collection(step.coll).DeleteMany(ctx, step.filter); err != nil {
-			return fmt.Errorf("erase user %s from %s: %w", u.ID, step.coll, err)
+	// Each is deleted by _id, found through the lists that name it: a
+	// search by account scans the collection on the embedded store.
+	now := s.clock.Now()
+	sessions, err := s.sessionLists.Refs(ctx, u.ID, now)
+	if err != nil {
+		return fmt.Errorf("erase user %s: %w", u.ID, err)
+	}
+	for _, id := range sessions {
+		// By _id alone (a delete with another field scans on the embedded
+		// store): the lists are the account's, written as it signed in.
+		if _, err := s.db.Collection(SessionsCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+			return fmt.Errorf("erase user %s: session: %w", u.ID, err)
 		}
 	}
-	// The lists of its sessions by day (signins.go): those the schedule
-	// has not erased yet, of the days a session can have opened on since.
-	now := s.clock.Now()
-	for _, owner := range sessionListOwners(u.ID, now.Add(-24*time.Hour-s.lifetime-sweepSlack), now) {
-		if err := s.sessionLists.Erase(ctx, owner); err != nil {
+	if err := s.sessionLists.Erase(ctx, u.ID, now); err != nil {
+		return fmt.Errorf("erase user %s: %w", u.ID, err)
+	}
+	links := []struct{ coll, owner string }{{LoginLinksCollection, loginLinkOwner(u.ID)}, {PasswordResetsCollection, resetOwner(u.ID)}}
+	for _, subID := range subscriptionIDs {
+		links = append(links, struct{ coll, owner string }{ActivationKeysCollection, activationKeyOwner(subID)})
+	}
+	for _, l := range links {
+		if err := s.eraseLinks(ctx, l.coll, l.owner); err != nil {
 			return fmt.Errorf("erase user %s: %w", u.ID, err)
 		}
+	}
+	// The address's index, if it is still this account's.
+	var idx struct {
+		ID     string `bson:"_id"`
+		UserID string `bson:"userId"`
+	}
+	err = s.db.Collection(UserEmailsCollection).FindOne(ctx, bson.M{"_id": NormaliseEmail(u.Email)}).Decode(&idx)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("erase user %s: email index: %w", u.ID, err)
+	}
+	if err == nil && idx.UserID == u.ID {
+		if _, err := s.db.Collection(UserEmailsCollection).DeleteOne(ctx, bson.M{"_id": idx.ID}); err != nil {
+			return fmt.Errorf("erase user %s: email index: %w", u.ID, err)
+		}
+	}
+	if _, err := s.db.Collection(UsersCollection).DeleteOne(ctx, bson.M{"_id": u.ID}); err != nil {
+		return fmt.Errorf("erase user %s: %w", u.ID, err)
 	}
 	s.subs.Drop(u.ID)
 	return nil

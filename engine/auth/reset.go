@@ -50,8 +50,12 @@ func (s *Service) MintPasswordReset(ctx context.Context, userID string) (string,
 		return "", fmt.Errorf("mint password reset: %w", err)
 	}
 	token := engine.NewToken()
-	doc := passwordReset{ID: engine.HashToken(token), UserID: userID, ExpiresAt: s.clock.Now().Add(PasswordResetLifetime),
+	now := s.clock.Now()
+	doc := passwordReset{ID: engine.HashToken(token), UserID: userID, ExpiresAt: now.Add(PasswordResetLifetime),
 		Epoch: u.SessionEpoch}
+	if err := s.listLink(ctx, resetOwner(userID), doc.ID, now); err != nil {
+		return "", fmt.Errorf("mint password reset: %w", err)
+	}
 	if _, err := s.db.Collection(PasswordResetsCollection).InsertOne(ctx, doc); err != nil {
 		return "", fmt.Errorf("mint password reset: %w", err)
 	}

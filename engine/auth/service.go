@@ -88,10 +88,10 @@ type Service struct {
 	subs     *engine.TTLCache[[]billing.Subscription]
 	limiter  *Limiter
 
-	// sessionLists and sessionListExpiry list each account's sessions by
-	// the day they opened (signins.go).
-	sessionLists      *store.Lists
-	sessionListExpiry *store.Schedule
+	// sessionLists list each account's sessions by the day they opened
+	// (signins.go); linkLists its one-time links (links.go).
+	sessionLists *store.DatedLists
+	linkLists    *store.DatedLists
 }
 
 type sessionEntry struct {
@@ -108,8 +108,8 @@ func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime
 		subs:     engine.NewTTLCache[[]billing.Subscription](clock, cacheTTL),
 		limiter:  NewLimiter(db, clock, "signin", DefaultLimits),
 
-		sessionLists:      store.NewLists(db, SessionsByUserCollection),
-		sessionListExpiry: newSessionListExpiry(db),
+		sessionLists: newSessionLists(db, lifetime),
+		linkLists:    newLinkLists(db),
 	}
 }
 
@@ -127,6 +127,8 @@ func Collections() map[string][]mongo.IndexModel {
 		// Each account's sessions, listed by day (signins.go).
 		SessionsByUserCollection:    nil,
 		SessionListExpiryCollection: nil,
+		LinksByOwnerCollection:      nil,
+		LinkListExpiryCollection:    nil,
 	}
 }
 
@@ -359,7 +361,11 @@ func (s *Service) MintLoginLink(ctx context.Context, email string) (string, erro
 		return "", fmt.Errorf("mint login link: %w", err)
 	}
 	token := engine.NewToken()
-	link := loginLink{ID: engine.HashToken(token), UserID: u.ID, ExpiresAt: s.clock.Now().Add(LoginLinkLifetime)}
+	now := s.clock.Now()
+	link := loginLink{ID: engine.HashToken(token), UserID: u.ID, ExpiresAt: now.Add(LoginLinkLifetime)}
+	if err := s.listLink(ctx, loginLinkOwner(u.ID), link.ID, now); err != nil {
+		return "", fmt.Errorf("mint login link: %w", err)
+	}
 	if _, err := s.db.Collection(LoginLinksCollection).InsertOne(ctx, link); err != nil {
 		return "", fmt.Errorf("mint login link: %w", err)
 	}
@@ -413,6 +419,13 @@ func (s *Service) Sweep(ctx context.Context) (int64, error) {
 			return n, fmt.Errorf("sweep %s: %w", q.coll, err)
 		}
 	}
-	lists, err := s.eraseExpiredSessionLists(ctx)
-	return n + int64(lists), err
+	now := s.clock.Now()
+	for _, lists := range []*store.DatedLists{s.sessionLists, s.linkLists} {
+		erased, err := lists.Sweep(ctx, now)
+		n += int64(erased)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

@@ -3,6 +3,7 @@ package mail
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -31,27 +32,45 @@ func (o *Outbox) To(ctx context.Context, addresses []string) ([]Mail, error) {
 // EraseTo deletes every mail stored for the given addresses, sent or not,
 // with their queue entries and the addresses' lists, except the mail whose
 // key is keep (the last mail of an account being deleted, still to go
-// out). It returns how many mails went.
-func (o *Outbox) EraseTo(ctx context.Context, addresses []string, keep string) (int, error) {
-	mails, err := o.To(ctx, addresses)
-	if err != nil {
-		return 0, err
+// out). It finds them by _id: the mails on the addresses' lists, and the
+// unlisted ones the caller found through its own records (a renewal's
+// receipt, through its charge), deleted when they went to one of the
+// addresses. It returns how many mails went.
+func (o *Outbox) EraseTo(ctx context.Context, addresses, unlisted []string, keep string) (int, error) {
+	keys := slices.Clone(unlisted)
+	owners := make([]string, 0, len(addresses))
+	for _, address := range addresses {
+		owners = append(owners, recipient(address))
+		listed, err := o.recipients.Refs(ctx, recipient(address))
+		if err != nil {
+			return 0, fmt.Errorf("mail: erase mails to an address: %w", err)
+		}
+		keys = append(keys, listed...)
 	}
 	n := 0
-	for _, m := range mails {
-		if m.ID == keep {
+	seen := map[string]bool{keep: true}
+	for _, key := range keys {
+		if seen[key] {
 			continue
 		}
-		if _, err := o.queue.DeleteOne(ctx, bson.M{"_id": m.ID}); err != nil {
+		seen[key] = true
+		m, ok, err := o.sent(ctx, key)
+		if err != nil {
+			return n, err
+		}
+		if !ok || !slices.Contains(owners, recipient(m.To)) {
+			continue
+		}
+		if _, err := o.queue.DeleteOne(ctx, bson.M{"_id": key}); err != nil {
 			return n, fmt.Errorf("mail: erase queue entry: %w", err)
 		}
-		if _, err := o.mail.DeleteOne(ctx, bson.M{"_id": m.ID}); err != nil {
+		if _, err := o.mail.DeleteOne(ctx, bson.M{"_id": key}); err != nil {
 			return n, fmt.Errorf("mail: erase mail: %w", err)
 		}
 		n++
 	}
-	for _, address := range addresses {
-		if err := o.recipients.Erase(ctx, recipient(address)); err != nil {
+	for _, owner := range owners {
+		if err := o.recipients.Erase(ctx, owner); err != nil {
 			return n, fmt.Errorf("mail: erase the list of mails to an address: %w", err)
 		}
 	}

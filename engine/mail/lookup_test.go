@@ -148,8 +148,9 @@ func TestListExistingListsEarlierMailOnce(t *testing.T) {
 	}
 }
 
-// Erasing the mails to an address erases its list: no slot keeps the
-// address.
+// Erasing the mails to an address deletes its listed mails, the unlisted
+// ones the caller names (a renewal's receipt) and its list: no slot keeps
+// the address. The mail to keep, and a named mail to another address, stay.
 func TestEraseToErasesTheAddresssList(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -159,11 +160,29 @@ func TestEraseToErasesTheAddresssList(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.box.EraseTo(ctx, []string{"ann@example.com"}, ""); err != nil {
-		t.Fatal(err)
+	for _, m := range []mail.Message{reset("ann@example.com", "receipt:1"), reset("bob@example.com", "receipt:2"), reset("ann@example.com", "farewell")} {
+		m.Unlisted = true
+		if err := e.box.Enqueue(ctx, m); err != nil {
+			t.Fatal(err)
+		}
 	}
-	n, err := e.db.Collection(mail.RecipientsCollection).CountDocuments(ctx, bson.M{})
-	if err != nil || n != 0 {
-		t.Fatalf("%d list slots left after the erasure (%v)", n, err)
+	n, err := e.box.EraseTo(ctx, []string{"Ann@example.com"}, []string{"receipt:1", "receipt:2"}, "farewell")
+	if err != nil || n != 4 {
+		t.Fatalf("erased %d (%v), want ann's three listed mails and her receipt", n, err)
+	}
+	var left []string
+	for _, key := range []string{"reset:0", "reset:1", "reset:2", "receipt:1", "receipt:2", "farewell"} {
+		if got, err := e.box.Sent(ctx, []string{key}); err != nil {
+			t.Fatal(err)
+		} else if len(got) == 1 {
+			left = append(left, key)
+		}
+	}
+	if fmt.Sprint(left) != "[receipt:2 farewell]" {
+		t.Fatalf("mails left %v, want bob's receipt and the farewell", left)
+	}
+	slots, err := e.db.Collection(mail.RecipientsCollection).CountDocuments(ctx, bson.M{"_id": bson.M{"$regex": "^ann"}})
+	if err != nil || slots != 0 {
+		t.Fatalf("%d list slots left after the erasure (%v)", slots, err)
 	}
 }

@@ -48,6 +48,9 @@ func Fates() []Fate {
 		{auth.LoginLinksCollection, Erased, "one-time sign-in links"},
 		{auth.PasswordResetsCollection, Erased, "password reset links"},
 		{auth.ActivationKeysCollection, Erased, "account activation links of the subscriptions"},
+		{auth.LinksByOwnerCollection, Erased, "the lists of an account's sign-in and reset links and its subscriptions' activation links, by day"},
+		{auth.LinkListExpiryCollection, Kept, "hashes of an owner and a day, under the minute that day's list of links is erased: " +
+			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
 		{"signin_failures", Kept, "legacy sign-in counters keyed by hashes, emptied by the sweeper; nothing new is written"},
 		{billing.SubscriptionsCollection, Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
 		{billing.SubscriptionEmailsCollection, Erased, "the address index of the subscriptions"},
@@ -85,6 +88,10 @@ func Fates() []Fate {
 		{profile.RefreshScheduleCollection, Kept, "random refresh keys under the minute they fall due: once the key's document " +
 			"is erased they name nobody, and each goes once its minute has passed"},
 		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
+		{profile.InstagramLinksByUserCollection, Erased, "the list of the person's Instagram links"},
+		{tracking.ByUserCollection, Erased, "the lists of the person's usage events by day"},
+		{tracking.ListExpiryCollection, Kept, "hashes of an account and a day, under the minute that day's list of events is erased: " +
+			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
 		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
 		{mail.QueueCollection, Erased, "pending deliveries of those mails"},
 		{mail.RecipientsCollection, Erased, "the lists of mails to each of the person's addresses (the last mail is never listed)"},

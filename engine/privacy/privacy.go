@@ -21,6 +21,7 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/store"
+	"glimpse/engine/tracking"
 )
 
 // Collections of this package.
@@ -76,7 +77,7 @@ const (
 type Mailer interface {
 	Enqueue(ctx context.Context, m mail.Message) error
 	To(ctx context.Context, addresses []string) ([]mail.Mail, error)
-	EraseTo(ctx context.Context, addresses []string, keep string) (int, error)
+	EraseTo(ctx context.Context, addresses, unlisted []string, keep string) (int, error)
 	Erase(ctx context.Context, key string) (bool, error)
 }
 
@@ -87,6 +88,9 @@ type Options struct {
 	Billing  *billing.Service
 	Profiles *profile.Service
 	Mail     Mailer
+	// Events are the analytics events; nil keeps them for
+	// tracking.DefaultRetention.
+	Events *tracking.Store
 	// TaxPeriod is how long a deleted account's charges and subscriptions
 	// are kept, anonymised (GLIMPSE_TAX_RETENTION).
 	TaxPeriod time.Duration
@@ -121,6 +125,9 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 	}
 	if o.TaxPeriod <= 0 {
 		o.TaxPeriod = DefaultTaxPeriod
+	}
+	if o.Events == nil {
+		o.Events = tracking.NewStore(db, clock, tracking.DefaultRetention)
 	}
 	if o.ExportLifetime <= 0 {
 		o.ExportLifetime = DefaultExportLifetime

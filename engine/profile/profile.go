@@ -141,6 +141,8 @@ type Service struct {
 	summaries *engine.TTLCache[Summary]
 	// metrics counts analyses (metrics.go); nil counts nothing.
 	metrics *metrics.Business
+	// linksByUser lists each subscriber's Instagram links (erase.go).
+	linksByUser *store.Lists
 }
 
 // SetFetcher installs how the refresh job reads a source (the Instagram API).
@@ -159,13 +161,13 @@ func (s *Service) SetCredential(ctx context.Context, userID, sealed string) erro
 func NewService(db *mongo.Database, clock engine.Clock, logger *slog.Logger) *Service {
 	return &Service{db: db, clock: clock, logger: logger, fetchers: map[string]Fetcher{},
 		claims: store.NewClaims(db), due: store.NewSchedule(db, refreshScheduleCollection, RefreshStep), owner: "profile-refresh:" + engine.NewID(),
-		summaries: engine.NewTTLCache[Summary](clock, SummaryTTL)}
+		summaries: engine.NewTTLCache[Summary](clock, SummaryTTL), linksByUser: store.NewLists(db, InstagramLinksByUserCollection)}
 }
 
 // Collections lists this package's collections for the store to create,
 // with the claims collection its refresh leases live in.
 func Collections() map[string][]mongo.IndexModel {
-	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil, InstagramLinksCollection: nil,
+	c := map[string][]mongo.IndexModel{ProfilesCollection: nil, SnapshotsCollection: nil, ChunksCollection: nil, InstagramLinksCollection: nil, InstagramLinksByUserCollection: nil,
 		refreshScheduleCollection: nil, refreshKeysCollection: nil}
 	maps.Copy(c, store.ClaimsCollections())
 	return c

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"glimpse/engine"
 	"glimpse/engine/store/storetest"
 )
@@ -33,5 +35,61 @@ func TestRecordAndSweep(t *testing.T) {
 	n, err := s.Sweep(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("swept %d (%v), want the event past its hour", n, err)
+	}
+}
+
+// TestEraseUserDeletesTheirEventsByList: a person's events, those recorded
+// before the lists existed included (listed once at start), go with
+// EraseUser; anonymous events and another person's stay; and a day's list
+// is swept once its events are past their retention.
+func TestEraseUserDeletesTheirEventsByList(t *testing.T) {
+	t.Parallel()
+	st := storetest.Open(t)
+	db := st.DB()
+	clock := engine.NewManualClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	s := NewStore(db, clock, 24*time.Hour)
+	ctx := context.Background()
+	old := Event{ID: "before-lists", Name: "plan_viewed", UserID: "ann", At: clock.Now().Add(-time.Hour), ExpiresAt: clock.Now().Add(23 * time.Hour)}
+	if _, err := db.Collection(Collection).InsertOne(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := ListExisting(ctx, db, "test_settings", 24*time.Hour, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Event{{Name: "a", UserID: "ann"}, {Name: "b", UserID: "bob"}, {Name: "c"}} {
+		if err := s.Record(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(20 * time.Hour) // the next day
+	if err := s.Record(ctx, Event{Name: "d", UserID: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(filter bson.M) int64 {
+		t.Helper()
+		n, err := db.Collection(Collection).CountDocuments(ctx, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := s.EraseUser(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(bson.M{"userId": "ann"}); n != 0 {
+		t.Fatalf("%d of ann's events left", n)
+	}
+	if n := count(bson.M{}); n != 2 {
+		t.Fatalf("%d events left, want bob's and the anonymous one", n)
+	}
+	if n, err := db.Collection(ByUserCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 1 {
+		t.Fatalf("%d list slots left (%v), want bob's", n, err)
+	}
+	clock.Advance(30 * time.Hour)
+	if _, err := s.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Collection(ByUserCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
+		t.Fatalf("%d list slots left after the retention (%v)", n, err)
 	}
 }
