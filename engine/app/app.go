@@ -129,7 +129,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Retention = retention.NewService(st.DB(), clock)
 	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
 		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
-	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing,
+	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
 		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
 	for name, idx := range retention.Collections() {
@@ -153,6 +153,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := billing.ClaimLegacyFreeMonths(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
+	if err := billing.HashCheckoutKeyOwners(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
+		return nil, err
+	}
 	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
@@ -160,6 +163,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := profile.FileExistingRefreshes(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
+		return nil, err
+	}
+	if err := profile.ListExistingLinks(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	if err := retention.ListExistingAttempts(ctx, st.DB(), settingsCollection); err != nil {
@@ -172,6 +178,12 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := auth.ListExistingSessions(ctx, st.DB(), settingsCollection, cfg.SessionLifetime, clock.Now()); err != nil {
+		return nil, err
+	}
+	if err := auth.ListExistingLinks(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
+		return nil, err
+	}
+	if err := tracking.ListExisting(ctx, st.DB(), settingsCollection, tracking.DefaultRetention, clock.Now()); err != nil {
 		return nil, err
 	}
 	shipped, err := brand.ReadShipped(content.Brands)

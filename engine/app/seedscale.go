@@ -178,6 +178,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if err := auth.MarkSessionsListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
+	t0 = time.Now()
+	if err := tracking.SeedLists(ctx, db, tracking.DefaultRetention, a.Clock.Now(), tmpl.events); err != nil {
+		return report, fmt.Errorf("seed-scale: %w", err)
+	}
+	report.Documents["event lists"] += len(tmpl.events)
+	report.Spent["event lists"] += time.Since(t0)
+	if err := tracking.MarkListed(ctx, db, settingsCollection); err != nil {
+		return report, err
+	}
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
@@ -220,6 +229,8 @@ type scaleTemplate struct {
 	// sessions are listed under their accounts at the end, as the
 	// schedules are.
 	sessions []auth.Session
+	// events are listed under their accounts at the end too.
+	events []store.DatedRef
 }
 
 func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
@@ -401,8 +412,10 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 
 	for k, name := range []string{"screen_view", "screen_view", "plan_viewed"} {
 		at := signedIn.Add(time.Duration(k) * time.Minute)
-		b.add(tracking.Collection, tracking.Event{ID: engine.NewID(), Name: name, Brand: brand.DefaultKey,
-			Project: tracking.Project, UserID: userID, SubscriptionID: subID, At: at, ExpiresAt: at.Add(tracking.DefaultRetention)})
+		e := tracking.Event{ID: engine.NewID(), Name: name, Brand: brand.DefaultKey,
+			Project: tracking.Project, UserID: userID, SubscriptionID: subID, At: at, ExpiresAt: at.Add(tracking.DefaultRetention)}
+		b.add(tracking.Collection, e)
+		t.events = append(t.events, store.DatedRef{Key: userID, Ref: e.ID, At: at})
 	}
 
 	if i%10 == 3 {

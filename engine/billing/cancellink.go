@@ -14,8 +14,20 @@ import (
 )
 
 // cancelLinksCollection keeps cancel-by-email requests by the SHA-256 of
-// their token, so the database never holds a usable link.
+// their token, so the database never holds a usable link. It also holds
+// each address's list of its links (cancelLinksByEmail).
 const cancelLinksCollection = "cancel_links"
+
+// cancelLinksByEmail lists each cancel link under its normalised address,
+// "<email>#0", "#1", … → the link's _id, so that erasing the address
+// deletes its links by _id: found by their address, they were a scan of
+// every link ever asked for (docs/store.md §10). The lists live beside the
+// links, so account deletion's declaration for the collection (erased)
+// covers them too; a link's _id is a hash, never "…#n". A spent link's
+// slot stays (a list has no gap) until its address is erased.
+func cancelLinksByEmail(db *mongo.Database) *store.Lists {
+	return store.NewLists(db, cancelLinksCollection)
+}
 
 type cancelLink struct {
 	ID        string    `bson:"_id"`
@@ -71,6 +83,14 @@ func (s *Service) NewCancelLink(ctx context.Context, email, userID, bundle strin
 	token := engine.NewToken()
 	link := cancelLink{ID: engine.HashToken(token), Email: normaliseEmail(email), UserID: userID, Bundle: bundle,
 		ExpiresAt: s.clock.Now().Add(lifetime)}
+	// Listed before it is stored: a crash in between leaves a slot that
+	// leads nowhere, never a link its address's erasure cannot find. Each
+	// link is new (a random token), so Append: no read of the slots taken.
+	if link.Email != "" {
+		if err := cancelLinksByEmail(s.db).Append(ctx, link.Email, link.ID); err != nil {
+			return "", fmt.Errorf("new cancel link: %w", err)
+		}
+	}
 	if _, err := s.db.Collection(cancelLinksCollection).InsertOne(ctx, link); err != nil {
 		return "", fmt.Errorf("new cancel link: %w", err)
 	}

@@ -18,7 +18,42 @@ import (
 )
 
 // ordersCollection keeps every purchase sent to a provider's hosted page.
+// It also holds each buyer address's list of its orders (ordersByEmail).
 const ordersCollection = "checkout_orders"
+
+// ordersByEmail lists each order under its buyer's normalised address,
+// "<email>#0", "#1", … → order id, so that erasing the buyer deletes their
+// orders by _id: found by their address, they were a scan of every order
+// (docs/store.md §10). The lists live beside the orders, so account
+// deletion's declaration for the collection (erased) covers them too; their
+// _ids hold a "#", which no order's does (Order refuses such an id). An
+// order is also filed under its subscription (filedOrders), for an order
+// whose address is not one the erasure is given.
+func ordersByEmail(db *mongo.Database) *store.Lists { return store.NewLists(db, ordersCollection) }
+
+// listOrder puts an order on its address's list and its subscription's,
+// before the order is stored: a crash in between leaves a slot the erasure
+// skips, never an order no list leads to. Append (a few reads however long
+// the list) rather than Add (a read of every slot): a subscriber whose bank
+// asks for every renewal has an order a period.
+func listOrder(ctx context.Context, db *mongo.Database, order Order) error {
+	if email := normaliseEmail(order.Email); email != "" {
+		if err := ordersByEmail(db).Append(ctx, email, order.ID); err != nil {
+			return fmt.Errorf("list order %s: %w", order.ID, err)
+		}
+	}
+	if order.SubscriptionID != "" {
+		if err := filings(db).Append(ctx, filedOrders+":"+order.SubscriptionID, order.ID); err != nil {
+			return fmt.Errorf("list order %s: %w", order.ID, err)
+		}
+	}
+	return nil
+}
+
+// orderSessionKey is the idempotency key of an order's hosted page: one
+// page per order, whose sandbox page is found from the order's id
+// (sandboxSessionID).
+func orderSessionKey(orderID string) string { return "session:" + orderID }
 
 // Kinds of order.
 const (
@@ -136,7 +171,7 @@ func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (Check
 	// The key is bound to what it buys: the first caller's plan and email
 	// (a unique insert, so one of any concurrent callers), and a caller
 	// asking for something else with it is refused.
-	if err := s.bindKey(ctx, "checkout-key:"+keyHash, plan.Code+"|"+email); err != nil {
+	if err := s.bindKey(ctx, checkoutKeyClaim(keyHash), checkoutKeyOwner(plan.Code, keyHash, email)); err != nil {
 		return CheckoutStart{}, err
 	}
 	order := Order{ID: "co_" + keyHash[:24], Kind: OrderPlan, Brand: req.Brand, Bundle: req.Bundle, PlanCode: plan.Code,
@@ -149,10 +184,19 @@ func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (Check
 // page; the same order always gets the same page.
 func (s *Service) openSession(ctx context.Context, order Order, mode, description, origin, cancelURL string) (CheckoutStart, error) {
 	order.Status, order.CreatedAt = OrderPending, s.clock.Now()
+	// The same checkout opened again finds its order stored, and so listed;
+	// listing it again would add a slot each time.
+	err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": order.ID}).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		err = listOrder(ctx, s.db, order)
+	}
+	if err != nil {
+		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
+	}
 	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil && !store.IsDuplicateKey(err) {
 		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
 	}
-	sess, err := s.provider.StartSession(ctx, SessionRequest{Key: "session:" + order.ID, OrderID: order.ID, Mode: mode,
+	sess, err := s.provider.StartSession(ctx, SessionRequest{Key: orderSessionKey(order.ID), OrderID: order.ID, Mode: mode,
 		ChargeKey: order.ChargeKey, Amount: order.Amount, Description: description, Email: order.Email, Saved: order.Saved,
 		Brand: order.Brand, SuccessURL: origin + PathCheckoutDone + "?order=" + url.QueryEscape(order.ID), CancelURL: cancelURL})
 	if err != nil {
@@ -167,6 +211,9 @@ func (s *Service) openSession(ctx context.Context, order Order, mode, descriptio
 
 // Order returns an order, for the page the buyer returns to.
 func (s *Service) Order(ctx context.Context, id string) (Order, error) {
+	if isListSlot(id) {
+		return Order{}, ErrNoOrder // a slot of an address's list (ordersByEmail), not an order
+	}
 	var o Order
 	err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&o)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -487,6 +534,9 @@ func (s *Service) renewalConfirmation(ctx context.Context, sub Subscription, pla
 		Email: sub.Email, UserID: sub.UserID, SubscriptionID: sub.ID, Period: sub.CurrentPeriodEnd.Unix(),
 		ChargeKey: chargeKey + ":session", Amount: plan.Price, Saved: sub.PaymentMethod, Status: OrderPending,
 		CreatedAt: s.clock.Now()}
+	if err := listOrder(ctx, s.db, order); err != nil {
+		return "", fmt.Errorf("renewal confirmation of %s: %w", sub.ID, err)
+	}
 	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil {
 		return "", fmt.Errorf("renewal confirmation of %s: %w", sub.ID, err)
 	}

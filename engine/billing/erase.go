@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -76,8 +75,11 @@ func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, err
 // strips them of the person: the subscription documents and their charges
 // stay, without any address, account or card reference, until retainUntil
 // (the tax period the operator keeps receipts for), so the books still add
-// up; the email index, the history's free text and cancel links go now.
-// Running it again changes nothing more.
+// up; the email index, the history's free text, orders and cancel links go
+// now. Running it again changes nothing more. Every document is read,
+// written and deleted by _id, found through the lists it is kept on (a
+// subscription's filings, an address's lists): a query by any other field
+// reads the whole collection on the embedded store (docs/store.md §10).
 func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emails []string, retainUntil time.Time) error {
 	now := s.clock.Now()
 	ids := make([]string, 0, len(subs))
@@ -95,94 +97,204 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 			"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": "", "nextPlanCode": "", "failedAttempts": ""}}); err != nil {
 			return fmt.Errorf("erase subscription %s: %w", sub.ID, err)
 		}
-		// Who made a change (a user id) and its free text (a card label)
-		// are the person's; what changed and when stay with the record.
-		if _, err := s.db.Collection(historyCollection).UpdateMany(ctx, bson.M{"subscriptionId": sub.ID},
-			bson.M{"$set": bson.M{"by": "erased"}, "$unset": bson.M{"detail": ""}}); err != nil {
-			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
-		}
-		personal := append([]string{sub.UserID}, emails...)
-		for _, field := range []string{"from", "to"} {
-			if _, err := s.db.Collection(historyCollection).UpdateMany(ctx, bson.M{"subscriptionId": sub.ID, field: bson.M{"$in": personal}},
-				bson.M{"$unset": bson.M{field: ""}}); err != nil {
-				return fmt.Errorf("erase history of %s: %w", sub.ID, err)
-			}
+		if err := s.eraseHistory(ctx, sub, append([]string{sub.UserID}, emails...)); err != nil {
+			return err
 		}
 		s.touched(sub.UserID)
 	}
 	if len(ids) > 0 {
-		if err := s.rekeyCharges(ctx, ids, subs); err != nil {
+		if err := s.eraseLedger(ctx, ids, subs, retainUntil); err != nil {
 			return err
-		}
-		if _, err := s.db.Collection(chargesCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
-			bson.M{"$set": bson.M{"erased": true, "retainUntil": retainUntil}}); err != nil {
-			return fmt.Errorf("mark charges kept for the tax period: %w", err)
-		}
-		// Receipts are kept with the ledger, without the address they went
-		// to and without the charge key, which can hold the account id.
-		if _, err := s.db.Collection(receiptsCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
-			bson.M{"$set": bson.M{"email": ErasedEmail, "erased": true, "retainUntil": retainUntil},
-				"$unset": bson.M{"chargeKey": ""}}); err != nil {
-			return fmt.Errorf("anonymise receipts: %w", err)
-		}
-		// A refund's reason is staff's free text about the person.
-		if _, err := s.db.Collection(refundsCollection).UpdateMany(ctx, bson.M{"subscriptionId": bson.M{"$in": ids}},
-			bson.M{"$set": bson.M{"reason": "erased", "erased": true, "retainUntil": retainUntil}}); err != nil {
-			return fmt.Errorf("anonymise refunds: %w", err)
 		}
 	}
 	if err := s.eraseOrders(ctx, ids, emails); err != nil {
 		return err
 	}
-	for _, email := range emails {
-		email = normaliseEmail(email)
-		if email == "" {
-			continue
-		}
-		if _, err := s.db.Collection(subscriptionEmailsCollection).DeleteMany(ctx,
-			bson.M{"_id": bson.M{"$regex": "^" + regexp.QuoteMeta(email) + "#[0-9]+$"}}); err != nil {
+	for _, email := range normaliseEmails(emails) {
+		if err := store.NewListsIn(s.db, subscriptionEmailsCollection, "subscriptionId").Erase(ctx, email); err != nil {
 			return fmt.Errorf("erase subscription email index: %w", err)
 		}
-		if _, err := s.db.Collection(cancelLinksCollection).DeleteMany(ctx, bson.M{"email": email}); err != nil {
-			return fmt.Errorf("erase cancel links: %w", err)
+		if err := s.eraseCancelLinks(ctx, email); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// eraseOrders deletes the hosted-page orders of the subscriptions or the
-// addresses, and the sandbox's pages for them: what they bought is in the
-// ledger already, and an order names the buyer.
-func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) error {
-	normalised := make([]string, 0, len(emails))
-	for _, e := range emails {
-		if e = normaliseEmail(e); e != "" {
-			normalised = append(normalised, e)
+// eraseHistory strips a subscription's history lines of the person: who
+// made a change (a user id) and its free text (a card label) go, and so do
+// a from or to that is one of personal (their account id and addresses);
+// what changed and when stay with the record. Each line filed under the
+// subscription is read and written by _id.
+func (s *Service) eraseHistory(ctx context.Context, sub Subscription, personal []string) error {
+	lines, err := filed(ctx, s.db, filedHistory, sub.ID)
+	if err != nil {
+		return fmt.Errorf("erase history of %s: %w", sub.ID, err)
+	}
+	for _, id := range lines {
+		var line Change
+		err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&line)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
+		}
+		if line.SubscriptionID != sub.ID {
+			continue
+		}
+		unset := bson.M{"detail": ""}
+		if slices.Contains(personal, line.From) {
+			unset["from"] = ""
+		}
+		if slices.Contains(personal, line.To) {
+			unset["to"] = ""
+		}
+		if _, err := s.db.Collection(historyCollection).UpdateOne(ctx, bson.M{"_id": id},
+			bson.M{"$set": bson.M{"by": "erased"}, "$unset": unset}); err != nil {
+			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
 		}
 	}
-	filter := bson.M{"$or": bson.A{bson.M{"subscriptionId": bson.M{"$in": subIDs}}, bson.M{"email": bson.M{"$in": normalised}}}}
-	cur, err := s.db.Collection(ordersCollection).Find(ctx, filter)
+	return nil
+}
+
+// eraseLedger keeps the subscriptions' charges, receipts and refunds for
+// the tax period, marked so and stripped of the person, then gives the
+// charges whose key names the account a key that does not (rekeyCharges).
+// The marks are written before the re-keying, which carries them to the
+// new keys: a receipt is found by its charge's key as it was issued
+// (receiptNumber), and an erasure stopped half way and run again meets a
+// charge already re-keyed whose receipt is already stripped.
+func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscription, retainUntil time.Time) error {
+	charges, err := s.ChargesOf(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("erase orders: %w", err)
+		return err
 	}
-	var orders []Order
-	if err := cur.All(ctx, &orders); err != nil {
-		return fmt.Errorf("erase orders: %w", err)
+	kept := bson.M{"erased": true, "retainUntil": retainUntil}
+	for _, ch := range charges {
+		if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": ch.ID}, bson.M{"$set": kept}); err != nil {
+			return fmt.Errorf("mark charges kept for the tax period: %w", err)
+		}
+		// Receipts are kept with the ledger, without the address they went
+		// to and without the charge key, which can hold the account id.
+		r, err := s.ReceiptOfCharge(ctx, ch.Key)
+		if err != nil && !errors.Is(err, ErrNoReceipt) {
+			return fmt.Errorf("anonymise receipts: %w", err)
+		}
+		if err == nil && slices.Contains(ids, r.SubscriptionID) {
+			if _, err := s.db.Collection(receiptsCollection).UpdateOne(ctx, bson.M{"_id": r.Number},
+				bson.M{"$set": bson.M{"email": ErasedEmail, "erased": true, "retainUntil": retainUntil},
+					"$unset": bson.M{"chargeKey": ""}}); err != nil {
+				return fmt.Errorf("anonymise receipts: %w", err)
+			}
+		}
+		// A refund's reason is staff's free text about the person.
+		refunds, err := s.RefundsOf(ctx, ch.ID)
+		if err != nil {
+			return fmt.Errorf("anonymise refunds: %w", err)
+		}
+		for _, ref := range refunds {
+			if !slices.Contains(ids, ref.SubscriptionID) {
+				continue
+			}
+			if _, err := s.db.Collection(refundsCollection).UpdateOne(ctx, bson.M{"_id": ref.ID},
+				bson.M{"$set": bson.M{"reason": "erased", "erased": true, "retainUntil": retainUntil}}); err != nil {
+				return fmt.Errorf("anonymise refunds: %w", err)
+			}
+		}
 	}
-	ids := make([]string, 0, len(orders))
-	for _, o := range orders {
-		ids = append(ids, o.ID)
+	return s.rekeyCharges(ctx, charges, subs)
+}
+
+// eraseOrders deletes the hosted-page orders of the subscriptions or the
+// addresses, and the sandbox's pages for them: what they bought is in the
+// ledger already, and an order names the buyer. The orders are found on
+// their addresses' lists and their subscriptions' filings (listOrder),
+// each read and deleted by _id; the lists go after what they lead to, so
+// an erasure stopped half way and run again finds what is left.
+func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) error {
+	addresses := normaliseEmails(emails)
+	var listed []string
+	for _, email := range addresses {
+		refs, err := ordersByEmail(s.db).Refs(ctx, email)
+		if err != nil {
+			return fmt.Errorf("erase orders: %w", err)
+		}
+		listed = append(listed, refs...)
 	}
-	if len(ids) == 0 {
-		return nil
+	for _, subID := range subIDs {
+		refs, err := filed(ctx, s.db, filedOrders, subID)
+		if err != nil {
+			return fmt.Errorf("erase orders: %w", err)
+		}
+		listed = append(listed, refs...)
 	}
-	if _, err := s.db.Collection(sandboxSessionsCollection).DeleteMany(ctx, bson.M{"orderId": bson.M{"$in": ids}}); err != nil {
-		return fmt.Errorf("erase sandbox pages: %w", err)
+	slices.Sort(listed)
+	for _, id := range slices.Compact(listed) {
+		var o Order
+		err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&o)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue // listed, then never stored, or deleted by an earlier run
+		}
+		if err != nil {
+			return fmt.Errorf("erase orders: %w", err)
+		}
+		if !slices.Contains(subIDs, o.SubscriptionID) && !slices.Contains(addresses, normaliseEmail(o.Email)) {
+			continue
+		}
+		// The sandbox's page of an order is keyed by the order (a page
+		// another provider opened is not in the sandbox's collection, and
+		// deleting nothing costs one lookup).
+		if _, err := s.db.Collection(sandboxSessionsCollection).DeleteOne(ctx,
+			bson.M{"_id": sandboxSessionID(orderSessionKey(o.ID))}); err != nil {
+			return fmt.Errorf("erase sandbox pages: %w", err)
+		}
+		if _, err := s.db.Collection(ordersCollection).DeleteOne(ctx, bson.M{"_id": o.ID}); err != nil {
+			return fmt.Errorf("erase orders: %w", err)
+		}
 	}
-	if _, err := s.db.Collection(ordersCollection).DeleteMany(ctx, bson.M{"_id": bson.M{"$in": ids}}); err != nil {
-		return fmt.Errorf("erase orders: %w", err)
+	for _, email := range addresses {
+		if err := ordersByEmail(s.db).Erase(ctx, email); err != nil {
+			return fmt.Errorf("erase orders: %w", err)
+		}
+	}
+	for _, subID := range subIDs {
+		if err := filings(s.db).Erase(ctx, filedOrders+":"+subID); err != nil {
+			return fmt.Errorf("erase orders: %w", err)
+		}
 	}
 	return nil
+}
+
+// eraseCancelLinks deletes an address's cancel links, found on its list,
+// and then the list.
+func (s *Service) eraseCancelLinks(ctx context.Context, email string) error {
+	links := cancelLinksByEmail(s.db)
+	ids, err := links.Refs(ctx, email)
+	if err != nil {
+		return fmt.Errorf("erase cancel links: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := s.db.Collection(cancelLinksCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+			return fmt.Errorf("erase cancel links: %w", err)
+		}
+	}
+	if err := links.Erase(ctx, email); err != nil {
+		return fmt.Errorf("erase cancel links: %w", err)
+	}
+	return nil
+}
+
+// normaliseEmails is emails as billing keeps them, each once, without the
+// empty ones.
+func normaliseEmails(emails []string) []string {
+	out := make([]string, 0, len(emails))
+	for _, e := range emails {
+		if e = normaliseEmail(e); e != "" && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // PurgeRetained deletes the erased subscribers' subscriptions and charges
@@ -205,11 +317,7 @@ func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
 // not: the SHA-256 of the old one. The charge, its status events and the
 // sandbox's record move to the new key together; nothing retries a deleted
 // person's purchase, so the old key is not needed again.
-func (s *Service) rekeyCharges(ctx context.Context, subIDs []string, subs []Subscription) error {
-	charges, err := s.ChargesOf(ctx, subIDs)
-	if err != nil {
-		return err
-	}
+func (s *Service) rekeyCharges(ctx context.Context, charges []Charge, subs []Subscription) error {
 	for _, ch := range charges {
 		named := false
 		for _, sub := range subs {

@@ -103,7 +103,7 @@ func (s *Sandbox) StartSession(ctx context.Context, req SessionRequest) (Session
 		return Session{}, errors.New("sandbox session: no idempotency key")
 	}
 	now := s.clock.Now()
-	doc := sandboxSession{ID: "cs_sandbox_" + engine.HashToken("session:" + req.Key)[:24], Key: req.Key, OrderID: req.OrderID,
+	doc := sandboxSession{ID: sandboxSessionID(req.Key), Key: req.Key, OrderID: req.OrderID,
 		Mode: req.Mode, ChargeKey: req.ChargeKey, Amount: req.Amount, Description: req.Description, Email: req.Email,
 		Brand: req.Brand, Saved: req.Saved, SuccessURL: req.SuccessURL, CancelURL: req.CancelURL, Status: "open",
 		PaymentStatus: "unpaid", CreatedAt: now, ExpiresAt: now.Add(sandboxSessionLifetime)}
@@ -119,6 +119,13 @@ func (s *Sandbox) StartSession(ctx context.Context, req SessionRequest) (Session
 		return Session{}, fmt.Errorf("sandbox session: %w", err)
 	}
 	return Session{ID: doc.ID, URL: PathSandboxPay + doc.ID}, nil
+}
+
+// sandboxSessionID is the _id of the sandbox's page opened with an
+// idempotency key: derived from the key, so the same key gives the same
+// page, and an order's erasure finds its page by _id (orderSessionKey).
+func sandboxSessionID(key string) string {
+	return "cs_sandbox_" + engine.HashToken("session:" + key)[:24]
 }
 
 // SessionResult implements Provider.

@@ -332,6 +332,10 @@ func exposureID(exp string, phase int, user string) string {
 	return "exp:" + exp + ":" + strconv.Itoa(phase) + ":" + user
 }
 
+// outcomeEvents are the events Record writes a document for (outcomeID);
+// ForgetPerson deletes each.
+var outcomeEvents = []string{EventSaved, EventCanceled}
+
 func outcomeID(exp string, phase int, user, event string) string {
 	return "out:" + exp + ":" + strconv.Itoa(phase) + ":" + user + ":" + event
 }
@@ -361,14 +365,13 @@ func (s *Service) Record(ctx context.Context, userID, event string) error {
 	if userID == "" {
 		return nil
 	}
-	switch event {
-	case EventAttempt:
+	switch {
+	case event == EventAttempt:
 		for _, a := range s.Assignments(userID) {
 			s.add(phaseKey{a.Experiment, a.Phase}, a.Variant, Counts{Attempts: 1})
 		}
 		return nil
-	case EventSaved, EventCanceled:
-	default:
+	case !slices.Contains(outcomeEvents, event):
 		return fmt.Errorf("experiment: unknown event %q", event)
 	}
 	now := s.now()

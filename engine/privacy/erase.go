@@ -19,7 +19,6 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
-	"glimpse/engine/tracking"
 )
 
 // Errors of account deletion.
@@ -96,6 +95,16 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	// A random key: the mail outlives the account for a while, and its key
 	// should not name it.
 	farewell := "account-erased:" + engine.NewID()
+	// The renewals' receipts are mailed unlisted and found through their
+	// charges, read before the billing step rekeys them.
+	charges, err := s.o.Billing.ChargesOf(ctx, subIDs)
+	if err != nil {
+		return fmt.Errorf("erase account: %w", err)
+	}
+	receiptMails, err := s.receiptMails(ctx, charges)
+	if err != nil {
+		return fmt.Errorf("erase account: %w", err)
+	}
 	steps := []struct {
 		what string
 		run  func() error
@@ -108,19 +117,14 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		}},
 		{"connected profile", func() error { return s.o.Profiles.Disconnect(ctx, u.ID) }},
 		{"breach check", func() error { return s.deleteMany(ctx, breach.ChecksCollection, bson.M{"_id": u.ID}) }},
-		{"cancel attempts", func() error { return s.eraseAttempts(ctx, u.ID, subIDs) }},
-		{"events", func() error {
-			return s.deleteMany(ctx, tracking.Collection, bson.M{"$or": bson.A{bson.M{"userId": u.ID},
-				bson.M{"subscriptionId": bson.M{"$in": subIDs}}}})
-		}},
-		{"experiment exposures", func() error {
-			return s.deleteMany(ctx, experiment.PeopleCollection, bson.M{"_id": bson.M{"$regex": idPattern(u.ID)}})
-		}},
-		{"claims", func() error { return s.eraseClaims(ctx, u.ID, emails) }},
+		{"cancel attempts", func() error { return retention.EraseOf(ctx, s.db, u.ID) }},
+		{"events", func() error { return s.o.Events.EraseUser(ctx, u.ID) }},
+		{"experiment exposures", func() error { return experiment.ForgetPerson(ctx, s.db, u.ID) }},
+		{"claims", func() error { return s.eraseClaims(ctx, u.ID, subIDs) }},
 		{"data exports", func() error { return s.deleteExports(ctx, bson.M{"userId": u.ID}) }},
 		{"activity", func() error { return s.deleteMany(ctx, ActivityCollection, bson.M{"_id": u.ID}) }},
 		{"mail", func() error {
-			_, err := s.o.Mail.EraseTo(ctx, emails, farewell)
+			_, err := s.o.Mail.EraseTo(ctx, emails, receiptMails, farewell)
 			return err
 		}},
 		{"account and sessions", func() error { return s.o.Auth.EraseUser(ctx, u, subIDs) }},
@@ -141,6 +145,22 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	}
 	s.o.Logger.Info("account erased", "userId", u.ID, "why", why, "subscriptions", len(subs))
 	return nil
+}
+
+// receiptMails are the keys of the receipts mailed for charges.
+func (s *Service) receiptMails(ctx context.Context, charges []billing.Charge) ([]string, error) {
+	var keys []string
+	for _, ch := range charges {
+		r, err := s.o.Billing.ReceiptOfCharge(ctx, ch.ID)
+		if errors.Is(err, billing.ErrNoReceipt) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("receipts: %w", err)
+		}
+		keys = append(keys, r.MailKey())
+	}
+	return keys, nil
 }
 
 // erasure is one line of the erasure ledger.
@@ -172,43 +192,6 @@ func (s *Service) subscriptionsOf(ctx context.Context, u auth.User) ([]billing.S
 	return subs, nil
 }
 
-// eraseAttempts deletes the unsubscribe flow's attempts of the person and
-// every answer given in them (reasons, stars, review text).
-func (s *Service) eraseAttempts(ctx context.Context, userID string, subIDs []string) error {
-	filter := bson.M{"$or": bson.A{bson.M{"userId": userID}, bson.M{"subscriptionId": bson.M{"$in": subIDs}}}}
-	cur, err := s.db.Collection(retention.AttemptsCollection).Find(ctx, filter)
-	if err != nil {
-		return fmt.Errorf("find attempts: %w", err)
-	}
-	var attempts []retention.Attempt
-	if err := cur.All(ctx, &attempts); err != nil {
-		return fmt.Errorf("find attempts: %w", err)
-	}
-	ids := make([]string, 0, len(attempts))
-	for _, a := range attempts {
-		ids = append(ids, a.ID)
-	}
-	if err := s.deleteMany(ctx, retention.StepsCollection, bson.M{"$or": bson.A{bson.M{"attemptId": bson.M{"$in": ids}},
-		bson.M{"subscriptionId": bson.M{"$in": subIDs}}}}); err != nil {
-		return err
-	}
-	if err := s.deleteMany(ctx, retention.AttemptsCollection, filter); err != nil {
-		return err
-	}
-	return store.NewLists(s.db, retention.AttemptsByUserCollection).Erase(ctx, userID)
-}
-
-// eraseClaims deletes the claims that name the account (in their id or as
-// their owner) or one of its addresses (a checkout key is bound to the
-// plan and address it bought).
-func (s *Service) eraseClaims(ctx context.Context, userID string, emails []string) error {
-	or := bson.A{bson.M{"_id": bson.M{"$regex": idPattern(userID)}}, bson.M{"owner": userID}}
-	for _, e := range emails {
-		or = append(or, bson.M{"owner": bson.M{"$regex": regexp.QuoteMeta(e)}})
-	}
-	return s.deleteMany(ctx, store.ClaimsCollection, bson.M{"$or": or})
-}
-
 func (s *Service) deleteMany(ctx context.Context, coll string, filter bson.M) error {
 	if _, err := s.db.Collection(coll).DeleteMany(ctx, filter); err != nil {
 		return fmt.Errorf("delete from %s: %w", coll, err)
@@ -217,7 +200,9 @@ func (s *Service) deleteMany(ctx context.Context, coll string, filter bson.M) er
 }
 
 // idPattern matches a document id that names the user id as one of its
-// colon-separated parts ("exp:<exp>:<phase>:<user>", "profile-write:<user>").
+// colon-separated parts ("exp:<exp>:<phase>:<user>"). A search with it reads
+// the whole collection, so only the data export, which shows the documents
+// themselves, uses it; erasure derives each id (experiment.ForgetPerson).
 func idPattern(userID string) string {
 	return `(^|:)` + regexp.QuoteMeta(userID) + `(:|$)`
 }

@@ -23,7 +23,6 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
-	"glimpse/engine/tracking"
 )
 
 // Statuses of an export.
@@ -372,7 +371,11 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	mails, err := s.o.Mail.To(ctx, emails)
+	receipts, err := s.receiptMails(ctx, charges)
+	if err != nil {
+		return nil, err
+	}
+	mails, err := s.o.Mail.To(ctx, emails, receipts)
 	if err != nil {
 		return nil, err
 	}
@@ -392,10 +395,17 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	events, err := s.raw(ctx, tracking.Collection, bson.M{"$or": bson.A{bson.M{"userId": u.ID},
-		bson.M{"subscriptionId": bson.M{"$in": subIDs}}}})
+	recorded, err := s.o.Events.OfUser(ctx, u.ID)
 	if err != nil {
 		return nil, err
+	}
+	events := make([]map[string]any, 0, len(recorded))
+	for _, e := range recorded {
+		doc, err := plain(e)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, doc)
 	}
 	exposures, err := s.raw(ctx, experiment.PeopleCollection, bson.M{"_id": bson.M{"$regex": idPattern(u.ID)}})
 	if err != nil {

@@ -76,7 +76,7 @@ const (
 // Mailer queues mail (mail.Outbox).
 type Mailer interface {
 	Enqueue(ctx context.Context, m mail.Message) error
-	To(ctx context.Context, addresses []string) ([]mail.Mail, error)
+	To(ctx context.Context, addresses, unlisted []string) ([]mail.Mail, error)
 	EraseTo(ctx context.Context, addresses, unlisted []string, keep string) (int, error)
 	Erase(ctx context.Context, key string) (bool, error)
 }

@@ -144,8 +144,13 @@ func seedPerson(t *testing.T, a *app.App, email string) person {
 	if err := a.Events.Record(ctx, tracking.Event{Name: "Screen viewed", UserID: u.ID, SubscriptionID: sub.ID, Brand: "default"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Store.DB().Collection(experiment.PeopleCollection).InsertOne(ctx,
-		bson.M{"_id": "exp:e1:0:" + u.ID, "variant": "b", "at": start}); err != nil {
+	// Shown a variant, and then saved, as the flow records them: an
+	// exposure and an outcome of a running experiment.
+	exposed := assignment(t, a, u.ID)
+	if err := a.Experiments.Expose(ctx, u.ID, exposed); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Experiments.Record(ctx, u.ID, experiment.EventSaved); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Auth.SignIn(ctx, u.Email, password, "10.0.0.1", "glimpse.web"); err != nil {
@@ -167,6 +172,25 @@ func seedPerson(t *testing.T, a *app.App, email string) person {
 		t.Fatal(err)
 	}
 	return person{user: u, main: sub, addOn: addOn}
+}
+
+// assignment is the person's variant in the app's one running experiment,
+// which the first call starts.
+func assignment(t *testing.T, a *app.App, userID string) experiment.Assignment {
+	t.Helper()
+	ctx := context.Background()
+	if running := a.Experiments.Assignments(userID); len(running) > 0 {
+		return running[0]
+	}
+	e, err := a.Experiments.Create(ctx, experiment.Experiment{Name: "Headline", Kind: experiment.KindCopy,
+		Key: "unsubscribe.step1.title", Variants: []experiment.Variant{{Weight: 1}, {Value: "Before you go", Weight: 1}}}, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Experiments.SetStatus(ctx, e.ID, experiment.ActionStart, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	return a.Experiments.Assignments(userID)[0]
 }
 
 // collections lists the collections in the app's database.
@@ -442,7 +466,7 @@ func TestBuildPendingBuildsEachOnce(t *testing.T) {
 	for _, b := range built {
 		total += b
 	}
-	mails, err := a.Outbox.To(ctx, []string{u.Email})
+	mails, err := a.Outbox.To(ctx, []string{u.Email}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,17 +681,17 @@ func TestRetainInactive(t *testing.T) {
 		t.Fatalf("a second pass the same day did something: %+v %v", again, err)
 	}
 	day(699)
-	if mails, _ := a.Outbox.To(ctx, []string{idle.Email, back.Email}); len(mails) != 0 {
+	if mails, _ := a.Outbox.To(ctx, []string{idle.Email, back.Email}, nil); len(mails) != 0 {
 		t.Fatalf("warned before 23 months: %v", mails)
 	}
 	day(701)
 	for _, u := range []auth.User{idle, back} {
-		mails, _ := a.Outbox.To(ctx, []string{u.Email})
+		mails, _ := a.Outbox.To(ctx, []string{u.Email}, nil)
 		if len(mails) != 1 || mails[0].Template != mail.TemplateInactivity {
 			t.Fatalf("%s: warning mails %v", u.Email, mails)
 		}
 	}
-	if mails, _ := a.Outbox.To(ctx, []string{paying.user.Email}); slices.ContainsFunc(mails, func(m mail.Mail) bool {
+	if mails, _ := a.Outbox.To(ctx, []string{paying.user.Email}, nil); slices.ContainsFunc(mails, func(m mail.Mail) bool {
 		return m.Template == mail.TemplateInactivity
 	}) {
 		t.Error("a subscriber whose plan gives access was warned")

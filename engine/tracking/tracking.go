@@ -5,6 +5,7 @@ package tracking
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -102,6 +103,28 @@ func (s *Store) Sweep(ctx context.Context) (int64, error) {
 	}
 	lists, err := s.byUser.Sweep(ctx, now)
 	return n + int64(lists), err
+}
+
+// OfUser reads a person's events not yet swept, by _id through their
+// lists, oldest day first (the data export lists them).
+func (s *Store) OfUser(ctx context.Context, userID string) ([]Event, error) {
+	ids, err := s.byUser.Refs(ctx, userID, s.clock.Now())
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", userID, err)
+	}
+	out := make([]Event, 0, len(ids))
+	for _, id := range ids {
+		var e Event
+		err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": id}).Decode(&e)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue // swept, or never written
+		}
+		if err != nil {
+			return nil, fmt.Errorf("events of %s: %w", userID, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // EraseUser deletes a person's events, by _id through their lists, and the

@@ -60,10 +60,16 @@ var Bounded = map[string]string{
 var Periodic = map[string]map[string]string{
 	"sessions": {"expiresAt": "the sweep deletes expired sessions every 10 minutes",
 		"": "listing sessions under their accounts and days, once per database at start"},
-	"login_links":     {"expiresAt": "the sweep deletes expired sign-in links"},
-	"activation_keys": {"expiresAt": "the sweep deletes expired activation links"},
-	"claims":          {"expiresAt": "the sweep deletes expired claims"},
-	"events":          {"expiresAt": "the sweep deletes events past their retention", "name": "tracking.Store.Recent, for tests and support: on no request path"},
+	"login_links": {"expiresAt": "the sweep deletes expired sign-in links",
+		"": "listing live links under their accounts, once per database at start"},
+	"activation_keys": {"expiresAt": "the sweep deletes expired activation links",
+		"": "listing live links under their subscriptions, once per database at start"},
+	"claims": {"expiresAt": "the sweep deletes expired claims"},
+	"events": {"expiresAt": "the sweep deletes events past their retention", "name": "tracking.Store.Recent, for tests and support: on no request path",
+		"": "listing events under their accounts and days, once per database at start"},
+	"instagram_links": {"": "listing links under their subscribers, once per database at start"},
+	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
+	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
 		"": "filing subscriptions under accounts and in the renewal schedule, once per database at start"},
 	"subscription_history": {"kind": "claiming free months given before the claim, once per database at start",
@@ -71,35 +77,27 @@ var Periodic = map[string]map[string]string{
 	"charge_events":   {"": "filing charge events, once per database at start"},
 	"charges":         {"": "filing charge references, once per database at start"},
 	"cancel_attempts": {"": "listing cancel attempts under their subscribers, once per database at start"},
-	"password_resets": {"expiresAt": "the sweep deletes expired reset links"},
-	"profiles":        {"": "filing profiles in the refresh schedule, once per database at start"},
+	"password_resets": {"expiresAt": "the sweep deletes expired reset links",
+		"": "listing live links under their accounts, once per database at start"},
+	"profiles": {"": "filing profiles in the refresh schedule, once per database at start"},
 	"mail": {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only); " +
 		"listing mails under their recipients, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
-// because they run rarely and off every request's path: account deletion,
-// the data export, the privacy sweeps. A query is excused when one of these
+// because they run rarely and off every request's path: the data export,
+// the privacy sweeps. A query is excused when one of these
 // is on its stack; a shape also sent from anywhere else is checked like any
 // other (the check keeps watching an excused shape's senders).
 var Rare = map[string]string{
-	"glimpse/engine/privacy.(*Service).Erase": "account deletion: asked by the person, or the inactivity pass " +
-		"after two years unused; a few a day, in the background of one request",
 	"glimpse/engine/privacy.(*Service).collect": "the data export's contents, built by the export job when a person asks for it " +
 		"(a few a day), never on a page's request",
 	"glimpse/engine/privacy.(*Service).Sweep": "the privacy sweep (expired exports, download links, " +
 		"Meta's deletion requests, the erasure ledger's last mails) every few minutes in the background",
 	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
 	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
-	"glimpse/engine/privacy.(*Service).InstagramDataDeletion": "Meta's data deletion callback: once per person " +
-		"who removes the app on Instagram",
-	"glimpse/engine/privacy.(*Service).DisconnectInstagram": "a person disconnecting Instagram: once per connection",
-	"glimpse/engine/profile.(*Service).Disconnect": "erasing a connected profile, called by the two above: " +
-		"once per connection",
 	"glimpse/engine/billing.(*Service).PurgeRetained": "the sweep deleting erased subscribers' ledger records " +
 		"whose tax period has ended, once a day",
-	"glimpse/engine/mail.(*Outbox).To": "every mail to a person's addresses, read only by the data export " +
-		"and account deletion",
 	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
 		"once per database at start",
 }

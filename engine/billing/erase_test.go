@@ -1,0 +1,345 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"glimpse/engine"
+	"glimpse/engine/store"
+)
+
+// namingAnn returns, per collection, the documents that still hold ann's
+// address (the claims are the privacy package's to erase: a checkout key is
+// bound to the address that used it).
+func (f fixture) namingAnn(t *testing.T) []string {
+	t.Helper()
+	ctx := context.Background()
+	names, err := f.svc.db.ListCollectionNames(ctx, bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, name := range names {
+		if name == store.ClaimsCollection {
+			continue
+		}
+		cur, err := f.svc.db.Collection(name).Find(ctx, bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if strings.Contains(strings.ToLower(d.String()), "ann@example.com") {
+				out = append(out, name+": "+d.String())
+			}
+		}
+	}
+	return out
+}
+
+// startFor opens a plan checkout's hosted page for an address.
+func (f fixture) startFor(t *testing.T, email, key string) CheckoutStart {
+	t.Helper()
+	plan, err := f.svc.Catalogue().Find("default", FamilyWeekly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.svc.StartCheckout(context.Background(), CheckoutRequest{Brand: "default", Bundle: "glimpse.web",
+		PlanCode: plan.Code, Email: email, Key: key, Origin: "https://glimpse.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestEraseSubscriberFindsEverythingByID erases a subscriber who bought a
+// plan (with a card whose bank asks at every renewal, so a renewal left an
+// order to confirm), an add-on (whose charge key names the account) refunded
+// in part, left a checkout unpaid and asked for cancel links. Everything is
+// found through the lists it is kept on: the orders, their sandbox pages,
+// the cancel links and the address's lists go; the ledger stays without the
+// person; someone else's orders and links stay and are still found.
+func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buyAuthenticated(t, "erase-3ds")
+	f.clock.Set(sub.CurrentPeriodEnd)
+	if _, err := f.svc.RenewDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var confirm string
+	for _, n := range f.notices.list {
+		if n.Kind == NoticeConfirmPayment {
+			confirm = n.Data["token"]
+		}
+	}
+	renewalOrder, err := f.svc.Confirmation(ctx, confirm)
+	if err != nil {
+		t.Fatalf("the renewal to confirm: %v", err)
+	}
+	if _, err := f.svc.StartConfirmation(ctx, confirm, "https://glimpse.example"); err != nil {
+		t.Fatal(err)
+	}
+	addOn, addOnCharge := f.withAddOn(t)
+	main, err := f.svc.Subscription(ctx, "main-u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: addOnCharge.ID, Amount: 100, Reason: "ann@example.com asked",
+		By: "staff:support@example.com", Key: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	unpaid := f.startFor(t, "ANN@example.com", "erase-unpaid")
+	for range 2 {
+		if _, err := f.svc.NewCancelLink(ctx, "Ann@Example.com", "u1", "glimpse.web", CancelLinkLifetime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bobs := f.startFor(t, "bob@example.com", "erase-bob")
+	bobsLink, err := f.svc.NewCancelLink(ctx, "bob@example.com", "", "glimpse.web", CancelLinkLifetime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ordersByEmail(f.svc.db).Len(ctx, "ann@example.com"); n != 3 {
+		t.Fatalf("ann's address lists %d orders, want the checkout, the renewal and the unpaid one", n)
+	}
+
+	retain := start.AddDate(8, 0, 0)
+	subs := []Subscription{sub, main, addOn}
+	for range 2 { // run again after it finished: nothing more changes, nothing fails
+		if err := f.svc.EraseSubscriber(ctx, subs, []string{"Ann@Example.com", sub.Email}, retain); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left := f.namingAnn(t); len(left) > 0 {
+		t.Fatalf("still naming the person:\n%s", strings.Join(left, "\n"))
+	}
+	for _, id := range []string{unpaid.OrderID, renewalOrder.ID} {
+		if _, err := f.svc.Order(ctx, id); !errors.Is(err, ErrNoOrder) {
+			t.Errorf("order %s after the erasure: %v", id, err)
+		}
+	}
+	if _, err := f.svc.SandboxPage(ctx, sessionOf(unpaid)); !errors.Is(err, ErrNoSession) {
+		t.Errorf("the unpaid order's sandbox page after the erasure: %v", err)
+	}
+	if n := f.count(t, sandboxSessionsCollection, bson.M{}); n != 1 {
+		t.Errorf("%d sandbox pages left, want bob's", n)
+	}
+	for _, owner := range []string{filedOrders + ":" + sub.ID, filedOrders + ":" + addOn.ID} {
+		if n, _ := filings(f.svc.db).Len(ctx, owner); n != 0 {
+			t.Errorf("%s: %d slots left", owner, n)
+		}
+	}
+
+	// The ledger stays for the tax period, without the person.
+	charges, err := f.svc.ChargesOf(ctx, []string{sub.ID, main.ID, addOn.ID})
+	if err != nil || len(charges) < 2 {
+		t.Fatalf("kept charges: %+v, %v", charges, err)
+	}
+	for _, ch := range charges {
+		var kept struct {
+			Erased      bool      `bson:"erased"`
+			RetainUntil time.Time `bson:"retainUntil"`
+		}
+		if err := f.svc.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": ch.ID}).Decode(&kept); err != nil {
+			t.Fatal(err)
+		}
+		if !kept.Erased || !kept.RetainUntil.Equal(retain) {
+			t.Errorf("charge %s: erased %v until %v", ch.ID, kept.Erased, kept.RetainUntil)
+		}
+		if ch.SubscriptionID == addOn.ID && !strings.HasPrefix(ch.ID, "erased:") {
+			t.Errorf("the add-on's charge keeps the key that names the account: %s", ch.ID)
+		}
+	}
+	var receipts []Receipt
+	cur, err := f.svc.db.Collection(receiptsCollection).Find(ctx, bson.M{})
+	if err != nil || cur.All(ctx, &receipts) != nil || len(receipts) != 2 { // the plan's and the add-on's
+		t.Fatalf("receipts: %+v, %v", receipts, err)
+	}
+	for _, r := range receipts {
+		if r.Email != ErasedEmail || r.ChargeKey != "" {
+			t.Errorf("receipt not anonymised: %+v", r)
+		}
+	}
+	for _, ch := range charges {
+		refunds, err := f.svc.RefundsOf(ctx, ch.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range refunds {
+			if r.Reason != "erased" {
+				t.Errorf("refund %s keeps its reason %q", r.ID, r.Reason)
+			}
+		}
+		if ch.SubscriptionID == addOn.ID && len(refunds) != 1 {
+			t.Errorf("the add-on's refund did not move with its charge: %+v", refunds)
+		}
+	}
+	for _, s := range subs {
+		history, err := f.svc.History(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range history {
+			if c.By != "erased" || c.Detail != "" || c.From == "u1" || c.To == "u1" {
+				t.Errorf("history line not stripped: %+v", c)
+			}
+		}
+	}
+
+	// Bob's are his: still stored, listed and working.
+	if o, err := f.svc.Order(ctx, bobs.OrderID); err != nil || o.Email != "bob@example.com" {
+		t.Errorf("bob's order: %+v, %v", o, err)
+	}
+	if _, err := f.svc.SandboxPage(ctx, sessionOf(bobs)); err != nil {
+		t.Errorf("bob's sandbox page: %v", err)
+	}
+	if refs, _ := ordersByEmail(f.svc.db).Refs(ctx, "bob@example.com"); len(refs) != 1 || refs[0] != bobs.OrderID {
+		t.Errorf("bob's orders listed: %v", refs)
+	}
+	if refs, _ := cancelLinksByEmail(f.svc.db).Refs(ctx, "bob@example.com"); len(refs) != 1 || refs[0] != engine.HashToken(bobsLink) {
+		t.Errorf("bob's cancel links listed: %v", refs)
+	}
+}
+
+// TestOrderRefusesAListSlot: the orders' collection also holds the
+// addresses' lists; an order id from the page's query that names a slot is
+// no order (it would tell whether an address ever bought).
+func TestOrderRefusesAListSlot(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.startFor(t, "ann@example.com", "slot-probe")
+	if _, err := f.svc.Order(context.Background(), "ann@example.com#0"); !errors.Is(err, ErrNoOrder) {
+		t.Fatalf("a list slot read as an order: %v", err)
+	}
+}
+
+// TestOrdersAndLinksFromBeforeTheListsAreErased: orders, their sandbox
+// pages and cancel links written by a release without the lists are listed
+// once at start (FileExistingBillingLists), next to ones written since, and
+// the erasure then finds them all.
+func TestOrdersAndLinksFromBeforeTheListsAreErased(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	db := f.svc.db
+	sub := Subscription{ID: "sub-old", Email: "ann@example.com", Bundle: "glimpse.web", Brand: "default",
+		PlanCode: "glimpse_weekly_trial", Status: StatusActive, MainPlan: true, Price: USD(100)}
+	if err := f.svc.Put(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	// Written as the older release wrote them: no slot anywhere. One order
+	// is under an address the erasure is not given (only its subscription
+	// leads to it), one is unpaid (only its address does).
+	old := []Order{
+		{ID: "co_old_paid", Kind: OrderPlan, Email: "ann@example.com", SubscriptionID: sub.ID, Status: OrderPaid},
+		{ID: "co_old_card", Kind: OrderCard, Email: "ann.before@example.com", SubscriptionID: sub.ID, Status: OrderPending},
+		{ID: "co_old_unpaid", Kind: OrderPlan, Email: "ann@example.com", SubscriptionID: "sub-never-paid", Status: OrderPending},
+		{ID: "co_old_bob", Kind: OrderPlan, Email: "bob@example.com", SubscriptionID: "sub-bob", Status: OrderPending},
+	}
+	for _, o := range old {
+		if _, err := db.Collection(ordersCollection).InsertOne(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		page := sandboxSession{ID: sandboxSessionID(orderSessionKey(o.ID)), Key: orderSessionKey(o.ID), OrderID: o.ID,
+			Email: o.Email, Status: "open"}
+		if _, err := db.Collection(sandboxSessionsCollection).InsertOne(ctx, page); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, email := range []string{"ann@example.com", "ann@example.com", "bob@example.com"} {
+		link := cancelLink{ID: engine.HashToken("old-link-" + strconv.Itoa(i)), Email: email, Bundle: "glimpse.web",
+			ExpiresAt: start.Add(time.Hour)}
+		if _, err := db.Collection(cancelLinksCollection).InsertOne(ctx, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Written since, by this release, before the filing ran (an instance
+	// of the new release started first): listed already, and listed again
+	// after it by the filing, which finds its slot taken.
+	if _, err := f.svc.NewCancelLink(ctx, "ann@example.com", "", "glimpse.web", CancelLinkLifetime); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // once per database: the second run changes nothing
+		if err := FileExistingBillingLists(ctx, db, "settings"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if refs, _ := ordersByEmail(db).Refs(ctx, "ann@example.com"); len(refs) != 2 {
+		t.Errorf("ann's address lists %v, want her two orders", refs)
+	}
+	if refs, _ := filed(ctx, db, filedOrders, sub.ID); len(refs) != 2 {
+		t.Errorf("the subscription's orders filed: %v, want two", refs)
+	}
+	if refs, _ := cancelLinksByEmail(db).Refs(ctx, "ann@example.com"); len(refs) != 3 {
+		t.Errorf("ann's address lists %v, want her three cancel links", refs)
+	}
+
+	if err := f.svc.EraseSubscriber(ctx, []Subscription{sub}, []string{"ann@example.com"}, start.AddDate(8, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if left := f.namingAnn(t); len(left) > 0 {
+		t.Fatalf("still naming the person:\n%s", strings.Join(left, "\n"))
+	}
+	if _, err := f.svc.Order(ctx, "co_old_card"); !errors.Is(err, ErrNoOrder) {
+		t.Errorf("the order under another address of the subscription: %v", err)
+	}
+	// Left: bob's order and his address's slot, and the slot of the card
+	// order under the address the erasure was not given, which leads
+	// nowhere now (as before the lists, what is kept by an address the
+	// erasure is not given stays).
+	if n := f.count(t, ordersCollection, bson.M{}); n != 3 {
+		t.Errorf("%d documents left in the orders, want bob's order and two slots", n)
+	}
+	if n := f.count(t, sandboxSessionsCollection, bson.M{}); n != 1 {
+		t.Errorf("%d sandbox pages left, want bob's", n)
+	}
+	if n := f.count(t, cancelLinksCollection, bson.M{}); n != 2 {
+		t.Errorf("%d documents left in the cancel links, want bob's link and its slot", n)
+	}
+}
+
+// TestConcurrentCancelLinksAreAllListed: links asked for one address at
+// once each take their own slot (unique inserts), so its erasure deletes
+// every one.
+func TestConcurrentCancelLinksAreAllListed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			_, err := f.svc.NewCancelLink(ctx, "ann@example.com", "", "glimpse.web", CancelLinkLifetime)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if refs, err := cancelLinksByEmail(f.svc.db).Refs(ctx, "ann@example.com"); err != nil || len(refs) != n {
+		t.Fatalf("%d links listed, want %d (%v)", len(refs), n, err)
+	}
+	if err := f.svc.EraseSubscriber(ctx, nil, []string{"ann@example.com"}, start); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.count(t, cancelLinksCollection, bson.M{}); got != 0 {
+		t.Fatalf("%d documents left in the cancel links", got)
+	}
+}
