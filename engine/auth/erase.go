@@ -23,20 +23,8 @@ func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []strin
 	}
 	// Each is deleted by _id, found through the lists that name it: a
 	// search by account scans the collection on the embedded store.
-	now := s.clock.Now()
-	sessions, err := s.sessionLists.Refs(ctx, u.ID, now)
-	if err != nil {
-		return fmt.Errorf("erase user %s: %w", u.ID, err)
-	}
-	for _, id := range sessions {
-		// By _id alone (a delete with another field scans on the embedded
-		// store): the lists are the account's, written as it signed in.
-		if _, err := s.db.Collection(SessionsCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-			return fmt.Errorf("erase user %s: session: %w", u.ID, err)
-		}
-	}
-	if err := s.sessionLists.Erase(ctx, u.ID, now); err != nil {
-		return fmt.Errorf("erase user %s: %w", u.ID, err)
+	if err := s.sessionLists.EraseWithDocuments(ctx, u.ID, s.clock.Now(), s.db.Collection(SessionsCollection)); err != nil {
+		return fmt.Errorf("erase user %s: sessions: %w", u.ID, err)
 	}
 	links := []struct{ coll, owner string }{{LoginLinksCollection, loginLinkOwner(u.ID)}, {PasswordResetsCollection, resetOwner(u.ID)}}
 	for _, subID := range subscriptionIDs {
@@ -52,7 +40,7 @@ func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []strin
 		ID     string `bson:"_id"`
 		UserID string `bson:"userId"`
 	}
-	err = s.db.Collection(UserEmailsCollection).FindOne(ctx, bson.M{"_id": NormaliseEmail(u.Email)}).Decode(&idx)
+	err := s.db.Collection(UserEmailsCollection).FindOne(ctx, bson.M{"_id": NormaliseEmail(u.Email)}).Decode(&idx)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return fmt.Errorf("erase user %s: email index: %w", u.ID, err)
 	}

@@ -50,18 +50,8 @@ func (s *Service) listLink(ctx context.Context, owner, id string, at time.Time) 
 // eraseLinks deletes an owner's live links of one collection, by _id, and
 // their lists.
 func (s *Service) eraseLinks(ctx context.Context, coll, owner string) error {
-	now := s.clock.Now()
-	ids, err := s.linkLists.Refs(ctx, owner, now)
-	if err != nil {
-		return fmt.Errorf("erase links from %s: %w", coll, err)
-	}
-	for _, id := range ids {
-		if _, err := s.db.Collection(coll).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-			return fmt.Errorf("erase links from %s: %w", coll, err)
-		}
-	}
-	if err := s.linkLists.Erase(ctx, owner, now); err != nil {
-		return fmt.Errorf("erase links from %s: %w", coll, err)
+	if err := s.linkLists.EraseWithDocuments(ctx, owner, s.clock.Now(), s.db.Collection(coll)); err != nil {
+		return fmt.Errorf("erase links: %w", err)
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ func Fates() []Fate {
 		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
 		{mail.QueueCollection, Erased, "pending deliveries of those mails"},
 		{mail.RecipientsCollection, Erased, "the lists of mails to each of the person's addresses (the last mail is never listed)"},
-		{store.ClaimsCollection, Erased, "claims naming the account id; the others are keyed by hashes and expire within hours"},
+		{store.ClaimsCollection, Erased, "claims naming the account id, each by the id forms erase_claims.go lists; the others name subscriptions, orders, hashes, days or random ids"},
 		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
 		{"settings", Kept, "the deployment's own secret: no personal data"},
 		{library.DocsCollection, Kept, "editorial content: no subscriber data"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
@@ -106,6 +107,23 @@ func (d *DatedLists) Erase(ctx context.Context, key string, now time.Time) error
 		}
 	}
 	return nil
+}
+
+// EraseWithDocuments deletes the documents of docs that key's lists name,
+// each by _id alone (a delete whose filter adds a field scans on the
+// embedded store; the lists are the key's, written with its documents),
+// then the lists.
+func (d *DatedLists) EraseWithDocuments(ctx context.Context, key string, now time.Time, docs *mongo.Collection) error {
+	ids, err := d.Refs(ctx, key, now)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := docs.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+			return fmt.Errorf("erase from %s: %w", docs.Name(), err)
+		}
+	}
+	return d.Erase(ctx, key, now)
 }
 
 // Sweep erases the lists whose every document has expired, as the schedule

@@ -130,19 +130,7 @@ func (s *Store) OfUser(ctx context.Context, userID string) ([]Event, error) {
 // EraseUser deletes a person's events, by _id through their lists, and the
 // lists.
 func (s *Store) EraseUser(ctx context.Context, userID string) error {
-	now := s.clock.Now()
-	ids, err := s.byUser.Refs(ctx, userID, now)
-	if err != nil {
-		return fmt.Errorf("erase events of %s: %w", userID, err)
-	}
-	for _, id := range ids {
-		// By _id alone (a delete with another field scans on the embedded
-		// store): the list is the person's, written as their events were.
-		if _, err := s.db.Collection(Collection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-			return fmt.Errorf("erase events of %s: %w", userID, err)
-		}
-	}
-	if err := s.byUser.Erase(ctx, userID, now); err != nil {
+	if err := s.byUser.EraseWithDocuments(ctx, userID, s.clock.Now(), s.db.Collection(Collection)); err != nil {
 		return fmt.Errorf("erase events of %s: %w", userID, err)
 	}
 	return nil
