@@ -74,6 +74,13 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	if !ok {
 		return ErrErasing
 	}
+	// Begun before anything is deleted, so that an erasure that fails or
+	// dies half way is finished by the sweep, not left half done.
+	pending, err := s.beginErasure(ctx, u, why, now)
+	if err != nil {
+		return err
+	}
+	farewell := pending.Farewell
 	subs, err := s.subscriptionsOf(ctx, u)
 	if err != nil {
 		return err
@@ -92,9 +99,6 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 			brandKey = sub.Brand
 		}
 	}
-	// A random key: the mail outlives the account for a while, and its key
-	// should not name it.
-	farewell := "account-erased:" + engine.NewID()
 	// The renewals' receipts are mailed unlisted and found through their
 	// charges, read before the billing step rekeys them.
 	charges, err := s.o.Billing.ChargesOf(ctx, subIDs)
@@ -143,8 +147,70 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		Data: map[string]string{"email": u.Email, "years": strconv.Itoa(s.TaxPeriodYears())}, Unlisted: true}); err != nil {
 		s.o.Logger.Error("queue the account-deleted mail", "error", err)
 	}
+	if _, err := s.db.Collection(PendingErasuresCollection).DeleteOne(ctx, bson.M{"_id": u.ID}); err != nil {
+		return fmt.Errorf("erase account %s: end: %w", u.ID, err)
+	}
 	s.o.Logger.Info("account erased", "userId", u.ID, "why", why, "subscriptions", len(subs))
 	return nil
+}
+
+// pendingErasure is an erasure begun and not yet finished: what finishing
+// it needs once the account itself may be gone.
+type pendingErasure struct {
+	ID    string    `bson:"_id"` // the account id
+	Email string    `bson:"email"`
+	Why   string    `bson:"why"`
+	At    time.Time `bson:"at"`
+	// Farewell is the key of the last mail: random, because the mail
+	// outlives the account for a while and its key should not name it,
+	// and kept here so that a finished rerun queues the same mail once.
+	Farewell string `bson:"farewell"`
+}
+
+// beginErasure records the erasure of u, or reads the one begun before.
+func (s *Service) beginErasure(ctx context.Context, u auth.User, why string, now time.Time) (pendingErasure, error) {
+	p := pendingErasure{ID: u.ID, Email: u.Email, Why: why, At: now, Farewell: "account-erased:" + engine.NewID()}
+	_, err := s.db.Collection(PendingErasuresCollection).InsertOne(ctx, p)
+	if store.IsDuplicateKey(err) {
+		err = s.db.Collection(PendingErasuresCollection).FindOne(ctx, bson.M{"_id": u.ID}).Decode(&p)
+	}
+	if err != nil {
+		return pendingErasure{}, fmt.Errorf("erase account %s: begin: %w", u.ID, err)
+	}
+	return p, nil
+}
+
+// ResumeErasures finishes the erasures a failure or a crash left half done
+// (the sweep runs it), and returns how many it finished. One still held by
+// the instance running it (its claim has not lapsed) is left to it.
+func (s *Service) ResumeErasures(ctx context.Context) (int, error) {
+	cur, err := s.db.Collection(PendingErasuresCollection).Find(ctx, bson.M{})
+	if err != nil {
+		return 0, fmt.Errorf("resume erasures: %w", err)
+	}
+	var pending []pendingErasure
+	if err := cur.All(ctx, &pending); err != nil {
+		return 0, fmt.Errorf("resume erasures: %w", err)
+	}
+	finished := 0
+	for _, p := range pending {
+		u, err := s.o.Auth.User(ctx, p.ID)
+		if engine.IsNotFound(err) {
+			// The account went in the last step; the rest is still to do.
+			u, err = auth.User{ID: p.ID, Email: p.Email}, nil
+		}
+		if err != nil {
+			return finished, fmt.Errorf("resume erasures: %w", err)
+		}
+		switch err := s.Erase(ctx, u, p.Why); {
+		case errors.Is(err, ErrErasing):
+		case err != nil:
+			s.o.Logger.Error("resume an erasure", "userId", p.ID, "error", err)
+		default:
+			finished++
+		}
+	}
+	return finished, nil
 }
 
 // receiptMails are the keys of the receipts mailed for charges.

@@ -37,6 +37,10 @@ const (
 	// ErasuresCollection is the erasure ledger: the ids of deleted accounts
 	// and when, nothing else, to apply again after restoring a backup.
 	ErasuresCollection = "privacy_erasures"
+	// PendingErasuresCollection holds the erasures begun and not yet
+	// finished, each deleted when its erasure ends; the sweep finishes
+	// those a failure or a crash left (ResumeErasures).
+	PendingErasuresCollection = "privacy_erasures_pending"
 	// InstagramDeletionsCollection holds Meta's data-deletion requests by
 	// confirmation code: a status and times, no user ids.
 	InstagramDeletionsCollection = "instagram_deletion_requests"
@@ -52,6 +56,7 @@ func Collections() map[string][]mongo.IndexModel {
 		ExportChunksCollection:       nil,
 		ExportKeysCollection:         nil,
 		ErasuresCollection:           nil,
+		PendingErasuresCollection:    nil,
 		InstagramDeletionsCollection: nil,
 		ActivityCollection:           nil,
 	}

@@ -395,6 +395,81 @@ func TestEraseHasOneWinner(t *testing.T) {
 	}
 }
 
+// TestAnErasureLeftHalfDoneIsFinished: an erasure that died half way (its
+// record begun, the billing step done, the account still there) is
+// finished by the sweep, once the instance that ran it has lost its claim,
+// with the one last mail it chose; so is one that died after the account
+// itself went. Another person is untouched.
+func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	db := a.Store.DB()
+	half := seedPerson(t, a, "half@example.com")
+	late := seedPerson(t, a, "late@example.com")
+	other := seedPerson(t, a, "other@example.com")
+	begin := func(u auth.User, farewell string) {
+		t.Helper()
+		if _, err := db.Collection(privacy.PendingErasuresCollection).InsertOne(ctx, bson.M{"_id": u.ID, "email": u.Email,
+			"why": "request", "at": clock.Now(), "farewell": farewell}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// half died after billing's step, holding its claim.
+	begin(half.user, "account-erased:half")
+	if _, err := store.NewClaims(db).Take(ctx, "privacy-erase:"+engine.HashToken(half.user.ID), "a dead instance",
+		clock.Now().Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Billing.EraseSubscriber(ctx, []billing.Subscription{half.main, half.addOn}, []string{half.user.Email},
+		clock.Now().AddDate(8, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// late died after its account went, in the last step.
+	begin(late.user, "account-erased:late")
+	if err := a.Auth.EraseUser(ctx, late.user, []string{late.main.ID, late.addOn.ID}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The app's sweep: the claims' sweep first, then the privacy sweep.
+	if err := a.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Auth.User(ctx, half.user.ID); err != nil {
+		t.Fatalf("an erasure still held by its claim was run again: %v", err)
+	}
+	clock.Advance(11 * time.Minute)
+	if err := a.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		who      person
+		farewell string
+	}{{half, "account-erased:half"}, {late, "account-erased:late"}} {
+		if _, err := a.Auth.User(ctx, p.who.user.ID); !engine.IsNotFound(err) {
+			t.Errorf("%s: the account is still there: %v", p.who.user.Email, err)
+		}
+		var ledger struct {
+			Farewell string `bson:"farewell"`
+		}
+		if err := db.Collection(privacy.ErasuresCollection).FindOne(ctx, bson.M{"_id": p.who.user.ID}).Decode(&ledger); err != nil ||
+			ledger.Farewell != p.farewell {
+			t.Errorf("%s: ledger %+v (%v), want the last mail it chose", p.who.user.Email, ledger, err)
+		}
+		if m, err := a.Outbox.Get(ctx, p.farewell); err != nil || m.To != p.who.user.Email {
+			t.Errorf("%s: last mail %+v (%v)", p.who.user.Email, m, err)
+		}
+		if events, err := a.Events.OfUser(ctx, p.who.user.ID); err != nil || len(events) != 0 {
+			t.Errorf("%s: events left %v (%v)", p.who.user.Email, events, err)
+		}
+	}
+	if n, err := db.Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
+		t.Errorf("%d erasures still pending (%v)", n, err)
+	}
+	if _, err := a.Auth.SignIn(ctx, other.user.Email, password, "10.0.0.3", "glimpse.web"); err != nil {
+		t.Errorf("the other subscriber cannot sign in: %v", err)
+	}
+}
+
 // TestRequestExportOnceAWindow sends export requests together: one export
 // is queued, whatever the taps.
 func TestRequestExportOnceAWindow(t *testing.T) {

@@ -71,6 +71,9 @@ func (s *Service) Sweep(ctx context.Context) error {
 			}
 		}
 	}
+	if _, err := s.ResumeErasures(ctx); err != nil {
+		return err
+	}
 	if _, err := s.o.Billing.PurgeRetained(ctx); err != nil {
 		return err
 	}

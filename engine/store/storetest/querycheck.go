@@ -47,8 +47,9 @@ var Bounded = map[string]string{
 	"sandbox_refunds":   "the sandbox provider's refunds: development and tests only",
 	"privacy_exports": "the data exports asked for in the last week (their lifetime); " +
 		"the privacy sweep deletes each when it expires",
-	"privacy_export_keys":   "download links of those exports, ten minutes each, swept when they expire",
-	"privacy_export_chunks": "the files of those exports, deleted with them",
+	"privacy_erasures_pending": "erasures under way, each deleted when it ends: a handful at most",
+	"privacy_export_keys":      "download links of those exports, ten minutes each, swept when they expire",
+	"privacy_export_chunks":    "the files of those exports, deleted with them",
 }
 
 // Periodic lists scans of growing collections made by passes that run now
