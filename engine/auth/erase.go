@@ -12,6 +12,20 @@ import (
 // User returns an account by id.
 func (s *Service) User(ctx context.Context, id string) (User, error) { return s.userByID(ctx, id) }
 
+// Close shuts an account being erased: every session and link ends and
+// nobody can sign in again, while the rest of the erasure runs (and, if it
+// fails, until the sweep finishes it). One write by _id; an account already
+// gone is no error.
+func (s *Service) Close(ctx context.Context, userID string) error {
+	if _, err := s.db.Collection(UsersCollection).UpdateOne(ctx, bson.M{"_id": userID},
+		bson.M{"$set": bson.M{"disabled": true}, "$inc": bson.M{"sessionEpoch": 1}}); err != nil {
+		return fmt.Errorf("close account %s: %w", userID, err)
+	}
+	s.sessions.DropWhere(func(e sessionEntry) bool { return e.user.ID == userID })
+	s.subs.Drop(userID)
+	return nil
+}
+
 // EraseUser deletes an account for good: every session (this instance
 // forgets them at once, others within the cache's TTL), its sign-in and
 // reset links, the activation keys of its subscriptions, its email index and

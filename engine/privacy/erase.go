@@ -30,6 +30,13 @@ var (
 	ErrErasing = engine.Errorf(engine.CodeConflict, "the account is being deleted")
 )
 
+// ErrErasureUnfinished wraps the failure of an erasure begun and not
+// finished: the account is closed and the sweep finishes the erasure
+// (ResumeErasures).
+var ErrErasureUnfinished = errors.New("the erasure is begun and the sweep finishes it")
+
+func unfinished(err error) error { return fmt.Errorf("%w: %w", ErrErasureUnfinished, err) }
+
 // DeleteRequest is a subscriber deleting their own account.
 type DeleteRequest struct {
 	UserID   string
@@ -43,7 +50,8 @@ const erasureLease = 10 * time.Minute
 
 // DeleteAccount checks the password, then erases the account (Erase). Of
 // requests deleting one account together, one erases and the others get
-// ErrErasing.
+// ErrErasing. An erasure that fails once begun is finished by the sweep,
+// so the request succeeds.
 func (s *Service) DeleteAccount(ctx context.Context, req DeleteRequest) error {
 	u, err := s.o.Auth.User(ctx, req.UserID)
 	if err != nil {
@@ -55,7 +63,15 @@ func (s *Service) DeleteAccount(ctx context.Context, req DeleteRequest) error {
 		}
 		return fmt.Errorf("delete account: %w", err)
 	}
-	return s.Erase(ctx, u, "request")
+	err = s.Erase(ctx, u, "request")
+	if errors.Is(err, ErrErasureUnfinished) {
+		// The request is kept and the account closed: the person is told
+		// it is deleted, which the sweep makes true within minutes, and
+		// the last mail says so when it is.
+		s.o.Logger.Error("delete account: finished later by the sweep", "userId", u.ID, "error", err)
+		return nil
+	}
+	return err
 }
 
 // Erase deletes an account and everything Glimpse holds about the person,
@@ -81,9 +97,12 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		return err
 	}
 	farewell := pending.Farewell
+	if err := s.o.Auth.Close(ctx, u.ID); err != nil {
+		return unfinished(err)
+	}
 	subs, err := s.subscriptionsOf(ctx, u)
 	if err != nil {
-		return err
+		return unfinished(err)
 	}
 	subIDs := make([]string, 0, len(subs))
 	emails := []string{u.Email}
@@ -103,11 +122,11 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	// charges, read before the billing step rekeys them.
 	charges, err := s.o.Billing.ChargesOf(ctx, subIDs)
 	if err != nil {
-		return fmt.Errorf("erase account: %w", err)
+		return unfinished(err)
 	}
 	receiptMails, err := s.receiptMails(ctx, charges)
 	if err != nil {
-		return fmt.Errorf("erase account: %w", err)
+		return unfinished(err)
 	}
 	steps := []struct {
 		what string
@@ -135,11 +154,11 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	}
 	for _, step := range steps {
 		if err := step.run(); err != nil {
-			return fmt.Errorf("erase account %s: %s: %w", u.ID, step.what, err)
+			return unfinished(fmt.Errorf("erase account %s: %s: %w", u.ID, step.what, err))
 		}
 	}
 	if _, err := s.db.Collection(ErasuresCollection).InsertOne(ctx, erasure{ID: u.ID, At: now, Why: why, Farewell: farewell}); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("erase account %s: record in the ledger: %w", u.ID, err)
+		return unfinished(fmt.Errorf("erase account %s: record in the ledger: %w", u.ID, err))
 	}
 	// The last mail goes to the account's address; it is deleted once sent
 	// (Sweep), so the address does not outlive the account.
@@ -148,7 +167,7 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		s.o.Logger.Error("queue the account-deleted mail", "error", err)
 	}
 	if _, err := s.db.Collection(PendingErasuresCollection).DeleteOne(ctx, bson.M{"_id": u.ID}); err != nil {
-		return fmt.Errorf("erase account %s: end: %w", u.ID, err)
+		return unfinished(fmt.Errorf("erase account %s: end: %w", u.ID, err))
 	}
 	s.o.Logger.Info("account erased", "userId", u.ID, "why", why, "subscriptions", len(subs))
 	return nil

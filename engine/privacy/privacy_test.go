@@ -470,6 +470,52 @@ func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
 	}
 }
 
+// failingMail is an outbox whose erasure fails, as a database that stops
+// answering half way through a deletion does.
+type failingMail struct{ privacy.Mailer }
+
+func (failingMail) EraseTo(context.Context, []string, []string, string) (int, error) {
+	return 0, errors.New("the database stopped answering")
+}
+
+// TestADeletionThatFailsHalfWayIsFinishedLater: when a step of a person's
+// own deletion fails, the request still succeeds: the account is closed at
+// once (its sessions end, nobody can sign in) and the sweep finishes the
+// erasure.
+func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
+	a, clock := openApp(t)
+	ctx := context.Background()
+	p := seedPerson(t, a, "stuck@example.com")
+	token, err := a.Auth.SignIn(ctx, p.user.Email, password, "10.0.0.4", "glimpse.web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := privacy.NewService(a.Store.DB(), clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events,
+		Profiles: a.Profiles, Mail: failingMail{a.Outbox}})
+	if err := failing.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: password, IP: "10.0.0.4"}); err != nil {
+		t.Fatalf("a deletion that failed half way: %v, want it accepted", err)
+	}
+	if _, err := a.Auth.Authenticate(ctx, token); err == nil {
+		t.Error("a session still works while the erasure is unfinished")
+	}
+	if _, err := a.Auth.SignIn(ctx, p.user.Email, password, "10.0.0.5", "glimpse.web"); err == nil {
+		t.Error("the account can still sign in while the erasure is unfinished")
+	}
+	if n, err := a.Store.DB().Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{"_id": p.user.ID}); err != nil || n != 1 {
+		t.Fatalf("pending erasures %d (%v), want the unfinished one", n, err)
+	}
+	clock.Advance(11 * time.Minute)
+	if err := a.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Auth.User(ctx, p.user.ID); !engine.IsNotFound(err) {
+		t.Errorf("the account is still there after the sweep: %v", err)
+	}
+	if n, err := a.Store.DB().Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
+		t.Errorf("pending erasures %d (%v) after the sweep", n, err)
+	}
+}
+
 // TestRequestExportOnceAWindow sends export requests together: one export
 // is queued, whatever the taps.
 func TestRequestExportOnceAWindow(t *testing.T) {
