@@ -22,33 +22,44 @@ import (
 // experiments' assignments, Record skips drafts), and phases are numbered
 // from 1 to the experiment's current one.
 func ForgetPerson(ctx context.Context, db *mongo.Database, userID string) error {
+	ids, err := PersonDocIDs(ctx, db, userID)
+	if err != nil {
+		return err
+	}
+	people := db.Collection(PeopleCollection)
+	for _, id := range ids {
+		if _, err := people.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+			return fmt.Errorf("forget %s in experiments: %w", userID, err)
+		}
+	}
+	return nil
+}
+
+// PersonDocIDs are the _ids a subscriber's documents in PeopleCollection
+// can have (ForgetPerson says why they are enumerated), each exposure
+// before its outcomes: Record writes an outcome only while it finds the
+// exposure, so deleting in this order adds none.
+func PersonDocIDs(ctx context.Context, db *mongo.Database, userID string) ([]string, error) {
 	cur, err := db.Collection(Collection).Find(ctx, bson.M{},
 		options.Find().SetProjection(bson.M{"_id": 1, "phase": 1, "started": 1}))
 	if err != nil {
-		return fmt.Errorf("forget %s in experiments: %w", userID, err)
+		return nil, fmt.Errorf("experiments of %s: %w", userID, err)
 	}
 	var all []Experiment
 	if err := cur.All(ctx, &all); err != nil {
-		return fmt.Errorf("forget %s in experiments: %w", userID, err)
+		return nil, fmt.Errorf("experiments of %s: %w", userID, err)
 	}
-	people := db.Collection(PeopleCollection)
+	var ids []string
 	for _, e := range all {
 		if !e.Started {
 			continue
 		}
 		for phase := 1; phase <= e.Phase; phase++ {
-			// The exposure first: Record writes an outcome only while it
-			// finds the exposure, so none is added once it is gone.
-			ids := []string{exposureID(e.ID, phase, userID)}
+			ids = append(ids, exposureID(e.ID, phase, userID))
 			for _, event := range outcomeEvents {
 				ids = append(ids, outcomeID(e.ID, phase, userID, event))
 			}
-			for _, id := range ids {
-				if _, err := people.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-					return fmt.Errorf("forget %s in experiment %s: %w", userID, e.ID, err)
-				}
-			}
 		}
 	}
-	return nil
+	return ids, nil
 }

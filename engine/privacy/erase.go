@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -282,12 +281,4 @@ func (s *Service) deleteMany(ctx context.Context, coll string, filter bson.M) er
 		return fmt.Errorf("delete from %s: %w", coll, err)
 	}
 	return nil
-}
-
-// idPattern matches a document id that names the user id as one of its
-// colon-separated parts ("exp:<exp>:<phase>:<user>"). A search with it reads
-// the whole collection, so only the data export, which shows the documents
-// themselves, uses it; erasure derives each id (experiment.ForgetPerson).
-func idPattern(userID string) string {
-	return `(^|:)` + regexp.QuoteMeta(userID) + `(:|$)`
 }

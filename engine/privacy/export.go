@@ -386,12 +386,7 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 		sentMail = append(sentMail, map[string]any{"id": m.ID, "to": m.To, "template": m.Template, "subject": m.Subject,
 			"status": m.Status, "createdAt": m.CreatedAt, "sentAt": m.SentAt})
 	}
-	attempts, err := s.raw(ctx, retention.AttemptsCollection, bson.M{"$or": bson.A{bson.M{"userId": u.ID},
-		bson.M{"subscriptionId": bson.M{"$in": subIDs}}}})
-	if err != nil {
-		return nil, err
-	}
-	steps, err := s.raw(ctx, retention.StepsCollection, bson.M{"subscriptionId": bson.M{"$in": subIDs}})
+	attempts, steps, err := s.cancelAttempts(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -407,11 +402,15 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 		}
 		events = append(events, doc)
 	}
-	exposures, err := s.raw(ctx, experiment.PeopleCollection, bson.M{"_id": bson.M{"$regex": idPattern(u.ID)}})
+	exposureIDs, err := experiment.PersonDocIDs(ctx, s.db, u.ID)
 	if err != nil {
 		return nil, err
 	}
-	breaches, err := s.raw(ctx, breach.ChecksCollection, bson.M{"_id": u.ID})
+	exposures, err := s.rawByID(ctx, experiment.PeopleCollection, exposureIDs)
+	if err != nil {
+		return nil, err
+	}
+	breaches, err := s.rawByID(ctx, breach.ChecksCollection, []string{u.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -454,21 +453,52 @@ func (s *Service) instagramData(ctx context.Context, userID string) (any, []any,
 	return p, snaps, nil
 }
 
-// raw reads documents as plain JSON-ready values.
-func (s *Service) raw(ctx context.Context, coll string, filter bson.M) ([]map[string]any, error) {
-	cur, err := s.db.Collection(coll).Find(ctx, filter)
+// cancelAttempts reads the person's cancel attempts and each one's events,
+// by _id through their list.
+func (s *Service) cancelAttempts(ctx context.Context, userID string) (attempts, steps []map[string]any, err error) {
+	ids, err := retention.AttemptIDsOf(ctx, s.db, userID)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", coll, err)
+		return nil, nil, err
 	}
-	var docs []bson.Raw
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("read %s: %w", coll, err)
+	listed, err := s.rawByID(ctx, retention.AttemptsCollection, ids)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := make([]map[string]any, 0, len(docs))
-	for _, d := range docs {
-		m, err := plainRaw(d)
+	attempts, steps = []map[string]any{}, []map[string]any{}
+	for _, a := range listed {
+		id, _ := a["_id"].(string)
+		if owner, _ := a["userId"].(string); owner != userID {
+			continue // not theirs: a slot the list's rule says to skip
+		}
+		attempts = append(attempts, a)
+		stepIDs, err := retention.StepIDsOf(ctx, s.db, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		events, err := s.rawByID(ctx, retention.StepsCollection, stepIDs)
+		if err != nil {
+			return nil, nil, err
+		}
+		steps = append(steps, events...)
+	}
+	return attempts, steps, nil
+}
+
+// rawByID reads the documents with these _ids that exist, in that order,
+// as plain JSON-ready values.
+func (s *Service) rawByID(ctx context.Context, coll string, ids []string) ([]map[string]any, error) {
+	out := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		d, err := s.db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Raw()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", coll, err)
+		}
+		m, err := plainRaw(d)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, m)
 	}

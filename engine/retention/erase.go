@@ -30,10 +30,9 @@ import (
 // so every attempt is found again, and the events of one already deleted are
 // still looked for.
 func EraseOf(ctx context.Context, db *mongo.Database, userID string) error {
-	lists := store.NewLists(db, AttemptsByUserCollection)
-	ids, err := lists.Refs(ctx, userID)
+	ids, err := AttemptIDsOf(ctx, db, userID)
 	if err != nil {
-		return fmt.Errorf("erase cancel attempts of %s: %w", userID, err)
+		return fmt.Errorf("erase: %w", err)
 	}
 	for _, id := range ids {
 		var a Attempt
@@ -57,10 +56,38 @@ func EraseOf(ctx context.Context, db *mongo.Database, userID string) error {
 			return fmt.Errorf("erase cancel attempts of %s: %w", userID, err)
 		}
 	}
-	if err := lists.Erase(ctx, userID); err != nil {
+	if err := store.NewLists(db, AttemptsByUserCollection).Erase(ctx, userID); err != nil {
 		return fmt.Errorf("erase cancel attempts of %s: %w", userID, err)
 	}
 	return nil
+}
+
+// AttemptIDsOf are the ids on a subscriber's list of cancel attempts (the
+// data export reads each; an attempt whose userId is another's is not
+// theirs).
+func AttemptIDsOf(ctx context.Context, db *mongo.Database, userID string) ([]string, error) {
+	ids, err := store.NewLists(db, AttemptsByUserCollection).Refs(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("cancel attempts of %s: %w", userID, err)
+	}
+	return ids, nil
+}
+
+// StepIDsOf are the ids of an attempt's events: numbered from 0 with no gap
+// (Record takes the first free number), counted up to the first missing.
+func StepIDsOf(ctx context.Context, db *mongo.Database, attemptID string) ([]string, error) {
+	var ids []string
+	for n := 0; ; n++ {
+		err := db.Collection(StepsCollection).FindOne(ctx, bson.M{"_id": StepID(attemptID, n)},
+			options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return ids, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("count the steps of %s: %w", attemptID, err)
+		}
+		ids = append(ids, StepID(attemptID, n))
+	}
 }
 
 // eraseSteps deletes an attempt's events. They are numbered from 0 with no
@@ -68,19 +95,12 @@ func EraseOf(ctx context.Context, db *mongo.Database, userID string) error {
 // first missing one and deleted from the highest down: an erasure stopped
 // part way leaves numbers 0 … k, which the next one finds.
 func eraseSteps(ctx context.Context, db *mongo.Database, attemptID string) error {
-	steps := db.Collection(StepsCollection)
-	n := 0
-	for ; ; n++ {
-		err := steps.FindOne(ctx, bson.M{"_id": StepID(attemptID, n)}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("count the steps of %s: %w", attemptID, err)
-		}
+	ids, err := StepIDsOf(ctx, db, attemptID)
+	if err != nil {
+		return err
 	}
-	for n--; n >= 0; n-- {
-		if _, err := steps.DeleteOne(ctx, bson.M{"_id": StepID(attemptID, n)}); err != nil {
+	for n := len(ids) - 1; n >= 0; n-- {
+		if _, err := db.Collection(StepsCollection).DeleteOne(ctx, bson.M{"_id": ids[n]}); err != nil {
 			return fmt.Errorf("delete the steps of %s: %w", attemptID, err)
 		}
 	}

@@ -86,13 +86,11 @@ var Periodic = map[string]map[string]string{
 }
 
 // Rare lists the functions whose queries may scan a growing collection
-// because they run rarely and off every request's path: the data export,
-// the privacy sweeps. A query is excused when one of these
+// because they run rarely and off every request's path: the privacy
+// sweeps. A query is excused when one of these
 // is on its stack; a shape also sent from anywhere else is checked like any
 // other (the check keeps watching an excused shape's senders).
 var Rare = map[string]string{
-	"glimpse/engine/privacy.(*Service).collect": "the data export's contents, built by the export job when a person asks for it " +
-		"(a few a day), never on a page's request",
 	"glimpse/engine/privacy.(*Service).Sweep": "the privacy sweep (expired exports, download links, " +
 		"Meta's deletion requests, the erasure ledger's last mails) every few minutes in the background",
 	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
