@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -30,7 +31,16 @@ type DatedLists struct {
 	expiryAt string
 	// lifetime is the longest a listed document lives.
 	lifetime time.Duration
+
+	mu sync.Mutex
+	// next holds, per list this instance appended to, a slot every slot
+	// below which is taken, so that a busy list (a person's events of a
+	// day) costs one insert per document, not a search of its length.
+	next map[string]int
 }
+
+// datedListHints bounds DatedLists.next; past it the map starts afresh.
+const datedListHints = 50_000
 
 // datedListSlack is how long after expiring a document may still be there
 // to read: sweeps run every few minutes and may be late.
@@ -40,7 +50,7 @@ const datedListSlack = time.Hour
 // the schedule expiryCollection, of documents living at most lifetime.
 func NewDatedLists(db *mongo.Database, collection, expiryCollection string, lifetime time.Duration) *DatedLists {
 	return &DatedLists{lists: NewLists(db, collection), expiry: NewSchedule(db, expiryCollection, time.Minute),
-		expiryAt: expiryCollection, lifetime: lifetime}
+		expiryAt: expiryCollection, lifetime: lifetime, next: map[string]int{}}
 }
 
 // DatedListOwner is the owner of key's list of the UTC day of at.
@@ -72,16 +82,31 @@ func (d *DatedLists) owners(key string, since, now time.Time) []string {
 // and erasing twice is harmless.
 func (d *DatedLists) Add(ctx context.Context, key, ref string, at time.Time) error {
 	owner := DatedListOwner(key, at)
-	n, err := d.lists.Len(ctx, owner)
+	d.mu.Lock()
+	n, known := d.next[owner]
+	d.mu.Unlock()
+	if !known {
+		var err error
+		if n, err = d.lists.Len(ctx, owner); err != nil {
+			return err
+		}
+		if n == 0 {
+			if err := d.expiry.File(ctx, at, ScheduleEntry{Ref: owner, At: datedListExpiry(at, d.lifetime)}); err != nil {
+				return fmt.Errorf("file the erasure of a dated list: %w", err)
+			}
+		}
+	}
+	next, err := d.lists.AppendFrom(ctx, owner, ref, n)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		if err := d.expiry.File(ctx, at, ScheduleEntry{Ref: owner, At: datedListExpiry(at, d.lifetime)}); err != nil {
-			return fmt.Errorf("file the erasure of a dated list: %w", err)
-		}
+	d.mu.Lock()
+	if len(d.next) >= datedListHints {
+		clear(d.next)
 	}
-	return d.lists.AppendAt(ctx, owner, ref, n)
+	d.next[owner] = max(d.next[owner], next)
+	d.mu.Unlock()
+	return nil
 }
 
 // Refs reads what is listed under key on the days a document not yet swept
@@ -102,11 +127,20 @@ func (d *DatedLists) Refs(ctx context.Context, key string, now time.Time) ([]str
 // days a document can have been written on since.
 func (d *DatedLists) Erase(ctx context.Context, key string, now time.Time) error {
 	for _, owner := range d.owners(key, now.Add(-24*time.Hour-d.lifetime-datedListSlack), now) {
-		if err := d.lists.Erase(ctx, owner); err != nil {
+		if err := d.erase(ctx, owner); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// erase erases one list, and this instance's bound of it: a bound past an
+// erased list's end would make the next Add leave a gap.
+func (d *DatedLists) erase(ctx context.Context, owner string) error {
+	d.mu.Lock()
+	delete(d.next, owner)
+	d.mu.Unlock()
+	return d.lists.Erase(ctx, owner)
 }
 
 // EraseWithDocuments deletes the documents of docs that key's lists name,
@@ -135,7 +169,7 @@ func (d *DatedLists) Sweep(ctx context.Context, now time.Time) (int, error) {
 	}
 	var unfinished []ScheduleEntry
 	for _, e := range due {
-		if err := d.lists.Erase(ctx, e.Ref); err != nil {
+		if err := d.erase(ctx, e.Ref); err != nil {
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}

@@ -105,3 +105,39 @@ func TestDatedListsSeed(t *testing.T) {
 		t.Fatalf("%d slots left (%v)", n, err)
 	}
 }
+
+// TestDatedListsTwoInstancesAppendToOneList: two instances (each with its
+// bound of the lists it wrote) appending to one list in turn, and after an
+// erasure, keep every reference listed with no gap.
+func TestDatedListsTwoInstancesAppendToOneList(t *testing.T) {
+	s := storetest.Open(t)
+	ctx := context.Background()
+	one := store.NewDatedLists(s.DB(), "test_dated_two", "test_dated_two_expiry", time.Hour)
+	two := store.NewDatedLists(s.DB(), "test_dated_two", "test_dated_two_expiry", time.Hour)
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	var want []string
+	for i := range 20 {
+		lists := one
+		if i%3 == 0 {
+			lists = two
+		}
+		ref := fmt.Sprintf("e%02d", i)
+		if err := lists.Add(ctx, "ann", ref, at); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, ref)
+	}
+	refs, err := one.Refs(ctx, "ann", at)
+	if err != nil || !slices.Equal(refs, want) {
+		t.Fatalf("refs %v (%v), want %v", refs, err, want)
+	}
+	if err := one.Erase(ctx, "ann", at); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.Add(ctx, "ann", "after", at); err != nil {
+		t.Fatal(err)
+	}
+	if refs, err := two.Refs(ctx, "ann", at); err != nil || !slices.Equal(refs, []string{"after"}) {
+		t.Fatalf("after the erasure: %v (%v)", refs, err)
+	}
+}

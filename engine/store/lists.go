@@ -162,18 +162,31 @@ func (l *Lists) Append(ctx context.Context, owner, ref string) error {
 // AppendAt is Append where the caller has just read the list's length n
 // (Len).
 func (l *Lists) AppendAt(ctx context.Context, owner, ref string, n int) error {
-	// A writer that took slot n meanwhile makes the insert refused: the
-	// next slots, one by one, as AddFrom does.
-	for end := n + 64; n < end; n++ {
+	_, err := l.AppendFrom(ctx, owner, ref, n)
+	return err
+}
+
+// AppendFrom is Append where the caller knows every slot below n is taken
+// (a length it read, or a bound it keeps): it tries slot n, and when that
+// is taken (another writer appended meanwhile) searches the first free
+// slot above it. It returns the slot after the one it took.
+func (l *Lists) AppendFrom(ctx context.Context, owner, ref string, n int) (int, error) {
+	for range 64 {
 		_, err := l.coll.InsertOne(ctx, bson.D{{Key: "_id", Value: listSlotID(owner, n)}, {Key: l.field, Value: ref}})
 		if err == nil {
-			return nil
+			return n + 1, nil
 		}
 		if !IsDuplicateKey(err) {
-			return fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+			return n, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
+		}
+		if n, err = firstFree(n+1, func(n int) (bool, error) {
+			_, ok, err := l.slot(ctx, owner, n)
+			return ok, err
+		}); err != nil {
+			return n, fmt.Errorf("list %s of %s: %w", l.coll.Name(), owner, err)
 		}
 	}
-	return fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
+	return n, fmt.Errorf("list %s of %s: no free slot", l.coll.Name(), owner)
 }
 
 // At reads slot n of owner's list: its reference, and false when the slot
