@@ -372,6 +372,10 @@ func (a *App) Sweep(ctx context.Context) error {
 	if _, err := store.NewClaims(a.Store.DB()).Sweep(ctx, a.Clock.Now()); err != nil {
 		return err
 	}
+	// Before the privacy sweep's first purge of what erasures kept.
+	if err := billing.FileRetainedBefore(ctx, a.Store.DB(), settingsCollection, a.Clock.Now()); err != nil {
+		return err
+	}
 	if err := a.Privacy.Sweep(ctx); err != nil {
 		return err
 	}

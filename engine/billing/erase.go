@@ -170,6 +170,9 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 	if err != nil {
 		return err
 	}
+	if err := s.scheduleRetained(ctx, ids, charges, retainUntil); err != nil {
+		return err
+	}
 	kept := bson.M{"erased": true, "retainUntil": retainUntil}
 	for _, ch := range charges {
 		if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": ch.ID}, bson.M{"$set": kept}); err != nil {
@@ -295,21 +298,6 @@ func normaliseEmails(emails []string) []string {
 		}
 	}
 	return out
-}
-
-// PurgeRetained deletes the erased subscribers' subscriptions and charges
-// whose tax period has ended, and returns how many documents went.
-func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
-	filter := bson.M{"erased": true, "retainUntil": bson.M{"$lt": s.clock.Now()}}
-	var n int64
-	for _, coll := range []string{chargesCollection, receiptsCollection, refundsCollection, SubscriptionsCollection} {
-		res, err := s.db.Collection(coll).DeleteMany(ctx, filter)
-		if err != nil {
-			return n, fmt.Errorf("purge retained %s: %w", coll, err)
-		}
-		n += res.DeletedCount
-	}
-	return n, nil
 }
 
 // rekeyCharges gives the kept charges whose idempotency key names the

@@ -211,6 +211,72 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if refs, _ := cancelLinksByEmail(f.svc.db).Refs(ctx, "bob@example.com"); len(refs) != 1 || refs[0] != engine.HashToken(bobsLink) {
 		t.Errorf("bob's cancel links listed: %v", refs)
 	}
+
+	// After the tax period the purge deletes what was kept, by _id through
+	// its schedule; not a day before.
+	f.clock.Set(retain.Add(-24 * time.Hour))
+	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 0 {
+		t.Fatalf("purged %d (%v) before the tax period ended", n, err)
+	}
+	f.clock.Set(retain.Add(time.Hour))
+	if n, err := f.svc.PurgeRetained(ctx); err != nil || n == 0 {
+		t.Fatalf("purged %d (%v) after the tax period", n, err)
+	}
+	for _, c := range []struct {
+		coll string
+		ids  []string
+	}{{SubscriptionsCollection, []string{sub.ID, main.ID, addOn.ID}}, {chargesCollection, chargeIDs(charges)}} {
+		if n := f.count(t, c.coll, bson.M{"_id": bson.M{"$in": c.ids}}); n != 0 {
+			t.Errorf("%s: %d kept records left after the purge", c.coll, n)
+		}
+	}
+	for _, coll := range []string{receiptsCollection, refundsCollection} {
+		if n := f.count(t, coll, bson.M{"erased": true}); n != 0 {
+			t.Errorf("%s: %d kept records left after the purge", coll, n)
+		}
+	}
+}
+
+func chargeIDs(charges []Charge) []string {
+	ids := make([]string, 0, len(charges))
+	for _, ch := range charges {
+		ids = append(ids, ch.ID)
+	}
+	return ids
+}
+
+// TestRecordsKeptBeforeThePurgeScheduleArePurged: a subscription and a
+// receipt an older release kept (marked, with no schedule entry) are filed
+// once by FileRetainedBefore and purged when their period has ended; a
+// subscription that was never erased stays.
+func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	ended := f.clock.Now().Add(-time.Hour)
+	for _, d := range []struct {
+		coll string
+		doc  bson.M
+	}{
+		{SubscriptionsCollection, bson.M{"_id": "old-kept", "erased": true, "retainUntil": ended, "email": ErasedEmail}},
+		{SubscriptionsCollection, bson.M{"_id": "old-live", "email": "carol@example.com"}},
+		{receiptsCollection, bson.M{"_id": "R-old-kept", "erased": true, "retainUntil": ended}},
+	} {
+		if _, err := f.svc.db.Collection(d.coll).InsertOne(ctx, d.doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 { // once per database: the second call reads nothing
+		if err := FileRetainedBefore(ctx, f.svc.db, "test_settings", f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 2 {
+		t.Fatalf("purged %d (%v), want the old subscription and receipt", n, err)
+	}
+	if n := f.count(t, SubscriptionsCollection, bson.M{"_id": "old-live"}); n != 1 {
+		t.Error("a subscription never erased was purged")
+	}
 }
 
 // TestOrderRefusesAListSlot: the orders' collection also holds the

@@ -41,6 +41,7 @@ func Collections() map[string][]mongo.IndexModel {
 		ordersCollection:             nil,
 		cancelLinksCollection:        nil,
 		renewalScheduleCollection:    nil,
+		RetainedScheduleCollection:   nil,
 	}
 }
 
@@ -80,8 +81,11 @@ type Service struct {
 	catalogue *Catalogue
 	claims    *store.Claims
 	// due is the renewal schedule: each subscription filed under its dueAt.
-	due    *store.Schedule
-	logger *slog.Logger
+	due *store.Schedule
+	// retained files what erasures keep under the end of its tax period
+	// (purge.go).
+	retained *store.Schedule
+	logger   *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
 	notifyMany func(ctx context.Context, ns []Notice) error
@@ -128,7 +132,8 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db), due: newRenewalSchedule(db),
-		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
+		retained: newRetainedSchedule(db),
+		logger:   o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
 

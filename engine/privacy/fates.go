@@ -52,6 +52,8 @@ func Fates() []Fate {
 		{auth.LinkListExpiryCollection, Kept, "hashes of an owner and a day, under the minute that day's list of links is erased: " +
 			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
 		{"signin_failures", Kept, "legacy sign-in counters keyed by hashes, emptied by the sweeper; nothing new is written"},
+		{billing.RetainedScheduleCollection, Kept, "the ids of the subscriptions and receipt numbers an erasure keeps, under the end of their tax period: " +
+			"no personal data; each entry goes when its records are purged"},
 		{billing.SubscriptionsCollection, Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
 		{billing.SubscriptionEmailsCollection, Erased, "the address index of the subscriptions"},
 		{billing.UserSubscriptionsCollection, Erased, "the account's index of its subscriptions (ids named by the account id)"},

@@ -72,7 +72,9 @@ var Periodic = map[string]map[string]string{
 	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
 	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
-		"": "filing subscriptions under accounts and in the renewal schedule, once per database at start"},
+		"":       "filing subscriptions under accounts and in the renewal schedule, once per database at start",
+		"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
+	"receipts": {"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
 	"subscription_history": {"kind": "claiming free months given before the claim, once per database at start",
 		"": "filing history lines, once per database at start"},
 	"charge_events":   {"": "filing charge events, once per database at start"},
@@ -95,8 +97,6 @@ var Rare = map[string]string{
 		"Meta's deletion requests, the erasure ledger's last mails) every few minutes in the background",
 	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
 	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
-	"glimpse/engine/billing.(*Service).PurgeRetained": "the sweep deleting erased subscribers' ledger records " +
-		"whose tax period has ended, once a day",
 	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
 		"once per database at start",
 }
