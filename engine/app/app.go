@@ -186,6 +186,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := tracking.ListExisting(ctx, st.DB(), settingsCollection, tracking.DefaultRetention, clock.Now()); err != nil {
 		return nil, err
 	}
+	if err := privacy.MoveFarewells(ctx, st.DB(), settingsCollection); err != nil {
+		return nil, err
+	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err

@@ -92,7 +92,14 @@ func (o *Outbox) EraseTo(ctx context.Context, addresses, unlisted []string, keep
 // Erase deletes one mail by key once it is no longer queued (sent, or
 // given up), and reports whether it did; a mail still to go out is left.
 func (o *Outbox) Erase(ctx context.Context, key string) (bool, error) {
-	res, err := o.mail.DeleteOne(ctx, bson.M{"_id": key, "status": bson.M{"$ne": StatusQueued}})
+	// Read, then deleted by _id alone (a delete whose filter adds the
+	// status scans on the embedded store): a mail that is no longer queued
+	// never is again.
+	m, ok, err := o.sent(ctx, key)
+	if err != nil || !ok || m.Status == StatusQueued {
+		return false, err
+	}
+	res, err := o.mail.DeleteOne(ctx, bson.M{"_id": key})
 	if err != nil {
 		return false, fmt.Errorf("mail: erase %q: %w", key, err)
 	}

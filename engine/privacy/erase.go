@@ -156,11 +156,14 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 			return unfinished(fmt.Errorf("erase account %s: %s: %w", u.ID, step.what, err))
 		}
 	}
-	if _, err := s.db.Collection(ErasuresCollection).InsertOne(ctx, erasure{ID: u.ID, At: now, Why: why, Farewell: farewell}); err != nil && !store.IsDuplicateKey(err) {
+	if _, err := s.db.Collection(ErasuresCollection).InsertOne(ctx, erasure{ID: u.ID, At: now, Why: why}); err != nil && !store.IsDuplicateKey(err) {
 		return unfinished(fmt.Errorf("erase account %s: record in the ledger: %w", u.ID, err))
 	}
 	// The last mail goes to the account's address; it is deleted once sent
 	// (Sweep), so the address does not outlive the account.
+	if _, err := s.db.Collection(FarewellsCollection).InsertOne(ctx, lastMail{Key: farewell, At: now}); err != nil && !store.IsDuplicateKey(err) {
+		return unfinished(fmt.Errorf("erase account %s: remember the last mail: %w", u.ID, err))
+	}
 	if err := s.o.Mail.Enqueue(ctx, mail.Message{Key: farewell, To: u.Email, Brand: brandKey, Template: mail.TemplateAccountErased,
 		Data: map[string]string{"email": u.Email, "years": strconv.Itoa(s.TaxPeriodYears())}, Unlisted: true}); err != nil {
 		s.o.Logger.Error("queue the account-deleted mail", "error", err)
@@ -252,7 +255,8 @@ type erasure struct {
 	ID  string    `bson:"_id"` // the account id
 	At  time.Time `bson:"at"`
 	Why string    `bson:"why"`
-	// Farewell is the key of the last mail, deleted once sent.
+	// Farewell is the key of the last mail, in entries an older release
+	// wrote (MoveFarewells moves them).
 	Farewell string `bson:"farewell,omitempty"`
 }
 

@@ -41,6 +41,9 @@ const (
 	// finished, each deleted when its erasure ends; the sweep finishes
 	// those a failure or a crash left (ResumeErasures).
 	PendingErasuresCollection = "privacy_erasures_pending"
+	// FarewellsCollection holds the keys of deleted accounts' last mails
+	// until each is sent and deleted (a week at most).
+	FarewellsCollection = "privacy_farewells"
 	// InstagramDeletionsCollection holds Meta's data-deletion requests by
 	// confirmation code: a status and times, no user ids.
 	InstagramDeletionsCollection = "instagram_deletion_requests"
@@ -57,6 +60,7 @@ func Collections() map[string][]mongo.IndexModel {
 		ExportKeysCollection:         nil,
 		ErasuresCollection:           nil,
 		PendingErasuresCollection:    nil,
+		FarewellsCollection:          nil,
 		InstagramDeletionsCollection: nil,
 		ActivityCollection:           nil,
 	}

@@ -255,13 +255,13 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var ledger struct {
-		Farewell string `bson:"farewell"`
+	var last struct {
+		Key string `bson:"_id"`
 	}
-	if err := a.Store.DB().Collection(privacy.ErasuresCollection).FindOne(ctx, bson.M{"_id": p.user.ID}).Decode(&ledger); err != nil {
+	if err := a.Store.DB().Collection(privacy.FarewellsCollection).FindOne(ctx, bson.M{}).Decode(&last); err != nil {
 		t.Fatal(err)
 	}
-	farewell := ledger.Farewell
+	farewell := last.Key
 	declared := fates()
 	for _, name := range collections(t, a) {
 		cur, err := a.Store.DB().Collection(name).Find(ctx, bson.M{})
@@ -448,12 +448,11 @@ func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
 		if _, err := a.Auth.User(ctx, p.who.user.ID); !engine.IsNotFound(err) {
 			t.Errorf("%s: the account is still there: %v", p.who.user.Email, err)
 		}
-		var ledger struct {
-			Farewell string `bson:"farewell"`
+		if n, err := db.Collection(privacy.ErasuresCollection).CountDocuments(ctx, bson.M{"_id": p.who.user.ID}); err != nil || n != 1 {
+			t.Errorf("%s: %d ledger entries (%v)", p.who.user.Email, n, err)
 		}
-		if err := db.Collection(privacy.ErasuresCollection).FindOne(ctx, bson.M{"_id": p.who.user.ID}).Decode(&ledger); err != nil ||
-			ledger.Farewell != p.farewell {
-			t.Errorf("%s: ledger %+v (%v), want the last mail it chose", p.who.user.Email, ledger, err)
+		if n, err := db.Collection(privacy.FarewellsCollection).CountDocuments(ctx, bson.M{"_id": p.farewell}); err != nil || n != 1 {
+			t.Errorf("%s: the last mail it chose is not remembered (%d, %v)", p.who.user.Email, n, err)
 		}
 		if m, err := a.Outbox.Get(ctx, p.farewell); err != nil || m.To != p.who.user.Email {
 			t.Errorf("%s: last mail %+v (%v)", p.who.user.Email, m, err)
@@ -513,6 +512,38 @@ func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
 	}
 	if n, err := a.Store.DB().Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
 		t.Errorf("pending erasures %d (%v) after the sweep", n, err)
+	}
+}
+
+// TestLastMailsRememberedInTheLedgerAreMoved: a last mail an older release
+// remembered in the erasure ledger is moved out of it once, then deleted by
+// the sweep when sent, like a new one.
+func TestLastMailsRememberedInTheLedgerAreMoved(t *testing.T) {
+	a, _ := openApp(t)
+	ctx := context.Background()
+	db := a.Store.DB()
+	if err := a.Outbox.Enqueue(ctx, mail.Message{Key: "account-erased:old", To: "gone@example.com", Brand: "default",
+		Template: mail.TemplateAccountErased, Data: map[string]string{"email": "gone@example.com", "years": "8"}, Unlisted: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection(privacy.ErasuresCollection).InsertOne(ctx, bson.M{"_id": "gone-user", "at": start, "why": "request",
+		"farewell": "account-erased:old"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := privacy.MoveFarewells(ctx, db, "test_settings"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Collection(privacy.ErasuresCollection).CountDocuments(ctx, bson.M{"farewell": bson.M{"$exists": true}}); err != nil || n != 0 {
+		t.Fatalf("%d ledger entries still name a last mail (%v)", n, err)
+	}
+	if _, err := a.Outbox.DeliverDue(ctx, mail.SenderFunc(func(context.Context, mail.Mail) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Privacy.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Outbox.Get(ctx, "account-erased:old"); !engine.IsNotFound(err) {
+		t.Errorf("the old last mail is still stored after it was sent: %v", err)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine/store"
 )
 
 // deleteExports deletes the exports filter selects, with their parts and
@@ -33,9 +36,69 @@ func (s *Service) deleteExports(ctx context.Context, filter bson.M) error {
 	return nil
 }
 
-// farewellKept is how long the erasure ledger remembers the last mail's key
-// to delete it once sent; a mail still not sent by then has failed for good.
+// farewellKept is how long the last mail's key is remembered to delete the
+// mail once sent; a mail still not sent by then has failed for good.
 const farewellKept = 7 * 24 * time.Hour
+
+// lastMail is a deleted account's last mail, to delete once sent
+// (FarewellsCollection).
+type lastMail struct {
+	Key string    `bson:"_id"`
+	At  time.Time `bson:"at"`
+}
+
+// eraseSentFarewells deletes the last mails of deleted accounts that have
+// gone out (or been given up), and forgets them; the collection holds the
+// last few days' deletions, so reading it whole is cheap.
+func (s *Service) eraseSentFarewells(ctx context.Context, now time.Time) error {
+	cur, err := s.db.Collection(FarewellsCollection).Find(ctx, bson.M{})
+	if err != nil {
+		return fmt.Errorf("find last mails: %w", err)
+	}
+	var pending []lastMail
+	if err := cur.All(ctx, &pending); err != nil {
+		return fmt.Errorf("find last mails: %w", err)
+	}
+	for _, f := range pending {
+		gone, err := s.o.Mail.Erase(ctx, f.Key)
+		if err != nil {
+			return err
+		}
+		if gone || now.Sub(f.At) > farewellKept {
+			if _, err := s.db.Collection(FarewellsCollection).DeleteOne(ctx, bson.M{"_id": f.Key}); err != nil {
+				return fmt.Errorf("forget last mail: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// MoveFarewells moves, once per database, the last mails an older release
+// remembered in the erasure ledger (a field the sweep searched the growing
+// ledger for) to FarewellsCollection.
+func MoveFarewells(ctx context.Context, db *mongo.Database, settings string) error {
+	return store.OncePerDatabase(ctx, db, settings, farewellsMovedMarker, func(ctx context.Context) error {
+		cur, err := db.Collection(ErasuresCollection).Find(ctx, bson.M{"farewell": bson.M{"$exists": true, "$ne": ""}})
+		if err != nil {
+			return fmt.Errorf("move last mails: %w", err)
+		}
+		var ledger []erasure
+		if err := cur.All(ctx, &ledger); err != nil {
+			return fmt.Errorf("move last mails: %w", err)
+		}
+		for _, l := range ledger {
+			if _, err := db.Collection(FarewellsCollection).InsertOne(ctx, lastMail{Key: l.Farewell, At: l.At}); err != nil && !store.IsDuplicateKey(err) {
+				return fmt.Errorf("move last mails: %w", err)
+			}
+			if _, err := db.Collection(ErasuresCollection).UpdateOne(ctx, bson.M{"_id": l.ID}, bson.M{"$unset": bson.M{"farewell": ""}}); err != nil {
+				return fmt.Errorf("move last mails: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+const farewellsMovedMarker = "privacy-farewells-moved"
 
 // Sweep deletes what has run its time: expired exports with their parts
 // and keys, expired download keys, the last mails of deleted accounts once
@@ -51,25 +114,8 @@ func (s *Service) Sweep(ctx context.Context) error {
 	if err := s.deleteMany(ctx, ExportKeysCollection, bson.M{"expiresAt": bson.M{"$lte": now}}); err != nil {
 		return err
 	}
-	cur, err := s.db.Collection(ErasuresCollection).Find(ctx, bson.M{"farewell": bson.M{"$exists": true, "$ne": ""}})
-	if err != nil {
-		return fmt.Errorf("find last mails: %w", err)
-	}
-	var ledger []erasure
-	if err := cur.All(ctx, &ledger); err != nil {
-		return fmt.Errorf("find last mails: %w", err)
-	}
-	for _, l := range ledger {
-		gone, err := s.o.Mail.Erase(ctx, l.Farewell)
-		if err != nil {
-			return err
-		}
-		if gone || now.Sub(l.At) > farewellKept {
-			if _, err := s.db.Collection(ErasuresCollection).UpdateOne(ctx, bson.M{"_id": l.ID},
-				bson.M{"$unset": bson.M{"farewell": ""}}); err != nil {
-				return fmt.Errorf("forget last mail: %w", err)
-			}
-		}
+	if err := s.eraseSentFarewells(ctx, now); err != nil {
+		return err
 	}
 	if _, err := s.ResumeErasures(ctx); err != nil {
 		return err
