@@ -35,6 +35,11 @@ const ScalePassword = "glimpse-scale"
 // a plan that ended.
 func ScaleActive(i int) bool { return i%100 < 8 || i%100 >= 15 }
 
+// ScaleRenews reports whether seeded subscriber i's plan renews: active
+// however long after the seed (the canceled ones among ScaleActive end
+// with their period, within days).
+func ScaleRenews(i int) bool { return i%100 >= 15 }
+
 // ScaleEmail is the address of the scale seed's subscriber i.
 func ScaleEmail(i int) string { return "subscriber" + strconv.Itoa(i) + "@scale.glimpse.test" }
 

@@ -201,7 +201,11 @@ func (t *target) round(per int) error {
 		// Signing in reads the account, checks the password (argon2id)
 		// and loads the subscriptions into the caches.
 		{"sign-in", func(b *browser) error {
-			return b.action("/sign-in", "session.sign_in", map[string]any{"email": b.email, "password": app.ScalePassword})
+			body, err := b.actionBody("/sign-in", "session.sign_in", map[string]any{"email": b.email, "password": app.ScalePassword})
+			if err == nil && !bytes.Contains(body, []byte(`"/dashboard"`)) {
+				err = fmt.Errorf("%s was not signed in: %.200s", b.email, body)
+			}
+			return err
 		}},
 		{"dashboard", func(b *browser) error { return b.screen("/dashboard") }},
 	}
@@ -281,10 +285,12 @@ func (t *target) timed(journey string, f func() error) error {
 }
 
 // newBrowser is a new browser from a client address of its own, signed in
-// as a seeded account no earlier journey of the run used.
+// as a seeded account no earlier journey of the run used, whose plan renews
+// (a canceled one ends with its period, and a database seeded days ago has
+// ended many).
 func (t *target) newBrowser() *browser {
 	i := rand.IntN(t.subscribers)
-	for t.used[i] || !app.ScaleActive(i) {
+	for t.used[i] || !app.ScaleRenews(i) {
 		i = rand.IntN(t.subscribers)
 	}
 	t.used[i] = true
