@@ -77,7 +77,7 @@ func run(bin, seeder, bigDir string, smallN, rounds, per int, settle time.Durati
 	// one used (the warm-up's two included); the small database must have
 	// them, or picking one would never end.
 	if need, active := rounds*per+2, activeAmong(smallN); need > active {
-		return fmt.Errorf("-rounds %d -per %d take %d accounts; the small database's %d subscribers have %d active: raise -small",
+		return fmt.Errorf("-rounds %d -per %d take %d accounts; the small database's %d subscribers have %d renewing: raise -small",
 			rounds, per, need, smallN, active)
 	}
 	tmp, err := os.MkdirTemp("", "glimpse-scalebench-")
@@ -311,7 +311,7 @@ func (t *target) newVisitor() *browser {
 func activeAmong(n int) int {
 	active := 0
 	for i := range n {
-		if app.ScaleActive(i) {
+		if app.ScaleRenews(i) {
 			active++
 		}
 	}
