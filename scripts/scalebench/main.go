@@ -380,11 +380,6 @@ func (b *browser) screen(path string) error {
 	return nil
 }
 
-func (b *browser) action(path, name string, values map[string]any) error {
-	_, err := b.actionBody(path, name, values)
-	return err
-}
-
 // hostedPage finds the sandbox provider's page in an action's effects.
 var hostedPage = regexp.MustCompile(`/sandbox-pay/[A-Za-z0-9_-]+`)
 
