@@ -73,7 +73,7 @@ const WebhookOther = "other"
 
 // Webhook results.
 const (
-	WebhookApplied   = "applied"   // changed the ledger (the newest event of its charge)
+	WebhookApplied   = "applied"   // changed the ledger (the newest event of its charge), or settled a checkout order
 	WebhookRecorded  = "recorded"  // kept, but a newer event already decided
 	WebhookDuplicate = "duplicate" // seen before (Stripe delivers at least once)
 	WebhookIgnored   = "ignored"   // a type or a charge that is not ours to act on

@@ -48,12 +48,18 @@ func (s *Server) countSignIn(err error) {
 }
 
 // webhookResult is the result label of a Stripe delivery billing handled.
+// A checkout.session.* event concerns an order, not a charge (it has no
+// Key): it is applied when it settled its order (a status: paid, failed,
+// processing), and ignored only when it settled nothing (an unknown order,
+// another order's session).
 func webhookResult(res billing.StripeEventResult, err error) string {
 	switch {
 	case err != nil:
 		return metrics.WebhookError
 	case res.Duplicate:
 		return metrics.WebhookDuplicate
+	case res.Order != "" && res.Status != "":
+		return metrics.WebhookApplied
 	case res.Key == "":
 		return metrics.WebhookIgnored
 	case res.Applied:
