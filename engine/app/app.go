@@ -124,6 +124,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
 		Logger: logger, Notify: a.billingMail, NotifyMany: a.billingMails, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
+	// A profile report bought before the profile's first analysis is mailed
+	// once there is one.
+	a.Profiles.OnAnalysed(a.deliverProfileReport)
 	a.wireOperations(cfg)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(st.DB(), clock)

@@ -8,7 +8,9 @@ import (
 
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
+	"glimpse/engine/profile"
 	"glimpse/engine/report"
+	"glimpse/screens"
 )
 
 // billingMail turns a billing notice into a mail in the outbox, with the
@@ -99,21 +101,91 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 }
 
 // profileReportMessage makes the bought profile report's mail (the spec's
-// ig-getPdfReport). With no analysis yet the mail says so; the report can
-// be downloaded from My Plan once there is one.
+// ig-getPdfReport). The report is made from the profile's analysis: with one,
+// the mail carries it as a PDF; before the first, the mail says so and that
+// the report follows as soon as the analysis is ready, a promise
+// deliverProfileReport keeps. Either way the mail says only what it holds.
 func (a *App) profileReportMessage(ctx context.Context, n billing.Notice) (mail.Message, error) {
-	msg := mail.Message{Key: n.Key, To: n.To, Brand: n.Brand, Template: mail.TemplateProfileReport,
-		Data: map[string]string{"email": n.Data["email"]}}
-	if p, err := a.Profiles.Get(ctx, n.Data["user"]); err == nil && p.Result != nil {
-		followers, engagement := p.Series()
-		pdf, err := report.Render(report.Report{Brand: a.Brands.Get(n.Brand).Name, Username: p.Username,
-			GeneratedAt: a.Clock.Now(), Result: *p.Result, Followers: followers, Engagement: engagement})
-		if err != nil {
-			return mail.Message{}, fmt.Errorf("profile report for %s: %w", n.Data["user"], err)
-		}
-		msg.Attachments = []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}
+	user := n.Data["user"]
+	p, err := a.Profiles.Get(ctx, user)
+	if err != nil {
+		return mail.Message{}, fmt.Errorf("profile report for %s: %w", user, err)
 	}
-	return msg, nil
+	if p.Result == nil {
+		return mail.Message{Key: ProfileReportPendingKey(user), To: n.To, Brand: n.Brand, Template: mail.TemplateProfileReportPending,
+			Data: map[string]string{"email": n.Data["email"], "link": screens.PathAnalytics}}, nil
+	}
+	return a.profileReportMail(ProfileReportKey(user), n.To, n.Brand, n.Data["email"], p)
+}
+
+// ProfileReportKey is the mail that delivers a subscriber's profile report,
+// the PDF attached: sent once, by the purchase when the profile has an
+// analysis, else by the first analysis after it (deliverProfileReport).
+func ProfileReportKey(userID string) string { return "profile-report:" + userID }
+
+// ProfileReportPendingKey is the mail that says a report bought before the
+// profile's first analysis is mailed as soon as there is one.
+func ProfileReportPendingKey(userID string) string { return "profile-report-pending:" + userID }
+
+// profileReportMail is the mail with the report of p, an analysed profile,
+// attached.
+func (a *App) profileReportMail(key, to, brandKey, email string, p profile.Profile) (mail.Message, error) {
+	b := a.Brands.Get(brandKey)
+	source := ""
+	if p.Source == profile.SourceDemo {
+		source = a.Brands.Copy(b).T("analytics.demoSource")
+	}
+	followers, engagement := p.Series()
+	pdf, err := report.Render(report.Report{Brand: b.Name, Username: p.Username, GeneratedAt: a.Clock.Now(),
+		Result: *p.Result, Followers: followers, Engagement: engagement, Source: source})
+	if err != nil {
+		return mail.Message{}, fmt.Errorf("profile report for %s: %w", p.UserID, err)
+	}
+	return mail.Message{Key: key, To: to, Brand: brandKey, Template: mail.TemplateProfileReport,
+		Data:        map[string]string{"email": email},
+		Attachments: []mail.Attachment{{Name: "profile-report.pdf", ContentType: "application/pdf", Data: pdf}}}, nil
+}
+
+// deliverProfileReport runs after every analysis stored (profile.OnAnalysed)
+// and keeps the promise of a report bought before there was one: an owner of
+// the profile report whose report was never mailed gets it now, the PDF
+// attached, once (ProfileReportKey, the key a purchase with an analysis
+// mails it under). Running on every analysis rather than only the first, a
+// delivery a failure or a crash cut short is made by the next one. A failure
+// is logged; the analysis stands.
+func (a *App) deliverProfileReport(ctx context.Context, p profile.Profile) {
+	if a.Outbox == nil || a.Billing == nil || p.Result == nil {
+		return
+	}
+	key := ProfileReportKey(p.UserID)
+	failed := func(err error) { a.Logger.Error("deliver profile report", "user", p.UserID, "error", err) }
+	sent, err := a.Outbox.Has(ctx, key)
+	if err != nil {
+		failed(err)
+		return
+	}
+	if sent {
+		return
+	}
+	subs, err := a.Billing.ForUser(ctx, p.UserID)
+	if err != nil {
+		failed(err)
+		return
+	}
+	now := a.Clock.Now()
+	for _, sub := range subs {
+		if !billing.Entitlements([]billing.Subscription{sub}, sub.Bundle, now)[billing.ProfileReport] {
+			continue
+		}
+		msg, err := a.profileReportMail(key, sub.Email, sub.Brand, sub.Email, p)
+		if err == nil {
+			err = a.Outbox.Enqueue(ctx, msg)
+		}
+		if err != nil {
+			failed(err)
+		}
+		return
+	}
 }
 
 // mailFrom names who a brand's mail is from: the brand by its own name, the

@@ -306,6 +306,20 @@ func (o *Outbox) Get(ctx context.Context, id string) (Mail, error) {
 	return m, nil
 }
 
+// Has reports whether a mail with this key was ever queued (sent or not):
+// a sender that must mail something once, whichever of several paths gets
+// there first, asks before doing the work of making the mail.
+func (o *Outbox) Has(ctx context.Context, key string) (bool, error) {
+	err := o.mail.FindOne(ctx, bson.M{"_id": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("mail: find %q: %w", key, err)
+	}
+	return true, nil
+}
+
 // MessageID derives a mail's Message-ID (without angle brackets) from its
 // key, so every attempt of one mail carries the same id and a receiver can
 // drop a copy sent twice.

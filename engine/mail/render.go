@@ -23,35 +23,41 @@ const (
 	TemplateCanceled       = "canceled"       // subscription canceled: Data "plan", "endDate"
 	TemplateReceipt        = "receipt"        // every successful charge: Data "item", "price", "date", "card", "number"; operator and support come from the Sender
 	TemplateProfileReport  = "profile_report" // the report, attached as PDF: Data "email"
-	TemplateAccountExists  = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
-	TemplateDataExport     = "data_export"    // the person's data is ready: Data "link" (download), "expires"
-	TemplateAccountErased  = "account_erased" // the account was deleted: Data "email", "years" (how long receipts are kept)
-	TemplateInactivity     = "inactivity"     // the account is deleted soon for disuse: Data "email", "date", "link" (sign-in)
+	// TemplateProfileReportPending is the profile report bought before the
+	// profile was analysed: it says the report is mailed as soon as the
+	// analysis is ready, and where to start one. Data "email", "link"
+	// (Analytics).
+	TemplateProfileReportPending = "profile_report_pending"
+	TemplateAccountExists        = "account_exists" // an activation asked for an address with an account: Data "link" (sign-in), "email"
+	TemplateDataExport           = "data_export"    // the person's data is ready: Data "link" (download), "expires"
+	TemplateAccountErased        = "account_erased" // the account was deleted: Data "email", "years" (how long receipts are kept)
+	TemplateInactivity           = "inactivity"     // the account is deleted soon for disuse: Data "email", "date", "link" (sign-in)
 )
 
 // required lists each template's Data keys; "link" also means the mail has
 // a button.
 var required = map[string][]string{
-	TemplateActivation:     {"link", "email"},
-	TemplatePurchase:       {"link", "plan", "price", "email"},
-	TemplatePasswordReset:  {"link", "minutes"},
-	TemplateCancelConfirm:  {"link", "email"},
-	TemplatePaymentFailed:  {"link", "plan", "retryDate"},
-	TemplateConfirmPayment: {"link", "plan", "price", "retryDate"},
-	TemplateCanceled:       {"plan", "endDate"},
-	TemplateReceipt:        {"item", "price", "date", "card", "number", "operator", "support"},
-	TemplateProfileReport:  {"email"},
-	TemplateAccountExists:  {"link", "email"},
-	TemplateDataExport:     {"link", "expires"},
-	TemplateAccountErased:  {"email", "years"},
-	TemplateInactivity:     {"email", "date", "link"},
+	TemplateActivation:           {"link", "email"},
+	TemplatePurchase:             {"link", "plan", "price", "email"},
+	TemplatePasswordReset:        {"link", "minutes"},
+	TemplateCancelConfirm:        {"link", "email"},
+	TemplatePaymentFailed:        {"link", "plan", "retryDate"},
+	TemplateConfirmPayment:       {"link", "plan", "price", "retryDate"},
+	TemplateCanceled:             {"plan", "endDate"},
+	TemplateReceipt:              {"item", "price", "date", "card", "number", "operator", "support"},
+	TemplateProfileReport:        {"email"},
+	TemplateProfileReportPending: {"email", "link"},
+	TemplateAccountExists:        {"link", "email"},
+	TemplateDataExport:           {"link", "expires"},
+	TemplateAccountErased:        {"email", "years"},
+	TemplateInactivity:           {"email", "date", "link"},
 }
 
 // Templates lists every template name.
 func Templates() []string {
 	return []string{TemplateActivation, TemplatePurchase, TemplatePasswordReset, TemplateCancelConfirm,
-		TemplatePaymentFailed, TemplateConfirmPayment, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateAccountExists,
-		TemplateDataExport, TemplateAccountErased, TemplateInactivity}
+		TemplatePaymentFailed, TemplateConfirmPayment, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateProfileReportPending,
+		TemplateAccountExists, TemplateDataExport, TemplateAccountErased, TemplateInactivity}
 }
 
 // Required returns the Data keys a template needs.

@@ -30,7 +30,8 @@ import (
 //   - "profile-write:<account>:<window>" (profile's write lock, one-minute
 //     windows, released after each write; left only by a writer that died):
 //     the same.
-//   - "mail:profile-report:<account>:<attempt>" and
+//   - "mail:profile-report:<account>:<attempt>",
+//     "mail:profile-report-pending:<account>:<attempt>" and
 //     "mail:inactivity:<account>:<day last used>:<attempt>" (the outbox's
 //     delivery claims, mail.Outbox's claimID: one per attempt, held five
 //     minutes and never released): deleted for every attempt. The day is the
@@ -61,6 +62,7 @@ func (s *Service) eraseClaims(ctx context.Context, userID string, subIDs []strin
 	ids = append(ids, windowClaimIDs("privacy-export-request:"+userID, ExportWindow, ExportWindow, now)...)
 	ids = append(ids, windowClaimIDs("profile-write:"+userID, profileWriteWindow, 3*profileWriteWindow, now)...)
 	ids = append(ids, mailClaimIDs("profile-report:"+userID)...)
+	ids = append(ids, mailClaimIDs("profile-report-pending:"+userID)...)
 	var a activity
 	err := s.db.Collection(ActivityCollection).FindOne(ctx, bson.M{"_id": userID}).Decode(&a)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {

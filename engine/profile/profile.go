@@ -143,7 +143,17 @@ type Service struct {
 	metrics *metrics.Business
 	// linksByUser lists each subscriber's Instagram links (erase.go).
 	linksByUser *store.Lists
+	// analysed is told of every analysis stored (OnAnalysed); nil: nobody.
+	analysed func(ctx context.Context, p Profile)
 }
+
+// OnAnalysed installs what runs after each analysis is stored, with the
+// profile as stored: the app mails a profile report bought before there was
+// an analysis to make it from. It runs on every one (an upload's, a
+// connection's, the refresh job's), not only the first, so a delivery a
+// crash or a failure interrupted is made by the next; the callee keeps it
+// to once. Call it before the service is used.
+func (s *Service) OnAnalysed(f func(ctx context.Context, p Profile)) { s.analysed = f }
 
 // SetFetcher installs how the refresh job reads a source (the Instagram API).
 func (s *Service) SetFetcher(source string, f Fetcher) { s.fetchers[source] = f }
