@@ -45,6 +45,10 @@ func (s *Service) ApplyChargeAccess(ctx context.Context, key, status string) err
 		if firstPurchase(key) {
 			return s.endForCharge(ctx, ch.SubscriptionID, key, ChangePaymentFailed, status)
 		}
+	case ChargeSucceeded:
+		if firstPurchase(key) {
+			return s.reinstateForCharge(ctx, ch.SubscriptionID, key)
+		}
 	case ChargeDisputed:
 		return s.setSuspended(ctx, ch.SubscriptionID, key, true)
 	case ChargeDisputeWon:
@@ -74,6 +78,48 @@ func (s *Service) endForCharge(ctx context.Context, subID, key, kind, status str
 		return fmt.Errorf("end %s after %s: %w", subID, status, err)
 	}
 	s.record(ctx, subID, kind+":"+key, Change{By: "provider", Kind: kind, From: sub.Status, To: StatusExpired, Detail: "charge " + status})
+	s.touched(sub.UserID)
+	return nil
+}
+
+// reinstateForCharge gives back a first purchase that a failure of its
+// charge ended, now that a newer event says the charge succeeded after all
+// (an asynchronous payment retried, or the provider's answer re-read). Only
+// what that failure ended comes back: a plan ended otherwise (a refund, the
+// period over) stays ended.
+func (s *Service) reinstateForCharge(ctx context.Context, subID, key string) error {
+	endedBy := subID + "/" + ChangePaymentFailed + ":" + key
+	err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": endedBy}).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reinstate %s: %w", subID, err)
+	}
+	sub, err := s.Subscription(ctx, subID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	if sub.Status != StatusExpired || (sub.MainPlan && !sub.CurrentPeriodEnd.After(now)) {
+		return nil
+	}
+	set := bson.M{"status": StatusActive}
+	if sub.MainPlan {
+		set["dueAt"] = sub.CurrentPeriodEnd
+		if err := s.scheduleRenewal(ctx, subID, sub.CurrentPeriodEnd); err != nil {
+			return fmt.Errorf("reinstate %s: %w", subID, err)
+		}
+	}
+	// By _id alone (the embedded engine plans any other filter as a scan):
+	// two instances doing this at once write the same document, and the
+	// history line below is keyed, so it is written once.
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID},
+		bson.M{"$set": set, "$unset": bson.M{"expiresAt": ""}}); err != nil {
+		return fmt.Errorf("reinstate %s: %w", subID, err)
+	}
+	s.record(ctx, subID, ChangeReinstated+":"+key, Change{By: "provider", Kind: ChangeReinstated, From: StatusExpired,
+		To: StatusActive, Detail: "charge succeeded"})
 	s.touched(sub.UserID)
 	return nil
 }

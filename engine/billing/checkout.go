@@ -232,7 +232,7 @@ func (s *Service) Order(ctx context.Context, id string) (Order, error) {
 // (a delayed method), it is processing. An order is settled once: its
 // outcome is a unique insert, the first outcome stays, and fulfilling again
 // (a duplicate, a concurrent copy, a retry after a crash) changes nothing.
-func (s *Service) settleCheckout(ctx context.Context, eventType, sessionID, orderID string) (string, error) {
+func (s *Service) settleCheckout(ctx context.Context, ev settlingEvent, sessionID, orderID string) (string, error) {
 	order, err := s.Order(ctx, orderID)
 	if errors.Is(err, ErrNoOrder) {
 		s.logger.Warn("checkout event for an unknown order", "order", orderID, "session", sessionID)
@@ -250,11 +250,11 @@ func (s *Service) settleCheckout(ctx context.Context, eventType, sessionID, orde
 		return "", nil
 	}
 	switch {
-	case eventType == "checkout.session.async_payment_failed":
-		return OrderFailed, s.settle(ctx, order, OrderFailed, res)
+	case ev.Type == "checkout.session.async_payment_failed":
+		return OrderFailed, s.settle(ctx, order, OrderFailed, res, ev)
 	case res.Paid():
-		return OrderPaid, s.settle(ctx, order, OrderPaid, res)
-	case eventType == "checkout.session.completed":
+		return OrderPaid, s.settle(ctx, order, OrderPaid, res, ev)
+	case ev.Type == "checkout.session.completed":
 		if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID, "status": OrderPending},
 			bson.M{"$set": bson.M{"status": OrderProcessing}}); err != nil {
 			return "", fmt.Errorf("order %s: %w", order.ID, err)
@@ -265,7 +265,7 @@ func (s *Service) settleCheckout(ctx context.Context, eventType, sessionID, orde
 }
 
 // settle claims an order's outcome and, when it is this one, does its work.
-func (s *Service) settle(ctx context.Context, order Order, outcome string, res SessionResult) error {
+func (s *Service) settle(ctx context.Context, order Order, outcome string, res SessionResult, ev settlingEvent) error {
 	won, err := s.claims.Take(ctx, "order-outcome:"+order.ID, outcome, s.clock.Now().AddDate(100, 0, 0))
 	if err != nil {
 		return fmt.Errorf("settle order %s: %w", order.ID, err)
@@ -280,7 +280,7 @@ func (s *Service) settle(ctx context.Context, order Order, outcome string, res S
 		}
 	}
 	if outcome == OrderPaid {
-		if err := s.fulfil(ctx, order, res); err != nil {
+		if err := s.fulfil(ctx, order, res, ev); err != nil {
 			return err
 		}
 	}
@@ -293,7 +293,7 @@ func (s *Service) settle(ctx context.Context, order Order, outcome string, res S
 }
 
 // fulfil makes what a paid order bought. Each step is safe to repeat.
-func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) error {
+func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev settlingEvent) error {
 	now := s.clock.Now()
 	pm := res.Method
 	switch order.Kind {
@@ -318,7 +318,7 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 		}
 		s.record(ctx, sub.ID, "created", Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
 			Detail: order.Amount.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
-		if err := s.recordCharge(ctx, order, res); err != nil {
+		if err := s.recordCharge(ctx, order, res, ev); err != nil {
 			return err
 		}
 		s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: order.Email, Brand: order.Brand, Kind: NoticePurchase,
@@ -338,7 +338,7 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
 			return fmt.Errorf("fulfil %s: create add-on: %w", order.ID, err)
 		}
-		if err := s.recordCharge(ctx, order, res); err != nil {
+		if err := s.recordCharge(ctx, order, res, ev); err != nil {
 			return err
 		}
 		s.addOnBought(ctx, sub, order.Family, Charge{Status: ChargeSucceeded, Reference: res.PaymentIntent}, order.ChargeKey)
@@ -355,13 +355,13 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 			// Renewed meanwhile (a retry with a new card): this payment
 			// is the period's second, for the operator to refund.
 			s.logger.Error("renewal confirmed after the period was renewed", "order", order.ID, "subscription", sub.ID)
-			return s.recordCharge(ctx, order, res)
+			return s.recordCharge(ctx, order, res, ev)
 		}
 		plan, err := s.catalogue.Plan(order.PlanCode)
 		if err != nil {
 			return err
 		}
-		if err := s.recordCharge(ctx, order, res); err != nil {
+		if err := s.recordCharge(ctx, order, res, ev); err != nil {
 			return err
 		}
 		if pm.ID != "" {
@@ -378,7 +378,15 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult) er
 
 // recordCharge writes a hosted page's payment into the charges ledger, then
 // applies what the provider said of it before the ledger knew it.
-func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResult) error {
+//
+// The payment's success is itself a dated event of the charge: the
+// Checkout Session event that settled it, at the time the provider created
+// that event. Without it the ledger's entry had no date, so a failed attempt
+// on the same page (a declined card before the good one, whose
+// payment_intent.payment_failed is older) was the charge's newest event and
+// ended the plan just paid for. A failure older than the success now never
+// applies, in whatever order the events arrive.
+func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResult, ev settlingEvent) error {
 	if order.ChargeKey == "" {
 		return nil
 	}
@@ -388,7 +396,19 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
 		return fmt.Errorf("record charge %s: %w", ch.ID, err)
 	}
+	if ev.ID != "" {
+		if _, err := s.ApplyChargeEvent(ctx, ch.ID, ev.ID, ChargeSucceeded, ev.At); err != nil {
+			return err
+		}
+	}
 	return s.chargeWritten(ctx, ch)
+}
+
+// settlingEvent is the provider's event that settles a Checkout Session:
+// its id, type and the time the provider created it.
+type settlingEvent struct {
+	ID, Type string
+	At       time.Time
 }
 
 // chargeWritten files a charge just written to the ledger under the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -385,5 +386,80 @@ func TestCheckoutOutcomeIsSettledOnce(t *testing.T) {
 		default:
 			t.Fatalf("order %s settled %s with subscription error %v", order.ID, o.Status, err)
 		}
+	}
+}
+
+// A declined card then a good one on one hosted page: the PaymentIntent's
+// failure (created first), its success, and the session's completion may
+// arrive in any of six orders. In each, the plan ends active and the charge
+// paid: a failure older than the success never ends anything.
+func TestAnOlderFailureNeverEndsAPaidPlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	at := f.clock.Now()
+	orders := [][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	for n, order := range orders {
+		st := f.start(t, FamilyWeekly, fmt.Sprintf("declined-then-paid-%d", n))
+		o, session := f.paidOnSandbox(t, st)
+		intent := map[string]any{"id": session["payment_intent"], "object": "payment_intent",
+			"metadata": map[string]string{StripeMetadataKey: o.ChargeKey, StripeOrderKey: o.ID}}
+		events := []struct {
+			id, typ string
+			at      time.Time
+			object  map[string]any
+		}{
+			{fmt.Sprintf("evt_failed_%d", n), "payment_intent.payment_failed", at.Add(-3 * time.Second), intent},
+			{fmt.Sprintf("evt_completed_%d", n), "checkout.session.completed", at, session},
+			{fmt.Sprintf("evt_succeeded_%d", n), "payment_intent.succeeded", at.Add(-time.Second), intent},
+		}
+		for _, i := range order {
+			if _, err := f.deliver(t, events[i].id, events[i].typ, events[i].at, events[i].object); err != nil {
+				t.Fatalf("order %v, %s: %v", order, events[i].typ, err)
+			}
+		}
+		sub, err := f.svc.Subscription(ctx, o.SubscriptionID)
+		if err != nil || sub.Status != StatusActive || sub.ExpiresAt != nil {
+			t.Errorf("order %v: subscription %s expires %v, %v", order, sub.Status, sub.ExpiresAt, err)
+		}
+		if status, _ := f.svc.ChargeStatus(ctx, o.ChargeKey); status != ChargeSucceeded {
+			t.Errorf("order %v: charge %s", order, status)
+		}
+		// Never ended on the way: no "access ends now", not even for a while.
+		history, _ := f.svc.History(ctx, o.SubscriptionID)
+		for _, c := range history {
+			if c.Kind == ChangePaymentFailed || c.Kind == ChangeReinstated {
+				t.Errorf("order %v: the paid plan was %s on the way", order, c.Kind)
+			}
+		}
+	}
+}
+
+// A first purchase that a newer failure ended comes back when a still newer
+// event says the payment succeeded after all.
+func TestALaterSuccessReinstatesWhatAFailureEnded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	at := f.clock.Now()
+	st := f.start(t, FamilyWeekly, "failed-then-succeeded")
+	o, session := f.paidOnSandbox(t, st)
+	intent := map[string]any{"id": session["payment_intent"], "object": "payment_intent",
+		"metadata": map[string]string{StripeMetadataKey: o.ChargeKey}}
+	if _, err := f.deliver(t, "evt_completed", "checkout.session.completed", at, session); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.deliver(t, "evt_failed", "payment_intent.payment_failed", at.Add(time.Second), intent); err != nil {
+		t.Fatal(err)
+	}
+	if sub, _ := f.svc.Subscription(ctx, o.SubscriptionID); sub.Status != StatusExpired {
+		t.Fatalf("a newer failure left the plan %s", sub.Status)
+	}
+	if _, err := f.deliver(t, "evt_succeeded", "payment_intent.succeeded", at.Add(2*time.Second), intent); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := f.svc.Subscription(ctx, o.SubscriptionID)
+	if err != nil || sub.Status != StatusActive || sub.ExpiresAt != nil || !sub.DueAt.Equal(sub.CurrentPeriodEnd) {
+		t.Fatalf("after a newer success: %+v, %v", sub, err)
 	}
 }

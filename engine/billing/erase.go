@@ -320,8 +320,10 @@ func (s *Service) rekeyCharges(ctx context.Context, charges []Charge, subs []Sub
 		if err := s.moveDoc(ctx, chargesCollection, ch.ID, newKey, bson.M{"key": newKey}); err != nil {
 			return err
 		}
-		if err := s.moveDoc(ctx, sandboxCollection, ch.Key, newKey, bson.M{"key": newKey}); err != nil {
-			return err
+		for _, id := range sandboxRecordIDs(ch) {
+			if err := s.moveDoc(ctx, sandboxCollection, id, newKey, bson.M{"key": newKey}); err != nil {
+				return err
+			}
 		}
 		if err := s.rekeyFilings(ctx, ch, newKey); err != nil {
 			return err

@@ -323,13 +323,12 @@ func (s *Sandbox) Refund(ctx context.Context, req ProviderRefund) (string, error
 	if req.Key == "" {
 		return "", errors.New("sandbox refund: no idempotency key")
 	}
-	var taken Charge
-	err := s.db.Collection(sandboxCollection).FindOne(ctx, bson.M{"_id": req.Charge.ID}).Decode(&taken)
-	if errors.Is(err, mongo.ErrNoDocuments) || (err == nil && taken.Status != ChargeSucceeded) {
-		return "", fmt.Errorf("sandbox refund of %s: %w", req.Charge.ID, ErrNotRefundable)
-	}
+	taken, err := s.takenCharge(ctx, req.Charge)
 	if err != nil {
 		return "", fmt.Errorf("sandbox refund of %s: %w", req.Charge.ID, err)
+	}
+	if taken.Status != ChargeSucceeded {
+		return "", fmt.Errorf("sandbox refund of %s: %w", req.Charge.ID, ErrNotRefundable)
 	}
 	if req.Amount.Amount <= 0 || req.Amount.Amount > taken.Amount.Amount {
 		return "", fmt.Errorf("sandbox refund of %s: %w", req.Charge.ID, ErrRefundTooLarge)
@@ -351,6 +350,24 @@ func (s *Sandbox) Refund(ctx context.Context, req ProviderRefund) (string, error
 		return "", fmt.Errorf("sandbox refund %s: %w", req.Key, err)
 	}
 	return r.Reference, nil
+}
+
+// takenCharge reads the sandbox's record of a ledger charge: a saved card's
+// charge under its key, a hosted page's payment under its session's record.
+// A charge the sandbox never took is ErrNotRefundable.
+func (s *Sandbox) takenCharge(ctx context.Context, ch Charge) (Charge, error) {
+	for _, id := range sandboxRecordIDs(ch) {
+		var taken Charge
+		err := s.db.Collection(sandboxCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&taken)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return Charge{}, err
+		}
+		return taken, nil
+	}
+	return Charge{}, ErrNotRefundable
 }
 
 // ErrAmount is an amount that is not dollars and at most two decimals.

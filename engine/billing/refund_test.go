@@ -390,3 +390,77 @@ func TestAnAddOnRefundedCanBeBoughtAgain(t *testing.T) {
 		t.Fatalf("buying it a third time: %v", err)
 	}
 }
+
+// Every charge a hosted page took refunds, in part and then in full: a first
+// purchase, an add-on whose bank asked for 3-D Secure, and a renewal
+// confirmed on the page. The sandbox keeps a page's payment under the
+// session, and finds it from the ledger's charge by its PaymentIntent.
+func TestEveryHostedPagePaymentRefunds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	main := f.buyAuthenticated(t, "refund-hosted")
+	_, err := f.svc.Purchase(ctx, PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyPDFCourse,
+		Origin: "https://glimpse.example"})
+	var need *AuthenticationNeeded
+	if !errors.As(err, &need) {
+		t.Fatalf("add-on: %v", err)
+	}
+	for _, step := range []string{"saved", "authenticate"} {
+		if _, err := f.svc.PayOnSandbox(ctx, SandboxPayRequest{Session: strings.TrimPrefix(need.URL, PathSandboxPay), Step: step}); err != nil {
+			t.Fatalf("add-on %s: %v", step, err)
+		}
+	}
+	f.clock.Set(main.CurrentPeriodEnd)
+	if _, err := f.svc.RenewDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var token string
+	for _, n := range f.notices.list {
+		if n.Kind == NoticeConfirmPayment {
+			token = n.Data["token"]
+		}
+	}
+	st, err := f.svc.StartConfirmation(ctx, token, "https://glimpse.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"saved", "authenticate"} {
+		if _, err := f.svc.PayOnSandbox(ctx, SandboxPayRequest{Session: sessionOf(st), Step: step}); err != nil {
+			t.Fatalf("renewal %s: %v", step, err)
+		}
+	}
+	subs, err := f.svc.ForUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range subs {
+		ids = append(ids, s.ID)
+	}
+	charges, err := f.svc.ChargesFor(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, ch := range charges {
+		if ch.Status != ChargeSucceeded {
+			continue
+		}
+		kinds[strings.SplitN(ch.Key, ":", 2)[0]] = true
+		part, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Amount: ch.Amount.Amount / 2, Reason: "Goodwill", By: "staff:s", Key: ch.ID + "/part"})
+		if err != nil || part.Status != RefundSucceeded {
+			t.Fatalf("part of %s: %+v %v", ch.ID, part, err)
+		}
+		rest, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Amount: ch.Amount.Amount - ch.Amount.Amount/2, Reason: "Mistake", By: "staff:s", Key: ch.ID + "/rest"})
+		if err != nil || !rest.Full {
+			t.Fatalf("the rest of %s: %+v %v", ch.ID, rest, err)
+		}
+		if status, _ := f.svc.ChargeStatus(ctx, ch.ID); status != ChargeRefunded {
+			t.Fatalf("%s after a full refund: %s", ch.ID, status)
+		}
+	}
+	if len(kinds) != 3 {
+		t.Fatalf("refunded charges of kinds %v, want a checkout, a purchase and a renewal", kinds)
+	}
+}

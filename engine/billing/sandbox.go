@@ -124,8 +124,10 @@ func (s *Sandbox) StartSession(ctx context.Context, req SessionRequest) (Session
 // sandboxSessionID is the _id of the sandbox's page opened with an
 // idempotency key: derived from the key, so the same key gives the same
 // page, and an order's erasure finds its page by _id (orderSessionKey).
+const sandboxSessionPrefix = "cs_sandbox_"
+
 func sandboxSessionID(key string) string {
-	return "cs_sandbox_" + engine.HashToken("session:" + key)[:24]
+	return sandboxSessionPrefix + engine.HashToken("session:" + key)[:24]
 }
 
 // SessionResult implements Provider.
@@ -283,9 +285,9 @@ func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMe
 	now := s.clock.Now()
 	pi := ""
 	if doc.Mode == SessionPayment {
-		pi = "pi_sandbox_" + engine.HashToken("pi:" + doc.ID)[:24]
+		pi = sandboxIntentOf(doc.ID)
 	}
-	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, Charge{ID: "session:" + doc.ID, Key: doc.ChargeKey,
+	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, Charge{ID: sandboxSessionPaymentID(doc.ID), Key: doc.ChargeKey,
 		Provider: sandboxName, Reference: pi, Amount: doc.Amount, Method: pm.ID, Status: "succeeded", CreatedAt: now})
 	if store.IsDuplicateKey(err) {
 		again, err := s.awaitPaidMark(ctx, doc.ID)
@@ -309,6 +311,33 @@ func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMe
 	}
 	doc.Status, doc.PaymentStatus, doc.PaymentIntent = "complete", paymentStatus, pi
 	return s.closed(ctx, doc)
+}
+
+// A hosted page's payment is the sandbox's record "session:<session id>"
+// (its unique insert is what pays a page once), and its PaymentIntent id
+// names the session: "pi_sandbox_<the session id's suffix>". So the ledger's
+// charge, which knows the PaymentIntent as its reference, finds the
+// sandbox's record by _id, for a refund or an erasure (sandboxRecordIDs).
+const sandboxIntentPrefix = "pi_sandbox_"
+
+func sandboxIntentOf(sessionID string) string {
+	return sandboxIntentPrefix + strings.TrimPrefix(sessionID, sandboxSessionPrefix)
+}
+
+func sandboxSessionPaymentID(sessionID string) string { return "session:" + sessionID }
+
+// sandboxRecordIDs are the _ids the sandbox may keep a ledger charge's
+// payment under: its key (a charge of a saved card) or, for a hosted page's
+// payment, the page's record named by the charge's PaymentIntent.
+func sandboxRecordIDs(ch Charge) []string {
+	ids := []string{ch.ID}
+	if ch.Key != "" && ch.Key != ch.ID {
+		ids = append(ids, ch.Key)
+	}
+	if suffix, ok := strings.CutPrefix(ch.Reference, sandboxIntentPrefix); ok && suffix != "" {
+		ids = append(ids, sandboxSessionPaymentID(sandboxSessionPrefix+suffix))
+	}
+	return ids
 }
 
 // awaitPaidMark reads a session another submit has just paid, waiting (up

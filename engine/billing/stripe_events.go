@@ -124,7 +124,8 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 		if res.Order == "" {
 			res.Order = obj.Metadata[StripeOrderKey]
 		}
-		if res.Status, err = s.settleCheckout(ctx, string(ev.Type), obj.ID, res.Order); err != nil {
+		at := time.Unix(ev.Created, 0).UTC()
+		if res.Status, err = s.settleCheckout(ctx, settlingEvent{ID: ev.ID, Type: string(ev.Type), At: at}, obj.ID, res.Order); err != nil {
 			return res, err
 		}
 	} else if res.Status = stripeEventStatus(ev); res.Status != "" && ev.Data != nil {

@@ -129,4 +129,7 @@ const (
 	ChangeResumed       = "resumed"
 	ChangeRefunded      = "refunded"
 	ChangeDisputed      = "disputed"
+	// A first purchase ended by its payment's failure, given back when a
+	// newer event says the payment succeeded.
+	ChangeReinstated = "reinstated"
 )
