@@ -233,6 +233,13 @@ func RestoreEmbedded(ctx context.Context, src, dataDir string) (Restored, error)
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return Restored{}, fmt.Errorf("store: restore: %w", err)
 	}
+	// Held while the files are replaced, so a server started meanwhile is
+	// refused rather than opening half a restore.
+	unlock, err := lockDataDir(dataDir)
+	if err != nil {
+		return Restored{}, err
+	}
+	defer func() { _ = unlock() }()
 	// Copy first, under names FerretDB ignores, so a failure here leaves the
 	// data directory as it was.
 	for _, f := range b.Files {
@@ -294,14 +301,19 @@ func checkBackup(ctx context.Context, src string) (Backup, error) {
 	return b, nil
 }
 
-// checkNotInUse refuses a data directory a running instance holds. The
-// embedded server's mark is its socket, mongodb.sock in the data directory,
-// which Open also uses to refuse a second server (removeStaleSocket); a
-// socket that answers is held. When the data directory is open to others or
-// its path is long the socket lives elsewhere, so SQLite's own lock is
-// checked too: every process with a database open in WAL mode holds a read
-// lock on its -shm file (sqliteHeld).
+// checkNotInUse refuses a data directory a running instance holds: the
+// embedded server holds the directory's lock (lockDataDir). Two older marks
+// are checked too, for a server of a release before the lock: its socket,
+// mongodb.sock in the data directory, which answers while it runs; and,
+// since a data directory open to others or with a long path has the socket
+// elsewhere, SQLite's own lock: every process with a database open in WAL
+// mode holds a read lock on its -shm file (sqliteHeld).
 func checkNotInUse(ctx context.Context, dataDir string) error {
+	if unlock, err := tryLockDir(dataDir); errors.Is(err, errLockHeld) {
+		return fmt.Errorf("store: restore: %s: %w (a process holds its lock); stop it first", dataDir, ErrDataDirInUse)
+	} else if err == nil {
+		_ = unlock()
+	}
 	sock := filepath.Join(dataDir, socketName)
 	d := net.Dialer{Timeout: time.Second}
 	if conn, err := d.DialContext(ctx, "unix", sock); err == nil {

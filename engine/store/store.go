@@ -119,6 +119,9 @@ type embedded struct {
 	tempDir string
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when FerretDB's Run has returned
+	// unlock releases the data directory's lock (lockDataDir), held from
+	// before FerretDB starts until it has stopped.
+	unlock func() error
 }
 
 // socketName ends in "sock" because that is how the Go driver tells a Unix
@@ -247,14 +250,23 @@ func startEmbedded(ctx context.Context, dataDir string, durability Durability, l
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, "", fmt.Errorf("store: create data directory: %w", err)
 	}
+	// One server per data directory: two on the same SQLite files corrupt
+	// them. The lock comes first, so a second process is refused whichever
+	// directory its socket would be in.
+	unlock, err := lockDataDir(abs)
+	if err != nil {
+		return nil, "", err
+	}
 	sockDir, tempDir, err := socketDir(abs)
 	if err != nil {
+		_ = unlock()
 		return nil, "", err
 	}
 	cleanup := func() {
 		if tempDir != "" {
 			_ = os.RemoveAll(tempDir)
 		}
+		_ = unlock()
 	}
 	sock := filepath.Join(sockDir, socketName)
 	if err := removeStaleSocket(ctx, sock); err != nil {
@@ -293,7 +305,7 @@ func startEmbedded(ctx context.Context, dataDir string, durability Durability, l
 	// Its own context: the server lives until Close, not until the caller's
 	// start-up context ends.
 	runCtx, cancel := context.WithCancel(context.Background())
-	emb := &embedded{dataDir: abs, socket: sock, tempDir: tempDir, cancel: cancel, done: make(chan struct{})}
+	emb := &embedded{dataDir: abs, socket: sock, tempDir: tempDir, cancel: cancel, done: make(chan struct{}), unlock: unlock}
 	go func() {
 		defer close(emb.done)
 		_ = f.Run(runCtx) // always nil; it stops when runCtx is canceled
@@ -390,10 +402,12 @@ func (e *embedded) stop(ctx context.Context) error {
 	}
 	if e.tempDir != "" {
 		if err := os.RemoveAll(e.tempDir); err != nil {
+			_ = e.unlock()
 			return fmt.Errorf("store: remove embedded FerretDB socket directory: %w", err)
 		}
 	}
-	return nil
+	// Last: the SQLite files are closed, so the next server may open them.
+	return e.unlock()
 }
 
 // DB returns the application's database.

@@ -209,6 +209,43 @@ func TestEmbeddedRefusesADataDirectoryInUse(t *testing.T) {
 	}
 }
 
+// TestEmbeddedLocksTheDataDirectory: a data directory open to others (0755)
+// puts each server's socket in a private directory of its own, so the first
+// one's socket cannot say the directory is in use; the lock on the directory
+// itself does, and a second server on the same SQLite files is refused until
+// the first one stops.
+func TestEmbeddedLocksTheDataDirectory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := store.Config{DataDir: dir, Database: "app"}
+	s, err := store.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	s2, err := store.Open(ctx, cfg, nil)
+	if err == nil {
+		_ = s2.Close(ctx)
+		t.Fatal("a second Open on a data directory open to others, in use, succeeded")
+	}
+	if !errors.Is(err, store.ErrDataDirInUse) {
+		t.Errorf("second Open: %v, want ErrDataDirInUse", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s3, err := store.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatalf("Open once the first stopped: %v", err)
+	}
+	if err := s3.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
 // TestEmbeddedSocketNotInADataDirectoryOpenToOthers: a data directory others
 // may enter (made by hand, 0755) does not get the socket; a private
 // temporary directory does.
