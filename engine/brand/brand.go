@@ -120,6 +120,8 @@ func (r *Registry) Get(key string) Brand {
 }
 
 // ForHost picks the brand for a request's host (with or without a port).
+// The port never decides: the hosts are names without one
+// (GLIMPSE_BRAND_HOSTS refuses an entry with a port at start).
 func (r *Registry) ForHost(host string) Brand {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h

@@ -30,7 +30,8 @@ type Config struct {
 	// the database, so every instance sharing the database agrees on it.
 	Secret string // GLIMPSE_SECRET (or GLIMPSE_SECRET_FILE)
 
-	// BrandHosts maps a request host name to a brand key.
+	// BrandHosts maps a request host name (no port: config refuses one) to
+	// a brand key.
 	BrandHosts map[string]string // GLIMPSE_BRAND_HOSTS: "x.example.com=_x_,y.example.com=_y_"
 
 	SessionLifetime time.Duration // GLIMPSE_SESSION_LIFETIME: absolute session lifetime
@@ -228,14 +229,8 @@ func Load(getenv func(string) string) (Config, error) {
 	if err := c.loadPayments(getenv); err != nil {
 		return c, err
 	}
-	if v := getenv("GLIMPSE_BRAND_HOSTS"); v != "" {
-		for _, pair := range strings.Split(v, ",") {
-			host, brand, ok := strings.Cut(strings.TrimSpace(pair), "=")
-			if !ok || host == "" || brand == "" {
-				return c, fmt.Errorf("GLIMPSE_BRAND_HOSTS: %q is not host=brand", pair)
-			}
-			c.BrandHosts[strings.ToLower(host)] = brand
-		}
+	if err := c.loadBrandHosts(getenv("GLIMPSE_BRAND_HOSTS")); err != nil {
+		return c, err
 	}
 	if c.TrustedProxies, err = trustedProxies(getenv("GLIMPSE_TRUSTED_PROXIES")); err != nil {
 		return c, err
@@ -279,6 +274,54 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("GLIMPSE_METRICS_ADDR must be a loopback host:port such as 127.0.0.1:9090, got %q", c.MetricsAddr)
 	}
 	return c, nil
+}
+
+// loadBrandHosts reads GLIMPSE_BRAND_HOSTS, "x.example.com=_x_,…". A brand
+// is chosen by the request's host name alone, on whatever port
+// (brand.Registry.ForHost), so an entry with a port would never match: the
+// partner's host would serve the default brand and its buyers' returns from
+// the payment page would cross origins. It is refused, as is anything else
+// that is not a host name (a scheme, a path).
+func (c *Config) loadBrandHosts(v string) error {
+	if v == "" {
+		return nil
+	}
+	for _, pair := range strings.Split(v, ",") {
+		host, brand, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		host, brand = strings.ToLower(strings.TrimSpace(host)), strings.TrimSpace(brand)
+		if !ok || host == "" || brand == "" {
+			return fmt.Errorf("GLIMPSE_BRAND_HOSTS: %q is not host=brand", pair)
+		}
+		if name, port, err := net.SplitHostPort(host); err == nil && hostName(name) && port != "" && strings.Trim(port, "0123456789") == "" {
+			return fmt.Errorf("GLIMPSE_BRAND_HOSTS: %q has a port (%s): a brand is chosen by host name alone, on any port, "+
+				"so this entry would never match; write %s=%s (links in mail take GLIMPSE_BASE_URL's port)", pair, port, name, brand)
+		}
+		if !hostName(host) {
+			return fmt.Errorf("GLIMPSE_BRAND_HOSTS: %q is not host=brand with a host name such as x.example.com "+
+				"(no scheme, port or path)", pair)
+		}
+		c.BrandHosts[host] = brand
+	}
+	return nil
+}
+
+// hostName reports whether h is a DNS name or an IPv4 address as a Host
+// header carries it: letters, digits, hyphens and dots, no empty label.
+func hostName(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, r := range label {
+			if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' && r != '_' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // loopbackAddr reports whether addr is host:port with a loopback host.
@@ -346,8 +389,8 @@ func (c Config) BrandOrigin(brandKey string) string {
 	if err != nil {
 		return c.BaseURL
 	}
-	host := hosts[0]
-	if port := u.Port(); port != "" && !strings.Contains(host, ":") {
+	host := hosts[0] // a host name: loadBrandHosts refuses ports
+	if port := u.Port(); port != "" {
 		host = net.JoinHostPort(host, port)
 	}
 	return u.Scheme + "://" + host

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,34 @@ func TestMetricsAddrIsLoopbackOnly(t *testing.T) {
 		case !tc.ok && err == nil:
 			t.Errorf("%s: %s was accepted", name, tc.addr)
 		}
+	}
+}
+
+// TestBrandHostsRefusePorts: a brand is chosen by host name alone
+// (brand.Registry.ForHost drops the port), so x.example.com:8443=_x_ was
+// accepted and never matched; it is refused at start with a message that
+// says why, as is any entry that is not a host name.
+func TestBrandHostsRefusePorts(t *testing.T) {
+	t.Parallel()
+	for entry, want := range map[string]string{
+		"x.example.com:8443=_x_":          "has a port (8443)",
+		"X.Example.com:443=_x_":           "write x.example.com=_x_",
+		"localhost:8080=_x_":              "has a port",
+		"https://x.example.com=_x_":       "not host=brand with a host name",
+		"x.example.com/partner=_x_":       "not host=brand with a host name",
+		"x..example.com=_x_":              "not host=brand with a host name",
+		"y.example.com=_y_,x.example.com": "not host=brand",
+	} {
+		_, err := Load(env(map[string]string{"GLIMPSE_BRAND_HOSTS": entry}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", entry, err, want)
+		}
+	}
+	c, err := Load(env(map[string]string{"GLIMPSE_BRAND_HOSTS": "localhost=_x_, Y.example.com = _y_"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"localhost": "_x_", "y.example.com": "_y_"}, c.BrandHosts); diff != "" {
+		t.Fatal(diff)
 	}
 }
