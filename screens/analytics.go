@@ -55,6 +55,9 @@ type AnalyticsState struct {
 	Notice string
 	// ReportURL, for owners of the profile report, is where it downloads.
 	ReportURL string
+	// ReportPending is an owner of the profile report with no analysis yet:
+	// the screen says the report is mailed once there is one.
+	ReportPending bool
 	// CanUpload offers the data-export upload (nothing connected, or an
 	// export-based profile that a newer export can update).
 	CanUpload bool
@@ -92,7 +95,7 @@ func Analytics(c Context, s AnalyticsState) Page {
 		}
 		empty := &ui.Node{Type: "empty_state", Title: title, Text: text, Icon: "insights"}
 		page.Screen = SubPage(c, "analytics", c.T("analytics.title"), nil,
-			ui.Stack("lg", empty, notice, connectCard(c, s.ConnectURL), uploadCard(c)))
+			ui.Stack("lg", empty, notice, reportPendingNote(c, s.ReportPending), connectCard(c, s.ConnectURL), uploadCard(c)))
 		return page
 	}
 	var r analysis.Result
@@ -180,6 +183,9 @@ func Analytics(c Context, s AnalyticsState) Page {
 	if s.ReportURL != "" {
 		children = append(children, ui.Button(c.T("analytics.downloadReport"), "secondary",
 			ui.Download(s.ReportURL, "profile-report.pdf")))
+	}
+	if n := reportPendingNote(c, s.ReportPending && !known); n != nil {
+		children = append(children, n)
 	}
 	if s.CanUpload {
 		children = append(children, uploadCard(c))

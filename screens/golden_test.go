@@ -60,6 +60,10 @@ func goldenCases() []goldenCase {
 			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				Fetching: true, PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
 		}},
+		{"home__report-pending", func(c Context) Page {
+			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "ann@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
+				PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: pendingOffers(false), Insights: InsightsIdle})
+		}},
 		{"home__course-owner-canceled", func(c Context) Page {
 			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "ann@example.com", Plan: billing.Describe("glimpse_premium_one_month"),
 				Canceled: true, CourseOwned: true, PeriodEnd: "Dec 2, 2026", Offers: goldenOffers(true)})
@@ -114,6 +118,9 @@ func goldenCases() []goldenCase {
 		}},
 		{"analytics__idle", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsIdle}) }},
 		{"analytics__pending", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsPending}) }},
+		{"analytics__idle-report-pending", func(c Context) Page {
+			return Analytics(c, AnalyticsState{Status: InsightsIdle, ReportPending: true})
+		}},
 		{"analytics__processing", func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsProcessing}) }},
 		{"analytics__idle-connect-denied", func(c Context) Page {
 			return Analytics(c, AnalyticsState{Status: InsightsIdle, ConnectURL: "/instagram/connect", CanUpload: true,
@@ -162,6 +169,11 @@ func goldenCases() []goldenCase {
 			return Receipt(c, &ReceiptState{Number: "7F3K-9QX2-M4AB", Item: "Instagram PRO course", Kind: billing.ReceiptAddOn,
 				Family: billing.FamilyPDFCourse, Amount: "$19.99", Date: "Nov 3, 2026", Card: "Visa ••4242", Status: billing.HistoryPaid,
 				Operator: "Example Operator Ltd", Email: "demo@example.com", JustBought: true})
+		}},
+		{"receipt__just-bought-report-pending", func(c Context) Page {
+			return Receipt(c, &ReceiptState{Number: "7F3K-9QX2-M4AB", Item: "Profile report", Kind: billing.ReceiptAddOn,
+				Family: billing.FamilyProfileReport, Amount: "$28.99", Date: "Nov 3, 2026", Card: "Visa ••4242", Status: billing.HistoryPaid,
+				Operator: "Example Operator Ltd", Email: "ann@example.com", JustBought: true, ReportPending: true})
 		}},
 		{"receipt__renewal-refunded", func(c Context) Page {
 			return Receipt(c, &ReceiptState{Number: "0C1D-2E3F-4G5H", Item: "Weekly Plan", Kind: billing.ReceiptRenewal,

@@ -23,6 +23,9 @@ type Offer struct {
 	FullPrice billing.Money
 	Discount  int
 	Owned     bool
+	// Pending is the profile report before the profile's first analysis:
+	// it is mailed once there is one, and the offer says so (report.go).
+	Pending bool
 }
 
 // PlanState is what My Plan shows for one subscriber.
@@ -158,7 +161,7 @@ func offerCard(c Context, o Offer) *ui.Node {
 	key := "plan.offer." + o.Family
 	var action *ui.Node
 	if o.Owned {
-		action = ui.Button(c.T(key+".owned"), "secondary", ownedAction(o.Family))
+		action = ownedButton(c, o)
 	} else {
 		// Nothing is charged from here: the confirmation says what and
 		// to which card first.
@@ -233,6 +236,7 @@ func PurchaseConfirms(c Context, offers []Offer, card string) map[string]*ui.Nod
 		d := ui.Dialog(id, "modal", c.T("purchase.title"),
 			ui.Text("heading", c.T("plan.offer."+o.Family+".title")),
 			ui.Text("body", c.T("plan.offer."+o.Family+".text")),
+			ui.If(o.Pending, ui.Text("body", c.T("purchase.pending."+o.Family))),
 			ui.Text("body", summary),
 			ui.Form(form, buy, ui.FormError(form), ui.Button(pay, "primary", buy)),
 			ui.Button(c.T("purchase.cancel"), "secondary", ui.CloseOverlay(id)),

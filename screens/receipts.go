@@ -37,6 +37,10 @@ type ReceiptState struct {
 	// JustBought is the screen a purchase lands on: it says the payment
 	// went through and offers what was bought.
 	JustBought bool
+	// ReportPending is a profile report bought before the profile's first
+	// analysis: instead of its download, the receipt says it is mailed
+	// once there is one, and leads to Analytics.
+	ReportPending bool
 }
 
 // historyTone is the badge tone of a charge's status.
@@ -86,7 +90,10 @@ func Receipt(c Context, r *ReceiptState) Page {
 	if r.JustBought {
 		done := &ui.Node{Type: "banner", Tone: "positive", Title: c.T("purchase.done"),
 			Text: fill(c.T("purchase.doneText"), "{price}", r.Amount, "{card}", r.Card, "{email}", r.Email)}
-		if next := nextStep(c, r.Family); next != nil {
+		switch next := nextStep(c, r.Family); {
+		case r.ReportPending && r.Family == billing.FamilyProfileReport:
+			done.Children = pendingReportStep(c, r.Family, r.Email)
+		case next != nil:
 			done.Children = []*ui.Node{ui.Text("body", c.T("purchase.next."+r.Family)), next}
 		}
 		children = append(children, done)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
@@ -77,6 +78,34 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 		data["link"] = billing.PathCheckoutConfirm + "?token=" + url.QueryEscape(n.Data["token"])
 	case billing.NoticeCanceled:
 		template = mail.TemplateCanceled
+		// A change scheduled for the renewal went with the cancel: say so.
+		if dropped := n.Data["dropped"]; dropped != "" {
+			data["dropped"] = strings.ReplaceAll(a.Brands.Copy(a.Brands.Get(n.Brand)).T("mail.canceled.dropped"), "{next}", dropped)
+		}
+	case billing.NoticeResumed:
+		template = mail.TemplateResumed
+	case billing.NoticePlanChange:
+		template = mail.TemplatePlanChange
+	case billing.NoticeExtended:
+		template = mail.TemplateExtended
+	case billing.NoticeCardUpdated:
+		template = mail.TemplateCardUpdated
+	case billing.NoticeRefunded:
+		template = mail.TemplateRefunded
+		words := a.Brands.Copy(a.Brands.Get(n.Brand))
+		if family := n.Data["family"]; family != "" {
+			data["item"] = words.T("plan.offer." + family + ".title")
+		}
+		switch n.Data["ends"] {
+		case "plan":
+			data["effect"] = words.T("mail.refunded.endsPlan")
+		case "add_on":
+			data["effect"] = words.T("mail.refunded.endsAddOn")
+		default:
+			data["effect"] = words.T("mail.refunded.keeps")
+		}
+		delete(data, "family")
+		delete(data, "ends")
 	case billing.NoticeReceipt:
 		template = mail.TemplateReceipt
 		if family := n.Data["family"]; family != "" {

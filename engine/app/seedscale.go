@@ -256,7 +256,8 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 	key := "purchase:scale-template"
 	if err := a.billingMail(ctx, billing.Notice{Key: key, To: ScaleEmail(0), Brand: brand.DefaultKey, Kind: billing.NoticePurchase,
 		Data: map[string]string{"subscription": "scale-template", "plan": billing.Describe(t.plans[0].Code).Name,
-			"price": t.plans[0].Price.String()}}); err != nil {
+			"price": t.plans[0].Price.String(), "period": billing.Describe(t.plans[0].Code).Period,
+			"renewDate": brand.Date(a.Clock.Now())}}); err != nil {
 		return nil, fmt.Errorf("seed-scale: render mail: %w", err)
 	}
 	if t.mail, err = a.Outbox.Get(ctx, key); err != nil {

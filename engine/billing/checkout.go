@@ -322,7 +322,8 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 			return err
 		}
 		s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: order.Email, Brand: order.Brand, Kind: NoticePurchase,
-			Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": order.Amount.String()}})
+			Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": order.Amount.String(),
+				"period": Describe(plan.Code).Period, "renewDate": brand.Date(end)}})
 		if order.ChargeKey != "" {
 			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: order.ChargeKey, SubscriptionID: sub.ID,
 				Email: order.Email, Brand: order.Brand, Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: order.Amount,
@@ -486,6 +487,10 @@ func (s *Service) setCard(ctx context.Context, subID string, pm PaymentMethod, b
 		return fmt.Errorf("update card of %s: %w", sub.ID, err)
 	}
 	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: brand.CardLabel(pm.Brand, pm.Last4)})
+	if pm.ID != sub.PaymentMethod.ID {
+		s.send(ctx, Notice{Key: "card:" + sub.ID + ":" + pm.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeCardUpdated,
+			Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "card": brand.CardLabel(pm.Brand, pm.Last4)}})
+	}
 	s.touched(sub.UserID)
 	return nil
 }

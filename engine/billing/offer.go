@@ -3,6 +3,7 @@ package billing
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 	"glimpse/engine/store"
 )
 
@@ -58,6 +60,8 @@ func (s *Service) ChangePlanAtRenewal(ctx context.Context, subID, saleCode, key,
 	end := s.periodEnd(sub, s.clock.Now())
 	s.record(ctx, sub.ID, "plan_change:"+key, Change{By: by, Kind: ChangePlanChanged, From: sub.PlanCode, To: saleCode,
 		Detail: plan.Price.String() + " from " + end.Format(time.RFC3339)})
+	s.send(ctx, Notice{Key: "plan-change:" + sub.ID + ":" + saleCode + ":" + strconv.FormatInt(end.Unix(), 10), To: sub.Email,
+		Brand: sub.Brand, Kind: NoticePlanChange, Data: s.renewalTerms(sub)})
 	s.touched(sub.UserID)
 	return sub, nil
 }
@@ -116,6 +120,9 @@ func (s *Service) AddFreeMonth(ctx context.Context, subID, key, by string) (Subs
 	}
 	s.record(ctx, sub.ID, "extended:"+key, Change{By: by, Kind: ChangeExtended,
 		From: claim.Base.Format(time.RFC3339), To: claim.Target.Format(time.RFC3339), Detail: "one free month"})
+	// One free month per subscription, so one mail.
+	s.send(ctx, Notice{Key: freeMonthClaimID(sub.ID), To: sub.Email, Brand: sub.Brand, Kind: NoticeExtended,
+		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "date": brand.Date(claim.Target)}})
 	s.touched(sub.UserID)
 	return sub, nil
 }

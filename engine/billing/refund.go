@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/brand"
 	"glimpse/engine/store"
 )
 
@@ -279,6 +280,7 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 	if ch.SubscriptionID != "" {
 		s.record(ctx, ch.SubscriptionID, "refund:"+r.ID, Change{By: req.By, Kind: ChangeRefunded,
 			Detail: r.Amount.String() + " of charge " + ch.ID + ": " + r.Reason})
+		s.mailRefund(ctx, ch, r)
 	}
 	applied, err := s.ApplyChargeEvent(ctx, ch.ID, "refund:"+r.ID, status, r.CreatedAt)
 	if err != nil {
@@ -290,6 +292,32 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 		}
 	}
 	return r, nil
+}
+
+// mailRefund tells the subscriber of money given back: how much, for what,
+// to which card, and what the refund ends (a full refund ends what it paid
+// for; a partial one changes no access). One mail per refund.
+func (s *Service) mailRefund(ctx context.Context, ch Charge, r Refund) {
+	sub, err := s.Subscription(ctx, ch.SubscriptionID)
+	if err != nil {
+		s.logger.Error("refund mail", "refund", r.ID, "error", err)
+		return
+	}
+	data := map[string]string{"amount": r.Amount.String(), "item": Describe(sub.PlanCode).Name, "card": "—",
+		"date": brand.Date(ch.CreatedAt), "ends": ""}
+	if pm := sub.PaymentMethod; pm.Last4 != "" {
+		data["card"] = brand.CardLabel(pm.Brand, pm.Last4)
+	}
+	if !sub.MainPlan {
+		data["family"] = FamilyOf(sub.PlanCode)
+	}
+	if r.Full {
+		data["ends"] = "plan"
+		if !sub.MainPlan {
+			data["ends"] = "add_on"
+		}
+	}
+	s.send(ctx, Notice{Key: "refund:" + r.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeRefunded, Data: data})
 }
 
 func refundWithKey(refunds []Refund, key string) (Refund, bool) {

@@ -71,6 +71,16 @@ const (
 	NoticeReceipt        = "receipt"        // Data: item, price, date; family for an add-on (its name is the brand's copy)
 	NoticeCancelLink     = "cancel_link"    // Data: token, email
 	NoticeProfileReport  = "profile_report" // Data: user, email: the bought report is to be made and mailed
+	// Every other change to a plan is confirmed in writing, as a card
+	// network's rules and consumers expect of a subscription.
+	NoticeResumed     = "resumed"      // Data: plan, price, period, date (the next charge)
+	NoticePlanChange  = "plan_change"  // Data: plan, price, period, date (from when)
+	NoticeExtended    = "extended"     // Data: plan, date (the new end of the period)
+	NoticeCardUpdated = "card_updated" // Data: plan, card
+	// NoticeRefunded is money given back. Data: amount, item (or family for
+	// an add-on), card, date (of the payment), ends: "plan", "add_on" or ""
+	// (a partial refund changes no access).
+	NoticeRefunded = "refunded"
 )
 
 // Service sells plans and keeps subscriptions.
@@ -451,15 +461,28 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
 	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": bson.M{
-		"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end,
-	}}); err != nil {
+	// A canceled plan does not renew, so a change scheduled for its renewal
+	// (a sale plan taken in the cancel flow) goes with the cancel, and the
+	// cancel's mail says so; a resume brings back the plan as it runs now.
+	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
+		"$set":   bson.M{"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end},
+		"$unset": bson.M{"nextPlanCode": ""},
+	}); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
 	}
+	dropped := sub.NextPlanCode
 	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusCanceled, true, &now, &end, end
-	s.record(ctx, sub.ID, "canceled", Change{By: by, Kind: ChangeCanceled, From: StatusActive, To: StatusCanceled})
-	s.send(ctx, Notice{Key: "canceled:" + sub.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled,
-		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(end)}})
+	sub.NextPlanCode = ""
+	change := Change{By: by, Kind: ChangeCanceled, From: StatusActive, To: StatusCanceled}
+	data := map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(end)}
+	if dropped != "" {
+		change.Detail = "scheduled change to " + dropped + " dropped"
+		data["dropped"] = Describe(dropped).Name
+	}
+	// Keyed by the plan's run: cancel, resume and cancel again is two
+	// cancels, each recorded and mailed; the same cancel sent twice is one.
+	s.record(ctx, sub.ID, "canceled"+sub.run(), change)
+	s.send(ctx, Notice{Key: "canceled:" + sub.ID + sub.run(), To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled, Data: data})
 	s.touched(sub.UserID)
 	return sub, nil
 }
@@ -488,16 +511,40 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if err := s.scheduleRenewal(ctx, sub.ID, sub.CurrentPeriodEnd); err != nil {
 		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
 	}
+	// The cancel it takes back names the resume: two resumes of one cancel
+	// sent together are one history line and one mail.
+	canceled := ""
+	if sub.CanceledAt != nil {
+		canceled = strconv.FormatInt(sub.CanceledAt.UnixNano(), 10)
+	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd},
-		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": ""},
+		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd, "resumedAt": now},
+		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": "", "nextPlanCode": ""},
 	}); err != nil {
 		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
 	}
 	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusActive, false, nil, nil, sub.CurrentPeriodEnd
-	s.record(ctx, sub.ID, "resumed:"+strconv.FormatInt(now.UnixNano(), 10), Change{By: by, Kind: ChangeResumed, From: StatusCanceled, To: StatusActive})
+	sub.ResumedAt, sub.NextPlanCode = &now, ""
+	s.record(ctx, sub.ID, "resumed:"+canceled, Change{By: by, Kind: ChangeResumed, From: StatusCanceled, To: StatusActive})
+	s.send(ctx, Notice{Key: "resumed:" + sub.ID + ":" + canceled, To: sub.Email, Brand: sub.Brand, Kind: NoticeResumed,
+		Data: s.renewalTerms(sub)})
 	s.touched(sub.UserID)
 	return sub, nil
+}
+
+// renewalTerms says what a running main plan renews as: its name, the price
+// and period of its next charge (a scheduled change's, when one is set) and
+// the date of that charge.
+func (s *Service) renewalTerms(sub Subscription) map[string]string {
+	code, price := sub.PlanCode, sub.Price
+	if sub.NextPlanCode != "" {
+		code = sub.NextPlanCode
+		if next, err := s.catalogue.Plan(code); err == nil {
+			price = next.Price
+		}
+	}
+	return map[string]string{"plan": Describe(code).Name, "price": price.String(), "period": Describe(code).Period,
+		"date": brand.Date(sub.CurrentPeriodEnd)}
 }
 
 // cancelAll cancels the active main plans among subs on bundle and counts

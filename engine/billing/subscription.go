@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -38,10 +39,14 @@ type Subscription struct {
 	CurrentPeriodEnd   time.Time `bson:"currentPeriodEnd,omitempty"`
 	// ExpiresAt is when a canceled subscription stops authorising (its
 	// period end), or when an expired one stopped.
-	ExpiresAt         *time.Time    `bson:"expiresAt,omitempty"`
-	CancelAtPeriodEnd bool          `bson:"cancelAtPeriodEnd,omitempty"`
-	CanceledAt        *time.Time    `bson:"canceledAt,omitempty"`
-	PaymentMethod     PaymentMethod `bson:"paymentMethod"`
+	ExpiresAt         *time.Time `bson:"expiresAt,omitempty"`
+	CancelAtPeriodEnd bool       `bson:"cancelAtPeriodEnd,omitempty"`
+	CanceledAt        *time.Time `bson:"canceledAt,omitempty"`
+	// ResumedAt is when a cancel was last taken back: it names the plan's
+	// current run, so the next cancel is an event of its own (its history
+	// line and its mail), while a cancel sent twice in one run is one.
+	ResumedAt     *time.Time    `bson:"resumedAt,omitempty"`
+	PaymentMethod PaymentMethod `bson:"paymentMethod"`
 	// DueAt is when the renewal job next looks at the subscription: the
 	// period end, or the next retry of a failed payment. Zero for one-time
 	// purchases and for expired subscriptions.
@@ -64,6 +69,15 @@ type Subscription struct {
 	// writer filed) costs a read or two, never a lost filing.
 	FiledCharges int `bson:"filedCharges,omitempty"`
 	FiledHistory int `bson:"filedHistory,omitempty"`
+}
+
+// run names the plan's current run between a resume and the next cancel:
+// "" before any resume.
+func (s Subscription) run() string {
+	if s.ResumedAt == nil {
+		return ""
+	}
+	return ":" + strconv.FormatInt(s.ResumedAt.UnixNano(), 10)
 }
 
 // Canceled reports whether the subscription will not renew.

@@ -101,6 +101,8 @@ func (s *Service) Extend(ctx context.Context, subscriptionID string, days int, k
 	}
 	s.record(ctx, sub.ID, "extended:staff:"+key, Change{By: by, Kind: ChangeExtended, From: from.Format(time.RFC3339),
 		To: end.Format(time.RFC3339), Detail: strconv.Itoa(days) + " days"})
+	s.send(ctx, Notice{Key: "extended:" + sub.ID + ":" + key, To: sub.Email, Brand: sub.Brand, Kind: NoticeExtended,
+		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "date": brand.Date(end)}})
 	s.touched(sub.UserID)
 	return sub, nil
 }

@@ -12,7 +12,7 @@ import (
 // Templates. The comment names the Data each one needs.
 const (
 	TemplateActivation    = "activation"     // Data: "link" (create-account page /access-recovery?key=…), "email"
-	TemplatePurchase      = "purchase"       // after checkout: Data "link" (create account), "plan", "price", "email"
+	TemplatePurchase      = "purchase"       // after checkout: Data "link" (create account), "plan", "price", "email", "period", "renewDate"
 	TemplatePasswordReset = "password_reset" // Data: "link", "minutes" (lifetime)
 	TemplateCancelConfirm = "cancel_confirm" // cancel-by-email: Data "link" (/unsubscription?from=…), "email"
 	TemplatePaymentFailed = "payment_failed" // renewal failed: Data "link" (update card), "plan", "retryDate"
@@ -32,13 +32,22 @@ const (
 	TemplateDataExport           = "data_export"    // the person's data is ready: Data "link" (download), "expires"
 	TemplateAccountErased        = "account_erased" // the account was deleted: Data "email", "years" (how long receipts are kept)
 	TemplateInactivity           = "inactivity"     // the account is deleted soon for disuse: Data "email", "date", "link" (sign-in)
+	// Every change to a plan is confirmed in writing.
+	TemplateResumed     = "resumed"      // a cancel taken back: Data "plan", "price", "period", "date" (the next charge)
+	TemplatePlanChange  = "plan_change"  // a plan change scheduled: Data "plan", "price", "period", "date" (from when)
+	TemplateExtended    = "extended"     // the period moved on for free: Data "plan", "date" (its new end)
+	TemplateCardUpdated = "card_updated" // the saved card replaced: Data "plan", "card"
+	// TemplateRefunded is money given back: Data "amount", "item", "card",
+	// "date" (of the payment), "effect" (what the refund ends, in the
+	// brand's words).
+	TemplateRefunded = "refunded"
 )
 
 // required lists each template's Data keys; "link" also means the mail has
 // a button.
 var required = map[string][]string{
 	TemplateActivation:           {"link", "email"},
-	TemplatePurchase:             {"link", "plan", "price", "email"},
+	TemplatePurchase:             {"link", "plan", "price", "email", "period", "renewDate"},
 	TemplatePasswordReset:        {"link", "minutes"},
 	TemplateCancelConfirm:        {"link", "email"},
 	TemplatePaymentFailed:        {"link", "plan", "retryDate"},
@@ -51,13 +60,26 @@ var required = map[string][]string{
 	TemplateDataExport:           {"link", "expires"},
 	TemplateAccountErased:        {"email", "years"},
 	TemplateInactivity:           {"email", "date", "link"},
+	TemplateResumed:              {"plan", "price", "period", "date"},
+	TemplatePlanChange:           {"plan", "price", "period", "date"},
+	TemplateExtended:             {"plan", "date"},
+	TemplateCardUpdated:          {"plan", "card"},
+	TemplateRefunded:             {"amount", "item", "card", "date", "effect"},
+}
+
+// optional lists the Data keys a template's copy may hold that can be
+// empty: a sentence that only some mails of the template need. An absent
+// one reads as nothing.
+var optional = map[string][]string{
+	TemplateCanceled: {"dropped"},
 }
 
 // Templates lists every template name.
 func Templates() []string {
 	return []string{TemplateActivation, TemplatePurchase, TemplatePasswordReset, TemplateCancelConfirm,
 		TemplatePaymentFailed, TemplateConfirmPayment, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateProfileReportPending,
-		TemplateAccountExists, TemplateDataExport, TemplateAccountErased, TemplateInactivity}
+		TemplateAccountExists, TemplateDataExport, TemplateAccountErased, TemplateInactivity,
+		TemplateResumed, TemplatePlanChange, TemplateExtended, TemplateCardUpdated, TemplateRefunded}
 }
 
 // Required returns the Data keys a template needs.
@@ -107,6 +129,9 @@ func (o *Outbox) render(m Message) (rendered, error) {
 	if o.sender != nil {
 		from := o.sender(m.Brand)
 		data["brand"], data["operator"], data["support"] = from.Brand, from.Operator, from.Support
+	}
+	for _, k := range optional[m.Template] {
+		data[k] = ""
 	}
 	for k, v := range m.Data {
 		data[k] = v

@@ -34,8 +34,12 @@ func (s *Server) analyticsScreen(r *request) (screens.Page, error) {
 	if state.Notice == "" && p.Problem != "" {
 		state.Notice = p.Problem
 	}
-	if p.Result != nil && s.entitlements(r)[billing.ProfileReport] {
-		state.ReportURL = PathProfileReport
+	if s.entitlements(r)[billing.ProfileReport] {
+		if p.Result != nil {
+			state.ReportURL = PathProfileReport
+		} else {
+			state.ReportPending = true
+		}
 	}
 	if p.Source == profile.SourceDemo {
 		state.Source = r.copy.T("analytics.demoSource")

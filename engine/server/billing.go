@@ -228,8 +228,16 @@ func (s *Server) planState(r *request) screens.HomeState {
 		if err != nil {
 			continue
 		}
-		h.Offers = append(h.Offers, screens.Offer{Family: a.Family, Price: p.Price, FullPrice: p.FullPrice,
-			Discount: p.Discount, Owned: ent[a.Entitlement]})
+		o := screens.Offer{Family: a.Family, Price: p.Price, FullPrice: p.FullPrice,
+			Discount: p.Discount, Owned: ent[a.Entitlement]}
+		if a.Entitlement == billing.ProfileReport {
+			// Made from the analysis: before the first, it is sold, and
+			// shown, as mailed once there is one. The dashboard has read
+			// the profile's summary already (homeScreen); a failure to read
+			// it is that screen's error.
+			o.Pending, _ = s.reportPending(r)
+		}
+		h.Offers = append(h.Offers, o)
 	}
 	return h
 }

@@ -44,20 +44,21 @@ func (s *Server) serveLessonPDF(c fiber.Ctx) error {
 	if slug == reelsSlug {
 		return engine.Errorf(engine.CodeNotFound, "Not found")
 	}
-	return s.servePDF(c, slug, billing.PDFCourse, "course.notOwned")
+	return s.servePDF(c, slug, billing.PDFCourse, "course.notOwned", screens.PathCourse)
 }
 
 // serveReelsPlaybook serves the Reels playbook to its owners.
 func (s *Server) serveReelsPlaybook(c fiber.Ctx) error {
-	return s.servePDF(c, reelsSlug, billing.ReelsPlaybook, "reels.notOwned")
+	return s.servePDF(c, reelsSlug, billing.ReelsPlaybook, "reels.notOwned", screens.PathMyPlan)
 }
 
-// servePDF checks the entitlement and sends the (cached) PDF of a document.
-func (s *Server) servePDF(c fiber.Ctx, slug string, need billing.Entitlement, notOwned string) error {
-	r, err := s.newRequest(c)
-	if err != nil {
-		return err
-	}
+// servePDF checks the entitlement and sends the (cached) PDF of a document;
+// one that cannot be sent is serveFile's error, with the way back to back.
+func (s *Server) servePDF(c fiber.Ctx, slug string, need billing.Entitlement, notOwned, back string) error {
+	return s.serveFile(c, back, func(c fiber.Ctx, r *request) error { return s.sendPDF(c, r, slug, need, notOwned) })
+}
+
+func (s *Server) sendPDF(c fiber.Ctx, r *request, slug string, need billing.Entitlement, notOwned string) error {
 	if !r.authorised {
 		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("report.signIn"))
 	}

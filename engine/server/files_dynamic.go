@@ -1,6 +1,13 @@
 package server
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -9,6 +16,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/billing"
 	"glimpse/engine/report"
+	"glimpse/engine/store"
 	"glimpse/screens"
 )
 
@@ -31,10 +39,10 @@ func (s *Server) serveImage(c fiber.Ctx) error {
 // serveProfileReport renders the signed-in subscriber's profile report as a
 // PDF for owners of the profile-report add-on.
 func (s *Server) serveProfileReport(c fiber.Ctx) error {
-	r, err := s.newRequest(c)
-	if err != nil {
-		return err
-	}
+	return s.serveFile(c, screens.PathAnalytics, s.profileReport)
+}
+
+func (s *Server) profileReport(c fiber.Ctx, r *request) error {
 	if !r.authorised {
 		return engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("report.signIn"))
 	}
@@ -65,3 +73,85 @@ func (s *Server) serveProfileReport(c fiber.Ctx) error {
 	c.Set("Content-Length", strconv.Itoa(len(pdf)))
 	return c.Send(pdf)
 }
+
+// serveFile answers a file a person downloads or opens (a PDF) with serve.
+// A file that cannot be served answers the renderer, which fetches a
+// download itself and asks for JSON, with the usual error, which it shows in
+// the app. Anyone else (a browser following the link on its own: a new tab,
+// a link in a mail, a page without the renderer) gets a page a person can
+// read, saying why, with the way back to back: never an error body a
+// browser would save under the file's name.
+func (s *Server) serveFile(c fiber.Ctx, back string, serve func(c fiber.Ctx, r *request) error) error {
+	r, err := s.newRequest(c)
+	if err == nil {
+		err = serve(c, r)
+	}
+	if err == nil || c.Accepts(fiber.MIMETextHTML, fiber.MIMEApplicationJSON) == fiber.MIMEApplicationJSON {
+		return err
+	}
+	return s.fileErrorPage(c, r, err, back)
+}
+
+// fileErrorPage is serveFile's page for a file that cannot be served: the
+// brand, what went wrong in the words the error carries (an internal
+// cause is logged, never shown) and a link back into the app (to sign in,
+// for a person who is not).
+func (s *Server) fileErrorPage(c fiber.Ctx, r *request, err error, back string) error {
+	if r == nil {
+		b := s.Brands.ForHost(c.Hostname())
+		r = &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}
+	}
+	status, msg := http.StatusInternalServerError, r.copy.T("error.generic")
+	var e *engine.Error
+	switch {
+	case store.IsUnavailable(err):
+		status = http.StatusServiceUnavailable
+	case errors.As(err, &e) && e.Code != engine.CodeInternal:
+		status = statusOf(e.Code)
+		if e.Message != "" {
+			msg = e.Message
+		}
+		if e.Code == engine.CodeUnauthenticated {
+			back = screens.PathSignIn
+		}
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	s.Logger.Log(c.Context(), level, "file failed", "requestId", requestID(c), "path", c.Path(),
+		"status", status, "error", err.Error())
+	var page bytes.Buffer
+	if err := fileErrorTemplate.Execute(&page, fileErrorView{Brand: r.brand.Name, Title: r.copy.T("download.failedTitle"),
+		Message: msg, Back: back, BackLabel: strings.ReplaceAll(r.copy.T("download.back"), "{brand}", r.brand.Name),
+		Style: template.CSS(fileErrorStyle)}); err != nil {
+		return engine.Wrap(engine.CodeInternal, err, "")
+	}
+	c.Set("Content-Type", "text/html; charset=utf-8")
+	c.Set("Cache-Control", "no-store")
+	c.Set("Content-Security-Policy", fileErrorPolicy)
+	return c.Status(status).Send(page.Bytes())
+}
+
+// fileErrorView is what fileErrorTemplate fills in, each value escaped.
+type fileErrorView struct {
+	Brand, Title, Message, Back, BackLabel string
+	Style                                  template.CSS
+}
+
+// fileErrorStyle is the page's only style, allowed by its hash
+// (fileErrorPolicy): the page loads nothing.
+const fileErrorStyle = `body{margin:0;background:#f4f6fb;color:#141a33;font:16px/1.5 -apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif}` +
+	`main{max-width:430px;margin:0 auto;padding:32px 20px}.brand{font-weight:600;color:#5b6478}h1{font-size:22px;line-height:1.3;margin:8px 0 12px}` +
+	`a{display:inline-block;margin-top:12px;background:#3d5afe;color:#fff;text-decoration:none;font-weight:600;padding:12px 20px;border-radius:8px}`
+
+var fileErrorPolicy = func() string {
+	sum := sha256.Sum256([]byte(fileErrorStyle))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}()
+
+var fileErrorTemplate = template.Must(template.New("file-error").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>{{.Title}} · {{.Brand}}</title><style>{{.Style}}</style></head>
+<body><main><p class="brand">{{.Brand}}</p><h1>{{.Title}}</h1><p>{{.Message}}</p><a href="{{.Back}}">{{.BackLabel}}</a></main></body></html>
+`))

@@ -84,8 +84,26 @@ func (s *Server) receiptScreen(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.Receipt(r.copy, &screens.ReceiptState{Number: v.Number, Item: itemName(r.copy, v.PlanCode, v.Family()),
+	state := &screens.ReceiptState{Number: v.Number, Item: itemName(r.copy, v.PlanCode, v.Family()),
 		Kind: v.Kind, Family: v.Family(), Amount: v.Amount.String(), Date: brand.Date(v.PaidAt), Card: v.Card(),
 		Status: v.Status, Operator: s.Config.OperatorName, Email: v.Email,
-		JustBought: r.query.Get("purchase") == "done" && v.Kind == billing.ReceiptAddOn}), nil
+		JustBought: r.query.Get("purchase") == "done" && v.Kind == billing.ReceiptAddOn}
+	if state.JustBought && state.Family == billing.FamilyProfileReport {
+		// The report is made from the analysis: with none yet, it is
+		// mailed once there is one, and nothing offers to download it.
+		if state.ReportPending, err = s.reportPending(r); err != nil {
+			return screens.Page{}, err
+		}
+	}
+	return screens.Receipt(r.copy, state), nil
+}
+
+// reportPending is whether the request's subscriber has no analysed profile
+// yet, so that a profile report they own or buy is still to be mailed.
+func (s *Server) reportPending(r *request) (bool, error) {
+	sum, err := s.insights(r)
+	if err != nil {
+		return false, err
+	}
+	return sum.Engagement == nil, nil
 }

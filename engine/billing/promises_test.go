@@ -1,0 +1,164 @@
+package billing
+
+import (
+	"context"
+	"sync"
+	"testing"
+)
+
+// noticesOf returns the notices of a kind sent so far, in order.
+func (l *noticeLog) noticesOf(kind string) []Notice {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Notice
+	for _, n := range l.list {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// distinctKeys counts the mails notices make: the outbox sends a key once.
+func distinctKeys(ns []Notice) int {
+	keys := map[string]bool{}
+	for _, n := range ns {
+		keys[n.Key] = true
+	}
+	return len(keys)
+}
+
+// Each cancel is a mail of its own: cancel, resume and cancel again is two
+// cancellation mails and one resume mail. Cancels (and resumes) sent
+// together are one event each, so one mail each.
+func TestEveryCancelIsConfirmedByMail(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, TestCardSucceeds, "cancel-twice")
+	together := func(do func() error) {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				if err := do(); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	together(func() error { _, err := f.svc.Cancel(ctx, sub.ID, "user:u1"); return err })
+	if n := distinctKeys(f.notices.noticesOf(NoticeCanceled)); n != 1 {
+		t.Fatalf("one cancel sent four times together: %d mails", n)
+	}
+	f.clock.Advance(1)
+	together(func() error { _, err := f.svc.Resume(ctx, sub.ID, "user:u1"); return err })
+	if n := distinctKeys(f.notices.noticesOf(NoticeResumed)); n != 1 {
+		t.Fatalf("one resume sent four times together: %d mails", n)
+	}
+	f.clock.Advance(1)
+	if _, err := f.svc.Cancel(ctx, sub.ID, "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := distinctKeys(f.notices.noticesOf(NoticeCanceled)); n != 2 {
+		t.Fatalf("cancel, resume, cancel: %d cancellation mails, want 2", n)
+	}
+	h, err := f.svc.History(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{}
+	for _, c := range h {
+		if c.Kind == ChangeCanceled || c.Kind == ChangeResumed {
+			kinds = append(kinds, c.Kind)
+		}
+	}
+	if len(kinds) != 3 {
+		t.Fatalf("history: %v, want canceled, resumed, canceled", kinds)
+	}
+}
+
+// A cancel drops the plan change scheduled for the renewal it stops, and its
+// mail says so; a resume brings back the plan as it runs, says at what price
+// and from when, and brings back no change silently.
+func TestCancelAndResumeSayWhatHappensToAScheduledChange(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, TestCardSucceeds, "cancel-change")
+	sale, err := f.svc.Catalogue().SaleOf("default", FamilyPremiumOneMonth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.ChangePlanAtRenewal(ctx, sub.ID, sale.Code, "offer-1", "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	changed := f.notices.noticesOf(NoticePlanChange)
+	if len(changed) != 1 || changed[0].Data["price"] != sale.Price.String() || changed[0].Data["date"] == "" {
+		t.Fatalf("the plan change's mail: %+v", changed)
+	}
+	canceled, err := f.svc.Cancel(ctx, sub.ID, "user:u1")
+	if err != nil || canceled.NextPlanCode != "" {
+		t.Fatalf("canceled: next plan %q, %v", canceled.NextPlanCode, err)
+	}
+	if stored, _ := f.svc.Subscription(ctx, sub.ID); stored.NextPlanCode != "" {
+		t.Fatalf("a canceled plan keeps its scheduled change %q", stored.NextPlanCode)
+	}
+	mails := f.notices.noticesOf(NoticeCanceled)
+	if len(mails) != 1 || mails[0].Data["dropped"] != Describe(sale.Code).Name {
+		t.Fatalf("the cancel's mail does not name the dropped change: %+v", mails)
+	}
+	resumed, err := f.svc.Resume(ctx, sub.ID, "user:u1")
+	if err != nil || resumed.NextPlanCode != "" || resumed.Status != StatusActive {
+		t.Fatalf("resumed: %+v, %v", resumed, err)
+	}
+	back := f.notices.noticesOf(NoticeResumed)
+	if len(back) != 1 || back[0].Data["price"] != sub.Price.String() || back[0].Data["plan"] != Describe(sub.PlanCode).Name ||
+		back[0].Data["date"] == "" || back[0].Data["period"] == "" {
+		t.Fatalf("the resume's mail: %+v", back)
+	}
+}
+
+// Every change to a plan's money or term is mailed: a free month, a desk's
+// extension, a new card, and each refund (what it ends, in full; nothing, in
+// part). The welcome mail names the plan, its price, period and renewal.
+func TestEveryChangeToAPlanSendsAMail(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, TestCardSucceeds, "every-change")
+	welcome := f.notices.noticesOf(NoticePurchase)
+	if len(welcome) != 1 || welcome[0].Data["period"] == "" || welcome[0].Data["renewDate"] == "" || welcome[0].Data["price"] == "" {
+		t.Fatalf("the welcome mail: %+v", welcome)
+	}
+	if _, err := f.svc.AddFreeMonth(ctx, sub.ID, "offer", "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.AddFreeMonth(ctx, sub.ID, "offer", "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Extend(ctx, sub.ID, 3, "desk-1", "staff:s"); err != nil {
+		t.Fatal(err)
+	}
+	if n := distinctKeys(f.notices.noticesOf(NoticeExtended)); n != 2 {
+		t.Fatalf("a free month (asked twice) and an extension: %d mails", n)
+	}
+	if err := f.svc.setCard(ctx, sub.ID, PaymentMethod{Provider: sandboxName, ID: "pm_new", Brand: "mastercard", Last4: "4444"}, "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	if cards := f.notices.noticesOf(NoticeCardUpdated); len(cards) != 1 || cards[0].Data["card"] == "" {
+		t.Fatalf("the card update's mail: %+v", cards)
+	}
+	addOn, ch := f.withAddOn(t)
+	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Amount: ch.Amount.Amount / 2, Reason: "Goodwill", By: "staff:s", Key: "part"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Amount: ch.Amount.Amount - ch.Amount.Amount/2, Reason: "Mistake", By: "staff:s", Key: "rest"}); err != nil {
+		t.Fatal(err)
+	}
+	refunds := f.notices.noticesOf(NoticeRefunded)
+	if len(refunds) != 2 || refunds[0].Data["ends"] != "" || refunds[1].Data["ends"] != "add_on" ||
+		refunds[1].Data["family"] != FamilyOf(addOn.PlanCode) || refunds[0].Data["amount"] == "" || refunds[0].To != addOn.Email {
+		t.Fatalf("the refunds' mails: %+v", refunds)
+	}
+}
