@@ -119,6 +119,35 @@ async function upload(action: ActionOf<"upload">, context: ActionContext, host: 
   }
 }
 
+/** How long a downloaded file's object URL is kept for the browser to save it. */
+const DOWNLOAD_URL_MS = 60_000;
+
+/**
+ * Fetches a file and saves it under its name. A file the server cannot give (not bought, not
+ * ready, signed out, offline) is not saved: the reason shows in the app's notice instead, so an
+ * error's body is never saved under the file's name (issue #31).
+ */
+async function download(action: ActionOf<"download">, _context: ActionContext, host: RunnerHost): Promise<boolean> {
+  if (!isLocalPath(action.url)) return false;
+  const answer = await host.api.file(action.url);
+  if (answer.kind === "failure") {
+    host.store.setNotice(answer.message);
+    return false;
+  }
+  const { document } = host.window;
+  const href = URL.createObjectURL(answer.blob);
+  const anchor = document.createElement("a");
+  anchor.href = href;
+  anchor.download = action.filename ?? "";
+  anchor.dataset.router = "off";
+  anchor.hidden = true;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  host.window.setTimeout(() => URL.revokeObjectURL(href), DOWNLOAD_URL_MS);
+  return true;
+}
+
 /** Every action type's handler. */
 export const HANDLERS = {
   navigate: (action, _context, host) => host.router.navigate(action.to),
@@ -153,19 +182,7 @@ export const HANDLERS = {
     if (!(await host.wait(action.ms))) return false;
     return host.run(action.then, context);
   },
-  download: (action, _context, host) => {
-    if (!isLocalPath(action.url)) return Promise.resolve(false);
-    const { document } = host.window;
-    const anchor = document.createElement("a");
-    anchor.href = action.url;
-    anchor.download = action.filename ?? "";
-    anchor.dataset.router = "off";
-    anchor.hidden = true;
-    document.body.append(anchor);
-    anchor.click();
-    anchor.remove();
-    return Promise.resolve(true);
-  },
+  download,
   sign_out: async (_action, _context, host) => {
     const answer = await host.api.action("session.sign_out", {}, host.router.path());
     return host.apply(answer, { kind: "action" });

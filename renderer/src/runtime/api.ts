@@ -40,6 +40,20 @@ export interface Api {
   csrf(): string | undefined;
   /** Reads one page of a name_list's names from its source; null when that fails. */
   names(src: string, page: { search: string; offset: number; limit: number }): Promise<NamePage | null>;
+  /** Fetches a file to download: its body, or why it cannot be had in words a person can read. */
+  file(url: string): Promise<FileAnswer>;
+}
+
+/** A download's answer: the file, or the message to show instead (never an error body as the file). */
+export type FileAnswer = { kind: "file"; blob: Blob } | { kind: "failure"; message: string; status: number };
+
+/** What a download asks for: the file, else the server's error as JSON (not its page for a browser). */
+const FILE_ACCEPT = "application/pdf, application/octet-stream;q=0.9, application/json;q=0.8";
+
+/** Whether a response is an error's body rather than a file: JSON or a page. */
+function isErrorBody(response: Response): boolean {
+  const type = (response.headers.get("Content-Type") ?? "").toLowerCase();
+  return !response.ok || type.startsWith("application/json") || type.startsWith("text/html");
 }
 
 /** One page of a name_list (the server's profile.AudiencePage). */
@@ -264,8 +278,41 @@ export function createApi(
     }
   }
 
+  async function file(url: string): Promise<FileAnswer> {
+    let response: Response;
+    try {
+      response = await fetcher(url, {
+        method: "GET",
+        credentials: "same-origin",
+        headers: { Accept: FILE_ACCEPT, "X-SDUI-Version": SDUI_VERSION },
+      });
+    } catch {
+      return { kind: "failure", message: genericError(), status: 0 };
+    }
+    if (!isErrorBody(response)) {
+      try {
+        return { kind: "file", blob: await response.blob() };
+      } catch {
+        return { kind: "failure", message: genericError(), status: response.status };
+      }
+    }
+    // The server says why in an action result's form error (handleError); anything else reads as
+    // the generic message.
+    let message = genericError();
+    try {
+      const body: unknown = await response.json();
+      const errors = isRecord(body) ? body.errors : undefined;
+      const form = isRecord(errors) ? errors.form : undefined;
+      if (typeof form === "string" && form !== "") message = form;
+    } catch {
+      // not JSON: the generic message
+    }
+    return { kind: "failure", message, status: response.status };
+  }
+
   return {
     names,
+    file,
     screen: (path) => fromPage(path) ?? fetchScreen(path),
     action: (name, values, path, options) => {
       pending = undefined;

@@ -115,8 +115,10 @@ export function useAction(action: Action | undefined, source: string): ActionBin
       kind: "link",
       ...link,
       onClick: (event) => {
-        // The browser follows native links and modified clicks (a new tab) itself.
-        if (link.native || modified(event)) return;
+        // The browser follows native links and modified clicks (a new tab) itself. A download is
+        // the runtime's even so: it fetches the file, and says in the app why when there is none
+        // (the link followed by the browser would save the error under the file's name).
+        if ((link.native && action.type !== "download") || modified(event)) return;
         event.preventDefault();
         run(action);
       },
