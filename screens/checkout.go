@@ -83,7 +83,7 @@ func Checkout(c Context, st CheckoutState) Page {
 type OrderState struct {
 	Found  bool
 	Kind   string // billing.OrderPlan, OrderAddOn, OrderCard, OrderRenewal
-	Status string // billing.OrderPending, OrderProcessing, OrderPaid, OrderFailed
+	Status string // billing.OrderPending, OrderProcessing, OrderPaid, OrderFailed, OrderRefunded
 	Email  string // masked
 }
 
@@ -118,6 +118,16 @@ func CheckoutDone(c Context, st OrderState) Page {
 		text = center(ui.Text("body", c.T("checkout.done.failed.text")))
 		next = ui.Button(c.T("checkout.done.retry"), "primary", ui.Navigate(PathCheckout))
 		if st.Kind != billing.OrderPlan {
+			next = ui.Button(c.T("checkout.done.dashboard"), "primary", ui.Navigate(PathDashboard))
+		}
+	case st.Status == billing.OrderRefunded:
+		// Paid for what the buyer already had, and given back at once.
+		done = c.T("checkout.done.refunded.title")
+		title, image = center(ui.Text("title", done)), nil
+		text = center(ui.Text("body", fill(c.T("checkout.done.refunded.text"), "{email}", st.Email)))
+		next = ui.Button(c.T("checkout.done.signIn"), "primary", ui.Navigate(PathSignIn))
+		if st.Kind != billing.OrderPlan {
+			text = center(ui.Text("body", c.T("checkout.done.refunded.addonText")))
 			next = ui.Button(c.T("checkout.done.dashboard"), "primary", ui.Navigate(PathDashboard))
 		}
 	case st.Status != billing.OrderPaid:

@@ -101,6 +101,8 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 			data["effect"] = words.T("mail.refunded.endsPlan")
 		case "add_on":
 			data["effect"] = words.T("mail.refunded.endsAddOn")
+		case "duplicate":
+			data["effect"] = words.T("mail.refunded.duplicate")
 		default:
 			data["effect"] = words.T("mail.refunded.keeps")
 		}

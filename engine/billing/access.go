@@ -35,8 +35,8 @@ func (s *Service) ApplyChargeAccess(ctx context.Context, key, status string) err
 	if err != nil {
 		return fmt.Errorf("read charge %s: %w", key, err)
 	}
-	if ch.SubscriptionID == "" {
-		return nil
+	if ch.SubscriptionID == "" || ch.Duplicate {
+		return nil // a payment twice for one thing: what it paid for was paid for by another
 	}
 	switch status {
 	case ChargeRefunded, ChargeDisputeLost:

@@ -71,6 +71,9 @@ const (
 	OrderProcessing = "processing"
 	OrderPaid       = "paid"
 	OrderFailed     = "failed"
+	// OrderRefunded is a paid order given back at once: it paid for what
+	// the buyer already had (refundPaidTwice).
+	OrderRefunded = "refunded"
 )
 
 // Paths the hosted pages send the buyer back to (the checkout's screens).
@@ -101,8 +104,10 @@ type Order struct {
 	Amount         Money         `bson:"amount"`
 	Saved          PaymentMethod `bson:"saved,omitempty"`
 	Session        string        `bson:"session,omitempty"`
-	Status         string        `bson:"status"`
-	CreatedAt      time.Time     `bson:"createdAt"`
+	// URL is the hosted page, where a buyer asking again is sent back to.
+	URL       string    `bson:"url,omitempty"`
+	Status    string    `bson:"status"`
+	CreatedAt time.Time `bson:"createdAt"`
 }
 
 // CheckoutRequest is a visitor buying a main plan.
@@ -140,6 +145,11 @@ var ErrTooManyAttempts = engine.Errorf(engine.CodeRateLimited, "Too many attempt
 // one.
 var ErrKeyReused = engine.Errorf(engine.CodeConflict, "This checkout was used for another purchase. Please reload the page.")
 
+// ErrHasLivePlan is a checkout for an address that has a running plan: a
+// second one would be paid for and never seen. The person signs in to
+// manage the plan they have (or change it from My Plan).
+var ErrHasLivePlan = engine.Errorf(engine.CodeConflict, "This email address already has an active plan. Sign in to manage it or change plan in My Plan.")
+
 // ErrNoOrder is an order id nobody made.
 var ErrNoOrder = engine.Errorf(engine.CodeNotFound, "This checkout was not found.")
 
@@ -168,6 +178,13 @@ func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (Check
 	}
 	email := normaliseEmail(req.Email)
 	keyHash := engine.HashToken("checkout:" + req.Key)
+	// The same checkout opened again (its own plan is the live one) gets
+	// its page back, as any repeat does.
+	if live, err := s.liveMainPlan(ctx, email, req.Bundle, "sub_"+keyHash[:24]); err != nil {
+		return CheckoutStart{}, err
+	} else if live != "" {
+		return CheckoutStart{}, ErrHasLivePlan
+	}
 	// The key is bound to what it buys: the first caller's plan and email
 	// (a unique insert, so one of any concurrent callers), and a caller
 	// asking for something else with it is refused.
@@ -203,7 +220,7 @@ func (s *Service) openSession(ctx context.Context, order Order, mode, descriptio
 		return CheckoutStart{}, err
 	}
 	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID},
-		bson.M{"$set": bson.M{"session": sess.ID}}); err != nil {
+		bson.M{"$set": bson.M{"session": sess.ID, "url": sess.URL}}); err != nil {
 		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
 	}
 	return CheckoutStart{OrderID: order.ID, URL: sess.URL}, nil
@@ -280,7 +297,10 @@ func (s *Service) settle(ctx context.Context, order Order, outcome string, res S
 		}
 	}
 	if outcome == OrderPaid {
-		if err := s.fulfil(ctx, order, res, ev); err != nil {
+		err := s.fulfil(ctx, order, res, ev)
+		if errors.Is(err, errPaidTwice) {
+			outcome = OrderRefunded
+		} else if err != nil {
 			return err
 		}
 	}
@@ -301,6 +321,13 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 		plan, err := s.catalogue.Plan(order.PlanCode)
 		if err != nil {
 			return err
+		}
+		live, err := s.livePlanOf(ctx, order)
+		if err != nil {
+			return err
+		}
+		if live != "" {
+			return s.refundPaidTwice(ctx, order, res, ev, live)
 		}
 		end := plan.Period.After(now)
 		sub := Subscription{ID: order.SubscriptionID, Email: order.Email, Emails: []string{order.Email}, Bundle: order.Bundle,
@@ -330,6 +357,11 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now})
 		}
 	case OrderAddOn:
+		if twice, err := s.addOnPaidTwice(ctx, order.SubscriptionID, order.ChargeKey); err != nil {
+			return err
+		} else if twice {
+			return s.refundPaidTwice(ctx, order, res, ev, order.SubscriptionID)
+		}
 		sub := Subscription{ID: order.SubscriptionID, UserID: order.UserID, Email: order.Email, Emails: []string{order.Email},
 			Bundle: order.Bundle, Brand: order.Brand, PlanCode: order.PlanCode, Status: StatusActive, Price: order.Amount,
 			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID}
@@ -391,9 +423,18 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 	if order.ChargeKey == "" {
 		return nil
 	}
-	ch := Charge{ID: order.ChargeKey, Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
+	return s.storeCharge(ctx, s.orderCharge(order, res), ev)
+}
+
+// orderCharge is the ledger's entry for a hosted page's payment.
+func (s *Service) orderCharge(order Order, res SessionResult) Charge {
+	return Charge{ID: order.ChargeKey, Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
 		Amount: order.Amount, Method: res.Method.ID, SubscriptionID: order.SubscriptionID, Status: ChargeSucceeded,
 		CreatedAt: s.clock.Now()}
+}
+
+// storeCharge writes a hosted page's payment and its settling event.
+func (s *Service) storeCharge(ctx context.Context, ch Charge, ev settlingEvent) error {
 	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
 		return fmt.Errorf("record charge %s: %w", ch.ID, err)
 	}
@@ -403,6 +444,101 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 		}
 	}
 	return s.chargeWritten(ctx, ch)
+}
+
+// errPaidTwice is a paid order whose payment fulfil gave back at once: it
+// paid for what the buyer already had. The order is then refunded.
+var errPaidTwice = errors.New("paid for what the buyer already had")
+
+// livePlanOf returns the live main plan (running, or canceled but running)
+// that the address of a plan order already has on its bundle, "" for none:
+// a second main plan would be charged, then lost from sight (My Plan and the
+// account show one). The checkout refuses such an address up front
+// (ErrHasLivePlan); this catches a page paid anyway: two pages opened at
+// once, or one opened before the first was paid. Two orders of one address
+// fulfilled together are decided by a claim, so one of them is the plan.
+func (s *Service) livePlanOf(ctx context.Context, order Order) (string, error) {
+	now := s.clock.Now()
+	if id, err := s.liveMainPlan(ctx, order.Email, order.Bundle, order.SubscriptionID); err != nil || id != "" {
+		return id, err
+	}
+	claim := "first-plan:" + engine.HashToken(order.Bundle+"|"+order.Email)
+	won, err := s.claims.Take(ctx, claim, order.SubscriptionID, now.Add(firstPlanWindow))
+	if err != nil || won {
+		return "", err
+	}
+	owner, err := s.claims.Owner(ctx, claim)
+	if err != nil || owner == "" || owner == order.SubscriptionID {
+		return "", err
+	}
+	other, err := s.Subscription(ctx, owner)
+	if errors.Is(err, ErrNoSubscription) {
+		return owner, nil // being made by the order that won
+	}
+	if err != nil {
+		return "", err
+	}
+	if other.MainPlan && other.Authorises(order.Bundle, now) {
+		return owner, nil
+	}
+	return "", nil
+}
+
+// firstPlanWindow is how long an address's first-plan claim decides between
+// orders fulfilled together; after it the plan itself is found by address.
+const firstPlanWindow = 10 * time.Minute
+
+// liveMainPlan returns the id of a main plan bought with email that still
+// authorises on bundle, other than except; "" for none.
+func (s *Service) liveMainPlan(ctx context.Context, email, bundle, except string) (string, error) {
+	subs, err := s.SubscriptionsByEmail(ctx, email)
+	if err != nil {
+		return "", err
+	}
+	now := s.clock.Now()
+	for _, sub := range subs {
+		if sub.ID != except && sub.MainPlan && sub.Authorises(bundle, now) {
+			return sub.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// addOnPaidTwice reports whether an add-on was already paid for by another
+// charge than chargeKey: the first payment of an add-on claims it (a unique
+// insert), whichever path took it (the saved card or a hosted page).
+func (s *Service) addOnPaidTwice(ctx context.Context, subID, chargeKey string) (bool, error) {
+	claim := "addon-paid:" + subID
+	won, err := s.claims.Take(ctx, claim, chargeKey, s.clock.Now().AddDate(100, 0, 0))
+	if err != nil || won {
+		return false, err
+	}
+	owner, err := s.claims.Owner(ctx, claim)
+	if err != nil {
+		return false, err
+	}
+	return owner != "" && owner != chargeKey, nil
+}
+
+// refundPaidTwice records a hosted page's payment for what the buyer
+// already had under the subscription that has it (so billing history and
+// the desk show it), refunds it in full at once, and mails the buyer why
+// (mailRefund). Its refund ends nothing (Charge.Duplicate). A retry (the
+// provider's redelivery after a failed refund) refunds once: the refund is
+// keyed by the order.
+func (s *Service) refundPaidTwice(ctx context.Context, order Order, res SessionResult, ev settlingEvent, subID string) error {
+	ch := s.orderCharge(order, res)
+	ch.SubscriptionID, ch.Duplicate, ch.PlanCode = subID, true, order.PlanCode
+	if err := s.storeCharge(ctx, ch, ev); err != nil {
+		return err
+	}
+	s.logger.Warn("paid twice: refunding", "order", order.ID, "subscription", subID)
+	_, err := s.Refund(ctx, RefundRequest{ChargeID: ch.ID, Amount: order.Amount.Amount, By: "checkout",
+		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + order.ID})
+	if err != nil && !errors.Is(err, ErrAlreadyRefunded) {
+		return fmt.Errorf("refund order %s paid twice: %w", order.ID, err)
+	}
+	return errPaidTwice
 }
 
 // settlingEvent is the provider's event that settles a Checkout Session:
@@ -543,12 +679,50 @@ func (s *Service) authenticateAddOn(ctx context.Context, req PurchaseRequest, pl
 	if err != nil {
 		return err
 	}
+	// The add-on's open page: a second tap is sent back to it (openAddOnPage)
+	// instead of to a second page that would take a second payment.
+	if _, err := s.claims.Take(ctx, addOnPageClaim(subID), order.ID, s.clock.Now().Add(addOnPageLifetime)); err != nil {
+		return fmt.Errorf("add-on page of %s: %w", subID, err)
+	}
 	return &AuthenticationNeeded{URL: start.URL}
 }
 
 // confirmLifetime is how long a renewal's confirmation link may be used:
 // past the last retry the subscription has ended anyway.
 const confirmLifetime = 14 * 24 * time.Hour
+
+// addOnPageLifetime bounds how long an add-on's hosted page is offered
+// again: a Checkout Session expires after a day at the latest.
+const addOnPageLifetime = 24 * time.Hour
+
+func addOnPageClaim(subID string) string { return "addon-page:" + subID }
+
+// openAddOnPage returns the hosted page still open for an add-on, "" when
+// none is: the page a first tap opened, to which a second tap returns.
+func (s *Service) openAddOnPage(ctx context.Context, subID string) (string, error) {
+	orderID, err := s.claims.Owner(ctx, addOnPageClaim(subID))
+	if err != nil || orderID == "" {
+		return "", err
+	}
+	order, err := s.Order(ctx, orderID)
+	if errors.Is(err, ErrNoOrder) {
+		return "", s.claims.Release(ctx, addOnPageClaim(subID))
+	}
+	if err != nil {
+		return "", err
+	}
+	if order.Status == OrderPending && order.URL != "" {
+		res, err := s.provider.SessionResult(ctx, order.Session)
+		if err != nil {
+			return "", err
+		}
+		if res.Status == "open" {
+			return order.URL, nil
+		}
+	}
+	// Paid, failed or expired: the next tap is a purchase of its own.
+	return "", s.claims.Release(ctx, addOnPageClaim(subID))
+}
 
 // renewalConfirmation makes the order a renewal refused for authentication
 // is paid with, and returns the token of its link (mailed; only its hash is

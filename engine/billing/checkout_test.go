@@ -366,7 +366,7 @@ func TestCheckoutOutcomeIsSettledOnce(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	for i := range 6 {
-		st := f.start(t, FamilyWeekly, "race-"+string(rune('a'+i)))
+		st := f.startAs(t, "ann+"+string(rune('a'+i))+"@example.com", FamilyWeekly, "race-"+string(rune('a'+i)))
 		order, session := f.paidOnSandbox(t, st)
 		var wg sync.WaitGroup
 		for j, typ := range []string{"checkout.session.completed", "checkout.session.async_payment_failed",
@@ -400,7 +400,7 @@ func TestAnOlderFailureNeverEndsAPaidPlan(t *testing.T) {
 	at := f.clock.Now()
 	orders := [][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 	for n, order := range orders {
-		st := f.start(t, FamilyWeekly, fmt.Sprintf("declined-then-paid-%d", n))
+		st := f.startAs(t, fmt.Sprintf("ann+%d@example.com", n), FamilyWeekly, fmt.Sprintf("declined-then-paid-%d", n))
 		o, session := f.paidOnSandbox(t, st)
 		intent := map[string]any{"id": session["payment_intent"], "object": "payment_intent",
 			"metadata": map[string]string{StripeMetadataKey: o.ChargeKey, StripeOrderKey: o.ID}}

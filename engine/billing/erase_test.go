@@ -100,7 +100,18 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 		By: "staff:support@example.com", Key: "r1"}); err != nil {
 		t.Fatal(err)
 	}
-	unpaid := f.startFor(t, "ANN@example.com", "erase-unpaid")
+	// A second page opened before the plan was paid (another tab): an
+	// address with a running plan can open no new one now.
+	weekly, err := f.svc.Catalogue().Find("default", FamilyWeekly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpaid, err := f.svc.openSession(ctx, Order{ID: "co_erase_unpaid", Kind: OrderPlan, Brand: "default", Bundle: "glimpse.web",
+		PlanCode: weekly.Code, Email: "ann@example.com", SubscriptionID: "sub_erase_unpaid", ChargeKey: "checkout:erase-unpaid",
+		Amount: weekly.Price}, SessionPayment, "Weekly Plan", "https://glimpse.example", "https://glimpse.example/checkout")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 2 {
 		if _, err := f.svc.NewCancelLink(ctx, "Ann@Example.com", "u1", "glimpse.web", CancelLinkLifetime); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,9 @@ package billing
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -160,5 +163,141 @@ func TestEveryChangeToAPlanSendsAMail(t *testing.T) {
 	if len(refunds) != 2 || refunds[0].Data["ends"] != "" || refunds[1].Data["ends"] != "add_on" ||
 		refunds[1].Data["family"] != FamilyOf(addOn.PlanCode) || refunds[0].Data["amount"] == "" || refunds[0].To != addOn.Email {
 		t.Fatalf("the refunds' mails: %+v", refunds)
+	}
+}
+
+// An address with a running plan is sent to sign in, not to a second page.
+// Pages opened before the first was paid (two tabs), paid and settled
+// together: one is the plan, the other is refunded in full at once, ends
+// nothing, is filed under the plan and mailed.
+func TestAnAddressWithAPlanPaysForOnePlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	const tabs = 3
+	var orders []Order
+	var sessions []map[string]any
+	for i := range tabs {
+		o, session := f.paidOnSandbox(t, f.start(t, FamilyWeekly, fmt.Sprintf("tab-%d", i)))
+		orders, sessions = append(orders, o), append(sessions, session)
+	}
+	var wg sync.WaitGroup
+	for i := range tabs {
+		wg.Go(func() {
+			if _, err := f.deliver(t, fmt.Sprintf("evt_tab_%d", i), "checkout.session.completed", f.clock.Now(), sessions[i]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var plans, refunded []Order
+	for _, o := range orders {
+		got, err := f.svc.Order(ctx, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch got.Status {
+		case OrderPaid:
+			plans = append(plans, got)
+		case OrderRefunded:
+			refunded = append(refunded, got)
+		default:
+			t.Fatalf("order %s is %s", got.ID, got.Status)
+		}
+	}
+	if len(plans) != 1 || len(refunded) != tabs-1 {
+		t.Fatalf("%d plans and %d refunded orders, want 1 and %d", len(plans), len(refunded), tabs-1)
+	}
+	live, err := f.svc.Subscription(ctx, plans[0].SubscriptionID)
+	if err != nil || live.Status != StatusActive {
+		t.Fatalf("the plan: %+v %v", live, err)
+	}
+	for _, o := range refunded {
+		if status, _ := f.svc.ChargeStatus(ctx, o.ChargeKey); status != ChargeRefunded {
+			t.Errorf("the second payment %s is %s", o.ChargeKey, status)
+		}
+		if _, err := f.svc.Subscription(ctx, o.SubscriptionID); !errors.Is(err, ErrNoSubscription) {
+			t.Errorf("a refunded order made a subscription: %v", err)
+		}
+	}
+	charges, _ := f.svc.ChargesFor(ctx, []string{live.ID})
+	if len(charges) != tabs {
+		t.Errorf("the plan's billing history lists %d charges, want its own and the %d refunded", len(charges), tabs-1)
+	}
+	mails := f.notices.noticesOf(NoticeRefunded)
+	if len(mails) != tabs-1 || mails[0].Data["ends"] != "duplicate" {
+		t.Errorf("refund mails: %+v", mails)
+	}
+	if n := len(f.notices.noticesOf(NoticePurchase)); n != 1 {
+		t.Errorf("%d welcome mails", n)
+	}
+	if _, err := f.svc.StartCheckout(ctx, CheckoutRequest{Brand: "default", Bundle: "glimpse.web", PlanCode: live.PlanCode,
+		Email: "ANN@example.com", Key: "after", Origin: "https://glimpse.example"}); !errors.Is(err, ErrHasLivePlan) {
+		t.Fatalf("a checkout for an address with a plan: %v", err)
+	}
+}
+
+// An add-on whose bank asks for the buyer has one hosted page: a second tap
+// goes back to it. A second page paid anyway (the first had expired, say,
+// then was paid from another tab) is refunded at once; the add-on stays.
+func TestAnAddOnIsPaidForOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	main := f.buyAuthenticated(t, "addon-once")
+	req := PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyPDFCourse, Origin: "https://glimpse.example"}
+	page := func() string {
+		_, err := f.svc.Purchase(ctx, req)
+		var need *AuthenticationNeeded
+		if !errors.As(err, &need) {
+			t.Fatalf("purchase: %v", err)
+		}
+		return strings.TrimPrefix(need.URL, PathSandboxPay)
+	}
+	first := page()
+	if again := page(); again != first {
+		t.Fatalf("a second tap opened another page: %s, then %s", first, again)
+	}
+	course, err := f.svc.Catalogue().Find("default", FamilyPDFCourse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addOnID, _, _, err := f.svc.addOnPurchase(ctx, "u1", course.Code) // not made yet: the id it will have
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.claims.Release(ctx, addOnPageClaim(addOnID)); err != nil {
+		t.Fatal(err)
+	}
+	second := page()
+	if second == first {
+		t.Fatal("no second page after the first was let go")
+	}
+	for _, session := range []string{first, second} {
+		for _, step := range []string{"saved", "authenticate"} {
+			if _, err := f.svc.PayOnSandbox(ctx, SandboxPayRequest{Session: session, Step: step}); err != nil {
+				t.Fatalf("%s %s: %v", session, step, err)
+			}
+		}
+	}
+	charges, err := f.svc.ChargesFor(ctx, []string{addOnID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, refunded := 0, 0
+	for _, ch := range charges {
+		switch status, _ := f.svc.ChargeStatus(ctx, ch.ID); status {
+		case ChargeSucceeded:
+			kept++
+		case ChargeRefunded:
+			refunded++
+		}
+	}
+	if kept != 1 || refunded != 1 {
+		t.Fatalf("%d charges kept and %d refunded, want 1 and 1", kept, refunded)
+	}
+	subs, _ := f.svc.ForUser(ctx, "u1")
+	if !Entitlements(subs, "glimpse.web", f.clock.Now())[PDFCourse] {
+		t.Fatal("the refund of the second payment took the add-on")
 	}
 }

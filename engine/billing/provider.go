@@ -57,6 +57,12 @@ type Charge struct {
 	Status         string    `bson:"status"` // succeeded or failed
 	Failure        string    `bson:"failure,omitempty"`
 	CreatedAt      time.Time `bson:"createdAt"`
+	// Duplicate is a payment for what the buyer already had (a second main
+	// plan for an address with a live one, an add-on paid on two pages): it
+	// is refunded at once, and its refund ends nothing. PlanCode names what
+	// it was meant to buy.
+	Duplicate bool   `bson:"duplicate,omitempty"`
+	PlanCode  string `bson:"planCode,omitempty"`
 }
 
 // Session modes: a payment (the card is saved for later charges made

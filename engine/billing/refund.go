@@ -303,19 +303,25 @@ func (s *Service) mailRefund(ctx context.Context, ch Charge, r Refund) {
 		s.logger.Error("refund mail", "refund", r.ID, "error", err)
 		return
 	}
-	data := map[string]string{"amount": r.Amount.String(), "item": Describe(sub.PlanCode).Name, "card": "—",
+	item := sub.PlanCode
+	if ch.PlanCode != "" {
+		item = ch.PlanCode
+	}
+	data := map[string]string{"amount": r.Amount.String(), "item": Describe(item).Name, "card": "—",
 		"date": brand.Date(ch.CreatedAt), "ends": ""}
 	if pm := sub.PaymentMethod; pm.Last4 != "" {
 		data["card"] = brand.CardLabel(pm.Brand, pm.Last4)
 	}
-	if !sub.MainPlan {
-		data["family"] = FamilyOf(sub.PlanCode)
+	if plan, err := s.catalogue.Plan(item); err == nil && plan.Kind == KindAddOn {
+		data["family"] = FamilyOf(item)
 	}
-	if r.Full {
+	switch {
+	case ch.Duplicate:
+		data["ends"] = "duplicate"
+	case r.Full && sub.MainPlan:
 		data["ends"] = "plan"
-		if !sub.MainPlan {
-			data["ends"] = "add_on"
-		}
+	case r.Full:
+		data["ends"] = "add_on"
 	}
 	s.send(ctx, Notice{Key: "refund:" + r.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeRefunded, Data: data})
 }

@@ -399,6 +399,14 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	if err != nil {
 		return Subscription{}, err
 	}
+	// A page opened for this add-on by an earlier tap (its bank asked for
+	// the buyer) is where this tap goes too: a second page would be a second
+	// payment.
+	if url, err := s.openAddOnPage(ctx, subID); err != nil {
+		return Subscription{}, err
+	} else if url != "" {
+		return Subscription{}, &AuthenticationNeeded{URL: url}
+	}
 	// A declined purchase does not block the add-on: the next attempt (a
 	// new card, or the same one again) is a charge of its own.
 	chargeKey, failed, err := s.attemptKey(ctx, base, failures)
@@ -417,6 +425,12 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		failed(err)
 		return Subscription{}, err
 	}
+	if twice, err := s.addOnPaidTwice(ctx, subID, chargeKey); err != nil {
+		return Subscription{}, err
+	} else if twice {
+		// A hosted page for it was paid meanwhile: this charge goes back.
+		return s.refundAddOnCharge(ctx, subID, chargeKey, plan.Code)
+	}
 	sub := Subscription{ID: subID, UserID: req.UserID, Email: req.Email, Emails: []string{req.Email},
 		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
 		Price: plan.Price, Provider: s.provider.Name(), StartedAt: s.clock.Now(), PaymentMethod: req.Main.PaymentMethod,
@@ -429,6 +443,24 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 	}
 	s.addOnBought(ctx, sub, req.Family, ch, chargeKey)
 	return sub, nil
+}
+
+// refundAddOnCharge gives back a saved card's charge for an add-on that
+// another payment bought first, and answers as a second tap is answered.
+func (s *Service) refundAddOnCharge(ctx context.Context, subID, chargeKey, planCode string) (Subscription, error) {
+	if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": chargeKey},
+		bson.M{"$set": bson.M{"duplicate": true, "planCode": planCode}}); err != nil {
+		return Subscription{}, fmt.Errorf("mark %s paid twice: %w", chargeKey, err)
+	}
+	if _, err := s.Refund(ctx, RefundRequest{ChargeID: chargeKey, Amount: 0, By: "purchase",
+		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + chargeKey}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
+		return Subscription{}, fmt.Errorf("refund %s paid twice: %w", chargeKey, err)
+	}
+	owned, err := s.Subscription(ctx, subID)
+	if err != nil {
+		return Subscription{}, errors.Join(ErrAlreadyOwned, err)
+	}
+	return owned, ErrAlreadyOwned
 }
 
 // addOnBought records an add-on just paid for and sends its mails.
