@@ -83,7 +83,7 @@ func Checkout(c Context, st CheckoutState) Page {
 type OrderState struct {
 	Found  bool
 	Kind   string // billing.OrderPlan, OrderAddOn, OrderCard, OrderRenewal
-	Status string // billing.OrderPending, OrderProcessing, OrderPaid, OrderFailed, OrderRefunded
+	Status string // billing.OrderPending, OrderProcessing, OrderPaid, OrderFailed, OrderExpired, OrderRefunded
 	Email  string // masked
 }
 
@@ -112,10 +112,15 @@ func CheckoutDone(c Context, st OrderState) Page {
 	case !st.Found:
 		title, image = center(ui.Text("title", c.T("checkout.done.missing"))), nil
 		next = ui.Button(c.T("checkout.done.signIn"), "secondary", ui.Navigate(PathSignIn))
-	case st.Status == billing.OrderFailed:
+	case st.Status == billing.OrderFailed || st.Status == billing.OrderExpired:
 		done = c.T("checkout.done.failed.title")
 		title, image = center(ui.Text("title", done)), nil
 		text = center(ui.Text("body", c.T("checkout.done.failed.text")))
+		if st.Status == billing.OrderExpired {
+			done = c.T("checkout.done.expired.title")
+			title = center(ui.Text("title", done))
+			text = center(ui.Text("body", c.T("checkout.done.expired.text")))
+		}
 		next = ui.Button(c.T("checkout.done.retry"), "primary", ui.Navigate(PathCheckout))
 		if st.Kind != billing.OrderPlan {
 			next = ui.Button(c.T("checkout.done.dashboard"), "primary", ui.Navigate(PathDashboard))

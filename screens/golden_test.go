@@ -81,6 +81,9 @@ func goldenCases() []goldenCase {
 		{"checkout-done__failed", func(c Context) Page {
 			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderFailed})
 		}},
+		{"checkout-done__expired", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderExpired})
+		}},
 		{"checkout-done__refunded", func(c Context) Page {
 			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderRefunded, Email: "a•••@example.com"})
 		}},

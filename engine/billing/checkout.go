@@ -71,6 +71,8 @@ const (
 	OrderProcessing = "processing"
 	OrderPaid       = "paid"
 	OrderFailed     = "failed"
+	// OrderExpired is an order whose page closed unpaid.
+	OrderExpired = "expired"
 	// OrderRefunded is a paid order given back at once: it paid for what
 	// the buyer already had (refundPaidTwice).
 	OrderRefunded = "refunded"
@@ -269,6 +271,10 @@ func (s *Service) settleCheckout(ctx context.Context, ev settlingEvent, sessionI
 	switch {
 	case ev.Type == "checkout.session.async_payment_failed":
 		return OrderFailed, s.settle(ctx, order, OrderFailed, res, ev)
+	case ev.Type == "checkout.session.expired" && res.Status == "expired":
+		// Left unpaid until the page closed: nothing was bought, and the
+		// page the buyer may still watch says so instead of waiting.
+		return OrderExpired, s.settle(ctx, order, OrderExpired, res, ev)
 	case res.Paid():
 		return OrderPaid, s.settle(ctx, order, OrderPaid, res, ev)
 	case ev.Type == "checkout.session.completed":

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // noticesOf returns the notices of a kind sent so far, in order.
@@ -299,5 +300,36 @@ func TestAnAddOnIsPaidForOnce(t *testing.T) {
 	subs, _ := f.svc.ForUser(ctx, "u1")
 	if !Entitlements(subs, "glimpse.web", f.clock.Now())[PDFCourse] {
 		t.Fatal("the refund of the second payment took the add-on")
+	}
+}
+
+// A page that closed unpaid settles its order as expired (the buyer's
+// "Confirming your payment…" page then says so); an expired event for a
+// page that was paid changes nothing.
+func TestAnExpiredCheckoutSettlesItsOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	unpaid := f.start(t, FamilyWeekly, "left-open")
+	paid, session := f.paidOnSandbox(t, f.startAs(t, "bea@example.com", FamilyWeekly, "paid-then-expired"))
+	if _, err := f.deliver(t, "evt_paid", "checkout.session.completed", f.clock.Now(), session); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(sandboxSessionLifetime + time.Minute)
+	order, _ := f.svc.Order(ctx, unpaid.OrderID)
+	for _, o := range []Order{order, paid} {
+		if _, err := f.deliver(t, "evt_expired_"+o.ID, "checkout.session.expired", f.clock.Now(), map[string]any{
+			"id": o.Session, "object": "checkout.session", "client_reference_id": o.ID, "status": "expired"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := f.svc.Order(ctx, unpaid.OrderID); got.Status != OrderExpired {
+		t.Fatalf("an unpaid page that closed: %s", got.Status)
+	}
+	if got, _ := f.svc.Order(ctx, paid.ID); got.Status != OrderPaid {
+		t.Fatalf("a paid page's late expiry: %s", got.Status)
+	}
+	if sub, err := f.svc.Subscription(ctx, paid.SubscriptionID); err != nil || sub.Status != StatusActive {
+		t.Fatalf("the paid plan: %+v %v", sub, err)
 	}
 }

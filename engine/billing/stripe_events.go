@@ -169,7 +169,7 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 func checkoutEvent(t stripe.EventType) bool {
 	switch t {
 	case stripe.EventTypeCheckoutSessionCompleted, stripe.EventTypeCheckoutSessionAsyncPaymentSucceeded,
-		stripe.EventTypeCheckoutSessionAsyncPaymentFailed:
+		stripe.EventTypeCheckoutSessionAsyncPaymentFailed, stripe.EventTypeCheckoutSessionExpired:
 		return true
 	}
 	return false
