@@ -78,6 +78,9 @@ func Home(c Context, h HomeState) Page {
 	for id, d := range PurchaseConfirms(c, h.Offers, h.Card) {
 		overlays[id] = d
 	}
+	if !h.Canceled && h.PeriodEnd != "" {
+		overlays[ResumedOverlay] = Resumed(c, PlanState{Email: h.Email, Plan: h.Plan, PeriodEnd: h.PeriodEnd})
+	}
 	return Page{Screen: screen, Overlays: overlays, Open: opened(h.PlanOpen, MyPlanOverlay)}
 }
 

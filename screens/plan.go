@@ -182,6 +182,22 @@ func offerCard(c Context, o Offer) *ui.Node {
 	)
 }
 
+// ResumedOverlay confirms on screen that a cancel was taken back.
+const ResumedOverlay = "plan-resumed"
+
+// Resumed is the dialog that follows "Resume my plan": what runs again, at
+// what price, from when, and that a mail confirms it.
+func Resumed(c Context, p PlanState) *ui.Node {
+	d := ui.Dialog(ResumedOverlay, "modal", c.T("plan.resumedTitle"),
+		ui.Text("body", fill(c.T("plan.resumedText"), "{plan}", p.Plan.Name, "{price}", p.Plan.Price,
+			"{period}", p.Plan.Period, "{date}", p.PeriodEnd)),
+		ui.Text("caption", fill(c.T("plan.resumedMail"), "{email}", p.Email)),
+		ui.Button(c.T("cancelByEmail.ok"), "primary", ui.CloseOverlay(ResumedOverlay)),
+	)
+	d.CloseLabel = c.T("dialog.close")
+	return d
+}
+
 // CancelByEmail is the modal My Plan's Cancel opens: it sends the
 // confirmation mail, then gives way to the 'sent' modal, which has no close
 // icon, only OK.

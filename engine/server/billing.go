@@ -121,7 +121,8 @@ func (s *Server) resumePlan(r *request, _ any) (*ui.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ui.Effects(ui.Refresh()), nil
+	// The dashboard again with My Plan open, and over it what resumed.
+	return ui.Effects(ui.Refresh(), ui.OpenOverlay(screens.MyPlanOverlay), ui.OpenOverlay(screens.ResumedOverlay)), nil
 }
 
 // cancelFromLink is the public cancel page's one call: the link's value

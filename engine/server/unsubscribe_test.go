@@ -13,7 +13,9 @@ import (
 
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
+	"glimpse/engine/mail"
 	"glimpse/engine/retention"
+	"glimpse/screens"
 )
 
 // member signs in a subscriber of a main plan of family on the default
@@ -415,15 +417,30 @@ func TestMyPlanResumesACanceledPlan(t *testing.T) {
 	if home := h.screen("/dashboard"); !strings.Contains(string(home.raw), "Resume my plan") {
 		t.Fatalf("My Plan of a canceled plan offers no resume: %s", home.raw)
 	}
-	if r := h.actionAt("/dashboard", "plan.resume", nil); r.status != http.StatusOK {
-		t.Fatalf("resume: %d %s", r.status, r.raw)
+	r := h.actionAt("/dashboard", "plan.resume", nil)
+	if r.status != http.StatusOK || !strings.Contains(string(r.raw), `"id":"`+screens.ResumedOverlay+`"`) {
+		t.Fatalf("resume does not say on screen what resumed: %d %s", r.status, r.raw)
 	}
 	got, _ := h.app.Billing.Subscription(ctx, sub.ID)
 	if got.Status != billing.StatusActive || got.ExpiresAt != nil {
 		t.Fatalf("after resuming: %+v", got)
 	}
 	h.clock.Advance(6 * time.Second)
-	if home := h.screen("/dashboard"); strings.Contains(string(home.raw), "Resume my plan") || !strings.Contains(string(home.raw), "Renews on") {
+	if home := h.screen("/dashboard"); strings.Contains(string(home.raw), "Resume my plan") || !strings.Contains(string(home.raw), "Renews on") ||
+		!strings.Contains(string(home.raw), "Your plan is active again") {
 		t.Fatalf("My Plan after resuming: %s", home.raw)
+	}
+	mails, err := h.app.Outbox.To(ctx, []string{sub.Email}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := 0
+	for _, m := range mails {
+		if m.Template == mail.TemplateResumed {
+			resumed++
+		}
+	}
+	if resumed != 1 {
+		t.Fatalf("%d mails confirm the resume", resumed)
 	}
 }
