@@ -130,7 +130,7 @@ size: renderer
 ## seed-scale: fill SCALE_DATA (default data-scale/) with SCALE_N subscribers (default 1,000,000) and SCALE_N/10
 ## connected profiles for make scale-bench; Ctrl-C stops it with what it wrote so far usable (docs/benchmarks.md §7)
 seed-scale: build
-	GLIMPSE_DATA_DIR=$(or $(SCALE_DATA),data-scale) GLIMPSE_LOG_LEVEL=warn ./bin/glimpse seed-scale -n $(or $(SCALE_N),1000000)
+	GLIMPSE_ENVIRONMENT=development GLIMPSE_DATA_DIR=$(or $(SCALE_DATA),data-scale) GLIMPSE_LOG_LEVEL=warn ./bin/glimpse seed-scale -n $(or $(SCALE_N),1000000)
 
 ## scale-bench: the real bin/glimpse on the seed-scale database and on a small one, same journeys (sign-in, dashboard,
 ## My Plan, Analytics, a cancel attempt, checkout) in interleaved rounds: p50/p99 per journey and the ratio big/small

@@ -16,6 +16,8 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
+
+	"glimpse/engine/config"
 )
 
 // root is the repository root, where compose.yaml and the Dockerfile live.
@@ -349,4 +351,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestComposeAppConfigStarts: the app's environment in compose.yaml, with
+// its defaults, passes the start-up checks `glimpse serve` makes
+// (engine/config): outside development they need a payment provider and an
+// operator, so a file that left GLIMPSE_ENVIRONMENT unset would not start.
+// The secret files exist only in the container, so *_FILE is left out.
+func TestComposeAppConfigStarts(t *testing.T) {
+	p := loadProject(t)
+	app := service(t, p, "app")
+	vars := map[string]string{}
+	for k, v := range app.Environment {
+		if v != nil && !strings.HasSuffix(k, "_FILE") {
+			vars[k] = *v
+		}
+	}
+	if _, err := config.Load(func(k string) string { return vars[k] }); err != nil {
+		t.Fatalf("compose.yaml's app environment does not start: %v", err)
+	}
+	// Staging, as the file's comment says, needs the provider and operator.
+	vars["GLIMPSE_ENVIRONMENT"] = "staging"
+	if _, err := config.Load(func(k string) string { return vars[k] }); err == nil {
+		t.Error("staging started with no payment provider and no operator")
+	}
 }

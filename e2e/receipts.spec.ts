@@ -83,6 +83,8 @@ test("buy the profile report with its confirmation, see it in billing history, r
   await expect(body).toContainText("We charged $28.99 for Profile report on");
   await expect(body).toContainText("Paid with: Visa ••4242");
   await expect(body).toContainText(`Receipt number: ${number}`);
+  // make run's operator is a fictional one, named as such (a deployment must name its own).
+  await expect(body).toContainText("Sold by Example Operator (fictional: this is a demo) for Glimpse.");
   await expect(body).toContainText("support@glimpse.example");
 });
 

@@ -191,7 +191,14 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "glimpse-lighthouse-"));
   const child = spawn(binary, ["serve"], {
-    env: { ...process.env, GLIMPSE_DEMO: "1", GLIMPSE_ADDR: `127.0.0.1:${port}`, GLIMPSE_DATA_DIR: dataDir, GLIMPSE_LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      GLIMPSE_DEMO: "1",
+      GLIMPSE_ENVIRONMENT: "development",
+      GLIMPSE_ADDR: `127.0.0.1:${port}`,
+      GLIMPSE_DATA_DIR: dataDir,
+      GLIMPSE_LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   let chrome;

@@ -191,6 +191,8 @@ func startApp(t testing.TB, name, dataDir string, extra ...string) *app {
 		"GLIMPSE_ADDR=" + addr,
 		"GLIMPSE_DATA_DIR=" + dataDir,
 		"GLIMPSE_DEMO=1",
+		// The sandbox and the fictional operator, as make run.
+		"GLIMPSE_ENVIRONMENT=development",
 		"GLIMPSE_LOG_LEVEL=info",
 		// One secret for every instance, as a deployment would configure it.
 		"GLIMPSE_SECRET=fault-tests-secret-0123456789abcdef",

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 func load(t *testing.T, vars map[string]string) config.Config {
 	t.Helper()
-	cfg, err := config.Load(func(k string) string { return vars[k] })
+	cfg, err := config.Load(env(vars))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine/app"
+	"glimpse/engine/config"
 	"glimpse/engine/store"
 )
 
@@ -78,6 +79,13 @@ func TestBackupCommandsRefuse(t *testing.T) {
 	}
 }
 
+// env is an environment of vars, in development unless vars names another
+// (outside it, the start needs GLIMPSE_PAYMENTS and the operator).
 func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
+	return func(k string) string {
+		if v, ok := vars[k]; ok || k != "GLIMPSE_ENVIRONMENT" {
+			return v
+		}
+		return config.Development
+	}
 }

@@ -46,11 +46,31 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
-	if cmd == "version" {
+	switch cmd {
+	case "version":
 		_, err := fmt.Fprintln(stdout, version)
 		return err
+	case "-h", "--help", "help":
+		_, err := io.WriteString(stdout, usage)
+		return err
+	case "db-server":
+		// It serves a data directory for other processes and reads no
+		// configuration: the test suites run it, in whatever environment.
+		level := getenv("GLIMPSE_LOG_LEVEL")
+		if level == "" {
+			level = "info"
+		}
+		sink := newLogSink(os.Stderr, logFlushEvery)
+		defer sink.Close()
+		return dbServer(ctx, args, newLogger(level, sink), stdout)
 	}
-	cfg, err := config.Load(getenv)
+	load := config.LoadForCommand
+	if cmd == "serve" {
+		// Only serving needs, outside development, a payment provider
+		// chosen and the operator named; the other commands serve nothing.
+		load = config.Load
+	}
+	cfg, err := load(getenv)
 	if err != nil {
 		return err
 	}
@@ -68,17 +88,12 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return loginLink(ctx, cfg, logger, stdout, fs.Arg(0))
 	case "staff":
 		return staffCommand(ctx, cfg, logger, stdout, args)
-	case "db-server":
-		return dbServer(ctx, args, logger, stdout)
 	case "backup":
 		return backup(ctx, cfg, stdout, args)
 	case "restore":
 		return restore(ctx, cfg, stdout, args)
 	case "seed-scale":
 		return seedScaleCommand(ctx, cfg, logger, stdout, args)
-	case "-h", "--help", "help":
-		_, err := io.WriteString(stdout, usage)
-		return err
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -103,7 +118,7 @@ func newLogger(level string, sink *logSink) *slog.Logger {
 
 func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, args []string) error {
 	if len(args) == 2 && args[0] == "remove" {
-		a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+		a, err := openBeside(ctx, cfg, logger)
 		if err != nil {
 			return err
 		}
@@ -122,7 +137,7 @@ func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, s
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 || *role == "" {
 		return errors.New("usage: glimpse staff add --role editor|tester|support|admin EMAIL")
 	}
-	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	a, err := openBeside(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -136,8 +151,29 @@ func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, s
 	return err
 }
 
+// openBeside opens the app for a short command (login-link, staff). With
+// the embedded database it may run beside the app serving the same data
+// directory: the directory's lock refuses a second server on its files
+// (engine/store), so the command connects to the running one's socket
+// instead (store.Config.Attach), or starts one of its own when none runs.
+func openBeside(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, error) {
+	var st *store.Store
+	if cfg.MongoURI == "" {
+		var err error
+		st, err = store.Open(ctx, store.Config{DataDir: cfg.DataDir, Database: cfg.Database, Attach: true}, logger)
+		if err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+	}
+	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, st)
+	if err != nil && st != nil {
+		_ = st.Close(context.Background())
+	}
+	return a, err
+}
+
 func loginLink(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer, email string) error {
-	a, err := Open(ctx, cfg, logger, engine.SystemClock{}, nil)
+	a, err := openBeside(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}

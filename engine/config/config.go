@@ -48,9 +48,12 @@ type Config struct {
 	PasswordMemoryKiB uint32
 	PasswordPasses    uint32
 
-	// Operator details shown in the legal pages and support links.
+	// Operator details shown in the legal pages and support links. The
+	// operator sells (receipts) and is the data controller (privacy
+	// policy): outside development both are required at start; in
+	// development they default to a clearly fictional operator (the demo).
 	SupportEmail    string // GLIMPSE_SUPPORT_EMAIL
-	OperatorName    string // GLIMPSE_OPERATOR_NAME: the data controller named in the legal pages
+	OperatorName    string // GLIMPSE_OPERATOR_NAME: the seller and data controller named in receipts and the legal pages
 	OperatorAddress string // GLIMPSE_OPERATOR_ADDRESS: its registered address
 
 	LogLevel string // GLIMPSE_LOG_LEVEL: debug, info, warn or error
@@ -70,8 +73,11 @@ type Config struct {
 
 	// Error reporting to a Sentry-compatible service; off without a DSN
 	// (docs/error-reporting.md).
-	SentryDSN   string // GLIMPSE_SENTRY_DSN (or _FILE)
-	Environment string // GLIMPSE_ENVIRONMENT: the reports' environment; empty means production
+	SentryDSN string // GLIMPSE_SENTRY_DSN (or _FILE)
+	// Environment names the deployment, for error reports too; empty means
+	// production. Only "development" (make run, the end-to-end tests)
+	// starts without a payment provider chosen and an operator named.
+	Environment string // GLIMPSE_ENVIRONMENT
 
 	// Have I Been Pwned. With no key, a bundled sample dataset answers.
 	HIBPKey           string        // GLIMPSE_HIBP_API_KEY (or _FILE)
@@ -111,8 +117,10 @@ type Config struct {
 	// base URL, so it can never be on in production.
 	DevMailbox bool // GLIMPSE_DEV_MAILBOX
 
-	// Payments (engine/billing, docs/stripe.md): "sandbox" (default, takes
-	// no money) or "stripe".
+	// Payments (engine/billing, docs/stripe.md): "sandbox" (takes no money)
+	// or "stripe". The sandbox is the default in development only;
+	// elsewhere it must be asked for, and then every page and mail says the
+	// site is a demo (PublicDemo).
 	Payments            string // GLIMPSE_PAYMENTS
 	StripeSecretKey     string // GLIMPSE_STRIPE_SECRET_KEY (or _FILE); required with stripe
 	StripeWebhookSecret string // GLIMPSE_STRIPE_WEBHOOK_SECRET (or _FILE): the endpoint's whsec_… signing secret
@@ -121,14 +129,22 @@ type Config struct {
 
 // Load reads the configuration from getenv (os.Getenv in production) and
 // validates it.
-func Load(getenv func(string) string) (Config, error) {
+func Load(getenv func(string) string) (Config, error) { return load(getenv, true) }
+
+// LoadForCommand is Load for the commands that serve nothing (login-link,
+// staff, backup, restore, seed-scale): what a site needs before it may
+// serve anyone (outside development, a payment provider chosen and an
+// operator named) is not asked of them.
+func LoadForCommand(getenv func(string) string) (Config, error) { return load(getenv, false) }
+
+func load(getenv func(string) string, serving bool) (Config, error) {
 	c := Config{
 		Addr:              or(getenv("GLIMPSE_ADDR"), "127.0.0.1:8080"),
 		DataDir:           or(getenv("GLIMPSE_DATA_DIR"), "./data"),
 		Database:          or(getenv("GLIMPSE_DATABASE"), "glimpse"),
 		SupportEmail:      or(getenv("GLIMPSE_SUPPORT_EMAIL"), "support@glimpse.example"),
-		OperatorName:      or(getenv("GLIMPSE_OPERATOR_NAME"), "the operator named in your purchase receipt"),
-		OperatorAddress:   or(getenv("GLIMPSE_OPERATOR_ADDRESS"), "the registered address available from our support team"),
+		OperatorName:      strings.TrimSpace(getenv("GLIMPSE_OPERATOR_NAME")),
+		OperatorAddress:   strings.TrimSpace(getenv("GLIMPSE_OPERATOR_ADDRESS")),
 		LogLevel:          or(getenv("GLIMPSE_LOG_LEVEL"), "info"),
 		PprofAddr:         getenv("GLIMPSE_PPROF_ADDR"),
 		MetricsAddr:       getenv("GLIMPSE_METRICS_ADDR"),
@@ -226,7 +242,10 @@ func Load(getenv func(string) string) (Config, error) {
 	if err := c.loadSMTP(getenv); err != nil {
 		return c, err
 	}
-	if err := c.loadPayments(getenv); err != nil {
+	if err := c.loadPayments(getenv, serving); err != nil {
+		return c, err
+	}
+	if err := c.loadOperator(serving); err != nil {
 		return c, err
 	}
 	if err := c.loadBrandHosts(getenv("GLIMPSE_BRAND_HOSTS")); err != nil {
@@ -249,7 +268,7 @@ func Load(getenv func(string) string) (Config, error) {
 	u.Host = strings.ToLower(u.Host)
 	c.BaseURL = strings.TrimRight(u.String(), "/")
 	c.InstagramRedirectURI = or(c.InstagramRedirectURI, c.BaseURL+"/instagram/callback")
-	if c.DevMailbox && c.Environment != "development" {
+	if c.DevMailbox && c.Environment != Development {
 		// The mailbox shows every mail, sign-in and reset links included: it
 		// is for a developer's own machine, never a deployment.
 		return c, fmt.Errorf("GLIMPSE_DEV_MAILBOX needs GLIMPSE_ENVIRONMENT=development (make run sets both)")
@@ -323,6 +342,59 @@ func hostName(h string) bool {
 	}
 	return true
 }
+
+// Development is the environment name of a developer's own machine (make
+// run, the end-to-end tests): the only one that starts with the sandbox by
+// default and a fictional operator.
+const Development = "development"
+
+// The fictional operator of development (the demo `make run` starts):
+// receipts and the legal pages name someone, and nobody could take it for a
+// real business.
+const (
+	DemoOperatorName    = "Example Operator (fictional: this is a demo)"
+	DemoOperatorAddress = "1 Example Street, Exampleville (a fictional address)"
+)
+
+// loadOperator requires the operator's name and address outside
+// development: a receipt must name the seller and the privacy policy the
+// data controller, with an address (consumer law; GDPR Art. 13), and
+// neither may point at the other instead. In development the fictional
+// operator stands in. A command that serves nothing needs none.
+func (c *Config) loadOperator(serving bool) error {
+	if c.Environment == Development {
+		c.OperatorName = or(c.OperatorName, DemoOperatorName)
+		c.OperatorAddress = or(c.OperatorAddress, DemoOperatorAddress)
+		return nil
+	}
+	if !serving {
+		return nil
+	}
+	var missing []string
+	if c.OperatorName == "" {
+		missing = append(missing, "GLIMPSE_OPERATOR_NAME (who sells and controls the data: a person's or a company's legal name)")
+	}
+	if c.OperatorAddress == "" {
+		missing = append(missing, "GLIMPSE_OPERATOR_ADDRESS (its registered postal address)")
+	}
+	if len(missing) > 0 {
+		verb := "is"
+		if len(missing) > 1 {
+			verb = "are"
+		}
+		return fmt.Errorf("%s %s required outside development (GLIMPSE_ENVIRONMENT=%q): receipts name the seller and the privacy policy "+
+			"the data controller; GLIMPSE_ENVIRONMENT=development uses a fictional one", strings.Join(missing, " and "), verb, c.envName())
+	}
+	return nil
+}
+
+// PublicDemo reports whether this is the sandbox outside development: a
+// public demo, which takes no money and sells nothing, and says so on every
+// page and in every mail.
+func (c Config) PublicDemo() bool { return c.Payments == "sandbox" && c.Environment != Development }
+
+// envName is GLIMPSE_ENVIRONMENT as the error messages name it.
+func (c Config) envName() string { return or(c.Environment, "production") }
 
 // loopbackAddr reports whether addr is host:port with a loopback host.
 func loopbackAddr(addr string) bool {

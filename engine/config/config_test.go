@@ -10,7 +10,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+// env is an environment of m's variables, in development unless m says
+// otherwise (outside it, Load needs GLIMPSE_PAYMENTS and the operator).
+func env(m map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := m[k]; ok || k != "GLIMPSE_ENVIRONMENT" {
+			return v
+		}
+		return Development
+	}
+}
+
+// production is what a deployment outside development must set, with more.
+func production(more map[string]string) map[string]string {
+	m := map[string]string{"GLIMPSE_ENVIRONMENT": "", "GLIMPSE_PAYMENTS": "stripe", "GLIMPSE_STRIPE_SECRET_KEY": "sk_test_x",
+		"GLIMPSE_STRIPE_WEBHOOK_SECRET": "whsec_x", "GLIMPSE_OPERATOR_NAME": "Ana Example", "GLIMPSE_OPERATOR_ADDRESS": "Rua Exemplo 1, São Paulo"}
+	for k, v := range more {
+		m[k] = v
+	}
+	return m
+}
 
 func TestDefaults(t *testing.T) {
 	t.Parallel()
@@ -19,9 +38,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Addr: "127.0.0.1:8080", BaseURL: "http://127.0.0.1:8080", DataDir: "./data", Database: "glimpse",
-		SupportEmail: "support@glimpse.example", LogLevel: "info",
-		OperatorName:    "the operator named in your purchase receipt",
-		OperatorAddress: "the registered address available from our support team", SessionLifetime: 5 * time.Hour, TaxRetentionYears: 10,
+		SupportEmail: "support@glimpse.example", LogLevel: "info", Environment: Development,
+		OperatorName: DemoOperatorName, OperatorAddress: DemoOperatorAddress, SessionLifetime: 5 * time.Hour, TaxRetentionYears: 10,
 		ShutdownTimeout: 10 * time.Second, BrandHosts: map[string]string{}, HIBPCatalogueSync: 24 * time.Hour,
 		PwnedPasswords: "local", InstagramRedirectURI: "http://127.0.0.1:8080/instagram/callback",
 		SMTPPort: 587, SMTPFrom: "Glimpse <no-reply@glimpse.example>", SMTPTLS: "opportunistic",
@@ -92,8 +110,8 @@ func TestRejectsBadValues(t *testing.T) {
 		// The scheme decides, however it is written.
 		"mailbox HTTPS": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "development", "GLIMPSE_BASE_URL": "HTTPS://Glimpse.Example"},
 		// Only in development.
-		"mailbox in production": {"GLIMPSE_DEV_MAILBOX": "1"},
-		"mailbox in staging":    {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "staging"},
+		"mailbox in production": production(map[string]string{"GLIMPSE_DEV_MAILBOX": "1"}),
+		"mailbox in staging":    production(map[string]string{"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "staging"}),
 	} {
 		if _, err := Load(env(vars)); err == nil {
 			t.Errorf("%s: accepted %v", name, vars)
@@ -192,5 +210,83 @@ func TestBrandHostsRefusePorts(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"localhost": "_x_", "y.example.com": "_y_"}, c.BrandHosts); diff != "" {
 		t.Fatal(diff)
+	}
+}
+
+// TestOutsideDevelopment: with GLIMPSE_ENVIRONMENT unset (production) or
+// any name but development, the sandbox is never the payment provider by
+// default (a test card bought a plan with no payment), and receipts and the
+// privacy policy name a real operator, so the start is refused without
+// GLIMPSE_PAYMENTS and without GLIMPSE_OPERATOR_NAME and _ADDRESS. The
+// sandbox asked for is a public demo. Development names a fictional
+// operator.
+func TestOutsideDevelopment(t *testing.T) {
+	t.Parallel()
+	for name, vars := range map[string]map[string]string{
+		"no provider": production(map[string]string{"GLIMPSE_PAYMENTS": ""}),
+		"no provider, staging, https": production(map[string]string{"GLIMPSE_PAYMENTS": "", "GLIMPSE_ENVIRONMENT": "staging",
+			"GLIMPSE_BASE_URL": "https://glimpse.example"}),
+		"no operator":       production(map[string]string{"GLIMPSE_OPERATOR_NAME": ""}),
+		"no address":        production(map[string]string{"GLIMPSE_OPERATOR_ADDRESS": " "}),
+		"demo, no operator": production(map[string]string{"GLIMPSE_PAYMENTS": "sandbox", "GLIMPSE_OPERATOR_NAME": ""}),
+	} {
+		_, err := Load(env(vars))
+		if err == nil {
+			t.Errorf("%s: started", name)
+			continue
+		}
+		want := "GLIMPSE_OPERATOR_"
+		if vars["GLIMPSE_PAYMENTS"] == "" {
+			want = "GLIMPSE_PAYMENTS is required outside development"
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want it to say %q", name, err, want)
+		}
+	}
+
+	c, err := Load(env(production(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Payments != "stripe" || c.PublicDemo() || c.OperatorName != "Ana Example" || c.OperatorAddress != "Rua Exemplo 1, São Paulo" {
+		t.Errorf("production: %+v", c)
+	}
+	c, err = Load(env(production(map[string]string{"GLIMPSE_PAYMENTS": "sandbox"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Payments != "sandbox" || !c.PublicDemo() {
+		t.Errorf("the sandbox asked for outside development: payments %q, public demo %v", c.Payments, c.PublicDemo())
+	}
+
+	// Development (make run): the sandbox, a fictional operator, no demo
+	// notice; a named operator is kept.
+	c, err = Load(env(map[string]string{"GLIMPSE_ENVIRONMENT": Development, "GLIMPSE_DEMO": "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Payments != "sandbox" || c.PublicDemo() || !strings.Contains(c.OperatorName, "fictional") || !strings.Contains(c.OperatorAddress, "fictional") {
+		t.Errorf("development: payments %q, public demo %v, operator %q at %q", c.Payments, c.PublicDemo(), c.OperatorName, c.OperatorAddress)
+	}
+	c, err = Load(env(map[string]string{"GLIMPSE_ENVIRONMENT": Development, "GLIMPSE_OPERATOR_NAME": "Ana Example"}))
+	if err != nil || c.OperatorName != "Ana Example" {
+		t.Errorf("development with an operator: %q, %v", c.OperatorName, err)
+	}
+}
+
+// TestLoadForCommand: the commands that serve nothing (login-link, staff,
+// backup, …) start outside development without a payment provider or an
+// operator; what they name is still checked.
+func TestLoadForCommand(t *testing.T) {
+	t.Parallel()
+	c, err := LoadForCommand(env(map[string]string{"GLIMPSE_ENVIRONMENT": "", "GLIMPSE_DATA_DIR": "/srv/glimpse"}))
+	if err != nil || c.DataDir != "/srv/glimpse" || c.Payments != "" || c.PublicDemo() {
+		t.Fatalf("a command in production: payments %q, %v", c.Payments, err)
+	}
+	if _, err := LoadForCommand(env(map[string]string{"GLIMPSE_ENVIRONMENT": "", "GLIMPSE_PAYMENTS": "paypal"})); err == nil {
+		t.Error("an unknown provider was accepted")
+	}
+	if _, err := Load(env(map[string]string{"GLIMPSE_ENVIRONMENT": "", "GLIMPSE_DATA_DIR": "/srv/glimpse"})); err == nil {
+		t.Error("serve in production started with no provider and no operator")
 	}
 }

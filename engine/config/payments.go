@@ -11,9 +11,22 @@ const DefaultStripeAPIBase = "https://api.stripe.com"
 
 // loadPayments reads the payment provider's settings. Stripe without a
 // secret key is refused at start rather than failing at the first checkout.
-func (c *Config) loadPayments(getenv func(string) string) error {
+// Outside development the provider must be named: a deployment that forgot
+// GLIMPSE_PAYMENTS would otherwise run the sandbox, where a test card buys
+// a plan with no payment; the sandbox named on purpose is a public demo. A
+// command that serves nothing (serving false) takes no payment either way.
+func (c *Config) loadPayments(getenv func(string) string, serving bool) error {
 	var err error
-	c.Payments = or(getenv("GLIMPSE_PAYMENTS"), "sandbox")
+	c.Payments = strings.TrimSpace(getenv("GLIMPSE_PAYMENTS"))
+	switch {
+	case c.Payments != "":
+	case c.Environment == Development:
+		c.Payments = "sandbox"
+	case serving:
+		return fmt.Errorf("GLIMPSE_PAYMENTS is required outside development (GLIMPSE_ENVIRONMENT=%q): stripe to take payments "+
+			"(docs/stripe.md §8), or sandbox for a public demo that takes no money and says on every page and mail that it is a demo",
+			c.envName())
+	}
 	if c.StripeSecretKey, err = secret(getenv, "GLIMPSE_STRIPE_SECRET_KEY"); err != nil {
 		return err
 	}
@@ -26,6 +39,7 @@ func (c *Config) loadPayments(getenv func(string) string) error {
 	}
 	switch c.Payments {
 	case "sandbox":
+	case "": // a command outside development, which serves nothing: none chosen, and none needed
 	case "stripe":
 		if c.StripeSecretKey == "" {
 			return fmt.Errorf("GLIMPSE_PAYMENTS=stripe needs GLIMPSE_STRIPE_SECRET_KEY (or GLIMPSE_STRIPE_SECRET_KEY_FILE)")

@@ -9,9 +9,7 @@ import (
 
 func TestPayments(t *testing.T) {
 	t.Parallel()
-	load := func(env map[string]string) (Config, error) {
-		return Load(func(k string) string { return env[k] })
-	}
+	load := func(vars map[string]string) (Config, error) { return Load(env(vars)) }
 	c, err := load(nil)
 	if err != nil || c.Payments != "sandbox" || c.StripeAPIBase != DefaultStripeAPIBase {
 		t.Fatalf("default: %+v, %v", c.Payments, err)

@@ -8,8 +8,11 @@ func TestPprofAddrIsLoopbackOnly(t *testing.T) {
 	t.Parallel()
 	load := func(addr string) (Config, error) {
 		return Load(func(k string) string {
-			if k == "GLIMPSE_PPROF_ADDR" {
+			switch k {
+			case "GLIMPSE_PPROF_ADDR":
 				return addr
+			case "GLIMPSE_ENVIRONMENT":
+				return Development
 			}
 			return ""
 		})

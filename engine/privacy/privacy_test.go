@@ -45,7 +45,8 @@ const (
 func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	t.Helper()
 	cfg, err := config.Load(func(k string) string {
-		return map[string]string{"GLIMPSE_INSTAGRAM_APP_SECRET": appSecret, "GLIMPSE_TAX_RETENTION_YEARS": "8"}[k]
+		return map[string]string{"GLIMPSE_INSTAGRAM_APP_SECRET": appSecret, "GLIMPSE_TAX_RETENTION_YEARS": "8",
+			"GLIMPSE_ENVIRONMENT": config.Development}[k]
 	})
 	if err != nil {
 		t.Fatal(err)

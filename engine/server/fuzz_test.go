@@ -86,7 +86,7 @@ type fuzzClient struct {
 
 func newFuzzClient(f *testing.F) *fuzzClient {
 	f.Helper()
-	cfg, err := config.Load(func(string) string { return "" })
+	cfg, err := config.Load(func(k string) string { return map[string]string{"GLIMPSE_ENVIRONMENT": config.Development}[k] })
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func newHarness(t testing.TB, edit ...func(*config.Config)) *harness {
 func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*config.Config)) *harness {
 	t.Helper()
 	cfg, err := config.Load(func(k string) string {
-		return map[string]string{"GLIMPSE_BRAND_HOSTS": "x.glimpse.test=_x_"}[k]
+		return map[string]string{"GLIMPSE_BRAND_HOSTS": "x.glimpse.test=_x_", "GLIMPSE_ENVIRONMENT": config.Development}[k]
 	})
 	if err != nil {
 		t.Fatal(err)

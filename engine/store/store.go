@@ -61,6 +61,13 @@ type Config struct {
 	// ExplainIDLookup as it does for a server in its own process; without
 	// it, every lookup by `_id` on such a server scans. Empty for MongoDB.
 	ServerDataDir string
+	// Attach, with URI empty, lets a short command (login-link, staff)
+	// reach the data directory's running server: when another process holds
+	// the directory's lock and serves it on the socket in the directory, the
+	// store connects to that socket, as to a `glimpse db-server`, instead of
+	// refusing. Never for a server of its own: it would lose its database
+	// when the other process stops.
+	Attach bool
 	// Database is the name of the database the application uses.
 	Database string
 	// Durability is how the embedded FerretDB waits for the disk; the zero
@@ -160,6 +167,11 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 	if uri == "" {
 		var err error
 		emb, uri, err = startEmbedded(ctx, cfg.DataDir, cfg.Durability, logger)
+		if errors.Is(err, ErrDataDirInUse) && cfg.Attach {
+			if running, runningURI, ok := attachRunning(ctx, cfg.DataDir); ok {
+				emb, uri, err = running, runningURI, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -230,6 +242,25 @@ func ServeEmbedded(ctx context.Context, dataDir string, durability Durability, l
 	}
 	<-ctx.Done()
 	return emb.stop(context.Background())
+}
+
+// attachRunning finds the server another process runs on dataDir by its
+// socket in the directory (a private data directory with a short path has
+// it there; otherwise it is in that process's own temporary directory, and
+// ok is false).
+func attachRunning(ctx context.Context, dataDir string) (emb *embedded, uri string, ok bool) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, "", false
+	}
+	sock := filepath.Join(abs, socketName)
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return nil, "", false
+	}
+	_ = conn.Close()
+	return &embedded{dataDir: abs, socket: sock}, "mongodb://" + url.PathEscape(sock) + "/", true
 }
 
 // startEmbedded starts FerretDB on a Unix socket and returns its URI once

@@ -91,7 +91,7 @@ func TestNoCodeCanEditTheAuditLog(t *testing.T) {
 
 func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	t.Helper()
-	cfg, err := config.Load(func(string) string { return "" })
+	cfg, err := config.Load(func(k string) string { return map[string]string{"GLIMPSE_ENVIRONMENT": config.Development}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,9 @@ func run(bin, bare string, conns, rounds int, round time.Duration, profile strin
 	defer os.RemoveAll(dir)
 
 	appAddr, bareAddr, pprofAddr := serverproc.FreeAddr(), serverproc.FreeAddr(), ""
-	env := []string{"GLIMPSE_ADDR=" + appAddr, "GLIMPSE_DATA_DIR=" + filepath.Join(dir, "data"), "GLIMPSE_DEMO=1"}
+	// Development: the sandbox and the fictional operator, as make run.
+	env := []string{"GLIMPSE_ADDR=" + appAddr, "GLIMPSE_DATA_DIR=" + filepath.Join(dir, "data"), "GLIMPSE_DEMO=1",
+		"GLIMPSE_ENVIRONMENT=development"}
 	if profile != "" {
 		pprofAddr = serverproc.FreeAddr()
 		env = append(env, "GLIMPSE_PPROF_ADDR="+pprofAddr)

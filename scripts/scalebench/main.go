@@ -48,7 +48,7 @@ func main() {
 	settle := flag.Duration("settle", 0, "wait this long after both servers are ready, before the journeys (their first background passes)")
 	flag.Parse()
 	if *big == "" {
-		fmt.Fprintln(os.Stderr, "scalebench: -big DIR is required (seed it with: GLIMPSE_DATA_DIR=DIR bin/glimpse seed-scale)")
+		fmt.Fprintln(os.Stderr, "scalebench: -big DIR is required (seed it with: GLIMPSE_ENVIRONMENT=development GLIMPSE_DATA_DIR=DIR bin/glimpse seed-scale)")
 		os.Exit(2)
 	}
 	if *seeder == "" {
@@ -87,7 +87,7 @@ func run(bin, seeder, bigDir string, smallN, rounds, per int, settle time.Durati
 	defer os.RemoveAll(tmp)
 	smallDir := filepath.Join(tmp, "small")
 	seed := exec.Command(seeder, "seed-scale", "-n", strconv.Itoa(smallN))
-	seed.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+smallDir, "GLIMPSE_LOG_LEVEL=warn")
+	seed.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+smallDir, "GLIMPSE_LOG_LEVEL=warn", "GLIMPSE_ENVIRONMENT=development")
 	if out, err := seed.CombinedOutput(); err != nil {
 		return fmt.Errorf("seed the small database: %w\n%s", err, out)
 	}
@@ -107,7 +107,7 @@ func run(bin, seeder, bigDir string, smallN, rounds, per int, settle time.Durati
 		// from a client address of its own, so the per-address limits
 		// (sign-in, checkout) count clients, not the benchmark.
 		env := []string{"GLIMPSE_ADDR=" + addr, "GLIMPSE_DATA_DIR=" + t.dir, "GLIMPSE_DEMO=1",
-			"GLIMPSE_TRUSTED_PROXIES=127.0.0.1/32"}
+			"GLIMPSE_TRUSTED_PROXIES=127.0.0.1/32", "GLIMPSE_ENVIRONMENT=development"}
 		p, err := serverproc.Start(bin, filepath.Join(tmp, t.name+".log"), env, "serve")
 		if err != nil {
 			return err
@@ -172,7 +172,7 @@ func run(bin, seeder, bigDir string, smallN, rounds, per int, settle time.Durati
 // through the binary's own reading of its settings.
 func seededSize(bin, dir string) (int, error) {
 	cmd := exec.Command(bin, "seed-scale", "-size")
-	cmd.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+dir, "GLIMPSE_LOG_LEVEL=warn")
+	cmd.Env = append(os.Environ(), "GLIMPSE_DATA_DIR="+dir, "GLIMPSE_LOG_LEVEL=warn", "GLIMPSE_ENVIRONMENT=development")
 	out, err := cmd.Output()
 	if err != nil {
 		return 0, fmt.Errorf("read the big database's size: %w", err)
