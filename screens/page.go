@@ -68,6 +68,21 @@ func SubPage(c Context, id, title string, back *ui.Action, children ...*ui.Node)
 	return s
 }
 
+// WithDemoNotice is p with the public demo's notice first on its screen: a
+// site running the payment sandbox outside development (a public demo)
+// says on every page that nothing is sold and no card is charged. p's own
+// screen is not changed.
+func WithDemoNotice(c Context, p Page) Page {
+	if p.Screen == nil {
+		return p
+	}
+	screen := *p.Screen
+	notice := &ui.Node{Type: ui.NodeTypeBanner, ID: "demo-notice", Tone: "warning", Title: c.T("demo.title"), Text: c.T("demo.text")}
+	screen.Children = append([]*ui.Node{notice}, p.Screen.Children...)
+	p.Screen = &screen
+	return p
+}
+
 // Envelope wraps the page with its metadata.
 func (p Page) Envelope(meta ui.Meta) ui.Envelope {
 	return ui.Envelope{V: ui.SchemaVersion, Screen: p.Screen, Overlays: p.Overlays, Open: p.Open,

@@ -115,7 +115,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return err
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
-		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom)
+		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
 	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
 	webhookSecret := webhookSecret(cfg)
 	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)

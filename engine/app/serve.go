@@ -45,6 +45,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 		}
 	}
 	fmt.Fprintf(stdout, "Glimpse %s is running at %s\n", version, cfg.BaseURL)
+	if cfg.PublicDemo() {
+		fmt.Fprintf(stdout, "Public demo: GLIMPSE_PAYMENTS=sandbox takes no money, and every page and mail says this is a demo\n")
+	}
 	if cfg.Demo {
 		fmt.Fprintf(stdout, "Demo sign-in: %s / %s\n", DemoEmail, DemoPassword)
 		fmt.Fprintf(stdout, "One-time sign-in link: ./bin/glimpse login-link %s\n", DemoEmail)

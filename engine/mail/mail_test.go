@@ -549,3 +549,32 @@ func TestLapsedClaimIsTheNextAttempt(t *testing.T) {
 		t.Fatalf("mail %s after %d attempts", m.Status, m.Attempts)
 	}
 }
+
+// TestDemoNoticeInEveryMail: a public demo's outbox (the payment sandbox
+// outside development) says in every mail's subject, text and HTML that it
+// comes from a demo; another outbox's mails do not.
+func TestDemoNoticeInEveryMail(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	demo := e.outbox().WithDemoNotice(true)
+	for _, tmpl := range mail.Templates() {
+		key := "demo:" + tmpl
+		if err := demo.Enqueue(ctx, mail.Message{Key: key, To: "x@example.com", Brand: "_x_", Template: tmpl, Data: sampleData(tmpl)}); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		m, err := e.box.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(m.Subject, "[Demo] ") || !strings.Contains(m.Text, "comes from a demo of Profilio") ||
+			!strings.Contains(m.HTML, "comes from a demo of Profilio") || leftover.MatchString(m.Subject+m.Text) {
+			t.Errorf("%s does not say it is a demo: %q\n%s", key, m.Subject, m.Text)
+		}
+	}
+	if err := e.box.Enqueue(ctx, reset("x@example.com", "not-demo")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := e.box.Get(ctx, "not-demo"); err != nil || strings.Contains(m.Subject+m.Text, "demo") {
+		t.Errorf("a mail of an outbox that is no demo: %q, %v", m.Subject, err)
+	}
+}

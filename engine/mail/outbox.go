@@ -111,6 +111,9 @@ type Outbox struct {
 	// sender names who a brand's mail comes from (nil: the mail's text
 	// shows the {brand}, {operator} and {support} placeholders unfilled).
 	sender func(brandKey string) From
+	// demo says, in every mail, that the site is a public demo
+	// (WithDemoNotice).
+	demo   bool
 	domain string
 	owner  string
 }
@@ -158,6 +161,14 @@ type From struct {
 // {brand}, {operator} and {support}. It returns o.
 func (o *Outbox) WithSenders(sender func(brandKey string) From) *Outbox {
 	o.sender = sender
+	return o
+}
+
+// WithDemoNotice makes every mail say, in its subject and first paragraph,
+// that it comes from a public demo (the payment sandbox outside
+// development: nothing is sold). It returns o.
+func (o *Outbox) WithDemoNotice(on bool) *Outbox {
+	o.demo = on
 	return o
 }
 

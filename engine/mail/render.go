@@ -158,6 +158,11 @@ func (o *Outbox) render(m Message) (rendered, error) {
 	heading, body, footer := fill(prefix+"heading"), fill(prefix+"body"), fill("mail.footer")
 	// A body's lines are paragraphs of their own (a receipt's details).
 	paragraphs := append([]string{fill("mail.greeting")}, strings.Split(body, "\n")...)
+	if o.demo {
+		data["subject"] = r.Subject
+		r.Subject = fill("mail.demoSubject")
+		paragraphs = append([]string{fill("mail.demo")}, paragraphs...)
+	}
 	var text strings.Builder
 	text.WriteString(heading + "\n\n")
 	for _, p := range paragraphs {

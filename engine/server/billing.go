@@ -133,8 +133,7 @@ func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {
 		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
 		done = billing.LinkCancel{}
 	}
-	page := screens.UnsubscriptionResult(r.copy, done.Canceled, done.AccessEnds)
-	return &ui.Result{Screen: ptr(page.Envelope(s.meta(r)))}, nil
+	return s.screenResult(r, screens.UnsubscriptionResult(r.copy, done.Canceled, done.AccessEnds))
 }
 
 func (s *Server) updateCardScreen(r *request) (screens.Page, error) {

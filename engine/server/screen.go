@@ -190,7 +190,17 @@ func (s *Server) match(path string) (route, bool) {
 // screenResult answers an action with a whole screen, replacing the current
 // one.
 func (s *Server) screenResult(r *request, p screens.Page) (*ui.Result, error) {
-	return &ui.Result{Screen: ptr(p.Envelope(s.meta(r)))}, nil
+	return &ui.Result{Screen: ptr(s.demoNotice(r, p).Envelope(s.meta(r)))}, nil
+}
+
+// demoNotice puts the public demo's notice on p when the site is one (the
+// payment sandbox outside development, config.PublicDemo): every screen
+// sent, the first one drawn into the page too, says it is a demo.
+func (s *Server) demoNotice(r *request, p screens.Page) screens.Page {
+	if !s.Config.PublicDemo() {
+		return p
+	}
+	return screens.WithDemoNotice(r.copy, p)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -234,7 +244,7 @@ func (s *Server) sendScreen(c fiber.Ctx, r *request, rt route) error {
 	if err != nil {
 		return err
 	}
-	env := p.Envelope(ui.Meta{})
+	env := s.demoNotice(r, p).Envelope(ui.Meta{})
 	pageBody, err := env.EncodePage()
 	if err != nil {
 		return engine.Wrap(engine.CodeInternal, err, "")
