@@ -166,7 +166,8 @@ func goldenCases() []goldenCase {
 		{"billing", func(c Context) Page {
 			return BillingHistory(c, []HistoryLineView{
 				{Date: "Nov 9, 2026", Item: "Weekly Plan", Amount: "$1", Status: billing.HistoryFailed},
-				{Date: "Nov 3, 2026", Item: "Profile report", Amount: "$28.99", Status: billing.HistoryRefunded, Receipt: "7F3K-9QX2-M4AB"},
+				{Date: "Nov 3, 2026", Item: "Profile report", Amount: "$28.99", Status: billing.HistoryRefunded, Receipt: "7F3K-9QX2-M4AB",
+					Refunded: "$28.99", RefundedOn: "Nov 4, 2026"},
 				{Date: "Nov 2, 2026", Item: "Weekly Plan", Amount: "$1", Status: billing.HistoryPaid, Receipt: "0C1D-2E3F-4G5H"},
 			})
 		}},

@@ -133,6 +133,8 @@ type HistoryLineView struct {
 	Amount  string
 	Status  string // billing.HistoryPaid, …
 	Receipt string // its number; "" when it has none (failed)
+	// Refunded is what was given back ("" for nothing), last on RefundedOn.
+	Refunded, RefundedOn string
 }
 
 // BillingHistory lists the subscriber's charges, newest first: what each
@@ -144,8 +146,11 @@ func BillingHistory(c Context, lines []HistoryLineView) Page {
 	} else {
 		rows := make([]*ui.Node, 0, len(lines))
 		for _, l := range lines {
-			item := &ui.Node{Type: "list_item", Title: l.Item,
-				Subtitle: fill(c.T("billing.line"), "{date}", l.Date, "{amount}", l.Amount),
+			subtitle := fill(c.T("billing.line"), "{date}", l.Date, "{amount}", l.Amount)
+			if l.Refunded != "" {
+				subtitle += " · " + fill(c.T("billing.refundedOn"), "{amount}", l.Refunded, "{date}", l.RefundedOn)
+			}
+			item := &ui.Node{Type: "list_item", Title: l.Item, Subtitle: subtitle,
 				Trailing: ui.Badge(c.T("billing.status."+l.Status), historyTone(l.Status))}
 			if l.Receipt != "" {
 				item.Action = ui.Navigate(ReceiptPath(l.Receipt))

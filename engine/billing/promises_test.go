@@ -165,6 +165,20 @@ func TestEveryChangeToAPlanSendsAMail(t *testing.T) {
 		refunds[1].Data["family"] != FamilyOf(addOn.PlanCode) || refunds[0].Data["amount"] == "" || refunds[0].To != addOn.Email {
 		t.Fatalf("the refunds' mails: %+v", refunds)
 	}
+	// Billing history shows what was given back, and when.
+	lines, err := f.svc.BillingHistory(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := false
+	for _, l := range lines {
+		if l.Family == FamilyOf(addOn.PlanCode) {
+			shown = l.Refunded == ch.Amount && l.RefundedAt.Equal(f.clock.Now())
+		}
+	}
+	if !shown {
+		t.Fatalf("billing history does not show the refund: %+v", lines)
+	}
 }
 
 // An address with a running plan is sent to sign in, not to a second page.

@@ -302,6 +302,10 @@ type HistoryLine struct {
 	// Receipt is the receipt's number; "" for a charge that has none (it
 	// failed, or is pending).
 	Receipt string
+	// Refunded is what was given back of the charge (zero: nothing), the
+	// last time on RefundedAt.
+	Refunded   Money
+	RefundedAt time.Time
 }
 
 // maxHistory bounds the lines billing history shows: years of weekly
@@ -349,6 +353,19 @@ func (s *Service) BillingHistory(ctx context.Context, userID string) ([]HistoryL
 		line := HistoryLine{At: ch.CreatedAt, Amount: ch.Amount, Status: HistoryStatus(status)}
 		sub := codes[ch.SubscriptionID]
 		line.PlanCode = sub.PlanCode
+		if ch.PlanCode != "" {
+			line.PlanCode = ch.PlanCode // a payment for what the buyer had, filed under what they had
+		}
+		refunds, err := s.RefundsOf(ctx, ch.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, rf := range refunds {
+			if rf.Status == RefundSucceeded {
+				line.Refunded = Money{Amount: line.Refunded.Amount + rf.Amount.Amount, Currency: rf.Amount.Currency}
+				line.RefundedAt = rf.CreatedAt
+			}
+		}
 		r, err := s.ReceiptOfCharge(ctx, ch.ID)
 		switch {
 		case err == nil:

@@ -67,8 +67,12 @@ func (s *Server) billingScreen(r *request) (screens.Page, error) {
 	}
 	views := make([]screens.HistoryLineView, 0, len(lines))
 	for _, l := range lines {
-		views = append(views, screens.HistoryLineView{Date: brand.Date(l.At), Item: itemName(r.copy, l.PlanCode, l.Family),
-			Amount: l.Amount.String(), Status: l.Status, Receipt: l.Receipt})
+		v := screens.HistoryLineView{Date: brand.Date(l.At), Item: itemName(r.copy, l.PlanCode, l.Family),
+			Amount: l.Amount.String(), Status: l.Status, Receipt: l.Receipt}
+		if l.Refunded.Amount > 0 {
+			v.Refunded, v.RefundedOn = l.Refunded.String(), brand.Date(l.RefundedAt)
+		}
+		views = append(views, v)
 	}
 	return screens.BillingHistory(r.copy, views), nil
 }
