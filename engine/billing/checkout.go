@@ -363,19 +363,17 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now})
 		}
 	case OrderAddOn:
-		if twice, err := s.addOnPaidTwice(ctx, order.SubscriptionID, order.ChargeKey); err != nil {
-			return err
-		} else if twice {
-			return s.refundPaidTwice(ctx, order, res, ev, order.SubscriptionID)
-		}
 		sub := Subscription{ID: order.SubscriptionID, UserID: order.UserID, Email: order.Email, Emails: []string{order.Email},
 			Bundle: order.Bundle, Brand: order.Brand, PlanCode: order.PlanCode, Status: StatusActive, Price: order.Amount,
-			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID}
+			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID,
+			PaidBy: paidBy(order.ChargeKey)}
 		if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
 			return fmt.Errorf("fulfil %s: %w", order.ID, err)
 		}
-		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
-			return fmt.Errorf("fulfil %s: create add-on: %w", order.ID, err)
+		if twice, err := s.insertAddOn(ctx, sub); err != nil {
+			return fmt.Errorf("fulfil %s: %w", order.ID, err)
+		} else if twice {
+			return s.refundPaidTwice(ctx, order, res, ev, order.SubscriptionID)
 		}
 		if err := s.recordCharge(ctx, order, res, ev); err != nil {
 			return err
@@ -510,21 +508,30 @@ func (s *Service) liveMainPlan(ctx context.Context, email, bundle, except string
 	return "", nil
 }
 
-// addOnPaidTwice reports whether an add-on was already paid for by another
-// charge than chargeKey: the first payment of an add-on claims it (a unique
-// insert), whichever path took it (the saved card or a hosted page).
-func (s *Service) addOnPaidTwice(ctx context.Context, subID, chargeKey string) (bool, error) {
-	claim := "addon-paid:" + subID
-	won, err := s.claims.Take(ctx, claim, chargeKey, s.clock.Now().AddDate(100, 0, 0))
-	if err != nil || won {
-		return false, err
+// insertAddOn writes an add-on just paid for and reports whether another
+// payment had bought it already: the add-on's _id is its purchase's, so of
+// two payments (a saved card's and a hosted page's, or two pages) exactly
+// one inserts it, and the other finds it paid by another charge. The same
+// payment again (a retry, a redelivery) is not a second one.
+func (s *Service) insertAddOn(ctx context.Context, sub Subscription) (paidTwice bool, err error) {
+	_, err = s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub)
+	if err == nil {
+		return false, nil
 	}
-	owner, err := s.claims.Owner(ctx, claim)
+	if !store.IsDuplicateKey(err) {
+		return false, fmt.Errorf("create add-on %s: %w", sub.ID, err)
+	}
+	first, err := s.Subscription(ctx, sub.ID)
 	if err != nil {
 		return false, err
 	}
-	return owner != "" && owner != chargeKey, nil
+	return first.PaidBy != "" && first.PaidBy != sub.PaidBy, nil
 }
+
+// paidBy names the charge that bought an add-on without naming its buyer
+// (an add-on's charge key holds the account id; subscriptions outlive an
+// erasure for the tax period).
+func paidBy(chargeKey string) string { return engine.HashToken("paid-by:" + chargeKey)[:32] }
 
 // refundPaidTwice records a hosted page's payment for what the buyer
 // already had under the subscription that has it (so billing history and

@@ -425,21 +425,18 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		failed(err)
 		return Subscription{}, err
 	}
-	if twice, err := s.addOnPaidTwice(ctx, subID, chargeKey); err != nil {
-		return Subscription{}, err
-	} else if twice {
-		// A hosted page for it was paid meanwhile: this charge goes back.
-		return s.refundAddOnCharge(ctx, subID, chargeKey, plan.Code)
-	}
 	sub := Subscription{ID: subID, UserID: req.UserID, Email: req.Email, Emails: []string{req.Email},
 		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
 		Price: plan.Price, Provider: s.provider.Name(), StartedAt: s.clock.Now(), PaymentMethod: req.Main.PaymentMethod,
-		MainSubscriptionID: req.Main.ID}
+		MainSubscriptionID: req.Main.ID, PaidBy: paidBy(chargeKey)}
 	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
 	}
-	if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+	if twice, err := s.insertAddOn(ctx, sub); err != nil {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
+	} else if twice {
+		// A hosted page for it was paid meanwhile: this charge goes back.
+		return s.refundAddOnCharge(ctx, subID, chargeKey, plan.Code)
 	}
 	s.addOnBought(ctx, sub, req.Family, ch, chargeKey)
 	return sub, nil

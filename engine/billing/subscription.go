@@ -57,6 +57,9 @@ type Subscription struct {
 	NextPlanCode string `bson:"nextPlanCode,omitempty"`
 	// MainSubscriptionID links an add-on to the main plan it was bought on.
 	MainSubscriptionID string `bson:"mainSubscriptionId,omitempty"`
+	// PaidBy names (hashed) the charge that bought an add-on: a second
+	// payment for it is found by its insert and refunded (insertAddOn).
+	PaidBy string `bson:"paidBy,omitempty"`
 	// Suspended is a subscription whose payment is disputed: it gives no
 	// access until the dispute closes in the operator's favour.
 	Suspended bool `bson:"suspended,omitempty"`
