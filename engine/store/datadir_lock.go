@@ -22,8 +22,7 @@ func lockDataDir(dir string) (unlock func() error, err error) {
 	unlock, err = tryLockDir(dir)
 	if errors.Is(err, errLockHeld) {
 		return nil, fmt.Errorf("store: %s: %w (another process holds its lock: `glimpse serve`, `glimpse db-server`, "+
-			"or a command that opens the database, such as login-link, staff or seed-scale); stop it first, "+
-			"or run the command with the same GLIMPSE_DATA_DIR while the app is stopped", dir, ErrDataDirInUse)
+			"or a command that opens the database, such as seed-scale or restore); stop it first", dir, ErrDataDirInUse)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: lock the data directory %s: %w", dir, err)
