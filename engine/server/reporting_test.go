@@ -138,7 +138,8 @@ func assertNoSecrets(t *testing.T, envelope string) {
 func TestReportingPanicAndInternalError(t *testing.T) {
 	t.Parallel()
 	fake := newFakeSentry(t)
-	h := newHarness(t, func(c *config.Config) { c.SentryDSN = fake.dsn() })
+	// GLIMPSE_ENVIRONMENT unset (the harness sets development): reported as production.
+	h := newHarness(t, func(c *config.Config) { c.SentryDSN, c.Environment = fake.dsn(), "" })
 	failingRoutes(h)
 
 	if res := h.failingRequest("/test/panic"); res.status != http.StatusInternalServerError {
