@@ -277,13 +277,26 @@ func (a *Accounts) HasAccount(ctx context.Context, email string) (bool, error) {
 	return err == nil, err
 }
 
+// AskActivation claims the Access Recovery form's answer for the address
+// on the brand's bundle: true for the first request in its
+// ActivationMailWindow, false for every later one ('already sent'). It is
+// claimed alike for every address, whether or not it has an account or a
+// subscription, and by that form alone: what else mails an address (a reset
+// request, a failed sign-in) claims only the mail's own window
+// (SendActivation), so no answer depends on whether an account exists.
+func (a *Accounts) AskActivation(ctx context.Context, email string, b Brand) (bool, error) {
+	return a.auth.TakeOnce(ctx, "activation-asked", b.Bundle+"\x00"+NormaliseEmail(email), ActivationMailWindow)
+}
+
 // SendActivation mails a new activation link for every subscription of the
 // address that waits for an account on the brand, or, to an address with an
-// account, a mail that says so and leads to sign-in. It returns false when a
-// mail for the address already went out in this ActivationMailWindow. The
-// window is claimed per address whether or not there is an account or a
-// subscription, and the answer is the same, so the form tells nobody which
-// addresses are customers; the rest is said in the mail.
+// account, a mail that says so and leads to sign-in, or, to an address with
+// neither, nothing. Its mails are coalesced: one per address and bundle in
+// an ActivationMailWindow, whoever asked (the form, a reset request for an
+// address with no account, a failed sign-in); it returns false when a mail
+// window of the address was claimed already. Callers run it after their
+// answer, which says nothing of what it did: what applies is said in the
+// mail.
 func (a *Accounts) SendActivation(ctx context.Context, email string, b Brand) (bool, error) {
 	email = NormaliseEmail(email)
 	if a.mail == nil {

@@ -129,9 +129,11 @@ func (s *Server) restorePassword(r *request, in any) (*ui.Result, error) {
 }
 
 // detach runs work that must not hold up (or show in the timing of) the
-// answer. Its errors are logged.
+// answer. Its errors are logged; WaitDetached waits for it.
 func (s *Server) detach(what string, work func(ctx context.Context) error) {
+	s.detached.Add(1)
 	go func() {
+		defer s.detached.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := work(ctx); err != nil {
@@ -139,6 +141,11 @@ func (s *Server) detach(what string, work func(ctx context.Context) error) {
 		}
 	}()
 }
+
+// WaitDetached waits until the work detached from answers so far (the mails
+// of recovery requests and failed sign-ins) has ended: for a shutdown that
+// lets it finish, and for tests that look at what it did.
+func (s *Server) WaitDetached() { s.detached.Wait() }
 
 // openPasswordReset answers the landing page of a reset link (the token
 // posted by the renderer from the link's fragment): the new-password form
@@ -174,26 +181,35 @@ func (s *Server) resetPassword(r *request, in any) (*ui.Result, error) {
 	return ui.Effects(ui.Replace(screens.PathSignIn), ui.OpenOverlay(screens.PasswordChangedOverlay)), nil
 }
 
-// sendActivation answers the Access Recovery form alike for every address
-// (the mail was sent, or was sent already in this window), so the form does
-// not tell a stranger which addresses have an account or bought a
-// subscription (it answered 'already activated' for an account). What
-// applies is said in the mail: the activation link for a paid subscription,
-// or, for an account, that it is active and how to sign in.
+// sendActivation answers the Access Recovery form alike for every address,
+// so the form does not tell a stranger which addresses have an account or
+// bought a subscription: the activation-sent dialog, or, for a second
+// request for the address within its window, 'already sent'. That window is
+// claimed by this form alone and alike for every address
+// (auth.Accounts.AskActivation): a reset request or a failed sign-in of an
+// address with no account, which mail its activation, used to claim it, so
+// only an address with no account then heard 'already sent' (#32). The mail
+// goes after the answer, detached, so the answer also takes the same time;
+// what applies is said in the mail: the activation link for a paid
+// subscription, or, for an account, that it is active and how to sign in.
 func (s *Server) sendActivation(r *request, in any) (*ui.Result, error) {
 	req := in.(*emailRequest)
 	if err := s.limitRecovery(r, "activation"); err != nil {
 		return nil, err
 	}
-	ctx := r.fiber.Context()
-	sent, err := s.accounts.SendActivation(ctx, req.Email, auth.Brand{Key: r.brand.Key, Bundle: r.brand.Bundle})
+	b := auth.Brand{Key: r.brand.Key, Bundle: r.brand.Bundle}
+	first, err := s.accounts.AskActivation(r.fiber.Context(), req.Email, b)
 	if err != nil {
-		s.Logger.Error("activation mail failed", "requestId", requestID(r.fiber), "error", err.Error())
-		return nil, engine.Wrap(engine.CodeUnavailable, err, r.copy.T("error.generic"))
+		return nil, err
 	}
-	if !sent {
+	if !first {
 		return nil, engine.Errorf(engine.CodeConflict, "%s", r.copy.T("accessRecovery.alreadySent"))
 	}
+	email := req.Email
+	s.detach("activation mail", func(ctx context.Context) error {
+		_, err := s.accounts.SendActivation(ctx, email, b)
+		return err
+	})
 	return s.screenResult(r, screens.AccessRecovery(r.copy, strings.TrimSpace(req.Email)))
 }
 

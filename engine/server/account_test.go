@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -267,6 +268,7 @@ func TestAccessRecoverySendsTheActivationMail(t *testing.T) {
 		!strings.Contains(string(r.raw), "Recovery email was sent to buyer@example.com. Check your email, please.") {
 		t.Fatalf("send: %d %s", r.status, r.raw)
 	}
+	h.srv.WaitDetached() // the mail goes after the answer
 	mails := h.mails(mail.TemplateActivation)
 	if len(mails) != 1 || !strings.Contains(mails[0].Text, "http://127.0.0.1:8080/access-recovery?key=") || strings.Contains(mails[0].Text, sub.ID) {
 		t.Fatalf("activation mails: %+v", mails)
@@ -283,6 +285,7 @@ func TestAccessRecoverySendsTheActivationMail(t *testing.T) {
 	if screenID(r) != "access-recovery" || !strings.Contains(string(r.raw), "Recovery email was sent to member@example.com") {
 		t.Fatalf("member: %d %s", r.status, r.raw)
 	}
+	h.srv.WaitDetached() // the mail goes after the answer
 	exists := h.mails(mail.TemplateAccountExists)
 	if len(exists) != 1 || exists[0].To != "member@example.com" || !strings.Contains(exists[0].Text, "http://127.0.0.1:8080/sign-in") {
 		t.Fatalf("account-exists mails: %+v", exists)
@@ -292,12 +295,14 @@ func TestAccessRecoverySendsTheActivationMail(t *testing.T) {
 	if !strings.Contains(string(r.raw), "Recovery email was sent to stranger@example.com") {
 		t.Fatalf("stranger: %d %s", r.status, r.raw)
 	}
+	h.srv.WaitDetached() // the mail goes after the answer
 	if n := len(h.mails(mail.TemplateActivation)); n != 1 {
 		t.Fatalf("%d activation mails after a stranger's request", n)
 	}
 	// After the window, a new mail.
 	h.clock.Advance(10 * time.Minute)
 	h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": "buyer@example.com"})
+	h.srv.WaitDetached() // the mail goes after the answer
 	if n := len(h.mails(mail.TemplateActivation)); n != 2 {
 		t.Fatalf("%d activation mails after the window", n)
 	}
@@ -541,5 +546,90 @@ func TestPartnerBrandsMailLinksGoToTheirHost(t *testing.T) {
 	r := h.screen(h.welcomePath("partner-buyer@example.com"))
 	if screenID(r) != "create-account" || !strings.Contains(string(r.raw), `"email":"partner-buyer@example.com"`) {
 		t.Fatalf("the partner's link on its host: %s", r.raw)
+	}
+}
+
+// TestRecoveryAnswersAlikeForEveryAddress sends the same requests for an
+// account holder, a buyer with no account yet and a stranger, and wants the
+// same answers, status and body (the address as typed aside): a reset
+// request (or a failed sign-in), then the Access Recovery form twice. The
+// first two used to claim the Access Recovery form's 'already sent' window
+// for an address with no account (they mail its activation), so the form
+// then answered 409 'already sent' for such an address and 200 for an
+// account holder (#32 item 6). Each detached mail is waited for, so the
+// test sees what a person sending the requests a second apart sees. Each
+// address still gets the mail it needs, and no more.
+func TestRecoveryAnswersAlikeForEveryAddress(t *testing.T) {
+	t.Parallel()
+	addresses := []string{"holder@example.com", "buyer@example.com", "stranger@example.com"}
+	firsts := map[string]func(h *harness, email string) response{
+		"reset request": func(h *harness, email string) response {
+			return h.actionAt("/password-recovery", "account.restore_password", map[string]any{"email": email})
+		},
+		"failed sign-in": func(h *harness, email string) response {
+			return h.signIn(email, "not-the-password")
+		},
+	}
+	for name, first := range firsts {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newAccountHarness(t)
+			h.subscriber("holder@example.com", "the-password")
+			h.buy("buyer@example.com")
+			h.screen("/password-recovery")
+			answers := map[string][]string{}
+			for _, email := range addresses {
+				steps := []func() response{
+					func() response { return first(h, email) },
+					func() response {
+						return h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": email})
+					},
+					func() response {
+						return h.actionAt("/access-recovery", "account.send_activation", map[string]any{"email": email})
+					},
+				}
+				for _, step := range steps {
+					r := step()
+					h.srv.WaitDetached()
+					answers[email] = append(answers[email], fmt.Sprintf("%d %s", r.status,
+						strings.ReplaceAll(string(r.raw), email, "<address>")))
+				}
+			}
+			want := answers[addresses[0]]
+			if !strings.HasPrefix(want[1], "200 ") || !strings.HasPrefix(want[2], "409 ") ||
+				!strings.Contains(want[2], "Recovery email already sent. Please check your inbox") {
+				t.Fatalf("the account holder's answers: %q", want)
+			}
+			for _, email := range addresses[1:] {
+				for i, got := range answers[email] {
+					if got != want[i] {
+						t.Errorf("answer %d for %s:\n%.300s\nfor %s:\n%.300s", i+1, email, got, addresses[0], want[i])
+					}
+				}
+			}
+			// The mails: the holder's reset link (for a reset request) and
+			// the note that the account is active; the buyer's activation
+			// link, once in the window; the stranger, nothing.
+			to := func(template string) []string {
+				var out []string
+				for _, m := range h.mails(template) {
+					out = append(out, m.To)
+				}
+				return out
+			}
+			wantResets := []string(nil)
+			if name == "reset request" {
+				wantResets = []string{"holder@example.com"}
+			}
+			if got := to(mail.TemplatePasswordReset); strings.Join(got, ",") != strings.Join(wantResets, ",") {
+				t.Errorf("reset mails to %v, want %v", got, wantResets)
+			}
+			if got := to(mail.TemplateAccountExists); strings.Join(got, ",") != "holder@example.com" {
+				t.Errorf("account-exists mails to %v", got)
+			}
+			if got := to(mail.TemplateActivation); strings.Join(got, ",") != "buyer@example.com" {
+				t.Errorf("activation mails to %v", got)
+			}
+		})
 	}
 }

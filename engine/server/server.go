@@ -130,6 +130,9 @@ type Server struct {
 	flow       *retention.Flow
 	accounts   *auth.Accounts
 	metrics    *metrics.HTTP // request metrics; nil unless GLIMPSE_METRICS_ADDR is set
+
+	// detached counts the work run after its answer (detach, account.go).
+	detached sync.WaitGroup
 }
 
 // New builds the HTTP app.
