@@ -63,6 +63,10 @@ test("support refunds the demo subscriber's add-on with a reason; it leaves My P
   await dialog.getByRole("button", { name: "Refund", exact: true }).click();
   await expect(dialog.getByText("Say why.")).toBeVisible();
   await dialog.getByLabel("Reason").fill("Bought the playbook twice by mistake, asked by mail");
+  // Full or partial is a choice: nothing is refunded until one is made.
+  await dialog.getByRole("button", { name: "Refund", exact: true }).click();
+  await expect(dialog.getByText("Choose a full or a partial refund.")).toBeVisible();
+  await dialog.getByRole("radio", { name: /All that is left/ }).check();
   await dialog.getByRole("button", { name: "Refund", exact: true }).click();
   await expect(dialog).toBeHidden();
 

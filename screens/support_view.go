@@ -14,11 +14,14 @@ const (
 	PathStudioSupport = "/studio/support"
 	SupportFindForm   = "support-find"
 	// The action dialogs, each one form of the same id.
-	SupportRefund  = "support-refund"
-	SupportCancel  = "support-cancel"
-	SupportExtend  = "support-extend"
-	SupportResend  = "support-resend"
-	SupportSignOut = "support-sign-out"
+	SupportRefund = "support-refund"
+	// The refund dialog's two kinds: all that is left, or an amount.
+	SupportRefundFull = "full"
+	SupportRefundPart = "part"
+	SupportCancel     = "support-cancel"
+	SupportExtend     = "support-extend"
+	SupportResend     = "support-resend"
+	SupportSignOut    = "support-sign-out"
 	// SupportWhenNow and SupportWhenPeriodEnd are the cancel dialog's
 	// choices.
 	SupportWhenNow       = "now"
@@ -93,7 +96,7 @@ func SupportDesk(c Context, s SupportState) Page {
 
 // supportFormState is the dialogs' inputs, empty.
 func supportFormState() map[string]any {
-	return map[string]any{"refundCharge": "", "refundAmount": "", "refundReason": "",
+	return map[string]any{"refundCharge": "", "refundKind": "", "refundAmount": "", "refundReason": "",
 		"cancelSubscription": "", "cancelWhen": SupportWhenPeriodEnd, "cancelReason": "",
 		"extendSubscription": "", "extendDays": "", "extendReason": "",
 		"resendWhat": "", "resendReason": "", "signOutReason": ""}
@@ -306,9 +309,14 @@ func supportDialogs(c Context, d support.Dossier) map[string]*ui.Node {
 	if len(refundable) > 0 {
 		amount := ui.TextInput("refundAmount", "text", c.T("support.amount"), c.T("support.amountPlaceholder"),
 			ui.Rule{Kind: ui.RuleKindPattern, Value: `^([0-9]{1,6}(\.[0-9]{1,2})?)?$`, Message: c.T("support.amountInvalid")})
+		// Only a partial refund has an amount to write.
+		amount.Visible = ui.Compare("eq", ui.Operand{Path: "/form/refundKind"}, ui.Operand{Literal: SupportRefundPart})
 		out[SupportRefund] = actionDialog(c, SupportRefund, "support.refund", c.T("support.refundTitle"), c.T("support.refundConfirm"),
 			ui.Text("body", c.T("support.refundText")),
 			deskChoice("refundCharge", c.T("support.charge"), c.T("support.chooseCharge"), refundable),
+			deskChoice("refundKind", c.T("support.refundKind"), c.T("support.chooseRefundKind"), []ui.Option{
+				{Value: SupportRefundFull, Label: c.T("support.refundFull"), Description: c.T("support.refundFullText")},
+				{Value: SupportRefundPart, Label: c.T("support.refundPart"), Description: c.T("support.refundPartText")}}),
 			amount, reasonInput(c, "refundReason"))
 	}
 	if len(plans) > 0 {

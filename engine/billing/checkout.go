@@ -215,6 +215,11 @@ func (s *Service) openSession(ctx context.Context, order Order, mode, descriptio
 	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil && !store.IsDuplicateKey(err) {
 		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
 	}
+	// Looked at again unless its events settle it first: a page paid while
+	// fulfilment crashed, or left to close, is settled by the pass.
+	if err := s.checkLater(ctx, orderCheck(order.ID)); err != nil {
+		return CheckoutStart{}, err
+	}
 	sess, err := s.provider.StartSession(ctx, SessionRequest{Key: orderSessionKey(order.ID), OrderID: order.ID, Mode: mode,
 		ChargeKey: order.ChargeKey, Amount: order.Amount, Description: description, Email: order.Email, Saved: order.Saved,
 		Brand: order.Brand, SuccessURL: origin + PathCheckoutDone + "?order=" + url.QueryEscape(order.ID), CancelURL: cancelURL})

@@ -56,8 +56,10 @@ func RefundCollections() map[string][]mongo.IndexModel {
 // RefundRequest asks for a charge to be refunded.
 type RefundRequest struct {
 	ChargeID string
-	// Amount is what to give back, in the charge's minor units; 0 gives
-	// back everything not refunded yet.
+	// Full gives back everything not refunded yet; otherwise Amount, in the
+	// charge's minor units, is what to give back (more than 0). A refund is
+	// one or the other by choice: an amount left empty is no full refund.
+	Full   bool
 	Amount int64
 	// Reason says why, in staff's words; kept with the refund.
 	Reason string
@@ -106,7 +108,9 @@ type Refunder interface {
 
 // Refund errors; their messages are what staff see.
 var (
-	ErrNoCharge = engine.Errorf(engine.CodeNotFound, "There is no such charge.")
+	// ErrRefundAmount is a refund neither full nor of an amount.
+	ErrRefundAmount = engine.Errorf(engine.CodeInvalid, "Choose a full refund, or write the amount to give back.")
+	ErrNoCharge     = engine.Errorf(engine.CodeNotFound, "There is no such charge.")
 	// ErrNotRefundable is a charge that did not take money (failed, still
 	// processing) or is disputed, or one not taken by Glimpse's own
 	// provider (an App Store purchase: the EULA sends those to the store).
@@ -207,8 +211,10 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 	if req.ChargeID == "" || req.Amount < 0 || len(req.Key) > 128 || strings.TrimSpace(req.Reason) == "" || req.By == "" {
 		return Refund{}, engine.Errorf(engine.CodeInvalid, "A refund needs a charge, an amount that is not negative, a reason and who asks.")
 	}
-	refunder, ok := s.provider.(Refunder)
-	if !ok {
+	if !req.Full && req.Amount == 0 {
+		return Refund{}, ErrRefundAmount
+	}
+	if _, ok := s.provider.(Refunder); !ok {
 		return Refund{}, engine.Errorf(engine.CodeUnavailable, "The payment provider cannot make refunds.")
 	}
 	ch, err := s.Charge(ctx, req.ChargeID)
@@ -220,7 +226,9 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 		return Refund{}, err
 	}
 	if r, ok := refundWithKey(earlier, req.Key); ok {
-		return r, nil
+		// Asked again: a refund the provider never answered (a crash, a
+		// timeout) is asked again with its own idempotency key.
+		return s.finishRefund(ctx, ch, r)
 	}
 	if ch.Status == ChargeRefunded {
 		return Refund{}, ErrAlreadyRefunded
@@ -233,7 +241,7 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 		return Refund{}, ErrAlreadyRefunded
 	}
 	amount := req.Amount
-	if amount == 0 {
+	if req.Full {
 		amount = left
 	}
 	if amount > left {
@@ -257,9 +265,35 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 	} else if err != nil {
 		return Refund{}, fmt.Errorf("claim refund %s: %w", r.ID, err)
 	}
-	// Only the winner of the number writes its document from here on.
-	reference, err := refunder.Refund(ctx, ProviderRefund{Key: "refund:" + r.ID + ":" + strconv.FormatInt(amount, 10),
+	// Only the winner of the number writes its document from here on. A
+	// crash before the provider's answer is written leaves it pending,
+	// and the reconciliation asks again (reconcile.go).
+	if ch.SubscriptionID != "" {
+		if err := s.checkLater(ctx, refundCheck(ch.SubscriptionID)); err != nil {
+			return r, err
+		}
+	}
+	return s.finishRefund(ctx, ch, r)
+}
+
+// finishRefund asks the provider for a refund claimed and still pending,
+// with the idempotency key that names it (a retry replays, never refunds
+// twice), then records the answer and what the refund changes. A refund
+// already answered is returned as it is.
+func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund, error) {
+	if r.Status != RefundPending {
+		return r, nil
+	}
+	refunder, ok := s.provider.(Refunder)
+	if !ok {
+		return r, engine.Errorf(engine.CodeUnavailable, "The payment provider cannot make refunds.")
+	}
+	req := RefundRequest{By: r.By, Reason: r.Reason}
+	reference, err := refunder.Refund(ctx, ProviderRefund{Key: "refund:" + r.ID + ":" + strconv.FormatInt(r.Amount.Amount, 10),
 		Charge: ch, Amount: r.Amount})
+	if err != nil && ctx.Err() != nil {
+		return r, fmt.Errorf("refund %s: %w", r.ID, err) // no answer: left pending for the reconciliation
+	}
 	if err != nil {
 		r.Status, r.Failure = RefundFailed, err.Error()
 		if _, werr := s.db.Collection(refundsCollection).UpdateOne(ctx, bson.M{"_id": r.ID},

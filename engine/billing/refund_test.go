@@ -58,7 +58,7 @@ func TestRefundAnAddOnInFullTakesItsEntitlement(t *testing.T) {
 	if ch.Amount != USD(2899) || ch.Status != ChargeSucceeded || !f.svc.Refundable(ch) {
 		t.Fatalf("the add-on's charge = %+v", ch)
 	}
-	r, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "Bought by mistake", By: "staff:support@example.com", Key: "k1"})
+	r, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "Bought by mistake", By: "staff:support@example.com", Key: "k1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +84,12 @@ func TestRefundAnAddOnInFullTakesItsEntitlement(t *testing.T) {
 		t.Fatal("refunding the add-on ended the main plan")
 	}
 	// Asked again with the same key: the same refund, nothing more.
-	again, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "Bought by mistake", By: "staff:support@example.com", Key: "k1"})
+	again, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "Bought by mistake", By: "staff:support@example.com", Key: "k1"})
 	if err != nil || again.ID != r.ID {
 		t.Fatalf("the same request again: %+v %v", again, err)
 	}
 	// Another request: nothing is left.
-	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "again", By: "staff:x", Key: "k2"}); !errors.Is(err, ErrAlreadyRefunded) {
+	if _, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "again", By: "staff:x", Key: "k2"}); !errors.Is(err, ErrAlreadyRefunded) {
 		t.Fatalf("a second refund of a refunded charge: %v", err)
 	}
 	if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 1 {
@@ -123,7 +123,7 @@ func TestRefundInPartsKeepsAccessUntilNothingIsLeft(t *testing.T) {
 	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Amount: 2000, Reason: "Too much", By: "staff:s"}); !errors.Is(err, ErrRefundTooLarge) {
 		t.Fatalf("a refund of more than is left: %v", err)
 	}
-	rest, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "The rest", By: "staff:s"})
+	rest, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "The rest", By: "staff:s"})
 	if err != nil || !rest.Full || rest.Amount != USD(1999) || rest.Seq != 1 {
 		t.Fatalf("the rest: %+v %v", rest, err)
 	}
@@ -156,7 +156,7 @@ func TestARefundIsMadeOnceWhenAskedTogether(t *testing.T) {
 					if !sameKey {
 						key = "desk-view-" + strconv.Itoa(i)
 					}
-					results[i], errs[i] = f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "Duplicate purchase", By: "staff:s", Key: key})
+					results[i], errs[i] = f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "Duplicate purchase", By: "staff:s", Key: key})
 				}()
 			}
 			wg.Wait()
@@ -195,7 +195,7 @@ func TestRefundOfAPlanChargeEndsThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Hour)
-	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "Charged after cancelling", By: "staff:s"}); err != nil {
+	if _, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "Charged after cancelling", By: "staff:s"}); err != nil {
 		t.Fatal(err)
 	}
 	main, _ := f.svc.Subscription(ctx, "main-u1")
@@ -223,10 +223,10 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 		req  RefundRequest
 		want error
 	}{
-		"a declined charge":     {RefundRequest{ChargeID: declined.ID, Reason: "r", By: "s"}, ErrNotRefundable},
-		"an App Store purchase": {RefundRequest{ChargeID: store.ID, Reason: "r", By: "s"}, ErrNotRefundable},
-		"an unknown charge":     {RefundRequest{ChargeID: "nope", Reason: "r", By: "s"}, ErrNoCharge},
-		"no reason":             {RefundRequest{ChargeID: store.ID, Reason: "  ", By: "s"}, nil},
+		"a declined charge":     {RefundRequest{Full: true, ChargeID: declined.ID, Reason: "r", By: "s"}, ErrNotRefundable},
+		"an App Store purchase": {RefundRequest{Full: true, ChargeID: store.ID, Reason: "r", By: "s"}, ErrNotRefundable},
+		"an unknown charge":     {RefundRequest{Full: true, ChargeID: "nope", Reason: "r", By: "s"}, ErrNoCharge},
+		"no reason":             {RefundRequest{Full: true, ChargeID: store.ID, Reason: "  ", By: "s"}, nil},
 		"a negative amount":     {RefundRequest{ChargeID: store.ID, Amount: -1, Reason: "r", By: "s"}, nil},
 	} {
 		_, err := f.svc.Refund(ctx, c.req)
@@ -369,7 +369,7 @@ func TestAnAddOnRefundedCanBeBoughtAgain(t *testing.T) {
 	if _, err := f.svc.Purchase(ctx, req); !errors.Is(err, ErrAlreadyOwned) {
 		t.Fatalf("buying an owned add-on again: %v", err)
 	}
-	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: ch.ID, Reason: "Mistake", By: "staff:s"}); err != nil {
+	if _, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "Mistake", By: "staff:s"}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := f.svc.Purchase(ctx, req)

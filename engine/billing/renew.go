@@ -633,6 +633,11 @@ func (s *Service) expire(ctx context.Context, sub Subscription, now time.Time, w
 // engine.PassShare of the time.
 func (s *Service) RunRenewals(ctx context.Context, every time.Duration) {
 	renew := func(ctx context.Context) {
+		if checked, err := s.ReconcilePending(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Error("reconciliation pass", "error", err)
+		} else if checked.Settled+checked.Refunds > 0 {
+			s.logger.Info("reconciliation pass", "due", checked.Due, "settled", checked.Settled, "refunds", checked.Refunds)
+		}
 		stats, err := s.RenewDue(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.logger.Error("renewal pass", "error", err)

@@ -42,6 +42,7 @@ func Collections() map[string][]mongo.IndexModel {
 		cancelLinksCollection:        nil,
 		renewalScheduleCollection:    nil,
 		RetainedScheduleCollection:   nil,
+		ChecksCollection:             nil,
 	}
 }
 
@@ -95,7 +96,9 @@ type Service struct {
 	// retained files what erasures keep under the end of its tax period
 	// (purge.go).
 	retained *store.Schedule
-	logger   *slog.Logger
+	// checks files the orders and refunds to look at again (reconcile.go).
+	checks *store.Schedule
+	logger *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
 	notifyMany func(ctx context.Context, ns []Notice) error
@@ -142,8 +145,8 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db), due: newRenewalSchedule(db),
-		retained: newRetainedSchedule(db),
-		logger:   o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
+		retained: newRetainedSchedule(db), checks: newChecksSchedule(db),
+		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
 
@@ -449,7 +452,7 @@ func (s *Service) refundAddOnCharge(ctx context.Context, subID, chargeKey, planC
 		bson.M{"$set": bson.M{"duplicate": true, "planCode": planCode}}); err != nil {
 		return Subscription{}, fmt.Errorf("mark %s paid twice: %w", chargeKey, err)
 	}
-	if _, err := s.Refund(ctx, RefundRequest{ChargeID: chargeKey, Amount: 0, By: "purchase",
+	if _, err := s.Refund(ctx, RefundRequest{ChargeID: chargeKey, Full: true, By: "purchase",
 		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + chargeKey}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
 		return Subscription{}, fmt.Errorf("refund %s paid twice: %w", chargeKey, err)
 	}

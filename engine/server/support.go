@@ -37,6 +37,9 @@ type supportFindRequest struct {
 type supportRefundRequest struct {
 	deskRequest
 	Charge string `json:"refundCharge" validate:"max=300"`
+	// Kind is "full" (all that is left) or "part" (Amount): a choice, so an
+	// amount left empty never refunds everything by accident.
+	Kind   string `json:"refundKind" validate:"omitempty,oneof=full part"`
 	Amount string `json:"refundAmount" validate:"max=20"`
 	Reason string `json:"refundReason" validate:"max=2000"`
 }
@@ -127,11 +130,21 @@ func deskProblem(err error, reasonInput string) error {
 
 func (s *Server) supportRefund(r *request, in any) (*ui.Result, error) {
 	req := in.(*supportRefundRequest)
-	amount, err := parseAmount(req.Amount)
-	if err != nil {
-		return nil, err
+	var amount int64
+	switch req.Kind {
+	case screens.SupportRefundFull:
+	case screens.SupportRefundPart:
+		var err error
+		if amount, err = parseAmount(req.Amount); err != nil {
+			return nil, err
+		}
+		if amount == 0 {
+			return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"refundAmount": r.copy.T("support.amountNeeded")}}
+		}
+	default:
+		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"refundKind": r.copy.T("support.chooseRefundKind")}}
 	}
-	if _, err := s.Support.Refund(r.fiber.Context(), req.act(r, req.Reason), req.Charge, amount); err != nil {
+	if _, err := s.Support.Refund(r.fiber.Context(), req.act(r, req.Reason), req.Charge, req.Kind == screens.SupportRefundFull, amount); err != nil {
 		return nil, deskProblem(err, "refundReason")
 	}
 	return deskDone(screens.SupportRefund), nil

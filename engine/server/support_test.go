@@ -60,7 +60,7 @@ func TestSupportDeskGuard(t *testing.T) {
 	t.Parallel()
 	actions := map[string]map[string]any{
 		"support.find":     {"email": "ann@example.com"},
-		"support.refund":   {"refundCharge": "x", "refundAmount": "", "refundReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
+		"support.refund":   {"refundCharge": "x", "refundKind": "full", "refundAmount": "", "refundReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
 		"support.cancel":   {"cancelSubscription": "x", "cancelWhen": "now", "cancelReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
 		"support.extend":   {"extendSubscription": "x", "extendDays": "3", "extendReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
 		"support.resend":   {"resendWhat": "receipt:x", "resendReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
@@ -179,7 +179,7 @@ func TestSupportRefundsAnAddOn(t *testing.T) {
 		}
 	}
 	key, _ := deskState(desk)["key"].(string)
-	values := map[string]any{"refundCharge": chargeID, "refundAmount": "", "refundReason": "",
+	values := map[string]any{"refundCharge": chargeID, "refundKind": "full", "refundAmount": "", "refundReason": "",
 		"/desk/email": "ann@example.com", "/desk/key": key}
 	if r := h.actionAt(deskPath("ann@example.com"), "support.refund", values); r.status != http.StatusUnprocessableEntity ||
 		fieldErrors(r)["refundReason"] != "Say why." {
@@ -189,10 +189,22 @@ func TestSupportRefundsAnAddOn(t *testing.T) {
 	if r := h.actionAt(deskPath("ann@example.com"), "support.refund", values); r.status != http.StatusUnprocessableEntity {
 		t.Fatalf("a refund with a two-letter reason: %d %s", r.status, r.raw)
 	}
+	// Full or partial is a choice: an amount left empty refunds nothing.
+	values["refundReason"] = "Bought it by mistake, asked by mail"
+	values["refundKind"] = ""
+	if r := h.actionAt(deskPath("ann@example.com"), "support.refund", values); r.status != http.StatusUnprocessableEntity ||
+		fieldErrors(r)["refundKind"] == "" {
+		t.Fatalf("a refund neither full nor partial: %d %s", r.status, r.raw)
+	}
+	values["refundKind"] = "part"
+	if r := h.actionAt(deskPath("ann@example.com"), "support.refund", values); r.status != http.StatusUnprocessableEntity ||
+		fieldErrors(r)["refundAmount"] == "" {
+		t.Fatalf("a partial refund with no amount: %d %s", r.status, r.raw)
+	}
 	if n := len(h.auditEntries()); n != 0 {
 		t.Fatalf("%d audit entries after refused requests", n)
 	}
-	values["refundReason"] = "Bought it by mistake, asked by mail"
+	values["refundKind"] = "full"
 	r := h.actionAt(deskPath("ann@example.com"), "support.refund", values)
 	if got := effects(r); r.status != http.StatusOK || len(got) != 2 || got[0]["type"] != "close_overlay" || got[1]["type"] != "refresh" {
 		t.Fatalf("refund: %d %s", r.status, r.raw)
@@ -232,7 +244,7 @@ func TestSupportRefundClickedTogetherRefundsOnce(t *testing.T) {
 	h.studioSignIn(staff.RoleSupport)
 	desk := h.screen(deskPath("ann@example.com"))
 	key, _ := deskState(desk)["key"].(string)
-	values := map[string]any{"refundCharge": chargeID, "refundAmount": "5", "refundReason": "Goodwill for a late report",
+	values := map[string]any{"refundCharge": chargeID, "refundKind": "part", "refundAmount": "5", "refundReason": "Goodwill for a late report",
 		"/desk/email": "ann@example.com", "/desk/key": key}
 	var wg sync.WaitGroup
 	statuses := make([]int, 5)

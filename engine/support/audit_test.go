@@ -140,14 +140,17 @@ func TestAuditRecordsEveryActionThatRan(t *testing.T) {
 	ctx := context.Background()
 	main, chargeID := buyer(t, a)
 	act := support.Act{Staff: "sam@example.com", Subscriber: "ANN@example.com ", Reason: "Asked by mail", Key: "view-1"}
-	if _, err := a.Support.Refund(ctx, support.Act{Staff: "sam@example.com", Subscriber: "ann@example.com", Reason: " no "}, chargeID, 0); !errors.Is(err, support.ErrReason) {
+	if _, err := a.Support.Refund(ctx, support.Act{Staff: "sam@example.com", Subscriber: "ann@example.com", Reason: " no "}, chargeID, true, 0); !errors.Is(err, support.ErrReason) {
 		t.Fatalf("a refund with a three-letter reason: %v", err)
 	}
-	if _, err := a.Support.Refund(ctx, act, chargeID, 100_000); !errors.Is(err, billing.ErrRefundTooLarge) {
+	if _, err := a.Support.Refund(ctx, act, chargeID, false, 100_000); !errors.Is(err, billing.ErrRefundTooLarge) {
 		t.Fatalf("a refund of more than the charge: %v", err)
 	}
 	clock.Advance(time.Second)
-	if _, err := a.Support.Refund(ctx, act, chargeID, 0); err != nil {
+	if _, err := a.Support.Refund(ctx, act, chargeID, false, 0); !errors.Is(err, billing.ErrRefundAmount) {
+		t.Fatalf("a partial refund of nothing: %v", err)
+	}
+	if _, err := a.Support.Refund(ctx, act, chargeID, true, 0); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)

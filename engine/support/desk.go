@@ -409,8 +409,9 @@ func subscriptionOf(subs []billing.Subscription, id string) (billing.Subscriptio
 	return billing.Subscription{}, ErrNotTheirs
 }
 
-// Refund gives back all of a charge (amount 0) or part of it.
-func (d *Desk) Refund(ctx context.Context, a Act, chargeID string, amount int64) (billing.Refund, error) {
+// Refund gives back all that is left of a charge (full) or amount of it:
+// staff choose one or the other, never by leaving the amount empty.
+func (d *Desk) Refund(ctx context.Context, a Act, chargeID string, full bool, amount int64) (billing.Refund, error) {
 	subs, _, err := d.check(ctx, &a)
 	if err != nil {
 		return billing.Refund{}, err
@@ -422,9 +423,9 @@ func (d *Desk) Refund(ctx context.Context, a Act, chargeID string, amount int64)
 	if _, err := subscriptionOf(subs, ch.SubscriptionID); err != nil {
 		return billing.Refund{}, err
 	}
-	r, err := d.billing.Refund(ctx, billing.RefundRequest{ChargeID: ch.ID, Amount: amount, Reason: a.Reason, By: a.by(), Key: a.Key})
+	r, err := d.billing.Refund(ctx, billing.RefundRequest{ChargeID: ch.ID, Full: full, Amount: amount, Reason: a.Reason, By: a.by(), Key: a.Key})
 	detail := "all that was left"
-	if amount > 0 {
+	if !full {
 		detail = billing.Money{Amount: amount, Currency: ch.Amount.Currency}.String()
 	}
 	if err == nil {

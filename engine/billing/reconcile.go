@@ -1,0 +1,184 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine/store"
+)
+
+// Nothing stays pending for ever. A hosted page paid while our server
+// crashed before fulfilling it, a page left open until it closed, a refund
+// claimed before the provider answered: each is filed, before the step that
+// can be lost, in a schedule of checks, and a pass (ReconcilePending, with
+// the renewal pass) reads what is due and asks the provider again. Stripe
+// redelivers a webhook for days (https://docs.stripe.com/webhooks); the
+// sandbox never does, and neither answers a request that never reached it,
+// so the pass is what finishes the work in both modes:
+//
+//   - an order still pending: its session is read again from the provider
+//     (the same call fulfilment trusts); paid, it is settled as a verified
+//     event would settle it; expired, it is settled expired; still open, it
+//     is looked at again later, until its page can no longer be paid;
+//   - a refund still pending: the provider is asked again with the same
+//     idempotency key, so a refund it made is recorded, never made twice.
+
+// ChecksCollection is the schedule of pending things to look at again:
+// order ids and subscription ids (a refund is found through the charges of
+// the subscription it refunds: its own id holds the charge key, which may
+// name the account).
+const ChecksCollection = "billing_checks"
+
+// ReconcileAfter is how long after a page opens, or a refund is asked for,
+// the pass first looks at it: longer than a payment or a refund normally
+// takes to be answered, so the pass rarely does what an event does anyway.
+const ReconcileAfter = 2 * time.Minute
+
+// reconcileEvery is how often an order whose page is still open is looked
+// at again.
+const reconcileEvery = 5 * time.Minute
+
+// pageCanBePaid bounds how long after an order a page may still be paid: a
+// Checkout Session lasts a day at most (the sandbox's too), and an hour more
+// covers clocks.
+const pageCanBePaid = 25 * time.Hour
+
+func newChecksSchedule(db *mongo.Database) *store.Schedule {
+	return store.NewSchedule(db, ChecksCollection, time.Minute)
+}
+
+func orderCheck(orderID string) string { return "order:" + orderID }
+func refundCheck(subID string) string  { return "refunds:" + subID }
+
+// checkLater files ref to be looked at by the pass after ReconcileAfter.
+func (s *Service) checkLater(ctx context.Context, ref string) error {
+	if err := s.checks.File(ctx, s.clock.Now(), store.ScheduleEntry{Ref: ref, At: s.clock.Now().Add(ReconcileAfter)}); err != nil {
+		return fmt.Errorf("file %s for a later check: %w", ref, err)
+	}
+	return nil
+}
+
+// ReconcileStats counts what a pass did.
+type ReconcileStats struct {
+	Due, Settled, Refunds int
+}
+
+// ReconcilePending looks again at the orders and refunds filed for a check
+// that are due: see the comment at the top of this file.
+func (s *Service) ReconcilePending(ctx context.Context) (ReconcileStats, error) {
+	now := s.clock.Now()
+	due, err := s.checks.Due(ctx, now)
+	if err != nil {
+		return ReconcileStats{}, err
+	}
+	stats := ReconcileStats{Due: len(due)}
+	var unfinished, later []store.ScheduleEntry
+	var errs []error
+	for _, e := range due {
+		var again bool
+		var err error
+		switch {
+		case strings.HasPrefix(e.Ref, "order:"):
+			var settled bool
+			settled, again, err = s.reconcileOrder(ctx, strings.TrimPrefix(e.Ref, "order:"))
+			if settled {
+				stats.Settled++
+			}
+		case strings.HasPrefix(e.Ref, "refunds:"):
+			var done int
+			done, err = s.reconcileRefunds(ctx, strings.TrimPrefix(e.Ref, "refunds:"))
+			stats.Refunds += done
+		}
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+			unfinished = append(unfinished, e)
+		case again:
+			later = append(later, store.ScheduleEntry{Ref: e.Ref, At: now.Add(reconcileEvery)})
+		}
+	}
+	if len(later) > 0 {
+		if err := s.checks.File(ctx, now, later...); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := s.checks.Settle(ctx, now, unfinished); err != nil {
+		errs = append(errs, err)
+	}
+	return stats, errors.Join(errs...)
+}
+
+// reconcileOrder settles an order its events have not settled, from what
+// the provider says of its session now. It reports whether it settled it,
+// and whether to look again later (the page is still open).
+func (s *Service) reconcileOrder(ctx context.Context, orderID string) (settled, again bool, err error) {
+	order, err := s.Order(ctx, orderID)
+	if errors.Is(err, ErrNoOrder) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	if order.Status != OrderPending && order.Status != OrderProcessing {
+		return false, false, nil
+	}
+	if order.Session == "" {
+		// Its page was never opened (the provider refused): nothing to pay.
+		return false, false, nil
+	}
+	res, err := s.provider.SessionResult(ctx, order.Session)
+	if err != nil {
+		return false, false, err
+	}
+	now := s.clock.Now()
+	// The provider's answer is the event: dated now, it is newer than any
+	// event about the payment that came before.
+	ev := settlingEvent{ID: "reconcile:" + order.ID, At: now}
+	switch {
+	case res.Paid():
+		ev.Type = "checkout.session.completed"
+	case res.Status == "expired" || now.Sub(order.CreatedAt) > pageCanBePaid:
+		ev.Type = "checkout.session.expired"
+		res.Status = "expired"
+	default:
+		return false, true, nil
+	}
+	outcome := OrderPaid
+	if ev.Type == "checkout.session.expired" {
+		outcome = OrderExpired
+	}
+	s.logger.Warn("order settled by reconciliation", "order", order.ID, "outcome", outcome)
+	return true, false, s.settle(ctx, order, outcome, res, ev)
+}
+
+// reconcileRefunds asks the provider again for the refunds of a
+// subscription's charges left pending, and counts those it finished.
+func (s *Service) reconcileRefunds(ctx context.Context, subID string) (int, error) {
+	charges, err := s.ChargesFor(ctx, []string{subID})
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, ch := range charges {
+		refunds, err := s.RefundsOf(ctx, ch.ID)
+		if err != nil {
+			return done, err
+		}
+		for _, r := range refunds {
+			if r.Status != RefundPending {
+				continue
+			}
+			s.logger.Warn("refund finished by reconciliation", "refund", r.ID)
+			if _, err := s.finishRefund(ctx, ch, r); err != nil {
+				return done, err
+			}
+			done++
+		}
+	}
+	return done, nil
+}
