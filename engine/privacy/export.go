@@ -101,6 +101,36 @@ func (s *Service) RequestExport(ctx context.Context, userID, brandKey string) (E
 	return e, nil
 }
 
+// remakeExports follows a deletion the person made (disconnecting
+// Instagram, or Meta's deletion callback for them): every export prepared
+// before it, with its parts and download links (the mailed one too), is
+// deleted, so no export still holds what was deleted. In place of the
+// newest one, ready or being prepared, a new export is queued: the person
+// asked for their data and gets it as it is now, with a new mail.
+func (s *Service) remakeExports(ctx context.Context, userID string) error {
+	latest, ok, err := s.LatestExport(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if err := s.deleteExports(ctx, bson.M{"userId": userID}); err != nil {
+		return fmt.Errorf("remake exports: %w", err)
+	}
+	if !ok || latest.Status == ExportFailed {
+		return nil
+	}
+	now := s.now()
+	e := Export{ID: engine.NewID(), UserID: userID, Brand: latest.Brand, Status: ExportQueued, RequestedAt: now,
+		ExpiresAt: now.Add(s.o.ExportLifetime)}
+	if _, err := s.db.Collection(ExportsCollection).InsertOne(ctx, e); err != nil {
+		return fmt.Errorf("remake exports: %w", err)
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
 // LatestExport returns the person's newest export that has not expired.
 func (s *Service) LatestExport(ctx context.Context, userID string) (Export, bool, error) {
 	var e Export
@@ -261,9 +291,16 @@ func (s *Service) build(ctx context.Context, e Export) error {
 		n++
 	}
 	now := s.now()
-	if _, err := s.db.Collection(ExportsCollection).UpdateOne(ctx, bson.M{"_id": e.ID}, bson.M{"$set": bson.M{
-		"status": ExportReady, "readyAt": now, "size": int64(len(zipped)), "chunks": n}}); err != nil {
+	res, err := s.db.Collection(ExportsCollection).UpdateOne(ctx, bson.M{"_id": e.ID, "status": ExportQueued}, bson.M{"$set": bson.M{
+		"status": ExportReady, "readyAt": now, "size": int64(len(zipped)), "chunks": n}})
+	if err != nil {
 		return fmt.Errorf("mark export ready: %w", err)
+	}
+	if res.MatchedCount == 0 {
+		// Deleted while it was built (a deletion the person made, their
+		// account's, its expiry): what was read before that deletion is
+		// not kept, nor mailed.
+		return s.deleteExportFiles(ctx, e.ID)
 	}
 	e.Status = ExportReady
 	key, err := s.mintKey(ctx, e, e.ExpiresAt)
@@ -279,17 +316,20 @@ func (s *Service) build(ctx context.Context, e Export) error {
 // access log hides the key).
 const DownloadPath = "/privacy/export"
 
-// file is one document of the archive.
+// file is one document of the archive, with what README.txt says of it
+// and of each of its fields.
 type file struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Fields      []field `json:"fields"`
 	data        any
 }
 
 // Archive builds the ZIP of everything held about the person: one JSON
-// document per kind of data, a manifest.json and a README.txt naming and
-// describing each file. Password hashes, tokens and other people's data
-// are left out.
+// document per kind of data, in words a person reads (export_files.go), a
+// README.txt explaining each file and each of its fields, and a
+// manifest.json saying the same for programs. Password hashes, tokens,
+// internal keys, staff's names and other people's data are left out.
 func (s *Service) Archive(ctx context.Context, u auth.User) ([]byte, error) {
 	files, err := s.collect(ctx, u)
 	if err != nil {
@@ -298,16 +338,8 @@ func (s *Service) Archive(ctx context.Context, u auth.User) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	now := s.now()
-	var readme strings.Builder
-	readme.WriteString("Your data from Glimpse\n======================\n\n")
-	readme.WriteString("Generated " + now.Format(time.RFC3339) + " for " + u.Email + ".\n")
-	readme.WriteString("Every file is JSON (UTF-8); times are ISO 8601 in UTC, amounts are in the currency's\n")
-	readme.WriteString("smallest unit (cents). Passwords and access tokens are never included.\n\nFiles:\n\n")
-	for _, f := range files {
-		readme.WriteString("- " + f.Name + ": " + f.Description + "\n")
-	}
-	manifest := map[string]any{"generatedAt": now, "account": u.ID, "files": files}
-	all := append([]file{{Name: "README.txt", data: readme.String()}, {Name: "manifest.json", data: manifest}}, files...)
+	manifest := map[string]any{"madeAt": now, "accountId": u.ID, "files": files}
+	all := append([]file{{Name: "README.txt", data: readme(u, now, files)}, {Name: "manifest.json", data: manifest}}, files...)
 	for _, f := range all {
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: now})
 		if err != nil {
@@ -318,6 +350,7 @@ func (s *Service) Archive(ctx context.Context, u auth.User) ([]byte, error) {
 		} else {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
 			err = enc.Encode(f.data)
 		}
 		if err != nil {
@@ -330,36 +363,63 @@ func (s *Service) Archive(ctx context.Context, u auth.User) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// readme is README.txt: what the export is, how to read it, what is left
+// out, and every file with each of its fields.
+func readme(u auth.User, now time.Time, files []file) string {
+	var b strings.Builder
+	b.WriteString("Your data from Glimpse\n======================\n\n")
+	b.WriteString("Made on " + now.Format("2 January 2006 at 15:04") + " UTC for " + u.Email + ".\n\n")
+	b.WriteString("This is everything Glimpse holds about you, one file for each kind of data. The .json\n" +
+		"files are plain text (JSON, UTF-8): open them with any text editor, or a program that reads JSON.\n" +
+		"Each file below is explained field by field.\n\n" +
+		"How to read it:\n" +
+		"- Times are written like 2026-11-01T09:00:00Z: the date, then the time in UTC (the Z).\n" +
+		"- A field that has no value (a date that never happened, a card never given) is left out.\n" +
+		"- Amounts are written as on your receipts ($13.99), with the currency's three-letter code.\n" +
+		"- A field inside another is named parent.child below; * stands for any name.\n\n" +
+		"What is not here:\n" +
+		"- Your password: we keep only a one-way hash of it, which cannot be turned back into it.\n" +
+		"- Sign-in links, access tokens and the keys our systems use to find your records.\n" +
+		"- The text of the mails we sent you: a link in one may still work, and this file may be kept\n" +
+		"  or passed around. mails.json lists each mail.\n" +
+		"- Who in our team helped you: changes made by our support team say \"support\".\n\n" +
+		"Questions, or something wrong? Write to the address our privacy policy gives (linked at the foot\n" +
+		"of every page of the app).\n\n" +
+		"Files\n=====\n")
+	for _, f := range files {
+		b.WriteString("\n" + f.Name + "\n" + strings.Repeat("-", len(f.Name)) + "\n" + f.Description + "\n\n")
+		for _, fl := range f.Fields {
+			b.WriteString("  - " + fl.Name + ": " + fl.Meaning + "\n")
+		}
+	}
+	b.WriteString("\nmanifest.json\n-------------\nThe same list of files and fields, for programs.\n")
+	return b.String()
+}
+
 // collect reads everything held about the person, file by file.
 func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 	subs, err := s.subscriptionsOf(ctx, u)
 	if err != nil {
 		return nil, err
 	}
-	var plans, purchases []map[string]any
-	var history []any
+	plans, purchases, history := []planView{}, []planView{}, []changeView{}
 	subIDs := make([]string, 0, len(subs))
+	items := map[string]string{}
 	emails := []string{u.Email}
 	for _, sub := range subs {
 		subIDs = append(subIDs, sub.ID)
-		// The card's brand and last four digits are the person's; the
-		// provider's references to it are not theirs to use.
-		sub.PaymentMethod.ID, sub.PaymentMethod.Customer = "", ""
-		doc, err := plain(sub)
-		if err != nil {
-			return nil, err
-		}
+		items[sub.ID] = itemName(sub.PlanCode)
 		if sub.MainPlan {
-			plans = append(plans, doc)
+			plans = append(plans, viewPlan(sub))
 		} else {
-			purchases = append(purchases, doc)
+			purchases = append(purchases, viewPlan(sub))
 		}
 		h, err := s.o.Billing.History(ctx, sub.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range h {
-			history = append(history, c)
+			history = append(history, viewChange(c, u.ID))
 		}
 		for _, e := range sub.Emails {
 			if e != "" && !strings.EqualFold(e, u.Email) {
@@ -371,6 +431,14 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
+	payments := make([]chargeView, 0, len(charges))
+	for _, ch := range charges {
+		refunds, err := s.o.Billing.RefundsOf(ctx, ch.ID)
+		if err != nil {
+			return nil, err
+		}
+		payments = append(payments, viewCharge(ch, items, refunds))
+	}
 	receipts, err := s.receiptMails(ctx, charges)
 	if err != nil {
 		return nil, err
@@ -379,14 +447,13 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	sentMail := make([]map[string]any, 0, len(mails))
+	// The bodies are left out: a link in one may still work, and an export
+	// is a file people keep and pass around.
+	sentMail := make([]mailView, 0, len(mails))
 	for _, m := range mails {
-		// The bodies are left out: a link in one may still work, and an
-		// export is a file people keep and pass around.
-		sentMail = append(sentMail, map[string]any{"id": m.ID, "to": m.To, "template": m.Template, "subject": m.Subject,
-			"status": m.Status, "createdAt": m.CreatedAt, "sentAt": m.SentAt})
+		sentMail = append(sentMail, viewMail(m))
 	}
-	attempts, steps, err := s.cancelAttempts(ctx, u.ID)
+	attempts, err := s.cancelAttempts(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -394,23 +461,15 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	events := make([]map[string]any, 0, len(recorded))
+	events := make([]eventView, 0, len(recorded))
 	for _, e := range recorded {
-		doc, err := plain(e)
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, doc)
+		events = append(events, viewEvent(e))
 	}
-	exposureIDs, err := experiment.PersonDocIDs(ctx, s.db, u.ID)
+	exposures, err := s.exposures(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
-	exposures, err := s.rawByID(ctx, experiment.PeopleCollection, exposureIDs)
-	if err != nil {
-		return nil, err
-	}
-	breaches, err := s.rawByID(ctx, breach.ChecksCollection, []string{u.ID})
+	breaches, err := s.breachChecks(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -419,140 +478,151 @@ func (s *Service) collect(ctx context.Context, u auth.User) ([]file, error) {
 		return nil, err
 	}
 	return []file{
-		{"account.json", "Your account: its id, email address and when it was created. The password is stored only as a one-way hash and is not included.",
-			map[string]any{"id": u.ID, "email": u.Email, "createdAt": u.CreatedAt, "disabled": u.Disabled}},
-		{"subscriptions.json", "Your plans: plan, price, status, periods, cancellation and the card used (brand and last four digits only).", orEmpty(plans)},
-		{"purchases.json", "One-time purchases (add-ons such as the course or the profile report).", orEmpty(purchases)},
-		{"subscription_history.json", "Every change to your plans and purchases: when, what and from what to what.", orEmpty(history)},
-		{"charges.json", "Every payment taken or attempted: amount, status, date and the payment provider's reference.", orEmpty(charges)},
-		{"cancel_attempts.json", "Each time you opened the cancellation flow: where you started, and each step, answer, offer and outcome.",
-			map[string]any{"attempts": attempts, "steps": steps}},
-		{"mails.json", "Every mail we sent you or queued for you: subject, kind, status and times (bodies left out; their links may still work).", sentMail},
-		{"events.json", "Usage events recorded while you used the app (screens, buttons), kept for 180 days.", events},
-		{"experiments.json", "The variants of product experiments you were shown.", exposures},
-		{"instagram_profile.json", "Your connected Instagram profile (username, status, snapshot list and the latest analysis). The access token is not included.", prof},
-		{"instagram_snapshots.json", "Each stored snapshot of your profile: follower and following lists and posts.", snaps},
-		{"breach_checks.json", "Your last data-breach check: which breaches your address appears in and when it was checked.", breaches},
+		{"account.json", "Your account.", accountFields, viewAccount(u)},
+		{"subscriptions.json", "Your plans, one entry each.", planFields, plans},
+		{"purchases.json", "Your one-time purchases (the PDF course, the profile report, the Reels playbook), " +
+			"with the same fields as subscriptions.json.", planFields, purchases},
+		{"subscription_history.json", "Every change to your plans and purchases, oldest first.", changeFields, history},
+		{"charges.json", "Every payment taken or tried, and any money given back.", chargeFields, payments},
+		{"cancel_attempts.json", "Each time you opened the cancellation flow, and what you chose in it.", attemptFields, attempts},
+		{"mails.json", "Every mail we sent you or are about to send (the text of each is left out).", mailFields, sentMail},
+		{"events.json", "What you did in the app, as we recorded it to improve it; each event is deleted after 180 days.",
+			eventFields, events},
+		{"experiments.json", "The versions of pages you were shown while we compared versions of them.", exposureFields, exposures},
+		{"instagram_profile.json", "Your connected Instagram profile and its latest analysis (the access token is not included).",
+			profileFields, prof},
+		{"instagram_snapshots.json", "Each stored reading of your Instagram profile, oldest first: followers, following and posts.",
+			snapshotFields, snaps},
+		{"breach_checks.json", "Your last check of your address against known data breaches.", breachFields, breaches},
 	}, nil
 }
 
-func (s *Service) instagramData(ctx context.Context, userID string) (any, []any, error) {
+func (s *Service) instagramData(ctx context.Context, userID string) (profileView, []snapshotView, error) {
 	p, err := s.o.Profiles.Get(ctx, userID)
 	if err != nil {
-		return nil, nil, err
+		return profileView{}, nil, err
 	}
-	p.Credential = ""
-	snaps := []any{}
+	snaps := []snapshotView{}
 	for _, ref := range p.Snapshots {
 		snap, err := s.o.Profiles.Snapshot(ctx, ref.ID)
 		if err != nil {
-			return nil, nil, err
+			return profileView{}, nil, err
 		}
-		snaps = append(snaps, snap)
+		snaps = append(snaps, viewSnapshot(snap))
 	}
-	return p, snaps, nil
+	return viewProfile(p), snaps, nil
 }
 
 // cancelAttempts reads the person's cancel attempts and each one's events,
 // by _id through their list.
-func (s *Service) cancelAttempts(ctx context.Context, userID string) (attempts, steps []map[string]any, err error) {
+func (s *Service) cancelAttempts(ctx context.Context, userID string) ([]attemptView, error) {
 	ids, err := retention.AttemptIDsOf(ctx, s.db, userID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	listed, err := s.rawByID(ctx, retention.AttemptsCollection, ids)
+	listed, err := byID[retention.Attempt](ctx, s.db, retention.AttemptsCollection, ids)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	attempts, steps = []map[string]any{}, []map[string]any{}
+	attempts := []attemptView{}
 	for _, a := range listed {
-		id, _ := a["_id"].(string)
-		if owner, _ := a["userId"].(string); owner != userID {
+		if a.UserID != userID {
 			continue // not theirs: a slot the list's rule says to skip
 		}
-		attempts = append(attempts, a)
-		stepIDs, err := retention.StepIDsOf(ctx, s.db, id)
+		stepIDs, err := retention.StepIDsOf(ctx, s.db, a.ID)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		events, err := s.rawByID(ctx, retention.StepsCollection, stepIDs)
+		events, err := byID[retention.Event](ctx, s.db, retention.StepsCollection, stepIDs)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		steps = append(steps, events...)
+		attempts = append(attempts, viewAttempt(a, events))
 	}
-	return attempts, steps, nil
+	return attempts, nil
 }
 
-// rawByID reads the documents with these _ids that exist, in that order,
-// as plain JSON-ready values.
-func (s *Service) rawByID(ctx context.Context, coll string, ids []string) ([]map[string]any, error) {
-	out := make([]map[string]any, 0, len(ids))
+// exposureDoc is a document of experiment.PeopleCollection: an exposure
+// ("exp:<experiment>:<phase>:<account>") or an outcome (the same starting
+// "out:" and ending ":<event>").
+type exposureDoc struct {
+	ID      string    `bson:"_id"`
+	At      time.Time `bson:"at"`
+	Variant string    `bson:"variant"`
+}
+
+// exposures reads the experiment variants the person was shown and what
+// they did after, each named by its experiment's name.
+func (s *Service) exposures(ctx context.Context, userID string) ([]exposureView, error) {
+	ids, err := experiment.PersonDocIDs(ctx, s.db, userID)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := byID[exposureDoc](ctx, s.db, experiment.PeopleCollection, ids)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	out := make([]exposureView, 0, len(docs))
+	for _, d := range docs {
+		parts := strings.Split(d.ID, ":")
+		if len(parts) < 4 {
+			continue
+		}
+		what := "shown"
+		if parts[0] == "out" {
+			what = parts[len(parts)-1]
+		}
+		name, ok := names[parts[1]]
+		if !ok {
+			var e experiment.Experiment
+			err := s.db.Collection(experiment.Collection).FindOne(ctx, bson.M{"_id": parts[1]}).Decode(&e)
+			if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+				return nil, fmt.Errorf("read experiment: %w", err)
+			}
+			name = e.Name
+			names[parts[1]] = name
+		}
+		out = append(out, exposureView{Experiment: name, Variant: d.Variant, What: what, At: d.At})
+	}
+	return out, nil
+}
+
+// breachDoc is the stored breach check (breach.ChecksCollection).
+type breachDoc struct {
+	CheckedAt time.Time `bson:"checkedAt"`
+	Names     []string  `bson:"names"`
+	Sample    bool      `bson:"sample"`
+}
+
+func (s *Service) breachChecks(ctx context.Context, userID string) ([]breachView, error) {
+	docs, err := byID[breachDoc](ctx, s.db, breach.ChecksCollection, []string{userID})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]breachView, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, breachView{CheckedAt: d.CheckedAt, Breaches: orEmpty(d.Names), SampleData: d.Sample})
+	}
+	return out, nil
+}
+
+// byID reads the documents of coll with these _ids that exist, in that
+// order.
+func byID[T any](ctx context.Context, db *mongo.Database, coll string, ids []string) ([]T, error) {
+	out := make([]T, 0, len(ids))
 	for _, id := range ids {
-		d, err := s.db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Raw()
+		var v T
+		err := db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&v)
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", coll, err)
 		}
-		m, err := plainRaw(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
+		out = append(out, v)
 	}
 	return out, nil
-}
-
-// plain turns a stored value into a JSON-ready map with the stored field
-// names, as the database holds it.
-func plain(v any) (map[string]any, error) {
-	b, err := bson.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	return plainRaw(b)
-}
-
-func plainRaw(b bson.Raw) (map[string]any, error) {
-	var d bson.D
-	if err := bson.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	m, _ := jsonValue(d).(map[string]any)
-	return m, nil
-}
-
-// jsonValue converts BSON's Go values to those encoding/json writes well:
-// documents to objects, dates to ISO 8601 strings.
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case bson.D:
-		m := make(map[string]any, len(x))
-		for _, e := range x {
-			m[e.Key] = jsonValue(e.Value)
-		}
-		return m
-	case bson.M:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = jsonValue(e)
-		}
-		return m
-	case bson.A:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = jsonValue(e)
-		}
-		return out
-	case bson.DateTime:
-		return x.Time().UTC()
-	case bson.Binary:
-		return x.Data
-	default:
-		return v
-	}
 }
 
 func orEmpty[T any](s []T) []T {

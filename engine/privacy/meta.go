@@ -55,7 +55,7 @@ func (s *Service) InstagramDataDeletion(ctx context.Context, signedRequest strin
 		return DeletionAnswer{}, err
 	}
 	if userID != "" {
-		if err := s.o.Profiles.Disconnect(ctx, userID); err != nil {
+		if err := s.DisconnectInstagram(ctx, userID); err != nil {
 			return DeletionAnswer{}, err
 		}
 		status = DeletionCompleted
@@ -104,7 +104,11 @@ func (s *Service) DeletionStatus(ctx context.Context, code string) (DeletionRequ
 }
 
 // DisconnectInstagram deletes the person's connected profile with its
-// token, snapshots and analyses.
+// token, snapshots and analyses, and so the exports prepared before,
+// which held them (remakeExports).
 func (s *Service) DisconnectInstagram(ctx context.Context, userID string) error {
-	return s.o.Profiles.Disconnect(ctx, userID)
+	if err := s.o.Profiles.Disconnect(ctx, userID); err != nil {
+		return err
+	}
+	return s.remakeExports(ctx, userID)
 }

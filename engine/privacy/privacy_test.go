@@ -667,7 +667,7 @@ func TestExportHoldsThePersonsData(t *testing.T) {
 		files[f.Name] = string(b)
 	}
 	for name, body := range files {
-		if name != "README.txt" && !strings.Contains(files["README.txt"], "- "+name+": ") && name != "manifest.json" {
+		if name != "README.txt" && !strings.Contains(files["README.txt"], "\n"+name+"\n---") {
 			t.Errorf("README does not describe %s", name)
 		}
 		if strings.Contains(body, "argon2") || strings.Contains(body, "sealed-token") || strings.Contains(body, "passwordHash") {
@@ -682,9 +682,9 @@ func TestExportHoldsThePersonsData(t *testing.T) {
 		t.Errorf("account.json: %s (%v)", files["account.json"], err)
 	}
 	var plans []struct {
-		PlanCode string `json:"planCode"`
+		Plan string `json:"plan"`
 	}
-	if err := json.Unmarshal([]byte(files["subscriptions.json"]), &plans); err != nil || len(plans) != 1 || plans[0].PlanCode != "glimpse_weekly_trial" {
+	if err := json.Unmarshal([]byte(files["subscriptions.json"]), &plans); err != nil || len(plans) != 1 || plans[0].Plan != "Weekly Plan" {
 		t.Errorf("subscriptions.json: %s (%v)", files["subscriptions.json"], err)
 	}
 	for _, want := range []string{"purchases.json", "charges.json", "subscription_history.json", "cancel_attempts.json",
@@ -693,7 +693,7 @@ func TestExportHoldsThePersonsData(t *testing.T) {
 			t.Errorf("%s is missing or empty: %q", want, files[want])
 		}
 	}
-	if !strings.Contains(files["cancel_attempts.json"], "too_expensive") || !strings.Contains(files["purchases.json"], "glimpse_profile") {
+	if !strings.Contains(files["cancel_attempts.json"], "too_expensive") || !strings.Contains(files["purchases.json"], "Profile report") {
 		t.Errorf("the cancel answer or the add-on is missing:\n%s\n%s", files["cancel_attempts.json"], files["purchases.json"])
 	}
 

@@ -23,17 +23,29 @@ func (s *Service) deleteExports(ctx context.Context, filter bson.M) error {
 		return fmt.Errorf("find exports: %w", err)
 	}
 	for _, e := range exports {
-		if err := s.deleteMany(ctx, ExportChunksCollection, bson.M{"exportId": e.ID}); err != nil {
-			return err
-		}
-		if err := s.deleteMany(ctx, ExportKeysCollection, bson.M{"exportId": e.ID}); err != nil {
+		if err := s.deleteExportFiles(ctx, e.ID); err != nil {
 			return err
 		}
 		if err := s.deleteMany(ctx, ExportsCollection, bson.M{"_id": e.ID}); err != nil {
 			return err
 		}
+		// Again once the export is gone: a builder that stored a part or
+		// minted a link between the first pass and the export's deletion
+		// finds the export gone when it marks it ready, so nothing of it
+		// is written after this.
+		if err := s.deleteExportFiles(ctx, e.ID); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// deleteExportFiles deletes an export's parts and download keys.
+func (s *Service) deleteExportFiles(ctx context.Context, exportID string) error {
+	if err := s.deleteMany(ctx, ExportChunksCollection, bson.M{"exportId": exportID}); err != nil {
+		return err
+	}
+	return s.deleteMany(ctx, ExportKeysCollection, bson.M{"exportId": exportID})
 }
 
 // farewellKept is how long the last mail's key is remembered to delete the
