@@ -58,7 +58,8 @@ func Param(name string) bool {
 
 // Query returns raw with the values of secret parameters replaced by Marker,
 // also inside the path parameter of /ui/screen, which carries the page's own
-// URL and so its query. The result is in url.Values.Encode's form (keys
+// URL and so its query, and inside sign-in's next, the address to return to
+// (the mailed export link's key). The result is in url.Values.Encode's form (keys
 // sorted, values escaped alike).
 func Query(raw string) string {
 	if raw == "" {
@@ -78,7 +79,7 @@ func Query(raw string) string {
 			switch {
 			case Param(k):
 				vs[i] = Marker
-			case k == "path":
+			case k == "path" || k == "next":
 				if p, query, ok := strings.Cut(v, "?"); ok {
 					vs[i] = p + "?" + Query(query)
 				}
@@ -111,7 +112,7 @@ func canonicalWithoutSecrets(raw string) bool {
 		if Param(name) {
 			return false
 		}
-		if name == "path" && strings.Contains(value, "%3F") {
+		if (name == "path" || name == "next") && strings.Contains(value, "%3F") {
 			return false // a URL with a query: its parameters need a look
 		}
 		for i := 0; i < len(value); i++ {

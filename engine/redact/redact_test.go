@@ -23,6 +23,9 @@ func TestQuery(t *testing.T) {
 		{"a page's query", "path=%2F%3Fcreds%3Dabc%26a%3Db", url.Values{"path": {"/?a=b&creds=" + Marker}}},
 		{"the cancel page", "path=%2Funsubscription%3Ffrom%3DSECRET", url.Values{"path": {"/unsubscription?from=" + Marker}}},
 		{"a page without a query", "path=%2Fdashboard", url.Values{"path": {"/dashboard"}}},
+		{"sign-in's return", "next=%2Fprivacy%2Fexport%3Fkey%3DSECRET", url.Values{"next": {"/privacy/export?key=" + Marker}}},
+		{"the sign-in page's return", "path=%2Fsign-in%3Fnext%3D%252Fprivacy%252Fexport%253Fkey%253DSECRET",
+			url.Values{"path": {"/sign-in?next=" + url.QueryEscape("/privacy/export?key="+Marker)}}},
 		{"nothing secret", "page=2&q=a+b", url.Values{"page": {"2"}, "q": {"a b"}}},
 	}
 	for _, tc := range cases {

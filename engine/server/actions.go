@@ -205,7 +205,8 @@ func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
 }
 
 // afterSignIn rotates the session cookie and the CSRF token and sends the
-// person home, or maps a sign-in failure to what the form shows.
+// person home, or back where sign-in's ?next= says (afterSignInGo), or
+// maps a sign-in failure to what the form shows.
 func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, error) {
 	s.countSignIn(err)
 	switch {
@@ -234,7 +235,7 @@ func (s *Server) afterSignIn(r *request, token string, err error) (*ui.Result, e
 		Secure: s.Config.SecureCookies(), SameSite: fiber.CookieSameSiteLaxMode,
 		MaxAge: int(s.Config.SessionLifetime / time.Second)})
 	s.rotateCSRF(r.fiber)
-	return ui.Effects(ui.Replace(screens.PathDashboard)), nil
+	return s.afterSignInGo(r), nil
 }
 
 func (s *Server) signOut(r *request, _ any) (*ui.Result, error) {

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 
 	"github.com/gofiber/fiber/v3"
@@ -119,16 +120,22 @@ func (s *Server) downloadExportAction(r *request, _ any) (*ui.Result, error) {
 func exportFilename(date string) string { return "glimpse-data-" + date + ".zip" }
 
 // downloadExport sends the ZIP a key opens to the signed-in person it was
-// made for. The key is in the query, which the access log redacts.
+// made for. The key is in the query, which the access log redacts; signed
+// out, the person signs in and comes back (signInPath).
 func (s *Server) downloadExport(c fiber.Ctx) error {
 	r, err := s.newRequest(c)
 	if err != nil {
 		return err
 	}
+	key := c.Query("key")
 	if !r.signedIn {
-		return c.Redirect().To(screens.PathSignIn)
+		// The mailed link opened signed out: sign-in comes back here.
+		if key == "" || len(key) > 128 {
+			return c.Redirect().To(screens.PathSignIn)
+		}
+		return c.Redirect().To(signInPath(privacy.DownloadPath + "?key=" + url.QueryEscape(key)))
 	}
-	e, data, err := s.Privacy.Download(c.Context(), r.principal.User.ID, c.Query("key"))
+	e, data, err := s.Privacy.Download(c.Context(), r.principal.User.ID, key)
 	if errors.Is(err, privacy.ErrExportLink) {
 		return engine.Errorf(engine.CodeNotFound, "%s", r.copy.T("privacyData.linkExpired"))
 	}
