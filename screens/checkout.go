@@ -3,6 +3,7 @@ package screens
 import (
 	"glimpse/engine/billing"
 	"glimpse/engine/ui"
+	"net/url"
 )
 
 // Paths of the checkout.
@@ -85,6 +86,9 @@ type OrderState struct {
 	Kind   string // billing.OrderPlan, OrderAddOn, OrderCard, OrderRenewal
 	Status string // billing.OrderPending, OrderProcessing, OrderPaid, OrderFailed, OrderExpired, OrderRefunded
 	Email  string // masked
+	// Return is the add-on family a card update interrupted the purchase
+	// of: the page leads back to it.
+	Return string
 }
 
 // orderPollMS is how often the page looks again while the payment is being
@@ -153,6 +157,10 @@ func CheckoutDone(c Context, st OrderState) Page {
 		title, image = center(ui.Text("title", done)), nil
 		text = center(ui.Text("body", c.T(key+".text")))
 		next = ui.Button(c.T("checkout.done.dashboard"), "primary", ui.Navigate(PathDashboard))
+		if st.Kind == billing.OrderCard && st.Return != "" {
+			text = center(ui.Text("body", c.T("checkout.done.card.returnText")))
+			next = ui.Button(c.T("checkout.done.card.return"), "primary", ui.Navigate(PathMyPlan+"&buy="+url.QueryEscape(st.Return)))
+		}
 	}
 	title.Live = "polite" // read out when a look again changes it
 	screen := ui.Screen("checkout-done", done, ui.Stack("lg", image, title, text, next))
@@ -165,16 +173,16 @@ func CheckoutDone(c Context, st OrderState) Page {
 // UpdateCard is where a subscriber replaces the card of their plan (after a
 // failed renewal, say): the new card is typed on the payment provider's
 // page, and a due retry then runs at once.
-func UpdateCard(c Context, subscriptionID, current string) Page {
+func UpdateCard(c Context, subscriptionID, current, back string) Page {
 	body := []*ui.Node{
 		ui.Text("body", c.T("updateCard.text")),
 		ui.If(current != "", ui.Text("caption", fill(c.T("plan.paymentMethod"), "{card}", current))),
-		ui.Button(c.T("updateCard.save"), "primary", ui.Call("plan.update_card", "/subscription")),
+		ui.Button(c.T("updateCard.save"), "primary", ui.Call("plan.update_card", "/subscription", "/return")),
 		ui.Text("caption", c.T("checkout.secure")),
 	}
 	screen := ui.Screen("update-card", c.T("updateCard.title"),
 		SubPage(c, "update-card", c.T("updateCard.title"), ui.Navigate(PathDashboard), body...))
-	return Page{Screen: screen, State: map[string]any{"subscription": subscriptionID}}
+	return Page{Screen: screen, State: map[string]any{"subscription": subscriptionID, "return": back}}
 }
 
 // ConfirmState is a renewal waiting for its subscriber to authenticate.

@@ -49,12 +49,12 @@ func goldenCases() []goldenCase {
 		{"sign-in", func(c Context) Page { return SignIn(c, "/checkout?quiz=true&page=SUBSCRIPTION") }},
 		{"home__weekly", func(c Context) Page {
 			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
-				PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false)})
+				PeriodEnd: "Nov 29, 2026", Card: "Visa ••4242", Offers: goldenOffers(false), Plans: goldenPlans(false)})
 		}},
 		{"home__plan-change", func(c Context) Page {
 			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
 				PeriodEnd: "Dec 2, 2026", Card: "Visa ••4242", Offers: goldenOffers(false),
-				Next: &NextPlan{Name: "Premium Plan", Price: "$13.99", Period: "1 month", From: "Dec 2, 2026"}})
+				Next: &NextPlan{Name: "Premium Plan", Price: "$13.99", Period: "1 month", From: "Dec 2, 2026"}, Plans: goldenPlans(true)})
 		}},
 		{"home__fetching-plans", func(c Context) Page {
 			return Home(c, HomeState{TrendTitle: goldenTrend, HackTitle: goldenHack, Email: "demo@example.com", Plan: billing.Describe("glimpse_weekly_trial"),
@@ -90,12 +90,15 @@ func goldenCases() []goldenCase {
 		{"checkout-done__card", func(c Context) Page {
 			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderCard, Status: billing.OrderPaid})
 		}},
+		{"checkout-done__card-mid-purchase", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderCard, Status: billing.OrderPaid, Return: billing.FamilyReelsPlaybook})
+		}},
 		{"checkout-done__unknown", func(c Context) Page { return CheckoutDone(c, OrderState{}) }},
 		{"confirm-payment", func(c Context) Page {
 			return ConfirmPayment(c, ConfirmState{Found: true, Token: "t", Plan: "Weekly Plan", Price: "$1.00"})
 		}},
 		{"confirm-payment__closed", func(c Context) Page { return ConfirmPayment(c, ConfirmState{Found: true, Closed: true}) }},
-		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341") }},
+		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341", "") }},
 		{"unsubscription", Unsubscription},
 		{"unsubscription__canceled", func(c Context) Page {
 			return UnsubscriptionResult(c, true, time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC))
@@ -599,5 +602,15 @@ func BenchmarkComposeUnsubscribeStepWithExperiment(b *testing.B) {
 		if _, err := env.Encode(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// goldenPlans are the default brand's plans as My Plan's Change plan lists
+// them, on the weekly plan (a change to the monthly one scheduled, or not).
+func goldenPlans(monthlyNext bool) []PlanChoice {
+	return []PlanChoice{
+		{Code: "glimpse_weekly_trial", Name: "Weekly Plan", Price: "$1", Period: "week", Current: true},
+		{Code: "glimpse_premium_one_month", Name: "Premium Plan", Price: "$13.99", Period: "1 month", Next: monthlyNext},
+		{Code: "glimpse_3month", Name: "3-Month Plan", Price: "$49", Period: "12 weeks"},
 	}
 }

@@ -28,6 +28,10 @@ type HomeState struct {
 	Next      *NextPlan
 	Card      string
 	Offers    []Offer
+	Plans     []PlanChoice
+	// Buy is an add-on family whose purchase the dashboard opens over My
+	// Plan: the purchase a card update interrupted.
+	Buy string
 	// Insights is the profile's insights status (InsightsIdle…) and
 	// Engagement its latest analysis's figures, nil before the first: the
 	// Analytics card.
@@ -71,17 +75,30 @@ func Home(c Context, h HomeState) Page {
 		LogoutOverlay:         logoutModal(c),
 		CoursePurchaseOverlay: coursePurchase(c),
 		MyPlanOverlay: MyPlan(c, PlanState{Email: h.Email, Plan: h.Plan, Canceled: h.Canceled, Fetching: h.Fetching,
-			PeriodEnd: h.PeriodEnd, Next: h.Next, Card: h.Card, Offers: h.Offers}),
+			PeriodEnd: h.PeriodEnd, Next: h.Next, Card: h.Card, Offers: h.Offers, Plans: h.Plans}),
 		CancelByEmailOverlay: cancelAsk,
 		CancelSentOverlay:    cancelSent,
 	}
 	for id, d := range PurchaseConfirms(c, h.Offers, h.Card) {
 		overlays[id] = d
 	}
+	var state map[string]any
 	if !h.Canceled && h.PeriodEnd != "" {
-		overlays[ResumedOverlay] = Resumed(c, PlanState{Email: h.Email, Plan: h.Plan, PeriodEnd: h.PeriodEnd})
+		plan := PlanState{Email: h.Email, Plan: h.Plan, PeriodEnd: h.PeriodEnd, Next: h.Next, Plans: h.Plans}
+		overlays[ResumedOverlay] = Resumed(c, plan)
+		if len(h.Plans) > 1 {
+			overlays[ChangePlanOverlay] = ChangePlan(c, plan)
+			state = map[string]any{"form": map[string]any{"planCode": renewsAs(h.Plans)}}
+		}
 	}
-	return Page{Screen: screen, Overlays: overlays, Open: opened(h.PlanOpen, MyPlanOverlay)}
+	open := opened(h.PlanOpen, MyPlanOverlay)
+	if h.PlanOpen && h.Buy != "" {
+		// Back from replacing the card mid-purchase: the purchase again.
+		if _, ok := overlays[ConfirmOverlay(h.Buy)]; ok {
+			open = append(open, ConfirmOverlay(h.Buy))
+		}
+	}
+	return Page{Screen: screen, Overlays: overlays, Open: open, State: state}
 }
 
 // opened is the overlays a page opens with: id when open, else none.

@@ -44,7 +44,24 @@ type PlanState struct {
 	// Card is the payment method as shown ("Visa ••4242", brand.CardLabel); empty if none.
 	Card   string
 	Offers []Offer
+	// Plans are the plans the subscription may renew as instead (the
+	// brand's regular main plans), for Change plan; none while canceled.
+	Plans []PlanChoice
 }
+
+// PlanChoice is a plan My Plan offers to change to, every value formatted.
+type PlanChoice struct {
+	Code, Name, Price, Period string
+	// Current is the plan the subscription has now; Next the one scheduled.
+	Current, Next bool
+}
+
+// My Plan's own dialogs and forms.
+const (
+	ChangePlanOverlay = "change-plan"
+	changePlanForm    = "change-plan"
+	undoChangeForm    = "undo-plan-change"
+)
 
 // resumePlanForm is My Plan's form that takes a cancel back.
 const resumePlanForm = "resume-plan"
@@ -120,7 +137,19 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 		// The unsubscribe flow; its final step still offers the mailed link.
 		cancel = ui.Button(c.T("plan.cancel"), "secondary", ui.Navigate(PathUnsubscribe+"?"+url.Values{"entry": {"my_plan"}, "from": {PathMyPlan}}.Encode()))
 	}
-	active := ui.Card(nil,
+	var manage []*ui.Node
+	if !p.Canceled && len(p.Plans) > 1 {
+		manage = append(manage, ui.Button(c.T("plan.change"), "secondary", ui.OpenOverlay(ChangePlanOverlay)))
+	}
+	if p.Next != nil && !p.Canceled {
+		undo := ui.Submit("plan.undo_change", undoChangeForm)
+		manage = append(manage, ui.Form(undoChangeForm, undo, ui.FormError(undoChangeForm),
+			ui.Button(fill(c.T("plan.keepCurrent"), "{plan}", p.Plan.Name), "tertiary", undo)))
+	}
+	if p.Card != "" && !p.Canceled {
+		manage = append(manage, ui.Button(c.T("plan.updateCard"), "tertiary", ui.Navigate(PathUpdateCard)))
+	}
+	active := ui.Card(nil, append([]*ui.Node{
 		ui.Text("caption", c.T("plan.active")),
 		ui.Row("sm", ui.Text("heading", p.Plan.Name), status),
 		ui.Text("body", p.Plan.Price+" "+c.T("plan.every")+" "+p.Plan.Period),
@@ -129,7 +158,7 @@ func MyPlan(c Context, p PlanState) *ui.Node {
 		ui.If(p.Card != "", ui.Text("caption", fill(c.T("plan.paymentMethod"), "{card}", p.Card))),
 		ui.Text("caption", p.Email),
 		cancel,
-	)
+	}, manage...)...)
 	history := ui.Card(ui.Navigate(PathBilling),
 		ui.Text("heading", c.T("plan.history")),
 		ui.Text("body", c.T("plan.historyText")),
@@ -180,6 +209,51 @@ func offerCard(c Context, o Offer) *ui.Node {
 		ui.If(!o.Owned, price),
 		action,
 	)
+}
+
+// ChangePlan is the dialog that schedules another plan from the next
+// renewal: each plan with its price and how it compares with today's, and
+// when the change applies; nothing is charged now.
+func ChangePlan(c Context, p PlanState) *ui.Node {
+	options := make([]ui.Option, 0, len(p.Plans))
+	for _, pl := range p.Plans {
+		o := ui.Option{Value: pl.Code, Label: pl.Name + " · " + pl.Price + " " + c.T("plan.every") + " " + pl.Period}
+		switch {
+		case pl.Current:
+			o.Description = c.T("plan.changeCurrent")
+		case pl.Next:
+			o.Description = fill(c.T("plan.changeScheduled"), "{date}", p.PeriodEnd)
+		default:
+			o.Description = fill(c.T("plan.changeFrom"), "{date}", p.PeriodEnd)
+		}
+		options = append(options, o)
+	}
+	submit := ui.Submit("plan.change", changePlanForm)
+	choice := &ui.Node{Type: "choice_list", ID: "planCode", Bind: "/form/planCode", Label: c.T("plan.changeLabel"), Options: options,
+		Rules: []ui.Rule{ui.Required(c.T("plan.changeChoose"))}}
+	d := ui.Dialog(ChangePlanOverlay, "modal", c.T("plan.changeTitle"),
+		ui.Text("body", fill(c.T("plan.changeText"), "{date}", p.PeriodEnd, "{plan}", p.Plan.Name+" ("+p.Plan.Price+" "+c.T("plan.every")+" "+p.Plan.Period+")")),
+		ui.Form(changePlanForm, submit, choice, ui.FormError(changePlanForm),
+			ui.Button(c.T("plan.changeConfirm"), "primary", submit)),
+		ui.Button(c.T("purchase.cancel"), "secondary", ui.CloseOverlay(ChangePlanOverlay)),
+	)
+	d.CloseLabel = c.T("dialog.close")
+	return d
+}
+
+// renewsAs is the plan the Change plan dialog starts on: the one scheduled,
+// else the one the subscription has.
+func renewsAs(plans []PlanChoice) string {
+	code := ""
+	for _, pl := range plans {
+		if pl.Next {
+			return pl.Code
+		}
+		if pl.Current {
+			code = pl.Code
+		}
+	}
+	return code
 }
 
 // ResumedOverlay confirms on screen that a cancel was taken back.
@@ -256,7 +330,7 @@ func PurchaseConfirms(c Context, offers []Offer, card string) map[string]*ui.Nod
 			ui.Text("body", summary),
 			ui.Form(form, buy, ui.FormError(form), ui.Button(pay, "primary", buy)),
 			ui.Button(c.T("purchase.cancel"), "secondary", ui.CloseOverlay(id)),
-			ui.Link(c.T("purchase.changeCard"), ui.Navigate(PathUpdateCard)),
+			ui.Link(c.T("purchase.changeCard"), ui.Navigate(PathUpdateCard+"?return="+url.QueryEscape(o.Family))),
 		)
 		d.CloseLabel = c.T("dialog.close")
 		out[id] = d

@@ -107,7 +107,10 @@ type Order struct {
 	Saved          PaymentMethod `bson:"saved,omitempty"`
 	Session        string        `bson:"session,omitempty"`
 	// URL is the hosted page, where a buyer asking again is sent back to.
-	URL       string    `bson:"url,omitempty"`
+	URL string `bson:"url,omitempty"`
+	// Return is the add-on family a card update interrupted the purchase
+	// of: the done page leads back to it.
+	Return    string    `bson:"return,omitempty"`
 	Status    string    `bson:"status"`
 	CreatedAt time.Time `bson:"createdAt"`
 }
@@ -151,6 +154,16 @@ var ErrKeyReused = engine.Errorf(engine.CodeConflict, "This checkout was used fo
 // second one would be paid for and never seen. The person signs in to
 // manage the plan they have (or change it from My Plan).
 var ErrHasLivePlan = engine.Errorf(engine.CodeConflict, "This email address already has an active plan. Sign in to manage it or change plan in My Plan.")
+
+// FamilyKnown reports an add-on family on sale.
+func FamilyKnown(family string) bool {
+	for _, a := range AddOns {
+		if a.Family == family {
+			return true
+		}
+	}
+	return false
+}
 
 // ErrNoOrder is an order id nobody made.
 var ErrNoOrder = engine.Errorf(engine.CodeNotFound, "This checkout was not found.")
@@ -654,6 +667,9 @@ type CardUpdateRequest struct {
 	SubscriptionID string
 	UserID         string
 	Origin         string // the brand's origin (config.BrandOrigin)
+	// Return is the add-on family whose purchase the card update
+	// interrupted ("" for none): the done page leads back to it.
+	Return string
 }
 
 // StartCardUpdate opens the provider's hosted page in setup mode: the new
@@ -669,6 +685,9 @@ func (s *Service) StartCardUpdate(ctx context.Context, req CardUpdateRequest) (C
 	order := Order{ID: "co_" + engine.HashToken("card:" + sub.ID + ":" + engine.NewToken())[:24], Kind: OrderCard,
 		Brand: sub.Brand, Bundle: sub.Bundle, PlanCode: sub.PlanCode, Email: sub.Email, UserID: req.UserID,
 		SubscriptionID: sub.ID, Amount: Money{Currency: sub.Price.Currency}, Saved: sub.PaymentMethod}
+	if FamilyKnown(req.Return) {
+		order.Return = req.Return
+	}
 	return s.openSession(ctx, order, SessionSetup, Describe(sub.PlanCode).Name, req.Origin,
 		req.Origin+pathUpdateCard)
 }

@@ -347,3 +347,66 @@ func TestAnExpiredCheckoutSettlesItsOrder(t *testing.T) {
 		t.Fatalf("the paid plan: %+v %v", sub, err)
 	}
 }
+
+// A plan changed from My Plan renews as the new plan, from the renewal,
+// with nothing charged now; the change can be undone, a sale plan is only
+// an offer's, and each step is mailed.
+func TestMyPlanChangesAPlanAtRenewal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, TestCardSucceeds, "my-plan-change")
+	monthly, _ := f.svc.Catalogue().Find("default", FamilyPremiumOneMonth)
+	sale, _ := f.svc.Catalogue().SaleOf("default", FamilyPremiumOneMonth)
+	charges := f.chargeCount(t)
+	if _, err := f.svc.ChangePlan(ctx, sub.ID, sale.Code, "user:u1"); !errors.Is(err, ErrUnknownPlan) {
+		t.Fatalf("a sale plan from My Plan: %v", err)
+	}
+	if _, err := f.svc.ChangePlan(ctx, sub.ID, sub.PlanCode, "user:u1"); !errors.Is(err, ErrSamePlan) {
+		t.Fatalf("the plan it has: %v", err)
+	}
+	got, err := f.svc.ChangePlan(ctx, sub.ID, monthly.Code, "user:u1")
+	if err != nil || got.NextPlanCode != monthly.Code || got.PlanCode != sub.PlanCode {
+		t.Fatalf("changed: %+v %v", got, err)
+	}
+	if f.chargeCount(t) != charges {
+		t.Fatal("a plan change charged now")
+	}
+	f.clock.Advance(time.Second)
+	if got, err = f.svc.ChangePlan(ctx, sub.ID, sub.PlanCode, "user:u1"); err != nil || got.NextPlanCode != "" {
+		t.Fatalf("choosing the plan it has undoes the change: %+v %v", got, err)
+	}
+	f.clock.Advance(time.Second)
+	if _, err := f.svc.ChangePlan(ctx, sub.ID, monthly.Code, "user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	mails := f.notices.noticesOf(NoticePlanChange)
+	if distinctKeys(mails) != 3 || mails[0].Data["price"] != monthly.Price.String() || mails[1].Data["price"] != sub.Price.String() {
+		t.Fatalf("the change, its undoing and the change again: %+v", mails)
+	}
+	f.clock.Set(sub.CurrentPeriodEnd)
+	if _, err := f.svc.RenewDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if renewed, _ := f.svc.Subscription(ctx, sub.ID); renewed.PlanCode != monthly.Code || renewed.NextPlanCode != "" {
+		t.Fatalf("at renewal: plan %s, next %s", renewed.PlanCode, renewed.NextPlanCode)
+	}
+}
+
+// A card update started from a purchase remembers the purchase (an add-on
+// family on sale, nothing else) for the page it returns to.
+func TestACardUpdateRemembersThePurchase(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	main := f.buyAuthenticated(t, "card-return")
+	for ret, want := range map[string]string{FamilyReelsPlaybook: FamilyReelsPlaybook, "https://evil.example": "", "": ""} {
+		st, err := f.svc.StartCardUpdate(ctx, CardUpdateRequest{SubscriptionID: main.ID, UserID: "u1", Origin: "https://glimpse.example", Return: ret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if order, _ := f.svc.Order(ctx, st.OrderID); order.Return != want {
+			t.Fatalf("return %q kept as %q", ret, order.Return)
+		}
+	}
+}

@@ -27,6 +27,9 @@ type checkoutRequest struct {
 
 type updateCardRequest struct {
 	Subscription string `json:"/subscription" validate:"required,max=64"`
+	// Return is the add-on family whose purchase the card update
+	// interrupted, "" for none.
+	Return string `json:"/return" validate:"max=64"`
 }
 
 type confirmPaymentRequest struct {
@@ -56,7 +59,7 @@ func (s *Server) checkoutDoneScreen(r *request) (screens.Page, error) {
 		return screens.Page{}, err
 	}
 	return screens.CheckoutDone(r.copy, screens.OrderState{Found: true, Kind: order.Kind, Status: order.Status,
-		Email: maskEmail(order.Email)}), nil
+		Email: maskEmail(order.Email), Return: order.Return}), nil
 }
 
 // maskEmail shows enough of an address for its owner to recognise it and
@@ -148,7 +151,11 @@ func (s *Server) updateCardScreen(r *request) (screens.Page, error) {
 	if sub.PaymentMethod.Last4 != "" {
 		current = brand.CardLabel(sub.PaymentMethod.Brand, sub.PaymentMethod.Last4)
 	}
-	return screens.UpdateCard(r.copy, sub.ID, current), nil
+	back := r.query.Get("return")
+	if !billing.FamilyKnown(back) {
+		back = ""
+	}
+	return screens.UpdateCard(r.copy, sub.ID, current, back), nil
 }
 
 // updateCard sends the subscriber to the provider's hosted page in setup
@@ -159,7 +166,7 @@ func (s *Server) updateCard(r *request, in any) (*ui.Result, error) {
 		return nil, engine.Errorf(engine.CodeUnauthenticated, "%s", r.copy.T("error.generic"))
 	}
 	start, err := s.Billing.StartCardUpdate(r.fiber.Context(), billing.CardUpdateRequest{SubscriptionID: req.Subscription,
-		UserID: r.principal.User.ID, Origin: s.Config.BrandOrigin(r.brand.Key)})
+		UserID: r.principal.User.ID, Origin: s.Config.BrandOrigin(r.brand.Key), Return: req.Return})
 	if errors.Is(err, billing.ErrNoSubscription) {
 		return nil, engine.Wrap(engine.CodeForbidden, err, r.copy.T("plan.noPaymentMethod"))
 	}
@@ -234,6 +241,13 @@ func (s *Server) planState(r *request) screens.HomeState {
 			// Made from the analysis: before the first, it is sold, and
 			// shown, as mailed once there is one. The dashboard has read
 			// the profile's summary already (homeScreen); a failure to read
+	if r.mainSub.MainPlan && r.mainSub.Status == billing.StatusActive {
+		for _, p := range s.Billing.Catalogue().ForBrand(r.brand.Key, billing.KindMain) {
+			d := billing.Describe(p.Code)
+			h.Plans = append(h.Plans, screens.PlanChoice{Code: p.Code, Name: d.Name, Price: p.Price.String(), Period: d.Period,
+				Current: p.Code == r.mainSub.PlanCode, Next: p.Code == r.mainSub.NextPlanCode})
+		}
+	}
 			// it is that screen's error.
 			o.Pending, _ = s.reportPending(r)
 		}

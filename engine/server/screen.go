@@ -445,6 +445,9 @@ func (s *Server) homeScreen(r *request) (screens.Page, error) {
 	h := s.planState(r)
 	h.Insights, h.Engagement = ins.Status, ins.Engagement
 	h.PlanOpen = planOpen(r)
+	if buy := r.query.Get("buy"); billing.FamilyKnown(buy) {
+		h.Buy = buy
+	}
 	lib := s.library()
 	h.TrendTitle, h.HackTitle = lib.Trends.Title, lib.Hacks.Title
 	return screens.Home(r.copy, h), nil

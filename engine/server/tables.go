@@ -130,6 +130,8 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"plan.buy_playbook", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)}},
 		{"plan.cancel_request", actionSpec{newRequest: noValues, handle: s.cancelRequest}},
 		{"plan.resume", actionSpec{newRequest: noValues, handle: s.resumePlan}},
+		{"plan.change", actionSpec{newRequest: empty[changePlanRequest], handle: s.changePlan, form: true}},
+		{"plan.undo_change", actionSpec{newRequest: noValues, handle: s.undoPlanChange}},
 		{"plan.update_card", actionSpec{newRequest: empty[updateCardRequest], handle: s.updateCard}},
 		{"checkout.confirm", actionSpec{newRequest: empty[confirmPaymentRequest], handle: s.confirmPayment}},
 		{"unsubscription.cancel", actionSpec{newRequest: noValues, handle: s.cancelFromLink}},
