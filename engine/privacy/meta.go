@@ -2,6 +2,9 @@ package privacy
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
+	"glimpse/engine/store"
 )
 
 // Statuses of a Meta data-deletion request, as its public page shows them.
@@ -25,7 +29,9 @@ const deletionStatusKept = 180 * 24 * time.Hour
 const DeletionStatusPath = "/instagram/deletion"
 
 // DeletionRequest is one of Meta's data-deletion requests: its code, what
-// became of it and when. It names no user.
+// became of it and when. There is one per Instagram user: its code is a
+// keyed hash of the Instagram user's id (deletionCode), so it names no user
+// to anyone without the app secret.
 type DeletionRequest struct {
 	Code        string    `bson:"_id"`
 	Status      string    `bson:"status"`
@@ -40,14 +46,41 @@ type DeletionAnswer struct {
 	ConfirmationCode string `json:"confirmation_code"`
 }
 
+// errSignedRequest is the error of a signed_request refused by
+// VerifySignedRequest, for the callbacks to answer.
+func errSignedRequest(err error) error {
+	if errors.Is(err, ErrSignedRequestStale) {
+		return engine.Wrap(engine.CodeUnauthenticated, err, "The signed request is too old.")
+	}
+	return engine.Wrap(engine.CodeUnauthenticated, err, "The signed request could not be verified.")
+}
+
+// deletionCode is the confirmation code of the Instagram user's deletion
+// requests: the HMAC-SHA256 of its app-scoped id keyed with the app secret,
+// as 32 hex digits. The same user gets the same code, which is the record's
+// _id, so the database's unique _id keeps one record per user whatever
+// races; nobody without the secret can tell whose code it is or make
+// another's.
+func deletionCode(secret []byte, instagramUserID string) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("glimpse instagram data deletion\x00" + instagramUserID))
+	return hex.EncodeToString(mac.Sum(nil)[:16])
+}
+
 // InstagramDataDeletion answers Meta's data-deletion callback: it verifies
-// the signed_request, deletes everything taken from the Instagram account
-// it names (the token, snapshots and analyses) and keeps a status under a
-// new random code for the public page.
+// the signed_request and that it is fresh (VerifySignedRequest), deletes
+// everything taken from the Instagram account it names (the token,
+// snapshots and analyses) and keeps a status for the public page under the
+// user's code (deletionCode). A replay, or another request for the same
+// user while the status is kept, deletes whatever is there again and
+// answers the same code and url; it makes no new record (a unique insert,
+// not a read-then-write); when this request found data to delete, the
+// status says completed, now.
 func (s *Service) InstagramDataDeletion(ctx context.Context, signedRequest string) (DeletionAnswer, error) {
-	sr, err := ParseSignedRequest(signedRequest, []byte(s.o.InstagramAppSecret))
+	secret := []byte(s.o.InstagramAppSecret)
+	sr, err := VerifySignedRequest(signedRequest, secret, s.clock.Now())
 	if err != nil {
-		return DeletionAnswer{}, engine.Wrap(engine.CodeUnauthenticated, err, "The signed request could not be verified.")
+		return DeletionAnswer{}, errSignedRequest(err)
 	}
 	status := DeletionNoData
 	userID, err := s.o.Profiles.UserOfInstagram(ctx, sr.UserID)
@@ -61,23 +94,37 @@ func (s *Service) InstagramDataDeletion(ctx context.Context, signedRequest strin
 		status = DeletionCompleted
 	}
 	now := s.now()
-	code := engine.NewID()
+	code := deletionCode(secret, sr.UserID)
 	req := DeletionRequest{Code: code, Status: status, RequestedAt: now, CompletedAt: now, ExpiresAt: now.Add(deletionStatusKept)}
-	if _, err := s.db.Collection(InstagramDeletionsCollection).InsertOne(ctx, req); err != nil {
+	coll := s.db.Collection(InstagramDeletionsCollection)
+	_, err = coll.InsertOne(ctx, req)
+	replay := store.IsDuplicateKey(err)
+	switch {
+	case replay:
+		// The user's record exists: this is a replay or a later request.
+		// Only what this one deleted changes it: to completed, now.
+		if status == DeletionCompleted {
+			if _, err := coll.UpdateOne(ctx, bson.M{"_id": code},
+				bson.M{"$set": bson.M{"status": DeletionCompleted, "completedAt": now}}); err != nil {
+				return DeletionAnswer{}, fmt.Errorf("record deletion request: %w", err)
+			}
+		}
+	case err != nil:
 		return DeletionAnswer{}, fmt.Errorf("record deletion request: %w", err)
 	}
-	s.o.Logger.Info("instagram data deletion request", "status", status)
+	s.o.Logger.Info("instagram data deletion request", "status", status, "replay", replay)
 	return DeletionAnswer{URL: s.o.BaseURL + DeletionStatusPath + "?code=" + code, ConfirmationCode: code}, nil
 }
 
-// InstagramDeauthorize answers Meta's deauthorize callback: the person
-// removed the app on Instagram, so the token is deleted at once and no
-// more is fetched; what was fetched stays until they delete it or their
-// account is deleted. An Instagram user nobody connected is no error.
+// InstagramDeauthorize answers Meta's deauthorize callback (a fresh
+// signed_request, as the data-deletion's): the person removed the app on
+// Instagram, so the token is deleted at once and no more is fetched; what
+// was fetched stays until they delete it or their account is deleted. An
+// Instagram user nobody connected is no error.
 func (s *Service) InstagramDeauthorize(ctx context.Context, signedRequest string) error {
-	sr, err := ParseSignedRequest(signedRequest, []byte(s.o.InstagramAppSecret))
+	sr, err := VerifySignedRequest(signedRequest, []byte(s.o.InstagramAppSecret), s.clock.Now())
 	if err != nil {
-		return engine.Wrap(engine.CodeUnauthenticated, err, "The signed request could not be verified.")
+		return errSignedRequest(err)
 	}
 	userID, err := s.o.Profiles.UserOfInstagram(ctx, sr.UserID)
 	if err != nil || userID == "" {

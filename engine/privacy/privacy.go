@@ -45,7 +45,8 @@ const (
 	// until each is sent and deleted (a week at most).
 	FarewellsCollection = "privacy_farewells"
 	// InstagramDeletionsCollection holds Meta's data-deletion requests by
-	// confirmation code: a status and times, no user ids.
+	// confirmation code, one per Instagram user (the code is a keyed hash
+	// of its id, deletionCode): a status and times, no user ids.
 	InstagramDeletionsCollection = "instagram_deletion_requests"
 	// ActivityCollection holds when each account was last used (at most
 	// one write a day), for the retention job.

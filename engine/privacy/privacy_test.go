@@ -748,15 +748,20 @@ func TestInstagramCallbacks(t *testing.T) {
 	if err != nil || !found || status.Status != privacy.DeletionCompleted {
 		t.Errorf("status: %+v %v %v", status, found, err)
 	}
+	// A replay answers the same code, whose status still says the data
+	// was deleted.
 	again, err := a.Privacy.InstagramDataDeletion(ctx, valid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _, _ := a.Privacy.DeletionStatus(ctx, again.ConfirmationCode); st.Status != privacy.DeletionNoData {
+	if again != answer {
+		t.Errorf("a second request for the same user: %+v, want %+v", again, answer)
+	}
+	if st, _, _ := a.Privacy.DeletionStatus(ctx, again.ConfirmationCode); st.Status != privacy.DeletionCompleted {
 		t.Errorf("a second request for the same user: %+v", st)
 	}
 
-	deauth := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", UserID: "ig-" + q.user.ID}, []byte(appSecret))
+	deauth := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: start.Unix(), UserID: "ig-" + q.user.ID}, []byte(appSecret))
 	if err := a.Privacy.InstagramDeauthorize(ctx, deauth); err != nil {
 		t.Fatal(err)
 	}
@@ -764,7 +769,7 @@ func TestInstagramCallbacks(t *testing.T) {
 	if err != nil || prof.Credential != "" || len(prof.Snapshots) == 0 {
 		t.Errorf("after deauthorize: credential %q, %d snapshots (%v)", prof.Credential, len(prof.Snapshots), err)
 	}
-	unknown := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", UserID: "nobody"}, []byte(appSecret))
+	unknown := privacy.SignRequest(privacy.SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: start.Unix(), UserID: "nobody"}, []byte(appSecret))
 	if err := a.Privacy.InstagramDeauthorize(ctx, unknown); err != nil {
 		t.Errorf("an unknown Instagram user: %v", err)
 	}

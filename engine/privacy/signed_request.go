@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 )
 
 // SignedRequest is the payload of Meta's signed_request, the form field its
@@ -23,8 +24,44 @@ type SignedRequest struct {
 // another key or by another algorithm.
 var ErrSignedRequest = errors.New("privacy: signed_request is malformed or its signature is wrong")
 
+// ErrSignedRequestStale is a well signed request issued too long ago, or
+// in the future beyond a clock's drift: a replay of a captured request, or
+// a forged one. Meta posts its callbacks as they happen.
+var ErrSignedRequestStale = errors.New("privacy: signed_request was issued too long ago or in the future")
+
 // maxSignedRequest bounds what is decoded: Meta's are a few hundred bytes.
 const maxSignedRequest = 4096
+
+// SignedRequestMaxAge is how old a signed_request's issued_at may be when
+// it arrives, and SignedRequestMaxAhead how far in the future (the two
+// clocks' drift): Meta sends a callback when the person acts, so anything
+// older is a replay.
+const (
+	SignedRequestMaxAge   = 5 * time.Minute
+	SignedRequestMaxAhead = 5 * time.Minute
+)
+
+// VerifySignedRequest is ParseSignedRequest that also refuses a request
+// whose issued_at is more than SignedRequestMaxAge before now or
+// SignedRequestMaxAhead after it (a missing one is 1970):
+// ErrSignedRequestStale.
+func VerifySignedRequest(raw string, secret []byte, now time.Time) (SignedRequest, error) {
+	sr, err := ParseSignedRequest(raw, secret)
+	if err != nil {
+		return SignedRequest{}, err
+	}
+	if !fresh(sr.IssuedAt, now) {
+		return SignedRequest{}, ErrSignedRequestStale
+	}
+	return sr, nil
+}
+
+// fresh reports whether issuedAt (Unix seconds) is within the window
+// around now. It compares seconds, so no issued_at overflows.
+func fresh(issuedAt int64, now time.Time) bool {
+	n := now.Unix()
+	return issuedAt >= n-int64(SignedRequestMaxAge/time.Second) && issuedAt <= n+int64(SignedRequestMaxAhead/time.Second)
+}
 
 // ParseSignedRequest verifies and reads a signed_request,
 // "<signature>.<payload>", both base64url with or without padding: the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 var testSecret = []byte("app-secret")
@@ -54,17 +55,63 @@ func TestParseSignedRequest(t *testing.T) {
 	}
 }
 
-// FuzzParseSignedRequest: no input panics, and whatever is accepted was
-// signed with the secret and names a user.
+// fuzzNow is the clock of the fuzz target's VerifySignedRequest.
+var fuzzNow = time.Unix(1700000000, 0)
+
+// TestVerifySignedRequest: a well signed request is accepted from
+// SignedRequestMaxAge before now to SignedRequestMaxAhead after it, and
+// refused as stale outside (issued_at=1 was accepted, #32 item 7); a badly
+// signed one is ErrSignedRequest whenever it was issued.
+func TestVerifySignedRequest(t *testing.T) {
+	now := time.Unix(1700000000, 500e6)
+	at := func(issued int64) string {
+		return SignRequest(SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: issued, UserID: "1"}, testSecret)
+	}
+	maxAge, maxAhead := int64(SignedRequestMaxAge/time.Second), int64(SignedRequestMaxAhead/time.Second)
+	for _, issued := range []int64{now.Unix(), now.Unix() - maxAge, now.Unix() + maxAhead} {
+		if sr, err := VerifySignedRequest(at(issued), testSecret, now); err != nil || sr.IssuedAt != issued {
+			t.Errorf("issued_at %d at %d: %+v %v", issued, now.Unix(), sr, err)
+		}
+	}
+	for _, issued := range []int64{0, 1, -1, now.Unix() - maxAge - 1, now.Unix() + maxAhead + 1,
+		1<<63 - 1, -1 << 63, now.Unix() + 365*24*3600} {
+		if _, err := VerifySignedRequest(at(issued), testSecret, now); !errors.Is(err, ErrSignedRequestStale) {
+			t.Errorf("issued_at %d at %d: got %v, want ErrSignedRequestStale", issued, now.Unix(), err)
+		}
+	}
+	if _, err := VerifySignedRequest(SignRequest(SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: now.Unix(), UserID: "1"},
+		[]byte("other")), testSecret, now); !errors.Is(err, ErrSignedRequest) {
+		t.Errorf("another secret: got %v, want ErrSignedRequest", err)
+	}
+}
+
+// FuzzParseSignedRequest: no input panics, whatever is accepted was signed
+// with the secret and names a user, and VerifySignedRequest accepts it only
+// when it was issued within its window of fuzzNow.
 func FuzzParseSignedRequest(f *testing.F) {
 	f.Add(SignRequest(SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: 1, UserID: "1"}, testSecret))
+	f.Add(SignRequest(SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: fuzzNow.Unix(), UserID: "17841400000000001"}, testSecret))
+	f.Add(SignRequest(SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: fuzzNow.Unix() - int64(SignedRequestMaxAge/time.Second),
+		UserID: "2"}, testSecret))
+	f.Add(SignRequest(SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: 1<<63 - 1, UserID: "3"}, testSecret))
 	f.Add("a.b")
 	f.Add("")
 	f.Add("====.====")
 	f.Fuzz(func(t *testing.T, raw string) {
 		sr, err := ParseSignedRequest(raw, testSecret)
+		verified, verr := VerifySignedRequest(raw, testSecret, fuzzNow)
 		if err != nil {
+			if !errors.Is(verr, ErrSignedRequest) {
+				t.Fatalf("verified a request the parser refused: %q: %v", raw, verr)
+			}
 			return
+		}
+		inWindow := sr.IssuedAt >= fuzzNow.Add(-SignedRequestMaxAge).Unix() && sr.IssuedAt <= fuzzNow.Add(SignedRequestMaxAhead).Unix()
+		switch {
+		case inWindow && (verr != nil || verified != sr):
+			t.Fatalf("refused a fresh request: %q: %v", raw, verr)
+		case !inWindow && !errors.Is(verr, ErrSignedRequestStale):
+			t.Fatalf("accepted a stale request: %q: %+v %v", raw, verified, verr)
 		}
 		if sr.UserID == "" {
 			t.Fatalf("accepted a request with no user: %q", raw)

@@ -146,7 +146,7 @@ func TestMetaDataDeletionCallback(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		return h.do(req)
 	}
-	sr := privacy.SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: 1700000000, UserID: "178414000001"}
+	sr := privacy.SignedRequest{Algorithm: "HMAC-SHA256", IssuedAt: start.Unix(), UserID: "178414000001"}
 	if res := post("/instagram/data-deletion", privacy.SignRequest(sr, []byte("forged"))); res.status != http.StatusUnauthorized {
 		t.Fatalf("forged request: %d %s", res.status, res.raw)
 	}
@@ -165,6 +165,15 @@ func TestMetaDataDeletionCallback(t *testing.T) {
 	page := h.screen(screens.PathDeletionStatus + "?code=" + code)
 	if screenID(page) != "deletion-status" || !strings.Contains(string(page.raw), code) {
 		t.Errorf("status page: %s", page.raw)
+	}
+	// A replay answers the same; one issued long ago (issued_at=1) is refused.
+	if again := post("/instagram/data-deletion", privacy.SignRequest(sr, []byte(secret))); again.status != http.StatusOK || string(again.raw) != string(res.raw) {
+		t.Errorf("replay: %d %s, want %s", again.status, again.raw, res.raw)
+	}
+	stale := sr
+	stale.IssuedAt = 1
+	if res := post("/instagram/data-deletion", privacy.SignRequest(stale, []byte(secret))); res.status != http.StatusUnauthorized {
+		t.Errorf("stale request: %d %s", res.status, res.raw)
 	}
 	if res := post("/instagram/deauthorize", privacy.SignRequest(sr, []byte(secret))); res.status != http.StatusOK {
 		t.Errorf("deauthorize: %d %s", res.status, res.raw)
