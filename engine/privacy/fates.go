@@ -112,6 +112,6 @@ func Fates() []Fate {
 		{PendingErasuresCollection, Erased, "an erasure begun and not yet finished (the account id and address), deleted when it ends"},
 		{FarewellsCollection, Kept, "the random keys of deleted accounts' last mails, each forgotten once its mail is sent and deleted: no personal data"},
 		{ErasuresCollection, Kept, "the erasure ledger: the deleted account's random id and the time, nothing that names the person, to apply the deletion again after restoring a backup"},
-		{InstagramDeletionsCollection, Kept, "Meta's deletion requests: a random code, a status and times, no user id; deleted after 180 days"},
+		{InstagramDeletionsCollection, Kept, "Meta's deletion requests, one per Instagram user: a code keyed-hashed from its id with the app secret, a status and times, no user id; deleted after 180 days"},
 	}
 }
