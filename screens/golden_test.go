@@ -100,10 +100,20 @@ func goldenCases() []goldenCase {
 		{"confirm-payment__closed", func(c Context) Page { return ConfirmPayment(c, ConfirmState{Found: true, Closed: true}) }},
 		{"update-card", func(c Context) Page { return UpdateCard(c, "sub_1", "Visa ••0341", "") }},
 		{"unsubscription", Unsubscription},
-		{"unsubscription__canceled", func(c Context) Page {
-			return UnsubscriptionResult(c, true, time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC))
+		{"unsubscription__sent", func(c Context) Page {
+			return UnsubscriptionFor(c, UnsubscriptionState{SentTo: "ann@example.com"})
 		}},
-		{"unsubscription__none", func(c Context) Page { return UnsubscriptionResult(c, false, time.Time{}) }},
+		{"unsubscription__spent", func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{Spent: true}) }},
+		{"unsubscription__confirm", func(c Context) Page {
+			return UnsubscriptionFor(c, UnsubscriptionState{Outcome: UnsubscriptionConfirm, AccessEnds: time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC)})
+		}},
+		{"unsubscription__canceled", func(c Context) Page {
+			return UnsubscriptionFor(c, UnsubscriptionState{Outcome: UnsubscriptionCanceled, AccessEnds: time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC)})
+		}},
+		{"unsubscription__already-canceled", func(c Context) Page {
+			return UnsubscriptionFor(c, UnsubscriptionState{Outcome: UnsubscriptionAlreadyCanceled, AccessEnds: time.Date(2026, 12, 24, 9, 30, 0, 0, time.UTC)})
+		}},
+		{"unsubscription__none", func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{Outcome: UnsubscriptionNone}) }},
 		{"password-safety__pending", func(c Context) Page {
 			return PasswordSafety(c, PasswordSafetyState{Email: "demo@example.com", Outcome: BreachPending})
 		}},

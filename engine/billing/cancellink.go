@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,8 +56,8 @@ type CancelEmailRequest struct {
 	Brand          string
 }
 
-// RequestCancelEmail sends the cancel-by-email confirmation: a link that
-// cancels without signing in, valid for CancelLinkLifetime, of which only
+// RequestCancelEmail sends the cancel-by-email confirmation: a link whose
+// page cancels with one tap without signing in, valid for CancelLinkLifetime, of which only
 // the hash is stored. Asked too often it answers ErrTooManyAttempts.
 func (s *Service) RequestCancelEmail(ctx context.Context, req CancelEmailRequest) error {
 	ok, err := s.TakeAttempt(ctx, "cancel-mail:"+req.SubscriptionID, CancelMailsPer, CancelMailWindow)
@@ -75,10 +76,77 @@ func (s *Service) RequestCancelEmail(ctx context.Context, req CancelEmailRequest
 	return nil
 }
 
+// An address may be asked a cancel link for on the public cancel page
+// CancelMailsPer times in a CancelMailWindow, and one client may ask
+// CancelAsksPerClient times in it (floods only: an office shares one
+// address), whether or not the address has a plan.
+const CancelAsksPerClient = 30
+
+// CancelLinkAsk is someone on the public cancel page, signed out, asking
+// for a cancel link by address.
+type CancelLinkAsk struct {
+	Email  string
+	Brand  string
+	Bundle string
+	Client string // the client's IP address
+	// UserID is the address's account, if any, whose plans may predate
+	// the email index.
+	UserID string
+}
+
+// AdmitCancelLinkAsk counts an ask against its address and its client and
+// answers ErrTooManyAttempts over either limit. Every address is counted
+// alike, so the answer says nothing of which have plans.
+func (s *Service) AdmitCancelLinkAsk(ctx context.Context, ask CancelLinkAsk) error {
+	for _, limit := range []struct {
+		key string
+		n   int
+	}{{"cancel-ask-client:" + ask.Client, CancelAsksPerClient}, {"cancel-ask:" + engine.HashToken(normaliseEmail(ask.Email)), CancelMailsPer}} {
+		ok, err := s.TakeAttempt(ctx, limit.key, limit.n, CancelMailWindow)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrTooManyAttempts
+		}
+	}
+	return nil
+}
+
+// SendCancelLinkTo mails the address's cancel link (RequestCancelEmail,
+// with its limit per plan) when it has a main plan on the bundle that
+// authorises now, and otherwise nothing. It says nothing of which: the
+// page answers alike before it runs.
+func (s *Service) SendCancelLinkTo(ctx context.Context, ask CancelLinkAsk) error {
+	email := normaliseEmail(ask.Email)
+	subs, err := s.linkSubscriptions(ctx, cancelLink{Email: email, UserID: ask.UserID})
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	var plan Subscription
+	for _, sub := range subs {
+		// A running plan first; a canceled one's link says until when.
+		if sub.Authorises(ask.Bundle, now) && (plan.ID == "" || sub.Status == StatusActive && plan.Status != StatusActive) {
+			plan = sub
+		}
+	}
+	if plan.ID == "" {
+		return nil
+	}
+	err = s.RequestCancelEmail(ctx, CancelEmailRequest{SubscriptionID: plan.ID, UserID: cmp.Or(plan.UserID, ask.UserID), Email: email,
+		Bundle: ask.Bundle, Brand: ask.Brand})
+	if errors.Is(err, ErrTooManyAttempts) {
+		return nil
+	}
+	return err
+}
+
 // NewCancelLink makes the token of a cancel-by-email link for an address
 // (and the account asking, whose plans may predate the email index) on a
-// bundle, valid for lifetime. Opening the link cancels without signing
-// in, as the click-to-cancel rules ask; the token is 256 random bits.
+// bundle, valid for lifetime. One tap on the link's page cancels without
+// signing in, as the click-to-cancel rules ask (opening it cancels
+// nothing: mail scanners open links); the token is 256 random bits.
 func (s *Service) NewCancelLink(ctx context.Context, email, userID, bundle string, lifetime time.Duration) (string, error) {
 	token := engine.NewToken()
 	link := cancelLink{ID: engine.HashToken(token), Email: normaliseEmail(email), UserID: userID, Bundle: bundle,
@@ -107,42 +175,39 @@ type LinkCancel struct {
 
 // CancelByLink cancels the main plans of the link's address on bundle and
 // reports whether any is canceled now, and until when they keep working.
-// The link is spent by the first call; an unknown, spent, expired or other
-// brand's link cancels nothing.
+// It is the tap on the link's page (a POST), never the page's load, so a
+// mail scanner that opens links cancels nothing (CancelLinkView reads the
+// page). The link is spent by the first call; an unknown, spent, expired
+// or other brand's link cancels nothing.
 func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (LinkCancel, error) {
-	if token == "" || len(token) > 256 {
-		return LinkCancel{}, nil
-	}
-	var link cancelLink
-	err := s.db.Collection(cancelLinksCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return LinkCancel{}, nil
-	}
+	link, found, err := s.cancelLink(ctx, token)
 	if err != nil {
 		return LinkCancel{}, fmt.Errorf("cancel by link: %w", err)
 	}
-	if !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
+	if !found || !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
 		return LinkCancel{}, nil
 	}
-	// A link works once: whoever deletes it (one _id, one winner) cancels;
-	// a second click, or a copy of the link read later, cancels nothing.
-	res, err := s.db.Collection(cancelLinksCollection).DeleteOne(ctx, bson.M{"_id": link.ID})
+	// A link works once: whoever inserts its spent mark (one _id, one
+	// winner) cancels; a second tap, or a copy of the link read later,
+	// cancels nothing. The link itself stays, so its page can say what it
+	// did; the mark is listed under the address, as the link is, so that
+	// erasing the address deletes both.
+	spent := spentCancelLinkID(link.ID)
+	if link.Email != "" {
+		if err := cancelLinksByEmail(s.db).Append(ctx, link.Email, spent); err != nil {
+			return LinkCancel{}, fmt.Errorf("cancel by link: spend it: %w", err)
+		}
+	}
+	_, err = s.db.Collection(cancelLinksCollection).InsertOne(ctx, bson.M{"_id": spent, "spentAt": s.clock.Now()})
+	if store.IsDuplicateKey(err) {
+		return LinkCancel{}, nil
+	}
 	if err != nil {
 		return LinkCancel{}, fmt.Errorf("cancel by link: spend it: %w", err)
 	}
-	if res.DeletedCount != 1 {
-		return LinkCancel{}, nil
-	}
-	subs, err := s.SubscriptionsByEmail(ctx, link.Email)
+	subs, err := s.linkSubscriptions(ctx, link)
 	if err != nil {
 		return LinkCancel{}, err
-	}
-	if link.UserID != "" {
-		mine, err := s.ForUser(ctx, link.UserID)
-		if err != nil {
-			return LinkCancel{}, err
-		}
-		subs = append(subs, mine...)
 	}
 	n, ends, err := s.cancelAll(ctx, subs, link.Bundle, "email-link")
 	if n == 0 {

@@ -128,15 +128,26 @@ func (s *Server) resumePlan(r *request, _ any) (*ui.Result, error) {
 	return ui.Effects(ui.Refresh(), ui.OpenOverlay(screens.MyPlanOverlay), ui.OpenOverlay(screens.ResumedOverlay)), nil
 }
 
-// cancelFromLink is the public cancel page's one call: the link's value
-// names a cancel request; any failure reads as 'No subscriptions'.
+// cancelFromLink is the public cancel page's one tap (a POST; loading the
+// page cancels nothing): the link's value names a cancel request. A tap
+// that cancels nothing (a second tap, a spent or unknown link) shows what
+// the link is now: already canceled, or a form that asks for a new link.
 func (s *Server) cancelFromLink(r *request, _ any) (*ui.Result, error) {
 	done, err := s.Billing.CancelByLink(r.fiber.Context(), r.query.Get("from"), r.brand.Bundle)
 	if err != nil {
 		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
 		done = billing.LinkCancel{}
 	}
-	return s.screenResult(r, screens.UnsubscriptionResult(r.copy, done.Canceled, done.AccessEnds))
+	if done.Canceled {
+		return s.screenResult(r, screens.UnsubscriptionFor(r.copy, screens.UnsubscriptionState{
+			Outcome: screens.UnsubscriptionCanceled, AccessEnds: done.AccessEnds}))
+	}
+	page, err := s.cancelPage(r)
+	if err != nil {
+		s.Logger.Error("cancel from link", "requestId", requestID(r.fiber), "error", err)
+		page = screens.UnsubscriptionFor(r.copy, screens.UnsubscriptionState{Outcome: screens.UnsubscriptionNone})
+	}
+	return s.screenResult(r, page)
 }
 
 func (s *Server) updateCardScreen(r *request) (screens.Page, error) {
