@@ -91,14 +91,14 @@ func PrivacyData(c Context, s PrivacyDataState) Page {
 			name = c.T("privacyData.instagramUnnamed")
 		}
 		body = append(body, ui.Text("body", strings.ReplaceAll(c.T("privacyData.instagramText"), "{username}", name)),
-			ui.Button(c.T("privacyData.disconnect"), "secondary", ui.OpenOverlay(DisconnectOverlay)))
+			danger(ui.Button(c.T("privacyData.disconnect"), "secondary", ui.OpenOverlay(DisconnectOverlay))))
 	} else {
 		body = append(body, ui.Text("body", c.T("privacyData.instagramNone")))
 	}
 
 	body = append(body, ui.Divider(), ui.Text("heading", c.T("privacyData.deleteHeading")),
 		ui.Text("body", c.T("privacyData.deleteText")),
-		ui.Button(c.T("privacyData.deleteButton"), "secondary", ui.Navigate(PathDeleteAccount)),
+		danger(ui.Button(c.T("privacyData.deleteButton"), "secondary", ui.Navigate(PathDeleteAccount))),
 		ui.Link(c.T("privacyData.policy"), ui.OpenURL(PathPrivacy, true)))
 
 	page.Screen = SubPage(c, "privacy-data", c.T("privacyData.title"), nil, ui.Stack("md", body...))
@@ -107,13 +107,20 @@ func PrivacyData(c Context, s PrivacyDataState) Page {
 	}
 	confirm := ui.Dialog(DisconnectOverlay, "modal", c.T("privacyData.disconnectTitle"), ui.Stack("sm",
 		ui.Text("body", c.T("privacyData.disconnectText")),
-		ui.Button(c.T("privacyData.disconnectConfirm"), "primary",
-			ui.Sequence(ui.CloseOverlay(DisconnectOverlay), ui.Call(ActionDisconnectInstagram))),
+		danger(ui.Button(c.T("privacyData.disconnectConfirm"), "primary",
+			ui.Sequence(ui.CloseOverlay(DisconnectOverlay), ui.Call(ActionDisconnectInstagram)))),
 		ui.Button(c.T("privacyData.disconnectCancel"), "secondary", ui.CloseOverlay(DisconnectOverlay)),
 	))
 	confirm.CloseLabel = c.T("dialog.close")
 	page.Overlays = map[string]*ui.Node{DisconnectOverlay: confirm}
 	return page
+}
+
+// danger marks a button that deletes or ends something: drawn in the
+// danger tone, so it never looks like the screen's way forward.
+func danger(b *ui.Node) *ui.Node {
+	b.Tone = "danger"
+	return b
 }
 
 // DeleteAccountState is what the deletion screen says.
@@ -128,7 +135,8 @@ type DeleteAccountState struct {
 // DeleteAccount says plainly what deleting the account does, then asks for
 // the password.
 func DeleteAccount(c Context, s DeleteAccountState) Page {
-	r := strings.NewReplacer("{email}", s.Email, "{plan}", s.Plan, "{years}", strconv.Itoa(s.TaxYears))
+	r := strings.NewReplacer("{email}", s.Email, "{plan}", s.Plan, "{years}", strconv.Itoa(s.TaxYears),
+		"{support}", c.Brand.SupportEmail)
 	points := []*ui.Node{}
 	if s.Plan != "" {
 		points = append(points, ui.Text("body", r.Replace(c.T("deleteAccount.plan"))))
@@ -143,7 +151,7 @@ func DeleteAccount(c Context, s DeleteAccountState) Page {
 		ui.TextInput("password", "password", c.T("deleteAccount.passwordLabel"), c.T("deleteAccount.passwordPlaceholder"),
 			ui.Required(c.T("deleteAccount.passwordRequired")), ui.MaxLength(1024, c.T("deleteAccount.passwordRequired"))),
 		ui.FormError(DeleteAccountForm),
-		ui.Button(c.T("deleteAccount.submit"), "primary", submit),
+		danger(ui.Button(c.T("deleteAccount.submit"), "primary", submit)),
 		ui.Button(c.T("deleteAccount.cancel"), "secondary", ui.Navigate(PathPrivacyData)),
 	)
 	form.Children[0].Autocomplete = "current-password"

@@ -262,7 +262,10 @@ func (d *drawer) list(n map[string]any) error {
 		return err
 	}
 	for _, kid := range kids {
-		d.raw(`<li class="list__entry">`)
+		// As the renderer's List: a line of text is padded off the
+		// panel's edges (list items, links and cards pad themselves).
+		kind, _ := str(kid, "type")
+		d.raw(`<li class="` + classes("list__entry", when(kind == "text", "list__entry--padded")) + `">`)
 		if err := d.node(kid); err != nil {
 			return err
 		}

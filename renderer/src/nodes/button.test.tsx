@@ -1,6 +1,26 @@
+import { readFileSync } from "node:fs";
 import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { renderNode, renderNodes } from "../test/harness";
+
+/** The --tone the element gets from these style sheets: the matching rule of the highest
+ * specificity (classes counted: every selector here is classes only) and, among equals, the last. */
+function cascadedTone(element: Element, sheets: string[]): string | undefined {
+  let best: { specificity: number; value: string } | undefined;
+  for (const sheet of sheets) {
+    const css = sheet.replace(/\/\*[\s\S]*?\*\//g, "");
+    for (const [, selectors = "", body = ""] of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
+      const value = /--tone:\s*([^;]+);/.exec(body)?.[1]?.trim();
+      if (value === undefined) continue;
+      for (const selector of selectors.split(",").map((part) => part.trim())) {
+        if (selector === "" || !element.matches(selector)) continue;
+        const specificity = (selector.match(/[.:[]/g) ?? []).length;
+        if (best === undefined || specificity >= best.specificity) best = { specificity, value };
+      }
+    }
+  }
+  return best?.value;
+}
 
 describe("button", () => {
   it("is a real link when its action navigates", async () => {
@@ -72,5 +92,22 @@ describe("button", () => {
     await screen.findByRole("button", { name: "Send" });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(button.getAttribute("aria-busy")).toBeNull();
+  });
+
+  it("draws a destructive button in the danger tone, not as the screen's way forward", async () => {
+    await renderNode({
+      type: "button",
+      label: "Delete my account",
+      emphasis: "primary",
+      tone: "danger",
+      action: { type: "navigate", to: "/dashboard" },
+    });
+    const button = screen.getByRole("link", { name: "Delete my account" });
+    expect(button.className).toContain("button--primary");
+    expect(button.className).toContain("tone-danger");
+    // The cascade of the styles in the bundle's order (the global tones, then the button's own
+    // --tone), worked out by hand: jsdom computes no custom properties.
+    const sheets = ["../styles/global.css", "./button.css"].map((path) => readFileSync(new URL(path, import.meta.url), "utf8"));
+    expect(cascadedTone(button, sheets)).toBe("var(--color-danger)");
   });
 });

@@ -24,4 +24,18 @@ describe("list", () => {
     await renderNode({ type: "list", ordered: true, children: [{ type: "list_item", title: "Step" }] });
     expect(screen.getByRole("list").tagName).toBe("OL");
   });
+
+  it("pads entries that are not list items off the panel's rounded edges", async () => {
+    await renderNode({
+      type: "list",
+      label: "What happens",
+      children: [
+        { type: "text", style: "body", text: "Your plan ends now." },
+        { type: "list_item", title: "A list item pads itself" },
+      ],
+    });
+    const entries = screen.getAllByRole("listitem");
+    expect(entries[0]?.className).toContain("list__entry--padded");
+    expect(entries[1]?.className).not.toContain("list__entry--padded");
+  });
 });
