@@ -155,17 +155,19 @@ func (a *Accounts) keySubscription(ctx context.Context, token string) (billing.S
 // account yet. Its new owner, userID (signed in by the creation), still
 // finds it, so a second submit from the same page goes on. A subscription
 // with its account is ErrAccountReady (the link was used: the screen offers
-// sign-in), with the subscription.
+// sign-in), with the subscription, whatever the plan is now: canceled and
+// ended, or suspended, its buyer has an account and signing in says the
+// rest ('No subscription' told them their plan was gone, #32 item 11).
 func (a *Accounts) Pending(ctx context.Context, key, bundle, userID string) (billing.Subscription, error) {
 	sub, err := a.keySubscription(ctx, key)
 	if err != nil {
 		return billing.Subscription{}, err
 	}
+	if sub.UserID != "" && sub.UserID != userID && sub.MainPlan && sub.Bundle == bundle {
+		return sub, ErrAccountReady
+	}
 	if !sub.Authorises(bundle, a.auth.clock.Now()) {
 		return billing.Subscription{}, ErrNoPendingSubscription
-	}
-	if sub.UserID != "" && sub.UserID != userID {
-		return sub, ErrAccountReady
 	}
 	return sub, nil
 }
