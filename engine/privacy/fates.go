@@ -64,6 +64,8 @@ func Fates() []Fate {
 		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events: no personal data"},
 		{billing.RenewalScheduleCollection, Kept, "subscription ids under the minute they renew, no personal data; " +
 			"the renewal pass skips an ended subscription's and deletes each entry once its minute has passed"},
+		{billing.ChecksCollection, Kept, "order ids and subscription ids under the minute a pending payment or refund is looked at again, no personal data; " +
+			"each entry is deleted once its minute has passed"},
 		{billing.SandboxCollection, Kept, "the test payment provider's charges: no personal data"},
 		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
 		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},

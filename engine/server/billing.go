@@ -241,6 +241,13 @@ func (s *Server) planState(r *request) screens.HomeState {
 	if pm := r.mainSub.PaymentMethod; pm.Last4 != "" {
 		h.Card = brand.CardLabel(pm.Brand, pm.Last4)
 	}
+	if r.mainSub.MainPlan && r.mainSub.Status == billing.StatusActive {
+		for _, p := range s.Billing.Catalogue().ForBrand(r.brand.Key, billing.KindMain) {
+			d := billing.Describe(p.Code)
+			h.Plans = append(h.Plans, screens.PlanChoice{Code: p.Code, Name: d.Name, Price: p.Price.String(), Period: d.Period,
+				Current: p.Code == r.mainSub.PlanCode, Next: p.Code == r.mainSub.NextPlanCode})
+		}
+	}
 	for _, a := range billing.AddOns {
 		p, err := s.Billing.Catalogue().Find(r.brand.Key, a.Family)
 		if err != nil {
@@ -252,13 +259,6 @@ func (s *Server) planState(r *request) screens.HomeState {
 			// Made from the analysis: before the first, it is sold, and
 			// shown, as mailed once there is one. The dashboard has read
 			// the profile's summary already (homeScreen); a failure to read
-	if r.mainSub.MainPlan && r.mainSub.Status == billing.StatusActive {
-		for _, p := range s.Billing.Catalogue().ForBrand(r.brand.Key, billing.KindMain) {
-			d := billing.Describe(p.Code)
-			h.Plans = append(h.Plans, screens.PlanChoice{Code: p.Code, Name: d.Name, Price: p.Price.String(), Period: d.Period,
-				Current: p.Code == r.mainSub.PlanCode, Next: p.Code == r.mainSub.NextPlanCode})
-		}
-	}
 			// it is that screen's error.
 			o.Pending, _ = s.reportPending(r)
 		}
