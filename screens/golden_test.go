@@ -197,7 +197,8 @@ func goldenCases() []goldenCase {
 		}},
 		{"receipt__renewal-refunded", func(c Context) Page {
 			return Receipt(c, &ReceiptState{Number: "0C1D-2E3F-4G5H", Item: "Weekly Plan", Kind: billing.ReceiptRenewal,
-				Amount: "$1", Date: "Nov 9, 2026", Card: "Mastercard ••4444", Status: billing.HistoryRefunded, Operator: "Example Operator Ltd"})
+				Amount: "$1", Date: "Nov 9, 2026", Card: "Mastercard ••4444", Status: billing.HistoryRefunded, Operator: "Example Operator Ltd",
+				Period: "Nov 9, 2026 – Nov 16, 2026", Refunded: "$1 on Nov 10, 2026"})
 		}},
 		{"receipt__unknown", func(c Context) Page { return Receipt(c, nil) }},
 		{"studio-sign-in", StudioSignIn},

@@ -17,6 +17,13 @@ const (
 // screen then says the payment went through and what to do next.
 const PurchaseDoneQuery = "purchase=done"
 
+// PathReceiptFiles is where a receipt's PDF is served: its number and
+// ".pdf" follow.
+const PathReceiptFiles = "/files/receipts/"
+
+// ReceiptPDFPath is the PDF of one receipt.
+func ReceiptPDFPath(number string) string { return PathReceiptFiles + url.PathEscape(number) + ".pdf" }
+
 // ReceiptPath is the screen of one receipt.
 func ReceiptPath(number string) string { return PathReceipts + url.PathEscape(number) }
 
@@ -30,6 +37,9 @@ type ReceiptState struct {
 	Date   string
 	Card   string // "Visa ••4242"
 	Status string // billing.HistoryPaid, …
+	// Period is the service period a plan's charge pays for ("" for an
+	// add-on); Refunded what was given back since, with its date.
+	Period, Refunded string
 	// Operator is the business that sold it (configuration); the support
 	// address is the brand's.
 	Operator string
@@ -106,7 +116,9 @@ func Receipt(c Context, r *ReceiptState) Page {
 		row(c.T("receipt.kind"), c.T("receipt.kind."+r.Kind)),
 		row(c.T("receipt.amount"), r.Amount),
 		row(c.T("receipt.date"), r.Date),
+		ui.If(r.Period != "", row(c.T("receipt.period"), r.Period)),
 		ui.If(r.Card != "", row(c.T("receipt.card"), r.Card)),
+		ui.If(r.Refunded != "", row(c.T("receipt.refunded"), r.Refunded)),
 		&ui.Node{Type: "list_item", Title: c.T("receipt.status"),
 			Trailing: ui.Badge(c.T("billing.status."+r.Status), historyTone(r.Status))},
 		row(c.T("receipt.seller"), fill(c.T("receipt.sellerText"), "{operator}", r.Operator, "{brand}", c.Brand.Name)),
@@ -118,6 +130,7 @@ func Receipt(c Context, r *ReceiptState) Page {
 			ui.Text("heading", fill(c.T("receipt.number"), "{number}", r.Number)),
 			details,
 		),
+		ui.Button(c.T("receipt.download"), "secondary", ui.Download(ReceiptPDFPath(r.Number), "receipt-"+r.Number+".pdf")),
 		ui.Text("caption", fill(c.T("receipt.support"), "{support}", c.Brand.SupportEmail)),
 		ui.Button(c.T("receipt.contact"), "secondary", ui.OpenURL("mailto:"+c.Brand.SupportEmail+"?subject="+
 			url.PathEscape(fill(c.T("receipt.number"), "{number}", r.Number)), false)),

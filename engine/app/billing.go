@@ -117,6 +117,17 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 		}
 		delete(data, "family")
 		delete(data, "kind")
+		// The service period a plan's charge pays for, and, sent again
+		// after a refund, what was given back: each a line of its own.
+		words := a.Brands.Copy(a.Brands.Get(n.Brand))
+		data["period"], data["refunded"] = "", ""
+		if period := n.Data["period"]; period != "" {
+			data["period"] = "\n" + strings.ReplaceAll(words.T("mail.receipt.period"), "{period}", period)
+		}
+		if back := n.Data["refunded"]; back != "" {
+			data["refunded"] = "\n" + strings.NewReplacer("{amount}", back, "{date}", n.Data["refundedOn"]).Replace(words.T("mail.receipt.refunded"))
+		}
+		delete(data, "refundedOn")
 	case billing.NoticeProfileReport:
 		return a.profileReportMessage(ctx, n)
 	case billing.NoticeCancelLink:

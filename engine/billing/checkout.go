@@ -378,7 +378,7 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 		if order.ChargeKey != "" {
 			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: order.ChargeKey, SubscriptionID: sub.ID,
 				Email: order.Email, Brand: order.Brand, Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: order.Amount,
-				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now})
+				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now, PeriodStart: now, PeriodEnd: end})
 		}
 	case OrderAddOn:
 		sub := Subscription{ID: order.SubscriptionID, UserID: order.UserID, Email: order.Email, Emails: []string{order.Email},

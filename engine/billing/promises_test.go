@@ -410,3 +410,31 @@ func TestACardUpdateRemembersThePurchase(t *testing.T) {
 		}
 	}
 }
+
+// A plan's receipt names the service period it pays for; a receipt sent
+// again after a refund says what was given back and when.
+func TestReceiptsNameTheirPeriodAndRefunds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sub := f.buy(t, FamilyWeekly, TestCardSucceeds, "receipt-period")
+	receipts := f.notices.noticesOf(NoticeReceipt)
+	if len(receipts) != 1 || receipts[0].Data["period"] == "" || !strings.Contains(receipts[0].Data["period"], " – ") {
+		t.Fatalf("the plan's receipt: %+v", receipts)
+	}
+	charges, err := f.svc.ChargesFor(ctx, []string{sub.ID})
+	if err != nil || len(charges) != 1 {
+		t.Fatalf("charges: %v %v", charges, err)
+	}
+	if _, err := f.svc.Refund(ctx, RefundRequest{ChargeID: charges[0].ID, Amount: charges[0].Amount.Amount / 2, Reason: "Goodwill", By: "staff:s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.ResendReceipt(ctx, charges[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	receipts = f.notices.noticesOf(NoticeReceipt)
+	if again := receipts[len(receipts)-1]; again.Data["refunded"] == "" || again.Data["refundedOn"] == "" || again.Data["period"] != receipts[0].Data["period"] {
+		t.Fatalf("the receipt sent again after a refund: %+v", again)
+	}
+}
+

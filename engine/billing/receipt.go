@@ -52,6 +52,19 @@ type Receipt struct {
 	CardBrand      string    `bson:"cardBrand"`
 	CardLast4      string    `bson:"cardLast4"`
 	PaidAt         time.Time `bson:"paidAt"`
+	// PeriodStart and PeriodEnd are the service period a plan's charge
+	// pays for; zero for a one-time add-on.
+	PeriodStart time.Time `bson:"periodStart,omitempty"`
+	PeriodEnd   time.Time `bson:"periodEnd,omitempty"`
+}
+
+// Period is the service period as people read it ("Nov 2, 2026 – Dec 2,
+// 2026"), "" for a one-time purchase.
+func (r Receipt) Period() string {
+	if r.PeriodStart.IsZero() || r.PeriodEnd.IsZero() {
+		return ""
+	}
+	return brand.Date(r.PeriodStart) + " – " + brand.Date(r.PeriodEnd)
 }
 
 // Family is the add-on family an add-on receipt paid for ("" for a plan).
@@ -196,7 +209,7 @@ func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error)
 // in the brand's words from its family, and adds the operator's details.
 func receiptNoticeData(r Receipt) map[string]string {
 	d := map[string]string{"item": Describe(r.PlanCode).Name, "price": r.Amount.String(), "date": brand.Date(r.PaidAt),
-		"number": r.Number, "card": r.Card(), "kind": r.Kind}
+		"number": r.Number, "card": r.Card(), "kind": r.Kind, "period": r.Period()}
 	if f := r.Family(); f != "" {
 		d["family"] = f
 	}
@@ -233,6 +246,10 @@ func (s *Service) ReceiptOfCharge(ctx context.Context, chargeKey string) (Receip
 type ReceiptView struct {
 	Receipt
 	Status string // HistoryPaid, HistoryRefunded, …
+	// Refunded is what was given back of the charge since (zero: nothing),
+	// the last time on RefundedAt.
+	Refunded   Money
+	RefundedAt time.Time
 }
 
 // ReceiptForUser returns a receipt of one of the user's subscriptions;
@@ -260,7 +277,18 @@ func (s *Service) ReceiptForUser(ctx context.Context, userID, number string) (Re
 	if err != nil {
 		return ReceiptView{}, err
 	}
-	return ReceiptView{Receipt: r, Status: HistoryStatus(status)}, nil
+	v := ReceiptView{Receipt: r, Status: HistoryStatus(status)}
+	refunds, err := s.RefundsOf(ctx, r.ChargeKey)
+	if err != nil {
+		return ReceiptView{}, err
+	}
+	for _, rf := range refunds {
+		if rf.Status == RefundSucceeded {
+			v.Refunded = Money{Amount: v.Refunded.Amount + rf.Amount.Amount, Currency: rf.Amount.Currency}
+			v.RefundedAt = rf.CreatedAt
+		}
+	}
+	return v, nil
 }
 
 // Statuses of a charge as billing history shows it.

@@ -374,7 +374,8 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 		if r.paid.Status == ChargeSucceeded {
 			receipts = append(receipts, Receipt{ChargeKey: r.req.Key, SubscriptionID: r.sub.ID, Email: r.sub.Email,
 				Brand: r.sub.Brand, Kind: kind, PlanCode: r.plan.Code, Amount: r.plan.Price,
-				CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now})
+				CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now,
+				PeriodStart: sets[i]["currentPeriodStart"].(time.Time), PeriodEnd: sets[i]["currentPeriodEnd"].(time.Time)})
 		}
 		s.touched(r.sub.UserID)
 	}
@@ -612,7 +613,7 @@ func (s *Service) renewed(ctx context.Context, sub Subscription, plan PlanSpec, 
 	}
 	s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: sub.Email,
 		Brand: sub.Brand, Kind: kind, PlanCode: plan.Code, Amount: plan.Price, CardBrand: sub.PaymentMethod.Brand,
-		CardLast4: sub.PaymentMethod.Last4, PaidAt: now})
+		CardLast4: sub.PaymentMethod.Last4, PaidAt: now, PeriodStart: start, PeriodEnd: end})
 	s.touched(sub.UserID)
 	return nil
 }

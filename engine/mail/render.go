@@ -72,6 +72,7 @@ var required = map[string][]string{
 // one reads as nothing.
 var optional = map[string][]string{
 	TemplateCanceled: {"dropped"},
+	TemplateReceipt:  {"period", "refunded"},
 }
 
 // Templates lists every template name.

@@ -90,7 +90,7 @@ func (s *Server) receiptScreen(r *request) (screens.Page, error) {
 	}
 	state := &screens.ReceiptState{Number: v.Number, Item: itemName(r.copy, v.PlanCode, v.Family()),
 		Kind: v.Kind, Family: v.Family(), Amount: v.Amount.String(), Date: brand.Date(v.PaidAt), Card: v.Card(),
-		Status: v.Status, Operator: s.Config.OperatorName, Email: v.Email,
+		Status: v.Status, Operator: s.Config.OperatorName, Email: v.Email, Period: v.Period(), Refunded: refundedText(r, v),
 		JustBought: r.query.Get("purchase") == "done" && v.Kind == billing.ReceiptAddOn}
 	if state.JustBought && state.Family == billing.FamilyProfileReport {
 		// The report is made from the analysis: with none yet, it is
@@ -110,4 +110,13 @@ func (s *Server) reportPending(r *request) (bool, error) {
 		return false, err
 	}
 	return sum.Engagement == nil, nil
+}
+
+// refundedText says what was given back of a receipt's charge, and when;
+// "" for nothing.
+func refundedText(r *request, v billing.ReceiptView) string {
+	if v.Refunded.Amount == 0 {
+		return ""
+	}
+	return strings.NewReplacer("{amount}", v.Refunded.String(), "{date}", brand.Date(v.RefundedAt)).Replace(r.copy.T("receipt.refundedOn"))
 }

@@ -239,6 +239,7 @@ func New(d Deps) (*Server, error) {
 	s.app.Get(PathInstagramConnect, s.connectInstagram)
 	s.app.Get(PathInstagramCallback, s.instagramCallback)
 	s.app.Get(PathProfileReport, s.serveProfileReport)
+	s.app.Get(screens.PathReceiptFiles+":file", s.serveReceiptPDF)
 	s.privacyRoutes()
 	s.app.Get(PathLessonPDFs+":file", s.serveLessonPDF)
 	s.app.Get(PathReelsPlaybook, s.serveReelsPlaybook)
