@@ -437,4 +437,3 @@ func TestReceiptsNameTheirPeriodAndRefunds(t *testing.T) {
 		t.Fatalf("the receipt sent again after a refund: %+v", again)
 	}
 }
-
