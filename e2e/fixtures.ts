@@ -8,12 +8,18 @@ import { type Browser, type BrowserContext, expect, test as base } from "@playwr
 
 /**
  * The card numbers in text: runs of 13 to 19 digits (spaces or dashes
- * between them allowed) that pass the Luhn check and start as a card
- * network's numbers do (2–6). Timestamps (1…) and ids do not.
+ * between them allowed) that stand alone, pass the Luhn check and start as
+ * a card network's numbers do (2–6). Timestamps (1…) and ids do not: a run
+ * is a candidate only when no letter, digit or underscore, nor a dash
+ * joined to one, touches either end, so the digits inside a random hex id
+ * (an attempt id such as b4aadc42731869320200f01f2448f422, whose
+ * 42731869320200 passes Luhn), a prefixed one (co_…) or a UUID's last groups
+ * are never read as a card.
  */
 export function cardNumbersIn(text: string): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(/\d(?:[ -]?\d){12,18}/g)) {
+  const run = /(?<![\p{L}\p{N}_]-?)\d(?:[ -]?\d){12,18}(?!-?[\p{L}\p{N}_])/gu;
+  for (const m of text.matchAll(run)) {
     const digits = m[0].replace(/[ -]/g, "");
     if (/^[2-6]/.test(digits) && luhn(digits)) found.push(digits);
   }
