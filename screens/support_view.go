@@ -359,10 +359,14 @@ func auditList(c Context, title string, entries []support.Entry) *ui.Node {
 			sub += " · " + e.Target
 		}
 		item := deskLine(head, sub)
-		if e.Outcome == support.OutcomeFailed {
+		switch e.Outcome {
+		case support.OutcomeFailed:
 			item.Subtitle += " · " + fill(c.T("support.auditFailed"), "{problem}", e.Problem)
 			item.Trailing = ui.Badge(c.T("support.outcome.failed"), "danger")
-		} else {
+		case support.OutcomeStarted:
+			item.Subtitle += " · " + c.T("support.auditUnfinished")
+			item.Trailing = ui.Badge(c.T("support.outcome.started"), "warning")
+		default:
 			item.Trailing = ui.Badge(c.T("support.outcome.done"), "positive")
 		}
 		rows = append(rows, item)

@@ -32,6 +32,12 @@ const AuditCollection = "support_audit"
 const (
 	OutcomeDone   = "done"
 	OutcomeFailed = "failed"
+	// OutcomeStarted is the intent an action that moves money or a plan's
+	// term writes before it acts; its outcome is an entry of its own that
+	// names it (Entry.Intent). An intent with no outcome is an action whose
+	// result nobody recorded (a crash, a full disk): the log shows it as
+	// unfinished, so staff check the subscriber's state.
+	OutcomeStarted = "started"
 )
 
 // Entry is one audited action: who, when, what, why and to whom.
@@ -53,6 +59,8 @@ type Entry struct {
 	Outcome string `bson:"outcome"`
 	// Problem is why a failed action failed, as staff were told.
 	Problem string `bson:"problem,omitempty"`
+	// Intent is the id of the started entry this outcome closes.
+	Intent string `bson:"intent,omitempty"`
 }
 
 // The audit log's lists (store.Lists), so that its pages are read by _id
@@ -94,6 +102,12 @@ func newAuditLog(db *mongo.Database, clock engine.Clock) *auditLog {
 func auditMonth(t time.Time) string { return t.UTC().Format("2006-01") }
 
 func (l *auditLog) append(ctx context.Context, e Entry) error {
+	_, err := l.appendEntry(ctx, e)
+	return err
+}
+
+// appendEntry writes e and returns its id.
+func (l *auditLog) appendEntry(ctx context.Context, e Entry) (string, error) {
 	var tail [4]byte
 	_, _ = rand.Read(tail[:])
 	n := strconv.FormatInt(e.At.UnixNano(), 10)
@@ -109,20 +123,20 @@ func (l *auditLog) append(ctx context.Context, e Entry) error {
 	l.mu.Unlock()
 	bound, err := l.byMonth.AddFrom(ctx, month, e.ID, from)
 	if err != nil {
-		return fmt.Errorf("list support audit entry: %w", err)
+		return "", fmt.Errorf("list support audit entry: %w", err)
 	}
 	l.mu.Lock()
 	l.monthBound[month] = max(l.monthBound[month], bound)
 	l.mu.Unlock()
 	if e.Subscriber != "" {
 		if err := l.bySubscriber.Add(ctx, e.Subscriber, e.ID); err != nil {
-			return fmt.Errorf("list support audit entry: %w", err)
+			return "", fmt.Errorf("list support audit entry: %w", err)
 		}
 	}
 	if _, err := l.coll.InsertOne(ctx, e); err != nil {
-		return fmt.Errorf("write support audit entry: %w", err)
+		return "", fmt.Errorf("write support audit entry: %w", err)
 	}
-	return nil
+	return e.ID, nil
 }
 
 // newest reads the newest entries (at most limit), newest first; with a
@@ -158,7 +172,28 @@ func (l *auditLog) newest(ctx context.Context, subscriber string, limit int) ([]
 	}
 	// Entry ids sort by time.
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(b.ID, a.ID) })
+	out = closedIntents(out)
 	return out[:min(len(out), limit)], nil
+}
+
+// closedIntents leaves out the started entries whose outcome is among
+// entries: the outcome says all they said, and more. A started entry with
+// no outcome stays, shown as unfinished.
+func closedIntents(entries []Entry) []Entry {
+	closed := map[string]bool{}
+	for _, e := range entries {
+		if e.Intent != "" {
+			closed[e.Intent] = true
+		}
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		if e.Outcome == OutcomeStarted && closed[e.ID] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // entries reads the entries ids name, each by _id, skipping one listed and

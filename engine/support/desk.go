@@ -379,8 +379,27 @@ func (d *Desk) check(ctx context.Context, a *Act) ([]billing.Subscription, *auth
 // (joined to the action's own error), so no action passes unrecorded
 // without staff being told.
 func (d *Desk) record(ctx context.Context, a Act, action, target, detail string, actErr error) error {
+	return d.finish(ctx, a, "", action, target, detail, actErr)
+}
+
+// begin records the intent of an action that moves money or a plan's term,
+// before it acts: an action whose intent cannot be recorded is not taken
+// (with the disk full, an extension once moved a period while its audit
+// entry failed). finish then records its outcome, naming the intent.
+func (d *Desk) begin(ctx context.Context, a Act, action, target, detail string) (string, error) {
+	id, err := d.audit.appendEntry(ctx, Entry{At: d.clock.Now(), Staff: a.Staff, Action: action, Subscriber: a.Subscriber,
+		Target: target, Reason: a.Reason, Detail: detail, Outcome: OutcomeStarted})
+	if err != nil {
+		return "", fmt.Errorf("record the intent to %s: %w", action, err)
+	}
+	return id, nil
+}
+
+// finish records an action's outcome (closing the intent begin wrote, when
+// there is one) and returns the action's own error.
+func (d *Desk) finish(ctx context.Context, a Act, intent, action, target, detail string, actErr error) error {
 	e := Entry{At: d.clock.Now(), Staff: a.Staff, Action: action, Subscriber: a.Subscriber, Target: target,
-		Reason: a.Reason, Detail: detail, Outcome: OutcomeDone}
+		Reason: a.Reason, Detail: detail, Outcome: OutcomeDone, Intent: intent}
 	if actErr != nil {
 		e.Outcome, e.Problem = OutcomeFailed, shown(actErr)
 	}
@@ -423,18 +442,22 @@ func (d *Desk) Refund(ctx context.Context, a Act, chargeID string, full bool, am
 	if _, err := subscriptionOf(subs, ch.SubscriptionID); err != nil {
 		return billing.Refund{}, err
 	}
-	r, err := d.billing.Refund(ctx, billing.RefundRequest{ChargeID: ch.ID, Full: full, Amount: amount, Reason: a.Reason, By: a.by(), Key: a.Key})
 	detail := "all that was left"
 	if !full {
 		detail = billing.Money{Amount: amount, Currency: ch.Amount.Currency}.String()
 	}
+	intent, err := d.begin(ctx, a, ActionRefund, ch.ID, detail)
+	if err != nil {
+		return billing.Refund{}, err
+	}
+	r, err := d.billing.Refund(ctx, billing.RefundRequest{ChargeID: ch.ID, Full: full, Amount: amount, Reason: a.Reason, By: a.by(), Key: a.Key})
 	if err == nil {
 		detail = r.Amount.String()
 		if r.Full {
 			detail += " (nothing left)"
 		}
 	}
-	return r, d.record(ctx, a, ActionRefund, ch.ID, detail, err)
+	return r, d.finish(ctx, a, intent, ActionRefund, ch.ID, detail, err)
 }
 
 // Cancel ends a main plan now, or at the end of its period as the
@@ -448,16 +471,23 @@ func (d *Desk) Cancel(ctx context.Context, a Act, subscriptionID string, now boo
 	if err != nil {
 		return err
 	}
+	action, what := ActionCancelAtEnd, billing.Describe(sub.PlanCode).Name
 	if now {
-		_, err = d.billing.CancelNow(ctx, sub.ID, a.by())
-		return d.record(ctx, a, ActionCancelNow, sub.ID, billing.Describe(sub.PlanCode).Name, err)
+		action = ActionCancelNow
 	}
-	if !sub.MainPlan || sub.Status != billing.StatusActive || sub.Expired(d.clock.Now()) {
+	intent, err := d.begin(ctx, a, action, sub.ID, what)
+	if err != nil {
+		return err
+	}
+	switch {
+	case now:
+		_, err = d.billing.CancelNow(ctx, sub.ID, a.by())
+	case !sub.MainPlan || sub.Status != billing.StatusActive || sub.Expired(d.clock.Now()):
 		err = billing.ErrNotAPlan
-	} else {
+	default:
 		_, err = d.billing.Cancel(ctx, sub.ID, a.by())
 	}
-	return d.record(ctx, a, ActionCancelAtEnd, sub.ID, billing.Describe(sub.PlanCode).Name, err)
+	return d.finish(ctx, a, intent, action, sub.ID, what, err)
 }
 
 // Extend gives a running main plan days more.
@@ -470,8 +500,13 @@ func (d *Desk) Extend(ctx context.Context, a Act, subscriptionID string, days in
 	if err != nil {
 		return err
 	}
+	detail := strconv.Itoa(days) + " days"
+	intent, err := d.begin(ctx, a, ActionExtend, sub.ID, detail)
+	if err != nil {
+		return err
+	}
 	_, err = d.billing.Extend(ctx, sub.ID, days, a.Key, a.by())
-	return d.record(ctx, a, ActionExtend, sub.ID, strconv.Itoa(days)+" days", err)
+	return d.finish(ctx, a, intent, ActionExtend, sub.ID, detail, err)
 }
 
 // ResendActivation mails a new link to create the account of a
