@@ -60,6 +60,9 @@ type UnsubscribeState struct {
 	GiftEnd   string
 	// Sale is the plan change's offer (the brand's premium sale plan).
 	Sale billing.PlanSpec
+	// Next names the plan a change is scheduled to ("" for none): a cancel
+	// drops it, and the cancel step says so.
+	Next string
 	// The answers given so far, shown again when the person comes back.
 	Reason string
 	Stars  int
@@ -98,6 +101,9 @@ func UnsubscribeStateOf(v retention.View, email string) UnsubscribeState {
 	if !v.PeriodEnd.IsZero() {
 		st.PeriodEnd = brand.Date(v.PeriodEnd)
 		st.GiftEnd = brand.Date(v.PeriodEnd.AddDate(0, 1, 0))
+	}
+	if next := v.Subscription.NextPlanCode; next != "" && !v.Subscription.Canceled() {
+		st.Next = billing.Describe(next).Name
 	}
 	return st
 }
@@ -317,6 +323,7 @@ func unsubscribeBody(c Context, st UnsubscribeState, key string) []*ui.Node {
 		}
 		return []*ui.Node{
 			ui.Text("body", until),
+			ui.If(st.Next != "", ui.Text("body", fill(c.T("unsubscribe.cancelDropsChange"), "{plan}", st.Next))),
 			ui.Form(unsubscribeCancelForm, confirm, ui.FormError(unsubscribeCancelForm),
 				ui.Button(c.T(key+"confirm"), "primary", confirm)),
 			ui.Button(c.T(key+"keep"), "secondary", unsubscribeLeave("keep")),

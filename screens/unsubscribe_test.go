@@ -43,6 +43,11 @@ func unsubscribeGoldenCases() []goldenCase {
 			st.Stars, st.Review = 4, "Good, but I have no time."
 			return UnsubscribeStep(c, st)
 		}},
+		goldenCase{"unsubscribe__8-cancel-with-a-change-scheduled", func(c Context) Page {
+			st := goldenUnsubscribe(billing.FamilyWeekly, retention.StepCancel)
+			st.Next = "Premium Plan"
+			return UnsubscribeStep(c, st)
+		}},
 		goldenCase{"unsubscribe__8-cancel-gift", func(c Context) Page {
 			return UnsubscribeStep(c, goldenUnsubscribe(billing.FamilyGiftOneMonth, retention.StepCancel))
 		}},
@@ -184,5 +189,19 @@ func TestUnsubscribeFinalStep(t *testing.T) {
 	contact := findNode(page.Overlays[UnsubscribeOverlay], byLabel(c.T("unsubscribe.step8.contact")))
 	if contact.Action.URL != "mailto:"+c.Brand.SupportEmail {
 		t.Fatalf("contact = %+v", contact.Action)
+	}
+}
+
+// A subscriber with a plan change scheduled is told at the cancel step that
+// the change goes with the cancel; a canceled plan has none to tell of.
+func TestTheCancelStepSaysAScheduledChangeGoes(t *testing.T) {
+	v := retention.View{Subscription: billing.Subscription{Status: billing.StatusActive, PlanCode: "glimpse_weekly_trial",
+		NextPlanCode: "glimpse_premium_one_month"}}
+	if st := UnsubscribeStateOf(v, "ann@example.com"); st.Next != "Premium Plan" {
+		t.Fatalf("next = %q", st.Next)
+	}
+	v.Subscription.Status = billing.StatusCanceled
+	if st := UnsubscribeStateOf(v, "ann@example.com"); st.Next != "" {
+		t.Fatalf("a canceled plan's next = %q", st.Next)
 	}
 }
