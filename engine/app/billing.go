@@ -86,6 +86,8 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 		template = mail.TemplateResumed
 	case billing.NoticePlanChange:
 		template = mail.TemplatePlanChange
+	case billing.NoticePlanKept:
+		template = mail.TemplatePlanKept
 	case billing.NoticeExtended:
 		template = mail.TemplateExtended
 	case billing.NoticeCardUpdated:

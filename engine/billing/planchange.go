@@ -52,7 +52,7 @@ func (s *Service) ChangePlan(ctx context.Context, subID, planCode, by string) (S
 		return Subscription{}, fmt.Errorf("change plan of %s: %w", sub.ID, err)
 	}
 	sub.NextPlanCode = planCode
-	s.planChanged(ctx, sub, planCode, by, plan.Price.String()+" from "+s.periodEnd(sub, s.clock.Now()).Format(time.RFC3339))
+	s.planChanged(ctx, sub, planCode, by, plan.Price.String()+" from "+s.periodEnd(sub, s.clock.Now()).Format(time.RFC3339), NoticePlanChange)
 	return sub, nil
 }
 
@@ -72,17 +72,17 @@ func (s *Service) UndoPlanChange(ctx context.Context, subID, by string) (Subscri
 	}
 	undone := sub.NextPlanCode
 	sub.NextPlanCode = ""
-	s.planChanged(ctx, sub, sub.PlanCode, by, "scheduled change to "+undone+" undone")
+	s.planChanged(ctx, sub, sub.PlanCode, by, "scheduled change to "+undone+" undone", NoticePlanKept)
 	return sub, nil
 }
 
 // planChanged records a change of what a plan renews as, and mails what it
 // renews as now. Both are keyed by the moment, so a change, its undoing and
 // the same change again are each recorded and mailed.
-func (s *Service) planChanged(ctx context.Context, sub Subscription, to, by, detail string) {
+func (s *Service) planChanged(ctx context.Context, sub Subscription, to, by, detail, notice string) {
 	at := strconv.FormatInt(s.clock.Now().UnixNano(), 10)
 	s.record(ctx, sub.ID, "plan_change:"+to+":"+at, Change{By: by, Kind: ChangePlanChanged, From: sub.PlanCode, To: to, Detail: detail})
-	s.send(ctx, Notice{Key: "plan-change:" + sub.ID + ":" + to + ":" + at, To: sub.Email, Brand: sub.Brand, Kind: NoticePlanChange,
+	s.send(ctx, Notice{Key: "plan-change:" + sub.ID + ":" + to + ":" + at, To: sub.Email, Brand: sub.Brand, Kind: notice,
 		Data: s.renewalTerms(sub)})
 	s.touched(sub.UserID)
 }

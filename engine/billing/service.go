@@ -76,6 +76,7 @@ const (
 	// network's rules and consumers expect of a subscription.
 	NoticeResumed     = "resumed"      // Data: plan, price, period, date (the next charge)
 	NoticePlanChange  = "plan_change"  // Data: plan, price, period, date (from when)
+	NoticePlanKept    = "plan_kept"    // a scheduled change undone. Data: plan, price, period, date (the next charge)
 	NoticeExtended    = "extended"     // Data: plan, date (the new end of the period)
 	NoticeCardUpdated = "card_updated" // Data: plan, card
 	// NoticeRefunded is money given back. Data: amount, item (or family for

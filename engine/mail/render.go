@@ -35,6 +35,7 @@ const (
 	// Every change to a plan is confirmed in writing.
 	TemplateResumed     = "resumed"      // a cancel taken back: Data "plan", "price", "period", "date" (the next charge)
 	TemplatePlanChange  = "plan_change"  // a plan change scheduled: Data "plan", "price", "period", "date" (from when)
+	TemplatePlanKept    = "plan_kept"    // a scheduled change undone: Data "plan", "price", "period", "date" (the next charge)
 	TemplateExtended    = "extended"     // the period moved on for free: Data "plan", "date" (its new end)
 	TemplateCardUpdated = "card_updated" // the saved card replaced: Data "plan", "card"
 	// TemplateRefunded is money given back: Data "amount", "item", "card",
@@ -62,6 +63,7 @@ var required = map[string][]string{
 	TemplateInactivity:           {"email", "date", "link"},
 	TemplateResumed:              {"plan", "price", "period", "date"},
 	TemplatePlanChange:           {"plan", "price", "period", "date"},
+	TemplatePlanKept:             {"plan", "price", "period", "date"},
 	TemplateExtended:             {"plan", "date"},
 	TemplateCardUpdated:          {"plan", "card"},
 	TemplateRefunded:             {"amount", "item", "card", "date", "effect"},
@@ -80,7 +82,7 @@ func Templates() []string {
 	return []string{TemplateActivation, TemplatePurchase, TemplatePasswordReset, TemplateCancelConfirm,
 		TemplatePaymentFailed, TemplateConfirmPayment, TemplateCanceled, TemplateReceipt, TemplateProfileReport, TemplateProfileReportPending,
 		TemplateAccountExists, TemplateDataExport, TemplateAccountErased, TemplateInactivity,
-		TemplateResumed, TemplatePlanChange, TemplateExtended, TemplateCardUpdated, TemplateRefunded}
+		TemplateResumed, TemplatePlanChange, TemplatePlanKept, TemplateExtended, TemplateCardUpdated, TemplateRefunded}
 }
 
 // Required returns the Data keys a template needs.
