@@ -98,5 +98,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	if err := srv.App().ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	// Mails queued after an answer (recovery, cancel links) finish before
+	// the database goes: each is a few writes, bounded by its own timeout.
+	srv.WaitDetached()
 	return nil
 }
