@@ -280,15 +280,7 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
-	u := h.subscriber("ann@example.com", "correct-horse")
-	main, err := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	main.PaymentMethod = billing.PaymentMethod{Provider: "sandbox", ID: "pm_sandbox_ok_test", Brand: "visa", Last4: "4242"}
-	if err := h.app.Billing.Put(ctx, main); err != nil {
-		t.Fatal(err)
-	}
+	u := h.subscriberWithCard("ann@example.com", "correct-horse")
 	if r := h.signIn("ann@example.com", "correct-horse"); r.status != http.StatusOK {
 		t.Fatalf("sign in: %d %v", r.status, r.body)
 	}
@@ -364,7 +356,7 @@ func TestMyPlanPurchaseAndCancelByEmail(t *testing.T) {
 	if !strings.Contains(string(done.raw), "Your subscription has been canceled") {
 		t.Fatalf("cancel: %s", done.raw)
 	}
-	main, _ = h.app.Billing.Subscription(ctx, "sub-"+u.ID)
+	main, _ := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
 	if main.Status != billing.StatusCanceled {
 		t.Fatalf("status after the link: %s", main.Status)
 	}

@@ -105,15 +105,7 @@ func TestProfileReportBoughtBeforeTheFirstAnalysis(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
-	u := h.subscriber("ann@example.com", "correct-horse")
-	main, err := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	main.PaymentMethod = billing.PaymentMethod{Provider: "sandbox", ID: "pm_sandbox_ok_test", Brand: "visa", Last4: "4242"}
-	if err := h.app.Billing.Put(ctx, main); err != nil {
-		t.Fatal(err)
-	}
+	u := h.subscriberWithCard("ann@example.com", "correct-horse")
 	h.signIn("ann@example.com", "correct-horse")
 	if home := string(h.screen("/dashboard").raw); !strings.Contains(home, "so we email it to you as soon as the analysis is ready") {
 		t.Fatalf("the report's confirmation does not say when it comes: %s", home)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/pdftext"
 	"glimpse/screens"
@@ -19,16 +20,7 @@ import (
 func TestAReceiptDownloadsAsAPDF(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	ctx := context.Background()
-	u := h.subscriber("ann@example.com", "correct-horse")
-	main, err := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	main.PaymentMethod = billing.PaymentMethod{Provider: "sandbox", ID: "pm_sandbox_ok_test", Brand: "visa", Last4: "4242"}
-	if err := h.app.Billing.Put(ctx, main); err != nil {
-		t.Fatal(err)
-	}
+	h.subscriberWithCard("ann@example.com", "correct-horse")
 	if r := h.signIn("ann@example.com", "correct-horse"); r.status != http.StatusOK {
 		t.Fatalf("sign in: %d %v", r.status, r.body)
 	}
@@ -68,3 +60,21 @@ func TestAReceiptDownloadsAsAPDF(t *testing.T) {
 		t.Fatalf("another subscriber's receipt: %d %v", res.status, res.header)
 	}
 }
+
+// subscriberWithCard makes a subscriber whose main plan has a saved card
+// that pays (the sandbox's), so add-ons can be bought off-session.
+func (h *harness) subscriberWithCard(email, password string) auth.User {
+	h.t.Helper()
+	ctx := context.Background()
+	u := h.subscriber(email, password)
+	main, err := h.app.Billing.Subscription(ctx, "sub-"+u.ID)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	main.PaymentMethod = billing.PaymentMethod{Provider: "sandbox", ID: "pm_sandbox_ok_test", Brand: "visa", Last4: "4242"}
+	if err := h.app.Billing.Put(ctx, main); err != nil {
+		h.t.Fatal(err)
+	}
+	return u
+}
+
