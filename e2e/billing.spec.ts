@@ -57,7 +57,10 @@ async function openMail(page: Page, to: string, subject: string): Promise<void> 
 test("buy the weekly plan on the provider's page, open the mail, create the account, land on the dashboard", async ({ page }) => {
   const email = `buyer-${Date.now()}@example.com`;
   await startCheckout(page, "", /Weekly Plan/, email);
-  // The provider's page: card fields as Stripe's, the amount on the button.
+  // The provider's page: what it charges and how often, for whom, card
+  // fields as Stripe's, the amount on the button.
+  await expect(page.getByText("$1 every week", { exact: true })).toBeVisible();
+  await expect(page.getByText(`For ${email}`, { exact: true })).toBeVisible();
   const number = page.getByLabel("Card number");
   await expect(number).toHaveAttribute("inputmode", "numeric");
   await number.pressSequentially("4242424242424242");
@@ -84,7 +87,10 @@ test("buy the weekly plan on the provider's page, open the mail, create the acco
   await pay.click();
   await expect(page).toHaveURL(/\/checkout\/done\?order=co_/);
   await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
+  await expect(page.getByText(/You bought the Weekly Plan: \$1 every week\. It renews on /)).toBeVisible();
   await expect(page.getByText(/We've sent a link to create your account to b•••@example\.com/)).toBeVisible();
+  // The buyer cannot sign in before creating the account: no sign-in here.
+  await expect(page.getByRole("link", { name: "Go to sign in" })).toHaveCount(0);
 
   await openMail(page, email, "Thank you for your purchase");
   // The link carries the mail's own key, never the order the done page showed.
@@ -124,6 +130,30 @@ test("a declined card says so on the provider's page, and the buyer corrects it 
   await payOnProviderPage(page, "4242 4242 4242 4242");
   await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
   await openMail(page, email, "Thank you for your purchase");
+});
+
+test("← Back on the provider's page keeps the plan and the address; the done page sends the mail again and to a corrected address", async ({ page }) => {
+  const stamp = Date.now();
+  const typo = `typo-${stamp}@exmaple.com`;
+  const right = `right-${stamp}@example.com`;
+  await startCheckout(page, "", /Premium Plan/, typo);
+  await expect(page.getByText("$13.99 every 1 month", { exact: true })).toBeVisible();
+  await page.getByRole("link", { name: /Back/ }).click();
+  await expect(page.getByRole("heading", { name: "Choose your plan" })).toBeVisible();
+  await expect(page.getByRole("radio", { name: /Premium Plan/ })).toBeChecked();
+  await expect(page.getByLabel("Email address")).toHaveValue(typo);
+  // The address came back from the order, never through a URL.
+  expect(page.url()).not.toContain("exmaple");
+  await page.getByRole("button", { name: "Continue to payment" }).click();
+  await payOnProviderPage(page, "4242 4242 4242 4242");
+  await expect(page.getByRole("heading", { name: "Payment successful" })).toBeVisible();
+  await expect(page.getByText(/You bought the Premium Plan: \$13\.99 every 1 month\./)).toBeVisible();
+  await page.getByRole("button", { name: "Send the email again" }).click();
+  await expect(page.getByText(/Sent again to t•••@exmaple\.com/)).toBeVisible();
+  await page.getByLabel("Correct email address").fill(right);
+  await page.getByRole("button", { name: "Send to this address" }).click();
+  await expect(page.getByText(/Sent again to r•••@example\.com/)).toBeVisible();
+  await createAccount(page, right);
 });
 
 test("a partner brand's buyer pays on the provider's page and comes back to the partner's host", async ({ page, baseURL }) => {

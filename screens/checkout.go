@@ -29,6 +29,9 @@ type CheckoutState struct {
 	Email string
 	// Sandbox says no money is taken, and names the test card.
 	Sandbox bool
+	// Plan is the plan chosen before (the hosted page's "← Back"); ""
+	// chooses the first.
+	Plan string
 }
 
 // Checkout is the public checkout: pick a plan and give an email, then pay
@@ -73,6 +76,11 @@ func Checkout(c Context, st CheckoutState) Page {
 	if len(st.Plans) > 0 {
 		first = st.Plans[0].Code
 	}
+	for _, p := range st.Plans {
+		if p.Code == st.Plan {
+			first = p.Code
+		}
+	}
 	return Page{Screen: screen, State: map[string]any{
 		"form":        map[string]any{"plan": first, "email": st.Email},
 		"checkoutKey": st.Key,
@@ -89,7 +97,27 @@ type OrderState struct {
 	// Return is the add-on family a card update interrupted the purchase
 	// of: the page leads back to it.
 	Return string
+	// What a paid plan bought: its name, price and period, and the day it
+	// renews ("" once canceled).
+	Plan, Price, Period, RenewsOn string
+	// AccountReady is a paid plan whose account exists: the page offers
+	// sign-in.
+	AccountReady bool
+	// Fixable is a paid plan with no account yet, bought less than a day
+	// ago: the page offers to send the mail again or to another address.
+	Fixable bool
+	// Sent says the mail was just sent again, to Email.
+	Sent bool
 }
+
+// Actions of the done page of a paid plan.
+const (
+	ActionResendPurchaseMail = "checkout.resend_mail"
+	ActionChangePurchaseMail = "checkout.change_email"
+)
+
+// CheckoutEmailForm is the done page's form that corrects the address.
+const CheckoutEmailForm = "checkout-email"
 
 // orderPollMS is how often the page looks again while the payment is being
 // confirmed.
@@ -147,8 +175,7 @@ func CheckoutDone(c Context, st OrderState) Page {
 		onLoad = ui.After(orderPollMS, ui.Refresh())
 	case st.Kind == billing.OrderPlan:
 		title = center(ui.Text("title", done))
-		text = center(ui.Text("body", fill(c.T("checkout.done.text"), "{email}", st.Email)))
-		next = ui.Button(c.T("checkout.done.signIn"), "secondary", ui.Navigate(PathSignIn))
+		text, next = paidPlan(c, st)
 	default:
 		key := "checkout.done." + st.Kind
 		if st.Kind == billing.OrderCard {
@@ -167,7 +194,50 @@ func CheckoutDone(c Context, st OrderState) Page {
 	screen.Layout = "centered"
 	screen.Footer = footer(c)
 	screen.OnLoad = onLoad
-	return Page{Screen: screen}
+	page := Page{Screen: screen}
+	if st.Fixable && st.Status == billing.OrderPaid && st.Kind == billing.OrderPlan {
+		page.State = map[string]any{"form": map[string]any{"email": ""}}
+	}
+	return page
+}
+
+// paidPlan is the done page of a plan just bought (#32 item 12): what was
+// bought and when it renews, where the mail with the link to create the
+// account went, and, until the account exists, the mail again or to a
+// corrected address. The buyer cannot sign in before creating the account,
+// so sign-in is offered only once it exists.
+func paidPlan(c Context, st OrderState) (text, next *ui.Node) {
+	bought := ""
+	if st.Plan != "" {
+		key := "checkout.done.bought"
+		if st.RenewsOn == "" {
+			key = "checkout.done.boughtEnded"
+		}
+		bought = fill(c.T(key), "{plan}", st.Plan, "{price}", st.Price, "{period}", st.Period, "{date}", st.RenewsOn)
+	}
+	mailText := fill(c.T("checkout.done.text"), "{email}", st.Email)
+	var sent *ui.Node
+	if st.Sent {
+		sent = &ui.Node{Type: "banner", Tone: "positive", Text: fill(c.T("checkout.done.sentAgain"), "{email}", st.Email)}
+	}
+	text = ui.Stack("sm", ui.If(bought != "", centered("body", bought)), centered("body", mailText), sent)
+	switch {
+	case st.AccountReady:
+		return text, ui.Stack("sm", centered("body", c.T("checkout.done.accountReady")),
+			ui.Button(c.T("checkout.done.signIn"), "primary", ui.Navigate(PathSignIn)))
+	case st.Fixable:
+		change := ui.Submit(ActionChangePurchaseMail, CheckoutEmailForm)
+		email := ui.TextInput("email", "email", c.T("checkout.done.newEmailLabel"), c.T("checkout.emailPlaceholder"),
+			ui.Required(c.T("checkout.wrongEmail")), ui.Email(c.T("checkout.wrongEmail")))
+		email.Autocomplete = "email"
+		return text, ui.Stack("lg",
+			ui.Stack("sm", centered("caption", c.T("checkout.done.notThere")),
+				ui.Button(c.T("checkout.done.resend"), "secondary", ui.Call(ActionResendPurchaseMail))),
+			ui.Form(CheckoutEmailForm, change, centered("caption", c.T("checkout.done.wrongAddress")), email,
+				ui.FormError(CheckoutEmailForm), ui.Button(c.T("checkout.done.changeEmail"), "secondary", change)))
+	}
+	// A day on, the access page sends a new link to the plan's address.
+	return text, ui.Link(c.T("checkout.done.askLink"), ui.Navigate(PathAccessRecovery))
 }
 
 // UpdateCard is where a subscriber replaces the card of their plan (after a

@@ -73,7 +73,20 @@ func goldenCases() []goldenCase {
 				Key: "checkout-key", Sandbox: true})
 		}},
 		{"checkout-done", func(c Context) Page {
-			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com"})
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com",
+				Plan: "Weekly Plan", Price: "$1", Period: "week", RenewsOn: "Nov 8, 2026", Fixable: true})
+		}},
+		{"checkout-done__sent-again", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com",
+				Plan: "Weekly Plan", Price: "$1", Period: "week", RenewsOn: "Nov 8, 2026", Fixable: true, Sent: true})
+		}},
+		{"checkout-done__account-ready", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com",
+				Plan: "Weekly Plan", Price: "$1", Period: "week", RenewsOn: "Nov 8, 2026", AccountReady: true})
+		}},
+		{"checkout-done__a-day-later", func(c Context) Page {
+			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPaid, Email: "a•••@example.com",
+				Plan: "Weekly Plan", Price: "$1", Period: "week", RenewsOn: "Nov 8, 2026"})
 		}},
 		{"checkout-done__pending", func(c Context) Page {
 			return CheckoutDone(c, OrderState{Found: true, Kind: billing.OrderPlan, Status: billing.OrderPending})

@@ -60,7 +60,7 @@ func (a *App) billingMessage(ctx context.Context, n billing.Notice) (mail.Messag
 		// The link's key is the mail's own secret: knowing the
 		// subscription's id is not enough to create the account.
 		template = mail.TemplatePurchase
-		link, err := a.Accounts.ActivationLink(ctx, n.Data["subscription"])
+		link, err := a.Accounts.ActivationLinkTo(ctx, n.Data["subscription"], n.To)
 		if err != nil {
 			return mail.Message{}, err
 		}

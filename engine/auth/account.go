@@ -108,15 +108,26 @@ type activationKey struct {
 	ID             string    `bson:"_id"` // SHA-256 of the key
 	SubscriptionID string    `bson:"subscriptionId"`
 	ExpiresAt      time.Time `bson:"expiresAt"`
+	// Email is the address the key was mailed to: once the buyer corrects
+	// the subscription's address (billing.ChangePurchaseEmail), a key
+	// mailed to the old one no longer works. "" for a key not bound.
+	Email string `bson:"email,omitempty"`
 }
 
 // ActivationLink mints a key for the subscription and returns the link to
 // Create Your Account with it. Each call mints a new key; every key works
 // until it expires or the account exists.
 func (a *Accounts) ActivationLink(ctx context.Context, subID string) (string, error) {
+	return a.ActivationLinkTo(ctx, subID, "")
+}
+
+// ActivationLinkTo is ActivationLink for a mail to email: the key works
+// only while the subscription's address is email.
+func (a *Accounts) ActivationLinkTo(ctx context.Context, subID, email string) (string, error) {
 	token := engine.NewToken()
 	now := a.auth.clock.Now()
-	key := activationKey{ID: engine.HashToken(token), SubscriptionID: subID, ExpiresAt: now.Add(ActivationKeyLifetime)}
+	key := activationKey{ID: engine.HashToken(token), SubscriptionID: subID, ExpiresAt: now.Add(ActivationKeyLifetime),
+		Email: NormaliseEmail(email)}
 	if err := a.auth.listLink(ctx, activationKeyOwner(subID), key.ID, now); err != nil {
 		return "", fmt.Errorf("mint activation key: %w", err)
 	}
@@ -146,6 +157,9 @@ func (a *Accounts) keySubscription(ctx context.Context, token string) (billing.S
 	sub, err := a.subs.Subscription(ctx, key.SubscriptionID)
 	if engine.IsNotFound(err) {
 		return billing.Subscription{}, ErrNoPendingSubscription
+	}
+	if err == nil && key.Email != "" && key.Email != NormaliseEmail(sub.Email) {
+		return billing.Subscription{}, ErrActivationKeyInvalid // mailed to an address the buyer corrected
 	}
 	return sub, err
 }
@@ -326,7 +340,7 @@ func (a *Accounts) SendActivation(ctx context.Context, email string, b Brand) (b
 		if sub.UserID != "" || !sub.Authorises(b.Bundle, a.auth.clock.Now()) {
 			continue
 		}
-		link, err := a.ActivationLink(ctx, sub.ID)
+		link, err := a.ActivationLinkTo(ctx, sub.ID, sub.Email)
 		if err != nil {
 			return false, err
 		}

@@ -51,7 +51,7 @@ func (a *Accounts) ResendActivation(ctx context.Context, subID, brandKey, bundle
 	if sub.UserID != "" || !sub.Authorises(bundle, a.auth.clock.Now()) {
 		return ErrNoPendingSubscription
 	}
-	link, err := a.ActivationLink(ctx, sub.ID)
+	link, err := a.ActivationLinkTo(ctx, sub.ID, sub.Email)
 	if err != nil {
 		return err
 	}

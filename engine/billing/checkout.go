@@ -124,8 +124,8 @@ type CheckoutRequest struct {
 	// Key is the checkout's idempotency key (one per checkout page view):
 	// the same key opens the same hosted page and buys once.
 	Key string
-	// Client is who is buying (the client's address): each may start
-	// CheckoutsPerHour checkouts an hour. Empty counts nothing.
+	// Client is who is buying (the client's address), for the checkout's
+	// limits (checkout_limits.go). Empty counts nothing.
 	Client string
 	// Origin is the brand's own origin (config.BrandOrigin), where the
 	// hosted page sends the buyer back.
@@ -137,10 +137,6 @@ type CheckoutStart struct {
 	OrderID string
 	URL     string
 }
-
-// CheckoutsPerHour is how many checkouts a client may start in an hour:
-// card testing is done with many tries.
-const CheckoutsPerHour = 20
 
 // ErrTooManyAttempts is a limited action asked for too often.
 var ErrTooManyAttempts = engine.Errorf(engine.CodeRateLimited, "Too many attempts. Please try again later.")
@@ -182,16 +178,10 @@ func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (Check
 	if req.Key == "" || len(req.Key) > 128 {
 		return CheckoutStart{}, engine.Errorf(engine.CodeInvalid, "The checkout could not be read. Please reload the page.")
 	}
-	if req.Client != "" {
-		ok, err := s.TakeAttempt(ctx, "checkout:"+req.Client, CheckoutsPerHour, time.Hour)
-		if err != nil {
-			return CheckoutStart{}, err
-		}
-		if !ok {
-			return CheckoutStart{}, ErrTooManyAttempts
-		}
-	}
 	email := normaliseEmail(req.Email)
+	if err := s.takeCheckoutAttempts(ctx, req.Client, email); err != nil {
+		return CheckoutStart{}, err
+	}
 	keyHash := engine.HashToken("checkout:" + req.Key)
 	// The same checkout opened again (its own plan is the live one) gets
 	// its page back, as any repeat does.
@@ -208,8 +198,11 @@ func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (Check
 	}
 	order := Order{ID: "co_" + keyHash[:24], Kind: OrderPlan, Brand: req.Brand, Bundle: req.Bundle, PlanCode: plan.Code,
 		Email: email, SubscriptionID: "sub_" + keyHash[:24], ChargeKey: "checkout:" + req.Key, Amount: plan.Price}
+	// "← Back" on the hosted page returns to the checkout with the plan
+	// chosen and the order, from which the checkout restores the address
+	// (CheckoutBack): the address itself is never put in a URL.
 	return s.openSession(ctx, order, SessionPayment, Describe(plan.Code).Name, req.Origin,
-		req.Origin+PathCheckoutStart)
+		req.Origin+PathCheckoutStart+"?plan="+url.QueryEscape(plan.Code)+"&order="+url.QueryEscape(order.ID))
 }
 
 // openSession stores an order (once: a repeat finds it) and opens its hosted

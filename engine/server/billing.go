@@ -41,9 +41,16 @@ func (s *Server) checkoutScreen(r *request) (screens.Page, error) {
 	if r.signedIn {
 		email = r.principal.User.Email
 	}
+	// Back from the hosted page: the plan chosen, and the address typed,
+	// read from the order (billing.CheckoutBack), never from the URL.
+	if typed, err := s.Billing.CheckoutBack(r.fiber.Context(), r.query.Get("order"), r.brand.Bundle); err != nil {
+		return screens.Page{}, err
+	} else if typed != "" {
+		email = typed
+	}
 	plans := s.Billing.Catalogue().ForBrand(r.brand.Key, billing.KindMain)
 	return screens.Checkout(r.copy, screens.CheckoutState{Plans: plans, Key: engine.NewToken(), Email: email,
-		Sandbox: s.Billing.Provider().Name() == "sandbox"}), nil
+		Sandbox: s.Billing.Provider().Name() == "sandbox", Plan: r.query.Get("plan")}), nil
 }
 
 // checkoutDoneScreen is where the provider's page sends the buyer back. It
@@ -58,8 +65,11 @@ func (s *Server) checkoutDoneScreen(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.CheckoutDone(r.copy, screens.OrderState{Found: true, Kind: order.Kind, Status: order.Status,
-		Email: maskEmail(order.Email), Return: order.Return}), nil
+	st, err := s.orderState(r, order)
+	if err != nil {
+		return screens.Page{}, err
+	}
+	return screens.CheckoutDone(r.copy, st), nil
 }
 
 // maskEmail shows enough of an address for its owner to recognise it and
@@ -82,7 +92,7 @@ func (s *Server) checkoutPay(r *request, in any) (*ui.Result, error) {
 	switch {
 	case errors.Is(err, billing.ErrTooManyAttempts):
 		s.Business.LimitHit(metrics.LimitCheckout)
-		return nil, engine.Wrap(engine.CodeRateLimited, err, r.copy.T("auth.tooManyRequests"))
+		return nil, checkoutLimitError(r, err)
 	case errors.Is(err, billing.ErrKeyReused), errors.Is(err, billing.ErrIdempotencyMismatch):
 		return nil, engine.Wrap(engine.CodeConflict, err, r.copy.T("checkout.keyReused"))
 	case errors.Is(err, billing.ErrUnknownPlan):

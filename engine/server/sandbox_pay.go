@@ -64,6 +64,8 @@ type sandboxPayView struct {
 	copy      brand.Copy
 	Merchant  string
 	Price     string
+	Every     string // the price and how often it renews: "$13.99 every 1 month"
+	For       string // the address the page is for, as Stripe's page shows it
 	PayLabel  string
 	SavedCard string
 	Challenge string
@@ -122,7 +124,7 @@ func (s *Server) sandboxPaySubmit(c fiber.Ctx) error {
 	if err != nil || s.validate.Struct(form) != nil {
 		return fiber.ErrBadRequest
 	}
-	page, err := s.Billing.PayOnSandbox(c.Context(), billing.SandboxPayRequest{Session: id, Step: form.Step,
+	page, err := s.Billing.PayOnSandboxLimited(c.Context(), billing.SandboxPayRequest{Session: id, Step: form.Step,
 		Card: billing.ParseCardForm(form.Number, form.Expiry, form.CVC)})
 	if errors.Is(err, billing.ErrNoSession) {
 		return fiber.ErrNotFound
@@ -162,6 +164,8 @@ func sandboxPayError(err error) (fields map[string]string, message string, known
 		return nil, "sandboxPay.authFailed", true
 	case errors.Is(err, billing.ErrSessionClosed):
 		return nil, "sandboxPay.expired", true
+	case errors.Is(err, billing.ErrTooManyDeclines):
+		return nil, "sandboxPay.tooManyDeclines", true
 	}
 	return nil, "", false
 }
@@ -174,6 +178,17 @@ func (s *Server) renderSandboxPay(c fiber.Ctx, status int, page billing.SandboxP
 		Number: form.Number, Expiry: form.Expiry, CVC: form.CVC}
 	if page.Mode == billing.SessionSetup {
 		v.PayLabel = copy.T("sandboxPay.save")
+	}
+	period, err := s.Billing.HostedPagePeriod(c.Context(), page.ID)
+	if err != nil {
+		return err
+	}
+	v.Every = price
+	if period != "" {
+		v.Every = strings.NewReplacer("{price}", price, "{period}", period).Replace(copy.T("sandboxPay.every"))
+	}
+	if page.Email != "" {
+		v.For = strings.ReplaceAll(copy.T("sandboxPay.email"), "{email}", page.Email)
 	}
 	if page.Saved.Last4 != "" {
 		v.SavedCard = brand.CardLabel(page.Saved.Brand, page.Saved.Last4)

@@ -125,6 +125,8 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"account.send_activation", actionSpec{newRequest: empty[emailRequest], handle: s.sendActivation, form: true}},
 		{"account.create", actionSpec{newRequest: empty[createAccountRequest], handle: s.createAccount, form: true}},
 		{"checkout.pay", actionSpec{newRequest: empty[checkoutRequest], handle: s.checkoutPay, form: true}},
+		{screens.ActionResendPurchaseMail, actionSpec{newRequest: noValues, handle: s.resendPurchaseMail}},
+		{screens.ActionChangePurchaseMail, actionSpec{newRequest: empty[purchaseMailRequest], handle: s.changePurchaseEmail, form: true}},
 		{"course.purchase", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyPDFCourse)}},
 		{"plan.buy_report", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyProfileReport)}},
 		{"plan.buy_playbook", actionSpec{newRequest: noValues, handle: s.purchase(billing.FamilyReelsPlaybook)}},
