@@ -24,14 +24,6 @@ const (
 	PathInstagramDeauthorize  = "/instagram/deauthorize"
 )
 
-// privacyRoutes adds the routes that are not screens: the export download
-// and Meta's callbacks (signed by Meta, so no CSRF check).
-func (s *Server) privacyRoutes() {
-	s.app.Get(privacy.DownloadPath, s.downloadExport)
-	s.app.Post(PathInstagramDataDeletion, s.instagramDataDeletion)
-	s.app.Post(PathInstagramDeauthorize, s.instagramDeauthorize)
-}
-
 // deleteAccountRequest is the deletion form; the screen's rules say what
 // it needs, the tag bounds what is read.
 type deleteAccountRequest struct {

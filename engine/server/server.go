@@ -219,32 +219,13 @@ func New(d Deps) (*Server, error) {
 	s.app.Use(s.securityHeaders)
 	s.app.Use(compress.New())
 
-	s.app.Get("/healthz", func(c fiber.Ctx) error { return c.SendString("ok") })
-	s.app.Get("/readyz", s.handleReady)
-	ui := s.app.Group("/ui", s.checkSchemaVersion)
-	ui.Get("/screen", s.handleScreen)
-	ui.Get(strings.TrimPrefix(PathAudience, "/ui"), s.serveAudience)
-	ui.Post("/actions/:name", s.checkSameOrigin, s.checkCSRF, s.handleAction)
-	// Without this the app's catch-all GET below would answer a GET of an
-	// action as an unknown file (404) instead of a wrong method.
-	ui.Get("/actions/:name", func(c fiber.Ctx) error {
-		c.Set(fiber.HeaderAllow, fiber.MethodPost)
-		return fiber.ErrMethodNotAllowed
-	})
-	s.app.Get("/static/*", s.files.ServeStatic)
-	s.app.Get("/img", s.serveImage)
-	s.app.Post(PathErrorTunnel, s.checkSameOrigin, s.tunnelErrors)
-	s.app.Post(PathStripeWebhook, s.stripeWebhook) // signed by Stripe, so no CSRF check (stripe_webhook.go)
-	s.mountSandboxPay()                            // the sandbox's hosted payment page (sandbox_pay.go)
-	s.app.Get(PathInstagramConnect, s.connectInstagram)
-	s.app.Get(PathInstagramCallback, s.instagramCallback)
-	s.app.Get(PathProfileReport, s.serveProfileReport)
-	s.app.Get(screens.PathReceiptFiles+":file", s.serveReceiptPDF)
-	s.privacyRoutes()
-	s.app.Get(PathLessonPDFs+":file", s.serveLessonPDF)
-	s.app.Get(PathReelsPlaybook, s.serveReelsPlaybook)
-	s.app.Get("/assets/*", s.files.ServeAsset)
-	s.app.Get("/*", s.serveApp)
+	for _, e := range s.endpointTable() {
+		rest := make([]any, 0, len(e.handlers)-1)
+		for _, h := range e.handlers[1:] {
+			rest = append(rest, h)
+		}
+		s.app.Add([]string{e.method}, e.path, e.handlers[0], rest...)
+	}
 	return s, nil
 }
 

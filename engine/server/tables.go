@@ -4,9 +4,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/adaptor"
+
 	"glimpse/engine/billing"
+	"glimpse/engine/billing/sandboxpay"
 	"glimpse/engine/experiment"
 	"glimpse/engine/library"
+	"glimpse/engine/privacy"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/ui"
@@ -193,4 +198,59 @@ func newActionTable(rows []actionRow) (map[string]actionSpec, error) {
 		table[r.name] = r.actionSpec
 	}
 	return table, nil
+}
+
+// endpoint is one line of the third table: what is neither a screen nor an
+// action (the renderer's two calls themselves, files, webhooks, the payment
+// sandbox's page, health), each with the handlers that run for it, in
+// order. Every path the server answers is in one of the three tables.
+type endpoint struct {
+	method   string
+	path     string
+	handlers []fiber.Handler
+}
+
+// endpointTable lists the endpoints, matched in order: the app's catch-all
+// GET comes last.
+func (s *Server) endpointTable() []endpoint {
+	get := func(path string, h ...fiber.Handler) endpoint { return endpoint{fiber.MethodGet, path, h} }
+	post := func(path string, h ...fiber.Handler) endpoint { return endpoint{fiber.MethodPost, path, h} }
+	rows := []endpoint{
+		get("/healthz", func(c fiber.Ctx) error { return c.SendString("ok") }),
+		get("/readyz", s.handleReady),
+		get("/ui/screen", s.checkSchemaVersion, s.handleScreen),
+		get(PathAudience, s.checkSchemaVersion, s.serveAudience),
+		post("/ui/actions/:name", s.checkSchemaVersion, s.checkSameOrigin, s.checkCSRF, s.handleAction),
+		// Without this the app's catch-all GET below would answer a GET of
+		// an action as an unknown file (404) instead of a wrong method.
+		get("/ui/actions/:name", s.checkSchemaVersion, func(c fiber.Ctx) error {
+			c.Set(fiber.HeaderAllow, fiber.MethodPost)
+			return fiber.ErrMethodNotAllowed
+		}),
+		get("/static/*", s.files.ServeStatic),
+		get("/img", s.serveImage),
+		post(PathErrorTunnel, s.checkSameOrigin, s.tunnelErrors),
+		post(PathStripeWebhook, s.stripeWebhook), // signed by Stripe, so no CSRF check (stripe_webhook.go)
+		get(PathInstagramConnect, s.connectInstagram),
+		get(PathInstagramCallback, s.instagramCallback),
+		// Meta's callbacks, signed by Meta, so no CSRF check (privacy.go).
+		post(PathInstagramDataDeletion, s.instagramDataDeletion),
+		post(PathInstagramDeauthorize, s.instagramDeauthorize),
+		get(privacy.DownloadPath, s.downloadExport),
+		get(PathProfileReport, s.serveProfileReport),
+		get(screens.PathReceiptFiles+":file", s.serveReceiptPDF),
+		get(PathLessonPDFs+":file", s.serveLessonPDF),
+		get(PathReelsPlaybook, s.serveReelsPlaybook),
+		get("/assets/*", s.files.ServeAsset),
+	}
+	if s.Billing != nil && s.Billing.Provider().Name() == "sandbox" {
+		// The sandbox's hosted payment page, a provider's page of its own
+		// (engine/billing/sandboxpay); its form posts to itself.
+		page := adaptor.HTTPHandler(&sandboxpay.Handler{Billing: s.Billing, Brands: s.Brands})
+		rows = append(rows,
+			get(sandboxpay.PathStatic+":file", page),
+			get(billing.PathSandboxPay+":session", page),
+			post(billing.PathSandboxPay+":session", s.checkSameOrigin, page))
+	}
+	return append(rows, get("/*", s.serveApp))
 }
