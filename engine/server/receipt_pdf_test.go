@@ -77,4 +77,3 @@ func (h *harness) subscriberWithCard(email, password string) auth.User {
 	}
 	return u
 }
-
