@@ -226,7 +226,11 @@ func (s *Service) openSession(ctx context.Context, order Order, mode, descriptio
 	if err := s.checkLater(ctx, orderCheck(order.ID)); err != nil {
 		return CheckoutStart{}, err
 	}
-	sess, err := s.provider.StartSession(ctx, SessionRequest{Key: orderSessionKey(order.ID), OrderID: order.ID, Mode: mode,
+	renews := ""
+	if order.Kind == OrderPlan {
+		renews = "Renews every " + Describe(order.PlanCode).Period + " until you cancel."
+	}
+	sess, err := s.provider.StartSession(ctx, SessionRequest{Key: orderSessionKey(order.ID), OrderID: order.ID, Mode: mode, Renews: renews,
 		ChargeKey: order.ChargeKey, Amount: order.Amount, Description: description, Email: order.Email, Saved: order.Saved,
 		Brand: order.Brand, SuccessURL: origin + PathCheckoutDone + "?order=" + url.QueryEscape(order.ID), CancelURL: cancelURL})
 	if err != nil {

@@ -86,7 +86,10 @@ type SessionRequest struct {
 	ChargeKey   string
 	Amount      Money  // SessionPayment only
 	Description string // what is bought, as the page shows it
-	Email       string // pre-fills the page (a new buyer)
+	// Renews says how often a plan's price is charged ("every 1 month"), ""
+	// for a one-time payment: the page says so under what is bought.
+	Renews string
+	Email  string // pre-fills the page (a new buyer)
 	// Saved is the buyer's saved card, when there is one: its customer is
 	// reused, and the sandbox offers to authenticate it.
 	Saved PaymentMethod

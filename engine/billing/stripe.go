@@ -120,12 +120,18 @@ func (s *Stripe) StartSession(ctx context.Context, req SessionRequest) (Session,
 	}
 	switch req.Mode {
 	case SessionPayment:
+		// A one-time price (our renewal job charges the next periods), so
+		// the product's description says how often it renews.
+		product := &stripe.CheckoutSessionCreateLineItemPriceDataProductDataParams{Name: stripe.String(req.Description)}
+		if req.Renews != "" {
+			product.Description = stripe.String(req.Renews)
+		}
 		params.LineItems = []*stripe.CheckoutSessionCreateLineItemParams{{
 			Quantity: stripe.Int64(1),
 			PriceData: &stripe.CheckoutSessionCreateLineItemPriceDataParams{
 				Currency:    stripe.String(strings.ToLower(req.Amount.Currency)),
 				UnitAmount:  stripe.Int64(req.Amount.Amount),
-				ProductData: &stripe.CheckoutSessionCreateLineItemPriceDataProductDataParams{Name: stripe.String(req.Description)},
+				ProductData: product,
 			},
 		}}
 		params.PaymentIntentData = &stripe.CheckoutSessionCreatePaymentIntentDataParams{

@@ -97,7 +97,7 @@ func TestStripeStartSession(t *testing.T) {
 	p, rec := newStripeForTest(t)
 	ctx := context.Background()
 	sess, err := p.StartSession(ctx, SessionRequest{Key: "session:co_1", OrderID: "co_1", Mode: SessionPayment,
-		ChargeKey: "checkout:page-1", Amount: USD(1399), Description: "Premium Plan", Email: "ann@example.com",
+		ChargeKey: "checkout:page-1", Amount: USD(1399), Description: "Premium Plan", Renews: "Renews every 1 month until you cancel.", Email: "ann@example.com",
 		SuccessURL: "https://glimpse.example/checkout/done?order=co_1", CancelURL: "https://glimpse.example/checkout"})
 	if err != nil {
 		t.Fatalf("payment session: %v", err)
@@ -114,10 +114,11 @@ func TestStripeStartSession(t *testing.T) {
 		"cancel_url": "https://glimpse.example/checkout", "payment_method_types[0]": "card",
 		"metadata[glimpse_order]": "co_1", "line_items[0][quantity]": "1",
 		"line_items[0][price_data][currency]": "usd", "line_items[0][price_data][unit_amount]": "1399",
-		"line_items[0][price_data][product_data][name]": "Premium Plan",
-		"payment_intent_data[setup_future_usage]":       "off_session",
-		"payment_intent_data[metadata][glimpse_key]":    "checkout:page-1",
-		"payment_intent_data[metadata][glimpse_order]":  "co_1"}
+		"line_items[0][price_data][product_data][name]":        "Premium Plan",
+		"line_items[0][price_data][product_data][description]": "Renews every 1 month until you cancel.",
+		"payment_intent_data[setup_future_usage]":              "off_session",
+		"payment_intent_data[metadata][glimpse_key]":           "checkout:page-1",
+		"payment_intent_data[metadata][glimpse_order]":         "co_1"}
 	for k, v := range want {
 		if r.Form.Get(k) != v {
 			t.Errorf("%s = %q, want %q", k, r.Form.Get(k), v)
