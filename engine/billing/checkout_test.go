@@ -243,6 +243,17 @@ func (f fixture) buyAuthenticated(t *testing.T, key string) Subscription {
 	return sub
 }
 
+// payWithSavedCard pays a hosted page with the buyer's saved card, passing
+// the bank's 3-D Secure step.
+func (f fixture) payWithSavedCard(t *testing.T, session string) {
+	t.Helper()
+	for _, step := range []string{"saved", "authenticate"} {
+		if _, err := f.svc.PayOnSandbox(context.Background(), SandboxPayRequest{Session: session, Step: step}); err != nil {
+			t.Fatalf("page %s, %s: %v", session, step, err)
+		}
+	}
+}
+
 // An add-on charged off-session on a card whose bank wants the buyer: the
 // buyer is sent to the provider's page, authenticates with the saved card,
 // and the add-on is made from the page's event.
@@ -312,11 +323,7 @@ func TestRenewalAuthenticationRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, step := range []string{"saved", "authenticate"} {
-		if _, err := f.svc.PayOnSandbox(ctx, SandboxPayRequest{Session: sessionOf(st), Step: step}); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	f.payWithSavedCard(t, sessionOf(st))
 	got, _ = f.svc.Subscription(ctx, sub.ID)
 	if got.FailedAttempts != 0 || !got.CurrentPeriodEnd.After(sub.CurrentPeriodEnd) || got.Status != StatusActive {
 		t.Fatalf("after confirming: %+v", got)

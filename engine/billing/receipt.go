@@ -282,12 +282,7 @@ func (s *Service) ReceiptForUser(ctx context.Context, userID, number string) (Re
 	if err != nil {
 		return ReceiptView{}, err
 	}
-	for _, rf := range refunds {
-		if rf.Status == RefundSucceeded {
-			v.Refunded = Money{Amount: v.Refunded.Amount + rf.Amount.Amount, Currency: rf.Amount.Currency}
-			v.RefundedAt = rf.CreatedAt
-		}
-	}
+	v.Refunded, v.RefundedAt = GivenBack(refunds)
 	return v, nil
 }
 
@@ -388,12 +383,7 @@ func (s *Service) BillingHistory(ctx context.Context, userID string) ([]HistoryL
 		if err != nil {
 			return nil, err
 		}
-		for _, rf := range refunds {
-			if rf.Status == RefundSucceeded {
-				line.Refunded = Money{Amount: line.Refunded.Amount + rf.Amount.Amount, Currency: rf.Amount.Currency}
-				line.RefundedAt = rf.CreatedAt
-			}
-		}
+		line.Refunded, line.RefundedAt = GivenBack(refunds)
 		r, err := s.ReceiptOfCharge(ctx, ch.ID)
 		switch {
 		case err == nil:

@@ -190,6 +190,21 @@ func Refunded(refunds []Refund) int64 {
 	return sum
 }
 
+// GivenBack is what the succeeded refunds among refunds gave back, and
+// when the last of them was made (zero for none): what billing history, a
+// receipt and a receipt sent again show of a charge's refunds.
+func GivenBack(refunds []Refund) (Money, time.Time) {
+	var back Money
+	var on time.Time
+	for _, r := range refunds {
+		if r.Status == RefundSucceeded {
+			back = Money{Amount: back.Amount + r.Amount.Amount, Currency: r.Amount.Currency}
+			on = r.CreatedAt
+		}
+	}
+	return back, on
+}
+
 // Refundable reports whether a charge can still be refunded: it took money,
 // through this service's provider, and is not disputed.
 func (s *Service) Refundable(ch Charge) bool {
@@ -288,7 +303,6 @@ func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund
 	if !ok {
 		return r, engine.Errorf(engine.CodeUnavailable, "The payment provider cannot make refunds.")
 	}
-	req := RefundRequest{By: r.By, Reason: r.Reason}
 	reference, err := refunder.Refund(ctx, ProviderRefund{Key: "refund:" + r.ID + ":" + strconv.FormatInt(r.Amount.Amount, 10),
 		Charge: ch, Amount: r.Amount})
 	if err != nil && ctx.Err() != nil {
@@ -312,7 +326,7 @@ func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund
 		status = ChargeRefunded
 	}
 	if ch.SubscriptionID != "" {
-		s.record(ctx, ch.SubscriptionID, "refund:"+r.ID, Change{By: req.By, Kind: ChangeRefunded,
+		s.record(ctx, ch.SubscriptionID, "refund:"+r.ID, Change{By: r.By, Kind: ChangeRefunded,
 			Detail: r.Amount.String() + " of charge " + ch.ID + ": " + r.Reason})
 		s.mailRefund(ctx, ch, r)
 	}

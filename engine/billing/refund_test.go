@@ -406,11 +406,7 @@ func TestEveryHostedPagePaymentRefunds(t *testing.T) {
 	if !errors.As(err, &need) {
 		t.Fatalf("add-on: %v", err)
 	}
-	for _, step := range []string{"saved", "authenticate"} {
-		if _, err := f.svc.PayOnSandbox(ctx, SandboxPayRequest{Session: strings.TrimPrefix(need.URL, PathSandboxPay), Step: step}); err != nil {
-			t.Fatalf("add-on %s: %v", step, err)
-		}
-	}
+	f.payWithSavedCard(t, strings.TrimPrefix(need.URL, PathSandboxPay))
 	f.clock.Set(main.CurrentPeriodEnd)
 	if _, err := f.svc.RenewDue(ctx); err != nil {
 		t.Fatal(err)
@@ -425,11 +421,7 @@ func TestEveryHostedPagePaymentRefunds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, step := range []string{"saved", "authenticate"} {
-		if _, err := f.svc.PayOnSandbox(ctx, SandboxPayRequest{Session: sessionOf(st), Step: step}); err != nil {
-			t.Fatalf("renewal %s: %v", step, err)
-		}
-	}
+	f.payWithSavedCard(t, sessionOf(st))
 	subs, err := f.svc.ForUser(ctx, "u1")
 	if err != nil {
 		t.Fatal(err)

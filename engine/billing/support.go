@@ -143,15 +143,7 @@ func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
 	if err != nil {
 		return err
 	}
-	var back Money
-	var on time.Time
-	for _, r := range refunds {
-		if r.Status == RefundSucceeded {
-			back = Money{Amount: back.Amount + r.Amount.Amount, Currency: r.Amount.Currency}
-			on = r.CreatedAt
-		}
-	}
-	if back.Amount > 0 {
+	if back, on := GivenBack(refunds); back.Amount > 0 {
 		data["refunded"], data["refundedOn"] = back.String(), brand.Date(on)
 	}
 	s.send(ctx, Notice{Key: rec.MailKey() + ":again:" + strconv.FormatInt(s.clock.Now().UnixNano(), 10),
