@@ -78,6 +78,8 @@ type App struct {
 	Accounts *auth.Accounts
 	// Events keeps analytics events for their retention period.
 	Events *tracking.Store
+	// stores are the domains' storage on this deployment's engine.
+	stores stores
 	// Experiments are the A/B experiments on the unsubscribe flow.
 	Experiments *experiment.Service
 	// Privacy runs data exports, account deletion and Meta's callbacks.
@@ -116,7 +118,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
 		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
-	a.Events = tracking.NewStore(st.DB(), clock, tracking.DefaultRetention)
+	if a.stores, err = openStores(ctx, st); err != nil {
+		return nil, err
+	}
+	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	webhookSecret := webhookSecret(cfg)
 	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
 	if err != nil {
@@ -140,7 +145,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), tracking.Collections(), support.Collections(), privacy.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -184,9 +189,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := auth.ListExistingLinks(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := tracking.ListExisting(ctx, st.DB(), settingsCollection, tracking.DefaultRetention, clock.Now()); err != nil {
 		return nil, err
 	}
 	if err := privacy.MoveFarewells(ctx, st.DB(), settingsCollection); err != nil {

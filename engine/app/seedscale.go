@@ -118,6 +118,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 					report.Spent[coll] += time.Since(t0)
 					mu.Unlock()
 				}
+				t0 := time.Now()
+				if err := a.stores.events.InsertMany(ctx, b.events); err != nil {
+					errc <- fmt.Errorf("seed-scale: insert events: %w", err)
+					return
+				}
+				mu.Lock()
+				report.Documents["events"] += len(b.events)
+				report.Spent["events"] += time.Since(t0)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -183,15 +192,6 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if err := auth.MarkSessionsListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
-	t0 = time.Now()
-	if err := tracking.SeedLists(ctx, db, tracking.DefaultRetention, a.Clock.Now(), tmpl.events); err != nil {
-		return report, fmt.Errorf("seed-scale: %w", err)
-	}
-	report.Documents["event lists"] += len(tmpl.events)
-	report.Spent["event lists"] += time.Since(t0)
-	if err := tracking.MarkListed(ctx, db, settingsCollection); err != nil {
-		return report, err
-	}
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
@@ -234,8 +234,6 @@ type scaleTemplate struct {
 	// sessions are listed under their accounts at the end, as the
 	// schedules are.
 	sessions []auth.Session
-	// events are listed under their accounts at the end too.
-	events []store.DatedRef
 }
 
 func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
@@ -306,6 +304,8 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 type scaleDocs struct {
 	order []string
 	docs  map[string][]any
+	// events go to tracking's store.
+	events []tracking.Event
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -420,8 +420,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		at := signedIn.Add(time.Duration(k) * time.Minute)
 		e := tracking.Event{ID: engine.NewID(), Name: name, Brand: brand.DefaultKey,
 			Project: tracking.Project, UserID: userID, SubscriptionID: subID, At: at, ExpiresAt: at.Add(tracking.DefaultRetention)}
-		b.add(tracking.Collection, e)
-		t.events = append(t.events, store.DatedRef{Key: userID, Ref: e.ID, At: at})
+		b.events = append(b.events, e)
 	}
 
 	if i%10 == 3 {

@@ -12,7 +12,6 @@ import (
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/support"
-	"glimpse/engine/tracking"
 )
 
 // What an account's deletion does to a collection.
@@ -79,7 +78,8 @@ func Fates() []Fate {
 		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
 		{retention.AttemptsByUserCollection, Erased, "the list of the person's cancellation flow attempts (keyed by their account id)"},
 		{retention.StepsCollection, Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
-		{tracking.Collection, Erased, "usage events"},
+		{"events", Erased, "usage events"},
+		{"schema_migrations", Kept, "the embedded database's schema version: no personal data"},
 		{experiment.PeopleCollection, Erased, "which experiment variants the person saw"},
 		{experiment.CountsCollection, Kept, "totals per experiment variant: aggregates that name nobody"},
 		{experiment.Collection, Kept, "the experiments staff set up: no subscriber data"},
@@ -93,9 +93,6 @@ func Fates() []Fate {
 			"is erased they name nobody, and each goes once its minute has passed"},
 		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
 		{profile.InstagramLinksByUserCollection, Erased, "the list of the person's Instagram links"},
-		{tracking.ByUserCollection, Erased, "the lists of the person's usage events by day"},
-		{tracking.ListExpiryCollection, Kept, "hashes of an account and a day, under the minute that day's list of events is erased: " +
-			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
 		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
 		{mail.QueueCollection, Erased, "pending deliveries of those mails"},
 		{mail.RecipientsCollection, Erased, "the lists of mails to each of the person's addresses (the last mail is never listed)"},

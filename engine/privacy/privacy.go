@@ -98,8 +98,7 @@ type Options struct {
 	Billing  *billing.Service
 	Profiles *profile.Service
 	Mail     Mailer
-	// Events are the analytics events; nil keeps them for
-	// tracking.DefaultRetention.
+	// Events are the analytics events (required).
 	Events *tracking.Store
 	// TaxPeriod is how long a deleted account's charges and subscriptions
 	// are kept, anonymised (GLIMPSE_TAX_RETENTION).
@@ -135,9 +134,6 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 	}
 	if o.TaxPeriod <= 0 {
 		o.TaxPeriod = DefaultTaxPeriod
-	}
-	if o.Events == nil {
-		o.Events = tracking.NewStore(db, clock, tracking.DefaultRetention)
 	}
 	if o.ExportLifetime <= 0 {
 		o.ExportLifetime = DefaultExportLifetime

@@ -194,15 +194,45 @@ func assignment(t *testing.T, a *app.App, userID string) experiment.Assignment {
 	return a.Experiments.Assignments(userID)[0]
 }
 
-// collections lists the collections in the app's database.
+// collections lists the collections in the app's MongoDB database and the
+// tables of its embedded SQLite one.
 func collections(t *testing.T, a *app.App) []string {
 	t.Helper()
 	names, err := a.Store.DB().ListCollectionNames(context.Background(), bson.M{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if db := a.Store.SQL(); db != nil {
+		tables, err := db.Tables(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tables...)
+	}
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
+}
+
+// sqlRows returns every row of the named SQLite table as text, or nil when
+// the app has no such table.
+func sqlRows(t *testing.T, a *app.App, table string) []string {
+	t.Helper()
+	db := a.Store.SQL()
+	if db == nil {
+		return nil
+	}
+	tables, err := db.Tables(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tables, table) {
+		return nil
+	}
+	rows, err := db.RowsText(context.Background(), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 func fates() map[string]privacy.Fate {
@@ -265,6 +295,11 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 	farewell := last.Key
 	declared := fates()
 	for _, name := range collections(t, a) {
+		for _, row := range sqlRows(t, a, name) {
+			if strings.Contains(row, p.user.ID) || strings.Contains(row, p.user.Email) {
+				t.Errorf("table %s (%s) still names the person after deletion: %.300s", name, declared[name].Fate, row)
+			}
+		}
 		cur, err := a.Store.DB().Collection(name).Find(ctx, bson.M{})
 		if err != nil {
 			t.Fatal(err)

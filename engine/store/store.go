@@ -29,6 +29,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
+	"glimpse/engine/store/sqlite"
 )
 
 // Timeouts for reaching the server. Start-up waits up to startupTimeout
@@ -110,6 +111,10 @@ type Store struct {
 	owner  bool      // only the Store returned by Open shuts things down
 	// instance names this process's Store in CheckWritable's document.
 	instance string
+	// sql is the embedded SQLite database in the data directory, beside
+	// FerretDB's files, for the domains whose stores have moved to it
+	// (docs/store.md); nil on MongoDB.
+	sql *sqlite.DB
 
 	closeOnce sync.Once
 	closeErr  error
@@ -189,8 +194,30 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		logger.InfoContext(ctx, "store: embedded FerretDB started", slog.String("dataDir", emb.dataDir),
 			slog.String("socket", emb.socket))
 	}
+	var sqlDB *sqlite.DB
+	if cfg.URI == "" {
+		durability := sqlite.SyncAtCheckpoints
+		if cfg.Durability == Throwaway {
+			durability = sqlite.SyncNever
+		}
+		if sqlDB, err = sqlite.Open(ctx, filepath.Join(emb.dataDir, sqlite.FileName), durability); err != nil {
+			_ = client.Disconnect(ctx)
+			_ = emb.stop(context.Background())
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
 	return &Store{client: client, db: client.Database(cfg.Database), emb: emb, owner: true,
-		instance: engine.NewID()}, nil
+		instance: engine.NewID(), sql: sqlDB}, nil
+}
+
+// SQL is the embedded SQLite database, or nil when the store is a MongoDB
+// deployment: each domain's storage is then its MongoDB implementation.
+func (s *Store) SQL() *sqlite.DB { return s.sql }
+
+// WithSQL returns a view of s whose embedded SQLite database is db (tests: a
+// database of the test's own). The view does not close db.
+func (s *Store) WithSQL(db *sqlite.DB) *Store {
+	return &Store{client: s.client, db: s.db, emb: s.emb, instance: s.instance, sql: db}
 }
 
 // connect makes a client and pings the server, because mongo.Connect itself
@@ -467,7 +494,7 @@ func (s *Store) Socket() string {
 // It exists so tests can give each test its own database on one shared
 // server. The view's Close does nothing; close the Store it came from.
 func (s *Store) WithDatabase(name string) *Store {
-	return &Store{client: s.client, db: s.client.Database(name), emb: s.emb, instance: s.instance}
+	return &Store{client: s.client, db: s.client.Database(name), emb: s.emb, instance: s.instance, sql: s.sql}
 }
 
 // Close disconnects the client and then stops the embedded FerretDB, in that
@@ -482,6 +509,11 @@ func (s *Store) Close(ctx context.Context) error {
 		var errs []error
 		if err := s.client.Disconnect(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("store: disconnect: %w", err))
+		}
+		if s.sql != nil {
+			if err := s.sql.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("store: close SQLite: %w", err))
+			}
 		}
 		if s.emb != nil {
 			if err := s.emb.stop(ctx); err != nil {

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine/store"
 )
@@ -68,9 +70,7 @@ var Periodic = map[string]map[string]string{
 		"": "listing live links under their accounts, once per database at start"},
 	"activation_keys": {"expiresAt": "the sweep deletes expired activation links",
 		"": "listing live links under their subscriptions, once per database at start"},
-	"claims": {"expiresAt": "the sweep deletes expired claims"},
-	"events": {"expiresAt": "the sweep deletes events past their retention", "name": "tracking.Store.Recent, for tests and support: on no request path",
-		"": "listing events under their accounts and days, once per database at start"},
+	"claims":          {"expiresAt": "the sweep deletes expired claims"},
 	"instagram_links": {"": "listing links under their subscribers, once per database at start"},
 	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
 	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
@@ -127,11 +127,25 @@ var queries = struct {
 // queryMonitor records the shape of every query the shared server is sent.
 func queryMonitor() *event.CommandMonitor {
 	return &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if fn, ok := watchers.Load(e.DatabaseName); ok {
+			fn.(func(string, bson.Raw))(e.CommandName, bson.Raw(e.Command))
+		}
 		recordQuery(e.CommandName, bson.Raw(e.Command))
 	}}
 }
 
-func recordQuery(name string, cmd bson.Raw) {
+// Query is what a command asks of a collection: its filters (one per
+// statement of an update or delete) and its sort.
+type Query struct {
+	Command, Collection string
+	Filters             []bson.Raw
+	Sort                bson.Raw
+}
+
+// QueryOf reads the query out of a command sent to the server: find, count,
+// distinct, findAndModify, update, delete and an aggregate's leading $match.
+// ok is false for any other command.
+func QueryOf(name string, cmd bson.Raw) (q Query, ok bool) {
 	coll, _ := cmd.Lookup(name).StringValueOK()
 	var filters []bson.Raw
 	var sort bson.Raw
@@ -151,7 +165,7 @@ func recordQuery(name string, cmd bson.Raw) {
 		}
 		arr, ok := cmd.Lookup(list).ArrayOK()
 		if !ok {
-			return
+			return q, false
 		}
 		vals, _ := arr.Values()
 		for _, v := range vals {
@@ -162,7 +176,7 @@ func recordQuery(name string, cmd bson.Raw) {
 	case "aggregate":
 		arr, ok := cmd.Lookup("pipeline").ArrayOK()
 		if !ok {
-			return
+			return q, false
 		}
 		vals, _ := arr.Values()
 		filter := bson.Raw(emptyDoc)
@@ -175,11 +189,30 @@ func recordQuery(name string, cmd bson.Raw) {
 		}
 		filters = append(filters, filter)
 	default:
-		return
+		return q, false
 	}
 	if coll == "" {
+		return q, false
+	}
+	return Query{Command: name, Collection: coll, Filters: filters, Sort: sort}, true
+}
+
+// watchers holds, by database name, the functions Watch registered.
+var watchers sync.Map
+
+// Watch calls fn with every command sent to db (a test's database) from now
+// until the test ends: the MongoDB store's index-coverage check.
+func Watch(tb testing.TB, db *mongo.Database, fn func(name string, cmd bson.Raw)) {
+	watchers.Store(db.Name(), fn)
+	tb.Cleanup(func() { watchers.Delete(db.Name()) })
+}
+
+func recordQuery(name string, cmd bson.Raw) {
+	q, ok := QueryOf(name, cmd)
+	if !ok {
 		return
 	}
+	coll, filters, sort := q.Collection, q.Filters, q.Sort
 	queries.Lock()
 	defer queries.Unlock()
 	if !queries.on {

@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"glimpse/engine/store"
+	"glimpse/engine/store/sqlite"
 )
 
 // EnvURI names the environment variable that points the tests at a real
@@ -98,6 +100,9 @@ func Open(tb testing.TB) *store.Store {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails
 	s := server.store.WithDatabase("t_" + hex.EncodeToString(b[:]))
+	if os.Getenv(EnvURI) == "" {
+		s = s.WithSQL(OpenSQL(tb))
+	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -106,6 +111,24 @@ func Open(tb testing.TB) *store.Store {
 		}
 	})
 	return s
+}
+
+// OpenSQL returns a new, empty embedded SQLite database of the test's own,
+// closed and removed when the test ends.
+func OpenSQL(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), sqlite.FileName), sqlite.SyncNever)
+	if err != nil {
+		tb.Fatalf("storetest: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Errorf("storetest: %v", err)
+		}
+	})
+	return db
 }
 
 // Main runs the tests, then stops the shared server and removes its data

@@ -1,0 +1,93 @@
+// Package mongostore implements the domains' storage interfaces on MongoDB
+// (mongo-go-driver v2), the production engine. Each domain's file declares
+// its collections with the indexes its queries use (created at start by
+// Ensure), and a test records every query the contract suites send and fails
+// when no declared index serves its filter and sort (coverage_test.go).
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"glimpse/engine/store"
+)
+
+// collection declares one collection and the indexes its queries use.
+type collection struct {
+	name    string
+	indexes []index
+}
+
+// index is one declared index. Expires marks a TTL index on a date field:
+// MongoDB deletes a document once the field's time has passed
+// (expireAfterSeconds 0, https://www.mongodb.com/docs/manual/core/index-ttl/).
+type index struct {
+	name    string
+	keys    bson.D
+	unique  bool
+	expires bool
+	partial bson.D // the documents the index holds, when not all
+}
+
+// collections declares every collection the MongoDB stores use.
+func collections() []collection {
+	return []collection{eventsCollection}
+}
+
+// indexes returns the declared indexes of the named collection.
+func indexes(name string) []index {
+	for _, c := range collections() {
+		if c.name == name {
+			return c.indexes
+		}
+	}
+	return nil
+}
+
+// Ensure creates every declared collection and index that is missing; it is
+// safe at every start. A test server that speaks MongoDB's protocol but has
+// no TTL or partial indexes (FerretDB v1, which runs the contract suites in
+// make test) gets the same indexes without those options: its stores delete
+// expired documents with their sweeps, which every store has anyway.
+func Ensure(ctx context.Context, st *store.Store) error {
+	err := st.EnsureCollections(ctx, specs(true))
+	var cmdErr mongo.CommandError
+	if errors.As(err, &cmdErr) && cmdErr.Code == notImplemented {
+		err = st.EnsureCollections(ctx, specs(false))
+	}
+	if err != nil {
+		return fmt.Errorf("mongostore: %w", err)
+	}
+	return nil
+}
+
+// notImplemented is the server's code for an option it does not have
+// (https://www.mongodb.com/docs/manual/reference/error-codes/).
+const notImplemented = 238
+
+func specs(full bool) []store.CollectionSpec {
+	var out []store.CollectionSpec
+	for _, c := range collections() {
+		spec := store.CollectionSpec{Name: c.name}
+		for _, ix := range c.indexes {
+			opts := options.Index().SetName(ix.name)
+			if ix.unique {
+				opts.SetUnique(true)
+			}
+			if full && ix.expires {
+				opts.SetExpireAfterSeconds(0)
+			}
+			if full && ix.partial != nil {
+				opts.SetPartialFilterExpression(ix.partial)
+			}
+			spec.Indexes = append(spec.Indexes, mongo.IndexModel{Keys: ix.keys, Options: opts})
+		}
+		out = append(out, spec)
+	}
+	return out
+}
