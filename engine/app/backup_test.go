@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine/app"
 	"glimpse/engine/config"
 	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
+	"glimpse/engine/tracking"
 )
 
 // TestBackupAndRestoreCommands runs `glimpse backup` and `glimpse restore`
@@ -25,6 +28,11 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 	if _, err := s.DB().Collection("docs").InsertOne(ctx, bson.D{{Key: "_id", Value: "kept"}}); err != nil {
+		t.Fatal(err)
+	}
+	// And a row of the embedded SQLite store's.
+	if err := sqlstore.NewEvents(s.SQL()).Insert(ctx, tracking.Event{ID: "kept-event", Name: "screen_view", UserID: "ann",
+		At: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(ctx); err != nil {
@@ -50,6 +58,9 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 	defer s.Close(ctx)
 	if n, err := s.DB().Collection("docs").CountDocuments(ctx, bson.D{{Key: "_id", Value: "kept"}}); err != nil || n != 1 {
 		t.Errorf("restored document: %d, %v", n, err)
+	}
+	if got, err := sqlstore.NewEvents(s.SQL()).OfUser(ctx, "ann", time.Now()); err != nil || len(got) != 1 || got[0].ID != "kept-event" {
+		t.Errorf("restored SQLite row: %v, %v", got, err)
 	}
 }
 

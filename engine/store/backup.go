@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"glimpse/engine/store/sqlite"
 )
 
 // ManifestName is the file that makes a directory a backup of the embedded
@@ -72,12 +74,12 @@ func (b Backup) Bytes() int64 {
 // https://www.sqlite.org/wal.html). Each file is its own snapshot; the
 // application keeps all its data in one database, hence one file.
 func BackupEmbedded(ctx context.Context, dataDir, dest string) (Backup, error) {
-	sources, err := filepath.Glob(filepath.Join(dataDir, "*"+sqliteExt))
+	sources, err := databaseFiles(dataDir, "")
 	if err != nil {
 		return Backup{}, fmt.Errorf("store: backup: %w", err)
 	}
 	if len(sources) == 0 {
-		return Backup{}, fmt.Errorf("store: backup: no database files (*%s) in %s", sqliteExt, dataDir)
+		return Backup{}, fmt.Errorf("store: backup: no database files (*%s, %s) in %s", sqliteExt, sqlite.FileName, dataDir)
 	}
 	if err := newBackupDir(dest); err != nil {
 		return Backup{}, err
@@ -99,6 +101,21 @@ func BackupEmbedded(ctx context.Context, dataDir, dest string) (Backup, error) {
 // sqliteExt is the extension FerretDB gives its database files
 // (filenameExtension in FerretDB's sqlite/metadata/pool).
 const sqliteExt = ".sqlite"
+
+// databaseFiles lists the SQLite files of dataDir with the given suffix
+// ("", "-wal", "-shm", "-journal"): FerretDB's, one per database, and the
+// embedded store's own (sqlite.FileName).
+func databaseFiles(dataDir, suffix string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dataDir, "*"+sqliteExt+suffix))
+	if err != nil {
+		return nil, err
+	}
+	own := filepath.Join(dataDir, sqlite.FileName+suffix)
+	if _, err := os.Stat(own); err == nil {
+		files = append(files, own)
+	}
+	return files, nil
+}
 
 // newBackupDir creates dest (0700: the copy holds everyone's data) or
 // accepts it when it is an empty directory.
@@ -278,7 +295,7 @@ func checkBackup(ctx context.Context, src string) (Backup, error) {
 	}
 	for _, want := range b.Files {
 		// A name with a separator could write outside the data directory.
-		if want.Name != filepath.Base(want.Name) || !strings.HasSuffix(want.Name, sqliteExt) || strings.HasPrefix(want.Name, ".") {
+		if want.Name != filepath.Base(want.Name) || !(strings.HasSuffix(want.Name, sqliteExt) || want.Name == sqlite.FileName) || strings.HasPrefix(want.Name, ".") {
 			return Backup{}, fmt.Errorf("store: restore: %s: %w (bad file name %q)", src, ErrNotABackup, want.Name)
 		}
 		path := filepath.Join(src, want.Name)
@@ -320,7 +337,7 @@ func checkNotInUse(ctx context.Context, dataDir string) error {
 		_ = conn.Close()
 		return fmt.Errorf("store: restore: %s: %w (its socket %s answers); stop it first", dataDir, ErrDataDirInUse, sock)
 	}
-	shms, err := filepath.Glob(filepath.Join(dataDir, "*"+sqliteExt+"-shm"))
+	shms, err := databaseFiles(dataDir, "-shm")
 	if err != nil {
 		return fmt.Errorf("store: restore: %w", err)
 	}
@@ -341,8 +358,8 @@ func checkNotInUse(ctx context.Context, dataDir string) error {
 // its path, or "" when there was nothing to move.
 func movePrevious(dataDir string) (string, error) {
 	var old []string
-	for _, pattern := range []string{"*" + sqliteExt, "*" + sqliteExt + "-wal", "*" + sqliteExt + "-shm", "*" + sqliteExt + "-journal"} {
-		m, err := filepath.Glob(filepath.Join(dataDir, pattern))
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		m, err := databaseFiles(dataDir, suffix)
 		if err != nil {
 			return "", fmt.Errorf("store: restore: %w", err)
 		}
