@@ -21,13 +21,19 @@ const HealthCollection = "health"
 // file), and an instance that cannot write cannot sign anyone in. It
 // rewrites this instance's document with a fresh value, so the server must
 // really write; the id is per instance so that instances never write the
-// same document (docs/store.md §7).
+// same document (docs/store.md §7). With an embedded SQLite database beside
+// it, that database must take a write too.
 func (s *Store) CheckWritable(ctx context.Context) error {
 	id := "writable:" + s.instance
 	_, err := s.db.Collection(HealthCollection).ReplaceOne(ctx, bson.M{"_id": id},
 		bson.M{"_id": id, "nonce": engine.NewToken()}, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("store: write check: %w", err)
+	}
+	if s.sql != nil {
+		if err := s.sql.CheckWritable(ctx, s.instance, engine.NewToken()); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
 	}
 	return nil
 }

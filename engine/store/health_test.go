@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"testing"
 	"time"
@@ -60,6 +61,41 @@ func TestCheckWritableFailsWhileWritesFail(t *testing.T) {
 
 	// FerretDB finishes the abandoned write once the lock is free; the
 	// check passes again.
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		// The same with the embedded store's own database: its write lock
+		// held, the check fails; released, it passes.
+		if _, err := s.sql.Writer().ExecContext(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		own, err := sql.Open("sqlite", "file:"+s.sql.Path()+"?_pragma=busy_timeout(10000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own.Close()
+		conn, err := own.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			t.Fatalf("take the write lock: %v", err)
+		}
+		blocked, cancel := context.WithTimeout(ctx, time.Second)
+		err = s.CheckWritable(blocked)
+		cancel()
+		if err == nil {
+			t.Error("CheckWritable succeeded while the embedded SQLite database takes no write")
+		}
+		if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckWritable(ctx); err != nil {
+			t.Errorf("CheckWritable once the SQLite lock was released: %v", err)
+		}
+	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		err := s.CheckWritable(ctx)

@@ -285,3 +285,15 @@ func (db *DB) RowsText(ctx context.Context, table string) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// CheckWritable rewrites instance's row in the health table: a readiness
+// probe's proof that writes go through (a full disk, a read-only file system
+// or a writer stuck holding the lock fail it, while reads still answer).
+func (db *DB) CheckWritable(ctx context.Context, instance, nonce string) error {
+	_, err := db.Writer().ExecContext(ctx, `INSERT INTO health (instance, nonce) VALUES (?, ?)
+		ON CONFLICT (instance) DO UPDATE SET nonce = excluded.nonce`, instance, nonce)
+	if err != nil {
+		return fmt.Errorf("sqlite: write check: %w", err)
+	}
+	return nil
+}
