@@ -65,15 +65,36 @@ func (db *DB) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("sqlite: migrations table: %w", err)
 	}
-	var current int
-	if err := db.write.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+	applied := map[int]bool{}
+	rows, err := db.write.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
 		return fmt.Errorf("sqlite: schema version: %w", err)
 	}
-	if n := len(all); n > 0 && current > all[n-1].version {
-		return fmt.Errorf("sqlite: the database's schema (%d) is newer than this release's (%d): run the newer release", current, all[n-1].version)
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("sqlite: schema version: %w", err)
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	known := map[int]bool{}
+	for _, m := range all {
+		known[m.version] = true
+	}
+	for v := range applied {
+		if !known[v] {
+			return fmt.Errorf("sqlite: the database has migration %04d, which this release does not know: run the release that wrote it", v)
+		}
 	}
 	for _, m := range all {
-		if m.version <= current {
+		// Every migration not applied yet runs, in order, including one
+		// numbered below the newest applied (branches merged in any order).
+		if applied[m.version] {
 			continue
 		}
 		err := db.Update(ctx, func(tx *Tx) error {
