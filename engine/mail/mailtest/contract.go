@@ -134,6 +134,31 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 		}
 	})
 
+	// A person with years of receipts: more keys than one statement may
+	// carry on some engines.
+	t.Run("GetManyAndDeleteTakeManyKeys", func(t *testing.T) {
+		s := open(t)
+		const n = 1200
+		var batch []mail.Mail
+		var all []string
+		for i := range n {
+			m := queued(fmt.Sprint("receipt:", i), "x@example.com", t0)
+			m.HTML = ""
+			batch = append(batch, m)
+			all = append(all, m.ID)
+		}
+		must(t, insert(ctx, s, batch...))
+		if got, err := s.GetMany(ctx, all); err != nil || len(got) != n {
+			t.Fatalf("GetMany read %d of %d (%v)", len(got), n, err)
+		}
+		if deleted, err := s.Delete(ctx, all[:n-1]); err != nil || deleted != n-1 {
+			t.Fatalf("Delete = %d, %v; want %d", deleted, err, n-1)
+		}
+		if got, _ := s.To(ctx, "x@example.com", 0); fmt.Sprint(keys(got)) != fmt.Sprint(all[n-1:]) {
+			t.Fatalf("left %v", keys(got))
+		}
+	})
+
 	t.Run("NewestIsNewestFirstAndLimited", func(t *testing.T) {
 		s := open(t)
 		for i := range 5 {

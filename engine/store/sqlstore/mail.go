@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,16 +89,30 @@ func (s *Mails) Get(ctx context.Context, key string) (mail.Mail, bool, error) {
 	return out[0], true, nil
 }
 
-// GetMany returns the stored mails among keys.
+// GetMany returns the stored mails among keys, keysPerStatement at a time.
 func (s *Mails) GetMany(ctx context.Context, keys []string) ([]mail.Mail, error) {
-	if len(keys) == 0 {
-		return nil, nil
+	var out []mail.Mail
+	for chunk := range slices.Chunk(keys, keysPerStatement) {
+		got, err := s.query(ctx, s.db.Reader(), `SELECT `+mailColumns+` FROM mails WHERE id IN (`+placeholders(len(chunk))+`)`,
+			anys(chunk)...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
 	}
-	args := make([]any, len(keys))
+	return out, nil
+}
+
+// keysPerStatement bounds the parameters of one statement, well under
+// SQLite's limit (https://www.sqlite.org/limits.html#max_variable_number).
+const keysPerStatement = 500
+
+func anys(keys []string) []any {
+	out := make([]any, len(keys))
 	for i, k := range keys {
-		args[i] = k
+		out[i] = k
 	}
-	return s.query(ctx, s.db.Reader(), `SELECT `+mailColumns+` FROM mails WHERE id IN (`+placeholders(len(keys))+`)`, args...)
+	return out
 }
 
 // Newest returns up to limit mails created by asOf, newest first.
@@ -159,16 +174,21 @@ func (s *Mails) Queued(ctx context.Context) (int, time.Time, error) {
 	return n, fromUnixNano(oldest.Int64), nil
 }
 
-// Delete deletes the mails with these keys.
+// Delete deletes the mails with these keys, in one transaction.
 func (s *Mails) Delete(ctx context.Context, keys []string) (int64, error) {
-	if len(keys) == 0 {
-		return 0, nil
-	}
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
-	}
-	return affected(s.db.Writer().ExecContext(ctx, `DELETE FROM mails WHERE id IN (`+placeholders(len(keys))+`)`, args...))
+	var n int64
+	err := s.db.Update(ctx, func(tx *sqlite.Tx) error {
+		n = 0
+		for chunk := range slices.Chunk(keys, keysPerStatement) {
+			deleted, err := affected(tx.ExecContext(ctx, `DELETE FROM mails WHERE id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...))
+			if err != nil {
+				return fmt.Errorf("delete mails: %w", err)
+			}
+			n += deleted
+		}
+		return nil
+	})
+	return n, err
 }
 
 // DeleteDone deletes the mail with key unless it is queued, in one
