@@ -116,11 +116,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		_, err := a.Content.Bump(ctx)
 		return err
 	})
-	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
-		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
 	if a.stores, err = openStores(ctx, st); err != nil {
 		return nil, err
 	}
+	a.Outbox = mail.NewOutbox(a.stores.mails, clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
+		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	webhookSecret := webhookSecret(cfg)
 	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
@@ -145,7 +145,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), support.Collections(), privacy.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -180,9 +180,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := support.ListExistingAudit(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
-	if err := mail.ListExisting(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	if err := auth.ListExistingSessions(ctx, st.DB(), settingsCollection, cfg.SessionLifetime, clock.Now()); err != nil {

@@ -127,6 +127,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 				report.Documents["events"] += len(b.events)
 				report.Spent["events"] += time.Since(t0)
 				mu.Unlock()
+				t0 = time.Now()
+				if _, err := a.stores.mails.Insert(ctx, b.mails); err != nil {
+					errc <- fmt.Errorf("seed-scale: insert mails: %w", err)
+					return
+				}
+				mu.Lock()
+				report.Documents["mails"] += len(b.mails)
+				report.Spent["mails"] += time.Since(t0)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -178,9 +187,6 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 		}
 	}
 	if err := retention.MarkAttemptsListed(ctx, db, settingsCollection); err != nil {
-		return report, err
-	}
-	if err := mail.MarkListed(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
 	t0 := time.Now()
@@ -261,13 +267,8 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 	if t.mail, err = a.Outbox.Get(ctx, key); err != nil {
 		return nil, fmt.Errorf("seed-scale: read mail: %w", err)
 	}
-	// The pattern is not a mail to send, nor one on its recipient's list.
-	for _, coll := range []string{mail.QueueCollection, mail.MailCollection} {
-		if _, err := a.Store.DB().Collection(coll).DeleteOne(ctx, bson.M{"_id": key}); err != nil {
-			return nil, fmt.Errorf("seed-scale: drop the pattern mail: %w", err)
-		}
-	}
-	if err := store.NewLists(a.Store.DB(), mail.RecipientsCollection).Erase(ctx, ScaleEmail(0)); err != nil {
+	// The pattern is not a mail to send.
+	if _, err := a.stores.mails.Delete(ctx, []string{key}); err != nil {
 		return nil, fmt.Errorf("seed-scale: drop the pattern mail: %w", err)
 	}
 	// One profile connected through the API and analysed by the profile
@@ -304,8 +305,9 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 type scaleDocs struct {
 	order []string
 	docs  map[string][]any
-	// events go to tracking's store.
+	// events go to tracking's store, mails to the outbox's.
 	events []tracking.Event
+	mails  []mail.Mail
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -413,8 +415,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	m.ID, m.To, m.CreatedAt, m.NextAttemptAt = "purchase:"+subID, email, started, time.Time{}
 	m.MessageID = mail.MessageID(m.ID, "glimpse.test")
 	m.Status, m.Attempts, m.SentAt = mail.StatusSent, 1, started.Add(time.Minute)
-	b.add(mail.RecipientsCollection, store.ListSlot(email, 0, m.ID))
-	b.add(mail.MailCollection, m)
+	b.mails = append(b.mails, m)
 
 	for k, name := range []string{"screen_view", "screen_view", "plan_viewed"} {
 		at := signedIn.Add(time.Duration(k) * time.Minute)

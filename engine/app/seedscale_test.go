@@ -10,6 +10,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/app"
 	"glimpse/engine/billing"
+	"glimpse/engine/mail"
 	"glimpse/engine/store/storetest"
 )
 
@@ -68,6 +69,15 @@ func TestSeedScaleWritesWhatTheAppReads(t *testing.T) {
 			t.Errorf("subscriber %d: %d history lines and %d charges filed, bounds %d and %d", i, history, charges, sub.FiledHistory, sub.FiledCharges)
 		}
 		before[i] = sub
+		// Its purchase mail, sent, is found under its address (the
+		// outbox's store), and nothing is left to send.
+		mails, err := a.Outbox.SentTo(ctx, app.ScaleEmail(i), 10)
+		if err != nil || len(mails) != 1 || mails[0].ID != "purchase:"+sub.ID || mails[0].Status != mail.StatusSent {
+			t.Errorf("subscriber %d: mails %+v (%v), want its purchase mail, sent", i, mails, err)
+		}
+	}
+	if queued, _, err := a.Outbox.Pending(ctx); err != nil || queued != 0 {
+		t.Errorf("%d mails queued after the seed (%v), want none (not the pattern mail either)", queued, err)
 	}
 
 	// A year and a day on, every active plan is due and renews once.

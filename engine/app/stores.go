@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"glimpse/engine/mail"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -16,14 +17,15 @@ import (
 // connection directly (docs/store.md).
 type stores struct {
 	events tracking.Events
+	mails  mail.Mails
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB())}, nil
 }

@@ -21,6 +21,7 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/mail"
 	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
 
@@ -35,7 +36,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
 	specs := []store.CollectionSpec{{Name: SubscriptionsCollection}}
-	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections(), mail.Collections()} {
+	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
 		for name, idx := range m {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -43,12 +44,14 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	return billingDB{st.DB()}
+	return billingDB{Database: st.DB(), mails: sqlstore.NewMails(storetest.OpenSQL(tb))}
 }
 
-// billingDB is a test database with billing's collections.
+// billingDB is a test database with billing's collections, and the
+// outbox's storage on the embedded SQLite database (the default engine).
 type billingDB struct {
 	*mongo.Database
+	mails mail.Mails
 }
 
 // seedDue inserts n active weekly subscriptions on the sandbox, all due at
@@ -169,7 +172,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 }
 
 // receiptMailer queues the pass's receipt mails in the real outbox (its
-// collections made by openBillingDB), rendered
+// storage made by openBillingDB), rendered
 // from the shipped brands' templates, as the app does (app.billingMails):
 // a renewal's cost includes its receipt mail.
 type receiptMailer struct{ box *mail.Outbox }
@@ -184,7 +187,7 @@ func receiptOutbox(tb testing.TB, db billingDB) receiptMailer {
 	if err := reg.Install(shipped); err != nil {
 		tb.Fatal(err)
 	}
-	box := mail.NewOutbox(db.Database, engine.NewManualClock(renewAt), slog.New(slog.DiscardHandler),
+	box := mail.NewOutbox(db.mails, engine.NewManualClock(renewAt), slog.New(slog.DiscardHandler),
 		func(k string) brand.Copy { return reg.Copy(reg.Get(k)) }, "http://127.0.0.1:8080").
 		WithSenders(func(k string) mail.From {
 			return mail.From{Brand: reg.Get(k).Name, Operator: "Example Operator Ltd", Support: "support@example.com"}
@@ -263,14 +266,19 @@ func TestTwoRenewalWorkersChargeOnce(t *testing.T) {
 		t.Fatalf("stats %+v, want %d renewed between the workers", st, n)
 	}
 	// One receipt and one queued receipt mail per renewal, whichever worker renewed it.
-	for _, coll := range []string{receiptsCollection, mail.MailCollection, mail.QueueCollection} {
-		got, err := db.Collection(coll).CountDocuments(context.Background(), bson.M{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != int64(n) {
-			t.Errorf("%d documents in %s after %d renewals", got, coll, n)
-		}
+	got, err := db.Collection(receiptsCollection).CountDocuments(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != int64(n) {
+		t.Errorf("%d receipts after %d renewals", got, n)
+	}
+	queued, _, err := receiptOutbox(t, db).box.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if queued != n {
+		t.Errorf("%d queued mails after %d renewals", queued, n)
 	}
 }
 

@@ -7,10 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
 )
 
 func sentKeys(t *testing.T, e *env, address string, limit int) []string {
@@ -26,9 +23,9 @@ func sentKeys(t *testing.T, e *env, address string, limit int) []string {
 	return keys
 }
 
-// The desk's list of mails to an address reads the address's list, newest
-// first: not the mails to anyone else, not an unlisted one, each mail
-// once, at most limit.
+// The desk's list of mails to an address reads the mails found under the
+// address, newest first: not the mails to anyone else, not an unlisted
+// one, each mail once, at most limit.
 func TestSentToListsTheNewestMailsToTheAddress(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -67,34 +64,7 @@ func TestSentToListsTheNewestMailsToTheAddress(t *testing.T) {
 	}
 }
 
-// A slot is taken before its mail is written, so a slot can name a mail
-// that is missing (its enqueue stopped) or, written by hand, another
-// address's: both are skipped.
-func TestSentToSkipsSlotsWithoutTheirMail(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	ctx := context.Background()
-	lists := store.NewLists(e.db, mail.RecipientsCollection)
-	if err := lists.Add(ctx, "ann@example.com", "never-written"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.box.Enqueue(ctx, reset("bob@example.com", "bob:0")); err != nil {
-		t.Fatal(err)
-	}
-	if err := lists.Add(ctx, "ann@example.com", "bob:0"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.box.Enqueue(ctx, reset("ann@example.com", "ann:0")); err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(sentKeys(t, e, "ann@example.com", 10)); got != "[ann:0]" {
-		t.Fatalf("mails to ann: %s, want [ann:0]", got)
-	}
-}
-
-// Senders to one address at once each take a slot of its list: every mail
-// is listed (a slot overwritten, or two writers on one slot, would lose
-// one).
+// Senders to one address at once: every mail is found under it.
 func TestConcurrentSendersAreAllListed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -120,38 +90,11 @@ func TestConcurrentSendersAreAllListed(t *testing.T) {
 	}
 }
 
-// Mails stored before the lists existed are listed once, at start: oldest
-// first, but the account-deleted mail, which no list may keep.
-func TestListExistingListsEarlierMailOnce(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	ctx := context.Background()
-	old := []any{
-		mail.Mail{ID: "old:1", To: "ann@example.com", Template: mail.TemplatePurchase, Subject: "s", Status: mail.StatusSent, CreatedAt: t0.Add(-time.Hour)},
-		mail.Mail{ID: "old:0", To: "ann@example.com", Template: mail.TemplateReceipt, Subject: "s", Status: mail.StatusSent, CreatedAt: t0.Add(-2 * time.Hour)},
-		mail.Mail{ID: "old:bye", To: "ann@example.com", Template: mail.TemplateAccountErased, Subject: "s", Status: mail.StatusQueued, CreatedAt: t0},
-	}
-	if _, err := e.db.Collection(mail.MailCollection).InsertMany(ctx, old); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if err := mail.ListExisting(ctx, e.db, "settings"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := fmt.Sprint(sentKeys(t, e, "ann@example.com", 10)); got != "[old:1 old:0]" {
-		t.Fatalf("listed: %s, want [old:1 old:0]", got)
-	}
-	slots, err := store.NewLists(e.db, mail.RecipientsCollection).Slots(ctx, "ann@example.com")
-	if err != nil || fmt.Sprint(slots) != "[old:0 old:1]" {
-		t.Fatalf("slots %v (%v), want each once, oldest first", slots, err)
-	}
-}
-
-// Erasing the mails to an address deletes its listed mails, the unlisted
-// ones the caller names (a renewal's receipt) and its list: no slot keeps
-// the address. The mail to keep, and a named mail to another address, stay.
-func TestEraseToErasesTheAddresssList(t *testing.T) {
+// Erasing the mails to an address deletes its listed mails and the unlisted
+// ones the caller names (a renewal's receipt): no mail found under the
+// address is left. The mail to keep, and a named mail to another address,
+// stay.
+func TestEraseToErasesTheAddresssMails(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
@@ -181,8 +124,11 @@ func TestEraseToErasesTheAddresssList(t *testing.T) {
 	if fmt.Sprint(left) != "[receipt:2 farewell]" {
 		t.Fatalf("mails left %v, want bob's receipt and the farewell", left)
 	}
-	slots, err := e.db.Collection(mail.RecipientsCollection).CountDocuments(ctx, bson.M{"_id": bson.M{"$regex": "^ann"}})
-	if err != nil || slots != 0 {
-		t.Fatalf("%d list slots left after the erasure (%v)", slots, err)
+	if got := sentKeys(t, e, "ann@example.com", 10); len(got) != 0 {
+		t.Fatalf("mails to ann left after the erasure: %v", got)
+	}
+	mails, err := e.box.To(ctx, []string{"ann@example.com"}, []string{"receipt:1", "farewell"})
+	if err != nil || len(mails) != 1 || mails[0].ID != "farewell" {
+		t.Fatalf("To after the erasure = %+v, %v; want only the farewell", mails, err)
 	}
 }

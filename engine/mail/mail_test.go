@@ -7,27 +7,21 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	smtpmock "github.com/mocktools/go-smtp-mock/v2"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/content"
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
-
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
@@ -47,7 +41,7 @@ func brands(t testing.TB) *brand.Registry {
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 type env struct {
-	db    *mongo.Database
+	mails *sqlstore.Mails
 	clock *engine.ManualClock
 	reg   *brand.Registry
 	box   *mail.Outbox
@@ -57,24 +51,14 @@ func newEnv(t *testing.T) *env { return newEnvTB(t) }
 
 func newEnvTB(t testing.TB) *env {
 	t.Helper()
-	st := storetest.Open(t)
-	specs := []store.CollectionSpec{}
-	for _, c := range []map[string][]mongo.IndexModel{mail.Collections(), store.ClaimsCollections()} {
-		for name, idx := range c {
-			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-		}
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
-	e := &env{db: st.DB(), clock: engine.NewManualClock(t0), reg: brands(t)}
+	e := &env{mails: sqlstore.NewMails(storetest.OpenSQL(t)), clock: engine.NewManualClock(t0), reg: brands(t)}
 	e.box = e.outbox()
 	return e
 }
 
 // outbox is another worker on the same database.
 func (e *env) outbox() *mail.Outbox {
-	return mail.NewOutbox(e.db, e.clock, quiet(), func(k string) brand.Copy { return e.reg.Copy(e.reg.Get(k)) }, "http://127.0.0.1:8080").
+	return mail.NewOutbox(e.mails, e.clock, quiet(), func(k string) brand.Copy { return e.reg.Copy(e.reg.Get(k)) }, "http://127.0.0.1:8080").
 		WithSenders(func(k string) mail.From {
 			b := e.reg.Get(k)
 			return mail.From{Brand: b.Name, Operator: "Example Operator Ltd", Support: b.SupportEmail}
@@ -86,9 +70,10 @@ func reset(to, key string) mail.Message {
 		Data: map[string]string{"link": "/reset?token=abc", "minutes": "30"}}
 }
 
-func pending(t *testing.T, e *env) int64 {
+// pending is how many mails are queued.
+func pending(t *testing.T, e *env) int {
 	t.Helper()
-	n, err := e.db.Collection(mail.QueueCollection).CountDocuments(context.Background(), bson.M{})
+	n, _, err := e.box.Pending(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +96,7 @@ func TestEnqueueTwiceQueuesOnce(t *testing.T) {
 		t.Fatalf("list = %+v, want one queued mail", list)
 	}
 	if n := pending(t, e); n != 1 {
-		t.Fatalf("%d queue entries, want 1", n)
+		t.Fatalf("%d queued mails, want 1", n)
 	}
 	m, err := e.box.Get(ctx, "password-reset:h1")
 	if err != nil {
@@ -122,17 +107,6 @@ func TestEnqueueTwiceQueuesOnce(t *testing.T) {
 	}
 	if _, err := e.box.Get(ctx, "nope"); !engine.IsNotFound(err) {
 		t.Fatalf("Get(missing) = %v, want not found", err)
-	}
-	// An enqueue that stopped between its two inserts is repaired by the
-	// retry: the mail is queued again.
-	if _, err := e.db.Collection(mail.QueueCollection).DeleteMany(ctx, bson.M{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.box.Enqueue(ctx, reset("a@example.com", "password-reset:h1")); err != nil {
-		t.Fatal(err)
-	}
-	if n := pending(t, e); n != 1 {
-		t.Fatalf("%d queue entries after the repair, want 1", n)
 	}
 	// The list is newest first.
 	e.clock.Advance(time.Minute)
@@ -162,25 +136,27 @@ func sampleData(tmpl string) map[string]string {
 }
 
 // EnqueueMany queues each mail once, as Enqueue would one by one: a mail
-// queued before keeps its one queue entry, one sent before is not queued
-// again, one stopped between its two inserts is queued again, a message
-// with no recipient is refused alone, and two batches at once queue each
-// mail once.
+// queued before stays queued once, one sent before is not queued again, a
+// message with no recipient is refused alone, and two batches at once
+// queue each mail once.
 func TestEnqueueManyQueuesEachOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	for _, key := range []string{"r:queued", "r:sent", "r:stopped"} {
+	for _, key := range []string{"r:queued", "r:sent"} {
 		if err := e.box.Enqueue(ctx, reset("a@example.com", key)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.db.Collection(mail.MailCollection).UpdateOne(ctx, bson.M{"_id": "r:sent"}, bson.M{"$set": bson.M{"status": mail.StatusSent}}); err != nil {
-		t.Fatal(err)
+	sent := mail.SenderFunc(func(_ context.Context, m mail.Mail) error {
+		if m.ID == "r:queued" {
+			return errors.New("421 try later")
+		}
+		return nil
+	})
+	if n, err := e.box.DeliverDue(ctx, sent); n != 1 || err != nil {
+		t.Fatalf("DeliverDue = %d, %v; want r:sent sent", n, err)
 	}
-	if _, err := e.db.Collection(mail.QueueCollection).DeleteMany(ctx, bson.M{"_id": bson.M{"$in": []string{"r:sent", "r:stopped"}}}); err != nil {
-		t.Fatal(err)
-	}
-	batch := []mail.Message{reset("a@example.com", "r:queued"), reset("a@example.com", "r:sent"), reset("a@example.com", "r:stopped"),
+	batch := []mail.Message{reset("a@example.com", "r:queued"), reset("a@example.com", "r:sent"),
 		reset("b@example.com", "r:new1"), reset("", "r:nobody"), reset("c@example.com", "r:new2")}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -201,26 +177,17 @@ func TestEnqueueManyQueuesEachOnce(t *testing.T) {
 	for _, m := range list {
 		status[m.ID] = m.Status
 	}
-	want := map[string]string{"r:queued": mail.StatusQueued, "r:sent": mail.StatusSent, "r:stopped": mail.StatusQueued,
+	want := map[string]string{"r:queued": mail.StatusQueued, "r:sent": mail.StatusSent,
 		"r:new1": mail.StatusQueued, "r:new2": mail.StatusQueued}
 	if !maps.Equal(status, want) {
 		t.Fatalf("mails %v, want %v", status, want)
 	}
-	cur, err := e.db.Collection(mail.QueueCollection).Find(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
+	if n := pending(t, e); n != 3 {
+		t.Fatalf("%d queued mails, want 3", n)
 	}
-	var entries []bson.M
-	if err := cur.All(ctx, &entries); err != nil {
-		t.Fatal(err)
-	}
-	var queued []string
-	for _, q := range entries {
-		queued = append(queued, q["_id"].(string))
-	}
-	slices.Sort(queued)
-	if !slices.Equal(queued, []string{"r:new1", "r:new2", "r:queued", "r:stopped"}) {
-		t.Fatalf("queue entries %v", queued)
+	// The mail queued before keeps its attempt and its retry time.
+	if m, err := e.box.Get(ctx, "r:queued"); err != nil || m.Attempts != 1 || !m.NextAttemptAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("r:queued after the batch: %+v, %v", m, err)
 	}
 	if m, err := e.box.Get(ctx, "r:new2"); err != nil || !strings.Contains(m.Text, "/reset?token=abc") {
 		t.Fatalf("a batched mail is rendered as one queued alone: %v\n%s", err, m.Text)
@@ -345,7 +312,7 @@ func TestDeliverOverSMTP(t *testing.T) {
 		t.Fatalf("stored mail = %s, attempts %d, sent %v", m.Status, m.Attempts, m.SentAt)
 	}
 	if n := pending(t, e); n != 0 {
-		t.Fatalf("%d queue entries left, want 0", n)
+		t.Fatalf("%d queued mails left, want 0", n)
 	}
 	// The mailbox's list leaves out the attachments' bytes and the HTML.
 	list, err := e.box.List(ctx, 10)
@@ -478,7 +445,7 @@ func TestFailsAfterTheLastAttempt(t *testing.T) {
 		t.Fatalf("calls %d, mail %s after %d attempts (%q)", calls, m.Status, m.Attempts, m.LastError)
 	}
 	if n := pending(t, e); n != 0 {
-		t.Fatalf("%d queue entries left, want 0", n)
+		t.Fatalf("%d queued mails left, want 0", n)
 	}
 }
 
@@ -525,15 +492,40 @@ func TestTwoWorkersDeliverEachMailOnce(t *testing.T) {
 	}
 }
 
+// TestEveryAttemptsWorkerStoppedFailsTheMail: a mail whose every attempt's
+// worker died before recording it is failed, not tried again for ever.
+func TestEveryAttemptsWorkerStoppedFailsTheMail(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.box.Enqueue(ctx, reset("a@example.com", "reset:a")); err != nil {
+		t.Fatal(err)
+	}
+	for range len(mail.Backoff) + 1 {
+		if claimed, err := e.mails.ClaimDue(ctx, e.clock.Now(), 5*time.Minute, 10); len(claimed) != 1 || err != nil {
+			t.Fatal(claimed, err)
+		}
+		e.clock.Advance(5 * time.Minute)
+	}
+	calls := 0
+	ok := mail.SenderFunc(func(context.Context, mail.Mail) error { calls++; return nil })
+	if n, err := e.box.DeliverDue(ctx, ok); n != 0 || err != nil || calls != 0 {
+		t.Fatalf("DeliverDue = %d, %v with %d calls; want the mail failed unsent", n, err, calls)
+	}
+	m, _ := e.box.Get(ctx, "reset:a")
+	if m.Status != mail.StatusFailed || m.LastError == "" || pending(t, e) != 0 {
+		t.Fatalf("mail %s (%q), %d queued", m.Status, m.LastError, pending(t, e))
+	}
+}
+
 func TestLapsedClaimIsTheNextAttempt(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	if err := e.box.Enqueue(ctx, reset("a@example.com", "reset:a")); err != nil {
 		t.Fatal(err)
 	}
-	// A worker took the first attempt and died.
-	if ok, err := store.NewClaims(e.db).Take(ctx, "mail:reset:a:0", "dead", t0.Add(5*time.Minute)); !ok || err != nil {
-		t.Fatal(ok, err)
+	// A worker claimed the first attempt and died.
+	if claimed, err := e.mails.ClaimDue(ctx, t0, 5*time.Minute, 10); len(claimed) != 1 || err != nil {
+		t.Fatal(claimed, err)
 	}
 	calls := 0
 	ok := mail.SenderFunc(func(context.Context, mail.Mail) error { calls++; return nil })

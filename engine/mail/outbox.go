@@ -14,23 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
-	"glimpse/engine/store"
-)
-
-// Collections: every mail ever queued, and the few still pending.
-const (
-	// MailCollection holds every mail, rendered, by its key.
-	MailCollection = "mail"
-	// QueueCollection holds one small entry per mail still to be sent, so
-	// finding due mail scans only the pending few: on the embedded FerretDB
-	// a filter on anything but _id scans the whole collection.
-	QueueCollection = "mail_queue"
 )
 
 // Status of a stored mail.
@@ -41,7 +26,7 @@ const (
 )
 
 // Message is one mail to send. Enqueueing a Key twice sends it once (the
-// outbox _id is the key).
+// key is the stored mail's unique key).
 type Message struct {
 	Key         string            // idempotency key, e.g. "password-reset:<tokenhash>"
 	To          string            // the recipient's address
@@ -49,62 +34,104 @@ type Message struct {
 	Template    string            // one of the Template* constants
 	Data        map[string]string // values the template uses
 	Attachments []Attachment      // optional, e.g. the profile report PDF
-	// Unlisted leaves the mail off its recipient's list of mails (lookup.go):
-	// its sender finds it through a record of its own (a renewal's receipt,
-	// through its charge: the renewal pass mails hundreds at a time, where
-	// a list would cost each a search), or no list may keep its address
-	// (the mail saying an account is deleted, sent after the account's
-	// lists are erased).
+	// Unlisted leaves the mail out of its recipient's mails (SentTo, To by
+	// address): its sender finds it through a record of its own (a
+	// renewal's receipt, through its charge, which the support desk shows
+	// with the charge), or no lookup by address may find it (the mail
+	// saying an account is deleted, sent after the account's mails are
+	// erased).
 	Unlisted bool
 }
 
 // Attachment is a file sent with a mail.
 type Attachment struct {
-	Name        string `bson:"name"`
-	ContentType string `bson:"contentType"`
-	Data        []byte `bson:"data"`
+	Name        string
+	ContentType string
+	Data        []byte
 }
 
 // Mail is a stored mail: rendered at enqueue time, so what the dev mailbox
 // shows is exactly what is sent.
 type Mail struct {
-	ID            string       `bson:"_id"` // the message's Key
-	To            string       `bson:"to"`
-	Brand         string       `bson:"brand"`
-	Template      string       `bson:"template"`
-	Subject       string       `bson:"subject"`
-	Text          string       `bson:"text"`
-	HTML          string       `bson:"html"`
-	MessageID     string       `bson:"messageId"` // without the angle brackets
-	Attachments   []Attachment `bson:"attachments,omitempty"`
-	Status        string       `bson:"status"`
-	Attempts      int          `bson:"attempts"`
-	CreatedAt     time.Time    `bson:"createdAt"`
-	NextAttemptAt time.Time    `bson:"nextAttemptAt,omitempty"`
-	SentAt        time.Time    `bson:"sentAt,omitempty"`
-	LastError     string       `bson:"lastError,omitempty"`
+	ID          string // the message's Key
+	To          string
+	Brand       string
+	Template    string
+	Subject     string
+	Text        string
+	HTML        string
+	MessageID   string // without the angle brackets
+	Attachments []Attachment
+	Unlisted    bool // see Message.Unlisted
+	Status      string
+	// Attempts counts the attempts begun: a claim (Mails.ClaimDue) begins
+	// one, so it also names the claim that may record the outcome.
+	Attempts  int
+	CreatedAt time.Time
+	// NextAttemptAt is when a queued mail is next due: its next attempt's
+	// time, or, while an attempt holds it, the end of that attempt's lease.
+	NextAttemptAt time.Time
+	SentAt        time.Time
+	LastError     string
 }
 
-// queueEntry is a pending mail: due is when its next attempt may start and
-// attempt is that attempt's number (0 for the first).
-type queueEntry struct {
-	ID      string    `bson:"_id"`
-	Due     time.Time `bson:"due"`
-	Attempt int       `bson:"attempt"`
+// Recipient is the address the mail is found under (SentTo, To), in the
+// one spelling every lookup uses; "" for an unlisted mail.
+func (m Mail) Recipient() string {
+	if m.Unlisted {
+		return ""
+	}
+	return recipient(m.To)
+}
+
+// recipient is an address as mail is found under it.
+func recipient(address string) string { return strings.ToLower(strings.TrimSpace(address)) }
+
+// Mails is what the outbox needs from storage: mails by their key (unique),
+// by recipient, and the queued ones by when they fall due.
+type Mails interface {
+	// Insert stores the mails whose keys are new and leaves a mail already
+	// stored under a key as it is (one key, one mail, however many callers
+	// insert it at once); it says how many were new.
+	Insert(ctx context.Context, mails []Mail) (int, error)
+	// Get returns the mail stored under key; ok is false when there is none.
+	Get(ctx context.Context, key string) (m Mail, ok bool, err error)
+	// GetMany returns the stored mails among keys, in no particular order.
+	GetMany(ctx context.Context, keys []string) ([]Mail, error)
+	// Newest returns up to limit mails created at or before asOf, newest
+	// first (CreatedAt, then key descending).
+	Newest(ctx context.Context, asOf time.Time, limit int) ([]Mail, error)
+	// To returns the mails whose Recipient is recipient, newest first (as
+	// Newest), at most limit of them (all when limit <= 0).
+	To(ctx context.Context, recipient string, limit int) ([]Mail, error)
+	// ClaimDue claims up to n queued mails due by now, the earliest due
+	// first, and returns them as claimed: each one's Attempts is one more and
+	// its NextAttemptAt is now+lease, so it is due again only if its worker
+	// has not recorded the attempt by then. Of any number of callers at
+	// once, one claims each mail.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, n int) ([]Mail, error)
+	// Record stores an attempt's outcome (m's Status, NextAttemptAt, SentAt
+	// and LastError) if m is still queued under the claim m was returned
+	// with (Attempts unchanged); false when another claim took it since.
+	Record(ctx context.Context, m Mail) (bool, error)
+	// Queued says how many mails are queued and when the earliest queued of
+	// them was created (zero when none is).
+	Queued(ctx context.Context) (n int, oldest time.Time, err error)
+	// Delete deletes the mails with these keys, whatever their status, and
+	// says how many there were.
+	Delete(ctx context.Context, keys []string) (int64, error)
+	// DeleteDone deletes the mail with key unless it is queued, and says
+	// whether it did.
+	DeleteDone(ctx context.Context, key string) (bool, error)
 }
 
 // Outbox stores mail and delivers it.
 type Outbox struct {
-	mail  *mongo.Collection
-	queue *mongo.Collection
-	// recipients lists each address's mails (lookup.go).
-	recipients *store.Lists
-	claims     *store.Claims
-	claimsC    *mongo.Collection
-	clock      engine.Clock
-	logger     *slog.Logger
-	copy       func(brandKey string) brand.Copy
-	baseURL    string
+	mails   Mails
+	clock   engine.Clock
+	logger  *slog.Logger
+	copy    func(brandKey string) brand.Copy
+	baseURL string
 	// origin gives a brand's public origin for its mails' links (nil, or
 	// "": baseURL).
 	origin func(brandKey string) string
@@ -115,28 +142,17 @@ type Outbox struct {
 	// (WithDemoNotice).
 	demo   bool
 	domain string
-	owner  string
 }
 
-// Collections declares the outbox's collections for EnsureCollections. They
-// need no index beyond _id: lookups are by _id (an address's mails through
-// its list) and the queue stays small.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{MailCollection: nil, QueueCollection: nil, RecipientsCollection: nil}
-}
-
-// NewOutbox returns the outbox kept in db. copy gives a brand's copy table;
-// baseURL makes relative links in Data absolute.
-func NewOutbox(db *mongo.Database, clock engine.Clock, logger *slog.Logger, copy func(brandKey string) brand.Copy, baseURL string) *Outbox {
+// NewOutbox returns the outbox kept in mails. copy gives a brand's copy
+// table; baseURL makes relative links in Data absolute.
+func NewOutbox(mails Mails, clock engine.Clock, logger *slog.Logger, copy func(brandKey string) brand.Copy, baseURL string) *Outbox {
 	baseURL = strings.TrimRight(baseURL, "/")
 	domain := "glimpse.invalid"
 	if u, err := url.Parse(baseURL); err == nil && u.Hostname() != "" {
 		domain = u.Hostname()
 	}
-	return &Outbox{mail: db.Collection(MailCollection), queue: db.Collection(QueueCollection),
-		recipients: store.NewLists(db, RecipientsCollection),
-		claims:     store.NewClaims(db), claimsC: db.Collection(store.ClaimsCollection),
-		clock: clock, logger: logger, copy: copy, baseURL: baseURL, domain: domain, owner: engine.NewToken()}
+	return &Outbox{mails: mails, clock: clock, logger: logger, copy: copy, baseURL: baseURL, domain: domain}
 }
 
 // WithOrigins makes each brand's relative links absolute on that brand's
@@ -185,134 +201,92 @@ func (o *Outbox) linkBase(brandKey string) string {
 // Enqueue renders m and stores it for delivery. A key already queued (or
 // already sent) is not queued again and returns nil.
 func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
-	return o.enqueue(ctx, m, true)
-}
-
-// enqueue is Enqueue, the message put on its recipient's list first when
-// list is set (EnqueueMany listed it already).
-func (o *Outbox) enqueue(ctx context.Context, m Message, list bool) error {
-	if m.Key == "" || m.To == "" {
-		return engine.Errorf(engine.CodeInvalid, "mail: a message needs a key and a recipient")
-	}
-	r, err := o.render(m)
+	doc, err := o.compose(m, o.clock.Now())
 	if err != nil {
 		return err
 	}
-	now := o.clock.Now()
-	doc := Mail{ID: m.Key, To: m.To, Brand: m.Brand, Template: m.Template, Subject: r.Subject, Text: r.Text,
-		HTML: r.HTML, MessageID: MessageID(m.Key, o.domain), Attachments: m.Attachments,
-		Status: StatusQueued, CreatedAt: now, NextAttemptAt: now}
-	if list {
-		if err := o.list(ctx, m); err != nil {
-			return err
-		}
-	}
-	_, err = o.mail.InsertOne(ctx, doc)
-	switch {
-	case store.IsDuplicateKey(err):
-		// Queued before. If that enqueue stopped between its two inserts,
-		// the mail is still queued with no queue entry: add it back. An
-		// entry for a mail sent meanwhile is dropped by the delivery.
-		var old Mail
-		if err := o.mail.FindOne(ctx, bson.M{"_id": m.Key}, options.FindOne().SetProjection(bson.M{"status": 1, "attempts": 1})).Decode(&old); err != nil {
-			return fmt.Errorf("mail: read %q: %w", m.Key, err)
-		}
-		if old.Status != StatusQueued {
-			return nil
-		}
-		doc.Attempts = old.Attempts
-	case err != nil:
+	if _, err := o.mails.Insert(ctx, []Mail{doc}); err != nil {
 		return fmt.Errorf("mail: store %q: %w", m.Key, err)
-	}
-	_, err = o.queue.InsertOne(ctx, queueEntry{ID: m.Key, Due: now, Attempt: doc.Attempts})
-	if err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("mail: queue %q: %w", m.Key, err)
 	}
 	return nil
 }
 
-// EnqueueMany queues msgs as Enqueue queues each, in two unordered
-// insertMany commands (the mails, then their queue entries) rather than two
-// inserts a mail: a renewal pass mails a receipt for every renewal. A mail
-// whose key is taken goes Enqueue's way, which leaves one sent as it was and
-// re-queues one stopped between its inserts. A message that cannot be
-// rendered is left out; every error is returned, joined. Receipts are not
-// listed under their recipients (Listed); any other message is, one by one.
+// compose renders m into the mail stored for it, queued at now.
+func (o *Outbox) compose(m Message, now time.Time) (Mail, error) {
+	if m.Key == "" || m.To == "" {
+		return Mail{}, engine.Errorf(engine.CodeInvalid, "mail: a message needs a key and a recipient")
+	}
+	r, err := o.render(m)
+	if err != nil {
+		return Mail{}, err
+	}
+	return Mail{ID: m.Key, To: m.To, Brand: m.Brand, Template: m.Template, Subject: r.Subject, Text: r.Text,
+		HTML: r.HTML, MessageID: MessageID(m.Key, o.domain), Attachments: m.Attachments, Unlisted: m.Unlisted,
+		Status: StatusQueued, CreatedAt: now, NextAttemptAt: now}, nil
+}
+
+// EnqueueMany queues msgs as Enqueue queues each, in one write rather than
+// one a mail: a renewal pass mails a receipt for every renewal. A key
+// already stored is left as it is. A message that cannot be rendered is
+// left out; every error is returned, joined.
 func (o *Outbox) EnqueueMany(ctx context.Context, msgs []Message) error {
 	now := o.clock.Now()
 	var errs []error
-	docs := make([]any, 0, len(msgs))
-	kept := make([]Message, 0, len(msgs))
+	docs := make([]Mail, 0, len(msgs))
 	for _, m := range msgs {
-		if m.Key == "" || m.To == "" {
-			errs = append(errs, engine.Errorf(engine.CodeInvalid, "mail: a message needs a key and a recipient"))
-			continue
-		}
-		r, err := o.render(m)
-		if err == nil {
-			err = o.list(ctx, m)
-		}
+		doc, err := o.compose(m, now)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		docs = append(docs, Mail{ID: m.Key, To: m.To, Brand: m.Brand, Template: m.Template, Subject: r.Subject, Text: r.Text,
-			HTML: r.HTML, MessageID: MessageID(m.Key, o.domain), Attachments: m.Attachments,
-			Status: StatusQueued, CreatedAt: now, NextAttemptAt: now})
-		kept = append(kept, m)
+		docs = append(docs, doc)
 	}
-	if len(docs) == 0 {
-		return errors.Join(errs...)
-	}
-	refused, err := store.InsertNew(ctx, o.mail, docs)
-	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("mail: store %d mails: %w", len(docs), err))...)
-	}
-	entries := make([]any, 0, len(kept))
-	for i, m := range kept {
-		if refused[i] {
-			if err := o.enqueue(ctx, m, false); err != nil {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		entries = append(entries, queueEntry{ID: m.Key, Due: now})
-	}
-	if len(entries) > 0 {
-		// An entry there already is the same entry: the mail is queued.
-		if _, err := store.InsertNew(ctx, o.queue, entries); err != nil {
-			errs = append(errs, fmt.Errorf("mail: queue %d mails: %w", len(entries), err))
+	if len(docs) > 0 {
+		if _, err := o.mails.Insert(ctx, docs); err != nil {
+			errs = append(errs, fmt.Errorf("mail: store %d mails: %w", len(docs), err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// List returns up to limit mails, newest first, without attachment data.
+// List returns up to limit mails, newest first, without attachment data
+// and HTML bodies (the development mailbox).
 func (o *Outbox) List(ctx context.Context, limit int) ([]Mail, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	cur, err := o.mail.Find(ctx, bson.M{}, options.Find().SetSort(bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: 1}}).
-		SetLimit(int64(limit)).SetProjection(bson.M{"attachments.data": 0, "html": 0}))
+	out, err := o.mails.Newest(ctx, o.clock.Now(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("mail: list: %w", err)
 	}
-	var out []Mail
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("mail: list: %w", err)
+	for i := range out {
+		out[i] = out[i].withoutBodies()
 	}
 	return out, nil
 }
 
+// withoutBodies is m without its HTML body and attachments' bytes (the text
+// body says the same).
+func (m Mail) withoutBodies() Mail {
+	m.HTML = ""
+	if m.Attachments != nil {
+		atts := make([]Attachment, len(m.Attachments))
+		for i, a := range m.Attachments {
+			atts[i] = Attachment{Name: a.Name, ContentType: a.ContentType}
+		}
+		m.Attachments = atts
+	}
+	return m
+}
+
 // Get returns one mail by id (its key); a CodeNotFound error when missing.
 func (o *Outbox) Get(ctx context.Context, id string) (Mail, error) {
-	var m Mail
-	err := o.mail.FindOne(ctx, bson.M{"_id": id}).Decode(&m)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Mail{}, engine.Errorf(engine.CodeNotFound, "There is no mail with this id.")
-	}
+	m, ok, err := o.mails.Get(ctx, id)
 	if err != nil {
 		return Mail{}, fmt.Errorf("mail: get %q: %w", id, err)
+	}
+	if !ok {
+		return Mail{}, engine.Errorf(engine.CodeNotFound, "There is no mail with this id.")
 	}
 	return m, nil
 }
@@ -321,14 +295,11 @@ func (o *Outbox) Get(ctx context.Context, id string) (Mail, error) {
 // a sender that must mail something once, whichever of several paths gets
 // there first, asks before doing the work of making the mail.
 func (o *Outbox) Has(ctx context.Context, key string) (bool, error) {
-	err := o.mail.FindOne(ctx, bson.M{"_id": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
-	}
+	_, ok, err := o.mails.Get(ctx, key)
 	if err != nil {
 		return false, fmt.Errorf("mail: find %q: %w", key, err)
 	}
-	return true, nil
+	return ok, nil
 }
 
 // MessageID derives a mail's Message-ID (without angle brackets) from its

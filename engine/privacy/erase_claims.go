@@ -2,15 +2,9 @@ package privacy
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
-	"glimpse/engine/mail"
 	"glimpse/engine/store"
 )
 
@@ -30,15 +24,6 @@ import (
 //   - "profile-write:<account>:<window>" (profile's write lock, one-minute
 //     windows, released after each write; left only by a writer that died):
 //     the same.
-//   - "mail:profile-report:<account>:<attempt>",
-//     "mail:profile-report-pending:<account>:<attempt>" and
-//     "mail:inactivity:<account>:<day last used>:<attempt>" (the outbox's
-//     delivery claims, mail.Outbox's claimID: one per attempt, held five
-//     minutes and never released): deleted for every attempt. The day is the
-//     activity record's, still there at this step; the warning of an account
-//     used again since has lost it, and its claims, made while that mail was
-//     delivered, went with the sweep long before, unless the person deleted
-//     the account within minutes of the warning.
 //   - "checkout-key:<hash of a random key>" (billing.StartCheckout): bound to
 //     the plan and a hash of the address with the key, so it holds no
 //     address (billing.checkoutKeyOwner; older ones rewritten at start by
@@ -61,16 +46,6 @@ func (s *Service) eraseClaims(ctx context.Context, userID string, subIDs []strin
 	}
 	ids = append(ids, windowClaimIDs("privacy-export-request:"+userID, ExportWindow, ExportWindow, now)...)
 	ids = append(ids, windowClaimIDs("profile-write:"+userID, profileWriteWindow, 3*profileWriteWindow, now)...)
-	ids = append(ids, mailClaimIDs("profile-report:"+userID)...)
-	ids = append(ids, mailClaimIDs("profile-report-pending:"+userID)...)
-	var a activity
-	err := s.db.Collection(ActivityCollection).FindOne(ctx, bson.M{"_id": userID}).Decode(&a)
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("erase claims: %w", err)
-	}
-	if err == nil {
-		ids = append(ids, mailClaimIDs("inactivity:"+userID+":"+a.LastActiveAt.Format(time.DateOnly))...)
-	}
 	for _, id := range ids {
 		if err := s.claims.Release(ctx, id); err != nil {
 			return fmt.Errorf("erase claims: %w", err)
@@ -97,17 +72,6 @@ func windowClaimIDs(prefix string, window, lifetime time.Duration, now time.Time
 	ids := make([]string, 0, last-first+1)
 	for n := first; n <= last; n++ {
 		ids = append(ids, prefix+":"+store.Window(time.Unix(0, n*int64(window)), window))
-	}
-	return ids
-}
-
-// mailClaimIDs are the ids of the delivery claims of the mail with key, one
-// per attempt (mail.Outbox's claimID, "mail:<key>:<attempt>", attempts 0 to
-// len(mail.Backoff)).
-func mailClaimIDs(key string) []string {
-	ids := make([]string, 0, len(mail.Backoff)+1)
-	for attempt := 0; attempt <= len(mail.Backoff); attempt++ {
-		ids = append(ids, "mail:"+key+":"+strconv.Itoa(attempt))
 	}
 	return ids
 }

@@ -6,7 +6,6 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/library"
-	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
@@ -93,9 +92,7 @@ func Fates() []Fate {
 			"is erased they name nobody, and each goes once its minute has passed"},
 		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
 		{profile.InstagramLinksByUserCollection, Erased, "the list of the person's Instagram links"},
-		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
-		{mail.QueueCollection, Erased, "pending deliveries of those mails"},
-		{mail.RecipientsCollection, Erased, "the lists of mails to each of the person's addresses (the last mail is never listed)"},
+		{"mails", Erased, "every mail to the person's addresses, sent or queued (the outbox, engine/mail); the last mail saying the account is deleted is deleted once sent"},
 		{store.ClaimsCollection, Erased, "claims naming the account id, each by the id forms erase_claims.go lists; the others name subscriptions, orders, hashes, days or random ids"},
 		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
 		{"settings", Kept, "the deployment's own secret: no personal data"},

@@ -296,6 +296,9 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 	declared := fates()
 	for _, name := range collections(t, a) {
 		for _, row := range sqlRows(t, a, name) {
+			if name == "mails" && strings.Contains(row, farewell) {
+				continue // the last mail, deleted once sent (checked below)
+			}
 			if strings.Contains(row, p.user.ID) || strings.Contains(row, p.user.Email) {
 				t.Errorf("table %s (%s) still names the person after deletion: %.300s", name, declared[name].Fate, row)
 			}
@@ -316,7 +319,7 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 			id := d.Lookup("_id").StringValue()
 			switch {
 			case name == privacy.ErasuresCollection && id == p.user.ID && !strings.Contains(text, p.user.Email):
-			case (name == mail.MailCollection || name == mail.QueueCollection) && id == farewell:
+			case name == "mails" && id == farewell:
 			default:
 				t.Errorf("%s (%s) still names the person after deletion: %.300s", name, declared[name].Fate, text)
 			}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"glimpse/engine/mail"
+	"glimpse/engine/mail/mailtest"
 	"glimpse/engine/store/sqlite"
 	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/tracking"
@@ -58,4 +60,8 @@ func openDB(t *testing.T) *sqlite.DB {
 
 func TestEventsContract(t *testing.T) {
 	trackingtest.Run(t, func(t *testing.T) tracking.Events { return sqlstore.NewEvents(openDB(t)) })
+}
+
+func TestMailsContract(t *testing.T) {
+	mailtest.Run(t, func(t *testing.T) mail.Mails { return sqlstore.NewMails(openDB(t)) }, mailtest.Options{Atomic: true})
 }

@@ -42,7 +42,6 @@ var Bounded = map[string]string{
 	"staff":             "staff accounts",
 	"staff_sessions":    "staff sessions, a few per staff member",
 	"breach_catalogue":  "the breach catalogue (HIBP lists about 900 breaches)",
-	"mail_queue":        "mails not yet delivered; each leaves the queue when sent",
 	"signin_failures":   "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":   "the sandbox provider's own ledger: development and tests only",
 	"sandbox_sessions":  "the sandbox provider's hosted pages: development and tests only",
@@ -86,8 +85,6 @@ var Periodic = map[string]map[string]string{
 	"password_resets": {"expiresAt": "the sweep deletes expired reset links",
 		"": "listing live links under their accounts, once per database at start"},
 	"profiles": {"": "filing profiles in the refresh schedule, once per database at start"},
-	"mail": {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only); " +
-		"listing mails under their recipients, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
