@@ -7,7 +7,6 @@ import (
 	"glimpse/engine/experiment"
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
-	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
@@ -85,14 +84,10 @@ func Fates() []Fate {
 		{experiment.Collection, Kept, "the experiments staff set up: no subscriber data"},
 		{breach.ChecksCollection, Erased, "the last breach check"},
 		{breach.CatalogueCollection, Kept, "the public catalogue of known breaches: no subscriber data"},
-		{profile.ProfilesCollection, Erased, "the connected profile, its token and analysis"},
-		{profile.SnapshotsCollection, Erased, "the profile's snapshots"},
-		{profile.ChunksCollection, Erased, "the snapshots' follower and following lists"},
-		{profile.RefreshKeysCollection, Erased, "the key that ties the profile's refresh schedule entries to the account"},
-		{profile.RefreshScheduleCollection, Kept, "random refresh keys under the minute they fall due: once the key's document " +
-			"is erased they name nobody, and each goes once its minute has passed"},
-		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
-		{profile.InstagramLinksByUserCollection, Erased, "the list of the person's Instagram links"},
+		{"profiles", Erased, "the connected profile, its token and analysis"},
+		{"profile_snapshots", Erased, "the profile's snapshots with their follower and following lists"},
+		{"profile_chunks", Erased, "the snapshots' follower and following lists, cut under MongoDB's document size limit (MongoDB only)"},
+		{"instagram_links", Erased, "which Instagram account the person connected"},
 		{mail.MailCollection, Erased, "every mail to the person's addresses; the last mail saying the account is deleted is deleted once sent"},
 		{mail.QueueCollection, Erased, "pending deliveries of those mails"},
 		{mail.RecipientsCollection, Erased, "the lists of mails to each of the person's addresses (the last mail is never listed)"},
