@@ -280,17 +280,22 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 
 	t.Run("SubscribersLinkingOneAccountTogetherLeaveOneLink", func(t *testing.T) {
 		s := open(t)
-		const linkers = 8
-		together(t, linkers, func(i int) error { return s.Link(ctx, fmt.Sprint("u", i), "ig-shared") })
-		winner, err := s.UserOf(ctx, "ig-shared")
-		if err != nil || winner == "" {
-			t.Fatalf("UserOf = %q, %v", winner, err)
-		}
-		// Deleting the winner's data must leave no other subscriber linked:
-		// there was one link, not one per linker.
-		must(t, s.Delete(ctx, winner))
-		if got, err := s.UserOf(ctx, "ig-shared"); err != nil || got != "" {
-			t.Fatalf("after deleting %s, the account is still linked to %q (%v)", winner, got, err)
+		const accounts, linkers = 6, 8
+		together(t, accounts*linkers, func(i int) error {
+			return s.Link(ctx, fmt.Sprint("u", i), fmt.Sprint("ig", i/linkers))
+		})
+		for a := range accounts {
+			ig := fmt.Sprint("ig", a)
+			winner, err := s.UserOf(ctx, ig)
+			if err != nil || winner == "" {
+				t.Fatalf("UserOf(%s) = %q, %v", ig, winner, err)
+			}
+			// Deleting the winner's data must leave no other subscriber
+			// linked: there was one link, not one per linker.
+			must(t, s.Delete(ctx, winner))
+			if got, err := s.UserOf(ctx, ig); err != nil || got != "" {
+				t.Fatalf("after deleting %s, %s is still linked to %q (%v)", winner, ig, got, err)
+			}
 		}
 	})
 
