@@ -203,7 +203,12 @@ func (s *Profiles) Put(ctx context.Context, p profile.Profile) error {
 	if err := s.step(); err != nil {
 		return err
 	}
-	if _, err := s.profiles.ReplaceOne(ctx, bson.D{{Key: "_id", Value: p.UserID}}, docOf(p), options.Replace().SetUpsert(true)); err != nil {
+	_, err := s.profiles.ReplaceOne(ctx, bson.D{{Key: "_id", Value: p.UserID}}, docOf(p), options.Replace().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		// Two upserts raced to insert: the other's document is there now.
+		_, err = s.profiles.ReplaceOne(ctx, bson.D{{Key: "_id", Value: p.UserID}}, docOf(p))
+	}
+	if err != nil {
 		return fmt.Errorf("put profile %s: %w", p.UserID, err)
 	}
 	named := map[string]bool{}
@@ -301,8 +306,11 @@ func (s *Profiles) Change(ctx context.Context, userID string, c profile.Change) 
 		filter = append(filter, bson.E{Key: "leaseUntil", Value: c.Lease})
 	}
 	if len(update) == 0 {
-		n, err := s.profiles.CountDocuments(ctx, filter)
-		return n > 0, err
+		err := s.profiles.FindOne(ctx, filter, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return false, nil
+		}
+		return err == nil, err
 	}
 	if err := s.step(); err != nil {
 		return false, err
