@@ -107,7 +107,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
-	a.Profiles = profile.NewService(st.DB(), clock, logger)
 	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
 	a.Content = library.NewRepo(st.DB(), clock)
 	// An experiment's change bumps the content version, so every instance's
@@ -122,6 +121,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Outbox = mail.NewOutbox(a.stores.mails, clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
 		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
+	a.Profiles = profile.NewService(a.stores.profiles, clock, logger)
 	webhookSecret := webhookSecret(cfg)
 	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
 	if err != nil {
@@ -144,7 +144,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
+		staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
@@ -168,12 +168,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := profile.FileExistingRefreshes(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := profile.ListExistingLinks(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	if err := retention.ListExistingAttempts(ctx, st.DB(), settingsCollection); err != nil {

@@ -136,6 +136,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 				report.Documents["mails"] += len(b.mails)
 				report.Spent["mails"] += time.Since(t0)
 				mu.Unlock()
+				t0 = time.Now()
+				if err := a.stores.profiles.InsertMany(ctx, b.profiles); err != nil {
+					errc <- fmt.Errorf("seed-scale: insert profiles: %w", err)
+					return
+				}
+				mu.Lock()
+				report.Documents["profiles"] += len(b.profiles)
+				report.Spent["profiles"] += time.Since(t0)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -165,8 +174,8 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if err := billing.MarkSubscriptionsFiled(ctx, db, settingsCollection); err != nil {
 		return report, err
 	}
-	// The schedules last: one slot per minute holding every subscription
-	// (or profile) due in it, where the app would have filed each alone.
+	// The schedule last: one slot per minute holding every subscription
+	// due in it, where the app would have filed each alone.
 	for _, s := range []struct {
 		name    string
 		entries []store.ScheduleEntry
@@ -174,7 +183,6 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 		mark    func(context.Context, *mongo.Database, string) error
 	}{
 		{"renewal schedule", tmpl.renewals, billing.SeedRenewalSchedule, billing.MarkRenewalsScheduled},
-		{"refresh schedule", tmpl.refreshes, profile.SeedRefreshSchedule, profile.MarkRefreshesScheduled},
 	} {
 		t0 := time.Now()
 		if err := s.seed(ctx, db, a.Clock.Now(), s.entries); err != nil {
@@ -201,7 +209,7 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
-	report.Profiles = report.Documents[profile.ProfilesCollection]
+	report.Profiles = report.Documents["profiles"]
 	report.Took = time.Since(start)
 	return report, nil
 }
@@ -234,9 +242,9 @@ type scaleTemplate struct {
 	mail     mail.Mail
 	profile  profile.Profile
 	posts    profile.ConnectedSnapshot
-	// renewals and refreshes are the schedules' entries, written after the
+	// renewals are the renewal schedule's entries, written after the
 	// documents (the batches are built on one goroutine).
-	renewals, refreshes []store.ScheduleEntry
+	renewals []store.ScheduleEntry
 	// sessions are listed under their accounts at the end, as the
 	// schedules are.
 	sessions []auth.Session
@@ -305,9 +313,11 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 type scaleDocs struct {
 	order []string
 	docs  map[string][]any
-	// events go to tracking's store, mails to the outbox's.
-	events []tracking.Event
-	mails  []mail.Mail
+	// events go to tracking's store, mails to the outbox's, profiles to
+	// profile's.
+	events   []tracking.Event
+	mails    []mail.Mail
+	profiles []profile.Seeded
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -444,11 +454,6 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	}
 
 	if i%10 == 7 {
-		p, snap := t.posts.For(t.profile, userID, t.now.Add(-time.Duration(rng.IntN(24*60))*time.Minute))
-		p.RefreshKey = engine.NewID()
-		b.add(profile.RefreshKeysCollection, profile.RefreshKeyDoc(p.RefreshKey, userID))
-		b.add(profile.SnapshotsCollection, snap)
-		b.add(profile.ProfilesCollection, p)
-		t.refreshes = append(t.refreshes, store.ScheduleEntry{Ref: p.RefreshKey, At: p.NextRefresh})
+		b.profiles = append(b.profiles, t.posts.For(t.profile, userID, t.now.Add(-time.Duration(rng.IntN(24*60))*time.Minute)))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"glimpse/engine/mail"
+	"glimpse/engine/profile"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -16,16 +17,17 @@ import (
 // domains whose stores have not moved yet still use the store's MongoDB
 // connection directly (docs/store.md).
 type stores struct {
-	events tracking.Events
-	mails  mail.Mails
+	events   tracking.Events
+	mails    mail.Mails
+	profiles profile.Profiles
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB())}, nil
 }

@@ -21,21 +21,14 @@ import (
 //     (billing.Finalize): deleted for each of the person's subscriptions.
 //   - "privacy-export-request:<account>:<window>" (RequestExport, ten-minute
 //     windows): deleted for every window a claim not yet swept can be in.
-//   - "profile-write:<account>:<window>" (profile's write lock, one-minute
-//     windows, released after each write; left only by a writer that died):
-//     the same.
 //   - "checkout-key:<hash of a random key>" (billing.StartCheckout): bound to
 //     the plan and a hash of the address with the key, so it holds no
 //     address (billing.checkoutKeyOwner; older ones rewritten at start by
 //     billing.HashCheckoutKeyOwners); it expires 30 days after the checkout.
 //
-// Left to expire: "refresh:<account>:<due>:<window>", the lease of a
-// profile's refresh, released when the refresh ends; one left by a runner
-// that died names the account until it expires (30 minutes) and is swept,
-// and its due time went with the profile. The account id stays in the
-// erasure ledger anyway. Every other claim names no person: subscription,
-// order and attempt ids ("renew:", "free-month:", "order-outcome:",
-// "extend:", "cancel-mail:"), hashes of addresses and of the account id (the
+// Every other claim names no person: subscription, order and attempt ids
+// ("renew:", "free-month:", "order-outcome:", "extend:", "cancel-mail:"),
+// hashes of addresses and of the account id (the
 // sign-in and request limits, "once:", "purchase-failed:", "privacy-erase:"),
 // random ids, days and windows.
 func (s *Service) eraseClaims(ctx context.Context, userID string, subIDs []string) error {
@@ -45,7 +38,6 @@ func (s *Service) eraseClaims(ctx context.Context, userID string, subIDs []strin
 		ids = append(ids, "finalize:"+sub)
 	}
 	ids = append(ids, windowClaimIDs("privacy-export-request:"+userID, ExportWindow, ExportWindow, now)...)
-	ids = append(ids, windowClaimIDs("profile-write:"+userID, profileWriteWindow, 3*profileWriteWindow, now)...)
 	for _, id := range ids {
 		if err := s.claims.Release(ctx, id); err != nil {
 			return fmt.Errorf("erase claims: %w", err)
@@ -53,10 +45,6 @@ func (s *Service) eraseClaims(ctx context.Context, userID string, subIDs []strin
 	}
 	return nil
 }
-
-// profileWriteWindow is the window of profile's write lock (its
-// writeWindow), kept three windows.
-const profileWriteWindow = time.Minute
 
 // claimSweepLag is how long an expired claim may wait for the sweep (the
 // app sweeps every ten minutes, at most a share of the time), with margin.

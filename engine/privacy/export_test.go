@@ -105,7 +105,7 @@ var camelCase = regexp.MustCompile(`^[a-z][a-zA-Z]*$`)
 // file and every field is explained in README.txt, every field name is a
 // camelCase word, no time is the zero time, and nothing internal is in it
 // (database and idempotency keys, payment method references, the profile's
-// refresh key and seed, the staff member or their reason).
+// seed and lease, the staff member or their reason).
 func TestExportIsWrittenForAPerson(t *testing.T) {
 	a, clock := openApp(t)
 	ctx := context.Background()
@@ -126,7 +126,7 @@ func TestExportIsWrittenForAPerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	prof, err := a.Profiles.Get(ctx, p.user.ID)
-	if err != nil || prof.RefreshKey == "" {
+	if err != nil || prof.Source == "" {
 		t.Fatalf("profile: %+v %v", prof, err)
 	}
 	// The seeded export was made before the refund: ask again later.
@@ -169,8 +169,8 @@ func TestExportIsWrittenForAPerson(t *testing.T) {
 				t.Errorf("%s: field %q is not explained in README.txt", name, path)
 			}
 		}
-		for _, internal := range []string{"0001-01-01", addOnCharge.ID, addOnCharge.Method, "pm_", prof.RefreshKey,
-			"\"seed\"", "\"key\"", "\"_id\"", "agent.smith", staffReason, "ticket 4471", "sealed-token", "argon2"} {
+		for _, internal := range []string{"0001-01-01", addOnCharge.ID, addOnCharge.Method, "pm_",
+			"\"seed\"", "\"leaseUntil\"", "\"key\"", "\"_id\"", "agent.smith", staffReason, "ticket 4471", "sealed-token", "argon2"} {
 			if internal != "" && strings.Contains(body, internal) {
 				t.Errorf("%s holds %q:\n%s", name, internal, body)
 			}

@@ -6,7 +6,6 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/library"
-	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
@@ -84,14 +83,10 @@ func Fates() []Fate {
 		{experiment.Collection, Kept, "the experiments staff set up: no subscriber data"},
 		{breach.ChecksCollection, Erased, "the last breach check"},
 		{breach.CatalogueCollection, Kept, "the public catalogue of known breaches: no subscriber data"},
-		{profile.ProfilesCollection, Erased, "the connected profile, its token and analysis"},
-		{profile.SnapshotsCollection, Erased, "the profile's snapshots"},
-		{profile.ChunksCollection, Erased, "the snapshots' follower and following lists"},
-		{profile.RefreshKeysCollection, Erased, "the key that ties the profile's refresh schedule entries to the account"},
-		{profile.RefreshScheduleCollection, Kept, "random refresh keys under the minute they fall due: once the key's document " +
-			"is erased they name nobody, and each goes once its minute has passed"},
-		{profile.InstagramLinksCollection, Erased, "which Instagram account the person connected"},
-		{profile.InstagramLinksByUserCollection, Erased, "the list of the person's Instagram links"},
+		{"profiles", Erased, "the connected profile, its token and analysis"},
+		{"profile_snapshots", Erased, "the profile's snapshots with their follower and following lists"},
+		{"profile_chunks", Erased, "the snapshots' follower and following lists, cut under MongoDB's document size limit (MongoDB only)"},
+		{"instagram_links", Erased, "which Instagram account the person connected"},
 		{"mails", Erased, "every mail to the person's addresses, sent or queued (the outbox, engine/mail); the last mail saying the account is deleted is deleted once sent"},
 		{store.ClaimsCollection, Erased, "claims naming the account id, each by the id forms erase_claims.go lists; the others name subscriptions, orders, hashes, days or random ids"},
 		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},

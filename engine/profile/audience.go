@@ -37,17 +37,9 @@ func (s *Service) Audience(ctx context.Context, userID, group, search string, of
 	if len(p.Snapshots) == 0 || p.Result == nil {
 		return AudiencePage{}, ErrNoAudience
 	}
-	current, err := s.Snapshot(ctx, p.Snapshots[len(p.Snapshots)-1].ID)
+	in, err := s.latestInput(ctx, p)
 	if err != nil {
 		return AudiencePage{}, err
-	}
-	in := analysis.Input{Current: current}
-	if len(p.Snapshots) > 1 {
-		prev, err := s.Snapshot(ctx, p.Snapshots[len(p.Snapshots)-2].ID)
-		if err != nil {
-			return AudiencePage{}, err
-		}
-		in.Previous = &prev
 	}
 	names, ok := analysis.Members(in, group)
 	if !ok {

@@ -3,39 +3,24 @@ package profile_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
 	"glimpse/engine/profile"
-	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
 
-// TestDisconnectFindsEverythingByKey: disconnecting deletes the profile's
-// snapshots with their lists and the subscriber's Instagram links, a link
-// written before the lists existed included (listed once at start), each
-// found by _id; a link another subscriber has taken over since stays.
-func TestDisconnectFindsEverythingByKey(t *testing.T) {
+// TestDisconnectLeavesNothingOfTheProfile: disconnecting deletes the
+// profile, its snapshots with their lists and the subscriber's Instagram
+// links, reading every row of the tables afterwards; a link another
+// subscriber has taken over since stays.
+func TestDisconnectLeavesNothingOfTheProfile(t *testing.T) {
 	t.Parallel()
-	st := storetest.Open(t)
+	db := storetest.OpenSQL(t)
 	ctx := context.Background()
-	var specs []store.CollectionSpec
-	for name, idx := range profile.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(ctx, specs); err != nil {
-		t.Fatal(err)
-	}
-	db := st.DB()
-	svc := profile.NewService(db, engine.NewManualClock(start), slog.New(slog.DiscardHandler))
-	if _, err := db.Collection(profile.InstagramLinksCollection).InsertOne(ctx, bson.M{"_id": "ig:old", "userId": "ann"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := profile.ListExistingLinks(ctx, db, "test_settings"); err != nil {
-		t.Fatal(err)
-	}
+	svc := profile.NewService(sqlstore.NewProfiles(db), engine.NewManualClock(start), slog.New(slog.DiscardHandler))
 	if err := svc.SeedDemo(ctx, "ann", 42); err != nil {
 		t.Fatal(err)
 	}
@@ -45,34 +30,37 @@ func TestDisconnectFindsEverythingByKey(t *testing.T) {
 	if err := svc.LinkInstagram(ctx, "bob", "2"); err != nil {
 		t.Fatal(err)
 	}
-	count := func(coll string, filter bson.M) int64 {
+	naming := func(table, who string) int {
 		t.Helper()
-		n, err := db.Collection(coll).CountDocuments(ctx, filter)
+		rows, err := db.RowsText(ctx, table)
 		if err != nil {
 			t.Fatal(err)
 		}
+		n := 0
+		for _, r := range rows {
+			if strings.Contains(r, who) {
+				n++
+			}
+		}
 		return n
 	}
-	annChunks := bson.M{"_id": bson.M{"$regex": "^ann:"}}
-	if count(profile.SnapshotsCollection, bson.M{"userId": "ann"}) == 0 || count(profile.ChunksCollection, annChunks) == 0 {
-		t.Fatal("the demo profile has no snapshot lists to erase")
+	if naming("profile_snapshots", "ann") == 0 || naming("instagram_links", "ann") == 0 {
+		t.Fatal("the demo profile has no snapshots or links to erase")
 	}
-	if err := svc.Disconnect(ctx, "ann"); err != nil {
-		t.Fatal(err)
+	for range 2 { // again: nothing more
+		if err := svc.Disconnect(ctx, "ann"); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if n := count(profile.SnapshotsCollection, bson.M{"userId": "ann"}); n != 0 {
-		t.Errorf("%d snapshots left", n)
+	for _, table := range []string{"profiles", "profile_snapshots", "instagram_links"} {
+		if n := naming(table, "ann"); n != 0 {
+			t.Errorf("%d rows of %s name ann", n, table)
+		}
 	}
-	if n := count(profile.ChunksCollection, annChunks); n != 0 {
-		t.Errorf("%d snapshot list chunks left", n)
+	if who, err := svc.UserOfInstagram(ctx, "2"); err != nil || who != "bob" {
+		t.Errorf("bob's link: %q, %v", who, err)
 	}
-	if n := count(profile.InstagramLinksCollection, bson.M{"userId": "ann"}); n != 0 {
-		t.Errorf("%d of ann's links left", n)
-	}
-	if n := count(profile.InstagramLinksCollection, bson.M{"_id": "ig:2", "userId": "bob"}); n != 1 {
-		t.Errorf("bob's link is gone")
-	}
-	if n := count(profile.InstagramLinksByUserCollection, bson.M{"_id": bson.M{"$regex": "^ann#"}}); n != 0 {
-		t.Errorf("%d slots of ann's list left", n)
+	if who, err := svc.UserOfInstagram(ctx, "1"); err != nil || who != "" {
+		t.Errorf("ann's link: %q, %v", who, err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/analysis"
 	"glimpse/engine/profile"
-	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
 
@@ -26,16 +26,8 @@ var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
 func newService(t *testing.T) (*profile.Service, *engine.ManualClock) {
 	t.Helper()
-	st := storetest.Open(t)
-	var specs []store.CollectionSpec
-	for name, idx := range profile.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
 	clock := engine.NewManualClock(start)
-	return profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler)), clock
+	return profile.NewService(openStore(t), clock, slog.New(slog.DiscardHandler)), clock
 }
 
 func names(prefix string, n int) []string {
@@ -212,18 +204,11 @@ func TestRefreshUsesTheSourceFetcher(t *testing.T) {
 	}
 }
 
-// openStore returns a fresh database with this package's collections.
-func openStore(t *testing.T) *store.Store {
+// openStore returns the storage of a fresh embedded database, which
+// several services may share as several instances share one database.
+func openStore(t *testing.T) profile.Profiles {
 	t.Helper()
-	st := storetest.Open(t)
-	var specs []store.CollectionSpec
-	for name, idx := range profile.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return sqlstore.NewProfiles(storetest.OpenSQL(t))
 }
 
 // countingFetcher counts the fetches of each profile and returns a small
@@ -244,8 +229,7 @@ func (f *countingFetcher) fetch(_ context.Context, p profile.Profile, now time.T
 // TestConcurrentRefreshRunnersRefreshEachProfileOnce runs several RefreshDue
 // runners (as several instances would) at once over the same due profiles
 // on one database: each profile must be fetched and refreshed exactly once.
-// The lease used to be a conditional findOneAndUpdate, which the embedded
-// FerretDB granted to several runners at once.
+// Each lease is a conditional update on the profile's lease (ClaimDue).
 func TestConcurrentRefreshRunnersRefreshEachProfileOnce(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
@@ -255,7 +239,7 @@ func TestConcurrentRefreshRunnersRefreshEachProfileOnce(t *testing.T) {
 	f := &countingFetcher{calls: map[string]int{}}
 	services := make([]*profile.Service, runners)
 	for i := range services {
-		services[i] = profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler))
+		services[i] = profile.NewService(st, clock, slog.New(slog.DiscardHandler))
 		services[i].SetFetcher(profile.SourceAPI, f.fetch)
 	}
 	for round := range rounds {
@@ -307,7 +291,7 @@ func TestRefreshLeaseOfACrashedRunnerLapses(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
 	stuckClock, clock := engine.NewManualClock(start), engine.NewManualClock(start)
-	stuck := profile.NewService(st.DB(), stuckClock, slog.New(slog.DiscardHandler))
+	stuck := profile.NewService(st, stuckClock, slog.New(slog.DiscardHandler))
 	entered, unblock := make(chan struct{}), make(chan struct{})
 	stuck.SetFetcher(profile.SourceAPI, func(context.Context, profile.Profile, time.Time) (analysis.Snapshot, string, error) {
 		close(entered)
@@ -315,7 +299,7 @@ func TestRefreshLeaseOfACrashedRunnerLapses(t *testing.T) {
 		return analysis.Snapshot{}, "", errors.New("the runner crashed")
 	})
 	f := &countingFetcher{calls: map[string]int{}}
-	other := profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler))
+	other := profile.NewService(st, clock, slog.New(slog.DiscardHandler))
 	other.SetFetcher(profile.SourceAPI, f.fetch)
 	if err := other.Connect(ctx, "u", profile.SourceAPI, "ann", 0); err != nil {
 		t.Fatal(err)
@@ -336,8 +320,14 @@ func TestRefreshLeaseOfACrashedRunnerLapses(t *testing.T) {
 	if n, err := other.RefreshDue(ctx); err != nil || n != 1 || f.calls["u"] != 1 {
 		t.Fatalf("after the lease lapsed: refreshed %d, %v, %d fetches; want the profile taken over", n, err, f.calls["u"])
 	}
+	refreshed, _ := other.Get(ctx, "u")
 	close(unblock)
 	<-stuckDone
+	// The stuck runner's failure comes after its lease lapsed: it must not
+	// move the next refresh the other runner set, nor record a problem.
+	if p, _ := other.Get(ctx, "u"); !p.NextRefresh.Equal(refreshed.NextRefresh) || p.Problem != "" {
+		t.Fatalf("a runner whose lease lapsed wrote its failure: next %v (want %v), problem %q", p.NextRefresh, refreshed.NextRefresh, p.Problem)
+	}
 }
 
 // TestConcurrentSnapshotsAreAllRecorded adds 12 snapshots of one profile at
@@ -382,11 +372,10 @@ func TestConcurrentSnapshotsAreAllRecorded(t *testing.T) {
 	}
 }
 
-// TestRefreshScheduleFollowsTheProfile: a reconnected profile keeps its
-// refresh key, so the entries filed before still lead to it; a disconnected
-// one loses its key, so its entries lead nowhere and are skipped; and a
-// profile reconnected after that gets a new key and is refreshed when due.
-func TestRefreshScheduleFollowsTheProfile(t *testing.T) {
+// TestRefreshFollowsTheProfile: a reconnected profile is refreshed when
+// due; a disconnected one is not refreshed at all; and a profile connected
+// again after that is refreshed when due.
+func TestRefreshFollowsTheProfile(t *testing.T) {
 	t.Parallel()
 	svc, clock := newService(t)
 	ctx := context.Background()
@@ -394,14 +383,11 @@ func TestRefreshScheduleFollowsTheProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, _ := svc.Get(ctx, "ann")
-	if first.RefreshKey == "" {
-		t.Fatal("a connected profile has no refresh key")
-	}
 	if err := svc.Connect(ctx, "ann", profile.SourceDemo, "ann", 42); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := svc.Get(ctx, "ann"); again.RefreshKey != first.RefreshKey {
-		t.Fatalf("reconnecting changed the refresh key from %q to %q", first.RefreshKey, again.RefreshKey)
+	if n, err := svc.RefreshDue(ctx); err != nil || n != 1 {
+		t.Fatalf("the reconnected profile is due at once: %d %v", n, err)
 	}
 	if err := svc.Disconnect(ctx, "ann"); err != nil {
 		t.Fatal(err)
@@ -410,13 +396,13 @@ func TestRefreshScheduleFollowsTheProfile(t *testing.T) {
 	if n, err := svc.RefreshDue(ctx); err != nil || n != 0 {
 		t.Fatalf("a disconnected profile was refreshed: %d %v", n, err)
 	}
+	if p, _ := svc.Get(ctx, "ann"); p.Status != profile.StatusIdle {
+		t.Fatalf("the refresh job brought a disconnected profile back: %+v", p)
+	}
 	if err := svc.SeedDemo(ctx, "ann", 7); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := svc.Get(ctx, "ann")
-	if second.RefreshKey == "" || second.RefreshKey == first.RefreshKey {
-		t.Fatalf("after disconnecting, the key %q was %q", second.RefreshKey, first.RefreshKey)
-	}
 	clock.Set(second.NextRefresh)
 	if n, err := svc.RefreshDue(ctx); err != nil || n != 1 {
 		t.Fatalf("the new profile is due: %d %v", n, err)

@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"glimpse/engine/analysis"
 )
 
 // ConnectedSnapshot is a stored snapshot used as the pattern for copies: the
 // scale seed gives many subscribers a connected profile without analysing
 // each (docs/benchmarks.md §7).
-type ConnectedSnapshot struct{ doc snapshotDoc }
+type ConnectedSnapshot struct{ snap analysis.Snapshot }
 
 // ConnectedSnapshotOf reads p's newest snapshot, without its follower lists,
 // as an API-connected profile's snapshot is (the API gives no lists).
@@ -20,17 +20,17 @@ func (s *Service) ConnectedSnapshotOf(ctx context.Context, p Profile) (Connected
 	if len(p.Snapshots) == 0 {
 		return ConnectedSnapshot{}, fmt.Errorf("profile %s has no snapshot", p.UserID)
 	}
-	var d snapshotDoc
-	if err := s.db.Collection(SnapshotsCollection).FindOne(ctx, bson.M{"_id": p.Snapshots[len(p.Snapshots)-1].ID}).Decode(&d); err != nil {
+	snap, err := s.Snapshot(ctx, p.Snapshots[len(p.Snapshots)-1].ID)
+	if err != nil {
 		return ConnectedSnapshot{}, fmt.Errorf("read snapshot of %s: %w", p.UserID, err)
 	}
-	d.FollowersKnown, d.FollowingKnown, d.FollowerChunks, d.FollowingChunk = false, false, 0, 0
-	return ConnectedSnapshot{doc: d}, nil
+	snap.Followers, snap.Following = nil, nil
+	return ConnectedSnapshot{snap: snap}, nil
 }
 
-// For returns the profile and snapshot document userID would have had the
-// snapshot been taken at `at`: analysed like template, refreshed a day later.
-func (c ConnectedSnapshot) For(template Profile, userID string, at time.Time) (Profile, any) {
+// For returns the profile userID would have had the snapshot been taken at
+// `at`, with that snapshot: analysed like template, refreshed a day later.
+func (c ConnectedSnapshot) For(template Profile, userID string, at time.Time) Seeded {
 	at = at.UTC().Truncate(time.Millisecond)
 	ref := SnapshotRef{ID: userID + ":" + strconv.FormatInt(at.UnixMilli(), 10), TakenAt: at}
 	if n := len(template.Snapshots); n > 0 {
@@ -38,10 +38,10 @@ func (c ConnectedSnapshot) For(template Profile, userID string, at time.Time) (P
 		ref.Followers, ref.HasFollowers = last.Followers, last.HasFollowers
 		ref.EngagementRate, ref.HasEngagement = last.EngagementRate, last.HasEngagement
 	}
-	d := c.doc
-	d.ID, d.UserID, d.TakenAt = ref.ID, userID, at
+	snap := c.snap
+	snap.TakenAt = at
 	p := template
 	p.UserID, p.Source, p.Username, p.Seed, p.Credential = userID, SourceAPI, "scale."+userID, 0, ""
-	p.Snapshots, p.NextRefresh, p.Status, p.Problem = []SnapshotRef{ref}, at.Add(24*time.Hour), StatusCompleted, ""
-	return p, d
+	p.Snapshots, p.NextRefresh, p.Status, p.Problem, p.LeaseUntil = []SnapshotRef{ref}, at.Add(24*time.Hour), StatusCompleted, "", time.Time{}
+	return Seeded{Profile: p, Snapshots: []analysis.Snapshot{snap}}
 }

@@ -2,13 +2,8 @@ package profile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/analysis"
 )
@@ -43,26 +38,14 @@ func (s *Service) Summary(ctx context.Context, userID string) (Summary, error) {
 	// Callers that miss together (every request in flight for one user when
 	// the entry expires) share one read.
 	return s.summaries.Load(ctx, userID, func(ctx context.Context) (Summary, error) {
-		var doc struct {
-			Status string `bson:"status"`
-			Result *struct {
-				Engagement analysis.Engagement `bson:"engagement"`
-			} `bson:"result"`
-		}
 		// Only the two fields: a result holds up to a hundred usernames per
 		// audience group, which the dashboard never shows.
-		err := s.db.Collection(ProfilesCollection).FindOne(ctx, bson.M{"_id": userID},
-			options.FindOne().SetProjection(bson.M{"status": 1, "result.engagement": 1})).Decode(&doc)
-		sum := Summary{Status: StatusIdle}
-		switch {
-		case errors.Is(err, mongo.ErrNoDocuments):
-		case err != nil:
+		sum, found, err := s.profiles.Summary(ctx, userID)
+		if err != nil {
 			return Summary{}, fmt.Errorf("get profile summary: %w", err)
-		default:
-			sum.Status = doc.Status
-			if doc.Result != nil {
-				sum.Engagement = &doc.Result.Engagement
-			}
+		}
+		if !found {
+			return Summary{Status: StatusIdle}, nil
 		}
 		return sum, nil
 	})

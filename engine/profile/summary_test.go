@@ -22,8 +22,8 @@ func TestSummaryFollowsThisInstancesWritesAndOthersWithinTheTTL(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
 	clock := engine.NewManualClock(start)
-	here := profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler))
-	there := profile.NewService(st.DB(), clock, slog.New(slog.DiscardHandler))
+	here := profile.NewService(st, clock, slog.New(slog.DiscardHandler))
+	there := profile.NewService(st, clock, slog.New(slog.DiscardHandler))
 	summary := func(svc *profile.Service) profile.Summary {
 		t.Helper()
 		s, err := svc.Summary(ctx, "u1")

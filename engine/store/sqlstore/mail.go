@@ -234,11 +234,6 @@ func (s *Mails) query(ctx context.Context, q sqlite.Querier, query string, args 
 	return out, rows.Err()
 }
 
-// nullTime stores the zero time as NULL.
-func nullTime(t time.Time) sql.NullInt64 {
-	return sql.NullInt64{Int64: unixNano(t), Valid: !t.IsZero()}
-}
-
 // placeholders is n comma-separated question marks.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

@@ -17,3 +17,8 @@ func unixNano(t time.Time) int64 { return t.UnixNano() }
 func fromUnixNano(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// nullTime stores the zero time as NULL.
+func nullTime(t time.Time) sql.NullInt64 {
+	return sql.NullInt64{Int64: unixNano(t), Valid: !t.IsZero()}
+}

@@ -70,7 +70,6 @@ var Periodic = map[string]map[string]string{
 	"activation_keys": {"expiresAt": "the sweep deletes expired activation links",
 		"": "listing live links under their subscriptions, once per database at start"},
 	"claims":          {"expiresAt": "the sweep deletes expired claims"},
-	"instagram_links": {"": "listing links under their subscribers, once per database at start"},
 	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
 	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
@@ -84,7 +83,6 @@ var Periodic = map[string]map[string]string{
 	"cancel_attempts": {"": "listing cancel attempts under their subscribers, once per database at start"},
 	"password_resets": {"expiresAt": "the sweep deletes expired reset links",
 		"": "listing live links under their accounts, once per database at start"},
-	"profiles": {"": "filing profiles in the refresh schedule, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
