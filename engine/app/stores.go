@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"glimpse/engine/experiment"
+	"glimpse/engine/retention"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -15,15 +17,18 @@ import (
 // domains whose stores have not moved yet still use the store's MongoDB
 // connection directly (docs/store.md).
 type stores struct {
-	events tracking.Events
+	events      tracking.Events
+	attempts    retention.Attempts
+	experiments experiment.Storage
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), attempts: mongostore.NewAttempts(st.DB()),
+		experiments: mongostore.NewExperiments(st.DB())}, nil
 }

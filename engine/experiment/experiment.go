@@ -50,31 +50,31 @@ const (
 // Variant is one arm. The first variant is the control; a control whose
 // Value is empty shows the flow's own copy (or offer).
 type Variant struct {
-	ID     string `bson:"id"`
-	Name   string `bson:"name"`
-	Value  string `bson:"value"`
-	Weight int    `bson:"weight"`
+	ID     string
+	Name   string
+	Value  string
+	Weight int
 }
 
 // Experiment is one A/B experiment.
 type Experiment struct {
-	ID       string    `bson:"_id"`
-	Name     string    `bson:"name"`
-	Kind     string    `bson:"kind"`
-	Key      string    `bson:"key"`
-	Variants []Variant `bson:"variants"`
-	Status   string    `bson:"status"`
+	ID       string
+	Name     string
+	Kind     string
+	Key      string
+	Variants []Variant
+	Status   string
 	// Phase starts at 1 and grows whenever the variants change after the
 	// experiment first ran: people are bucketed afresh, so results are kept
 	// per phase.
-	Phase          int       `bson:"phase"`
-	PhaseStartedAt time.Time `bson:"phaseStartedAt,omitzero"`
+	Phase          int
+	PhaseStartedAt time.Time
 	// Started is set once it first ran.
-	Started   bool      `bson:"started"`
-	CreatedBy string    `bson:"createdBy"`
-	CreatedAt time.Time `bson:"createdAt"`
-	UpdatedBy string    `bson:"updatedBy"`
-	UpdatedAt time.Time `bson:"updatedAt"`
+	Started   bool
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedBy string
+	UpdatedAt time.Time
 }
 
 // Weights returns the variants' weights in order.
