@@ -70,7 +70,11 @@ type Experiment struct {
 	Phase          int
 	PhaseStartedAt time.Time
 	// Started is set once it first ran.
-	Started   bool
+	Started bool
+	// Revision counts the saves: a save is stored only over the revision
+	// it was made from (Storage.Replace), so of two edits made from the
+	// same revision the second is refused rather than lost.
+	Revision  int
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedBy string
@@ -88,6 +92,16 @@ func (e Experiment) Weights() []int {
 
 // Running reports whether subscribers are being assigned.
 func (e Experiment) Running() bool { return e.Status == StatusRunning }
+
+// RunningKey is the key e holds while it runs ("" when it does not): one
+// experiment at a time may run on a key, which the store enforces with a
+// unique key on it.
+func (e Experiment) RunningKey() string {
+	if !e.Running() {
+		return ""
+	}
+	return e.Key
+}
 
 var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 

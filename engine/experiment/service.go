@@ -39,8 +39,10 @@ type Storage interface {
 	Get(ctx context.Context, id string) (Experiment, error)
 	// Insert stores a new experiment.
 	Insert(ctx context.Context, e Experiment) error
-	// Replace stores e in place of the experiment with its ID (the last
-	// writer wins).
+	// Replace stores e in place of the experiment with its ID if the
+	// stored one is e's previous revision (e.Revision-1), else answers
+	// ErrStale; if e runs and another running experiment holds its key
+	// (Experiment.RunningKey), ErrKeyRunning.
 	Replace(ctx context.Context, e Experiment) error
 	// Mark stores m unless the person has that mark in that phase already;
 	// stored says whether this call stored it. Of Marks sent together, one
@@ -59,8 +61,17 @@ type Storage interface {
 	Tallies(ctx context.Context, experimentID string, phase int) ([]Tally, error)
 }
 
-// ErrNoExperiment is what Storage.Get says of an unknown experiment.
-var ErrNoExperiment = errors.New("experiment: no such experiment")
+// What the storage answers.
+var (
+	// ErrNoExperiment: Storage.Get of an unknown experiment.
+	ErrNoExperiment = errors.New("experiment: no such experiment")
+	// ErrStale: Storage.Replace of a save made from a revision another
+	// save replaced meanwhile.
+	ErrStale = errors.New("experiment: changed meanwhile")
+	// ErrKeyRunning: Storage.Replace of a running experiment whose key
+	// another running experiment holds.
+	ErrKeyRunning = errors.New("experiment: another experiment runs on the key")
+)
 
 // Mark is one person's mark in one phase of an experiment: the exposure
 // (Event MarkExposure) or an outcome (EventSaved, EventCanceled), each stored
@@ -176,7 +187,7 @@ func (s *Service) Create(ctx context.Context, e Experiment, by string) (Experime
 	}
 	now := s.now()
 	e.ID = "x" + engine.NewID()[:11]
-	e.Status, e.Phase, e.Started = StatusDraft, 1, false
+	e.Status, e.Phase, e.Started, e.Revision = StatusDraft, 1, false, 1
 	e.CreatedBy, e.CreatedAt, e.UpdatedBy, e.UpdatedAt = by, now, by, now
 	if err := s.store.Insert(ctx, e); err != nil {
 		return Experiment{}, fmt.Errorf("create experiment: %w", err)
@@ -208,11 +219,11 @@ func (s *Service) Update(ctx context.Context, id string, in Experiment, by strin
 		next.Phase++
 		next.PhaseStartedAt = s.now()
 	}
-	next.UpdatedBy, next.UpdatedAt = by, s.now()
-	// Last writer wins: two testers saving at once lose one edit, never a
-	// count (counts live elsewhere, by phase).
-	if err := s.store.Replace(ctx, next); err != nil {
-		return Experiment{}, fmt.Errorf("update experiment: %w", err)
+	next.UpdatedBy, next.UpdatedAt, next.Revision = by, s.now(), e.Revision+1
+	// Two testers saving the same revision at once: the second is
+	// refused, not lost (and a phase begins once).
+	if err := s.replace(ctx, next); err != nil {
+		return Experiment{}, err
 	}
 	return next, s.changed(ctx)
 }
@@ -225,8 +236,10 @@ const (
 	ActionStop  = "stop"
 )
 
-// SetStatus starts, pauses or stops an experiment. Only one experiment may
-// run on a key at a time.
+// SetStatus starts, pauses or stops an experiment, from the state it
+// reads (a change made meanwhile refuses it). Only one experiment may run
+// on a key at a time: this instance's list names the one that does, and
+// the store's unique key refuses a start that races another.
 func (s *Service) SetStatus(ctx context.Context, id, action, by string) (Experiment, error) {
 	e, err := s.Get(ctx, id)
 	if err != nil {
@@ -250,11 +263,26 @@ func (s *Service) SetStatus(ctx context.Context, id, action, by string) (Experim
 	default:
 		return Experiment{}, engine.Errorf(engine.CodeConflict, "An experiment that is %s cannot %s.", e.Status, action)
 	}
-	e.UpdatedBy, e.UpdatedAt = by, s.now()
-	if err := s.store.Replace(ctx, e); err != nil {
-		return Experiment{}, fmt.Errorf("update experiment: %w", err)
+	e.UpdatedBy, e.UpdatedAt, e.Revision = by, s.now(), e.Revision+1
+	if err := s.replace(ctx, e); err != nil {
+		return Experiment{}, err
 	}
 	return e, s.changed(ctx)
+}
+
+// replace stores a save made from the revision before e's, with the
+// store's refusals in the tester's words.
+func (s *Service) replace(ctx context.Context, e Experiment) error {
+	err := s.store.Replace(ctx, e)
+	switch {
+	case errors.Is(err, ErrStale):
+		return engine.Errorf(engine.CodeConflict, "The experiment %q changed meanwhile: reload it and try again.", e.Name)
+	case errors.Is(err, ErrKeyRunning):
+		return engine.Errorf(engine.CodeConflict, "Another experiment already runs on %s.", e.Key)
+	case err != nil:
+		return fmt.Errorf("update experiment: %w", err)
+	}
+	return nil
 }
 
 // Assignment is the variant one subscriber sees in one running experiment.

@@ -401,3 +401,65 @@ func BenchmarkResultsAfterMillionEvents(b *testing.B) {
 		b.Fatalf("results count %d events, want %d", got, events)
 	}
 }
+
+// One experiment runs on a key, even when the other was started on an
+// instance that has not loaded it yet: the store's unique key decides.
+func TestOneExperimentRunsOnAKeyAcrossInstances(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clock, st := newService(t)
+	other := experiment.NewService(st, clock, nil) // never reloaded: its memory knows no experiment
+	a, _ := s.Create(ctx, copyExperiment(50, 50), "t@x")
+	b, _ := other.Create(ctx, copyExperiment(50, 50), "t@x")
+	if _, err := s.SetStatus(ctx, a.ID, experiment.ActionStart, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetStatus(ctx, b.ID, experiment.ActionStart, "t@x"); engine.ErrorCode(err) != engine.CodeConflict {
+		t.Fatalf("a second experiment started on the key: %v", err)
+	}
+	if _, err := s.SetStatus(ctx, a.ID, experiment.ActionStop, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetStatus(ctx, b.ID, experiment.ActionStart, "t@x"); err != nil {
+		t.Fatalf("the key is free once the first stopped: %v", err)
+	}
+}
+
+// Edits sent together each either land whole or are refused: none is
+// stored over another made from the same revision, so every stored
+// change of weights began its own phase.
+func TestEditsSentTogetherAreNeverLost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newService(t)
+	e, _ := s.Create(ctx, copyExperiment(50, 50), "t@x")
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x")
+	const n = 10
+	var wg sync.WaitGroup
+	results := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			in := copyExperiment(50, 51+i) // each a change of weights: a new phase
+			_, err := s.Update(ctx, e.ID, in, "t@x")
+			results <- err
+		})
+	}
+	wg.Wait()
+	close(results)
+	stored := 0
+	for err := range results {
+		switch {
+		case err == nil:
+			stored++
+		case engine.ErrorCode(err) != engine.CodeConflict:
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Get(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored == 0 || got.Phase != 1+stored || got.Revision != e.Revision+stored {
+		t.Fatalf("%d edits stored, phase %d, revision %d: want phase %d, revision %d", stored, got.Phase, got.Revision, 1+stored, e.Revision+stored)
+	}
+}

@@ -29,7 +29,18 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 	exp := func(id string, created time.Time) experiment.Experiment {
 		return experiment.Experiment{ID: id, Name: "Step 1 headline", Kind: experiment.KindCopy, Key: "unsubscribe.step1.title",
 			Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 50}, {ID: "b", Name: "B", Value: "Wait", Weight: 50}},
-			Status:   experiment.StatusDraft, Phase: 1, CreatedBy: "t@x", CreatedAt: created, UpdatedBy: "t@x", UpdatedAt: created}
+			Status:   experiment.StatusDraft, Phase: 1, Revision: 1, CreatedBy: "t@x", CreatedAt: created, UpdatedBy: "t@x", UpdatedAt: created}
+	}
+	// saved is e saved once more: its next revision.
+	saved := func(e experiment.Experiment) experiment.Experiment {
+		e.Revision++
+		e.Variants = append([]experiment.Variant(nil), e.Variants...)
+		return e
+	}
+	running := func(e experiment.Experiment) experiment.Experiment {
+		e = saved(e)
+		e.Status, e.Started = experiment.StatusRunning, true
+		return e
 	}
 	mark := func(user, event string, at time.Time) experiment.Mark {
 		return experiment.Mark{Experiment: "x1", Phase: 1, UserID: user, Event: event, Variant: "b", At: at}
@@ -43,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("Get = %+v, %v; want %+v", got, err, want)
 		}
+		want = saved(want)
 		want.Status, want.Started, want.Phase, want.PhaseStartedAt = experiment.StatusRunning, true, 2, t0.Add(time.Hour)
 		want.UpdatedBy, want.UpdatedAt, want.Variants[1].Weight = "u@x", t0.Add(time.Hour), 20
 		must(t, s.Replace(ctx, want))
@@ -79,6 +91,121 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		}
 		if err != nil || fmt.Sprint(got) != "[new tie-a tie-b old]" {
 			t.Fatalf("All = %v, %v; want [new tie-a tie-b old]", got, err)
+		}
+	})
+
+	// A save made from a revision another save replaced is refused, not
+	// stored over it.
+	t.Run("ASaveFromAStaleRevisionIsRefused", func(t *testing.T) {
+		s := open(t)
+		first := exp("x1", t0)
+		must(t, s.Insert(ctx, first))
+		mine, theirs := saved(first), saved(first)
+		mine.Name, theirs.Name = "Mine", "Theirs"
+		must(t, s.Replace(ctx, mine))
+		if err := s.Replace(ctx, theirs); !errors.Is(err, experiment.ErrStale) {
+			t.Fatalf("a save of a replaced revision: %v, want ErrStale", err)
+		}
+		if got, _ := s.Get(ctx, "x1"); got.Name != "Mine" || got.Revision != 2 {
+			t.Fatalf("stored %q revision %d, want Mine at 2", got.Name, got.Revision)
+		}
+		if err := s.Replace(ctx, saved(exp("none", t0))); !errors.Is(err, experiment.ErrNoExperiment) {
+			t.Fatalf("Replace(unknown) = %v, want ErrNoExperiment", err)
+		}
+	})
+
+	t.Run("SavesOfOneRevisionSentTogetherHaveOneWinner", func(t *testing.T) {
+		if !opts.Atomic {
+			t.Skip("FerretDB: conditional updates are not atomic; run with GLIMPSE_TEST_MONGODB_URI")
+		}
+		s := open(t)
+		first := exp("x1", t0)
+		must(t, s.Insert(ctx, first))
+		const n = 20
+		var wg sync.WaitGroup
+		results := make(chan error, n)
+		for i := range n {
+			wg.Go(func() {
+				e := saved(first)
+				e.Name = fmt.Sprint("edit ", i)
+				results <- s.Replace(ctx, e)
+			})
+		}
+		wg.Wait()
+		close(results)
+		won := 0
+		for err := range results {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, experiment.ErrStale):
+				t.Fatal(err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d of %d saves of one revision were stored; want 1", won, n)
+		}
+	})
+
+	t.Run("OneExperimentRunsOnAKey", func(t *testing.T) {
+		s := open(t)
+		a, b := exp("xa", t0), exp("xb", t0)
+		must(t, s.Insert(ctx, a))
+		must(t, s.Insert(ctx, b))
+		a = running(a)
+		must(t, s.Replace(ctx, a))
+		if err := s.Replace(ctx, running(b)); !errors.Is(err, experiment.ErrKeyRunning) {
+			t.Fatalf("a second running experiment on the key: %v, want ErrKeyRunning", err)
+		}
+		other := running(b)
+		other.Key = "unsubscribe.step2.title"
+		must(t, s.Replace(ctx, other)) // another key is free
+		paused := saved(a)
+		paused.Status = experiment.StatusPaused
+		must(t, s.Replace(ctx, paused))
+		c := exp("xc", t0)
+		must(t, s.Insert(ctx, c))
+		must(t, s.Replace(ctx, running(c))) // the key is free again
+	})
+
+	// Experiments started together on one key: one runs.
+	t.Run("StartsOnOneKeySentTogetherHaveOneWinner", func(t *testing.T) {
+		s := open(t)
+		const n = 10
+		var drafts []experiment.Experiment
+		for i := range n {
+			e := exp(fmt.Sprint("x", i), t0)
+			must(t, s.Insert(ctx, e))
+			drafts = append(drafts, e)
+		}
+		var wg sync.WaitGroup
+		results := make(chan error, n)
+		for _, e := range drafts {
+			wg.Go(func() { results <- s.Replace(ctx, running(e)) })
+		}
+		wg.Wait()
+		close(results)
+		won := 0
+		for err := range results {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, experiment.ErrKeyRunning):
+				t.Fatal(err)
+			}
+		}
+		all, err := s.All(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := 0
+		for _, e := range all {
+			if e.Running() {
+				runs++
+			}
+		}
+		if won != 1 || runs != 1 {
+			t.Fatalf("%d starts succeeded, %d experiments run on the key; want 1", won, runs)
 		}
 	})
 

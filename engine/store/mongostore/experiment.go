@@ -16,8 +16,12 @@ import (
 )
 
 // experimentsCollection holds the experiments staff define (a few).
+// runningKey is a running experiment's key and the experiment's own
+// "idle:<id>" otherwise: always present and unique, so one experiment runs
+// on a key at a time without a partial index (which FerretDB lacks).
 var experimentsCollection = collection{name: "experiments", indexes: []index{
 	{name: "by_creation", keys: bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: 1}}},
+	{name: "running_key", keys: bson.D{{Key: "runningKey", Value: 1}}, unique: true},
 }}
 
 // experimentPeopleCollection holds each person's marks; the _id
@@ -49,6 +53,8 @@ type experimentDoc struct {
 	Phase          int          `bson:"phase"`
 	PhaseStartedAt time.Time    `bson:"phaseStartedAt,omitzero"`
 	Started        bool         `bson:"started"`
+	Revision       int          `bson:"revision"`
+	RunningKey     string       `bson:"runningKey"`
 	CreatedBy      string       `bson:"createdBy"`
 	CreatedAt      time.Time    `bson:"createdAt"`
 	UpdatedBy      string       `bson:"updatedBy"`
@@ -57,8 +63,11 @@ type experimentDoc struct {
 
 func newExperimentDoc(e experiment.Experiment) experimentDoc {
 	d := experimentDoc{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase,
-		PhaseStartedAt: e.PhaseStartedAt, Started: e.Started, CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt,
-		UpdatedBy: e.UpdatedBy, UpdatedAt: e.UpdatedAt}
+		PhaseStartedAt: e.PhaseStartedAt, Started: e.Started, Revision: e.Revision, RunningKey: e.RunningKey(),
+		CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt, UpdatedBy: e.UpdatedBy, UpdatedAt: e.UpdatedAt}
+	if d.RunningKey == "" {
+		d.RunningKey = "idle:" + e.ID
+	}
 	for _, v := range e.Variants {
 		d.Variants = append(d.Variants, variantDoc(v))
 	}
@@ -67,7 +76,7 @@ func newExperimentDoc(e experiment.Experiment) experimentDoc {
 
 func (d experimentDoc) experiment() experiment.Experiment {
 	e := experiment.Experiment{ID: d.ID, Name: d.Name, Kind: d.Kind, Key: d.Key, Status: d.Status, Phase: d.Phase,
-		Started: d.Started, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedBy: d.UpdatedBy, UpdatedAt: d.UpdatedAt.UTC()}
+		Started: d.Started, Revision: d.Revision, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedBy: d.UpdatedBy, UpdatedAt: d.UpdatedAt.UTC()}
 	if !d.PhaseStartedAt.IsZero() {
 		e.PhaseStartedAt = d.PhaseStartedAt.UTC()
 	}
@@ -147,18 +156,45 @@ func (s *Experiments) Get(ctx context.Context, id string) (experiment.Experiment
 
 // Insert stores a new experiment.
 func (s *Experiments) Insert(ctx context.Context, e experiment.Experiment) error {
-	if _, err := s.experiments.InsertOne(ctx, newExperimentDoc(e)); err != nil {
+	_, err := s.experiments.InsertOne(ctx, newExperimentDoc(e))
+	if store.IsDuplicateKey(err) && e.RunningKey() != "" {
+		return experiment.ErrKeyRunning
+	}
+	if err != nil {
 		return fmt.Errorf("insert experiment %s: %w", e.ID, err)
 	}
 	return nil
 }
 
-// Replace stores e in place of the stored experiment.
+// Replace stores e over its previous revision: a replace filtered on the
+// revision it was made from (atomic on MongoDB, not on FerretDB v1), and
+// the unique runningKey refuses a second running experiment on a key.
 func (s *Experiments) Replace(ctx context.Context, e experiment.Experiment) error {
-	if _, err := s.experiments.ReplaceOne(ctx, bson.D{{Key: "_id", Value: e.ID}}, newExperimentDoc(e)); err != nil {
+	res, err := s.experiments.ReplaceOne(ctx, bson.D{{Key: "_id", Value: e.ID}, {Key: "revision", Value: e.Revision - 1}}, newExperimentDoc(e))
+	switch {
+	case store.IsDuplicateKey(err), err != nil && s.keyHeldByAnother(ctx, e):
+		// MongoDB answers a unique index's refusal with DuplicateKey;
+		// FerretDB v1 with an internal error, so the key is looked at.
+		return experiment.ErrKeyRunning
+	case err != nil:
 		return fmt.Errorf("replace experiment %s: %w", e.ID, err)
+	case res.MatchedCount == 0:
+		if _, err := s.Get(ctx, e.ID); err != nil {
+			return err
+		}
+		return experiment.ErrStale
 	}
 	return nil
+}
+
+// keyHeldByAnother reports another experiment running on e's key.
+func (s *Experiments) keyHeldByAnother(ctx context.Context, e experiment.Experiment) bool {
+	if e.RunningKey() == "" {
+		return false
+	}
+	var d experimentDoc
+	err := s.experiments.FindOne(ctx, bson.D{{Key: "runningKey", Value: e.RunningKey()}}).Decode(&d)
+	return err == nil && d.ID != e.ID
 }
 
 // Mark stores a person's mark once: a unique insert of its _id, which has

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"time"
 
+	sqlitedriver "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"glimpse/engine/experiment"
 	"glimpse/engine/store/sqlite"
 )
@@ -51,7 +54,7 @@ func scanExperiment(row rowScanner) (experiment.Experiment, error) {
 	var e experiment.Experiment
 	var created int64
 	var doc string
-	if err := row.Scan(&e.ID, &created, &doc); err != nil {
+	if err := row.Scan(&e.ID, &created, &e.Revision, &doc); err != nil {
 		return experiment.Experiment{}, err
 	}
 	var d experimentDoc
@@ -66,7 +69,7 @@ func scanExperiment(row rowScanner) (experiment.Experiment, error) {
 
 // All returns every experiment, newest first.
 func (s *Experiments) All(ctx context.Context) ([]experiment.Experiment, error) {
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id, created_at, doc FROM experiments ORDER BY created_at DESC, id`)
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id, created_at, revision, doc FROM experiments ORDER BY created_at DESC, id`)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
@@ -84,7 +87,7 @@ func (s *Experiments) All(ctx context.Context) ([]experiment.Experiment, error) 
 
 // Get returns one experiment.
 func (s *Experiments) Get(ctx context.Context, id string) (experiment.Experiment, error) {
-	e, err := scanExperiment(s.db.Reader().QueryRowContext(ctx, `SELECT id, created_at, doc FROM experiments WHERE id = ?`, id))
+	e, err := scanExperiment(s.db.Reader().QueryRowContext(ctx, `SELECT id, created_at, revision, doc FROM experiments WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return experiment.Experiment{}, experiment.ErrNoExperiment
 	}
@@ -100,24 +103,45 @@ func (s *Experiments) Insert(ctx context.Context, e experiment.Experiment) error
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Writer().ExecContext(ctx, `INSERT INTO experiments (id, created_at, doc) VALUES (?, ?, ?)`, e.ID, unixNano(e.CreatedAt), doc)
+	_, err = s.db.Writer().ExecContext(ctx, `INSERT INTO experiments (id, created_at, revision, running_key, doc) VALUES (?, ?, ?, ?, ?)`,
+		e.ID, unixNano(e.CreatedAt), e.Revision, nullString(e.RunningKey()), doc)
+	if keyTaken(err) {
+		return experiment.ErrKeyRunning
+	}
 	if err != nil {
 		return fmt.Errorf("insert experiment %s: %w", e.ID, err)
 	}
 	return nil
 }
 
-// Replace stores e in place of the stored experiment.
+// Replace stores e over its previous revision, in one conditional
+// statement: a save made from a revision replaced meanwhile matches no row.
 func (s *Experiments) Replace(ctx context.Context, e experiment.Experiment) error {
 	doc, err := encodeExperiment(e)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Writer().ExecContext(ctx, `UPDATE experiments SET doc = ? WHERE id = ?`, doc, e.ID)
-	if err != nil {
+	n, err := affected(s.db.Writer().ExecContext(ctx, `UPDATE experiments SET revision = ?, running_key = ?, doc = ? WHERE id = ? AND revision = ?`,
+		e.Revision, nullString(e.RunningKey()), doc, e.ID, e.Revision-1))
+	switch {
+	case keyTaken(err):
+		return experiment.ErrKeyRunning
+	case err != nil:
 		return fmt.Errorf("replace experiment %s: %w", e.ID, err)
+	case n == 0:
+		if _, err := s.Get(ctx, e.ID); err != nil {
+			return err
+		}
+		return experiment.ErrStale
 	}
 	return nil
+}
+
+// keyTaken reports the UNIQUE running_key refusing a second running
+// experiment on a key.
+func keyTaken(err error) bool {
+	var e *sqlitedriver.Error
+	return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
 }
 
 // Mark stores a person's mark once: the primary key refuses a second, and

@@ -1,8 +1,14 @@
 -- A/B experiments on the unsubscribe flow (engine/experiment).
+-- A save is an UPDATE … WHERE revision = <the one it was made from>, so of
+-- two saves of one revision the second changes nothing and is refused.
+-- running_key is the key of a running experiment (NULL otherwise): UNIQUE,
+-- so one experiment runs on a key at a time.
 CREATE TABLE experiments (
-	id          TEXT PRIMARY KEY,
-	created_at  INTEGER NOT NULL,
-	doc         TEXT NOT NULL -- the experiment, JSON
+	id           TEXT PRIMARY KEY,
+	created_at   INTEGER NOT NULL,
+	revision     INTEGER NOT NULL,
+	running_key  TEXT UNIQUE,
+	doc          TEXT NOT NULL -- the rest of the experiment, JSON
 ) STRICT;
 CREATE INDEX experiments_by_creation ON experiments (created_at DESC, id);
 
