@@ -109,15 +109,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
 	a.Content = library.NewRepo(st.DB(), clock)
-	// An experiment's change bumps the content version, so every instance's
-	// content watch reloads the experiments within seconds.
-	a.Experiments = experiment.NewService(st.DB(), clock, func(ctx context.Context) error {
-		_, err := a.Content.Bump(ctx)
-		return err
-	})
 	if a.stores, err = openStores(ctx, st); err != nil {
 		return nil, err
 	}
+	// An experiment's change bumps the content version, so every instance's
+	// content watch reloads the experiments within seconds.
+	a.Experiments = experiment.NewService(a.stores.experiments, clock, func(ctx context.Context) error {
+		_, err := a.Content.Bump(ctx)
+		return err
+	})
 	a.Outbox = mail.NewOutbox(a.stores.mails, clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
 		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
@@ -134,17 +134,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Profiles.OnAnalysed(a.deliverProfileReport)
 	a.wireOperations(cfg)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
-	a.Retention = retention.NewService(st.DB(), clock)
+	a.Retention = retention.NewService(a.stores.attempts, clock)
 	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
 		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
 	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events,
+		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
 		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
-	for name, idx := range retention.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
+		staff.Collections(), library.RepoCollections(), store.ClaimsCollections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
@@ -168,9 +166,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := retention.ListExistingAttempts(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	if err := support.ListExistingAudit(ctx, st.DB(), settingsCollection); err != nil {

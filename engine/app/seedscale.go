@@ -145,6 +145,16 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 				report.Documents["profiles"] += len(b.profiles)
 				report.Spent["profiles"] += time.Since(t0)
 				mu.Unlock()
+				t0 = time.Now()
+				if err := a.Retention.InsertMany(ctx, b.attempts, b.steps); err != nil {
+					errc <- fmt.Errorf("seed-scale: %w", err)
+					return
+				}
+				mu.Lock()
+				report.Documents["cancel attempts"] += len(b.attempts)
+				report.Documents["cancel steps"] += len(b.steps)
+				report.Spent["cancel attempts"] += time.Since(t0)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -193,9 +203,6 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 		if err := s.mark(ctx, db, settingsCollection); err != nil {
 			return report, err
 		}
-	}
-	if err := retention.MarkAttemptsListed(ctx, db, settingsCollection); err != nil {
-		return report, err
 	}
 	t0 := time.Now()
 	if err := auth.SeedSessionLists(ctx, db, a.Config.SessionLifetime, a.Clock.Now(), tmpl.sessions); err != nil {
@@ -314,10 +321,12 @@ type scaleDocs struct {
 	order []string
 	docs  map[string][]any
 	// events go to tracking's store, mails to the outbox's, profiles to
-	// profile's.
+	// profile's, attempts and steps to retention's.
 	events   []tracking.Event
 	mails    []mail.Mail
 	profiles []profile.Seeded
+	attempts []retention.Attempt
+	steps    []retention.Event
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -438,10 +447,9 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		at := t.now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)
 		att := retention.Attempt{ID: engine.NewID(), UserID: userID, SubscriptionID: subID, Brand: brand.DefaultKey,
 			PlanCode: plan.Code, Entry: "my_plan", Return: "/plan", StartedAt: at}
-		b.add(retention.AttemptsByUserCollection, store.ListSlot(userID, 0, att.ID))
-		b.add(retention.AttemptsCollection, att)
+		b.attempts = append(b.attempts, att)
 		for k, kind := range []string{retention.EventReached, retention.EventAnswer, retention.EventOutcome} {
-			e := retention.Event{ID: retention.StepID(att.ID, k), AttemptID: att.ID, SubscriptionID: subID,
+			e := retention.Event{ID: engine.NewID(), AttemptID: att.ID, UserID: userID, SubscriptionID: subID,
 				At: at.Add(time.Duration(k) * 30 * time.Second), Kind: kind, Step: k + 1}
 			switch kind {
 			case retention.EventAnswer:
@@ -449,7 +457,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 			case retention.EventOutcome:
 				e.Outcome, e.Exit = retention.OutcomeStayed, "stay"
 			}
-			b.add(retention.StepsCollection, e)
+			b.steps = append(b.steps, e)
 		}
 	}
 

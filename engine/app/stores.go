@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
+	"glimpse/engine/retention"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -17,17 +19,21 @@ import (
 // domains whose stores have not moved yet still use the store's MongoDB
 // connection directly (docs/store.md).
 type stores struct {
-	events   tracking.Events
-	mails    mail.Mails
-	profiles profile.Profiles
+	events      tracking.Events
+	mails       mail.Mails
+	profiles    profile.Profiles
+	attempts    retention.Attempts
+	experiments experiment.Storage
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db),
+			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB()),
+		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB())}, nil
 }

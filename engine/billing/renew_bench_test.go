@@ -21,9 +21,13 @@ import (
 	"glimpse/engine/brand"
 	"glimpse/engine/mail"
 	"glimpse/engine/store"
-	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
+
+// NewBenchMails opens the outbox's store for these measurements: the
+// embedded SQLite store, set by bench_mails_test.go, an external test file,
+// because the store's package imports billing (through retention).
+var NewBenchMails func(tb testing.TB) mail.Mails
 
 // renewAt is the moment the renewal runs in these measurements; every
 // subscription's period ended an hour before.
@@ -44,7 +48,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	return billingDB{Database: st.DB(), mails: sqlstore.NewMails(storetest.OpenSQL(tb))}
+	return billingDB{Database: st.DB(), mails: NewBenchMails(tb)}
 }
 
 // billingDB is a test database with billing's collections, and the

@@ -6,23 +6,19 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // Counts are the tallies of one variant in one phase.
 type Counts struct {
-	Attempts  int64 `bson:"attempts"`
-	Exposures int64 `bson:"exposures"`
-	Saves     int64 `bson:"saves"`
-	Cancels   int64 `bson:"cancels"`
+	Attempts  int64
+	Exposures int64
+	Saves     int64
+	Cancels   int64
 	// Unsaved counts saves taken back by a cancel within SaveWindow.
-	Unsaved int64 `bson:"unsaved"`
+	Unsaved int64
 }
 
 func (c *Counts) plus(o Counts) {
@@ -35,25 +31,6 @@ func (c *Counts) plus(o Counts) {
 
 // Held is the saves that held: recorded saves less those taken back.
 func (c Counts) Held() int64 { return c.Saves - c.Unsaved }
-
-// countDoc is one flush of one instance's counts for one phase
-// ("<exp>:<phase>:<instance>:<seq>"), or a roll-up of flushes
-// ("<exp>:<phase>:roll:<n>") whose UpTo says, per instance, the last flush it
-// holds.
-type countDoc struct {
-	ID       string            `bson:"_id"`
-	Exp      string            `bson:"exp"`
-	Phase    int               `bson:"phase"`
-	Instance string            `bson:"instance,omitempty"`
-	Seq      int64             `bson:"seq,omitempty"`
-	Roll     int64             `bson:"roll,omitempty"`
-	UpTo     map[string]int64  `bson:"upTo,omitempty"`
-	Counts   map[string]Counts `bson:"counts"`
-	// Days splits Counts by the UTC day the events happened on (DayLayout)
-	// and variant, for the results' save rate over time.
-	Days map[string]map[string]Counts `bson:"days,omitempty"`
-	At   time.Time                    `bson:"at"`
-}
 
 // DayLayout names a day in count documents and results: "2006-01-02", UTC.
 const DayLayout = "2006-01-02"
@@ -94,10 +71,10 @@ func (s *Service) addOn(k phaseKey, at dayVariant, c Counts) {
 	m[at].plus(c)
 }
 
-// Flush writes this instance's counts since the last flush: one document per
-// phase with a new _id (instance and sequence number), so no write ever
-// updates a shared counter ($inc is not atomic on the embedded FerretDB). A
-// failed insert puts its counts back for the next flush.
+// Flush adds this instance's counts since the last flush to the stored
+// counters: one atomic addition per day and variant (Storage.Add), so
+// instances flushing together lose nothing. A failed addition puts its
+// counts back for the next flush.
 func (s *Service) Flush(ctx context.Context) error {
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
@@ -107,143 +84,23 @@ func (s *Service) Flush(ctx context.Context) error {
 	s.mu.Unlock()
 	var firstErr error
 	for k, m := range pending {
-		s.seq++
-		d := countDoc{ID: k.Exp + ":" + strconv.Itoa(k.Phase) + ":" + s.instance + ":" + strconv.FormatInt(s.seq, 10),
-			Exp: k.Exp, Phase: k.Phase, Instance: s.instance, Seq: s.seq, Counts: map[string]Counts{},
-			Days: map[string]map[string]Counts{}, At: s.now()}
 		for at, c := range m {
-			sum := d.Counts[at.Variant]
-			sum.plus(*c)
-			d.Counts[at.Variant] = sum
-			addDays(d.Days, map[string]map[string]Counts{at.Day: {at.Variant: *c}})
-		}
-		if _, err := s.counts().InsertOne(ctx, d); err != nil {
-			for at, c := range m {
+			if err := s.store.Add(ctx, k.Exp, k.Phase, Tally{Day: at.Day, Variant: at.Variant, Counts: *c}); err != nil {
 				s.addOn(k, at, *c)
-			}
-			if firstErr == nil {
-				firstErr = fmt.Errorf("flush experiment counts: %w", err)
+				if firstErr == nil {
+					firstErr = fmt.Errorf("flush experiment counts: %w", err)
+				}
 			}
 		}
 	}
 	return firstErr
 }
 
-// tally is what the documents of one phase add up to.
-type tally struct {
-	latest  *countDoc   // the newest roll-up, if any
-	flushes []*countDoc // flushes the newest roll-up does not hold
-	stale   []string    // documents the newest roll-up's predecessor held
-	total   map[string]Counts
-	days    map[string]map[string]Counts
-}
-
-// readPhase sums one phase: the newest roll-up plus every flush it does not
-// hold. One query returns the phase's few documents.
-func (s *Service) readPhase(ctx context.Context, exp string, phase int) (tally, error) {
-	cur, err := s.counts().Find(ctx, bson.M{"exp": exp, "phase": phase})
-	if err != nil {
-		return tally{}, fmt.Errorf("read experiment counts: %w", err)
-	}
-	var docs []*countDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return tally{}, fmt.Errorf("read experiment counts: %w", err)
-	}
-	t := tally{total: map[string]Counts{}, days: map[string]map[string]Counts{}}
-	for _, d := range docs {
-		if d.Roll > 0 && (t.latest == nil || d.Roll > t.latest.Roll) {
-			t.latest = d
-		}
-	}
-	var prev *countDoc // the roll-up before the newest
-	for _, d := range docs {
-		if d.Roll > 0 && d != t.latest && (prev == nil || d.Roll > prev.Roll) {
-			prev = d
-		}
-	}
-	if t.latest != nil {
-		for v, c := range t.latest.Counts {
-			t.total[v] = c
-		}
-		addDays(t.days, t.latest.Days)
-	}
-	for _, d := range docs {
-		switch {
-		case d.Roll > 0:
-			if d != t.latest && d != prev {
-				t.stale = append(t.stale, d.ID)
-			}
-		case t.latest != nil && d.Seq <= t.latest.UpTo[d.Instance]:
-			// Held by the newest roll-up. Delete it only once a newer
-			// roll-up exists, so a reader that read the roll-up before it
-			// and the flushes after it still finds it.
-			if prev != nil && d.Seq <= prev.UpTo[d.Instance] {
-				t.stale = append(t.stale, d.ID)
-			}
-		default:
-			t.flushes = append(t.flushes, d)
-			addDays(t.days, d.Days)
-			for v, c := range d.Counts {
-				sum := t.total[v]
-				sum.plus(c)
-				t.total[v] = sum
-			}
-		}
-	}
-	if prev != nil {
-		t.stale = append(t.stale, prev.ID)
-	}
-	return t, nil
-}
-
-// Compact rolls the flushes of one phase into a new roll-up so that the
-// documents to read stay few. Roll-up numbers are claimed by inserting
-// "<exp>:<phase>:roll:<n>", so of two compacting instances one wins and the
-// other's work is dropped; flushes and roll-ups are deleted only after a
-// later roll-up holds them and one more round has passed.
-func (s *Service) Compact(ctx context.Context, exp string, phase int) error {
-	t, err := s.readPhase(ctx, exp, phase)
-	if err != nil {
-		return err
-	}
-	if len(t.stale) > 0 {
-		if _, err := s.counts().DeleteMany(ctx, bson.M{"_id": bson.M{"$in": t.stale}}); err != nil {
-			return fmt.Errorf("compact experiment counts: %w", err)
-		}
-	}
-	if len(t.flushes) < 2 {
-		return nil
-	}
-	next := countDoc{Exp: exp, Phase: phase, Roll: 1, UpTo: map[string]int64{}, Counts: t.total, Days: t.days, At: s.now()}
-	if t.latest != nil {
-		next.Roll = t.latest.Roll + 1
-		for k, v := range t.latest.UpTo {
-			next.UpTo[k] = v
-		}
-	}
-	for _, d := range t.flushes {
-		next.UpTo[d.Instance] = max(next.UpTo[d.Instance], d.Seq)
-	}
-	next.ID = exp + ":" + strconv.Itoa(phase) + ":roll:" + strconv.FormatInt(next.Roll, 10)
-	if _, err := s.counts().InsertOne(ctx, next); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("compact experiment counts: %w", err)
-	}
-	return nil
-}
-
-// Run flushes every interval and compacts the running experiments' phases
-// every ten flushes, until ctx ends; it flushes once more on the way out.
+// Run flushes every interval until ctx ends; it flushes once more on the
+// way out.
 func (s *Service) Run(ctx context.Context, every time.Duration) {
-	flushes := 0
 	engine.Every(ctx, every, func(ctx context.Context) {
 		_ = s.Flush(ctx) // a failed flush keeps its counts for the next
-		if flushes++; flushes%10 == 0 {
-			for _, e := range s.List() {
-				if e.Status == StatusRunning || e.Status == StatusPaused {
-					_ = s.Compact(ctx, e.ID, e.Phase)
-				}
-			}
-		}
 	})
 	// ctx has ended: the last counts get a moment of their own.
 	done, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -308,12 +165,19 @@ func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results
 	if phase < 1 || phase > e.Phase {
 		return Results{}, ErrNoPhase
 	}
-	t, err := s.readPhase(ctx, e.ID, phase)
+	tallies, err := s.store.Tallies(ctx, e.ID, phase)
 	if err != nil {
-		return Results{}, err
+		return Results{}, fmt.Errorf("read experiment counts: %w", err)
 	}
-	r := Compute(e, phase, t.total, DefaultPlannedN)
-	r.Days = Cumulative(e, t.days)
+	total, days := map[string]Counts{}, map[string]map[string]Counts{}
+	for _, t := range tallies {
+		sum := total[t.Variant]
+		sum.plus(t.Counts)
+		total[t.Variant] = sum
+		addDays(days, map[string]map[string]Counts{t.Day: {t.Variant: t.Counts}})
+	}
+	r := Compute(e, phase, total, DefaultPlannedN)
+	r.Days = Cumulative(e, days)
 	return r, nil
 }
 

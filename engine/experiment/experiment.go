@@ -50,31 +50,35 @@ const (
 // Variant is one arm. The first variant is the control; a control whose
 // Value is empty shows the flow's own copy (or offer).
 type Variant struct {
-	ID     string `bson:"id"`
-	Name   string `bson:"name"`
-	Value  string `bson:"value"`
-	Weight int    `bson:"weight"`
+	ID     string
+	Name   string
+	Value  string
+	Weight int
 }
 
 // Experiment is one A/B experiment.
 type Experiment struct {
-	ID       string    `bson:"_id"`
-	Name     string    `bson:"name"`
-	Kind     string    `bson:"kind"`
-	Key      string    `bson:"key"`
-	Variants []Variant `bson:"variants"`
-	Status   string    `bson:"status"`
+	ID       string
+	Name     string
+	Kind     string
+	Key      string
+	Variants []Variant
+	Status   string
 	// Phase starts at 1 and grows whenever the variants change after the
 	// experiment first ran: people are bucketed afresh, so results are kept
 	// per phase.
-	Phase          int       `bson:"phase"`
-	PhaseStartedAt time.Time `bson:"phaseStartedAt,omitzero"`
+	Phase          int
+	PhaseStartedAt time.Time
 	// Started is set once it first ran.
-	Started   bool      `bson:"started"`
-	CreatedBy string    `bson:"createdBy"`
-	CreatedAt time.Time `bson:"createdAt"`
-	UpdatedBy string    `bson:"updatedBy"`
-	UpdatedAt time.Time `bson:"updatedAt"`
+	Started bool
+	// Revision counts the saves: a save is stored only over the revision
+	// it was made from (Storage.Replace), so of two edits made from the
+	// same revision the second is refused rather than lost.
+	Revision  int
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedBy string
+	UpdatedAt time.Time
 }
 
 // Weights returns the variants' weights in order.
@@ -88,6 +92,16 @@ func (e Experiment) Weights() []int {
 
 // Running reports whether subscribers are being assigned.
 func (e Experiment) Running() bool { return e.Status == StatusRunning }
+
+// RunningKey is the key e holds while it runs ("" when it does not): one
+// experiment at a time may run on a key, which the store enforces with a
+// unique key on it.
+func (e Experiment) RunningKey() string {
+	if !e.Running() {
+		return ""
+	}
+	return e.Key
+}
 
 var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 

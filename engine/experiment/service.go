@@ -5,32 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/metrics"
-	"glimpse/engine/store"
-)
-
-// Collections of this package.
-const (
-	// Collection holds one document per experiment.
-	Collection = "experiments"
-	// PeopleCollection holds one document per exposure
-	// ("exp:<exp>:<phase>:<user>") and per outcome
-	// ("out:<exp>:<phase>:<user>:<event>"): unique inserts, so each is
-	// counted once whichever instance sees it first.
-	PeopleCollection = "experiment_people"
-	// CountsCollection holds the flushed counters ("<exp>:<phase>:<instance>:<seq>")
-	// and their roll-ups ("<exp>:<phase>:roll:<n>").
-	CountsCollection = "experiment_counts"
 )
 
 // Outcome events the unsubscribe flow records (Record).
@@ -48,19 +28,77 @@ const (
 // back into a cancel.
 const SaveWindow = 30 * 24 * time.Hour
 
-// Collections lists this package's collections for the store to create.
-// Lookups are by _id only, the one filter the embedded FerretDB answers
-// from an index (docs/store.md).
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{Collection: nil, PeopleCollection: nil, CountsCollection: nil}
+// Storage is what the experiments need from storage: the experiments
+// themselves, each person's marks (an exposure, an outcome: each stored once,
+// by a unique key) and the counters, which add without losing an increment
+// when sent together.
+type Storage interface {
+	// All returns every experiment, newest first (CreatedAt, then ID).
+	All(ctx context.Context) ([]Experiment, error)
+	// Get returns one experiment, or ErrNoExperiment.
+	Get(ctx context.Context, id string) (Experiment, error)
+	// Insert stores a new experiment.
+	Insert(ctx context.Context, e Experiment) error
+	// Replace stores e in place of the experiment with its ID if the
+	// stored one is e's previous revision (e.Revision-1), else answers
+	// ErrStale; if e runs and another running experiment holds its key
+	// (Experiment.RunningKey), ErrKeyRunning.
+	Replace(ctx context.Context, e Experiment) error
+	// Mark stores m unless the person has that mark in that phase already;
+	// stored says whether this call stored it. Of Marks sent together, one
+	// stores.
+	Mark(ctx context.Context, m Mark) (stored bool, err error)
+	// MarkOf returns a person's mark in a phase (found false when none).
+	MarkOf(ctx context.Context, experimentID string, phase int, userID, event string) (m Mark, found bool, err error)
+	// MarksOf returns every mark of a person (in no order).
+	MarksOf(ctx context.Context, userID string) ([]Mark, error)
+	// DeleteMarks deletes every mark of a person and says how many.
+	DeleteMarks(ctx context.Context, userID string) (int64, error)
+	// Add adds t's counts to the phase's counters for its day and variant,
+	// in one atomic step.
+	Add(ctx context.Context, experimentID string, phase int, t Tally) error
+	// Tallies returns a phase's counters by day and variant (in no order).
+	Tallies(ctx context.Context, experimentID string, phase int) ([]Tally, error)
+}
+
+// What the storage answers.
+var (
+	// ErrNoExperiment: Storage.Get of an unknown experiment.
+	ErrNoExperiment = errors.New("experiment: no such experiment")
+	// ErrStale: Storage.Replace of a save made from a revision another
+	// save replaced meanwhile.
+	ErrStale = errors.New("experiment: changed meanwhile")
+	// ErrKeyRunning: Storage.Replace of a running experiment whose key
+	// another running experiment holds.
+	ErrKeyRunning = errors.New("experiment: another experiment runs on the key")
+)
+
+// Mark is one person's mark in one phase of an experiment: the exposure
+// (Event MarkExposure) or an outcome (EventSaved, EventCanceled), each stored
+// once per person and phase.
+type Mark struct {
+	Experiment string
+	Phase      int
+	UserID     string
+	Event      string
+	Variant    string
+	At         time.Time
+}
+
+// MarkExposure is the Event of an exposure's mark.
+const MarkExposure = "exposed"
+
+// Tally is what one variant counted on one UTC day (DayLayout) of a phase.
+type Tally struct {
+	Day, Variant string
+	Counts
 }
 
 // Service keeps the experiments, assigns subscribers and counts what they do.
 type Service struct {
-	metrics  *metrics.Business // counts exposures (metrics.go); nil counts nothing
-	db       *mongo.Database
-	clock    engine.Clock
-	instance string
+	metrics *metrics.Business // counts exposures (metrics.go); nil counts nothing
+	store   Storage
+	clock   engine.Clock
 	// publish tells every instance that experiments changed (the content
 	// version bump); nil in tests that reload by hand.
 	publish func(context.Context) error
@@ -68,7 +106,6 @@ type Service struct {
 
 	mu      sync.Mutex
 	pending map[phaseKey]map[dayVariant]*Counts
-	seq     int64
 	flushMu sync.Mutex
 }
 
@@ -78,38 +115,27 @@ type phaseKey struct {
 	Phase int
 }
 
-// NewService returns the experiments service over db. publish, when set, is
-// called after every change so that other instances reload within seconds.
-func NewService(db *mongo.Database, clock engine.Clock, publish func(context.Context) error) *Service {
-	s := &Service{db: db, clock: clock, publish: publish, instance: engine.NewID()[:12],
-		pending: map[phaseKey]map[dayVariant]*Counts{}}
+// NewService returns the experiments service over its storage. publish,
+// when set, is called after every change so that other instances reload
+// within seconds.
+func NewService(st Storage, clock engine.Clock, publish func(context.Context) error) *Service {
+	s := &Service{store: st, clock: clock, publish: publish, pending: map[phaseKey]map[dayVariant]*Counts{}}
 	s.all.Store(&[]Experiment{})
 	return s
 }
-
-func (s *Service) coll() *mongo.Collection   { return s.db.Collection(Collection) }
-func (s *Service) people() *mongo.Collection { return s.db.Collection(PeopleCollection) }
-func (s *Service) counts() *mongo.Collection { return s.db.Collection(CountsCollection) }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
 
 // Reload reads every experiment into memory; the content watch calls it
 // when another instance publishes.
 func (s *Service) Reload(ctx context.Context) error {
-	cur, err := s.coll().Find(ctx, bson.M{})
+	all, err := s.store.All(ctx)
 	if err != nil {
 		return fmt.Errorf("load experiments: %w", err)
 	}
-	all := []Experiment{}
-	if err := cur.All(ctx, &all); err != nil {
-		return fmt.Errorf("load experiments: %w", err)
+	if all == nil {
+		all = []Experiment{}
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if !all[i].CreatedAt.Equal(all[j].CreatedAt) {
-			return all[i].CreatedAt.After(all[j].CreatedAt)
-		}
-		return all[i].ID < all[j].ID
-	})
 	s.all.Store(&all)
 	return nil
 }
@@ -119,9 +145,8 @@ func (s *Service) List() []Experiment { return slices.Clone(*s.all.Load()) }
 
 // Get reads one experiment from the database.
 func (s *Service) Get(ctx context.Context, id string) (Experiment, error) {
-	var e Experiment
-	err := s.coll().FindOne(ctx, bson.M{"_id": id}).Decode(&e)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	e, err := s.store.Get(ctx, id)
+	if errors.Is(err, ErrNoExperiment) {
 		return Experiment{}, engine.Errorf(engine.CodeNotFound, "There is no experiment %q.", id)
 	}
 	if err != nil {
@@ -162,9 +187,9 @@ func (s *Service) Create(ctx context.Context, e Experiment, by string) (Experime
 	}
 	now := s.now()
 	e.ID = "x" + engine.NewID()[:11]
-	e.Status, e.Phase, e.Started = StatusDraft, 1, false
+	e.Status, e.Phase, e.Started, e.Revision = StatusDraft, 1, false, 1
 	e.CreatedBy, e.CreatedAt, e.UpdatedBy, e.UpdatedAt = by, now, by, now
-	if _, err := s.coll().InsertOne(ctx, e); err != nil {
+	if err := s.store.Insert(ctx, e); err != nil {
 		return Experiment{}, fmt.Errorf("create experiment: %w", err)
 	}
 	return e, s.changed(ctx)
@@ -194,11 +219,11 @@ func (s *Service) Update(ctx context.Context, id string, in Experiment, by strin
 		next.Phase++
 		next.PhaseStartedAt = s.now()
 	}
-	next.UpdatedBy, next.UpdatedAt = by, s.now()
-	// Last writer wins: two testers saving at once lose one edit, never a
-	// count (counts live elsewhere, by phase).
-	if _, err := s.coll().ReplaceOne(ctx, bson.M{"_id": id}, next); err != nil {
-		return Experiment{}, fmt.Errorf("update experiment: %w", err)
+	next.UpdatedBy, next.UpdatedAt, next.Revision = by, s.now(), e.Revision+1
+	// Two testers saving the same revision at once: the second is
+	// refused, not lost (and a phase begins once).
+	if err := s.replace(ctx, next); err != nil {
+		return Experiment{}, err
 	}
 	return next, s.changed(ctx)
 }
@@ -211,8 +236,10 @@ const (
 	ActionStop  = "stop"
 )
 
-// SetStatus starts, pauses or stops an experiment. Only one experiment may
-// run on a key at a time.
+// SetStatus starts, pauses or stops an experiment, from the state it
+// reads (a change made meanwhile refuses it). Only one experiment may run
+// on a key at a time: this instance's list names the one that does, and
+// the store's unique key refuses a start that races another.
 func (s *Service) SetStatus(ctx context.Context, id, action, by string) (Experiment, error) {
 	e, err := s.Get(ctx, id)
 	if err != nil {
@@ -236,11 +263,26 @@ func (s *Service) SetStatus(ctx context.Context, id, action, by string) (Experim
 	default:
 		return Experiment{}, engine.Errorf(engine.CodeConflict, "An experiment that is %s cannot %s.", e.Status, action)
 	}
-	e.UpdatedBy, e.UpdatedAt = by, s.now()
-	if _, err := s.coll().ReplaceOne(ctx, bson.M{"_id": id}, e); err != nil {
-		return Experiment{}, fmt.Errorf("update experiment: %w", err)
+	e.UpdatedBy, e.UpdatedAt, e.Revision = by, s.now(), e.Revision+1
+	if err := s.replace(ctx, e); err != nil {
+		return Experiment{}, err
 	}
 	return e, s.changed(ctx)
+}
+
+// replace stores a save made from the revision before e's, with the
+// store's refusals in the tester's words.
+func (s *Service) replace(ctx context.Context, e Experiment) error {
+	err := s.store.Replace(ctx, e)
+	switch {
+	case errors.Is(err, ErrStale):
+		return engine.Errorf(engine.CodeConflict, "The experiment %q changed meanwhile: reload it and try again.", e.Name)
+	case errors.Is(err, ErrKeyRunning):
+		return engine.Errorf(engine.CodeConflict, "Another experiment already runs on %s.", e.Key)
+	case err != nil:
+		return fmt.Errorf("update experiment: %w", err)
+	}
+	return nil
 }
 
 // Assignment is the variant one subscriber sees in one running experiment.
@@ -321,35 +363,20 @@ func (s *Service) Offer(ctx context.Context, userID, slot, fallback string) (str
 	return fallback, nil
 }
 
-// exposureDoc records that a subscriber was shown a variant in a phase.
-type exposureDoc struct {
-	ID      string    `bson:"_id"`
-	Variant string    `bson:"variant"`
-	At      time.Time `bson:"at"`
-}
-
-func exposureID(exp string, phase int, user string) string {
-	return "exp:" + exp + ":" + strconv.Itoa(phase) + ":" + user
-}
-
-// outcomeEvents are the events Record writes a document for (outcomeID);
-// ForgetPerson deletes each.
+// outcomeEvents are the events Record marks once per exposed person.
 var outcomeEvents = []string{EventSaved, EventCanceled}
-
-func outcomeID(exp string, phase int, user, event string) string {
-	return "out:" + exp + ":" + strconv.Itoa(phase) + ":" + user + ":" + event
-}
 
 // Expose records that the subscriber was shown their variant: once per
 // experiment, phase and subscriber (a unique insert), however many instances
 // and page views see it.
 func (s *Service) Expose(ctx context.Context, userID string, a Assignment) error {
-	_, err := s.people().InsertOne(ctx, exposureDoc{ID: exposureID(a.Experiment, a.Phase, userID), Variant: a.Variant, At: s.now()})
-	if store.IsDuplicateKey(err) {
-		return nil
-	}
+	stored, err := s.store.Mark(ctx, Mark{Experiment: a.Experiment, Phase: a.Phase, UserID: userID, Event: MarkExposure,
+		Variant: a.Variant, At: s.now()})
 	if err != nil {
 		return fmt.Errorf("record exposure: %w", err)
+	}
+	if !stored {
+		return nil
 	}
 	s.add(phaseKey{a.Experiment, a.Phase}, a.Variant, Counts{Exposures: 1})
 	s.metrics.Exposure()
@@ -379,20 +406,19 @@ func (s *Service) Record(ctx context.Context, userID, event string) error {
 		if e.Status == StatusDraft {
 			continue
 		}
-		var exp exposureDoc
-		err := s.people().FindOne(ctx, bson.M{"_id": exposureID(e.ID, e.Phase, userID)}).Decode(&exp)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue
-		}
+		exp, exposed, err := s.store.MarkOf(ctx, e.ID, e.Phase, userID, MarkExposure)
 		if err != nil {
 			return fmt.Errorf("record outcome: %w", err)
 		}
-		_, err = s.people().InsertOne(ctx, exposureDoc{ID: outcomeID(e.ID, e.Phase, userID, event), Variant: exp.Variant, At: now})
-		if store.IsDuplicateKey(err) {
+		if !exposed {
 			continue
 		}
+		stored, err := s.store.Mark(ctx, Mark{Experiment: e.ID, Phase: e.Phase, UserID: userID, Event: event, Variant: exp.Variant, At: now})
 		if err != nil {
 			return fmt.Errorf("record outcome: %w", err)
+		}
+		if !stored {
+			continue
 		}
 		key := phaseKey{e.ID, e.Phase}
 		if event == EventSaved {
@@ -400,9 +426,11 @@ func (s *Service) Record(ctx context.Context, userID, event string) error {
 			continue
 		}
 		c := Counts{Cancels: 1}
-		var saved exposureDoc
-		err = s.people().FindOne(ctx, bson.M{"_id": outcomeID(e.ID, e.Phase, userID, EventSaved)}).Decode(&saved)
-		if err == nil && now.Sub(saved.At) <= SaveWindow {
+		saved, found, err := s.store.MarkOf(ctx, e.ID, e.Phase, userID, EventSaved)
+		if err != nil {
+			return fmt.Errorf("record outcome: %w", err)
+		}
+		if found && now.Sub(saved.At) <= SaveWindow {
 			c.Unsaved = 1
 		}
 		s.add(key, exp.Variant, c)

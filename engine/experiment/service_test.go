@@ -1,30 +1,41 @@
-package experiment
+package experiment_test
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"glimpse/engine"
+	"glimpse/engine/experiment"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
-
-func newService(t testing.TB) (*Service, *engine.ManualClock) {
+func newService(t testing.TB) (*experiment.Service, *engine.ManualClock, experiment.Storage) {
 	t.Helper()
-	st := storetest.Open(t)
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	return NewService(st.DB(), clock, nil), clock
+	st := sqlstore.NewExperiments(storetest.OpenSQL(t))
+	return experiment.NewService(st, clock, nil), clock, st
 }
 
-func copyExperiment(weights ...int) Experiment {
-	e := Experiment{Name: "Step 1 headline", Kind: KindCopy, Key: "unsubscribe.step1.title"}
+func sum(cs ...experiment.Counts) experiment.Counts {
+	var t experiment.Counts
+	for _, c := range cs {
+		t.Attempts += c.Attempts
+		t.Exposures += c.Exposures
+		t.Saves += c.Saves
+		t.Cancels += c.Cancels
+		t.Unsaved += c.Unsaved
+	}
+	return t
+}
+
+func copyExperiment(weights ...int) experiment.Experiment {
+	e := experiment.Experiment{Name: "Step 1 headline", Kind: experiment.KindCopy, Key: "unsubscribe.step1.title"}
 	for i, w := range weights {
-		e.Variants = append(e.Variants, Variant{Value: "Headline " + strconv.Itoa(i), Weight: w})
+		e.Variants = append(e.Variants, experiment.Variant{Value: "Headline " + strconv.Itoa(i), Weight: w})
 	}
 	e.Variants[0].Value = ""
 	return e
@@ -33,8 +44,8 @@ func copyExperiment(weights ...int) Experiment {
 func TestLifecycleAndPhases(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, _ := newService(t)
-	if _, err := s.Create(ctx, Experiment{Name: "", Kind: "copy", Key: "signIn.title"}, "t@x"); engine.ErrorCode(err) != engine.CodeInvalid {
+	s, _, _ := newService(t)
+	if _, err := s.Create(ctx, experiment.Experiment{Name: "", Kind: "copy", Key: "signIn.title"}, "t@x"); engine.ErrorCode(err) != engine.CodeInvalid {
 		t.Fatalf("an invalid experiment was stored: %v", err)
 	}
 	e, err := s.Create(ctx, copyExperiment(50, 50), "t@x")
@@ -50,11 +61,11 @@ func TestLifecycleAndPhases(t *testing.T) {
 	if e, err = s.Update(ctx, e.ID, in, "t@x"); err != nil || e.Phase != 1 {
 		t.Fatalf("draft edit: phase %d, %v", e.Phase, err)
 	}
-	if e, err = s.SetStatus(ctx, e.ID, ActionStart, "t@x"); err != nil || !e.Running() {
+	if e, err = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x"); err != nil || !e.Running() {
 		t.Fatalf("start: %v", err)
 	}
 	other, _ := s.Create(ctx, copyExperiment(1, 1), "t@x")
-	if _, err := s.SetStatus(ctx, other.ID, ActionStart, "t@x"); engine.ErrorCode(err) != engine.CodeConflict {
+	if _, err := s.SetStatus(ctx, other.ID, experiment.ActionStart, "t@x"); engine.ErrorCode(err) != engine.CodeConflict {
 		t.Errorf("two experiments ran on one key: %v", err)
 	}
 	if got := s.Assignments("u1"); len(got) != 1 || got[0].Experiment != e.ID {
@@ -74,13 +85,13 @@ func TestLifecycleAndPhases(t *testing.T) {
 	if _, err := s.Update(ctx, e.ID, in, "t@x"); engine.ErrorCode(err) != engine.CodeInvalid {
 		t.Errorf("the key of a started experiment changed: %v", err)
 	}
-	if e, _ = s.SetStatus(ctx, e.ID, ActionPause, "t@x"); e.Status != StatusPaused || len(s.Assignments("u1")) != 0 {
+	if e, _ = s.SetStatus(ctx, e.ID, experiment.ActionPause, "t@x"); e.Status != experiment.StatusPaused || len(s.Assignments("u1")) != 0 {
 		t.Errorf("paused: %s, %d assignments", e.Status, len(s.Assignments("u1")))
 	}
-	if e, _ = s.SetStatus(ctx, e.ID, ActionStop, "t@x"); e.Status != StatusStopped {
+	if e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStop, "t@x"); e.Status != experiment.StatusStopped {
 		t.Errorf("stop: %s", e.Status)
 	}
-	if _, err := s.SetStatus(ctx, e.ID, ActionStart, "t@x"); engine.ErrorCode(err) != engine.CodeConflict {
+	if _, err := s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x"); engine.ErrorCode(err) != engine.CodeConflict {
 		t.Errorf("a stopped experiment restarted: %v", err)
 	}
 }
@@ -91,17 +102,17 @@ func TestLifecycleAndPhases(t *testing.T) {
 func TestExposuresAndOutcomes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, clock := newService(t)
+	s, clock, st := newService(t)
 	e, _ := s.Create(ctx, copyExperiment(50, 50), "t@x")
-	e, _ = s.SetStatus(ctx, e.ID, ActionStart, "t@x")
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x")
 	// A second instance on the same database.
-	s2 := NewService(s.db, clock, nil)
+	s2 := experiment.NewService(st, clock, nil)
 	if err := s2.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
 	users := []string{"u1", "u2", "u3", "u4", "u5", "u6"}
 	var wg sync.WaitGroup
-	for _, svc := range []*Service{s, s2, s, s2} {
+	for _, svc := range []*experiment.Service{s, s2, s, s2} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -115,16 +126,16 @@ func TestExposuresAndOutcomes(t *testing.T) {
 	}
 	wg.Wait()
 	for _, u := range users {
-		_ = s.Record(ctx, u, EventAttempt)
+		_ = s.Record(ctx, u, experiment.EventAttempt)
 	}
-	_ = s.Record(ctx, "u1", EventSaved)
-	_ = s2.Record(ctx, "u1", EventSaved) // again, elsewhere
-	_ = s.Record(ctx, "u2", EventSaved)
-	_ = s.Record(ctx, "u5", EventSaved) // never exposed
+	_ = s.Record(ctx, "u1", experiment.EventSaved)
+	_ = s2.Record(ctx, "u1", experiment.EventSaved) // again, elsewhere
+	_ = s.Record(ctx, "u2", experiment.EventSaved)
+	_ = s.Record(ctx, "u5", experiment.EventSaved) // never exposed
 	clock.Advance(10 * 24 * time.Hour)
-	_ = s.Record(ctx, "u2", EventCanceled) // within 30 days: the save is taken back
-	_ = s2.Record(ctx, "u3", EventCanceled)
-	for _, svc := range []*Service{s, s2} {
+	_ = s.Record(ctx, "u2", experiment.EventCanceled) // within 30 days: the save is taken back
+	_ = s2.Record(ctx, "u3", experiment.EventCanceled)
+	for _, svc := range []*experiment.Service{s, s2} {
 		if err := svc.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -133,11 +144,11 @@ func TestExposuresAndOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total Counts
+	var total experiment.Counts
 	for _, v := range r.Variants {
-		total.plus(v.Counts)
+		total = sum(total, v.Counts)
 	}
-	want := Counts{Attempts: 6, Exposures: 4, Saves: 2, Cancels: 2, Unsaved: 1}
+	want := experiment.Counts{Attempts: 6, Exposures: 4, Saves: 2, Cancels: 2, Unsaved: 1}
 	if total != want {
 		t.Errorf("totals %+v, want %+v", total, want)
 	}
@@ -146,51 +157,46 @@ func TestExposuresAndOutcomes(t *testing.T) {
 	if len(r.Days) != 2 || r.Days[0].Day != "2026-11-01" || r.Days[1].Day != "2026-11-11" {
 		t.Fatalf("days %+v", r.Days)
 	}
-	var first, last Counts
+	var first, last experiment.Counts
 	for i := range r.Variants {
-		first.plus(r.Days[0].Cumulative[i])
-		last.plus(r.Days[1].Cumulative[i])
+		first = sum(first, r.Days[0].Cumulative[i])
+		last = sum(last, r.Days[1].Cumulative[i])
 		if r.Days[1].Cumulative[i] != r.Variants[i].Counts {
 			t.Errorf("variant %d: last day %+v, totals %+v", i, r.Days[1].Cumulative[i], r.Variants[i].Counts)
 		}
 	}
-	if first != (Counts{Attempts: 6, Exposures: 4, Saves: 2}) || last != want {
+	if first != (experiment.Counts{Attempts: 6, Exposures: 4, Saves: 2}) || last != want {
 		t.Errorf("running totals %+v then %+v", first, last)
 	}
 }
 
-// Many flushes from several instances, compacted between them, always add
-// up to what was counted, and compaction leaves few documents.
-func TestFlushAndCompact(t *testing.T) {
+// Many flushes from several instances, sent together, always add up to
+// what was counted: each adds to the shared counters atomically.
+func TestFlushesFromSeveralInstancesAddUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, clock := newService(t)
+	s, clock, st := newService(t)
 	e, _ := s.Create(ctx, copyExperiment(1, 1), "t@x")
-	e, _ = s.SetStatus(ctx, e.ID, ActionStart, "t@x")
-	instances := []*Service{s, NewService(s.db, clock, nil), NewService(s.db, clock, nil)}
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x")
+	instances := []*experiment.Service{s, experiment.NewService(st, clock, nil), experiment.NewService(st, clock, nil)}
 	for _, svc := range instances[1:] {
 		_ = svc.Reload(ctx)
 	}
 	attempts := int64(0)
-	for round := range 12 {
+	for round := range 6 {
+		var wg sync.WaitGroup
 		for i, svc := range instances {
 			for u := range 10 + i {
-				_ = svc.Record(ctx, "user"+strconv.Itoa(u), EventAttempt)
+				_ = svc.Record(ctx, "user"+strconv.Itoa(u), experiment.EventAttempt)
 				attempts++
 			}
-			if err := svc.Flush(ctx); err != nil {
-				t.Fatal(err)
-			}
+			wg.Go(func() {
+				if err := svc.Flush(ctx); err != nil {
+					t.Error(err)
+				}
+			})
 		}
-		if round%3 == 2 {
-			// Two instances compact at once; one roll-up wins.
-			var wg sync.WaitGroup
-			for _, svc := range instances[:2] {
-				wg.Add(1)
-				go func() { defer wg.Done(); _ = svc.Compact(ctx, e.ID, e.Phase) }()
-			}
-			wg.Wait()
-		}
+		wg.Wait()
 		r, err := s.Results(ctx, e, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -198,7 +204,7 @@ func TestFlushAndCompact(t *testing.T) {
 		if got := r.Variants[0].Attempts + r.Variants[1].Attempts; got != attempts {
 			t.Fatalf("round %d: results count %d attempts, %d were recorded", round, got, attempts)
 		}
-		// Each round is a day of its own: the days survive the roll-ups.
+		// Each round is a day of its own.
 		if len(r.Days) != round+1 {
 			t.Fatalf("round %d: %d days", round, len(r.Days))
 		}
@@ -207,11 +213,253 @@ func TestFlushAndCompact(t *testing.T) {
 		}
 		clock.Advance(24 * time.Hour)
 	}
-	n, _ := s.counts().CountDocuments(ctx, map[string]any{"exp": e.ID})
-	// What remains: the newest roll-up and the one before it, the flushes
-	// since the one before (deleted a round late, for readers in flight):
-	// two rounds of three compactions' worth of three flushes.
-	if n > 2+2*9 {
-		t.Errorf("%d count documents remain after compaction", n)
+}
+
+func TestSaveKeepsKindAndKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newService(t)
+	e, err := s.Save(ctx, "", copyExperiment(50, 50), "t@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := copyExperiment(50, 50)
+	in.Name, in.Key = "Renamed", "unsubscribe.step2.title"
+	got, err := s.Save(ctx, e.ID, in, "t@x")
+	if err != nil || got.Name != "Renamed" || got.Key != e.Key || got.Kind != e.Kind {
+		t.Fatalf("save: %+v %v", got, err)
+	}
+}
+
+func TestCopyPageExposesTheKeysRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newService(t)
+	e, _ := s.Create(ctx, copyExperiment(50, 50), "t@x")
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x")
+	exposures := func() int64 {
+		t.Helper()
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Results(ctx, e, e.Phase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, v := range res.Variants {
+			n += v.Exposures
+		}
+		return n
+	}
+	page := s.CopyPage("u1")
+	if len(page.Assigned) != 1 || page.Assigned[0].Experiment != e.ID {
+		t.Fatalf("assigned: %+v", page.Assigned)
+	}
+	page.Read("signIn.title") // no experiment's key
+	if err := page.Expose(ctx); err != nil || exposures() != 0 {
+		t.Fatalf("a page that did not read the key exposed: %v", err)
+	}
+	page.Read(e.Key)
+	if err := page.Expose(ctx); err != nil || exposures() != 1 {
+		t.Fatalf("a page that read the key: %v", err)
+	}
+	if got := s.CopyPage(""); len(got.Assigned) != 0 {
+		t.Errorf("nobody is assigned: %+v", got.Assigned)
+	}
+}
+
+// TestForgetPersonDeletesEveryExposureAndOutcome: ForgetPerson deletes the
+// person's exposures and outcomes in every phase of every experiment that
+// ran, running, paused or stopped, including one created on another
+// instance that this one has not loaded; another person's stay.
+func TestForgetPersonDeletesEveryExposureAndOutcome(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clock, st := newService(t)
+	other := experiment.NewService(st, clock, nil) // another instance, with its own memory
+	expose := func(svc *experiment.Service, userID string) {
+		t.Helper()
+		as := svc.Assignments(userID)
+		if len(as) == 0 {
+			t.Fatal("no running experiment")
+		}
+		for _, a := range as {
+			if err := svc.Expose(ctx, userID, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	record := func(svc *experiment.Service, userID string, events ...string) {
+		t.Helper()
+		for _, event := range events {
+			if err := svc.Record(ctx, userID, event); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Phase 1, then phase 2 after a weight change; paused at the end.
+	e, err := s.Create(ctx, copyExperiment(50, 50), "t@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	expose(s, "u1")
+	expose(s, "u2")
+	record(s, "u1", experiment.EventSaved, experiment.EventCanceled)
+	record(s, "u2", experiment.EventSaved)
+	in := e
+	in.Variants[1].Weight = 20
+	if e, err = s.Update(ctx, e.ID, in, "t@x"); err != nil || e.Phase != 2 {
+		t.Fatalf("phase %d, %v", e.Phase, err)
+	}
+	expose(s, "u1")
+	record(s, "u1", experiment.EventSaved)
+	if _, err := s.SetStatus(ctx, e.ID, experiment.ActionPause, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	// Run and stopped on the other instance alone.
+	offer := experiment.Experiment{Name: "Step 3 offer", Kind: experiment.KindOffer, Key: "offer.step3",
+		Variants: []experiment.Variant{{Weight: 1}, {Value: "gift_month", Weight: 1}}}
+	o, err := other.Create(ctx, offer, "t@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetStatus(ctx, o.ID, experiment.ActionStart, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	expose(other, "u1")
+	record(other, "u1", experiment.EventCanceled)
+	if _, err := other.SetStatus(ctx, o.ID, experiment.ActionStop, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	// A draft has exposed nobody.
+	if _, err := s.Create(ctx, copyExperiment(1, 1), "t@x"); err != nil {
+		t.Fatal(err)
+	}
+
+	people := func(userID string) []experiment.Mark {
+		t.Helper()
+		marks, err := s.MarksOf(ctx, userID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return marks
+	}
+	// Phase 1: an exposure and two outcomes; phase 2: an exposure and two
+	// outcomes (the cancel on the other instance counts in every experiment
+	// the person saw); the offer: an exposure and an outcome.
+	if got := people("u1"); len(got) != 8 {
+		t.Fatalf("before: %d documents of u1, want 8: %v", len(got), got)
+	}
+	if err := s.ForgetPerson(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := people("u1"); len(got) != 0 {
+		t.Errorf("left after ForgetPerson: %v", got)
+	}
+	if got := people("u2"); len(got) != 2 {
+		t.Errorf("the other person's documents: %v, want an exposure and an outcome", got)
+	}
+}
+
+// BenchmarkResultsAfterMillionEvents records 1,000,000 events (attempts of
+// 100,000 subscribers, ten each, with a flush every 10,000 events as the
+// periodic flush would write them) and then times the results of the
+// phase: the work is in the few counter rows, not the events.
+func BenchmarkResultsAfterMillionEvents(b *testing.B) {
+	ctx := context.Background()
+	s, _, _ := newService(b)
+	e, _ := s.Create(ctx, copyExperiment(50, 50), "bench")
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "bench")
+	start := time.Now()
+	const events = 1_000_000
+	for i := range events {
+		if err := s.Record(ctx, "subscriber-"+strconv.Itoa(i%100000), experiment.EventAttempt); err != nil {
+			b.Fatal(err)
+		}
+		if (i+1)%10000 == 0 {
+			if err := s.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	recordMS := float64(time.Since(start).Milliseconds())
+	b.ResetTimer()
+	var r experiment.Results
+	for b.Loop() {
+		var err error
+		if r, err = s.Results(ctx, e, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(recordMS, "record-ms")
+	if got := r.Variants[0].Attempts + r.Variants[1].Attempts; got != events {
+		b.Fatalf("results count %d events, want %d", got, events)
+	}
+}
+
+// One experiment runs on a key, even when the other was started on an
+// instance that has not loaded it yet: the store's unique key decides.
+func TestOneExperimentRunsOnAKeyAcrossInstances(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clock, st := newService(t)
+	other := experiment.NewService(st, clock, nil) // never reloaded: its memory knows no experiment
+	a, _ := s.Create(ctx, copyExperiment(50, 50), "t@x")
+	b, _ := other.Create(ctx, copyExperiment(50, 50), "t@x")
+	if _, err := s.SetStatus(ctx, a.ID, experiment.ActionStart, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetStatus(ctx, b.ID, experiment.ActionStart, "t@x"); engine.ErrorCode(err) != engine.CodeConflict {
+		t.Fatalf("a second experiment started on the key: %v", err)
+	}
+	if _, err := s.SetStatus(ctx, a.ID, experiment.ActionStop, "t@x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetStatus(ctx, b.ID, experiment.ActionStart, "t@x"); err != nil {
+		t.Fatalf("the key is free once the first stopped: %v", err)
+	}
+}
+
+// Edits sent together each either land whole or are refused: none is
+// stored over another made from the same revision, so every stored
+// change of weights began its own phase.
+func TestEditsSentTogetherAreNeverLost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newService(t)
+	e, _ := s.Create(ctx, copyExperiment(50, 50), "t@x")
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x")
+	const n = 10
+	var wg sync.WaitGroup
+	results := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			in := copyExperiment(50, 51+i) // each a change of weights: a new phase
+			_, err := s.Update(ctx, e.ID, in, "t@x")
+			results <- err
+		})
+	}
+	wg.Wait()
+	close(results)
+	stored := 0
+	for err := range results {
+		switch {
+		case err == nil:
+			stored++
+		case engine.ErrorCode(err) != engine.CodeConflict:
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Get(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored == 0 || got.Phase != 1+stored || got.Revision != e.Revision+stored {
+		t.Fatalf("%d edits stored, phase %d, revision %d: want phase %d, revision %d", stored, got.Phase, got.Revision, 1+stored, e.Revision+stored)
 	}
 }

@@ -14,9 +14,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/breach"
-	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
-	"glimpse/engine/retention"
 	"glimpse/engine/store"
 )
 
@@ -139,9 +137,9 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		}},
 		{"connected profile", func() error { return s.o.Profiles.Disconnect(ctx, u.ID) }},
 		{"breach check", func() error { return s.deleteMany(ctx, breach.ChecksCollection, bson.M{"_id": u.ID}) }},
-		{"cancel attempts", func() error { return retention.EraseOf(ctx, s.db, u.ID) }},
+		{"cancel attempts", func() error { return s.o.Retention.EraseUser(ctx, u.ID) }},
 		{"events", func() error { return s.o.Events.EraseUser(ctx, u.ID) }},
-		{"experiment exposures", func() error { return experiment.ForgetPerson(ctx, s.db, u.ID) }},
+		{"experiment exposures", func() error { return s.o.Experiments.ForgetPerson(ctx, u.ID) }},
 		{"claims", func() error { return s.eraseClaims(ctx, u.ID, subIDs) }},
 		{"data exports", func() error { return s.deleteExports(ctx, bson.M{"userId": u.ID}) }},
 		{"activity", func() error { return s.deleteMany(ctx, ActivityCollection, bson.M{"_id": u.ID}) }},

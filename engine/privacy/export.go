@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,6 @@ import (
 	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
-	"glimpse/engine/retention"
 	"glimpse/engine/store"
 )
 
@@ -513,77 +513,45 @@ func (s *Service) instagramData(ctx context.Context, userID string) (profileView
 	return viewProfile(p), snaps, nil
 }
 
-// cancelAttempts reads the person's cancel attempts and each one's events,
-// by _id through their list.
+// cancelAttempts reads the person's cancel attempts, oldest first, each
+// with its events.
 func (s *Service) cancelAttempts(ctx context.Context, userID string) ([]attemptView, error) {
-	ids, err := retention.AttemptIDsOf(ctx, s.db, userID)
+	attempts, events, err := s.o.Retention.Export(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
-	listed, err := byID[retention.Attempt](ctx, s.db, retention.AttemptsCollection, ids)
-	if err != nil {
-		return nil, err
+	out := make([]attemptView, 0, len(attempts))
+	for _, a := range slices.Backward(attempts) {
+		out = append(out, viewAttempt(a, events[a.ID]))
 	}
-	attempts := []attemptView{}
-	for _, a := range listed {
-		if a.UserID != userID {
-			continue // not theirs: a slot the list's rule says to skip
-		}
-		stepIDs, err := retention.StepIDsOf(ctx, s.db, a.ID)
-		if err != nil {
-			return nil, err
-		}
-		events, err := byID[retention.Event](ctx, s.db, retention.StepsCollection, stepIDs)
-		if err != nil {
-			return nil, err
-		}
-		attempts = append(attempts, viewAttempt(a, events))
-	}
-	return attempts, nil
-}
-
-// exposureDoc is a document of experiment.PeopleCollection: an exposure
-// ("exp:<experiment>:<phase>:<account>") or an outcome (the same starting
-// "out:" and ending ":<event>").
-type exposureDoc struct {
-	ID      string    `bson:"_id"`
-	At      time.Time `bson:"at"`
-	Variant string    `bson:"variant"`
+	return out, nil
 }
 
 // exposures reads the experiment variants the person was shown and what
 // they did after, each named by its experiment's name.
 func (s *Service) exposures(ctx context.Context, userID string) ([]exposureView, error) {
-	ids, err := experiment.PersonDocIDs(ctx, s.db, userID)
+	marks, err := s.o.Experiments.MarksOf(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := byID[exposureDoc](ctx, s.db, experiment.PeopleCollection, ids)
-	if err != nil {
-		return nil, err
-	}
+	slices.SortFunc(marks, func(a, b experiment.Mark) int { return a.At.Compare(b.At) })
 	names := map[string]string{}
-	out := make([]exposureView, 0, len(docs))
-	for _, d := range docs {
-		parts := strings.Split(d.ID, ":")
-		if len(parts) < 4 {
-			continue
+	out := make([]exposureView, 0, len(marks))
+	for _, m := range marks {
+		what := m.Event
+		if what == experiment.MarkExposure {
+			what = "shown"
 		}
-		what := "shown"
-		if parts[0] == "out" {
-			what = parts[len(parts)-1]
-		}
-		name, ok := names[parts[1]]
+		name, ok := names[m.Experiment]
 		if !ok {
-			var e experiment.Experiment
-			err := s.db.Collection(experiment.Collection).FindOne(ctx, bson.M{"_id": parts[1]}).Decode(&e)
-			if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+			e, err := s.o.Experiments.Get(ctx, m.Experiment)
+			if err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
 				return nil, fmt.Errorf("read experiment: %w", err)
 			}
 			name = e.Name
-			names[parts[1]] = name
+			names[m.Experiment] = name
 		}
-		out = append(out, exposureView{Experiment: name, Variant: d.Variant, What: what, At: d.At})
+		out = append(out, exposureView{Experiment: name, Variant: m.Variant, What: what, At: m.At})
 	}
 	return out, nil
 }

@@ -4,9 +4,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/breach"
-	"glimpse/engine/experiment"
 	"glimpse/engine/library"
-	"glimpse/engine/retention"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/support"
@@ -73,14 +71,13 @@ func Fates() []Fate {
 		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{support.AuditByMonthCollection, Kept, "the audit log's list of each month's entries: entry ids, kept with the log"},
 		{support.AuditBySubscriberCollection, Kept, "the audit log's list of each subscriber's entries, keyed by their email: kept with the log for the same legal claims"},
-		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
-		{retention.AttemptsByUserCollection, Erased, "the list of the person's cancellation flow attempts (keyed by their account id)"},
-		{retention.StepsCollection, Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
+		{"cancel_attempts", Erased, "cancellation flow attempts"},
+		{"cancel_steps", Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
 		{"events", Erased, "usage events"},
 		{"schema_migrations", Kept, "the embedded database's schema version: no personal data"},
-		{experiment.PeopleCollection, Erased, "which experiment variants the person saw"},
-		{experiment.CountsCollection, Kept, "totals per experiment variant: aggregates that name nobody"},
-		{experiment.Collection, Kept, "the experiments staff set up: no subscriber data"},
+		{"experiment_people", Erased, "which experiment variants the person saw, and whether they stayed or canceled after"},
+		{"experiment_counts", Kept, "totals per experiment variant and day: aggregates that name nobody"},
+		{"experiments", Kept, "the experiments staff set up: no subscriber data"},
 		{breach.ChecksCollection, Erased, "the last breach check"},
 		{breach.CatalogueCollection, Kept, "the public catalogue of known breaches: no subscriber data"},
 		{"profiles", Erased, "the connected profile, its token and analysis"},

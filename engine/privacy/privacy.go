@@ -18,8 +18,10 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
+	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
+	"glimpse/engine/retention"
 	"glimpse/engine/store"
 	"glimpse/engine/tracking"
 )
@@ -100,6 +102,10 @@ type Options struct {
 	Mail     Mailer
 	// Events are the analytics events (required).
 	Events *tracking.Store
+	// Retention keeps the cancel attempts and Experiments the people's
+	// exposures and outcomes (both required).
+	Retention   *retention.Service
+	Experiments *experiment.Service
 	// TaxPeriod is how long a deleted account's charges and subscriptions
 	// are kept, anonymised (GLIMPSE_TAX_RETENTION).
 	TaxPeriod time.Duration

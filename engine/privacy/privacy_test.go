@@ -133,7 +133,7 @@ func seedPerson(t *testing.T, a *app.App, email string) person {
 	if _, err := a.Breach.Check(ctx, u.ID, u.Email, false); err != nil {
 		t.Fatal(err)
 	}
-	att, err := a.Retention.Start(ctx, retention.Attempt{UserID: u.ID, SubscriptionID: sub.ID, Brand: "default",
+	att, _, err := a.Retention.Start(ctx, retention.Attempt{UserID: u.ID, SubscriptionID: sub.ID, Brand: "default",
 		PlanCode: sub.PlanCode, Entry: "my_plan"})
 	if err != nil {
 		t.Fatal(err)
@@ -528,7 +528,7 @@ func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failing := privacy.NewService(a.Store.DB(), clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events,
+	failing := privacy.NewService(a.Store.DB(), clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events, Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: failingMail{a.Outbox}})
 	if err := failing.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: password, IP: "10.0.0.4"}); err != nil {
 		t.Fatalf("a deletion that failed half way: %v, want it accepted", err)

@@ -129,19 +129,22 @@ type View struct {
 	offerSlots map[string]experiment.Assignment
 }
 
-// Start begins an attempt on the member's main subscription and says where
-// it starts: step 0, or the canceled page for a plan canceled already.
+// Start begins an attempt on the member's main subscription (or resumes the
+// one opened there within ResumeWithin, still without an outcome) and says
+// where it starts: step 0, or the canceled page for a plan canceled already.
 func (f *Flow) Start(ctx context.Context, m Member, brandKey, entry, returnPath string) (Place, error) {
 	sub, err := f.billing.Subscription(ctx, m.SubscriptionID)
 	if err != nil {
 		return Place{}, fmt.Errorf("start cancel attempt: %w", err)
 	}
-	a, err := f.attempts.Start(ctx, Attempt{UserID: m.UserID, SubscriptionID: sub.ID, Brand: brandKey,
+	a, started, err := f.attempts.Start(ctx, Attempt{UserID: m.UserID, SubscriptionID: sub.ID, Brand: brandKey,
 		PlanCode: sub.PlanCode, Entry: entry, Return: returnPath})
 	if err != nil {
 		return Place{}, err
 	}
-	f.recordExperiment(ctx, m, experiment.EventAttempt)
+	if started { // a resumed attempt was counted when it started
+		f.recordExperiment(ctx, m, experiment.EventAttempt)
+	}
 	if sub.Status == billing.StatusCanceled {
 		return resultOf(a, ResultCanceled), nil
 	}

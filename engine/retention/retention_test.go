@@ -1,18 +1,10 @@
 package retention
 
 import (
-	"context"
-	"os"
-	"sync"
 	"testing"
-	"time"
 
-	"glimpse/engine"
 	"glimpse/engine/billing"
-	"glimpse/engine/store/storetest"
 )
-
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 // edge is one move of the graph: from a step, a move, where it leads.
 type edge struct {
@@ -154,130 +146,5 @@ func TestOfferSlots(t *testing.T) {
 	s.GiftUsed = true
 	if got := Next(StepPlan, MoveChange, s); got != StepMadeTheMost {
 		t.Fatalf("premium, gift used: %d", got)
-	}
-}
-
-func TestAttemptRecordsStepsAnswersAndOutcome(t *testing.T) {
-	st := storetest.Open(t)
-	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	svc := NewService(st.DB(), clock)
-	ctx := context.Background()
-	a, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", PlanCode: "glimpse_weekly_trial", Entry: "my_plan"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Get(ctx, a.ID, "someone else"); err != ErrNoAttempt {
-		t.Fatalf("another user's attempt: %v", err)
-	}
-	for _, e := range []Event{
-		{Kind: EventReached, Step: 0}, {Kind: EventReached, Step: 5},
-		{Kind: EventAnswer, Step: 5, Reason: "other"},
-		{Kind: EventAnswer, Step: 6, Stars: 4, Review: "Fine"},
-		{Kind: EventReached, Step: 7}, {Kind: EventOfferShown, Step: 7, Offer: OfferGiftMonth},
-		{Kind: EventOutcome, Step: 8, Outcome: OutcomeCanceled},
-	} {
-		clock.Advance(time.Second)
-		if err := svc.Record(ctx, a, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := svc.Get(ctx, a.ID, "u1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := svc.Summary(ctx, got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sum.Reached) != 3 || sum.Reached[1].Step != StepReason || sum.Reason != "other" || sum.Stars != 4 ||
-		sum.Review != "Fine" || len(sum.OffersShown) != 1 || sum.Outcome != OutcomeCanceled {
-		t.Fatalf("summary: %+v", sum)
-	}
-}
-
-// TestConcurrentRecordsEachTakeANumber: events of one attempt recorded at
-// once each get their own number (a unique insert), and the summary reads
-// them all by _id.
-func TestConcurrentRecordsEachTakeANumber(t *testing.T) {
-	st := storetest.Open(t)
-	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	svc := NewService(st.DB(), clock)
-	ctx := context.Background()
-	a, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", PlanCode: "glimpse_weekly_trial", Entry: "my_plan"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 10
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() { errs <- svc.Record(ctx, a, Event{Kind: EventReached, Step: i}) })
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	events, err := svc.events(ctx, a.ID)
-	if err != nil || len(events) != n {
-		t.Fatalf("%d events read, want %d (%v)", len(events), n, err)
-	}
-}
-
-// TestOfUserReadsTheSubscribersList: a subscriber's attempts are found
-// through their list, newest first; another subscriber's are not; an
-// attempt written before lists existed is listed once at start
-// (ListExistingAttempts, idempotent), and a listed attempt whose write never
-// happened is skipped.
-func TestOfUserReadsTheSubscribersList(t *testing.T) {
-	st := storetest.Open(t)
-	clock := engine.NewManualClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	svc := NewService(st.DB(), clock)
-	ctx := context.Background()
-	first, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", Entry: "my_plan"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(time.Hour)
-	second, err := svc.Start(ctx, Attempt{UserID: "u1", SubscriptionID: "sub_1", Entry: "mail"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Start(ctx, Attempt{UserID: "u2", SubscriptionID: "sub_2"}); err != nil {
-		t.Fatal(err)
-	}
-	// Written by an older release, with no list entry.
-	older := Attempt{ID: "older", UserID: "u1", SubscriptionID: "sub_1", StartedAt: clock.Now().Add(-48 * time.Hour)}
-	if _, err := st.DB().Collection(AttemptsCollection).InsertOne(ctx, older); err != nil {
-		t.Fatal(err)
-	}
-	// Listed by a start that stopped before writing the attempt.
-	if err := svc.byUser.Add(ctx, "u1", "never-written"); err != nil {
-		t.Fatal(err)
-	}
-	ids := func() []string {
-		t.Helper()
-		sums, err := svc.OfUser(ctx, "u1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, s := range sums {
-			out = append(out, s.Attempt.ID)
-		}
-		return out
-	}
-	if got := ids(); len(got) != 2 || got[0] != second.ID || got[1] != first.ID {
-		t.Fatalf("before listing existing attempts: %v, want [%s %s]", got, second.ID, first.ID)
-	}
-	for range 2 {
-		if err := ListExistingAttempts(ctx, st.DB(), "settings"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := ids(); len(got) != 3 || got[0] != second.ID || got[1] != first.ID || got[2] != "older" {
-		t.Fatalf("after listing existing attempts: %v, want [%s %s older]", got, second.ID, first.ID)
 	}
 }

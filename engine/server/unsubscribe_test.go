@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -334,6 +336,11 @@ func TestUnsubscribeGiftMonthOncePerSubscriptionUnderConcurrency(t *testing.T) {
 	attempts := make([]string, n)
 	for i := range attempts {
 		attempts[i] = h.startFlow()
+		// Closed, so that the next opening is a new attempt (the offer
+		// stays reachable by the attempt's link).
+		if r := h.actionAt(stepPath(attempts[i], 0), "unsubscribe.leave", map[string]any{"/attempt": attempts[i], "/step": 0, "/exit": "close"}); r.status != http.StatusOK {
+			t.Fatalf("leave: %d %s", r.status, r.raw)
+		}
 	}
 	requests := make([]*http.Request, n)
 	for i, a := range attempts {
@@ -378,6 +385,52 @@ func TestUnsubscribeGiftMonthOncePerSubscriptionUnderConcurrency(t *testing.T) {
 	}
 	if extended != 1 {
 		t.Fatalf("%d extended lines, want 1", extended)
+	}
+}
+
+// Opening the flow's page twice, one after the other or together (a
+// reload, a second tab), is one attempt (and so one attempt in the
+// experiments' counts: Flow.Start counts only an attempt it started); once
+// it has an outcome, opening the flow again is a new attempt (issue #34).
+func TestUnsubscribeOpenedTwiceIsOneAttempt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.member("ann@example.com", billing.FamilyWeekly)
+	first := h.startFlow()
+	const n = 6
+	got := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			req := httptest.NewRequest(http.MethodGet, "/ui/screen?path="+url.QueryEscape("/dashboard/unsubscribe?entry=my_plan"), nil)
+			req.Header.Set("X-SDUI-Version", "1")
+			res, err := h.srv.App().Test(h.withSession(req), fiber.TestConfig{Timeout: time.Minute, FailOnTimeout: true})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			r := response{status: res.StatusCode}
+			if err := json.NewDecoder(res.Body).Decode(&r.body); err != nil {
+				t.Error(err)
+				return
+			}
+			u, _ := url.Parse(replaced(t, r))
+			got[i] = u.Query().Get("attempt")
+		})
+	}
+	wg.Wait()
+	for i, a := range got {
+		if a != first {
+			t.Fatalf("opening %d went to attempt %q, want the open attempt %s", i, a, first)
+		}
+	}
+	h.step(first, 0)
+	if r := h.actionAt(stepPath(first, 0), "unsubscribe.leave", map[string]any{"/attempt": first, "/step": 0, "/exit": "stay"}); r.status != http.StatusOK {
+		t.Fatalf("leave: %d %s", r.status, r.raw)
+	}
+	if again := h.startFlow(); again == first {
+		t.Fatal("opening the flow after the attempt ended resumed it")
 	}
 }
 

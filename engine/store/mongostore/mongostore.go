@@ -36,7 +36,8 @@ type index struct {
 
 // collections declares every collection the MongoDB stores use.
 func collections() []collection {
-	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection}
+	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection,
+		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.
