@@ -109,7 +109,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
 	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
-	a.Content = library.NewRepo(st.DB(), clock)
+	if a.stores, err = openStores(ctx, st); err != nil {
+		return nil, err
+	}
+	a.Content = library.NewRepo(a.stores.content, clock)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
 	a.Experiments = experiment.NewService(st.DB(), clock, func(ctx context.Context) error {
@@ -118,9 +121,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
 		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
-	if a.stores, err = openStores(ctx, st); err != nil {
-		return nil, err
-	}
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	webhookSecret := webhookSecret(cfg)
 	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
@@ -144,7 +144,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
+		profile.Collections(), staff.Collections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})

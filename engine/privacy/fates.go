@@ -5,7 +5,6 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
-	"glimpse/engine/library"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
@@ -99,9 +98,8 @@ func Fates() []Fate {
 		{store.ClaimsCollection, Erased, "claims naming the account id, each by the id forms erase_claims.go lists; the others name subscriptions, orders, hashes, days or random ids"},
 		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
 		{"settings", Kept, "the deployment's own secret: no personal data"},
-		{library.DocsCollection, Kept, "editorial content: no subscriber data"},
-		{library.MetaCollection, Kept, "editorial content: no subscriber data"},
-		{library.VersionsCollection, Kept, "editorial content: no subscriber data"},
+		{"content_docs", Kept, "editorial content: no subscriber data"},
+		{"content_version", Kept, "the content version number: no subscriber data"},
 		{staff.MembersCollection, Kept, "staff accounts, not subscribers"},
 		{staff.SessionsCollection, Kept, "staff sessions, not subscribers"},
 		{ExportsCollection, Erased, "data exports"},

@@ -34,9 +34,6 @@ import (
 var Bounded = map[string]string{
 	"settings":          "a few documents: the secret and the once-only start-up marks",
 	"health":            "one document per app instance",
-	"content_docs":      "the editors' content: articles, news, copy; hundreds of documents",
-	"content_meta":      "revision claims of the editors' content, kept for 100 revisions",
-	"content_versions":  "the content version numbers, pruned to the last 100",
 	"experiments":       "the A/B experiments staff define",
 	"experiment_counts": "counter slots per experiment and phase",
 	"staff":             "staff accounts",
