@@ -108,10 +108,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
-	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
 	if a.stores, err = openStores(ctx, st); err != nil {
 		return nil, err
 	}
+	// Staff sign-in has the subscribers' limits, counted apart from theirs.
+	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(st.DB(), clock, "staff", auth.DefaultLimits))
 	a.Content = library.NewRepo(a.stores.content, clock)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
@@ -144,7 +145,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		profile.Collections(), staff.Collections(), store.ClaimsCollections(), experiment.Collections(),
+		profile.Collections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})

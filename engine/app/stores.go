@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"glimpse/engine/library"
+	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -18,14 +19,17 @@ import (
 type stores struct {
 	events  tracking.Events
 	content library.Items
+	staff   staff.Accounts
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db), content: sqlstore.NewContentItems(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), content: sqlstore.NewContentItems(db),
+			staff: sqlstore.NewStaffAccounts(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB()), content: mongostore.NewContentItems(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), content: mongostore.NewContentItems(st.DB()),
+		staff: mongostore.NewStaffAccounts(st.DB())}, nil
 }

@@ -8,7 +8,6 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
-	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/support"
 )
@@ -100,8 +99,8 @@ func Fates() []Fate {
 		{"settings", Kept, "the deployment's own secret: no personal data"},
 		{"content_docs", Kept, "editorial content: no subscriber data"},
 		{"content_version", Kept, "the content version number: no subscriber data"},
-		{staff.MembersCollection, Kept, "staff accounts, not subscribers"},
-		{staff.SessionsCollection, Kept, "staff sessions, not subscribers"},
+		{"staff", Kept, "staff accounts, not subscribers"},
+		{"staff_sessions", Kept, "staff sessions, not subscribers"},
 		{ExportsCollection, Erased, "data exports"},
 		{ExportChunksCollection, Erased, "the exports' files"},
 		{ExportKeysCollection, Erased, "the exports' download links"},
