@@ -9,6 +9,7 @@ import (
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 )
 
@@ -20,16 +21,18 @@ type stores struct {
 	events  tracking.Events
 	content library.Items
 	staff   staff.Accounts
+	// supportAudit is the support desk's audit log.
+	supportAudit support.AuditLog
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
 		return stores{events: sqlstore.NewEvents(db), content: sqlstore.NewContentItems(db),
-			staff: sqlstore.NewStaffAccounts(db)}, nil
+			staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
 	return stores{events: mongostore.NewEvents(st.DB()), content: mongostore.NewContentItems(st.DB()),
-		staff: mongostore.NewStaffAccounts(st.DB())}, nil
+		staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB())}, nil
 }

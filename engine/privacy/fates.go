@@ -9,7 +9,6 @@ import (
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
-	"glimpse/engine/support"
 )
 
 // What an account's deletion does to a collection.
@@ -70,9 +69,7 @@ func Fates() []Fate {
 		{billing.OrdersCollection, Erased, "hosted-page orders: what they bought is in the ledger"},
 		{billing.SandboxSessionsCollection, Erased, "the test payment provider's pages for those orders"},
 		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
-		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
-		{support.AuditByMonthCollection, Kept, "the audit log's list of each month's entries: entry ids, kept with the log"},
-		{support.AuditBySubscriberCollection, Kept, "the audit log's list of each subscriber's entries, keyed by their email: kept with the log for the same legal claims"},
+		{"support_audit", Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{retention.AttemptsCollection, Erased, "cancellation flow attempts"},
 		{retention.AttemptsByUserCollection, Erased, "the list of the person's cancellation flow attempts (keyed by their account id)"},
 		{retention.StepsCollection, Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},

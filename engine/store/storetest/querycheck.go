@@ -36,8 +36,6 @@ var Bounded = map[string]string{
 	"health":            "one document per app instance",
 	"experiments":       "the A/B experiments staff define",
 	"experiment_counts": "counter slots per experiment and phase",
-	"staff":             "staff accounts",
-	"staff_sessions":    "staff sessions, a few per staff member",
 	"breach_catalogue":  "the breach catalogue (HIBP lists about 900 breaches)",
 	"mail_queue":        "mails not yet delivered; each leaves the queue when sent",
 	"signin_failures":   "an old collection, emptied at every sweep and no longer written",
@@ -95,8 +93,6 @@ var Periodic = map[string]map[string]string{
 var Rare = map[string]string{
 	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
 	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
-	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
-		"once per database at start",
 }
 
 // queryShape is one kind of query: what the check plans.
