@@ -103,14 +103,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
 		Auth: auth.NewService(st.DB(), clock, passwordHasher(cfg), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+	if a.stores, err = openStores(ctx, st); err != nil {
+		return nil, err
+	}
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
-	if a.stores, err = openStores(ctx, st); err != nil {
-		return nil, err
-	}
 	// Staff sign-in has the subscribers' limits, counted apart from theirs.
 	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(st.DB(), clock, "staff", auth.DefaultLimits))
 	a.Content = library.NewRepo(a.stores.content, clock)
@@ -138,13 +138,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Retention = retention.NewService(st.DB(), clock)
 	a.Support = support.NewDesk(a.stores.supportAudit, clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
 		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
-	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events,
+	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
 		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
-	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
+	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(),
 		profile.Collections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
@@ -277,7 +277,7 @@ func (a *App) openBreach(cfg config.Config, logger *slog.Logger) error {
 		}
 		provider = local
 	}
-	a.Breach = breach.NewService(a.Store.DB(), provider, a.Clock, logger, breach.Limits{})
+	a.Breach = breach.NewService(a.stores.breach, provider, a.Clock, logger, breach.Limits{})
 	if cfg.PwnedPasswords == "api" {
 		a.Passwords = breach.NewRangeClient(breach.RangeConfig{UserAgent: userAgent})
 	} else {

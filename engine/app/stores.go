@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"glimpse/engine/breach"
 	"glimpse/engine/library"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
@@ -23,16 +24,19 @@ type stores struct {
 	staff   staff.Accounts
 	// supportAudit is the support desk's audit log.
 	supportAudit support.AuditLog
+	breach       breach.Records
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
 		return stores{events: sqlstore.NewEvents(db), content: sqlstore.NewContentItems(db),
-			staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db)}, nil
+			staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
+			breach: sqlstore.NewBreachRecords(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
 	return stores{events: mongostore.NewEvents(st.DB()), content: mongostore.NewContentItems(st.DB()),
-		staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB())}, nil
+		staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
+		breach: mongostore.NewBreachRecords(st.DB())}, nil
 }

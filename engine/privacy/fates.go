@@ -3,7 +3,6 @@ package privacy
 import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
-	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
@@ -78,8 +77,8 @@ func Fates() []Fate {
 		{experiment.PeopleCollection, Erased, "which experiment variants the person saw"},
 		{experiment.CountsCollection, Kept, "totals per experiment variant: aggregates that name nobody"},
 		{experiment.Collection, Kept, "the experiments staff set up: no subscriber data"},
-		{breach.ChecksCollection, Erased, "the last breach check"},
-		{breach.CatalogueCollection, Kept, "the public catalogue of known breaches: no subscriber data"},
+		{"breach_checks", Erased, "the last breach check"},
+		{"breach_catalogue", Kept, "the public catalogue of known breaches: no subscriber data"},
 		{profile.ProfilesCollection, Erased, "the connected profile, its token and analysis"},
 		{profile.SnapshotsCollection, Erased, "the profile's snapshots"},
 		{profile.ChunksCollection, Erased, "the snapshots' follower and following lists"},

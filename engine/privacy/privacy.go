@@ -18,6 +18,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
+	"glimpse/engine/breach"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/store"
@@ -100,6 +101,8 @@ type Options struct {
 	Mail     Mailer
 	// Events are the analytics events (required).
 	Events *tracking.Store
+	// Breach holds the person's last breach check (required).
+	Breach *breach.Service
 	// TaxPeriod is how long a deleted account's charges and subscriptions
 	// are kept, anonymised (GLIMPSE_TAX_RETENTION).
 	TaxPeriod time.Duration

@@ -36,7 +36,7 @@ type index struct {
 
 // collections declares every collection the MongoDB stores use.
 func collections() []collection {
-	return []collection{eventsCollection, contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection}
+	return []collection{eventsCollection, contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

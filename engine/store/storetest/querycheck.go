@@ -36,7 +36,6 @@ var Bounded = map[string]string{
 	"health":            "one document per app instance",
 	"experiments":       "the A/B experiments staff define",
 	"experiment_counts": "counter slots per experiment and phase",
-	"breach_catalogue":  "the breach catalogue (HIBP lists about 900 breaches)",
 	"mail_queue":        "mails not yet delivered; each leaves the queue when sent",
 	"signin_failures":   "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":   "the sandbox provider's own ledger: development and tests only",
