@@ -171,7 +171,7 @@ func (s *BreachRecords) DeleteCheck(ctx context.Context, userID string) error {
 
 // utcOrZero is t in UTC, or the zero time for BSON's reading of it.
 func utcOrZero(t time.Time) time.Time {
-	if t.IsZero() || t.Equal(time.Time{}) {
+	if t.IsZero() {
 		return time.Time{}
 	}
 	return t.UTC()
