@@ -103,15 +103,16 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
 		Auth: auth.NewService(st.DB(), clock, passwordHasher(cfg), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+	if a.stores, err = openStores(ctx, st); err != nil {
+		return nil, err
+	}
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
-	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
-	a.Content = library.NewRepo(st.DB(), clock)
-	if a.stores, err = openStores(ctx, st); err != nil {
-		return nil, err
-	}
+	// Staff sign-in has the subscribers' limits, counted apart from theirs.
+	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(st.DB(), clock, "staff", auth.DefaultLimits))
+	a.Content = library.NewRepo(a.stores.content, clock)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
 	a.Experiments = experiment.NewService(a.stores.experiments, clock, func(ctx context.Context) error {
@@ -135,15 +136,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.wireOperations(cfg)
 	a.Accounts = auth.NewAccounts(a.Auth, a.Billing, a.Outbox, server.AccountLinks())
 	a.Retention = retention.NewService(a.stores.attempts, clock)
-	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
+	a.Support = support.NewDesk(a.stores.supportAudit, clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
 		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
-	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events,
+	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
 		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
 		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
-	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
-		staff.Collections(), library.RepoCollections(), store.ClaimsCollections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), support.Collections(), privacy.Collections()} {
+	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), store.ClaimsCollections(),
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -166,9 +166,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := support.ListExistingAudit(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	if err := auth.ListExistingSessions(ctx, st.DB(), settingsCollection, cfg.SessionLifetime, clock.Now()); err != nil {
@@ -265,7 +262,7 @@ func (a *App) openBreach(cfg config.Config, logger *slog.Logger) error {
 		}
 		provider = local
 	}
-	a.Breach = breach.NewService(a.Store.DB(), provider, a.Clock, logger, breach.Limits{})
+	a.Breach = breach.NewService(a.stores.breach, provider, a.Clock, logger, breach.Limits{})
 	if cfg.PwnedPasswords == "api" {
 		a.Passwords = breach.NewRangeClient(breach.RangeConfig{UserAgent: userAgent})
 	} else {

@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 
+	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
+	"glimpse/engine/library"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
+	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
+	"glimpse/engine/support"
 	"glimpse/engine/tracking"
 )
 
@@ -24,16 +28,25 @@ type stores struct {
 	profiles    profile.Profiles
 	attempts    retention.Attempts
 	experiments experiment.Storage
+	content     library.Items
+	staff       staff.Accounts
+	// supportAudit is the support desk's audit log.
+	supportAudit support.AuditLog
+	breach       breach.Records
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
 		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db),
-			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db)}, nil
+			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db),
+			content: sqlstore.NewContentItems(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
+			breach: sqlstore.NewBreachRecords(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
 	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB()),
-		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB())}, nil
+		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()),
+		content: mongostore.NewContentItems(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
+		breach: mongostore.NewBreachRecords(st.DB())}, nil
 }

@@ -69,39 +69,39 @@ type Provider interface {
 }
 
 // Breach is one breach from HIBP's catalogue, in the "breach model" of the v3
-// API. It decodes from HIBP's JSON (see UnmarshalJSON) and is stored in
-// MongoDB with Name as _id.
+// API. It decodes from HIBP's JSON (see UnmarshalJSON); the stores keep it
+// by Name.
 type Breach struct {
 	// Name is HIBP's stable key (PascalCase). It never changes; Title may.
-	Name string `json:"Name" bson:"_id"`
+	Name string `json:"Name"`
 	// Title is the display name.
-	Title string `json:"Title" bson:"title"`
+	Title string `json:"Title"`
 	// Domain is the breached site's domain; HIBP leaves it empty for
 	// aggregated sources such as stealer logs.
-	Domain string `json:"Domain" bson:"domain"`
+	Domain string `json:"Domain"`
 	// BreachDate is when the breach happened, as YYYY-MM-DD. It is a date,
 	// not an instant, so it is kept as text and never shifted by a time zone.
 	// Empty when HIBP's value was not a date.
-	BreachDate string `json:"BreachDate" bson:"breachDate"`
+	BreachDate string `json:"BreachDate"`
 	// AddedDate is when HIBP loaded the breach.
-	AddedDate time.Time `json:"AddedDate" bson:"addedDate"`
+	AddedDate time.Time `json:"AddedDate"`
 	// PwnCount is how many accounts HIBP loaded.
-	PwnCount int64 `json:"PwnCount" bson:"pwnCount"`
+	PwnCount int64 `json:"PwnCount"`
 	// Description is plain text: HIBP sends HTML, which is reduced by
 	// PlainText on decoding so nothing downstream can render it as markup.
-	Description string `json:"Description" bson:"description"`
+	Description string `json:"Description"`
 	// DataClasses are the kinds of data exposed, e.g. "Email addresses".
-	DataClasses []string `json:"DataClasses" bson:"dataClasses"`
+	DataClasses []string `json:"DataClasses"`
 	// LogoPath is an https URL or a root-relative path; anything else is
 	// dropped on decoding.
-	LogoPath string `json:"LogoPath" bson:"logoPath"`
+	LogoPath string `json:"LogoPath"`
 
-	IsVerified   bool `json:"IsVerified" bson:"isVerified"`
-	IsFabricated bool `json:"IsFabricated" bson:"isFabricated"`
-	IsSensitive  bool `json:"IsSensitive" bson:"isSensitive"`
-	IsRetired    bool `json:"IsRetired" bson:"isRetired"`
-	IsSpamList   bool `json:"IsSpamList" bson:"isSpamList"`
-	IsMalware    bool `json:"IsMalware" bson:"isMalware"`
+	IsVerified   bool `json:"IsVerified"`
+	IsFabricated bool `json:"IsFabricated"`
+	IsSensitive  bool `json:"IsSensitive"`
+	IsRetired    bool `json:"IsRetired"`
+	IsSpamList   bool `json:"IsSpamList"`
+	IsMalware    bool `json:"IsMalware"`
 }
 
 // UnmarshalJSON decodes HIBP's breach model. It reduces Description to plain

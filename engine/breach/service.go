@@ -10,19 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
-)
-
-// Collection names owned by breach.
-const (
-	// CatalogueCollection holds HIBP's breach catalogue, _id = Breach.Name.
-	CatalogueCollection = "breach_catalogue"
-	// ChecksCollection holds each person's last result, _id = user id.
-	ChecksCollection = "breach_checks"
 )
 
 // The messages shown for a failed check, as the issue words them.
@@ -67,28 +55,47 @@ type Result struct {
 	RecheckAt time.Time
 }
 
-// checkDoc is a stored check. The address is kept only as a SHA-256, enough
-// to notice that the person changed it and must be checked afresh.
-type checkDoc struct {
-	UserID    string    `bson:"_id"`
-	EmailHash string    `bson:"emailHash,omitempty"`
-	Names     []string  `bson:"names,omitempty"`
-	CheckedAt time.Time `bson:"checkedAt,omitempty"`
-	Sample    bool      `bson:"sample"`
-	// FailedAt is the last failed lookup, for Limits.RetryInterval.
-	FailedAt time.Time `bson:"failedAt,omitempty"`
+// Check is a person's stored breach check. The address is kept only as a
+// SHA-256, enough to notice that the person changed it and must be checked
+// afresh.
+type Check struct {
+	UserID    string
+	EmailHash string
+	Names     []string
+	// CheckedAt is when the provider answered; zero before the first
+	// answer.
+	CheckedAt time.Time
+	Sample    bool
+	// LookupAt is when the last lookup began that has not stored a result
+	// (it is running, failed or died): a new one waits
+	// Limits.RetryInterval after it. Zero when none.
+	LookupAt time.Time
 }
 
-// catalogueDoc is a stored catalogue entry. Sample marks entries from the
-// local dataset, so switching to HIBP removes them.
-type catalogueDoc struct {
-	Breach `bson:",inline"`
-	Sample bool `bson:"sample"`
+// Records is what the breach service needs from storage: the catalogue and
+// each person's last check.
+type Records interface {
+	// SyncCatalogue stores every breach by Name, marked as from the sample
+	// or not, and deletes the stored entries of the other source.
+	SyncCatalogue(ctx context.Context, breaches []Breach, sample bool) error
+	// Catalogued returns the stored entries with these names, by name.
+	Catalogued(ctx context.Context, names []string) (map[string]Breach, error)
+	// Check returns the person's stored check; ok is false when there is
+	// none.
+	Check(ctx context.Context, userID string) (c Check, ok bool, err error)
+	// BeginLookup sets the person's LookupAt to now unless a lookup began
+	// after since, and says whether it did: of lookups begun together, one
+	// wins.
+	BeginLookup(ctx context.Context, userID string, now, since time.Time) (bool, error)
+	// PutResult stores a lookup's result, LookupAt cleared.
+	PutResult(ctx context.Context, c Check) error
+	// DeleteCheck deletes the person's check (erasure).
+	DeleteCheck(ctx context.Context, userID string) error
 }
 
 // Service checks people's addresses and keeps the breach catalogue.
 type Service struct {
-	db       *mongo.Database
+	records  Records
 	provider Provider
 	clock    engine.Clock
 	logger   *slog.Logger
@@ -98,21 +105,12 @@ type Service struct {
 	catalogue map[string]Breach // by Name; filled by SyncCatalogue
 }
 
-// NewService returns a Service over db. provider is a *Client when an HIBP
-// key is configured and a *LocalProvider otherwise.
-func NewService(db *mongo.Database, provider Provider, clock engine.Clock, logger *slog.Logger, limits Limits) *Service {
+// NewService returns a Service over records. provider is a *Client when an
+// HIBP key is configured and a *LocalProvider otherwise.
+func NewService(records Records, provider Provider, clock engine.Clock, logger *slog.Logger, limits Limits) *Service {
 	return &Service{
-		db: db, provider: provider, clock: clock, logger: logger, limits: limits.withDefaults(),
+		records: records, provider: provider, clock: clock, logger: logger, limits: limits.withDefaults(),
 		catalogue: map[string]Breach{},
-	}
-}
-
-// Collections lists the collections breach uses with their indexes, for the
-// store to create at start. Every lookup is by _id.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		CatalogueCollection: nil,
-		ChecksCollection:    nil,
 	}
 }
 
@@ -130,8 +128,6 @@ func (s *Service) SyncCatalogue(ctx context.Context) error {
 		return fmt.Errorf("sync breach catalogue: %w", err)
 	}
 	byName := make(map[string]Breach, len(list))
-	models := make([]mongo.WriteModel, 0, len(list))
-	sample := s.provider.Sample()
 	for _, b := range list {
 		if b.Name == "" {
 			return errors.New("sync breach catalogue: a breach has no Name")
@@ -140,19 +136,9 @@ func (s *Service) SyncCatalogue(ctx context.Context) error {
 			return fmt.Errorf("sync breach catalogue: breach %q appears twice", b.Name)
 		}
 		byName[b.Name] = b
-		models = append(models, mongo.NewReplaceOneModel().
-			SetFilter(bson.D{{Key: "_id", Value: b.Name}}).
-			SetReplacement(catalogueDoc{Breach: b, Sample: sample}).
-			SetUpsert(true))
 	}
-	coll := s.db.Collection(CatalogueCollection)
-	if len(models) > 0 {
-		if _, err := coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
-			return fmt.Errorf("sync breach catalogue: write: %w", err)
-		}
-	}
-	if _, err := coll.DeleteMany(ctx, bson.D{{Key: "sample", Value: bson.D{{Key: "$ne", Value: sample}}}}); err != nil {
-		return fmt.Errorf("sync breach catalogue: remove the other source's entries: %w", err)
+	if err := s.records.SyncCatalogue(ctx, list, s.provider.Sample()); err != nil {
+		return fmt.Errorf("sync breach catalogue: %w", err)
 	}
 	s.mu.Lock()
 	s.catalogue = byName
@@ -182,14 +168,14 @@ func (s *Service) RunCatalogueSync(ctx context.Context, every time.Duration) {
 // provider. ok is false when there is none, when it was for another address
 // or when it came from the other provider (sample versus HIBP).
 func (s *Service) Cached(ctx context.Context, userID, email string) (Result, bool, error) {
-	doc, err := s.load(ctx, userID)
+	c, err := s.load(ctx, userID)
 	if err != nil {
 		return Result{}, false, err
 	}
-	if !s.current(doc, email) {
+	if !s.current(c, email) {
 		return Result{}, false, nil
 	}
-	r, err := s.result(ctx, doc)
+	r, err := s.result(ctx, c)
 	return r, err == nil, err
 }
 
@@ -200,75 +186,76 @@ func (s *Service) Cached(ctx context.Context, userID, email string) (Result, boo
 // returns an *engine.Error: CodeRateLimited with MessageTryLater for a rate
 // limit (ours or HIBP's), otherwise MessageSomethingWent; errors.Is still
 // finds ErrRateLimited and the other sentinels in it.
+//
+// A lookup is begun in storage before the provider is called
+// (Records.BeginLookup): of the same person's lookups sent together only
+// one reaches the provider, and after a failed one the person waits
+// Limits.RetryInterval.
 func (s *Service) Check(ctx context.Context, userID, email string, force bool) (Result, error) {
-	doc, err := s.load(ctx, userID)
+	c, err := s.load(ctx, userID)
 	if err != nil {
 		return Result{}, err
 	}
 	now := s.clock.Now()
-	if s.current(doc, email) {
+	if s.current(c, email) {
 		if !force {
-			return s.result(ctx, doc)
+			return s.result(ctx, c)
 		}
-		if next := doc.CheckedAt.Add(s.limits.RecheckInterval); now.Before(next) {
+		if next := c.CheckedAt.Add(s.limits.RecheckInterval); now.Before(next) {
 			return Result{}, engine.Errorf(engine.CodeRateLimited, MessageTryLater)
 		}
 	}
-	if !doc.FailedAt.IsZero() && now.Before(doc.FailedAt.Add(s.limits.RetryInterval)) {
+	began, err := s.records.BeginLookup(ctx, userID, now, now.Add(-s.limits.RetryInterval))
+	if err != nil {
+		return Result{}, fmt.Errorf("begin breach check: %w", err)
+	}
+	if !began {
 		return Result{}, engine.Errorf(engine.CodeRateLimited, MessageTryLater)
 	}
 
 	names, err := s.provider.BreachedAccount(ctx, email)
 	if err != nil {
-		s.recordFailure(ctx, userID, now)
 		return Result{}, s.appError(userID, err)
 	}
-	doc = checkDoc{
-		UserID: userID, EmailHash: engine.HashToken(normaliseEmail(email)), Names: names,
-		CheckedAt: now, Sample: s.provider.Sample(),
-	}
-	update := bson.D{
-		{Key: "$set", Value: bson.D{
-			{Key: "emailHash", Value: doc.EmailHash}, {Key: "names", Value: names},
-			{Key: "checkedAt", Value: now}, {Key: "sample", Value: doc.Sample},
-		}},
-		{Key: "$unset", Value: bson.D{{Key: "failedAt", Value: ""}}},
-	}
-	_, err = s.db.Collection(ChecksCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: userID}}, update, options.UpdateOne().SetUpsert(true))
-	if err != nil {
+	c = Check{UserID: userID, EmailHash: engine.HashToken(normaliseEmail(email)), Names: names,
+		CheckedAt: now, Sample: s.provider.Sample()}
+	if err := s.records.PutResult(ctx, c); err != nil {
 		return Result{}, fmt.Errorf("store breach check: %w", err)
 	}
-	return s.result(ctx, doc)
+	return s.result(ctx, c)
 }
 
-// load returns the person's stored check, or a zero checkDoc.
-func (s *Service) load(ctx context.Context, userID string) (checkDoc, error) {
-	var doc checkDoc
-	err := s.db.Collection(ChecksCollection).FindOne(ctx, bson.D{{Key: "_id", Value: userID}}).Decode(&doc)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return checkDoc{}, nil
-	}
+// OfUser returns the person's stored check, if any (the data export).
+func (s *Service) OfUser(ctx context.Context, userID string) (Check, bool, error) {
+	c, ok, err := s.records.Check(ctx, userID)
 	if err != nil {
-		return checkDoc{}, fmt.Errorf("load breach check: %w", err)
+		return Check{}, false, fmt.Errorf("load breach check: %w", err)
 	}
-	return doc, nil
+	return c, ok, nil
 }
 
-// current reports whether doc holds a result for email from this provider.
-func (s *Service) current(doc checkDoc, email string) bool {
-	return !doc.CheckedAt.IsZero() &&
-		doc.EmailHash == engine.HashToken(normaliseEmail(email)) &&
-		doc.Sample == s.provider.Sample()
+// EraseUser deletes the person's check (account deletion).
+func (s *Service) EraseUser(ctx context.Context, userID string) error {
+	if err := s.records.DeleteCheck(ctx, userID); err != nil {
+		return fmt.Errorf("erase breach check of %s: %w", userID, err)
+	}
+	return nil
 }
 
-// recordFailure notes a failed lookup for Limits.RetryInterval. Failing to
-// note it only loosens that limit, so it is logged, not returned.
-func (s *Service) recordFailure(ctx context.Context, userID string, now time.Time) {
-	update := bson.D{{Key: "$set", Value: bson.D{{Key: "failedAt", Value: now}}}}
-	_, err := s.db.Collection(ChecksCollection).UpdateOne(ctx, bson.D{{Key: "_id", Value: userID}}, update, options.UpdateOne().SetUpsert(true))
+// load returns the person's stored check, or a zero Check.
+func (s *Service) load(ctx context.Context, userID string) (Check, error) {
+	c, _, err := s.records.Check(ctx, userID)
 	if err != nil {
-		s.logger.Warn("record breach check failure", slog.String("user", userID), slog.Any("err", err))
+		return Check{}, fmt.Errorf("load breach check: %w", err)
 	}
+	return c, nil
+}
+
+// current reports whether c holds a result for email from this provider.
+func (s *Service) current(c Check, email string) bool {
+	return !c.CheckedAt.IsZero() &&
+		c.EmailHash == engine.HashToken(normaliseEmail(email)) &&
+		c.Sample == s.provider.Sample()
 }
 
 // appError turns a provider error into the *engine.Error the app shows, and
@@ -293,14 +280,14 @@ func (s *Service) appError(userID string, err error) error {
 }
 
 // result joins a stored check with the catalogue.
-func (s *Service) result(ctx context.Context, doc checkDoc) (Result, error) {
-	breaches, err := s.details(ctx, doc.Names)
+func (s *Service) result(ctx context.Context, c Check) (Result, error) {
+	breaches, err := s.details(ctx, c.Names)
 	if err != nil {
 		return Result{}, err
 	}
 	return Result{
-		CheckedAt: doc.CheckedAt, Breaches: breaches, Sample: doc.Sample,
-		RecheckAt: doc.CheckedAt.Add(s.limits.RecheckInterval),
+		CheckedAt: c.CheckedAt, Breaches: breaches, Sample: c.Sample,
+		RecheckAt: c.CheckedAt.Add(s.limits.RecheckInterval),
 	}, nil
 }
 
@@ -342,17 +329,9 @@ func (s *Service) details(ctx context.Context, names []string) ([]Breach, error)
 
 // stored reads catalogue entries by name from the database.
 func (s *Service) stored(ctx context.Context, names []string) (map[string]Breach, error) {
-	cur, err := s.db.Collection(CatalogueCollection).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: names}}}})
+	out, err := s.records.Catalogued(ctx, names)
 	if err != nil {
 		return nil, fmt.Errorf("read breach catalogue: %w", err)
-	}
-	var docs []catalogueDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("read breach catalogue: %w", err)
-	}
-	out := make(map[string]Breach, len(docs))
-	for _, d := range docs {
-		out[d.Name] = d.Breach
 	}
 	return out, nil
 }

@@ -6,22 +6,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
 	"glimpse/engine/breach"
-	"glimpse/engine/store"
+	"glimpse/engine/store/sqlite"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
-
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
@@ -70,24 +67,26 @@ var (
 	middle = breach.Breach{Name: "Middle", Title: "Middle Site", Domain: "middle.example", BreachDate: "2020-06-17"}
 )
 
-func openDB(t *testing.T) *mongo.Database {
+func openDB(t *testing.T) *sqlite.DB {
 	t.Helper()
-	st := storetest.Open(t)
-	var specs []store.CollectionSpec
-	for name, idx := range breach.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
-	return st.DB()
+	return storetest.OpenSQL(t)
 }
 
-func newService(t *testing.T, p breach.Provider) (*breach.Service, *engine.ManualClock, *mongo.Database) {
+// rows returns the rows of a table as text.
+func rows(t *testing.T, db *sqlite.DB, table string) []string {
+	t.Helper()
+	out, err := db.RowsText(context.Background(), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func newService(t *testing.T, p breach.Provider) (*breach.Service, *engine.ManualClock, *sqlite.DB) {
 	t.Helper()
 	db := openDB(t)
 	clock := engine.NewManualClock(start)
-	svc := breach.NewService(db, p, clock, discard, breach.Limits{})
+	svc := breach.NewService(sqlstore.NewBreachRecords(db), p, clock, discard, breach.Limits{})
 	if err := svc.SyncCatalogue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -189,17 +188,9 @@ func TestCheckStoresCleanAddress(t *testing.T) {
 	}
 
 	// Only a hash of the address is stored.
-	var raw bson.M
-	if err := db.Collection(breach.ChecksCollection).FindOne(ctx, bson.D{{Key: "_id", Value: "u1"}}).Decode(&raw); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range raw {
-		if s, ok := v.(string); ok && s == "clean@example.com" {
-			t.Errorf("field %s holds the address", k)
-		}
-	}
-	if raw["emailHash"] != engine.HashToken("clean@example.com") {
-		t.Errorf("emailHash %v", raw["emailHash"])
+	stored := rows(t, db, "breach_checks")
+	if len(stored) != 1 || strings.Contains(stored[0], "clean@example.com") || !strings.Contains(stored[0], engine.HashToken("clean@example.com")) {
+		t.Errorf("stored check %q: want the address's hash, not the address", stored)
 	}
 }
 
@@ -289,15 +280,15 @@ func TestSyncCatalogue(t *testing.T) {
 	if err := svc.SyncCatalogue(ctx); err != nil { // again: idempotent
 		t.Fatal(err)
 	}
-	coll := db.Collection(breach.CatalogueCollection)
-	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
-		t.Fatalf("%d stored breaches, %v; want 2", n, err)
+	records := sqlstore.NewBreachRecords(db)
+	if n := len(rows(t, db, "breach_catalogue")); n != 2 {
+		t.Fatalf("%d stored breaches; want 2", n)
 	}
-	var stored breach.Breach
-	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "Newer"}}).Decode(&stored); err != nil {
+	stored, err := records.Catalogued(ctx, []string{"Newer"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(newer, stored); diff != "" {
+	if diff := cmp.Diff(newer, stored["Newer"]); diff != "" {
 		t.Errorf("stored breach (-want +got):\n%s", diff)
 	}
 	if _, err := svc.Check(ctx, "u1", "ann@example.com", false); err != nil {
@@ -305,7 +296,7 @@ func TestSyncCatalogue(t *testing.T) {
 	}
 
 	// Another instance that has not synced reads details from the database.
-	other := breach.NewService(db, p, engine.NewManualClock(start), discard, breach.Limits{})
+	other := breach.NewService(records, p, engine.NewManualClock(start), discard, breach.Limits{})
 	got, err := other.Check(ctx, "u1", "ann@example.com", false)
 	if err != nil {
 		t.Fatal(err)
@@ -329,12 +320,12 @@ func TestSyncCatalogue(t *testing.T) {
 	// Switching from the sample to HIBP drops the sample entries and the
 	// sample result.
 	real := &fakeProvider{names: []string{"Middle"}, catalogue: []breach.Breach{middle}}
-	switched := breach.NewService(db, real, engine.NewManualClock(start), discard, breach.Limits{})
+	switched := breach.NewService(records, real, engine.NewManualClock(start), discard, breach.Limits{})
 	if err := switched.SyncCatalogue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
-		t.Errorf("%d stored breaches after the switch, %v; want 1", n, err)
+	if n := len(rows(t, db, "breach_catalogue")); n != 1 {
+		t.Errorf("%d stored breaches after the switch; want 1", n)
 	}
 	if _, ok, _ := switched.Cached(ctx, "u1", "ann@example.com"); ok {
 		t.Error("a sample result is served once HIBP is configured")
@@ -345,11 +336,11 @@ func TestSyncCatalogueRefusesDuplicates(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	p := &fakeProvider{catalogue: []breach.Breach{older, newer, older}}
-	svc := breach.NewService(db, p, engine.NewManualClock(start), discard, breach.Limits{})
+	svc := breach.NewService(sqlstore.NewBreachRecords(db), p, engine.NewManualClock(start), discard, breach.Limits{})
 	if err := svc.SyncCatalogue(context.Background()); err == nil {
 		t.Fatal("a catalogue with a repeated name was accepted")
 	}
-	if n, _ := db.Collection(breach.CatalogueCollection).CountDocuments(context.Background(), bson.D{}); n != 0 {
+	if n := len(rows(t, db, "breach_catalogue")); n != 0 {
 		t.Errorf("%d breaches written from a refused catalogue", n)
 	}
 }
@@ -358,7 +349,7 @@ func TestRunCatalogueSyncStopsWithContext(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	p := &fakeProvider{catalogue: []breach.Breach{older}}
-	svc := breach.NewService(db, p, engine.NewManualClock(start), discard, breach.Limits{})
+	svc := breach.NewService(sqlstore.NewBreachRecords(db), p, engine.NewManualClock(start), discard, breach.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -368,8 +359,8 @@ func TestRunCatalogueSyncStopsWithContext(t *testing.T) {
 	// The first sync runs at once; wait for it, not for a schedule.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		n, err := db.Collection(breach.CatalogueCollection).CountDocuments(context.Background(), bson.D{})
-		if err == nil && n == 1 {
+		n, err := db.RowsText(context.Background(), "breach_catalogue")
+		if err == nil && len(n) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -414,4 +405,39 @@ func TestServiceWithLocalProvider(t *testing.T) {
 	wantError(t, err, engine.CodeRateLimited, breach.MessageTryLater)
 	_, err = svc.Check(ctx, "down", "unavailable@example.com", false)
 	wantError(t, err, engine.CodeUnavailable, breach.MessageSomethingWent)
+}
+
+// One person's checks sent together (two tabs, a double tap) reach the
+// provider once: the lookup is begun in storage, and the others are told
+// to try again.
+func TestChecksSentTogetherCallTheProviderOnce(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{names: []string{"Older"}, catalogue: []breach.Breach{older}}
+	svc, _, _ := newService(t, p)
+	ctx := context.Background()
+	const n = 20
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	begin := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-begin
+			_, errs[i] = svc.Check(ctx, "u1", "ann@example.com", false)
+		}()
+	}
+	close(begin)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil && engine.ErrorCode(err) != engine.CodeRateLimited {
+			t.Fatalf("check %d: %v", i, err)
+		}
+	}
+	if p.callCount() != 1 {
+		t.Fatalf("the provider was called %d times for checks sent together, want once", p.callCount())
+	}
+	if _, ok, err := svc.Cached(ctx, "u1", "ann@example.com"); !ok || err != nil {
+		t.Fatalf("no result stored: %v %v", ok, err)
+	}
 }

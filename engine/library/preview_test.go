@@ -1,49 +1,12 @@
 package library
 
 import (
-	"context"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func TestEditCreatesACopyItemOnItsFirstSave(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	r, _, _ := openRepo(t)
-	slug := "default/signIn.headline"
-	for _, text := range []string{"Welcome", "Welcome back"} {
-		// isNew is false both times: the form of a copy key never says new.
-		if _, err := r.Edit(ctx, KindCopy, slug, map[string]string{"body": text}, "ann", false); err != nil {
-			t.Fatalf("edit %q: %v", text, err)
-		}
-	}
-	d, err := r.Get(ctx, KindCopy, slug)
-	if err != nil || d.Draft["body"] != "Welcome back" || len(d.Revisions) != 2 {
-		t.Fatalf("copy item: %+v %v", d, err)
-	}
-}
-
-func TestPublishEditSavesWhatTheEditorSees(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	r, _, _ := openRepo(t)
-	if _, err := r.Save(ctx, KindNews, "n", newsFields("First"), "ann", true); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.PublishEdit(ctx, KindNews, "n", map[string]string{"title": ""}, "ann"); len(fieldsOf(t, err)) == 0 {
-		t.Fatal("invalid fields were published")
-	}
-	d, err := r.PublishEdit(ctx, KindNews, "n", newsFields("Second"), "ann")
-	if err != nil || d.Status != StatusPublished || d.Published["title"] != "Second" {
-		t.Fatalf("publish: %+v %v", d, err)
-	}
-	if d, err = r.PublishEdit(ctx, KindNews, "n", nil, "ann"); err != nil || d.Published["title"] != "Second" {
-		t.Fatalf("publish without fields: %+v %v", d, err)
-	}
-}
 
 func TestPreviewFields(t *testing.T) {
 	t.Parallel()
@@ -121,4 +84,8 @@ func TestPictures(t *testing.T) {
 	if got, err := Pictures(nil); got != nil || err != nil {
 		t.Errorf("no static files: %v %v", got, err)
 	}
+}
+
+func newsFields(title string) map[string]string {
+	return map[string]string{"title": title, "date": "2025-02-28", "summary": "A summary.", "body": "Some **news**.\n"}
 }

@@ -14,24 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
-	"glimpse/engine/store"
-)
-
-// The collections the editors' studio stores content in.
-const (
-	// DocsCollection holds one document per content item, _id "<kind>:<slug>".
-	DocsCollection = "content_docs"
-	// MetaCollection holds the claims of revision numbers (Repo.modify) and
-	// the legacy "version" counter.
-	MetaCollection = "content_meta"
-	// VersionsCollection holds one document per content version; instances
-	// poll the newest to reload published content.
-	VersionsCollection = "content_versions"
 )
 
 // The kinds of content item.
@@ -58,46 +41,40 @@ const (
 	ActionRestore   = "restore"
 )
 
-// MaxRevisions is how many revisions a document keeps; older ones are
-// dropped. FerretDB v1.24 ignores $push's $slice, so the cap is applied in Go
-// on a read-modify-write (see Repo.modify).
+// MaxRevisions is how many revisions an item keeps; older ones are dropped
+// when a revision is added (Repo.modify).
 const MaxRevisions = 50
 
 // Pages are the slugs of the single pages editors can change.
 var Pages = []string{"insights", "top-trends", "top-hacks", "privacy", "terms"}
 
-// writeAttempts bounds the retries of a read-modify-write that lost a race
-// with another editor's write to the same document; with the waits between
-// them a save gives up after about two seconds.
-const writeAttempts = 20
-
 // Revision is one saved state of a content item.
 type Revision struct {
-	N      int               `bson:"n"`
-	At     time.Time         `bson:"at"`
-	By     string            `bson:"by"`
-	Action string            `bson:"action"`
-	Fields map[string]string `bson:"fields"`
+	N      int
+	At     time.Time
+	By     string
+	Action string
+	Fields map[string]string
 	// Changed names the fields that differ from the previous revision.
-	Changed []string `bson:"changed"`
+	Changed []string
 }
 
 // Doc is one content item: its editable draft, what subscribers see
 // (Published) and its history.
 type Doc struct {
-	ID        string            `bson:"_id"`
-	Kind      string            `bson:"kind"`
-	Slug      string            `bson:"slug"`
-	Draft     map[string]string `bson:"draft"`
-	Published map[string]string `bson:"published,omitempty"`
-	Status    string            `bson:"status"`
-	UpdatedAt time.Time         `bson:"updatedAt"`
-	UpdatedBy string            `bson:"updatedBy"`
-	// Rev is the number of the newest revision. Each write claims the next
-	// number first, so two editors saving at once cannot drop each other's
-	// revision.
-	Rev       int        `bson:"rev"`
-	Revisions []Revision `bson:"revisions"` // newest last, at most MaxRevisions
+	ID        string
+	Kind      string
+	Slug      string
+	Draft     map[string]string
+	Published map[string]string
+	Status    string
+	UpdatedAt time.Time
+	UpdatedBy string
+	// Rev is the number of the newest revision. A write is stored only if
+	// the stored item is still at the revision it read (Items.Update), so
+	// two editors saving at once cannot drop each other's revision.
+	Rev       int
+	Revisions []Revision // newest last, at most MaxRevisions
 }
 
 // HasUnpublishedChanges reports whether a published item has a draft that
@@ -109,32 +86,57 @@ func (d Doc) HasUnpublishedChanges() bool {
 // DocID returns the _id of a content item.
 func DocID(kind, slug string) string { return kind + ":" + slug }
 
-// RepoCollections lists the collections of the studio's content with their
-// indexes, for the store to create at start.
-func RepoCollections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		DocsCollection:     {{Keys: bson.D{{Key: "kind", Value: 1}}, Options: options.Index().SetName("kind")}},
-		MetaCollection:     nil,
-		VersionsCollection: nil,
-	}
+// The errors an Items store returns.
+var (
+	// ErrItemExists is Insert's answer when an item with the id is stored.
+	ErrItemExists = errors.New("library: the item exists")
+	// ErrNoItem is Get's answer when no item has the id.
+	ErrNoItem = errors.New("library: no such item")
+	// ErrStaleRevision is Update's answer when the stored item is no longer
+	// at the revision the writer read: another write came first.
+	ErrStaleRevision = errors.New("library: the item has a newer revision")
+)
+
+// Items is what the content repository needs from storage: the editors'
+// items and the content version every instance polls to reload what is
+// published.
+type Items interface {
+	// Insert stores a new item, or returns ErrItemExists.
+	Insert(ctx context.Context, d Doc) error
+	// Get returns the item with the id, or ErrNoItem.
+	Get(ctx context.Context, id string) (Doc, error)
+	// OfKind returns the kind's items ordered by slug, without their
+	// revisions.
+	OfKind(ctx context.Context, kind string) ([]Doc, error)
+	// Update replaces the stored item by d if the stored one is still at
+	// revision from, or returns ErrStaleRevision and changes nothing. With
+	// bump it also records a new content version and returns it, after the
+	// item's write (in the same transaction where the engine has them, else
+	// right after it: a retried publish bumps again), so a watcher that sees
+	// the version reads the change.
+	Update(ctx context.Context, d Doc, from int, bump bool) (version int64, err error)
+	// Bump records a new content version, one above the newest, and returns
+	// it. Concurrent bumps each get a number of their own.
+	Bump(ctx context.Context) (int64, error)
+	// Version returns the newest content version, 0 before the first (one
+	// read by key: every instance polls it every few seconds).
+	Version(ctx context.Context) (int64, error)
 }
 
-// Repo stores the content editors change. Every write touches one document
-// by _id: FerretDB has no transactions.
+// Repo stores the content editors change.
 type Repo struct {
-	db    *mongo.Database
+	items Items
 	clock engine.Clock
 }
 
-// NewRepo returns the content repository over db.
-func NewRepo(db *mongo.Database, clock engine.Clock) *Repo {
-	return &Repo{db: db, clock: clock}
+// NewRepo returns the content repository over items.
+func NewRepo(items Items, clock engine.Clock) *Repo {
+	return &Repo{items: items, clock: clock}
 }
 
-func (r *Repo) docs() *mongo.Collection { return r.db.Collection(DocsCollection) }
-
-// now is the clock's time at the millisecond precision BSON keeps, so that a
-// Doc returned by a write equals the same Doc read back.
+// now is the clock's time at the millisecond precision MongoDB keeps, so
+// that a Doc returned by a write equals the same Doc read back on either
+// engine.
 func (r *Repo) now() time.Time { return r.clock.Now().UTC().Truncate(time.Millisecond) }
 
 func notFound(kind, slug string) error {
@@ -150,8 +152,7 @@ func (r *Repo) SeedItem(ctx context.Context, kind, slug string, fields map[strin
 	d := Doc{ID: DocID(kind, slug), Kind: kind, Slug: slug, Draft: fields, Published: fields,
 		Status: StatusPublished, UpdatedAt: now, UpdatedBy: ActionSeed, Rev: 1,
 		Revisions: []Revision{{N: 1, At: now, By: ActionSeed, Action: ActionSeed, Fields: fields, Changed: changed(nil, fields)}}}
-	_, err := r.docs().InsertOne(ctx, d)
-	if err != nil && !mongo.IsDuplicateKeyError(err) {
+	if err := r.items.Insert(ctx, d); err != nil && !errors.Is(err, ErrItemExists) {
 		return fmt.Errorf("seed content %s: %w", d.ID, err)
 	}
 	return nil
@@ -159,9 +160,8 @@ func (r *Repo) SeedItem(ctx context.Context, kind, slug string, fields map[strin
 
 // Get returns one item; a missing item is a not-found *engine.Error.
 func (r *Repo) Get(ctx context.Context, kind, slug string) (Doc, error) {
-	var d Doc
-	err := r.docs().FindOne(ctx, bson.M{"_id": DocID(kind, slug)}).Decode(&d)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	d, err := r.items.Get(ctx, DocID(kind, slug))
+	if errors.Is(err, ErrNoItem) {
 		return Doc{}, notFound(kind, slug)
 	}
 	if err != nil {
@@ -171,17 +171,15 @@ func (r *Repo) Get(ctx context.Context, kind, slug string) (Doc, error) {
 }
 
 // List returns the items of a kind ordered by slug, without their
-// revisions. It scans the kind; the studio is not a hot path.
+// revisions.
 func (r *Repo) List(ctx context.Context, kind string) ([]Doc, error) {
-	cur, err := r.docs().Find(ctx, bson.M{"kind": kind}, options.Find().SetProjection(bson.M{"revisions": 0}))
+	docs, err := r.items.OfKind(ctx, kind)
 	if err != nil {
 		return nil, fmt.Errorf("list content %s: %w", kind, err)
 	}
-	docs := []Doc{}
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("list content %s: %w", kind, err)
+	if docs == nil {
+		docs = []Doc{}
 	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i].Slug < docs[j].Slug })
 	return docs, nil
 }
 
@@ -202,8 +200,8 @@ func (r *Repo) Save(ctx context.Context, kind, slug string, fields map[string]st
 		d := Doc{ID: DocID(kind, slug), Kind: kind, Slug: slug, Draft: fields, Status: StatusDraft,
 			UpdatedAt: now, UpdatedBy: by, Rev: 1,
 			Revisions: []Revision{{N: 1, At: now, By: by, Action: ActionSave, Fields: fields, Changed: changed(nil, fields)}}}
-		_, err := r.docs().InsertOne(ctx, d)
-		if mongo.IsDuplicateKeyError(err) {
+		err := r.items.Insert(ctx, d)
+		if errors.Is(err, ErrItemExists) {
 			return Doc{}, invalid(Problems{"slug": {Code: ProblemSlugUsed}})
 		}
 		if err != nil {
@@ -220,47 +218,34 @@ func (r *Repo) Save(ctx context.Context, kind, slug string, fields map[string]st
 			d.Status = StatusDraft
 		}
 		return ActionSave, true
-	}, by)
+	}, by, false)
 }
 
 // Publish makes the draft what subscribers see and bumps the version every
 // instance polls. Publishing an item already published as is adds no
-// revision but still bumps the version, so retrying after a failed bump
-// completes it.
+// revision but still bumps the version, so retrying a publish whose bump
+// was lost (the MongoDB store writes the item, then the version) completes
+// it.
 func (r *Repo) Publish(ctx context.Context, kind, slug, by string) (Doc, error) {
-	d, err := r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
+	return r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
 		if d.Status == StatusPublished && maps.Equal(d.Draft, d.Published) {
 			return "", false
 		}
 		d.Published, d.Status = maps.Clone(d.Draft), StatusPublished
 		return ActionPublish, true
-	}, by)
-	if err != nil {
-		return Doc{}, err
-	}
-	if _, err := r.bump(ctx); err != nil {
-		return Doc{}, err
-	}
-	return d, nil
+	}, by, true)
 }
 
 // Unpublish hides an item from subscribers, keeping its draft, and bumps the
-// version.
+// version (again on a retry, as Publish).
 func (r *Repo) Unpublish(ctx context.Context, kind, slug, by string) (Doc, error) {
-	d, err := r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
+	return r.modify(ctx, kind, slug, func(d *Doc) (string, bool) {
 		if d.Status == StatusUnpublished {
 			return "", false
 		}
 		d.Published, d.Status = nil, StatusUnpublished
 		return ActionUnpublish, true
-	}, by)
-	if err != nil {
-		return Doc{}, err
-	}
-	if _, err := r.bump(ctx); err != nil {
-		return Doc{}, err
-	}
-	return d, nil
+	}, by, true)
 }
 
 // Revisions returns an item's kept revisions, oldest first.
@@ -287,35 +272,27 @@ func (r *Repo) Restore(ctx context.Context, kind, slug string, n int, by string)
 			d.Status = StatusDraft
 		}
 		return ActionRestore, true
-	}, by)
+	}, by, false)
 	if err == nil && missing {
 		return Doc{}, engine.Errorf(engine.CodeNotFound, "There is no revision %d of %s %q.", n, kind, slug)
 	}
 	return d, err
 }
 
+// writeAttempts bounds the retries of a write that lost a race with another
+// editor's write to the same item; with the waits between them a save gives
+// up after about two seconds.
+const writeAttempts = 20
+
 // modify applies change to the stored item and writes it back with a new
-// revision, unless change reports nothing to record. It returns the written
-// Doc only if that Doc became the stored one, so a save that returns nil is
-// in the history; otherwise it returns a conflict *engine.Error.
-//
-// A filter on rev alone does not make the write conditional: FerretDB v1.24
-// matches and replaces in two steps, so two editors could both replace
-// revision n. Inserting a unique _id is atomic, though, so a writer first
-// claims revision n+1 by inserting a claim document (holding the new Doc)
-// into MetaCollection, and only the winner writes. A writer that finds the
-// claim taken waits briefly and starts over on the newer Doc. Only a claim
-// older than staleClaim is completed by another writer (its writer died
-// between claiming and writing): completing a live one could land after
-// later writes and undo them.
-//
-// Claims stay after the write, shrunk to a small tombstone, for keptClaims
-// revisions: a claim deleted right away let a writer that had read an old
-// revision claim the same number again and "succeed" with a write that
-// matched nothing. The match count is checked as well, for a writer stalled
-// so long that its number's claim was pruned (docs/store.md §4).
-func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) (action string, ok bool), by string) (Doc, error) {
-	meta := r.db.Collection(MetaCollection)
+// revision, unless change reports nothing to record; with publish, the write
+// also bumps the content version (and a change with nothing to record bumps
+// it alone). The write is conditional on the revision read
+// (Items.Update), so it returns the written Doc only if that Doc became the
+// stored one, and a save that returns nil is in the history. A writer whose
+// revision was overtaken reads the newer item and applies change again; after
+// writeAttempts it answers with a conflict *engine.Error.
+func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) (action string, ok bool), by string, publish bool) (Doc, error) {
 	for attempt := range writeAttempts {
 		d, err := r.Get(ctx, kind, slug)
 		if err != nil {
@@ -324,25 +301,16 @@ func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) 
 		read := d.Rev
 		action, ok := change(&d)
 		if !ok {
+			if publish {
+				if _, err := r.items.Bump(ctx); err != nil {
+					return Doc{}, fmt.Errorf("bump content version: %w", err)
+				}
+			}
 			return d, nil
 		}
-		now := r.now()
-		var previous map[string]string
-		if len(d.Revisions) > 0 {
-			previous = d.Revisions[len(d.Revisions)-1].Fields
-		}
-		d.Rev++
-		d.UpdatedAt, d.UpdatedBy = now, by
-		d.Revisions = append(d.Revisions, Revision{N: d.Rev, At: now, By: by, Action: action,
-			Fields: maps.Clone(d.Draft), Changed: changed(previous, d.Draft)})
-		if extra := len(d.Revisions) - MaxRevisions; extra > 0 {
-			d.Revisions = slices.Clone(d.Revisions[extra:])
-		}
-		_, err = meta.InsertOne(ctx, claim{ID: claimID(d.ID, d.Rev), At: now, Doc: &d})
-		if store.IsDuplicateKey(err) {
-			if err := r.completeStaleClaim(ctx, d.ID, d.Rev); err != nil {
-				return Doc{}, err
-			}
+		d = d.withRevision(action, by, r.now())
+		_, err = r.items.Update(ctx, d, read, publish)
+		if errors.Is(err, ErrStaleRevision) {
 			// Jittered, growing waits keep many writers from retrying in step.
 			wait := time.Duration(attempt+1)*5*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
 			if err := sleep(ctx, wait); err != nil {
@@ -350,190 +318,50 @@ func (r *Repo) modify(ctx context.Context, kind, slug string, change func(*Doc) 
 			}
 			continue
 		}
-		if store.IsUnavailable(err) && attempt+1 < writeAttempts {
-			// Nothing was written (an overloaded embedded store gave up
-			// waiting for its write lock): the same as losing the race.
-			if err := sleep(ctx, time.Duration(attempt+1)*5*time.Millisecond+time.Duration(rand.IntN(20))*time.Millisecond); err != nil {
-				return Doc{}, err
-			}
-			continue
-		}
-		if err != nil {
-			return Doc{}, fmt.Errorf("%s content %s: claim: %w", action, d.ID, err)
-		}
-		res, err := r.docs().ReplaceOne(ctx, bson.M{"_id": d.ID, "rev": read}, d)
-		if store.IsUnavailable(err) {
-			// Not acknowledged, so nothing acknowledged is lost; the editor
-			// is told to try again (503), as for any database outage.
-			return Doc{}, engine.Wrap(engine.CodeUnavailable, fmt.Errorf("%s content %s: %w", action, d.ID, err),
-				"Saving failed for a moment. Please try again.")
-		}
 		if err != nil {
 			return Doc{}, fmt.Errorf("%s content %s: %w", action, d.ID, err)
-		}
-		if res.MatchedCount == 0 && !r.writtenByOther(ctx, d) {
-			return Doc{}, engine.Errorf(engine.CodeConflict,
-				"Someone else changed this %s while you were saving; reload it and try again.", kind)
-		}
-		// The claim keeps its number taken; the Doc in it is no longer
-		// needed, and the claim keptClaims revisions back is dropped.
-		// Failures only leave bigger or more documents behind.
-		_, _ = meta.ReplaceOne(ctx, bson.M{"_id": claimID(d.ID, d.Rev)}, claim{ID: claimID(d.ID, d.Rev), At: now})
-		if old := d.Rev - keptClaims; old > 0 {
-			_, _ = meta.DeleteOne(ctx, bson.M{"_id": claimID(d.ID, old)})
 		}
 		return d, nil
 	}
 	return Doc{}, engine.Errorf(engine.CodeConflict, "Someone else is changing this %s; try again.", kind)
 }
 
-// writtenByOther reports whether d is stored although our replace matched
-// nothing: another writer completed our claim, thinking it stale.
-func (r *Repo) writtenByOther(ctx context.Context, d Doc) bool {
-	var cur Doc
-	if err := r.docs().FindOne(ctx, bson.M{"_id": d.ID}).Decode(&cur); err != nil {
-		return false
+// withRevision returns d, already changed, as its next revision: numbered
+// one above d's, recording what changed since the newest kept revision,
+// with the oldest revisions beyond MaxRevisions dropped.
+func (d Doc) withRevision(action, by string, at time.Time) Doc {
+	var previous map[string]string
+	if len(d.Revisions) > 0 {
+		previous = d.Revisions[len(d.Revisions)-1].Fields
 	}
-	i := slices.IndexFunc(cur.Revisions, func(v Revision) bool { return v.N == d.Rev })
-	if i < 0 {
-		return false
+	d.Rev++
+	d.UpdatedAt, d.UpdatedBy = at, by
+	d.Revisions = append(slices.Clone(d.Revisions), Revision{N: d.Rev, At: at, By: by, Action: action,
+		Fields: maps.Clone(d.Draft), Changed: changed(previous, d.Draft)})
+	if extra := len(d.Revisions) - MaxRevisions; extra > 0 {
+		d.Revisions = slices.Clone(d.Revisions[extra:])
 	}
-	mine := d.Revisions[len(d.Revisions)-1]
-	v := cur.Revisions[i]
-	return v.At.Equal(mine.At) && v.By == mine.By && v.Action == mine.Action && maps.Equal(v.Fields, mine.Fields)
+	return d
 }
 
-// claim is a writer's reservation of a revision number of one Doc. Until the
-// write is done it holds the Doc being written, so that others can complete
-// the write; afterwards only the reservation stays.
-type claim struct {
-	ID  string    `bson:"_id"`
-	At  time.Time `bson:"at"`
-	Doc *Doc      `bson:"doc,omitempty"`
-}
-
-// staleClaim is how long after its claim a write must have finished; an
-// older claim on a Doc that was not written is completed by the next writer.
-const staleClaim = time.Minute
-
-// keptClaims is how many revision numbers back a claim is kept, so that a
-// writer that read an old revision finds its next number taken. It is twice
-// MaxRevisions, far more than the writes that fit in a save's attempts.
-const keptClaims = 2 * MaxRevisions
-
-func claimID(docID string, rev int) string { return "claim:" + docID + ":" + strconv.Itoa(rev) }
-
-// completeStaleClaim writes the Doc of the claim on revision rev if the
-// claim is stale, not done, and the stored Doc is still at the revision
-// before it.
-func (r *Repo) completeStaleClaim(ctx context.Context, docID string, rev int) error {
-	var c claim
-	err := r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": claimID(docID, rev)}).Decode(&c)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil // pruned: long done
-	}
-	if err != nil {
-		return fmt.Errorf("read claim on %s: %w", docID, err)
-	}
-	if c.Doc == nil || r.clock.Now().Sub(c.At) < staleClaim {
-		return nil
-	}
-	if _, err := r.docs().ReplaceOne(ctx, bson.M{"_id": docID, "rev": rev - 1}, *c.Doc); err != nil {
-		return fmt.Errorf("complete claim on %s: %w", docID, err)
-	}
-	return nil
-}
-
-// Version returns the content version: the highest number in
-// VersionsCollection, or, before the first publish since versions moved
-// there, the legacy counter in MetaCollection (0 if there is none).
+// Version returns the content version: 0 before the first publish.
 func (r *Repo) Version(ctx context.Context) (int64, error) {
-	var v versionDoc
-	err := r.db.Collection(VersionsCollection).FindOne(ctx, bson.M{},
-		options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&v)
-	if err == nil {
-		return v.N, nil
-	}
-	if !errors.Is(err, mongo.ErrNoDocuments) {
-		return 0, fmt.Errorf("content version: %w", err)
-	}
-	var legacy struct {
-		Version int64 `bson:"version"`
-	}
-	err = r.db.Collection(MetaCollection).FindOne(ctx, bson.M{"_id": "version"}).Decode(&legacy)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return 0, nil
-	}
+	v, err := r.items.Version(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("content version: %w", err)
 	}
-	return legacy.Version, nil
-}
-
-// versionDoc is one content version; its number is its _id, so inserting it
-// is the claim of that number.
-type versionDoc struct {
-	N  int64     `bson:"_id"`
-	At time.Time `bson:"at"`
-}
-
-// Versions are kept for keptVersions numbers and at least keepVersionsFor,
-// so that the newest always stays and a number is never handed out twice: a
-// publisher that read the newest number and then stalled (a day at most,
-// given request timeouts) finds its next number still taken.
-const (
-	keptVersions    = 100
-	keepVersionsFor = 24 * time.Hour
-	bumpAttempts    = 100
-)
-
-// bump records a new content version, one above the newest, and returns it.
-//
-// It inserts the version rather than $inc-ing a counter because an $inc is
-// not atomic on the embedded FerretDB (concurrent increments are lost, and
-// two publishes could leave the same version), while an insert of one _id has
-// exactly one winner. A publisher whose number was taken tries the next one;
-// each round has a winner, so N concurrent publishers finish in at most N
-// rounds. A number is tried only once the one below it exists, so versions
-// appear in order, and every version is inserted after the publish that
-// asked for it was written: a watcher that sees the newest version and
-// reloads sees every publish (docs/store.md §4).
-func (r *Repo) bump(ctx context.Context) (int64, error) {
-	return r.Bump(ctx)
+	return v, nil
 }
 
 // Bump records a new content version without a content change, for other
 // published state that every instance reloads with the content (the A/B
 // experiments): the watchers of every instance see it within seconds.
 func (r *Repo) Bump(ctx context.Context) (int64, error) {
-	coll := r.db.Collection(VersionsCollection)
-	var next int64
-	for attempt := range bumpAttempts {
-		// A lost number means a newer one exists; trying the one after it
-		// saves a read, and reading again now and then catches up with a
-		// burst that went further.
-		if attempt%8 == 0 {
-			v, err := r.Version(ctx)
-			if err != nil {
-				return 0, fmt.Errorf("bump content version: %w", err)
-			}
-			next = max(next, v+1)
-		}
-		now := r.now()
-		_, err := coll.InsertOne(ctx, versionDoc{N: next, At: now})
-		if store.IsDuplicateKey(err) {
-			next++
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("bump content version: %w", err)
-		}
-		// Old versions only take space; failing to drop them is harmless.
-		_, _ = coll.DeleteMany(ctx, bson.M{"_id": bson.M{"$lte": next - keptVersions},
-			"at": bson.M{"$lt": now.Add(-keepVersionsFor)}})
-		return next, nil
+	v, err := r.items.Bump(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bump content version: %w", err)
 	}
-	return 0, engine.Errorf(engine.CodeConflict, "Too many publishes at once; try again.")
+	return v, nil
 }
 
 // sleep waits for d or until ctx ends.

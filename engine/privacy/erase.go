@@ -13,7 +13,6 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
-	"glimpse/engine/breach"
 	"glimpse/engine/mail"
 	"glimpse/engine/store"
 )
@@ -136,7 +135,7 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 			return s.o.Billing.ForgetAccount(ctx, u.ID)
 		}},
 		{"connected profile", func() error { return s.o.Profiles.Disconnect(ctx, u.ID) }},
-		{"breach check", func() error { return s.deleteMany(ctx, breach.ChecksCollection, bson.M{"_id": u.ID}) }},
+		{"breach check", func() error { return s.o.Breach.EraseUser(ctx, u.ID) }},
 		{"cancel attempts", func() error { return s.o.Retention.EraseUser(ctx, u.ID) }},
 		{"events", func() error { return s.o.Events.EraseUser(ctx, u.ID) }},
 		{"experiment exposures", func() error { return s.o.Experiments.ForgetPerson(ctx, u.ID) }},

@@ -19,7 +19,6 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
-	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
 	"glimpse/engine/store"
@@ -556,23 +555,12 @@ func (s *Service) exposures(ctx context.Context, userID string) ([]exposureView,
 	return out, nil
 }
 
-// breachDoc is the stored breach check (breach.ChecksCollection).
-type breachDoc struct {
-	CheckedAt time.Time `bson:"checkedAt"`
-	Names     []string  `bson:"names"`
-	Sample    bool      `bson:"sample"`
-}
-
 func (s *Service) breachChecks(ctx context.Context, userID string) ([]breachView, error) {
-	docs, err := byID[breachDoc](ctx, s.db, breach.ChecksCollection, []string{userID})
-	if err != nil {
-		return nil, err
+	c, ok, err := s.o.Breach.OfUser(ctx, userID)
+	if err != nil || !ok {
+		return []breachView{}, err
 	}
-	out := make([]breachView, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, breachView{CheckedAt: d.CheckedAt, Breaches: orEmpty(d.Names), SampleData: d.Sample})
-	}
-	return out, nil
+	return []breachView{{CheckedAt: c.CheckedAt, Breaches: orEmpty(c.Names), SampleData: c.Sample}}, nil
 }
 
 // byID reads the documents of coll with these _ids that exist, in that

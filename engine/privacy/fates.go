@@ -3,11 +3,7 @@ package privacy
 import (
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
-	"glimpse/engine/breach"
-	"glimpse/engine/library"
-	"glimpse/engine/staff"
 	"glimpse/engine/store"
-	"glimpse/engine/support"
 )
 
 // What an account's deletion does to a collection.
@@ -68,9 +64,7 @@ func Fates() []Fate {
 		{billing.OrdersCollection, Erased, "hosted-page orders: what they bought is in the ledger"},
 		{billing.SandboxSessionsCollection, Erased, "the test payment provider's pages for those orders"},
 		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
-		{support.AuditCollection, Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
-		{support.AuditByMonthCollection, Kept, "the audit log's list of each month's entries: entry ids, kept with the log"},
-		{support.AuditBySubscriberCollection, Kept, "the audit log's list of each subscriber's entries, keyed by their email: kept with the log for the same legal claims"},
+		{"support_audit", Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{"cancel_attempts", Erased, "cancellation flow attempts"},
 		{"cancel_steps", Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
 		{"events", Erased, "usage events"},
@@ -78,8 +72,8 @@ func Fates() []Fate {
 		{"experiment_people", Erased, "which experiment variants the person saw, and whether they stayed or canceled after"},
 		{"experiment_counts", Kept, "totals per experiment variant and day: aggregates that name nobody"},
 		{"experiments", Kept, "the experiments staff set up: no subscriber data"},
-		{breach.ChecksCollection, Erased, "the last breach check"},
-		{breach.CatalogueCollection, Kept, "the public catalogue of known breaches: no subscriber data"},
+		{"breach_checks", Erased, "the last breach check"},
+		{"breach_catalogue", Kept, "the public catalogue of known breaches: no subscriber data"},
 		{"profiles", Erased, "the connected profile, its token and analysis"},
 		{"profile_snapshots", Erased, "the profile's snapshots with their follower and following lists"},
 		{"profile_chunks", Erased, "the snapshots' follower and following lists, cut under MongoDB's document size limit (MongoDB only)"},
@@ -88,11 +82,10 @@ func Fates() []Fate {
 		{store.ClaimsCollection, Erased, "claims naming the account id, each by the id forms erase_claims.go lists; the others name subscriptions, orders, hashes, days or random ids"},
 		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
 		{"settings", Kept, "the deployment's own secret: no personal data"},
-		{library.DocsCollection, Kept, "editorial content: no subscriber data"},
-		{library.MetaCollection, Kept, "editorial content: no subscriber data"},
-		{library.VersionsCollection, Kept, "editorial content: no subscriber data"},
-		{staff.MembersCollection, Kept, "staff accounts, not subscribers"},
-		{staff.SessionsCollection, Kept, "staff sessions, not subscribers"},
+		{"content_docs", Kept, "editorial content: no subscriber data"},
+		{"content_version", Kept, "the content version number: no subscriber data"},
+		{"staff", Kept, "staff accounts, not subscribers"},
+		{"staff_sessions", Kept, "staff sessions, not subscribers"},
 		{ExportsCollection, Erased, "data exports"},
 		{ExportChunksCollection, Erased, "the exports' files"},
 		{ExportKeysCollection, Erased, "the exports' download links"},

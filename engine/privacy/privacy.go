@@ -18,6 +18,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
+	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
@@ -106,6 +107,8 @@ type Options struct {
 	// exposures and outcomes (both required).
 	Retention   *retention.Service
 	Experiments *experiment.Service
+	// Breach holds the person's last breach check (required).
+	Breach *breach.Service
 	// TaxPeriod is how long a deleted account's charges and subscriptions
 	// are kept, anonymised (GLIMPSE_TAX_RETENTION).
 	TaxPeriod time.Duration

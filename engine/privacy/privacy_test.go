@@ -528,7 +528,8 @@ func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failing := privacy.NewService(a.Store.DB(), clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events, Retention: a.Retention, Experiments: a.Experiments,
+	failing := privacy.NewService(a.Store.DB(), clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
+		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: failingMail{a.Outbox}})
 	if err := failing.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: password, IP: "10.0.0.4"}); err != nil {
 		t.Fatalf("a deletion that failed half way: %v, want it accepted", err)

@@ -12,13 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
-	"glimpse/engine/store"
 )
 
 // Roles.
@@ -36,12 +31,6 @@ const (
 // actions need (Member.Can): testers and admins run experiments, editors may
 // not.
 const RoleExperimenter = "experimenter"
-
-// Collections of this package.
-const (
-	MembersCollection  = "staff"
-	SessionsCollection = "staff_sessions"
-)
 
 // SessionLifetime is a staff session's absolute lifetime: a working day.
 const SessionLifetime = 8 * time.Hour
@@ -62,10 +51,10 @@ var ErrTooManyRequests = auth.ErrTooManyRequests
 
 // Member is a staff account, keyed by its normalised email.
 type Member struct {
-	Email        string    `bson:"_id"`
-	Role         string    `bson:"role"`
-	PasswordHash string    `bson:"passwordHash"`
-	CreatedAt    time.Time `bson:"createdAt"`
+	Email        string
+	Role         string
+	PasswordHash string
+	CreatedAt    time.Time
 }
 
 // CanEdit reports whether the member may change content and copy.
@@ -106,41 +95,69 @@ func (m Member) Can(role string) bool {
 	return false
 }
 
-type session struct {
-	ID    string `bson:"_id"`
-	Email string `bson:"email"`
+// Session is a signed-in member's session, keyed by its token's hash.
+type Session struct {
+	ID    string // engine.HashToken of the token
+	Email string
 	// Credential fingerprints the password hash the session was opened
 	// with, so a reset ends a session even if it was opened by a sign-in
 	// that raced the reset's deletion of the member's sessions.
-	Credential string    `bson:"credential"`
-	ExpiresAt  time.Time `bson:"expiresAt"`
+	Credential string
+	ExpiresAt  time.Time
+}
+
+// LiveFor reports whether the session admits m at now: unexpired, and
+// opened with m's current password.
+func (sess Session) LiveFor(m Member, now time.Time) bool {
+	return now.Before(sess.ExpiresAt) && sess.Credential == credentialOf(m)
+}
+
+func credentialOf(m Member) string { return engine.HashToken(m.PasswordHash) }
+
+// ErrNoMember is an Accounts store's answer for an email with no member.
+var ErrNoMember = errors.New("staff: no such member")
+
+// Accounts is what the staff service needs from storage.
+type Accounts interface {
+	// PutMember creates the member or replaces the one with its email, and
+	// deletes every session of that email (in one transaction where the
+	// engine has them; otherwise a retry completes it, and Session.LiveFor
+	// refuses a session of the old password meanwhile).
+	PutMember(ctx context.Context, m Member) error
+	// RemoveMember deletes the member and every session of the email, and
+	// says whether there was a member.
+	RemoveMember(ctx context.Context, email string) (bool, error)
+	// Member returns the member with the email, or ErrNoMember.
+	Member(ctx context.Context, email string) (Member, error)
+	// OpenSession stores a new session.
+	OpenSession(ctx context.Context, sess Session) error
+	// Session returns the session with the id, or ErrNoSession.
+	Session(ctx context.Context, id string) (Session, error)
+	// EndSession deletes the session with the id, if there is one.
+	EndSession(ctx context.Context, id string) error
+	// DeleteExpiredSessions deletes the sessions expired by now and says
+	// how many.
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int64, error)
 }
 
 // Service manages staff accounts and sessions.
 type Service struct {
-	db      *mongo.Database
-	clock   engine.Clock
-	hasher  *auth.Hasher
-	limiter *auth.Limiter
+	accounts Accounts
+	clock    engine.Clock
+	hasher   *auth.Hasher
+	limiter  *auth.Limiter
 }
 
-// NewService returns the staff service over db. Staff sign-in has the
-// subscribers' limits (auth.Limits), counted apart from theirs: a studio
-// password opens every brand's copy, so it needs them at least as much.
-func NewService(db *mongo.Database, clock engine.Clock, hasher *auth.Hasher) *Service {
-	return &Service{db: db, clock: clock, hasher: hasher,
-		limiter: auth.NewLimiter(db, clock, "staff", auth.DefaultLimits)}
+// NewService returns the staff service over accounts. Staff sign-in has the
+// subscribers' limits (auth.Limits), counted apart from theirs by limiter
+// (its own prefix): a studio password opens every brand's copy, so it needs
+// them at least as much.
+func NewService(accounts Accounts, clock engine.Clock, hasher *auth.Hasher, limiter *auth.Limiter) *Service {
+	return &Service{accounts: accounts, clock: clock, hasher: hasher, limiter: limiter}
 }
 
 // Limiter returns the sign-in limiter, for tests to change its limits.
 func (s *Service) Limiter() *auth.Limiter { return s.limiter }
-
-// Collections lists this package's collections for the store to create.
-// Sessions are indexed by email so that a reset or removal ends them all.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{MembersCollection: nil,
-		SessionsCollection: {{Keys: bson.D{{Key: "email", Value: 1}}}}}
-}
 
 // Add creates a staff account with a new random password, or resets the
 // role and password of an existing one, and returns the password to hand
@@ -168,37 +185,21 @@ func (s *Service) Put(ctx context.Context, email, role, password string) error {
 		return err
 	}
 	m := Member{Email: email, Role: role, PasswordHash: hash, CreatedAt: s.clock.Now()}
-	if _, err := s.db.Collection(MembersCollection).ReplaceOne(ctx, bson.M{"_id": email}, m,
-		options.Replace().SetUpsert(true)); err != nil {
+	if err := s.accounts.PutMember(ctx, m); err != nil {
 		return fmt.Errorf("add staff member: %w", err)
-	}
-	return s.endSessions(ctx, email)
-}
-
-// Remove deletes a staff account and ends all its sessions. The sessions go
-// after the account, so a sign-in racing the removal finds no account to
-// open a session for.
-func (s *Service) Remove(ctx context.Context, email string) error {
-	email = auth.NormaliseEmail(email)
-	res, err := s.db.Collection(MembersCollection).DeleteOne(ctx, bson.M{"_id": email})
-	if err != nil {
-		return fmt.Errorf("remove staff member: %w", err)
-	}
-	if err := s.endSessions(ctx, email); err != nil {
-		return err
-	}
-	if res.DeletedCount == 0 {
-		return engine.Errorf(engine.CodeNotFound, "There is no staff member %s.", email)
 	}
 	return nil
 }
 
-// endSessions deletes every session of a member. Authenticate reads the
-// database on every request (there is no session cache), so they end on
-// every instance at once.
-func (s *Service) endSessions(ctx context.Context, email string) error {
-	if _, err := s.db.Collection(SessionsCollection).DeleteMany(ctx, bson.M{"email": email}); err != nil {
-		return fmt.Errorf("end staff sessions of %s: %w", email, err)
+// Remove deletes a staff account and ends all its sessions.
+func (s *Service) Remove(ctx context.Context, email string) error {
+	email = auth.NormaliseEmail(email)
+	found, err := s.accounts.RemoveMember(ctx, email)
+	if err != nil {
+		return fmt.Errorf("remove staff member: %w", err)
+	}
+	if !found {
+		return engine.Errorf(engine.CodeNotFound, "There is no staff member %s.", email)
 	}
 	return nil
 }
@@ -213,9 +214,8 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (strin
 	if err != nil {
 		return "", err
 	}
-	var m Member
-	err = s.db.Collection(MembersCollection).FindOne(ctx, bson.M{"_id": email}).Decode(&m)
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+	m, err := s.accounts.Member(ctx, email)
+	if err != nil && !errors.Is(err, ErrNoMember) {
 		attempt.Abandon(ctx)
 		return "", fmt.Errorf("staff sign in: %w", err)
 	}
@@ -231,9 +231,9 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (strin
 		return "", err
 	}
 	token := engine.NewToken()
-	sess := session{ID: engine.HashToken(token), Email: m.Email, Credential: engine.HashToken(m.PasswordHash),
+	sess := Session{ID: engine.HashToken(token), Email: m.Email, Credential: credentialOf(m),
 		ExpiresAt: s.clock.Now().Add(SessionLifetime)}
-	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
+	if err := s.accounts.OpenSession(ctx, sess); err != nil {
 		return "", fmt.Errorf("open staff session: %w", err)
 	}
 	return token, nil
@@ -274,40 +274,37 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Member, error
 	if token == "" {
 		return Member{}, ErrNoSession
 	}
-	var sess session
-	err := s.db.Collection(SessionsCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&sess)
-	if errors.Is(err, mongo.ErrNoDocuments) || (err == nil && !s.clock.Now().Before(sess.ExpiresAt)) {
+	sess, err := s.accounts.Session(ctx, engine.HashToken(token))
+	if errors.Is(err, ErrNoSession) {
 		return Member{}, ErrNoSession
 	}
 	if err != nil {
 		return Member{}, fmt.Errorf("find staff session: %w", err)
 	}
-	var m Member
-	err = s.db.Collection(MembersCollection).FindOne(ctx, bson.M{"_id": sess.Email}).Decode(&m)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	m, err := s.accounts.Member(ctx, sess.Email)
+	if errors.Is(err, ErrNoMember) {
 		return Member{}, ErrNoSession // the member was removed
 	}
 	if err != nil {
 		return Member{}, fmt.Errorf("find staff member: %w", err)
 	}
-	if sess.Credential != engine.HashToken(m.PasswordHash) {
-		return Member{}, ErrNoSession // the password was reset since
+	if !sess.LiveFor(m, s.clock.Now()) {
+		return Member{}, ErrNoSession // expired, or the password was reset since
 	}
 	return m, nil
 }
 
 // SignOut ends a staff session.
 func (s *Service) SignOut(ctx context.Context, token string) error {
-	if _, err := s.db.Collection(SessionsCollection).DeleteOne(ctx, bson.M{"_id": engine.HashToken(token)}); err != nil {
+	if err := s.accounts.EndSession(ctx, engine.HashToken(token)); err != nil {
 		return fmt.Errorf("staff sign out: %w", err)
 	}
 	return nil
 }
 
-// Sweep deletes expired staff sessions so the collection does not grow
-// without bound. It scans, so run it now and then, never per request.
+// Sweep deletes expired staff sessions so that they do not pile up.
 func (s *Service) Sweep(ctx context.Context) (int64, error) {
-	n, err := store.DeleteMatching(ctx, s.db.Collection(SessionsCollection), bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}})
+	n, err := s.accounts.DeleteExpiredSessions(ctx, s.clock.Now())
 	if err != nil {
 		return n, fmt.Errorf("sweep staff sessions: %w", err)
 	}

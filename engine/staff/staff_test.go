@@ -12,7 +12,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/staff"
-	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
 
@@ -21,7 +21,8 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 func TestStaffAccounts(t *testing.T) {
 	t.Parallel()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	svc := staff.NewService(storetest.Open(t).DB(), clock, hasher)
+	svc := staff.NewService(sqlstore.NewStaffAccounts(storetest.OpenSQL(t)), clock, hasher,
+		auth.NewLimiter(storetest.Open(t).DB(), clock, "staff", auth.DefaultLimits))
 	ctx := context.Background()
 	if _, err := svc.Add(ctx, "ed@example.com", "owner"); err == nil {
 		t.Fatal("an unknown role was accepted")
@@ -64,16 +65,10 @@ func TestStaffAccounts(t *testing.T) {
 
 func newStaff(t *testing.T) (*staff.Service, *engine.ManualClock) {
 	t.Helper()
-	st := storetest.Open(t)
-	var specs []store.CollectionSpec
-	for name, idx := range staff.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	return staff.NewService(st.DB(), clock, hasher), clock
+	// The sign-in limits are auth's, on the MongoDB store until auth moves.
+	limiter := auth.NewLimiter(storetest.Open(t).DB(), clock, "staff", auth.DefaultLimits)
+	return staff.NewService(sqlstore.NewStaffAccounts(storetest.OpenSQL(t)), clock, hasher, limiter), clock
 }
 
 // A cheap argon2id cost: see auth.NewHasherCosting.
@@ -216,4 +211,54 @@ func TestStaffSweepRemovesExpiredSessions(t *testing.T) {
 	if _, err := svc.Authenticate(ctx, live); err != nil {
 		t.Fatalf("the live session after the sweep: %v", err)
 	}
+}
+
+// A sign-in that read the member before a password reset and writes its
+// session after the reset deleted the member's sessions: the session must
+// not admit anyone (it carries the old password's fingerprint, which
+// Authenticate refuses). The store below runs the reset at exactly that
+// point, so the interleaving happens every time.
+func TestASignInOvertakenByAResetAdmitsNoOne(t *testing.T) {
+	t.Parallel()
+	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	accounts := &resetBeforeSession{Accounts: sqlstore.NewStaffAccounts(storetest.OpenSQL(t))}
+	svc := staff.NewService(accounts, clock, hasher, auth.NewLimiter(storetest.Open(t).DB(), clock, "staff", auth.DefaultLimits))
+	ctx := context.Background()
+	if err := svc.Put(ctx, "ed@example.com", staff.RoleEditor, "old-password"); err != nil {
+		t.Fatal(err)
+	}
+	accounts.reset = func() {
+		if err := svc.Put(ctx, "ed@example.com", staff.RoleEditor, "new-password"); err != nil {
+			t.Error(err)
+		}
+	}
+	token, err := svc.SignIn(ctx, "ed@example.com", "old-password", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := svc.Authenticate(ctx, token); !errors.Is(err, staff.ErrNoSession) {
+		t.Fatalf("a session opened with the reset password admits %+v (%v)", m, err)
+	}
+	fresh, err := svc.SignIn(ctx, "ed@example.com", "new-password", "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authenticate(ctx, fresh); err != nil {
+		t.Fatalf("a session of the new password: %v", err)
+	}
+}
+
+// resetBeforeSession runs reset once, just before the first session is
+// written.
+type resetBeforeSession struct {
+	staff.Accounts
+	reset func()
+	once  sync.Once
+}
+
+func (r *resetBeforeSession) OpenSession(ctx context.Context, sess staff.Session) error {
+	if r.reset != nil {
+		r.once.Do(r.reset)
+	}
+	return r.Accounts.OpenSession(ctx, sess)
 }

@@ -10,17 +10,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
 	"glimpse/engine/app"
 	"glimpse/engine/billing"
 	"glimpse/engine/config"
+	"glimpse/engine/store/mongostore"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 	"glimpse/engine/support"
 )
@@ -33,14 +32,20 @@ var writes = map[string]bool{"UpdateOne": true, "UpdateMany": true, "UpdateByID"
 	"FindOneAndDelete": true, "BulkWrite": true, "Drop": true}
 
 // The audit log has no path that changes or removes an entry: in the whole
-// module, only engine/support/audit.go opens its collection, and that file
-// calls none of the driver's update, replace or delete methods. A change
-// that adds one (here, or by opening the collection elsewhere) fails this.
+// module, only the audit log's two store files name its table and
+// collection (and privacy's table of fates, which declares that deletion
+// keeps it); the MongoDB one calls none of the driver's update, replace or
+// delete methods, and the SQLite one sends no UPDATE or DELETE (whose
+// triggers would refuse them anyway: sqlstore's TestTheAuditTableRefusesChanges).
+// A change that adds one, here or by naming the log elsewhere, fails this.
 func TestNoCodeCanEditTheAuditLog(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")
+	mongoFile := filepath.Join("engine", "store", "mongostore", "support.go")
+	sqlFile := filepath.Join("engine", "store", "sqlstore", "support.go")
+	allowed := map[string]bool{mongoFile: true, sqlFile: true, filepath.Join("engine", "privacy", "fates.go"): true}
 	fset := token.NewFileSet()
-	opened := map[string]bool{}
+	named := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -59,16 +64,22 @@ func TestNoCodeCanEditTheAuditLog(t *testing.T) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
-				if n.Kind == token.STRING && n.Value == strconv.Quote(support.AuditCollection) && rel != filepath.Join("engine", "support", "audit.go") {
-					t.Errorf("%s names the audit collection %s", fset.Position(n.Pos()), n.Value)
+				if n.Kind != token.STRING {
+					break
 				}
-			case *ast.Ident:
-				if n.Name == "AuditCollection" {
-					opened[rel] = true
+				if strings.Contains(n.Value, "support_audit") {
+					named[rel] = true
+					if !allowed[rel] {
+						t.Errorf("%s names the audit log %s", fset.Position(n.Pos()), n.Value)
+					}
+				}
+				upper := strings.ToUpper(n.Value)
+				if rel == sqlFile && (strings.Contains(upper, "UPDATE ") || strings.Contains(upper, "DELETE ")) {
+					t.Errorf("%s: the audit log's SQLite store sends %s", fset.Position(n.Pos()), n.Value)
 				}
 			case *ast.SelectorExpr:
-				if rel == filepath.Join("engine", "support", "audit.go") && writes[n.Sel.Name] {
-					t.Errorf("%s: the audit log's file calls %s", fset.Position(n.Pos()), n.Sel.Name)
+				if rel == mongoFile && writes[n.Sel.Name] {
+					t.Errorf("%s: the audit log's MongoDB store calls %s", fset.Position(n.Pos()), n.Sel.Name)
 				}
 			}
 			return true
@@ -78,16 +89,8 @@ func TestNoCodeCanEditTheAuditLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Privacy's table of what deletion does to each collection names the
-	// log only to declare that deletion keeps it.
-	declares := filepath.Join("engine", "privacy", "fates.go")
-	for file := range opened {
-		if file != filepath.Join("engine", "support", "audit.go") && file != declares {
-			t.Errorf("%s refers to support.AuditCollection; only engine/support/audit.go may", file)
-		}
-	}
-	if !opened[filepath.Join("engine", "support", "audit.go")] {
-		t.Error("the walk did not find engine/support/audit.go: is the root right?")
+	if !named[mongoFile] || !named[sqlFile] {
+		t.Errorf("the walk did not find the audit log's store files (found %v): is the root right?", named)
 	}
 }
 
@@ -184,12 +187,12 @@ func TestAuditRecordsEveryActionThatRan(t *testing.T) {
 	}
 	// Each of the four money actions wrote its intent before acting, and
 	// its outcome names it: the log holds eight entries and shows four.
-	var stored []support.Entry
-	cur, err := a.Store.DB().Collection(support.AuditCollection).Find(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
+	var log support.AuditLog = mongostore.NewSupportAudit(a.Store.DB())
+	if db := a.Store.SQL(); db != nil {
+		log = sqlstore.NewSupportAudit(db)
 	}
-	if err := cur.All(ctx, &stored); err != nil {
+	stored, err := log.Newest(ctx, 100)
+	if err != nil {
 		t.Fatal(err)
 	}
 	intents := map[string]bool{}

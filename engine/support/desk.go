@@ -19,8 +19,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
@@ -91,9 +89,9 @@ type Deps struct {
 	Brands    *brand.Registry
 }
 
-// NewDesk returns the desk over db (its audit log) and the services.
-func NewDesk(db *mongo.Database, clock engine.Clock, d Deps) *Desk {
-	return &Desk{clock: clock, audit: newAuditLog(db, clock), auth: d.Auth, accounts: d.Accounts,
+// NewDesk returns the desk over its audit log and the services.
+func NewDesk(audit AuditLog, clock engine.Clock, d Deps) *Desk {
+	return &Desk{clock: clock, audit: newAuditLog(audit, clock), auth: d.Auth, accounts: d.Accounts,
 		billing: d.Billing, retention: d.Retention, profiles: d.Profiles, outbox: d.Outbox, brands: d.Brands}
 }
 

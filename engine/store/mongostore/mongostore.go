@@ -37,7 +37,8 @@ type index struct {
 // collections declares every collection the MongoDB stores use.
 func collections() []collection {
 	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection,
-		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection}
+		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection,
+		contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

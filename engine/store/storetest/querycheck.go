@@ -34,12 +34,6 @@ import (
 var Bounded = map[string]string{
 	"settings":         "a few documents: the secret and the once-only start-up marks",
 	"health":           "one document per app instance",
-	"content_docs":     "the editors' content: articles, news, copy; hundreds of documents",
-	"content_meta":     "revision claims of the editors' content, kept for 100 revisions",
-	"content_versions": "the content version numbers, pruned to the last 100",
-	"staff":            "staff accounts",
-	"staff_sessions":   "staff sessions, a few per staff member",
-	"breach_catalogue": "the breach catalogue (HIBP lists about 900 breaches)",
 	"signin_failures":  "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":  "the sandbox provider's own ledger: development and tests only",
 	"sandbox_sessions": "the sandbox provider's hosted pages: development and tests only",
@@ -90,8 +84,6 @@ var Periodic = map[string]map[string]string{
 var Rare = map[string]string{
 	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
 	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
-	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
-		"once per database at start",
 }
 
 // queryShape is one kind of query: what the check plans.

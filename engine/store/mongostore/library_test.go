@@ -1,0 +1,14 @@
+package mongostore
+
+import (
+	"os"
+	"testing"
+
+	"glimpse/engine/library"
+	"glimpse/engine/library/librarytest"
+)
+
+func TestContentItemsContract(t *testing.T) {
+	librarytest.Run(t, func(t *testing.T) library.Items { return NewContentItems(openDB(t)) },
+		librarytest.Options{Atomic: os.Getenv("GLIMPSE_TEST_MONGODB_URI") != ""})
+}

@@ -1,0 +1,14 @@
+package sqlstore_test
+
+import (
+	"testing"
+
+	"glimpse/engine/library"
+	"glimpse/engine/library/librarytest"
+	"glimpse/engine/store/sqlstore"
+)
+
+func TestContentItemsContract(t *testing.T) {
+	librarytest.Run(t, func(t *testing.T) library.Items { return sqlstore.NewContentItems(openDB(t)) },
+		librarytest.Options{Atomic: true})
+}
