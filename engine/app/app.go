@@ -101,14 +101,20 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 			return nil, fmt.Errorf("open store: %w", err)
 		}
 	}
-	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
-		Auth: auth.NewService(st.DB(), clock, passwordHasher(cfg), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st, Brands: brand.NewRegistry(cfg.BrandHosts)}
+	if a.stores, err = openStores(ctx, st); err != nil {
+		return nil, err
+	}
+	a.Auth = auth.NewService(a.stores.auth, authBilling{db: st.DB()}, clock, passwordHasher(cfg), cfg.SessionLifetime)
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	a.Profiles = profile.NewService(st.DB(), clock, logger)
 	a.Staff = staff.NewService(st.DB(), clock, passwordHasher(cfg))
+	// Staff sign-in failures are counted in auth's counters on this
+	// deployment's engine, apart from subscribers' by their scope.
+	a.Staff.Limiter().UseCounters(a.stores.auth.Counters)
 	a.Content = library.NewRepo(st.DB(), clock)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
@@ -118,9 +124,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	})
 	a.Outbox = mail.NewOutbox(st.DB(), clock, logger, func(key string) brand.Copy { return a.Brands.Copy(a.Brands.Get(key)) }, cfg.BaseURL).
 		WithOrigins(cfg.BrandOrigin).WithSenders(a.mailFrom).WithDemoNotice(cfg.PublicDemo())
-	if a.stores, err = openStores(ctx, st); err != nil {
-		return nil, err
-	}
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	webhookSecret := webhookSecret(cfg)
 	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
@@ -143,7 +146,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	for name, idx := range retention.Collections() {
 		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 	}
-	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
+	for _, collections := range []map[string][]mongo.IndexModel{breach.Collections(),
 		profile.Collections(), staff.Collections(), library.RepoCollections(), store.ClaimsCollections(), experiment.Collections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), mail.Collections(), support.Collections(), privacy.Collections()} {
 		for name, idx := range collections {
@@ -183,12 +186,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := mail.ListExisting(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
-	if err := auth.ListExistingSessions(ctx, st.DB(), settingsCollection, cfg.SessionLifetime, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := auth.ListExistingLinks(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
 		return nil, err
 	}
 	if err := privacy.MoveFarewells(ctx, st.DB(), settingsCollection); err != nil {

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -16,14 +20,28 @@ import (
 // connection directly (docs/store.md).
 type stores struct {
 	events tracking.Events
+	auth   auth.Stores
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), auth: sqlstore.AuthStores(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), auth: mongostore.AuthStores(st.DB())}, nil
+}
+
+// authBilling is what auth reads and writes of billing's subscriptions.
+// Billing's storage has not moved (#33), so it is billing's own functions on
+// its collections; auth never names them.
+type authBilling struct{ db *mongo.Database }
+
+func (b authBilling) SubscriptionsOf(ctx context.Context, userID string) ([]billing.Subscription, error) {
+	return billing.SubscriptionsOfUser(ctx, b.db, userID)
+}
+
+func (b authBilling) PutSubscription(ctx context.Context, sub billing.Subscription) error {
+	return billing.PutSubscription(ctx, b.db, sub)
 }

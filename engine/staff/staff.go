@@ -19,6 +19,7 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/store"
+	"glimpse/engine/store/mongostore"
 )
 
 // Roles.
@@ -129,7 +130,10 @@ type Service struct {
 // password opens every brand's copy, so it needs them at least as much.
 func NewService(db *mongo.Database, clock engine.Clock, hasher *auth.Hasher) *Service {
 	return &Service{db: db, clock: clock, hasher: hasher,
-		limiter: auth.NewLimiter(db, clock, "staff", auth.DefaultLimits)}
+		// Until staff's own storage moves (#33), its counters are auth's
+		// MongoDB counters on db; engine/app moves them to the
+		// deployment's (Limiter.UseCounters).
+		limiter: auth.NewLimiter(mongostore.NewCounters(db), clock, "staff", auth.DefaultLimits)}
 }
 
 // Limiter returns the sign-in limiter, for tests to change its limits.

@@ -43,7 +43,6 @@ var Bounded = map[string]string{
 	"staff_sessions":    "staff sessions, a few per staff member",
 	"breach_catalogue":  "the breach catalogue (HIBP lists about 900 breaches)",
 	"mail_queue":        "mails not yet delivered; each leaves the queue when sent",
-	"signin_failures":   "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":   "the sandbox provider's own ledger: development and tests only",
 	"sandbox_sessions":  "the sandbox provider's hosted pages: development and tests only",
 	"sandbox_refunds":   "the sandbox provider's refunds: development and tests only",
@@ -62,18 +61,12 @@ var Bounded = map[string]string{
 // a pass cannot be on an index on the embedded store; each one is accepted
 // here with its reason, and the check still fails on any other shape.
 var Periodic = map[string]map[string]string{
-	"sessions": {"expiresAt": "the sweep deletes expired sessions every 10 minutes",
-		"": "listing sessions under their accounts and days, once per database at start"},
 	"instagram_deletion_requests": {"expiresAt": "the privacy sweep deletes Meta's deletion requests past their status period"},
 	"privacy_erasures":            {"farewell": "moving the last mails an older release remembered in the ledger, once per database at start"},
-	"login_links": {"expiresAt": "the sweep deletes expired sign-in links",
-		"": "listing live links under their accounts, once per database at start"},
-	"activation_keys": {"expiresAt": "the sweep deletes expired activation links",
-		"": "listing live links under their subscriptions, once per database at start"},
-	"claims":          {"expiresAt": "the sweep deletes expired claims"},
-	"instagram_links": {"": "listing links under their subscribers, once per database at start"},
-	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
-	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
+	"claims":                      {"expiresAt": "the sweep deletes expired claims"},
+	"instagram_links":             {"": "listing links under their subscribers, once per database at start"},
+	"checkout_orders":             {"": "listing orders under their addresses and subscriptions, once per database at start"},
+	"cancel_links":                {"": "listing cancel links under their addresses, once per database at start"},
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
 		"":       "filing subscriptions under accounts and in the renewal schedule, once per database at start",
 		"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
@@ -83,9 +76,7 @@ var Periodic = map[string]map[string]string{
 	"charge_events":   {"": "filing charge events, once per database at start"},
 	"charges":         {"": "filing charge references, once per database at start"},
 	"cancel_attempts": {"": "listing cancel attempts under their subscribers, once per database at start"},
-	"password_resets": {"expiresAt": "the sweep deletes expired reset links",
-		"": "listing live links under their accounts, once per database at start"},
-	"profiles": {"": "filing profiles in the refresh schedule, once per database at start"},
+	"profiles":        {"": "filing profiles in the refresh schedule, once per database at start"},
 	"mail": {"": "the development mailbox lists the newest mails (GLIMPSE_DEV_MAILBOX only); " +
 		"listing mails under their recipients, once per database at start"},
 }
@@ -97,7 +88,6 @@ var Periodic = map[string]map[string]string{
 // other (the check keeps watching an excused shape's senders).
 var Rare = map[string]string{
 	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
-	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
 	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
 		"once per database at start",
 }
