@@ -53,7 +53,8 @@ type Limiter struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 }
 
-// NewLimiter returns a limiter keeping its counters in counts.
+// NewLimiter returns a limiter keeping its counters in counts (nil: none
+// yet, UseCounters gives them; until then every attempt fails).
 func NewLimiter(counts Counters, clock engine.Clock, scope string, limits Limits) *Limiter {
 	return &Limiter{counts: counts, clock: clock, scope: scope, limits: limits,
 		ips: newWindowCounter(clock, limits.Window), sleep: sleepContext}
@@ -101,6 +102,9 @@ type Attempt struct {
 // its password is checked. It returns ErrTooManyRequests when the client is
 // over a limit, and waits the slowdown first when the account is.
 func (l *Limiter) Reserve(ctx context.Context, account, ip string) (*Attempt, error) {
+	if l.counts == nil {
+		return nil, fmt.Errorf("reserve sign-in attempt: the %s limiter has no counters", l.scope)
+	}
 	if !l.ips.reserve(ip, l.limits.PerIP) {
 		return nil, ErrTooManyRequests
 	}

@@ -19,7 +19,6 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/store"
-	"glimpse/engine/store/mongostore"
 )
 
 // Roles.
@@ -130,10 +129,9 @@ type Service struct {
 // password opens every brand's copy, so it needs them at least as much.
 func NewService(db *mongo.Database, clock engine.Clock, hasher *auth.Hasher) *Service {
 	return &Service{db: db, clock: clock, hasher: hasher,
-		// Until staff's own storage moves (#33), its counters are auth's
-		// MongoDB counters on db; engine/app moves them to the
-		// deployment's (Limiter.UseCounters).
-		limiter: auth.NewLimiter(mongostore.NewCounters(db), clock, "staff", auth.DefaultLimits)}
+		// Until staff's own storage moves (#33), engine/app gives the
+		// limiter the deployment's auth counters (Limiter.UseCounters).
+		limiter: auth.NewLimiter(nil, clock, "staff", auth.DefaultLimits)}
 }
 
 // Limiter returns the sign-in limiter, for tests to change its limits.

@@ -13,6 +13,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
 
@@ -22,6 +23,7 @@ func TestStaffAccounts(t *testing.T) {
 	t.Parallel()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
 	svc := staff.NewService(storetest.Open(t).DB(), clock, hasher)
+	svc.Limiter().UseCounters(sqlstore.NewCounters(storetest.OpenSQL(t)))
 	ctx := context.Background()
 	if _, err := svc.Add(ctx, "ed@example.com", "owner"); err == nil {
 		t.Fatal("an unknown role was accepted")
@@ -73,7 +75,11 @@ func newStaff(t *testing.T) (*staff.Service, *engine.ManualClock) {
 		t.Fatal(err)
 	}
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	return staff.NewService(st.DB(), clock, hasher), clock
+	svc := staff.NewService(st.DB(), clock, hasher)
+	// The sign-in counters on the embedded SQLite store, as engine/app
+	// gives them: FerretDB's conditional updates are not atomic.
+	svc.Limiter().UseCounters(sqlstore.NewCounters(storetest.OpenSQL(t)))
+	return svc, clock
 }
 
 // A cheap argon2id cost: see auth.NewHasherCosting.
