@@ -41,46 +41,59 @@ func (s *Service) MintPasswordReset(ctx context.Context, userID string) (string,
 	return token, nil
 }
 
-// findReset reads the live reset of token without using it up. A token that
-// matches nothing counts against the client's per-IP limit like a wrong
-// password (it can only be a guess or an old link); a known one does not.
-func (s *Service) findReset(ctx context.Context, token, ip string) (Link, error) {
+// findReset reads the live reset of token without using it up, with its
+// account. A token that matches nothing counts against the client's per-IP
+// limit like a wrong password (it can only be a guess or an old link); a
+// known one does not. A link of an epoch the account has left (a reset or a
+// sign-out everywhere since) is dead: it is forgotten here, which also
+// completes a reset stopped after it set the password.
+func (s *Service) findReset(ctx context.Context, token, ip string) (Link, User, error) {
 	if !s.limiter.reserveIP(ip) {
-		return Link{}, ErrTooManyRequests
+		return Link{}, User{}, ErrTooManyRequests
 	}
 	link, err := s.links.Find(ctx, PasswordResetKind, engine.HashToken(token))
 	if errors.Is(err, ErrLinkNotFound) {
-		return Link{}, ErrResetInvalid
+		return Link{}, User{}, ErrResetInvalid
 	}
 	s.limiter.releaseIP(ip)
 	if err != nil {
-		return Link{}, fmt.Errorf("find password reset: %w", err)
+		return Link{}, User{}, fmt.Errorf("find password reset: %w", err)
 	}
 	if !link.LiveAt(s.clock.Now()) {
-		return Link{}, ErrResetInvalid
+		return Link{}, User{}, ErrResetInvalid
 	}
 	u, err := s.userByID(ctx, link.Owner)
-	if err != nil || u.SessionEpoch != link.Epoch {
-		return Link{}, ErrResetInvalid // the account was reset since
+	if err != nil {
+		return Link{}, User{}, ErrResetInvalid
 	}
-	return link, nil
+	if u.SessionEpoch != link.Epoch {
+		if err := s.forgetReset(context.WithoutCancel(ctx), link, u); err != nil {
+			return Link{}, User{}, err
+		}
+		return Link{}, User{}, ErrResetInvalid // the account was reset since
+	}
+	return link, u, nil
 }
 
 // CheckPasswordReset reports whether token is a live reset (ErrResetInvalid
 // when not), without using it up: the landing page asks before it shows the
 // new-password form.
 func (s *Service) CheckPasswordReset(ctx context.Context, token, ip string) error {
-	_, err := s.findReset(ctx, token, ip)
+	_, _, err := s.findReset(ctx, token, ip)
 	return err
 }
 
 // ResetPassword sets the password of the account token was minted for. The
 // new password is vetted (the breached-password check) and hashed before the
-// token is used up, so a refused password leaves the link working; then the
-// token is consumed (exactly one concurrent caller wins), the hash written
-// and every session of the account ended. It does not sign in.
+// link is used, so a refused password leaves the link working. Then one
+// conditional write sets the hash and moves the account's epoch on, only
+// from the epoch the link was made in: of resets sent together exactly one
+// wins, and the move ends every session and every other reset link of the
+// account. Last, the link and the address's reset-mail window are
+// forgotten; stopped before that, the link is dead (its epoch is gone) and
+// its next use forgets them. It does not sign in.
 func (s *Service) ResetPassword(ctx context.Context, token, password, ip string) error {
-	link, err := s.findReset(ctx, token, ip)
+	link, u, err := s.findReset(ctx, token, ip)
 	if err != nil {
 		return err
 	}
@@ -93,27 +106,29 @@ func (s *Service) ResetPassword(ctx context.Context, token, password, ip string)
 	if err != nil {
 		return fmt.Errorf("reset password: %w", err)
 	}
-	if _, err := s.links.Take(ctx, PasswordResetKind, link.ID); errors.Is(err, ErrLinkNotFound) {
-		return ErrResetInvalid // another request used it first
-	} else if err != nil {
-		return fmt.Errorf("consume password reset: %w", err)
-	}
-	// Nothing else may still use the old password: the hash is replaced
-	// unconditionally (last writer wins, which is right for a reset), and
-	// the remaining reset links of the account end with its sessions
-	// (SignOutAll moves the account's epoch on).
-	ctx = context.WithoutCancel(ctx)
-	if err := s.users.SetPasswordHash(ctx, link.Owner, hash); err != nil {
+	won, err := s.users.ResetPassword(ctx, u.ID, link.Epoch, hash)
+	if err != nil {
 		return fmt.Errorf("reset password: %w", err)
 	}
-	// The address's reset mails were coalesced while a link was out; with
-	// it used, the owner may ask for another at once.
-	if u, err := s.userByID(ctx, link.Owner); err == nil {
-		if err := s.releaseOnce(ctx, "reset-mail", u.Email, ResetMailWindow); err != nil {
-			return err
-		}
+	if !won {
+		return ErrResetInvalid // another reset, or a sign-out everywhere, came first
 	}
-	return s.SignOutAll(ctx, link.Owner)
+	s.cache.DropWhere(func(e sessionEntry) bool { return e.user.ID == u.ID })
+	return s.forgetReset(context.WithoutCancel(ctx), link, u)
+}
+
+// forgetReset deletes a used or dead reset link and gives back the
+// address's reset-mail window: the mails were coalesced while a link was
+// out, and with it gone the owner may ask for another at once. Either step
+// may already be done.
+func (s *Service) forgetReset(ctx context.Context, link Link, u User) error {
+	if err := s.releaseOnce(ctx, "reset-mail", u.Email, ResetMailWindow); err != nil {
+		return err
+	}
+	if _, err := s.links.Take(ctx, PasswordResetKind, link.ID); err != nil && !errors.Is(err, ErrLinkNotFound) {
+		return fmt.Errorf("forget password reset: %w", err)
+	}
+	return nil
 }
 
 // SignOutAll ends every session and reset link of a user. This instance

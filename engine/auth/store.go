@@ -42,11 +42,14 @@ type Users interface {
 	ByEmail(ctx context.Context, email string) (User, error)
 	// IDs returns up to limit account ids greater than after, in order.
 	IDs(ctx context.Context, after string, limit int) ([]string, error)
-	// SetPasswordHash, EndSessions and Disable change an account; one that
-	// does not exist is no error (there is nothing to change).
+	// ResetPassword sets an account's password hash and moves its
+	// SessionEpoch on, only while the epoch is fromEpoch, and reports
+	// whether it did: of resets sent together from one epoch one wins, and
+	// one from an epoch the account has left is refused.
+	ResetPassword(ctx context.Context, id string, fromEpoch int, hash string) (bool, error)
+	// EndSessions and Disable change an account; one that does not exist
+	// is no error (there is nothing to change).
 	//
-	// SetPasswordHash replaces an account's password hash.
-	SetPasswordHash(ctx context.Context, id, hash string) error
 	// EndSessions moves an account's SessionEpoch on by one, in the
 	// database: calls made together each count.
 	EndSessions(ctx context.Context, id string) error

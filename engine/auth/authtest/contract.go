@@ -114,19 +114,29 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		s := open(t).Users
 		must(t, s.Create(ctx, user("u1", "ann@example.com")))
 		must(t, s.Create(ctx, user("u2", "bob@example.com")))
-		must(t, s.SetPasswordHash(ctx, "u1", "new-hash"))
-		must(t, s.EndSessions(ctx, "u1"))
+		if won, err := s.ResetPassword(ctx, "u1", 0, "new-hash"); err != nil || !won {
+			t.Fatalf("ResetPassword from the account's epoch: %v, %v", won, err)
+		}
 		must(t, s.EndSessions(ctx, "u1"))
 		got, err := s.ByID(ctx, "u1")
 		if err != nil || got.PasswordHash != "new-hash" || got.SessionEpoch != 2 || got.Disabled {
-			t.Fatalf("after SetPasswordHash and two EndSessions: %+v, %v", got, err)
+			t.Fatalf("after ResetPassword and EndSessions: %+v, %v", got, err)
+		}
+		// A reset from an epoch the account has left is refused.
+		if won, err := s.ResetPassword(ctx, "u1", 1, "stale-hash"); err != nil || won {
+			t.Fatalf("ResetPassword from a stale epoch: %v, %v", won, err)
+		}
+		if got, _ := s.ByID(ctx, "u1"); got.PasswordHash != "new-hash" || got.SessionEpoch != 2 {
+			t.Fatalf("a stale reset changed the account: %+v", got)
 		}
 		must(t, s.Disable(ctx, "u1"))
 		if got, err := s.ByID(ctx, "u1"); err != nil || !got.Disabled || got.SessionEpoch != 3 {
 			t.Fatalf("after Disable: %+v, %v", got, err)
 		}
-		for _, change := range []error{s.SetPasswordHash(ctx, "nobody", "h"), s.EndSessions(ctx, "nobody"),
-			s.Disable(ctx, "nobody"), s.Delete(ctx, "nobody")} {
+		if won, err := s.ResetPassword(ctx, "nobody", 0, "h"); err != nil || won {
+			t.Fatalf("ResetPassword of a missing account: %v, %v", won, err)
+		}
+		for _, change := range []error{s.EndSessions(ctx, "nobody"), s.Disable(ctx, "nobody"), s.Delete(ctx, "nobody")} {
 			if change != nil {
 				t.Fatalf("changing a missing account: %v", change)
 			}
@@ -156,6 +166,30 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 			})
 			if got, err := s.ByID(ctx, id); err != nil || got.SessionEpoch != n {
 				t.Fatalf("round %d: epoch after %d EndSessions together = %d, %v", round, n, got.SessionEpoch, err)
+			}
+		}
+	})
+
+	t.Run("ResetsTogetherFromOneEpochHaveOneWinner", func(t *testing.T) {
+		atomicOnly(t)
+		s := open(t).Users
+		const rounds, n = 20, 20
+		for round := range rounds {
+			id := fmt.Sprint("u", round)
+			must(t, s.Create(ctx, user(id, id+"@example.com")))
+			var won atomic.Int32
+			together(n, func(i int) {
+				ok, err := s.ResetPassword(ctx, id, 0, fmt.Sprint("hash-", i))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					won.Add(1)
+				}
+			})
+			if got, err := s.ByID(ctx, id); won.Load() != 1 || err != nil || got.SessionEpoch != 1 {
+				t.Fatalf("round %d: %d resets together from epoch 0: %d won, epoch now %d (%v); want one winner, epoch 1",
+					round, n, won.Load(), got.SessionEpoch, err)
 			}
 		}
 	})
@@ -361,6 +395,57 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		}
 	})
 
+	t.Run("ResetPasswordStoppedBetweenAnyTwoWritesThenRunAgain", func(t *testing.T) {
+		// A reset writes the account (hash and epoch), the mail window and
+		// the link. Stopped at each of its writes in turn and sent again
+		// with the same link, it leaves what one reset leaves: the new
+		// password, the epoch moved on once, no link, the window free.
+		hasher := auth.NewHasherCosting(auth.Cost{MemoryKiB: 64, Passes: 1})
+		for failAt := 1; ; failAt++ {
+			st := open(t)
+			crashing := &crashingStores{Stores: st}
+			svc := auth.NewService(crashing.stores(), noBilling{}, engine.NewManualClock(t0), hasher, 5*time.Hour)
+			ann, err := svc.CreateUser(ctx, "ann@example.com", "old-password")
+			must(t, err)
+			token, err := svc.MintPasswordReset(ctx, ann.ID)
+			must(t, err)
+			if first, err := svc.TakeOnce(ctx, "reset-mail", ann.Email, auth.ResetMailWindow); err != nil || !first {
+				t.Fatalf("the reset mail's window: %v, %v", first, err)
+			}
+			crashing.writes.Store(0)
+			crashing.failAt = failAt
+			err = svc.ResetPassword(ctx, token, "new-password", "203.0.113.1")
+			stopped := crashing.writes.Load() >= int32(failAt)
+			if stopped && !errors.Is(err, errCrash) {
+				t.Fatalf("failAt %d: ResetPassword = %v, want the crash", failAt, err)
+			}
+			if !stopped {
+				must(t, err)
+				if failAt == 1 {
+					t.Fatal("ResetPassword wrote nothing")
+				}
+				return
+			}
+			crashing.failAt = 0
+			if err := svc.ResetPassword(ctx, token, "new-password", "203.0.113.1"); err != nil && !errors.Is(err, auth.ErrResetInvalid) {
+				t.Fatalf("failAt %d: sent again: %v", failAt, err)
+			}
+			got, err := st.Users.ByID(ctx, ann.ID)
+			if err != nil || got.SessionEpoch != 1 {
+				t.Fatalf("failAt %d: account %+v, %v; want the epoch moved on once", failAt, got, err)
+			}
+			if ok, err := hasher.Verify(ctx, got.PasswordHash, "new-password"); err != nil || !ok {
+				t.Fatalf("failAt %d: the new password does not verify: %v", failAt, err)
+			}
+			if _, err := st.Links.Find(ctx, auth.PasswordResetKind, engine.HashToken(token)); !errors.Is(err, auth.ErrLinkNotFound) {
+				t.Fatalf("failAt %d: the reset link is still stored: %v", failAt, err)
+			}
+			if first, err := svc.TakeOnce(ctx, "reset-mail", ann.Email, auth.ResetMailWindow); err != nil || !first {
+				t.Fatalf("failAt %d: the reset mail's window is still taken: %v, %v", failAt, first, err)
+			}
+		}
+	})
+
 	t.Run("EraseUserStoppedBetweenAnyTwoWritesThenRunAgain", func(t *testing.T) {
 		// The erasure writes several rows (the epoch, sessions, each kind of
 		// link, the account). Stopped at each of its writes in turn and run
@@ -457,8 +542,10 @@ func must(t *testing.T, err error) {
 // errCrash is the write a crashingStores stops at.
 var errCrash = errors.New("crash: the process stopped here")
 
-// crashingStores fail their failAt-th write (counting from 1) with
-// errCrash, as a process stopped between two writes would leave things.
+// crashingStores fail their failAt-th write (counting from 1; 0: none)
+// with errCrash, as a process stopped between two writes would leave
+// things. The writes counted are the ones the use cases under test make
+// after their setup.
 type crashingStores struct {
 	auth.Stores
 	failAt int
@@ -474,7 +561,7 @@ func (c *crashingStores) write() error {
 
 func (c *crashingStores) stores() auth.Stores {
 	return auth.Stores{Users: crashingUsers{c.Stores.Users, c}, Sessions: crashingSessions{c.Stores.Sessions, c},
-		Links: crashingLinks{c.Stores.Links, c}, Counters: c.Stores.Counters}
+		Links: crashingLinks{c.Stores.Links, c}, Counters: crashingCounters{c.Stores.Counters, c}}
 }
 
 type crashingUsers struct {
@@ -487,6 +574,13 @@ func (u crashingUsers) EndSessions(ctx context.Context, id string) error {
 		return err
 	}
 	return u.Users.EndSessions(ctx, id)
+}
+
+func (u crashingUsers) ResetPassword(ctx context.Context, id string, fromEpoch int, hash string) (bool, error) {
+	if err := u.c.write(); err != nil {
+		return false, err
+	}
+	return u.Users.ResetPassword(ctx, id, fromEpoch, hash)
 }
 
 func (u crashingUsers) Delete(ctx context.Context, id string) error {
@@ -506,6 +600,25 @@ func (s crashingSessions) DeleteUser(ctx context.Context, userID string) (int64,
 		return 0, err
 	}
 	return s.Sessions.DeleteUser(ctx, userID)
+}
+
+func (l crashingLinks) Take(ctx context.Context, kind auth.LinkKind, id string) (auth.Link, error) {
+	if err := l.c.write(); err != nil {
+		return auth.Link{}, err
+	}
+	return l.OneTimeLinks.Take(ctx, kind, id)
+}
+
+type crashingCounters struct {
+	auth.Counters
+	c *crashingStores
+}
+
+func (k crashingCounters) Reset(ctx context.Context, key string) error {
+	if err := k.c.write(); err != nil {
+		return err
+	}
+	return k.Counters.Reset(ctx, key)
 }
 
 type crashingLinks struct {

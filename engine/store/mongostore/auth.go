@@ -134,9 +134,17 @@ func (s *Users) IDs(ctx context.Context, after string, limit int) ([]string, err
 	return out, nil
 }
 
-// SetPasswordHash replaces an account's password hash.
-func (s *Users) SetPasswordHash(ctx context.Context, id, hash string) error {
-	return s.update(ctx, id, bson.D{{Key: "$set", Value: bson.D{{Key: "passwordHash", Value: hash}}}})
+// ResetPassword sets the hash and moves the epoch on with an update
+// filtered on the epoch, which MongoDB applies atomically: one reset from an
+// epoch matches.
+func (s *Users) ResetPassword(ctx context.Context, id string, fromEpoch int, hash string) (bool, error) {
+	res, err := s.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "sessionEpoch", Value: fromEpoch}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "passwordHash", Value: hash}}},
+			{Key: "$inc", Value: bson.D{{Key: "sessionEpoch", Value: 1}}}})
+	if err != nil {
+		return false, fmt.Errorf("reset password of %s: %w", id, err)
+	}
+	return res.MatchedCount == 1, nil
 }
 
 // EndSessions moves the account's epoch on by one with $inc, which MongoDB

@@ -106,9 +106,16 @@ func (s *Users) IDs(ctx context.Context, after string, limit int) ([]string, err
 	return out, rows.Err()
 }
 
-// SetPasswordHash replaces an account's password hash.
-func (s *Users) SetPasswordHash(ctx context.Context, id, hash string) error {
-	return s.exec(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, id)
+// ResetPassword sets the hash and moves the epoch on in one statement
+// conditional on the epoch, so one reset from an epoch wins.
+func (s *Users) ResetPassword(ctx context.Context, id string, fromEpoch int, hash string) (bool, error) {
+	n, err := affected(s.db.Writer().ExecContext(ctx,
+		`UPDATE users SET password_hash = ?, session_epoch = session_epoch + 1 WHERE id = ? AND session_epoch = ?`,
+		hash, id, fromEpoch))
+	if err != nil {
+		return false, fmt.Errorf("reset password: %w", err)
+	}
+	return n == 1, nil
 }
 
 // EndSessions moves the account's epoch on by one in one statement, so
