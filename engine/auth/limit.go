@@ -93,9 +93,9 @@ type Attempt struct {
 	ip         string
 	clientKey  string
 	accountKey string
-	// accountSlot is false when the per-account count was already full, so
-	// there is no slot of this attempt to give back.
-	accountSlot bool
+	// accountCounted is false when the per-account count was already
+	// full, so this attempt has no count there to give back.
+	accountCounted bool
 }
 
 // Reserve counts one attempt on account (a normalised email) from ip before
@@ -122,12 +122,12 @@ func (l *Limiter) Reserve(ctx context.Context, account, ip string) (*Attempt, er
 		}
 		return nil, ErrTooManyRequests
 	}
-	a.accountSlot, err = l.counts.Take(ctx, a.accountKey, l.limits.PerAccount, expires)
+	a.accountCounted, err = l.counts.Take(ctx, a.accountKey, l.limits.PerAccount, expires)
 	if err != nil {
 		a.Abandon(ctx)
 		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 	}
-	if !a.accountSlot {
+	if !a.accountCounted {
 		if err := l.sleep(ctx, l.limits.Slowdown); err != nil {
 			a.Abandon(ctx)
 			return nil, err
@@ -145,7 +145,7 @@ func (a *Attempt) Succeeded(ctx context.Context) error {
 	if err := a.l.counts.Reset(ctx, a.clientKey); err != nil {
 		return fmt.Errorf("reset sign-in failures: %w", err)
 	}
-	if a.accountSlot {
+	if a.accountCounted {
 		if err := a.l.counts.Release(ctx, a.accountKey); err != nil {
 			return fmt.Errorf("release sign-in attempt: %w", err)
 		}
@@ -155,12 +155,12 @@ func (a *Attempt) Succeeded(ctx context.Context) error {
 
 // Abandon gives the reservations back for an attempt that was never
 // evaluated (the request ended or the database failed first). Errors are
-// dropped: a slot left taken only counts one failure too many.
+// dropped: a count not given back only counts one failure too many.
 func (a *Attempt) Abandon(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	a.l.ips.release(a.ip)
 	_ = a.l.counts.Release(ctx, a.clientKey)
-	if a.accountSlot {
+	if a.accountCounted {
 		_ = a.l.counts.Release(ctx, a.accountKey)
 	}
 }

@@ -373,19 +373,26 @@ func NewCounters(db *mongo.Database) *Counters {
 var _ auth.Counters = (*Counters)(nil)
 
 // Take counts one unless limit are counted. The upsert inserts the counter
-// when there is none; when the counter is full the filter matches nothing
-// and the insert it attempts collides with the counter's _id, which says
-// the limit is reached.
+// when there is none. When the filter matches nothing the insert it
+// attempts collides with the counter's _id: the counter is full, or another
+// taker inserted it first (MongoDB retries such an upsert itself only for a
+// filter of equalities), so the increment is tried once more without the
+// insert, and its match decides.
 func (s *Counters) Take(ctx context.Context, key string, limit int, expires time.Time) (bool, error) {
 	if limit < 1 {
 		return false, nil
 	}
-	_, err := s.coll.UpdateOne(ctx,
-		bson.D{{Key: "_id", Value: key}, {Key: "count", Value: bson.D{{Key: "$lt", Value: limit}}}},
-		bson.D{{Key: "$inc", Value: bson.D{{Key: "count", Value: 1}}}, {Key: "$setOnInsert", Value: bson.D{{Key: "expiresAt", Value: expires}}}},
+	notFull := bson.D{{Key: "_id", Value: key}, {Key: "count", Value: bson.D{{Key: "$lt", Value: limit}}}}
+	count := bson.D{{Key: "$inc", Value: bson.D{{Key: "count", Value: 1}}}}
+	_, err := s.coll.UpdateOne(ctx, notFull,
+		append(count, bson.E{Key: "$setOnInsert", Value: bson.D{{Key: "expiresAt", Value: expires}}}),
 		options.UpdateOne().SetUpsert(true))
 	if mongo.IsDuplicateKeyError(err) {
-		return false, nil
+		res, err := s.coll.UpdateOne(ctx, notFull, count)
+		if err != nil {
+			return false, fmt.Errorf("take counter: %w", err)
+		}
+		return res.MatchedCount == 1, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("take counter: %w", err)
