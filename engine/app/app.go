@@ -101,17 +101,18 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 			return nil, fmt.Errorf("open store: %w", err)
 		}
 	}
-	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st,
-		Auth: auth.NewService(st.DB(), clock, passwordHasher(cfg), cfg.SessionLifetime), Brands: brand.NewRegistry(cfg.BrandHosts)}
+	a := &App{Config: cfg, Clock: clock, Logger: logger, Store: st, Brands: brand.NewRegistry(cfg.BrandHosts)}
 	if a.stores, err = openStores(ctx, st); err != nil {
 		return nil, err
 	}
+	a.Auth = auth.NewService(a.stores.auth, authBilling{db: st.DB()}, clock, passwordHasher(cfg), cfg.SessionLifetime)
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
 	specs := []store.CollectionSpec{{Name: settingsCollection}}
-	// Staff sign-in has the subscribers' limits, counted apart from theirs.
-	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(st.DB(), clock, "staff", auth.DefaultLimits))
+	// Staff sign-in has the subscribers' limits, counted in auth's counters
+	// apart from theirs by the limiter's scope.
+	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(a.stores.auth.Counters, clock, "staff", auth.DefaultLimits))
 	a.Content = library.NewRepo(a.stores.content, clock)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
@@ -142,7 +143,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
 		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
-	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), store.ClaimsCollections(),
+	for _, collections := range []map[string][]mongo.IndexModel{store.ClaimsCollections(),
 		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), privacy.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
@@ -166,12 +167,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := auth.ListExistingSessions(ctx, st.DB(), settingsCollection, cfg.SessionLifetime, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := auth.ListExistingLinks(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
 		return nil, err
 	}
 	if err := privacy.MoveFarewells(ctx, st.DB(), settingsCollection); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/app"
+	"glimpse/engine/brand"
 	"glimpse/engine/store"
 )
 
@@ -51,6 +52,14 @@ func TestCommandsBesideARunningServer(t *testing.T) {
 		case 0o700:
 			if err != nil || !strings.Contains(out.String(), "/?login=") {
 				t.Errorf("login-link beside the running server: %v\n%s", err, out.String())
+				break
+			}
+			// The command wrote the link into the running server's
+			// embedded database (its own connection to glimpse.db): the
+			// server signs in with it.
+			token, _, _ := strings.Cut(strings.SplitN(out.String(), "/?login=", 2)[1], "\n")
+			if _, err := running.Auth.ConsumeLoginLink(ctx, token, "203.0.113.9", running.Brands.Get(brand.DefaultKey).Bundle); err != nil {
+				t.Errorf("the running server signing in with the command's link: %v", err)
 			}
 		case 0o755:
 			if !errors.Is(err, store.ErrDataDirInUse) {

@@ -61,8 +61,7 @@ type ScaleReport struct {
 }
 
 // SeedScale fills the database with n subscribers as the app would have
-// written them over a few months of business: an account with its email
-// index, a main plan (weekly, monthly or twelve-week; most active, some
+// written them over a few months of business: an account, a main plan (weekly, monthly or twelve-week; most active, some
 // canceled at period end, some expired) filed under its email and account,
 // its history and charges, a session, the purchase mail, a few analytics
 // events, a cancel attempt for one in ten, and a connected profile with a
@@ -118,43 +117,29 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 					report.Spent[coll] += time.Since(t0)
 					mu.Unlock()
 				}
-				t0 := time.Now()
-				if err := a.stores.events.InsertMany(ctx, b.events); err != nil {
-					errc <- fmt.Errorf("seed-scale: insert events: %w", err)
-					return
+				// The moved domains' rows go through their stores.
+				for _, insert := range []struct {
+					what string
+					n    int
+					run  func() error
+				}{
+					{"users", len(b.users), func() error { return a.stores.auth.Users.CreateMany(ctx, b.users) }},
+					{"sessions", len(b.sessions), func() error { return a.stores.auth.Sessions.InsertMany(ctx, b.sessions) }},
+					{"events", len(b.events), func() error { return a.stores.events.InsertMany(ctx, b.events) }},
+					{"mails", len(b.mails), func() error { _, err := a.stores.mails.Insert(ctx, b.mails); return err }},
+					{"profiles", len(b.profiles), func() error { return a.stores.profiles.InsertMany(ctx, b.profiles) }},
+					{"cancel attempts", len(b.attempts) + len(b.steps), func() error { return a.Retention.InsertMany(ctx, b.attempts, b.steps) }},
+				} {
+					t0 := time.Now()
+					if err := insert.run(); err != nil {
+						errc <- fmt.Errorf("seed-scale: insert %s: %w", insert.what, err)
+						return
+					}
+					mu.Lock()
+					report.Documents[insert.what] += insert.n
+					report.Spent[insert.what] += time.Since(t0)
+					mu.Unlock()
 				}
-				mu.Lock()
-				report.Documents["events"] += len(b.events)
-				report.Spent["events"] += time.Since(t0)
-				mu.Unlock()
-				t0 = time.Now()
-				if _, err := a.stores.mails.Insert(ctx, b.mails); err != nil {
-					errc <- fmt.Errorf("seed-scale: insert mails: %w", err)
-					return
-				}
-				mu.Lock()
-				report.Documents["mails"] += len(b.mails)
-				report.Spent["mails"] += time.Since(t0)
-				mu.Unlock()
-				t0 = time.Now()
-				if err := a.stores.profiles.InsertMany(ctx, b.profiles); err != nil {
-					errc <- fmt.Errorf("seed-scale: insert profiles: %w", err)
-					return
-				}
-				mu.Lock()
-				report.Documents["profiles"] += len(b.profiles)
-				report.Spent["profiles"] += time.Since(t0)
-				mu.Unlock()
-				t0 = time.Now()
-				if err := a.Retention.InsertMany(ctx, b.attempts, b.steps); err != nil {
-					errc <- fmt.Errorf("seed-scale: %w", err)
-					return
-				}
-				mu.Lock()
-				report.Documents["cancel attempts"] += len(b.attempts)
-				report.Documents["cancel steps"] += len(b.steps)
-				report.Spent["cancel attempts"] += time.Since(t0)
-				mu.Unlock()
 			}
 		}()
 	}
@@ -204,15 +189,6 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 			return report, err
 		}
 	}
-	t0 := time.Now()
-	if err := auth.SeedSessionLists(ctx, db, a.Config.SessionLifetime, a.Clock.Now(), tmpl.sessions); err != nil {
-		return report, fmt.Errorf("seed-scale: %w", err)
-	}
-	report.Documents["session lists"] += len(tmpl.sessions)
-	report.Spent["session lists"] += time.Since(t0)
-	if err := auth.MarkSessionsListed(ctx, db, settingsCollection); err != nil {
-		return report, err
-	}
 	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
@@ -252,9 +228,6 @@ type scaleTemplate struct {
 	// renewals are the renewal schedule's entries, written after the
 	// documents (the batches are built on one goroutine).
 	renewals []store.ScheduleEntry
-	// sessions are listed under their accounts at the end, as the
-	// schedules are.
-	sessions []auth.Session
 }
 
 func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
@@ -320,8 +293,10 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 type scaleDocs struct {
 	order []string
 	docs  map[string][]any
-	// events go to tracking's store, mails to the outbox's, profiles to
-	// profile's, attempts and steps to retention's.
+	// users and sessions go to auth's stores, events to tracking's, mails to
+	// the outbox's, profiles to profile's, attempts and steps to retention's.
+	users    []auth.User
+	sessions []auth.Session
 	events   []tracking.Event
 	mails    []mail.Mail
 	profiles []profile.Seeded
@@ -351,8 +326,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	email := ScaleEmail(i)
 	userID := engine.NewID()
 	started := t.now.Add(-time.Duration(1+rng.IntN(180*24)) * time.Hour)
-	b.add(auth.UserEmailsCollection, auth.EmailIndex(email, userID))
-	b.add(auth.UsersCollection, auth.User{ID: userID, Email: email, PasswordHash: t.hash, CreatedAt: started})
+	b.users = append(b.users, auth.User{ID: userID, Email: email, PasswordHash: t.hash, CreatedAt: started})
 
 	plan := t.plans[rng.IntN(len(t.plans))]
 	subID := "sub_" + engine.HashToken("scale:" + strconv.Itoa(i))[:24]
@@ -384,7 +358,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	b.add(billing.SubscriptionEmailsCollection, billing.EmailSlot(email, 0, subID))
 	// Added by address: its filing bounds are set once its lines and
 	// charges below are filed, as the renewal pass keeps them.
-	b.add(auth.SubscriptionsCollection, &sub)
+	b.add(billing.SubscriptionsCollection, &sub)
 
 	history := 0
 	line := func(c billing.Change) {
@@ -427,8 +401,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	signedIn := t.now.Add(-time.Duration(rng.IntN(15*60)) * time.Minute)
 	sess := auth.Session{ID: engine.HashToken(engine.NewToken()), UserID: userID,
 		CreatedAt: signedIn, ExpiresAt: signedIn.Add(5 * time.Hour)}
-	b.add(auth.SessionsCollection, sess)
-	t.sessions = append(t.sessions, sess)
+	b.sessions = append(b.sessions, sess)
 
 	m := t.mail
 	m.ID, m.To, m.CreatedAt, m.NextAttemptAt = "purchase:"+subID, email, started, time.Time{}

@@ -32,6 +32,16 @@ func TestSeedScaleWritesWhatTheAppReads(t *testing.T) {
 	if err != nil || report.Subscribers != n {
 		t.Fatalf("seeded %d subscribers (%v), want %d", report.Subscribers, err, n)
 	}
+	// Accounts and sessions go through auth's store, one of each per
+	// subscriber.
+	if report.Documents["users"] != n || report.Documents["sessions"] != n {
+		t.Fatalf("seeded %d users and %d sessions, want %d of each", report.Documents["users"], report.Documents["sessions"], n)
+	}
+	if u, err := a.Auth.UserByEmail(ctx, app.ScaleEmail(0)); err != nil {
+		t.Fatal(err)
+	} else if sessions, err := a.Auth.Sessions(ctx, u.ID); err != nil || len(sessions) != 1 {
+		t.Fatalf("subscriber 0's seeded sessions: %d (%v), want 1", len(sessions), err)
+	}
 	subscription := func(i int) billing.Subscription {
 		t.Helper()
 		if i >= 15 { // the active ones sign in; an ended plan is refused at sign-in

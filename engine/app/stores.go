@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"glimpse/engine/auth"
+	"glimpse/engine/billing"
 	"glimpse/engine/breach"
 	"glimpse/engine/experiment"
 	"glimpse/engine/library"
@@ -24,6 +28,7 @@ import (
 // connection directly (docs/store.md).
 type stores struct {
 	events      tracking.Events
+	auth        auth.Stores
 	mails       mail.Mails
 	profiles    profile.Profiles
 	attempts    retention.Attempts
@@ -40,7 +45,7 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db),
 			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db),
 			content: sqlstore.NewContentItems(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
-			breach: sqlstore.NewBreachRecords(db)}, nil
+			breach: sqlstore.NewBreachRecords(db), auth: sqlstore.AuthStores(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
@@ -48,5 +53,18 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB()),
 		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()),
 		content: mongostore.NewContentItems(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
-		breach: mongostore.NewBreachRecords(st.DB())}, nil
+		breach: mongostore.NewBreachRecords(st.DB()), auth: mongostore.AuthStores(st.DB())}, nil
+}
+
+// authBilling is what auth reads and writes of billing's subscriptions.
+// Billing's storage has not moved (#33), so it is billing's own functions on
+// its collections; auth never names them.
+type authBilling struct{ db *mongo.Database }
+
+func (b authBilling) SubscriptionsOf(ctx context.Context, userID string) ([]billing.Subscription, error) {
+	return billing.SubscriptionsOfUser(ctx, b.db, userID)
+}
+
+func (b authBilling) PutSubscription(ctx context.Context, sub billing.Subscription) error {
+	return billing.PutSubscription(ctx, b.db, sub)
 }

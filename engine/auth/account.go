@@ -9,13 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
 	"glimpse/engine/ui"
 )
 
@@ -66,9 +62,6 @@ func NewAccounts(auth *Service, subs Subscriptions, m Mailer, links Links) *Acco
 	return &Accounts{auth: auth, subs: subs, mail: m, links: links}
 }
 
-// ActivationKeysCollection holds the hashed keys of activation links.
-const ActivationKeysCollection = "activation_keys"
-
 // Mail windows. An address is never refused a mail it asks for; its mails
 // are coalesced instead, so a stranger asking again and again neither
 // floods the inbox nor locks its owner out.
@@ -104,16 +97,6 @@ var (
 	ErrEmailInUse = engine.Errorf(engine.CodeConflict, "the address has an account")
 )
 
-type activationKey struct {
-	ID             string    `bson:"_id"` // SHA-256 of the key
-	SubscriptionID string    `bson:"subscriptionId"`
-	ExpiresAt      time.Time `bson:"expiresAt"`
-	// Email is the address the key was mailed to: once the buyer corrects
-	// the subscription's address (billing.ChangePurchaseEmail), a key
-	// mailed to the old one no longer works. "" for a key not bound.
-	Email string `bson:"email,omitempty"`
-}
-
 // ActivationLink mints a key for the subscription and returns the link to
 // Create Your Account with it. Each call mints a new key; every key works
 // until it expires or the account exists.
@@ -125,13 +108,9 @@ func (a *Accounts) ActivationLink(ctx context.Context, subID string) (string, er
 // only while the subscription's address is email.
 func (a *Accounts) ActivationLinkTo(ctx context.Context, subID, email string) (string, error) {
 	token := engine.NewToken()
-	now := a.auth.clock.Now()
-	key := activationKey{ID: engine.HashToken(token), SubscriptionID: subID, ExpiresAt: now.Add(ActivationKeyLifetime),
-		Email: NormaliseEmail(email)}
-	if err := a.auth.listLink(ctx, activationKeyOwner(subID), key.ID, now); err != nil {
-		return "", fmt.Errorf("mint activation key: %w", err)
-	}
-	if _, err := a.auth.db.Collection(ActivationKeysCollection).InsertOne(ctx, key); err != nil {
+	key := Link{ID: engine.HashToken(token), Kind: ActivationKeyKind, Owner: subID,
+		ExpiresAt: a.auth.clock.Now().Add(ActivationKeyLifetime), Email: NormaliseEmail(email)}
+	if err := a.auth.links.Insert(ctx, key); err != nil {
 		return "", fmt.Errorf("mint activation key: %w", err)
 	}
 	return a.links.BaseURL + a.links.CreateAccount + "?key=" + url.QueryEscape(token), nil
@@ -146,15 +125,14 @@ func (a *Accounts) keySubscription(ctx context.Context, token string) (billing.S
 	if len(token) > 256 {
 		return billing.Subscription{}, ErrActivationKeyInvalid
 	}
-	var key activationKey
-	err := a.auth.db.Collection(ActivationKeysCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&key)
-	if errors.Is(err, mongo.ErrNoDocuments) || (err == nil && !a.auth.clock.Now().Before(key.ExpiresAt)) {
+	key, err := a.auth.links.Find(ctx, ActivationKeyKind, engine.HashToken(token))
+	if errors.Is(err, ErrLinkNotFound) || (err == nil && !key.LiveAt(a.auth.clock.Now())) {
 		return billing.Subscription{}, ErrActivationKeyInvalid
 	}
 	if err != nil {
 		return billing.Subscription{}, fmt.Errorf("read activation key: %w", err)
 	}
-	sub, err := a.subs.Subscription(ctx, key.SubscriptionID)
+	sub, err := a.subs.Subscription(ctx, key.Owner)
 	if engine.IsNotFound(err) {
 		return billing.Subscription{}, ErrNoPendingSubscription
 	}
@@ -332,10 +310,10 @@ func (a *Accounts) SendActivation(ctx context.Context, email string, b Brand) (b
 	}
 	if has {
 		return true, a.mail.Enqueue(ctx, mail.Message{Key: "account-exists:" + engine.HashToken(email) + ":" +
-			store.Window(a.auth.clock.Now(), ActivationMailWindow), To: email, Brand: b.Key, Template: mail.TemplateAccountExists,
+			windowOf(a.auth.clock.Now(), ActivationMailWindow), To: email, Brand: b.Key, Template: mail.TemplateAccountExists,
 			Data: map[string]string{"email": email, "link": a.links.BaseURL + a.links.SignIn}})
 	}
-	window := store.Window(a.auth.clock.Now(), ActivationMailWindow)
+	window := windowOf(a.auth.clock.Now(), ActivationMailWindow)
 	for _, sub := range subs {
 		if sub.UserID != "" || !sub.Authorises(b.Bundle, a.auth.clock.Now()) {
 			continue

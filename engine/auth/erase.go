@@ -2,68 +2,77 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // User returns an account by id.
 func (s *Service) User(ctx context.Context, id string) (User, error) { return s.userByID(ctx, id) }
 
+// EachUserID calls fn with the id of every account, in pages read in order
+// of the id, until fn returns an error.
+func (s *Service) EachUserID(ctx context.Context, fn func(id string) error) error {
+	const page = 1000
+	after := ""
+	for {
+		ids, err := s.users.IDs(ctx, after, page)
+		if err != nil {
+			return fmt.Errorf("account ids: %w", err)
+		}
+		for _, id := range ids {
+			if err := fn(id); err != nil {
+				return err
+			}
+		}
+		if len(ids) < page {
+			return nil
+		}
+		after = ids[len(ids)-1]
+	}
+}
+
 // Close shuts an account being erased: every session and link ends and
 // nobody can sign in again, while the rest of the erasure runs (and, if it
-// fails, until the sweep finishes it). One write by _id; an account already
-// gone is no error.
+// fails, until the sweep finishes it). One write to the account; an account
+// already gone is no error.
 func (s *Service) Close(ctx context.Context, userID string) error {
-	if _, err := s.db.Collection(UsersCollection).UpdateOne(ctx, bson.M{"_id": userID},
-		bson.M{"$set": bson.M{"disabled": true}, "$inc": bson.M{"sessionEpoch": 1}}); err != nil {
+	if err := s.users.Disable(ctx, userID); err != nil {
 		return fmt.Errorf("close account %s: %w", userID, err)
 	}
-	s.sessions.DropWhere(func(e sessionEntry) bool { return e.user.ID == userID })
+	s.cache.DropWhere(func(e sessionEntry) bool { return e.user.ID == userID })
 	s.subs.Drop(userID)
 	return nil
 }
 
 // EraseUser deletes an account for good: every session (this instance
 // forgets them at once, others within the cache's TTL), its sign-in and
-// reset links, the activation keys of its subscriptions, its email index and
-// the account itself. The address can then buy and create an account anew.
-// Running it again changes nothing more.
+// reset links, the activation keys of its subscriptions and the account
+// itself, which frees its address to buy and create an account anew. Each
+// step deletes what is left, so a run stopped between two steps and run
+// again leaves what one run leaves; the account goes last, so a rerun still
+// finds it.
 func (s *Service) EraseUser(ctx context.Context, u User, subscriptionIDs []string) error {
 	if err := s.SignOutAll(ctx, u.ID); err != nil {
 		return err
 	}
-	// Each is deleted by _id, found through the lists that name it: a
-	// search by account scans the collection on the embedded store.
-	if err := s.sessionLists.EraseWithDocuments(ctx, u.ID, s.clock.Now(), s.db.Collection(SessionsCollection)); err != nil {
+	if _, err := s.sessions.DeleteUser(ctx, u.ID); err != nil {
 		return fmt.Errorf("erase user %s: sessions: %w", u.ID, err)
 	}
-	links := []struct{ coll, owner string }{{LoginLinksCollection, loginLinkOwner(u.ID)}, {PasswordResetsCollection, resetOwner(u.ID)}}
+	owned := []struct {
+		kind  LinkKind
+		owner string
+	}{{LoginLinkKind, u.ID}, {PasswordResetKind, u.ID}}
 	for _, subID := range subscriptionIDs {
-		links = append(links, struct{ coll, owner string }{ActivationKeysCollection, activationKeyOwner(subID)})
+		owned = append(owned, struct {
+			kind  LinkKind
+			owner string
+		}{ActivationKeyKind, subID})
 	}
-	for _, l := range links {
-		if err := s.eraseLinks(ctx, l.coll, l.owner); err != nil {
-			return fmt.Errorf("erase user %s: %w", u.ID, err)
+	for _, o := range owned {
+		if _, err := s.links.DeleteOwner(ctx, o.kind, o.owner); err != nil {
+			return fmt.Errorf("erase user %s: %s links: %w", u.ID, o.kind, err)
 		}
 	}
-	// The address's index, if it is still this account's.
-	var idx struct {
-		ID     string `bson:"_id"`
-		UserID string `bson:"userId"`
-	}
-	err := s.db.Collection(UserEmailsCollection).FindOne(ctx, bson.M{"_id": NormaliseEmail(u.Email)}).Decode(&idx)
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return fmt.Errorf("erase user %s: email index: %w", u.ID, err)
-	}
-	if err == nil && idx.UserID == u.ID {
-		if _, err := s.db.Collection(UserEmailsCollection).DeleteOne(ctx, bson.M{"_id": idx.ID}); err != nil {
-			return fmt.Errorf("erase user %s: email index: %w", u.ID, err)
-		}
-	}
-	if _, err := s.db.Collection(UsersCollection).DeleteOne(ctx, bson.M{"_id": u.ID}); err != nil {
+	if err := s.users.Delete(ctx, u.ID); err != nil {
 		return fmt.Errorf("erase user %s: %w", u.ID, err)
 	}
 	s.subs.Drop(u.ID)

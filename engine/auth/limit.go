@@ -3,12 +3,10 @@ package auth
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // Limits bound password guessing. The design, and why:
@@ -28,10 +26,10 @@ import (
 // Every count is reserved before the password is hashed, so parallel requests
 // cannot all be evaluated against a count read before any of them failed; a
 // reservation is given back when the password turns out right. The database
-// counters are store.Claims slots (unique inserts, atomic on FerretDB and
-// MongoDB), so they hold across instances; the per-IP counter is in memory,
-// per instance. Windows are fixed (store.Window), so a client may get up to
-// twice a limit across a window boundary.
+// counters are Counters, whose Take is one conditional increment in the
+// database, so they hold across instances and processes; the per-IP counter
+// is in memory, per instance. Windows are fixed (windowOf), so a client
+// may get up to twice a limit across a window boundary.
 type Limits struct {
 	PerClient  int
 	PerIP      int
@@ -47,7 +45,7 @@ var DefaultLimits = Limits{PerClient: 10, PerIP: 30, PerAccount: 100, Window: 15
 // Limiter applies Limits to one kind of sign-in (subscribers, staff); scope
 // keeps the kinds' counters apart.
 type Limiter struct {
-	claims *store.Claims
+	counts Counters
 	clock  engine.Clock
 	scope  string
 	limits Limits
@@ -55,9 +53,9 @@ type Limiter struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 }
 
-// NewLimiter returns a limiter keeping its counters in db's claims.
-func NewLimiter(db *mongo.Database, clock engine.Clock, scope string, limits Limits) *Limiter {
-	return &Limiter{claims: store.NewClaims(db), clock: clock, scope: scope, limits: limits,
+// NewLimiter returns a limiter keeping its counters in counts.
+func NewLimiter(counts Counters, clock engine.Clock, scope string, limits Limits) *Limiter {
+	return &Limiter{counts: counts, clock: clock, scope: scope, limits: limits,
 		ips: newWindowCounter(clock, limits.Window), sleep: sleepContext}
 }
 
@@ -89,25 +87,28 @@ type Attempt struct {
 	ip         string
 	clientKey  string
 	accountKey string
-	// accountSlot is false when the per-account count was already full, so
-	// there is no slot of this attempt to give back.
-	accountSlot bool
+	// accountCounted is false when the per-account count was already
+	// full, so this attempt has no count there to give back.
+	accountCounted bool
 }
 
 // Reserve counts one attempt on account (a normalised email) from ip before
 // its password is checked. It returns ErrTooManyRequests when the client is
 // over a limit, and waits the slowdown first when the account is.
 func (l *Limiter) Reserve(ctx context.Context, account, ip string) (*Attempt, error) {
+	if l.counts == nil {
+		return nil, fmt.Errorf("reserve sign-in attempt: the %s limiter has no counters", l.scope)
+	}
 	if !l.ips.reserve(ip, l.limits.PerIP) {
 		return nil, ErrTooManyRequests
 	}
 	now := l.clock.Now()
-	window := store.Window(now, l.limits.Window)
+	window := windowOf(now, l.limits.Window)
 	expires := now.Add(l.limits.Window) // at or after the window's end
 	a := &Attempt{l: l, ip: ip,
 		clientKey:  l.scope + ":client:" + engine.HashToken(account+"\x00"+ip) + ":" + window,
 		accountKey: l.scope + ":account:" + engine.HashToken(account) + ":" + window}
-	ok, err := l.claims.TakeSlot(ctx, a.clientKey, l.limits.PerClient, expires)
+	ok, err := l.counts.Take(ctx, a.clientKey, l.limits.PerClient, expires)
 	if err != nil || !ok {
 		l.ips.release(ip)
 		if err != nil {
@@ -115,14 +116,12 @@ func (l *Limiter) Reserve(ctx context.Context, account, ip string) (*Attempt, er
 		}
 		return nil, ErrTooManyRequests
 	}
-	// TakeSlot counts first, so an account already over costs one count, not
-	// PerAccount failed inserts.
-	a.accountSlot, err = l.claims.TakeSlot(ctx, a.accountKey, l.limits.PerAccount, expires)
+	a.accountCounted, err = l.counts.Take(ctx, a.accountKey, l.limits.PerAccount, expires)
 	if err != nil {
 		a.Abandon(ctx)
 		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 	}
-	if !a.accountSlot {
+	if !a.accountCounted {
 		if err := l.sleep(ctx, l.limits.Slowdown); err != nil {
 			a.Abandon(ctx)
 			return nil, err
@@ -137,11 +136,11 @@ func (l *Limiter) Reserve(ctx context.Context, account, ip string) (*Attempt, er
 func (a *Attempt) Succeeded(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	a.l.ips.release(a.ip)
-	if err := a.l.claims.Reset(ctx, a.clientKey, a.l.limits.PerClient); err != nil {
+	if err := a.l.counts.Reset(ctx, a.clientKey); err != nil {
 		return fmt.Errorf("reset sign-in failures: %w", err)
 	}
-	if a.accountSlot {
-		if err := a.l.claims.ReleaseSlot(ctx, a.accountKey, a.l.limits.PerAccount); err != nil {
+	if a.accountCounted {
+		if err := a.l.counts.Release(ctx, a.accountKey); err != nil {
 			return fmt.Errorf("release sign-in attempt: %w", err)
 		}
 	}
@@ -150,13 +149,13 @@ func (a *Attempt) Succeeded(ctx context.Context) error {
 
 // Abandon gives the reservations back for an attempt that was never
 // evaluated (the request ended or the database failed first). Errors are
-// dropped: a slot left taken only counts one failure too many.
+// dropped: a count not given back only counts one failure too many.
 func (a *Attempt) Abandon(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	a.l.ips.release(a.ip)
-	_ = a.l.claims.ReleaseSlot(ctx, a.clientKey, a.l.limits.PerClient)
-	if a.accountSlot {
-		_ = a.l.claims.ReleaseSlot(ctx, a.accountKey, a.l.limits.PerAccount)
+	_ = a.l.counts.Release(ctx, a.clientKey)
+	if a.accountCounted {
+		_ = a.l.counts.Release(ctx, a.accountKey)
 	}
 }
 
@@ -164,3 +163,10 @@ func (a *Attempt) Abandon(ctx context.Context) {
 // sign-in link tokens, against the per-IP limit only.
 func (l *Limiter) reserveIP(ip string) bool { return l.ips.reserve(ip, l.limits.PerIP) }
 func (l *Limiter) releaseIP(ip string)      { l.ips.release(ip) }
+
+// windowOf names the fixed window of length d that t falls in, for the keys
+// of counters ("…:" + windowOf(now, 15*time.Minute)): a new window is a new
+// counter, so no count needs resetting when a window ends.
+func windowOf(t time.Time, d time.Duration) string {
+	return strconv.FormatInt(t.UnixNano()/int64(d), 36)
+}

@@ -5,35 +5,40 @@ import (
 	"time"
 )
 
-// User is a subscriber's account. Its email is also kept in an email-index
-// document keyed by the normalised address, because the embedded database can
-// only look documents up quickly by _id.
+// User is a subscriber's account. Its normalised email is unique: the
+// stores keep it under a unique index.
 type User struct {
-	ID           string    `bson:"_id"`
-	Email        string    `bson:"email"`
-	PasswordHash string    `bson:"passwordHash"`
-	CreatedAt    time.Time `bson:"createdAt"`
-	Disabled     bool      `bson:"disabled,omitempty"`
+	ID           string
+	Email        string
+	PasswordHash string
+	CreatedAt    time.Time
+	Disabled     bool
 	// SessionEpoch counts the times every session of the account was
 	// ended (SignOutAll). A session or reset link made in another epoch is
-	// refused: ending them is one write by _id, where deleting them was a
-	// scan of every session on the embedded store (docs/store.md §10).
-	SessionEpoch int `bson:"sessionEpoch,omitempty"`
+	// refused: ending them all is one write to the account.
+	SessionEpoch int
 }
 
-// Session is a signed-in browser. Its _id is the SHA-256 of the cookie token,
+// Session is a signed-in browser. Its ID is the SHA-256 of the cookie token,
 // so the database never holds a usable token.
 type Session struct {
-	ID        string    `bson:"_id"`
-	UserID    string    `bson:"userId"`
-	CreatedAt time.Time `bson:"createdAt"`
-	ExpiresAt time.Time `bson:"expiresAt"`
+	ID        string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
 	// Epoch is the account's SessionEpoch when the session was opened.
-	Epoch int `bson:"epoch,omitempty"`
+	Epoch int
 	// Ended says a SignOutAll ended the session before it expired (its
 	// Epoch is not the account's); set when read, never stored.
-	Ended bool `bson:"-"`
+	Ended bool
 }
+
+// LiveAt reports whether the session has not expired at now.
+func (s Session) LiveAt(now time.Time) bool { return now.Before(s.ExpiresAt) }
+
+// Current reports whether no SignOutAll of u ended the session since it
+// opened.
+func (s Session) Current(u User) bool { return s.Epoch == u.SessionEpoch }
 
 // NormaliseEmail is the form of an address used as a key: trimmed and lower
 // case, so "Ann@Example.com " and "ann@example.com" are one account.

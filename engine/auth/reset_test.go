@@ -7,29 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
-	"glimpse/engine/store"
-	"glimpse/engine/store/storetest"
 )
-
-func newServiceDB(t *testing.T) (*auth.Service, *engine.ManualClock, *mongo.Database) {
-	t.Helper()
-	st := storetest.Open(t)
-	var specs []store.CollectionSpec
-	for name, idx := range auth.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
-	clock := engine.NewManualClock(start)
-	return auth.NewService(st.DB(), clock, hasher, 5*time.Hour), clock, st.DB()
-}
 
 func subscribed(t *testing.T, svc *auth.Service, email, password string) auth.User {
 	t.Helper()
@@ -47,7 +28,7 @@ func subscribed(t *testing.T, svc *auth.Service, email, password string) auth.Us
 
 func TestPasswordResetStoredHashedSingleUseAndEndsSessions(t *testing.T) {
 	t.Parallel()
-	svc, _, db := newServiceDB(t)
+	svc, _, stores := newServiceStores(t)
 	ctx := context.Background()
 	u := subscribed(t, svc, "ann@example.com", "old-password")
 	session, err := svc.SignIn(ctx, "ann@example.com", "old-password", "10.0.0.1", "glimpse.web")
@@ -64,13 +45,13 @@ func TestPasswordResetStoredHashedSingleUseAndEndsSessions(t *testing.T) {
 	if len(token) < 43 { // 32 bytes, base64url
 		t.Fatalf("token %q is shorter than 256 bits", token)
 	}
-	// Only the SHA-256 is stored, as the _id.
-	n, err := db.Collection(auth.PasswordResetsCollection).CountDocuments(ctx, bson.M{"_id": engine.HashToken(token), "userId": u.ID})
-	if err != nil || n != 1 {
-		t.Fatalf("stored reset by hash: %d %v", n, err)
+	// Only the SHA-256 is stored, as the id.
+	stored, err := stores.Links.Find(ctx, auth.PasswordResetKind, engine.HashToken(token))
+	if err != nil || stored.Owner != u.ID {
+		t.Fatalf("stored reset by hash: %+v %v", stored, err)
 	}
-	if n, _ := db.Collection(auth.PasswordResetsCollection).CountDocuments(ctx, bson.M{"_id": token}); n != 0 {
-		t.Fatal("the raw token is stored")
+	if _, err := stores.Links.Find(ctx, auth.PasswordResetKind, token); !errors.Is(err, auth.ErrLinkNotFound) {
+		t.Fatalf("the raw token is stored: %v", err)
 	}
 	if err := svc.CheckPasswordReset(ctx, token, "10.0.0.1"); err != nil {
 		t.Fatalf("check: %v", err)
@@ -94,7 +75,7 @@ func TestPasswordResetStoredHashedSingleUseAndEndsSessions(t *testing.T) {
 
 func TestPasswordResetExpires(t *testing.T) {
 	t.Parallel()
-	svc, clock, _ := newServiceDB(t)
+	svc, clock, _ := newServiceStores(t)
 	ctx := context.Background()
 	u := subscribed(t, svc, "bob@example.com", "old-password")
 	token, err := svc.MintPasswordReset(ctx, u.ID)
@@ -119,7 +100,7 @@ func TestPasswordResetExpires(t *testing.T) {
 
 func TestPasswordResetRefusedPasswordKeepsTheLink(t *testing.T) {
 	t.Parallel()
-	svc, _, _ := newServiceDB(t)
+	svc, _, _ := newServiceStores(t)
 	ctx := context.Background()
 	refused := engine.Errorf(engine.CodeInvalid, "breached")
 	svc.SetPasswordCheck(func(_ context.Context, p string) error {
@@ -140,7 +121,7 @@ func TestPasswordResetRefusedPasswordKeepsTheLink(t *testing.T) {
 
 func TestPasswordResetOneWinner(t *testing.T) {
 	t.Parallel()
-	svc, _, _ := newServiceDB(t)
+	svc, _, _ := newServiceStores(t)
 	ctx := context.Background()
 	u := subscribed(t, svc, "dan@example.com", "old-password")
 	token, _ := svc.MintPasswordReset(ctx, u.ID)
@@ -167,7 +148,7 @@ func TestPasswordResetOneWinner(t *testing.T) {
 
 func TestSignInExpiredSubscription(t *testing.T) {
 	t.Parallel()
-	svc, _, _ := newServiceDB(t)
+	svc, _, _ := newServiceStores(t)
 	ctx := context.Background()
 	u, err := svc.CreateUser(ctx, "eve@example.com", "the-password")
 	if err != nil {
@@ -191,7 +172,7 @@ func TestSignInExpiredSubscription(t *testing.T) {
 
 func TestTakeRequestSlotAndOnce(t *testing.T) {
 	t.Parallel()
-	svc, clock, _ := newServiceDB(t)
+	svc, clock, _ := newServiceStores(t)
 	ctx := context.Background()
 	for i := range 4 {
 		ok, err := svc.TakeRequestSlot(ctx, "reset-email", "ann@example.com", 3, 15*time.Minute)
@@ -215,7 +196,7 @@ func TestTakeRequestSlotAndOnce(t *testing.T) {
 // links with its sessions (the account's epoch moved on).
 func TestResetEndsTheOtherLinks(t *testing.T) {
 	t.Parallel()
-	svc, _, _ := newServiceDB(t)
+	svc, _, _ := newServiceStores(t)
 	ctx := context.Background()
 	u := subscribed(t, svc, "cy@example.com", "old-password")
 	first, err := svc.MintPasswordReset(ctx, u.ID)

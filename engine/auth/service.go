@@ -6,13 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
 	"glimpse/engine/billing"
-	"glimpse/engine/store"
 )
 
 // The sign-in errors. Their messages are the identity provider's texts the
@@ -33,19 +28,6 @@ var (
 	ErrNoSession = engine.Errorf(engine.CodeUnauthenticated, "Your session has ended. Please sign in again.")
 	// ErrLinkInvalid means a sign-in link is unknown, used or expired.
 	ErrLinkInvalid = engine.Errorf(engine.CodeUnauthenticated, "This sign-in link has expired or was already used.")
-)
-
-// Collection names owned by auth.
-const (
-	UsersCollection      = "users"
-	UserEmailsCollection = "user_emails"
-	SessionsCollection   = "sessions"
-	// SubscriptionsCollection is billing's, read here to authorise.
-	SubscriptionsCollection = billing.SubscriptionsCollection
-	LoginLinksCollection    = "login_links"
-	// legacyFailuresCollection held the read-then-write failure counts
-	// that store.Claims slots replaced; Sweep empties it.
-	legacyFailuresCollection = "signin_failures"
 )
 
 // Limits on guessing: the production values of DefaultLimits (limit.go says
@@ -75,7 +57,11 @@ type Principal struct {
 
 // Service is the accounts and sessions API.
 type Service struct {
-	db       *mongo.Database
+	users    Users
+	sessions Sessions
+	links    OneTimeLinks
+	counters Counters
+	billing  Billing
 	clock    engine.Clock
 	hasher   *Hasher
 	lifetime time.Duration
@@ -84,14 +70,9 @@ type Service struct {
 	// nil accepts any.
 	passwordCheck func(ctx context.Context, password string) error
 
-	sessions *engine.TTLCache[sessionEntry]
-	subs     *engine.TTLCache[[]billing.Subscription]
-	limiter  *Limiter
-
-	// sessionLists list each account's sessions by the day they opened
-	// (signins.go); linkLists its one-time links (links.go).
-	sessionLists *store.DatedLists
-	linkLists    *store.DatedLists
+	cache   *engine.TTLCache[sessionEntry]
+	subs    *engine.TTLCache[[]billing.Subscription]
+	limiter *Limiter
 }
 
 type sessionEntry struct {
@@ -99,36 +80,16 @@ type sessionEntry struct {
 	user    User
 }
 
-// NewService returns the auth service over db. lifetime is the absolute
-// session lifetime (5 hours in production).
-func NewService(db *mongo.Database, clock engine.Clock, hasher *Hasher, lifetime time.Duration) *Service {
+// NewService returns the auth service over its stores and billing's
+// subscriptions. lifetime is the absolute session lifetime (5 hours in
+// production).
+func NewService(stores Stores, subs Billing, clock engine.Clock, hasher *Hasher, lifetime time.Duration) *Service {
 	return &Service{
-		db: db, clock: clock, hasher: hasher, lifetime: lifetime,
-		sessions: engine.NewTTLCache[sessionEntry](clock, cacheTTL),
-		subs:     engine.NewTTLCache[[]billing.Subscription](clock, cacheTTL),
-		limiter:  NewLimiter(db, clock, "signin", DefaultLimits),
-
-		sessionLists: newSessionLists(db, lifetime),
-		linkLists:    newLinkLists(db),
-	}
-}
-
-// Collections lists the collections auth uses with their indexes, for the
-// store to create at start.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		UsersCollection:          nil,
-		UserEmailsCollection:     nil,
-		SessionsCollection:       {{Keys: bson.D{{Key: "userId", Value: 1}}}},
-		SubscriptionsCollection:  {{Keys: bson.D{{Key: "userId", Value: 1}}}},
-		LoginLinksCollection:     nil,
-		PasswordResetsCollection: {{Keys: bson.D{{Key: "userId", Value: 1}}}},
-		ActivationKeysCollection: nil,
-		// Each account's sessions, listed by day (signins.go).
-		SessionsByUserCollection:    nil,
-		SessionListExpiryCollection: nil,
-		LinksByOwnerCollection:      nil,
-		LinkListExpiryCollection:    nil,
+		users: stores.Users, sessions: stores.Sessions, links: stores.Links, counters: stores.Counters, billing: subs,
+		clock: clock, hasher: hasher, lifetime: lifetime,
+		cache:   engine.NewTTLCache[sessionEntry](clock, cacheTTL),
+		subs:    engine.NewTTLCache[[]billing.Subscription](clock, cacheTTL),
+		limiter: NewLimiter(stores.Counters, clock, "signin", DefaultLimits),
 	}
 }
 
@@ -139,9 +100,9 @@ func (s *Service) SetPasswordCheck(check func(ctx context.Context, password stri
 	s.passwordCheck = check
 }
 
-// CreateUser makes an account. The email-index document is written first:
-// its _id is the normalised email, so a second account with the same address
-// fails on the unique _id.
+// CreateUser makes an account. Its email is unique in the store, so of two
+// sign-ups with one address, however close together, one makes the account
+// and the other gets a conflict.
 func (s *Service) CreateUser(ctx context.Context, email, password string) (User, error) {
 	return s.CreateUserWithID(ctx, engine.NewID(), email, password)
 }
@@ -160,48 +121,30 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
 	u := User{ID: id, Email: NormaliseEmail(email), PasswordHash: hash, CreatedAt: s.clock.Now()}
-	_, err = s.db.Collection(UserEmailsCollection).InsertOne(ctx, EmailIndex(u.Email, u.ID))
-	if mongo.IsDuplicateKeyError(err) {
-		return User{}, engine.Errorf(engine.CodeConflict, "The email address is already in use by another account.")
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("create user email index: %w", err)
-	}
-	if _, err := s.db.Collection(UsersCollection).InsertOne(ctx, u); err != nil {
+	if err := s.users.Create(ctx, u); err != nil {
+		if errors.Is(err, ErrEmailTaken) {
+			return User{}, ErrEmailTaken
+		}
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
 	return u, nil
 }
 
-// EmailIndex is the document that finds an account by its normalised
-// address (its _id), as CreateUser writes it.
-func EmailIndex(email, userID string) bson.M { return bson.M{"_id": email, "userId": userID} }
-
 // UserByEmail finds an account by address.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
-	var idx struct {
-		UserID string `bson:"userId"`
+	u, err := s.users.ByEmail(ctx, NormaliseEmail(email))
+	if err != nil && !errors.Is(err, ErrUserNotFound) {
+		return User{}, fmt.Errorf("find user by email: %w", err)
 	}
-	err := s.db.Collection(UserEmailsCollection).FindOne(ctx, bson.M{"_id": NormaliseEmail(email)}).Decode(&idx)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return User{}, engine.Errorf(engine.CodeNotFound, "There is no user record corresponding to this identifier.")
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("find user email: %w", err)
-	}
-	return s.userByID(ctx, idx.UserID)
+	return u, err
 }
 
 func (s *Service) userByID(ctx context.Context, id string) (User, error) {
-	var u User
-	err := s.db.Collection(UsersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&u)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return User{}, engine.Errorf(engine.CodeNotFound, "There is no user record corresponding to this identifier.")
-	}
-	if err != nil {
+	u, err := s.users.ByID(ctx, id)
+	if err != nil && !errors.Is(err, ErrUserNotFound) {
 		return User{}, fmt.Errorf("find user %s: %w", id, err)
 	}
-	return u, nil
+	return u, err
 }
 
 // Limiter returns the sign-in limiter, for tests to change its limits and
@@ -256,13 +199,10 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	token := engine.NewToken()
 	now := s.clock.Now()
 	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime), Epoch: u.SessionEpoch}
-	if err := s.listSession(ctx, sess); err != nil {
+	if err := s.sessions.Insert(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
-	if _, err := s.db.Collection(SessionsCollection).InsertOne(ctx, sess); err != nil {
-		return "", fmt.Errorf("open session: %w", err)
-	}
-	s.sessions.Put(sess.ID, sessionEntry{session: sess, user: u})
+	s.cache.Put(sess.ID, sessionEntry{session: sess, user: u})
 	return token, nil
 }
 
@@ -273,23 +213,16 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{}, ErrNoSession
 	}
 	id := engine.HashToken(token)
-	entry, err := s.sessions.Load(ctx, id, func(ctx context.Context) (sessionEntry, error) {
-		var sess Session
-		err := s.db.Collection(SessionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sess)
-		if errors.Is(err, mongo.ErrNoDocuments) {
+	entry, err := s.cache.Load(ctx, id, func(ctx context.Context) (sessionEntry, error) {
+		// One read by the token's hash, the session's primary key.
+		sess, u, err := s.sessions.WithUser(ctx, id)
+		if errors.Is(err, ErrNoSession) {
 			return sessionEntry{}, ErrNoSession
 		}
 		if err != nil {
 			return sessionEntry{}, fmt.Errorf("find session: %w", err)
 		}
-		u, err := s.userByID(ctx, sess.UserID)
-		if engine.IsNotFound(err) {
-			return sessionEntry{}, ErrNoSession
-		}
-		if err != nil {
-			return sessionEntry{}, err
-		}
-		if sess.Epoch != u.SessionEpoch {
+		if !sess.Current(u) {
 			return sessionEntry{}, ErrNoSession // ended by SignOutAll
 		}
 		return sessionEntry{session: sess, user: u}, nil
@@ -297,8 +230,8 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	if err != nil {
 		return Principal{}, err
 	}
-	if !s.clock.Now().Before(entry.session.ExpiresAt) || entry.user.Disabled {
-		s.sessions.Drop(id)
+	if !entry.session.LiveAt(s.clock.Now()) || entry.user.Disabled {
+		s.cache.Drop(id)
 		return Principal{}, ErrNoSession
 	}
 	subs, err := s.Subscriptions(ctx, entry.user.ID)
@@ -314,8 +247,8 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		return nil
 	}
 	id := engine.HashToken(token)
-	s.sessions.Drop(id)
-	if _, err := s.db.Collection(SessionsCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+	s.cache.Drop(id)
+	if err := s.sessions.Delete(ctx, id); err != nil {
 		return fmt.Errorf("sign out: %w", err)
 	}
 	return nil
@@ -324,7 +257,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 // Subscriptions lists a user's subscriptions (cached briefly).
 func (s *Service) Subscriptions(ctx context.Context, userID string) ([]billing.Subscription, error) {
 	return s.subs.Load(ctx, userID, func(ctx context.Context) ([]billing.Subscription, error) {
-		return billing.SubscriptionsOfUser(ctx, s.db, userID)
+		return s.billing.SubscriptionsOf(ctx, userID)
 	})
 }
 
@@ -333,24 +266,14 @@ func (s *Service) Subscriptions(ctx context.Context, userID string) ([]billing.S
 // within the cache's TTL.
 func (s *Service) ForgetSubscriptions(userID string) { s.subs.Drop(userID) }
 
-// PutSubscription creates or replaces a subscription (idempotent by _id).
+// PutSubscription creates or replaces a subscription through billing
+// (tests and seeds) and forgets this instance's cached ones of its account.
 func (s *Service) PutSubscription(ctx context.Context, sub billing.Subscription) error {
-	if err := billing.FileSubscription(ctx, s.db, sub); err != nil {
-		return err
-	}
-	_, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
-		options.Replace().SetUpsert(true))
-	if err != nil {
+	if err := s.billing.PutSubscription(ctx, sub); err != nil {
 		return fmt.Errorf("put subscription %s: %w", sub.ID, err)
 	}
 	s.subs.Drop(sub.UserID)
 	return nil
-}
-
-type loginLink struct {
-	ID        string    `bson:"_id"`
-	UserID    string    `bson:"userId"`
-	ExpiresAt time.Time `bson:"expiresAt"`
 }
 
 // MintLoginLink makes a single-use token that signs the account in within
@@ -361,12 +284,8 @@ func (s *Service) MintLoginLink(ctx context.Context, email string) (string, erro
 		return "", fmt.Errorf("mint login link: %w", err)
 	}
 	token := engine.NewToken()
-	now := s.clock.Now()
-	link := loginLink{ID: engine.HashToken(token), UserID: u.ID, ExpiresAt: now.Add(LoginLinkLifetime)}
-	if err := s.listLink(ctx, loginLinkOwner(u.ID), link.ID, now); err != nil {
-		return "", fmt.Errorf("mint login link: %w", err)
-	}
-	if _, err := s.db.Collection(LoginLinksCollection).InsertOne(ctx, link); err != nil {
+	link := Link{ID: engine.HashToken(token), Kind: LoginLinkKind, Owner: u.ID, ExpiresAt: s.clock.Now().Add(LoginLinkLifetime)}
+	if err := s.links.Insert(ctx, link); err != nil {
 		return "", fmt.Errorf("mint login link: %w", err)
 	}
 	return token, nil
@@ -380,19 +299,18 @@ func (s *Service) ConsumeLoginLink(ctx context.Context, token, ip, bundle string
 	if !s.limiter.reserveIP(ip) {
 		return "", ErrTooManyRequests
 	}
-	var link loginLink
-	err := s.db.Collection(LoginLinksCollection).FindOneAndDelete(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	link, err := s.links.Take(ctx, LoginLinkKind, engine.HashToken(token))
+	if errors.Is(err, ErrLinkNotFound) {
 		return "", ErrLinkInvalid
 	}
 	s.limiter.releaseIP(ip)
 	if err != nil {
 		return "", fmt.Errorf("consume login link: %w", err)
 	}
-	if !s.clock.Now().Before(link.ExpiresAt) {
+	if !link.LiveAt(s.clock.Now()) {
 		return "", ErrLinkInvalid
 	}
-	u, err := s.userByID(ctx, link.UserID)
+	u, err := s.userByID(ctx, link.Owner)
 	if err != nil {
 		return "", fmt.Errorf("consume login link: %w", err)
 	}
@@ -402,29 +320,21 @@ func (s *Service) ConsumeLoginLink(ctx context.Context, token, ip, bundle string
 	return s.openSession(ctx, u, bundle)
 }
 
-// Sweep deletes expired sessions and sign-in links (a used link is deleted
-// when it is used) and what the old failure counter left behind, so these
-// collections do not grow without bound. It scans, so run it now and then
-// (engine/app does, every few minutes), never per request.
+// Sweep deletes expired sessions, one-time links and counters (a used link
+// is deleted when it is used), so they do not grow without bound; each is a
+// range on an indexed expiry (MongoDB also expires them by TTL). engine/app
+// runs it every few minutes.
 func (s *Service) Sweep(ctx context.Context) (int64, error) {
-	expired := bson.M{"expiresAt": bson.M{"$lt": s.clock.Now()}}
+	now := s.clock.Now()
 	var n int64
-	for _, q := range []struct {
-		coll   string
-		filter bson.M
-	}{{SessionsCollection, expired}, {LoginLinksCollection, expired}, {PasswordResetsCollection, expired}, {ActivationKeysCollection, expired}, {legacyFailuresCollection, bson.M{}}} {
-		deleted, err := store.DeleteMatching(ctx, s.db.Collection(q.coll), q.filter)
+	for _, sweep := range []struct {
+		what string
+		run  func(context.Context, time.Time) (int64, error)
+	}{{"sessions", s.sessions.DeleteExpired}, {"links", s.links.DeleteExpired}, {"counters", s.counters.DeleteExpired}} {
+		deleted, err := sweep.run(ctx, now)
 		n += deleted
 		if err != nil {
-			return n, fmt.Errorf("sweep %s: %w", q.coll, err)
-		}
-	}
-	now := s.clock.Now()
-	for _, lists := range []*store.DatedLists{s.sessionLists, s.linkLists} {
-		erased, err := lists.Sweep(ctx, now)
-		n += int64(erased)
-		if err != nil {
-			return n, err
+			return n, fmt.Errorf("sweep %s: %w", sweep.what, err)
 		}
 	}
 	return n, nil

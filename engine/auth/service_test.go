@@ -3,18 +3,16 @@ package auth_test
 import (
 	"context"
 	"errors"
-	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
-	"glimpse/engine/store"
+	"glimpse/engine/store/sqlstore"
 	"glimpse/engine/store/storetest"
 )
-
-func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 var start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
@@ -23,16 +21,48 @@ var hasher = auth.NewHasherCosting(auth.Cost{MemoryKiB: 1024, Passes: 1})
 
 func newService(t *testing.T) (*auth.Service, *engine.ManualClock) {
 	t.Helper()
-	st := storetest.Open(t)
-	var specs []store.CollectionSpec
-	for name, idx := range auth.Collections() {
-		specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		t.Fatal(err)
-	}
+	svc, clock, _ := newServiceStores(t)
+	return svc, clock
+}
+
+// newServiceStores returns a service on an embedded database of the test's
+// own, with its stores for the tests that look at what was stored.
+func newServiceStores(t *testing.T) (*auth.Service, *engine.ManualClock, auth.Stores) {
+	t.Helper()
+	stores := sqlstore.AuthStores(storetest.OpenSQL(t))
 	clock := engine.NewManualClock(start)
-	return auth.NewService(st.DB(), clock, hasher, 5*time.Hour), clock
+	return auth.NewService(stores, &fakeBilling{}, clock, hasher, 5*time.Hour), clock, stores
+}
+
+// fakeBilling keeps subscriptions in memory, for billing's side of auth.
+type fakeBilling struct {
+	mu   sync.Mutex
+	subs []billing.Subscription
+}
+
+func (b *fakeBilling) SubscriptionsOf(_ context.Context, userID string) ([]billing.Subscription, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []billing.Subscription
+	for _, s := range b.subs {
+		if s.UserID == userID {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func (b *fakeBilling) PutSubscription(_ context.Context, sub billing.Subscription) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, s := range b.subs {
+		if s.ID == sub.ID {
+			b.subs[i] = sub
+			return nil
+		}
+	}
+	b.subs = append(b.subs, sub)
+	return nil
 }
 
 func TestCreateUserRejectsDuplicateEmail(t *testing.T) {

@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"glimpse/engine/mail"
@@ -16,21 +15,20 @@ import (
 
 // Sessions returns a user's sessions, newest first (sign-ins that have not
 // been swept since they expired included: they are the recent sign-ins),
-// each marked Ended when a sign-out everywhere ended it. They are read from
-// the account's lists of sessions by day (signins.go), each by _id.
+// each marked Ended when a sign-out everywhere ended it. One read on the
+// sessions' index by account.
 func (s *Service) Sessions(ctx context.Context, userID string) ([]Session, error) {
 	u, err := s.userByID(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
 	}
-	out, err := s.listedSessions(ctx, userID)
+	out, err := s.sessions.OfUser(ctx, userID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
 	}
 	for i := range out {
-		out[i].Ended = out[i].Epoch != u.SessionEpoch
+		out[i].Ended = !out[i].Current(u)
 	}
-	slices.SortFunc(out, func(a, b Session) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	return out, nil
 }
 

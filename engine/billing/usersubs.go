@@ -107,6 +107,21 @@ func ForgetAccount(ctx context.Context, db *mongo.Database, userID string) error
 	return nil
 }
 
+// PutSubscription creates or replaces a subscription (idempotent by _id),
+// filed first: the writer of subscriptions outside billing's use cases
+// (tests and seeds, through auth's PutSubscription).
+func PutSubscription(ctx context.Context, db *mongo.Database, sub Subscription) error {
+	if err := FileSubscription(ctx, db, sub); err != nil {
+		return err
+	}
+	_, err := db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
+		options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("put subscription %s: %w", sub.ID, err)
+	}
+	return nil
+}
+
 // FileSubscription files a subscription under its account and its due time
 // in the renewal schedule, for a writer outside this package that stores
 // one (auth's PutSubscription, used by tests).

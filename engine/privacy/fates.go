@@ -1,7 +1,6 @@
 package privacy
 
 import (
-	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/store"
 )
@@ -30,19 +29,11 @@ type Fate struct {
 // is missing here, so a new collection cannot be forgotten by deletion.
 func Fates() []Fate {
 	return []Fate{
-		{auth.UsersCollection, Erased, "the account"},
-		{auth.UserEmailsCollection, Erased, "the address index of the account"},
-		{auth.SessionsCollection, Erased, "every session ends"},
-		{auth.SessionsByUserCollection, Erased, "the account's lists of its sessions by day"},
-		{auth.SessionListExpiryCollection, Kept, "hashes of an account and a day, under the minute that day's list of sessions is erased: " +
-			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
-		{auth.LoginLinksCollection, Erased, "one-time sign-in links"},
-		{auth.PasswordResetsCollection, Erased, "password reset links"},
-		{auth.ActivationKeysCollection, Erased, "account activation links of the subscriptions"},
-		{auth.LinksByOwnerCollection, Erased, "the lists of an account's sign-in and reset links and its subscriptions' activation links, by day"},
-		{auth.LinkListExpiryCollection, Kept, "hashes of an owner and a day, under the minute that day's list of links is erased: " +
-			"no personal data; a deleted account's entries lead to lists already erased and go as their minutes pass"},
-		{"signin_failures", Kept, "legacy sign-in counters keyed by hashes, emptied by the sweeper; nothing new is written"},
+		{"users", Erased, "the account"},
+		{"sessions", Erased, "every session ends"},
+		{"auth_links", Erased, "one-time sign-in and password reset links of the account, activation links of its subscriptions"},
+		{"auth_counters", Kept, "sign-in failure, request and mail-once counters keyed by hashes of an address, IP or account with " +
+			"their window: no personal data, and each expires when its window ends"},
 		{billing.RetainedScheduleCollection, Kept, "the ids of the subscriptions and receipt numbers an erasure keeps, under the end of their tax period: " +
 			"no personal data; each entry goes when its records are purged"},
 		{billing.SubscriptionsCollection, Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},

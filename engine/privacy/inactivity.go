@@ -177,26 +177,20 @@ func (s *Service) hasLivePlan(ctx context.Context, u auth.User, now time.Time) (
 // startCounting gives every account with no record of use one from now,
 // so accounts made before the record existed are not deleted at once.
 func (s *Service) startCounting(ctx context.Context, now time.Time) (int, error) {
-	cur, err := s.db.Collection(auth.UsersCollection).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"_id": 1}))
-	if err != nil {
-		return 0, fmt.Errorf("list accounts: %w", err)
-	}
-	var users []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &users); err != nil {
-		return 0, fmt.Errorf("list accounts: %w", err)
-	}
 	n := 0
-	for _, u := range users {
-		_, err := s.db.Collection(ActivityCollection).InsertOne(ctx, activity{ID: u.ID, LastActiveAt: now})
+	err := s.o.Auth.EachUserID(ctx, func(id string) error {
+		_, err := s.db.Collection(ActivityCollection).InsertOne(ctx, activity{ID: id, LastActiveAt: now})
 		if store.IsDuplicateKey(err) {
-			continue
+			return nil
 		}
 		if err != nil {
-			return n, fmt.Errorf("start counting account use: %w", err)
+			return fmt.Errorf("start counting account use: %w", err)
 		}
 		n++
+		return nil
+	})
+	if err != nil {
+		return n, err
 	}
 	return n, nil
 }

@@ -22,7 +22,7 @@ func TestStaffAccounts(t *testing.T) {
 	t.Parallel()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
 	svc := staff.NewService(sqlstore.NewStaffAccounts(storetest.OpenSQL(t)), clock, hasher,
-		auth.NewLimiter(storetest.Open(t).DB(), clock, "staff", auth.DefaultLimits))
+		auth.NewLimiter(sqlstore.NewCounters(storetest.OpenSQL(t)), clock, "staff", auth.DefaultLimits))
 	ctx := context.Background()
 	if _, err := svc.Add(ctx, "ed@example.com", "owner"); err == nil {
 		t.Fatal("an unknown role was accepted")
@@ -66,8 +66,9 @@ func TestStaffAccounts(t *testing.T) {
 func newStaff(t *testing.T) (*staff.Service, *engine.ManualClock) {
 	t.Helper()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	// The sign-in limits are auth's, on the MongoDB store until auth moves.
-	limiter := auth.NewLimiter(storetest.Open(t).DB(), clock, "staff", auth.DefaultLimits)
+	// The sign-in counters on the embedded SQLite store, as engine/app gives
+	// them: FerretDB's conditional updates are not atomic.
+	limiter := auth.NewLimiter(sqlstore.NewCounters(storetest.OpenSQL(t)), clock, "staff", auth.DefaultLimits)
 	return staff.NewService(sqlstore.NewStaffAccounts(storetest.OpenSQL(t)), clock, hasher, limiter), clock
 }
 
@@ -222,7 +223,7 @@ func TestASignInOvertakenByAResetAdmitsNoOne(t *testing.T) {
 	t.Parallel()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
 	accounts := &resetBeforeSession{Accounts: sqlstore.NewStaffAccounts(storetest.OpenSQL(t))}
-	svc := staff.NewService(accounts, clock, hasher, auth.NewLimiter(storetest.Open(t).DB(), clock, "staff", auth.DefaultLimits))
+	svc := staff.NewService(accounts, clock, hasher, auth.NewLimiter(sqlstore.NewCounters(storetest.OpenSQL(t)), clock, "staff", auth.DefaultLimits))
 	ctx := context.Background()
 	if err := svc.Put(ctx, "ed@example.com", staff.RoleEditor, "old-password"); err != nil {
 		t.Fatal(err)

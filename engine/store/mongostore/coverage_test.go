@@ -82,7 +82,9 @@ func uncovered(collection string, filter, sort bson.Raw) string {
 	if len(eq) == 0 && len(ranges) == 0 && len(sortKeys) == 0 {
 		return "reads the whole collection"
 	}
-	for _, idx := range indexes(collection) {
+	// Every collection also has its index on _id (ranges and sorts on it).
+	idIndex := index{name: "_id_", keys: bson.D{{Key: "_id", Value: 1}}}
+	for _, idx := range append([]index{idIndex}, indexes(collection)...) {
 		keys, err := keysOf(idx.keys)
 		if err != nil {
 			return err.Error()

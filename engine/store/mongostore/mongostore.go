@@ -38,7 +38,8 @@ type index struct {
 func collections() []collection {
 	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection,
 		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection,
-		contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection}
+		contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection,
+		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

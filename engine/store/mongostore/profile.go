@@ -94,7 +94,7 @@ type chunkDoc struct {
 	Names      []string `bson:"names"`
 }
 
-type linkDoc struct {
+type instagramLinkDoc struct {
 	InstagramID string `bson:"_id"`
 	UserID      string `bson:"userId"`
 }
@@ -499,11 +499,11 @@ func (s *Profiles) Link(ctx context.Context, userID, instagramID string) error {
 	if err := s.step(); err != nil {
 		return err
 	}
-	_, err := s.links.ReplaceOne(ctx, bson.D{{Key: "_id", Value: instagramID}}, linkDoc{InstagramID: instagramID, UserID: userID},
+	_, err := s.links.ReplaceOne(ctx, bson.D{{Key: "_id", Value: instagramID}}, instagramLinkDoc{InstagramID: instagramID, UserID: userID},
 		options.Replace().SetUpsert(true))
 	if mongo.IsDuplicateKeyError(err) {
 		// Two upserts raced to insert: the other's document is there now.
-		_, err = s.links.ReplaceOne(ctx, bson.D{{Key: "_id", Value: instagramID}}, linkDoc{InstagramID: instagramID, UserID: userID})
+		_, err = s.links.ReplaceOne(ctx, bson.D{{Key: "_id", Value: instagramID}}, instagramLinkDoc{InstagramID: instagramID, UserID: userID})
 	}
 	if err != nil {
 		return fmt.Errorf("link instagram account: %w", err)
@@ -513,7 +513,7 @@ func (s *Profiles) Link(ctx context.Context, userID, instagramID string) error {
 
 // UserOf returns the account's subscriber.
 func (s *Profiles) UserOf(ctx context.Context, instagramID string) (string, error) {
-	var l linkDoc
+	var l instagramLinkDoc
 	err := s.links.FindOne(ctx, bson.D{{Key: "_id", Value: instagramID}}).Decode(&l)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return "", nil

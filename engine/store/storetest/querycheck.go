@@ -34,7 +34,6 @@ import (
 var Bounded = map[string]string{
 	"settings":         "a few documents: the secret and the once-only start-up marks",
 	"health":           "one document per app instance",
-	"signin_failures":  "an old collection, emptied at every sweep and no longer written",
 	"sandbox_charges":  "the sandbox provider's own ledger: development and tests only",
 	"sandbox_sessions": "the sandbox provider's hosted pages: development and tests only",
 	"sandbox_refunds":  "the sandbox provider's refunds: development and tests only",
@@ -53,17 +52,11 @@ var Bounded = map[string]string{
 // a pass cannot be on an index on the embedded store; each one is accepted
 // here with its reason, and the check still fails on any other shape.
 var Periodic = map[string]map[string]string{
-	"sessions": {"expiresAt": "the sweep deletes expired sessions every 10 minutes",
-		"": "listing sessions under their accounts and days, once per database at start"},
 	"instagram_deletion_requests": {"expiresAt": "the privacy sweep deletes Meta's deletion requests past their status period"},
 	"privacy_erasures":            {"farewell": "moving the last mails an older release remembered in the ledger, once per database at start"},
-	"login_links": {"expiresAt": "the sweep deletes expired sign-in links",
-		"": "listing live links under their accounts, once per database at start"},
-	"activation_keys": {"expiresAt": "the sweep deletes expired activation links",
-		"": "listing live links under their subscriptions, once per database at start"},
-	"claims":          {"expiresAt": "the sweep deletes expired claims"},
-	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
-	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
+	"claims":                      {"expiresAt": "the sweep deletes expired claims"},
+	"checkout_orders":             {"": "listing orders under their addresses and subscriptions, once per database at start"},
+	"cancel_links":                {"": "listing cancel links under their addresses, once per database at start"},
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
 		"":       "filing subscriptions under accounts and in the renewal schedule, once per database at start",
 		"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
@@ -72,8 +65,6 @@ var Periodic = map[string]map[string]string{
 		"": "filing history lines, once per database at start"},
 	"charge_events": {"": "filing charge events, once per database at start"},
 	"charges":       {"": "filing charge references, once per database at start"},
-	"password_resets": {"expiresAt": "the sweep deletes expired reset links",
-		"": "listing live links under their accounts, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
