@@ -563,24 +563,6 @@ func (s *Service) breachChecks(ctx context.Context, userID string) ([]breachView
 	return []breachView{{CheckedAt: c.CheckedAt, Breaches: orEmpty(c.Names), SampleData: c.Sample}}, nil
 }
 
-// byID reads the documents of coll with these _ids that exist, in that
-// order.
-func byID[T any](ctx context.Context, db *mongo.Database, coll string, ids []string) ([]T, error) {
-	out := make([]T, 0, len(ids))
-	for _, id := range ids {
-		var v T
-		err := db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&v)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", coll, err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func orEmpty[T any](s []T) []T {
 	if s == nil {
 		return []T{}
