@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/content"
@@ -33,6 +32,7 @@ import (
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/server"
+	"glimpse/engine/settings"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/support"
@@ -202,7 +202,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 			APIBaseURL: cfg.InstagramAPIBaseURL, TokenBaseURL: cfg.InstagramTokenBaseURL, Clock: clock})
 		a.Profiles.SetFetcher(profile.SourceAPI, a.fetchInstagram)
 	}
-	if a.Secret, err = loadSecret(ctx, st.DB(), cfg.Secret); err != nil {
+	if a.Secret, err = loadSecret(ctx, a.stores.settings, cfg.Secret); err != nil {
 		return nil, err
 	}
 	// Releases before this one derived the token key before the secret was
@@ -273,22 +273,15 @@ const settingsCollection = "settings"
 
 // loadSecret returns the configured secret, or one generated on first start
 // and kept in the database so that every instance agrees on it.
-func loadSecret(ctx context.Context, db *mongo.Database, configured string) ([]byte, error) {
+func loadSecret(ctx context.Context, store settings.Store, configured string) ([]byte, error) {
 	if configured != "" {
 		return []byte(configured), nil
 	}
-	coll := db.Collection(settingsCollection)
-	_, err := coll.InsertOne(ctx, bson.M{"_id": "csrf_secret", "value": engine.NewToken()})
-	if err != nil && !mongo.IsDuplicateKeyError(err) {
-		return nil, fmt.Errorf("create secret: %w", err)
+	secret, err := store.PutOnce(ctx, "csrf_secret", engine.NewToken())
+	if err != nil {
+		return nil, fmt.Errorf("load secret: %w", err)
 	}
-	var doc struct {
-		Value string `bson:"value"`
-	}
-	if err := coll.FindOne(ctx, bson.M{"_id": "csrf_secret"}).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("read secret: %w", err)
-	}
-	return []byte(doc.Value), nil
+	return []byte(secret), nil
 }
 
 // Server builds the HTTP server over the app.

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -71,11 +70,10 @@ type ScaleReport struct {
 func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleReport, error) {
 	start := time.Now()
 	db := a.Store.DB()
-	settings := db.Collection(settingsCollection)
-	if err := settings.FindOne(ctx, bson.M{"_id": scaleSeedMarker}).Err(); err == nil {
-		return ScaleReport{}, errors.New("seed-scale: this database is seeded already; use a new GLIMPSE_DATA_DIR")
-	} else if !errors.Is(err, mongo.ErrNoDocuments) {
+	if _, seeded, err := a.stores.settings.Get(ctx, scaleSeedMarker); err != nil {
 		return ScaleReport{}, fmt.Errorf("seed-scale: %w", err)
+	} else if seeded {
+		return ScaleReport{}, errors.New("seed-scale: this database is seeded already; use a new GLIMPSE_DATA_DIR")
 	}
 	tmpl, err := newScaleTemplate(ctx, a)
 	if err != nil {
@@ -189,7 +187,7 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 			return report, err
 		}
 	}
-	if _, err := settings.InsertOne(ctx, bson.M{"_id": scaleSeedMarker, "subscribers": report.Subscribers, "at": a.Clock.Now()}); err != nil {
+	if _, err := a.stores.settings.PutOnce(ctx, scaleSeedMarker, strconv.Itoa(report.Subscribers)); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
 	report.Profiles = report.Documents["profiles"]
@@ -200,17 +198,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 // ScaleSeeded returns how many subscribers SeedScale put into the
 // database, 0 when it has not seeded it.
 func ScaleSeeded(ctx context.Context, a *App) (int, error) {
-	var mark struct {
-		Subscribers int `bson:"subscribers"`
+	mark, seeded, err := a.stores.settings.Get(ctx, scaleSeedMarker)
+	if err != nil || !seeded {
+		return 0, err
 	}
-	err := a.Store.DB().Collection(settingsCollection).FindOne(ctx, bson.M{"_id": scaleSeedMarker}).Decode(&mark)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return 0, nil
-	}
+	n, err := strconv.Atoi(mark)
 	if err != nil {
-		return 0, fmt.Errorf("seed-scale: %w", err)
+		return 0, fmt.Errorf("seed-scale: the seed's mark %q: %w", mark, err)
 	}
-	return mark.Subscribers, nil
+	return n, nil
 }
 
 // scaleTemplate holds what every seeded subscriber shares: the password

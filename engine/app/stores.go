@@ -14,6 +14,7 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
+	"glimpse/engine/settings"
 	"glimpse/engine/staff"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
@@ -29,6 +30,7 @@ import (
 type stores struct {
 	events      tracking.Events
 	auth        auth.Stores
+	settings    settings.Store
 	mails       mail.Mails
 	profiles    profile.Profiles
 	attempts    retention.Attempts
@@ -45,7 +47,8 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db),
 			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db),
 			content: sqlstore.NewContentItems(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
-			breach: sqlstore.NewBreachRecords(db), auth: sqlstore.AuthStores(db)}, nil
+			breach: sqlstore.NewBreachRecords(db), auth: sqlstore.AuthStores(db),
+			settings: sqlstore.NewSettings(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
@@ -53,7 +56,8 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB()),
 		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()),
 		content: mongostore.NewContentItems(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
-		breach: mongostore.NewBreachRecords(st.DB()), auth: mongostore.AuthStores(st.DB())}, nil
+		breach: mongostore.NewBreachRecords(st.DB()), auth: mongostore.AuthStores(st.DB()),
+		settings: mongostore.NewSettings(st.DB())}, nil
 }
 
 // authBilling is what auth reads and writes of billing's subscriptions.

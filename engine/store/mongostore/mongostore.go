@@ -39,7 +39,7 @@ func collections() []collection {
 	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection,
 		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection,
 		contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection,
-		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection}
+		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection, settingsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.
