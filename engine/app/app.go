@@ -340,9 +340,14 @@ func (a *App) Close(ctx context.Context) error { return a.Store.Close(ctx) }
 const sweepEvery = 10 * time.Minute
 
 // Sweep deletes what has expired: subscriber and staff sessions, sign-in
-// links and claims (the sign-in counters among them).
+// links and counters, analytics events past their retention, and claims.
+// Each finds its rows by an index on their expiry, so every instance may
+// sweep as often as it likes.
 func (a *App) Sweep(ctx context.Context) error {
 	if _, err := a.Auth.Sweep(ctx); err != nil {
+		return err
+	}
+	if _, err := a.Events.Sweep(ctx); err != nil {
 		return err
 	}
 	if _, err := a.Staff.Sweep(ctx); err != nil {
@@ -359,42 +364,6 @@ func (a *App) Sweep(ctx context.Context) error {
 		return err
 	}
 	return nil
-}
-
-// eventSweepCheck is how often an instance asks whether today's sweep of
-// analytics events past their retention is done. The sweep runs once a day
-// across instances: events are kept 180 days (tracking.DefaultRetention), so
-// a day late is nothing, and finding them reads every event on the embedded
-// store (three or more per subscriber), which every ten minutes would take a
-// core for minutes at a time over a large base. A timer of a day per
-// instance would never fire on an instance restarted more often than daily
-// (every deploy), and would sweep at every start: the day's claim does
-// neither.
-const eventSweepCheck = time.Hour
-
-// RunEventSweeper calls SweepEventsDaily every interval until ctx ends.
-func (a *App) RunEventSweeper(ctx context.Context, every time.Duration) {
-	engine.Every(ctx, every, func(ctx context.Context) {
-		if _, err := a.SweepEventsDaily(ctx); err != nil && ctx.Err() == nil {
-			a.Logger.Error("sweep expired events", "error", err)
-		}
-	})
-}
-
-// SweepEventsDaily deletes the analytics events past their retention unless
-// an instance has already done so today (UTC, by the app's clock): the day
-// is a claim, a unique insert, so one instance sweeps it. It reports whether
-// this call swept.
-func (a *App) SweepEventsDaily(ctx context.Context) (bool, error) {
-	now := a.Clock.Now().UTC()
-	// The claim outlives its day, so the day is not swept again; the
-	// claims sweep deletes it after.
-	won, err := store.NewClaims(a.Store.DB()).Take(ctx, "events-swept:"+now.Format(time.DateOnly), "", now.Add(48*time.Hour))
-	if err != nil || !won {
-		return false, err
-	}
-	_, err = a.Events.Sweep(ctx)
-	return true, err
 }
 
 // RunSweeper sweeps every interval until ctx ends, at most

@@ -68,7 +68,6 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 	// Renewals, retries and expiries; any number of instances may run it.
 	go a.Billing.RunRenewals(ctx, time.Minute)
 	go a.RunSweeper(ctx, sweepEvery)
-	go a.RunEventSweeper(ctx, eventSweepCheck)
 	// Data exports are built in the background; a request wakes the job.
 	go a.Privacy.RunExports(ctx, time.Minute)
 	// Accounts unused for 24 months are deleted after a warning mail; the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -83,80 +82,28 @@ func TestSweepRemovesExpiredSessionsLinksAndSignInCounters(t *testing.T) {
 	}
 }
 
-// Expired analytics events are swept once a day across instances: the day
-// is a claim, so a second call that day (this instance's or another's,
-// however often they restart) does not read every event again, and the
-// next day's does.
-func TestEventsAreSweptOncePerDay(t *testing.T) {
+// TestTheSweepDeletesExpiredEvents: an analytics event past its retention
+// goes with the sweep, found by its expiry's index; one still kept stays.
+func TestTheSweepDeletesExpiredEvents(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
-	st := storetest.Open(t)
-	a, err := app.Open(ctx, load(t, nil), slog.New(slog.DiscardHandler), clock, st)
+	a, err := app.Open(ctx, load(t, nil), slog.New(slog.DiscardHandler), clock, storetest.Open(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := app.Open(ctx, load(t, nil), slog.New(slog.DiscardHandler), clock, st)
-	if err != nil {
+	now := clock.Now()
+	for id, expires := range map[string]time.Time{"expired": now.Add(-time.Minute), "kept": now.Add(time.Hour)} {
+		if err := app.EventsStore(a).Insert(ctx, tracking.Event{ID: id, Name: "screen_view", At: now.Add(-time.Hour), ExpiresAt: expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// An event recorded an hour ago whose retention has just ended.
-	record := func(id string) {
-		t.Helper()
-		now := clock.Now()
-		if err := app.EventsStore(a).Insert(ctx, tracking.Event{ID: id, Name: "screen_view",
-			At: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Minute)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	left := func() int64 {
-		t.Helper()
-		// Stored, expired or not: as seen from long before any expired.
-		stored, err := app.EventsStore(a).Named(ctx, "screen_view", 100, time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return int64(len(stored))
-	}
-	record("e1")
-	clock.Advance(2 * time.Hour)
-	if swept, err := a.SweepEventsDaily(ctx); err != nil || !swept || left() != 0 {
-		t.Fatalf("first sweep of the day: swept %v, %v, %d events left", swept, err, left())
-	}
-	record("e2")
-	clock.Advance(2 * time.Hour)
-	for _, inst := range []*app.App{a, other} {
-		if swept, err := inst.SweepEventsDaily(ctx); err != nil || swept || left() != 1 {
-			t.Fatalf("a second sweep the same day: swept %v, %v, %d events left", swept, err, left())
-		}
-	}
-	clock.Advance(24 * time.Hour)
-	if swept, err := other.SweepEventsDaily(ctx); err != nil || !swept || left() != 0 {
-		t.Fatalf("the next day's sweep: swept %v, %v, %d events left", swept, err, left())
-	}
-	// The day after, both instances at once: one sweeps.
-	clock.Advance(24 * time.Hour)
-	record("e3")
-	var wg sync.WaitGroup
-	swept := make(chan bool, 2)
-	for _, inst := range []*app.App{a, other} {
-		wg.Go(func() {
-			ok, err := inst.SweepEventsDaily(ctx)
-			if err != nil {
-				t.Error(err)
-			}
-			swept <- ok
-		})
-	}
-	wg.Wait()
-	close(swept)
-	n := 0
-	for ok := range swept {
-		if ok {
-			n++
-		}
-	}
-	if n != 1 || left() != 0 {
-		t.Fatalf("two instances at once: %d swept, %d events left; want one sweep", n, left())
+	// Stored, expired or not: as seen from long before any expired.
+	stored, err := app.EventsStore(a).Named(ctx, "screen_view", 100, time.Time{})
+	if err != nil || len(stored) != 1 || stored[0].ID != "kept" {
+		t.Fatalf("after the sweep: %v, %v; want the kept event alone", stored, err)
 	}
 }
