@@ -137,13 +137,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Retention = retention.NewService(a.stores.attempts, clock)
 	a.Support = support.NewDesk(st.DB(), clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
 		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
-	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events,
+	a.Privacy = privacy.NewService(a.stores.privacy, clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events,
 		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
-		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
+		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL, DB: st.DB()})
+	// The retention job counts an account's disuse from its creation.
+	a.Auth.OnCreated(a.Privacy.Started)
 	for _, collections := range []map[string][]mongo.IndexModel{auth.Collections(), breach.Collections(),
 		staff.Collections(), library.RepoCollections(), store.ClaimsCollections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), support.Collections(), privacy.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), support.Collections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -175,9 +177,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := auth.ListExistingLinks(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := privacy.MoveFarewells(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	shipped, err := brand.ReadShipped(content.Brands)

@@ -20,6 +20,7 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/mail"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
@@ -154,6 +155,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 				report.Documents["cancel attempts"] += len(b.attempts)
 				report.Documents["cancel steps"] += len(b.steps)
 				report.Spent["cancel attempts"] += time.Since(t0)
+				mu.Unlock()
+				t0 = time.Now()
+				if err := a.stores.privacy.Activity.InsertMany(ctx, b.uses); err != nil {
+					errc <- fmt.Errorf("seed-scale: %w", err)
+					return
+				}
+				mu.Lock()
+				report.Documents["account activity"] += len(b.uses)
+				report.Spent["account activity"] += time.Since(t0)
 				mu.Unlock()
 			}
 		}()
@@ -321,12 +331,14 @@ type scaleDocs struct {
 	order []string
 	docs  map[string][]any
 	// events go to tracking's store, mails to the outbox's, profiles to
-	// profile's, attempts and steps to retention's.
+	// profile's, attempts and steps to retention's, the accounts' last
+	// uses to privacy's.
 	events   []tracking.Event
 	mails    []mail.Mail
 	profiles []profile.Seeded
 	attempts []retention.Attempt
 	steps    []retention.Event
+	uses     []privacy.LastUse
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -353,6 +365,8 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	started := t.now.Add(-time.Duration(1+rng.IntN(180*24)) * time.Hour)
 	b.add(auth.UserEmailsCollection, auth.EmailIndex(email, userID))
 	b.add(auth.UsersCollection, auth.User{ID: userID, Email: email, PasswordHash: t.hash, CreatedAt: started})
+	// As the account-creation hook records it (auth.OnCreated).
+	b.uses = append(b.uses, privacy.LastUse{UserID: userID, LastActiveAt: started})
 
 	plan := t.plans[rng.IntN(len(t.plans))]
 	subID := "sub_" + engine.HashToken("scale:" + strconv.Itoa(i))[:24]

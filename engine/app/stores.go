@@ -6,6 +6,7 @@ import (
 
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
@@ -24,16 +25,17 @@ type stores struct {
 	profiles    profile.Profiles
 	attempts    retention.Attempts
 	experiments experiment.Storage
+	privacy     privacy.Stores
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
 		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db),
-			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db)}, nil
+			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db), privacy: sqlstore.NewPrivacy(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
 	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB()),
-		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB())}, nil
+		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()), privacy: mongostore.NewPrivacy(st.DB())}, nil
 }

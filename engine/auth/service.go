@@ -83,6 +83,9 @@ type Service struct {
 	// passwordCheck vets every new password (a breached-password check);
 	// nil accepts any.
 	passwordCheck func(ctx context.Context, password string) error
+	// created runs after an account is made (privacy's record of use);
+	// nil does nothing.
+	created func(ctx context.Context, userID string)
 
 	sessions *engine.TTLCache[sessionEntry]
 	subs     *engine.TTLCache[[]billing.Subscription]
@@ -139,6 +142,11 @@ func (s *Service) SetPasswordCheck(check func(ctx context.Context, password stri
 	s.passwordCheck = check
 }
 
+// OnCreated installs what runs after an account is made (engine/app wires
+// privacy's record of use). It cannot fail the creation: the account is
+// made by then.
+func (s *Service) OnCreated(fn func(ctx context.Context, userID string)) { s.created = fn }
+
 // CreateUser makes an account. The email-index document is written first:
 // its _id is the normalised email, so a second account with the same address
 // fails on the unique _id.
@@ -169,6 +177,9 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 	}
 	if _, err := s.db.Collection(UsersCollection).InsertOne(ctx, u); err != nil {
 		return User{}, fmt.Errorf("create user: %w", err)
+	}
+	if s.created != nil {
+		s.created(ctx, u.ID)
 	}
 	return u, nil
 }

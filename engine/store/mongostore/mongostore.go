@@ -37,7 +37,9 @@ type index struct {
 // collections declares every collection the MongoDB stores use.
 func collections() []collection {
 	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection,
-		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection}
+		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection,
+		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
+		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

@@ -44,12 +44,6 @@ var Bounded = map[string]string{
 	"sandbox_charges":  "the sandbox provider's own ledger: development and tests only",
 	"sandbox_sessions": "the sandbox provider's hosted pages: development and tests only",
 	"sandbox_refunds":  "the sandbox provider's refunds: development and tests only",
-	"privacy_exports": "the data exports asked for in the last week (their lifetime); " +
-		"the privacy sweep deletes each when it expires",
-	"privacy_farewells":        "the last mails of accounts deleted in the last days, each forgotten once sent",
-	"privacy_erasures_pending": "erasures under way, each deleted when it ends: a handful at most",
-	"privacy_export_keys":      "download links of those exports, ten minutes each, swept when they expire",
-	"privacy_export_chunks":    "the files of those exports, deleted with them",
 }
 
 // Periodic lists scans of growing collections made by passes that run now
@@ -61,8 +55,6 @@ var Bounded = map[string]string{
 var Periodic = map[string]map[string]string{
 	"sessions": {"expiresAt": "the sweep deletes expired sessions every 10 minutes",
 		"": "listing sessions under their accounts and days, once per database at start"},
-	"instagram_deletion_requests": {"expiresAt": "the privacy sweep deletes Meta's deletion requests past their status period"},
-	"privacy_erasures":            {"farewell": "moving the last mails an older release remembered in the ledger, once per database at start"},
 	"login_links": {"expiresAt": "the sweep deletes expired sign-in links",
 		"": "listing live links under their accounts, once per database at start"},
 	"activation_keys": {"expiresAt": "the sweep deletes expired activation links",
@@ -88,8 +80,6 @@ var Periodic = map[string]map[string]string{
 // is on its stack; a shape also sent from anywhere else is checked like any
 // other (the check keeps watching an excused shape's senders).
 var Rare = map[string]string{
-	"glimpse/engine/privacy.(*Service).RetainInactive": "the daily pass finding accounts unused for two years",
-	"glimpse/engine/privacy.(*Service).startCounting":  "the inactivity pass's first run, once per database",
 	"glimpse/engine/support.ListExistingAudit": "listing the audit log's entries under their months and subscribers, " +
 		"once per database at start",
 }
