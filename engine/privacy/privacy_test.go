@@ -28,6 +28,7 @@ import (
 	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
+	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
 	"glimpse/engine/tracking"
 )
@@ -43,6 +44,20 @@ const (
 
 func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	t.Helper()
+	return openAppOn(t, storetest.Open)
+}
+
+// onEngines runs test on the app over the embedded SQLite database (the
+// domains not moved to stores of their own on FerretDB beside it) and over
+// MongoDB alone, where every domain that has its own stores uses their
+// MongoDB implementation.
+func onEngines(t *testing.T, test func(t *testing.T, open func(testing.TB) *store.Store)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, storetest.Open) })
+	t.Run("mongodb", func(t *testing.T) { test(t, storetest.OpenMongo) })
+}
+
+func openAppOn(t *testing.T, open func(testing.TB) *store.Store) (*app.App, *engine.ManualClock) {
+	t.Helper()
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"GLIMPSE_INSTAGRAM_APP_SECRET": appSecret, "GLIMPSE_TAX_RETENTION_YEARS": "8",
 			"GLIMPSE_ENVIRONMENT": config.Development}[k]
@@ -52,7 +67,7 @@ func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	}
 	cfg.PasswordMemoryKiB, cfg.PasswordPasses = 1024, 1 // cheap argon2id: auth.NewHasherCosting
 	clock := engine.NewManualClock(start)
-	a, err := app.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), clock, storetest.Open(t))
+	a, err := app.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), clock, open(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,8 +260,10 @@ func fates() map[string]privacy.Fate {
 // TestFatesCoverEveryCollection fails for a collection the application
 // creates (at start, or when a subscriber uses everything) for which
 // deletion declares nothing.
-func TestFatesCoverEveryCollection(t *testing.T) {
-	a, _ := openApp(t)
+func TestFatesCoverEveryCollection(t *testing.T) { onEngines(t, testFatesCoverEveryCollection) }
+
+func testFatesCoverEveryCollection(t *testing.T, open func(testing.TB) *store.Store) {
+	a, _ := openAppOn(t, open)
 	seedPerson(t, a, "fates@example.com")
 	if err := a.Store.CheckWritable(context.Background()); err != nil {
 		t.Fatal(err)
@@ -273,7 +290,11 @@ func TestFatesCoverEveryCollection(t *testing.T) {
 // the last mail until it is sent; the charges and subscriptions stay,
 // anonymised, for the tax period.
 func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
-	a, clock := openApp(t)
+	onEngines(t, testDeleteAccountLeavesNothingAboutThePerson)
+}
+
+func testDeleteAccountLeavesNothingAboutThePerson(t *testing.T, open func(testing.TB) *store.Store) {
+	a, clock := openAppOn(t, open)
 	ctx := context.Background()
 	p := seedPerson(t, a, "leaving@example.com")
 	other := seedPerson(t, a, "staying@example.com")
@@ -405,8 +426,10 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 // TestEraseHasOneWinner sends the same deletion together: one erases, the
 // others are told it is under way (the claim), instead of all running the
 // erasure and each sending a last mail.
-func TestEraseHasOneWinner(t *testing.T) {
-	a, _ := openApp(t)
+func TestEraseHasOneWinner(t *testing.T) { onEngines(t, testEraseHasOneWinner) }
+
+func testEraseHasOneWinner(t *testing.T, open func(testing.TB) *store.Store) {
+	a, _ := openAppOn(t, open)
 	p := seedPerson(t, a, "twice@example.com")
 	const n = 6
 	errs := make([]error, n)
@@ -440,7 +463,11 @@ func TestEraseHasOneWinner(t *testing.T) {
 // with the one last mail it chose; so is one that died after the account
 // itself went. Another person is untouched.
 func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
-	a, clock := openApp(t)
+	onEngines(t, testAnErasureLeftHalfDoneIsFinished)
+}
+
+func testAnErasureLeftHalfDoneIsFinished(t *testing.T, open func(testing.TB) *store.Store) {
+	a, clock := openAppOn(t, open)
 	ctx := context.Background()
 	st := privacy.StoresOf(a.Privacy)
 	half := seedPerson(t, a, "half@example.com")
@@ -517,7 +544,11 @@ func (failingMail) EraseTo(context.Context, []string, []string, string) (int, er
 // once (its sessions end, nobody can sign in) and the sweep finishes the
 // erasure.
 func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
-	a, clock := openApp(t)
+	onEngines(t, testADeletionThatFailsHalfWayIsFinishedLater)
+}
+
+func testADeletionThatFailsHalfWayIsFinishedLater(t *testing.T, open func(testing.TB) *store.Store) {
+	a, clock := openAppOn(t, open)
 	ctx := context.Background()
 	p := seedPerson(t, a, "stuck@example.com")
 	token, err := a.Auth.SignIn(ctx, p.user.Email, password, "10.0.0.4", "glimpse.web")
