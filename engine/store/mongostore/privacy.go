@@ -105,23 +105,23 @@ var (
 )
 
 type exportDoc struct {
-	ID          string    `bson:"_id"`
-	UserID      string    `bson:"userId"`
-	Window      string    `bson:"window"`
-	Brand       string    `bson:"brand"`
-	Status      string    `bson:"status"`
-	RequestedAt time.Time `bson:"requestedAt"`
-	ReadyAt     time.Time `bson:"readyAt,omitzero"`
-	ExpiresAt   time.Time `bson:"expiresAt"`
-	Size        int64     `bson:"size,omitempty"`
-	Chunks      int       `bson:"chunks,omitempty"`
-	LeaseUntil  time.Time `bson:"leaseUntil"`
+	ID          string     `bson:"_id"`
+	UserID      string     `bson:"userId"`
+	Window      string     `bson:"window"`
+	Brand       string     `bson:"brand"`
+	Status      string     `bson:"status"`
+	RequestedAt time.Time  `bson:"requestedAt"`
+	ReadyAt     *time.Time `bson:"readyAt,omitempty"` // absent until ready
+	ExpiresAt   time.Time  `bson:"expiresAt"`
+	Size        int64      `bson:"size,omitempty"`
+	Chunks      int        `bson:"chunks,omitempty"`
+	LeaseUntil  time.Time  `bson:"leaseUntil"`
 }
 
 func (d exportDoc) export() privacy.Export {
 	e := privacy.Export{ID: d.ID, UserID: d.UserID, Window: d.Window, Brand: d.Brand, Status: d.Status,
 		RequestedAt: d.RequestedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(), Size: d.Size, Chunks: d.Chunks}
-	if !d.ReadyAt.IsZero() {
+	if d.ReadyAt != nil {
 		e.ReadyAt = d.ReadyAt.UTC()
 	}
 	return e
@@ -147,8 +147,12 @@ func (s PrivacyExports) Request(ctx context.Context, e privacy.Export) (bool, er
 	if err := s.step(); err != nil {
 		return false, err
 	}
-	_, err := s.exports.InsertOne(ctx, exportDoc{ID: e.ID, UserID: e.UserID, Window: e.Window, Brand: e.Brand, Status: e.Status,
-		RequestedAt: e.RequestedAt, ReadyAt: e.ReadyAt, ExpiresAt: e.ExpiresAt, Size: e.Size, Chunks: e.Chunks})
+	d := exportDoc{ID: e.ID, UserID: e.UserID, Window: e.Window, Brand: e.Brand, Status: e.Status,
+		RequestedAt: e.RequestedAt, ExpiresAt: e.ExpiresAt, Size: e.Size, Chunks: e.Chunks}
+	if !e.ReadyAt.IsZero() {
+		d.ReadyAt = &e.ReadyAt
+	}
+	_, err := s.exports.InsertOne(ctx, d)
 	if store.IsDuplicateKey(err) {
 		return false, nil
 	}
