@@ -139,12 +139,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Retention = retention.NewService(a.stores.attempts, clock)
 	a.Support = support.NewDesk(a.stores.supportAudit, clock, support.Deps{Auth: a.Auth, Accounts: a.Accounts, Billing: a.Billing,
 		Retention: a.Retention, Profiles: a.Profiles, Outbox: a.Outbox, Brands: a.Brands})
-	a.Privacy = privacy.NewService(st.DB(), clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
+	a.Privacy = privacy.NewService(a.stores.privacy, clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
 		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
-		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
+		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL, DB: st.DB()})
+	// The retention job counts an account's disuse from its creation.
+	a.Auth.OnCreated(a.Privacy.Started)
 	for _, collections := range []map[string][]mongo.IndexModel{store.ClaimsCollections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections(), privacy.Collections()} {
+		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -167,9 +169,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
-		return nil, err
-	}
-	if err := privacy.MoveFarewells(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	shipped, err := brand.ReadShipped(content.Brands)

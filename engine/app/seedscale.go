@@ -19,6 +19,7 @@ import (
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/mail"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/store"
@@ -138,6 +139,15 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 					report.Spent[insert.what] += time.Since(t0)
 					mu.Unlock()
 				}
+				t0 := time.Now()
+				if err := a.stores.privacy.Activity.InsertMany(ctx, b.uses); err != nil {
+					errc <- fmt.Errorf("seed-scale: %w", err)
+					return
+				}
+				mu.Lock()
+				report.Documents["account activity"] += len(b.uses)
+				report.Spent["account activity"] += time.Since(t0)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -290,7 +300,8 @@ type scaleDocs struct {
 	order []string
 	docs  map[string][]any
 	// users and sessions go to auth's stores, events to tracking's, mails to
-	// the outbox's, profiles to profile's, attempts and steps to retention's.
+	// the outbox's, profiles to profile's, attempts and steps to retention's,
+	// the accounts' last uses to privacy's.
 	users    []auth.User
 	sessions []auth.Session
 	events   []tracking.Event
@@ -298,6 +309,7 @@ type scaleDocs struct {
 	profiles []profile.Seeded
 	attempts []retention.Attempt
 	steps    []retention.Event
+	uses     []privacy.LastUse
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -323,6 +335,8 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	userID := engine.NewID()
 	started := t.now.Add(-time.Duration(1+rng.IntN(180*24)) * time.Hour)
 	b.users = append(b.users, auth.User{ID: userID, Email: email, PasswordHash: t.hash, CreatedAt: started})
+	// As the account-creation hook records it (auth.OnCreated).
+	b.uses = append(b.uses, privacy.LastUse{UserID: userID, LastActiveAt: started})
 
 	plan := t.plans[rng.IntN(len(t.plans))]
 	subID := "sub_" + engine.HashToken("scale:" + strconv.Itoa(i))[:24]

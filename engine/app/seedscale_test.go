@@ -57,6 +57,11 @@ func TestSeedScaleWritesWhatTheAppReads(t *testing.T) {
 		if err != nil || len(subs) != 1 {
 			t.Fatalf("subscriber %d has %d subscriptions (%v), want 1", i, len(subs), err)
 		}
+		// The retention job counts from the account's creation, as for an
+		// account made through auth.
+		if used, found, err := a.Privacy.LastActive(ctx, user.ID); err != nil || !found || used.IsZero() {
+			t.Fatalf("subscriber %d: no record of use (%v, %v)", i, found, err)
+		}
 		return subs[0]
 	}
 	filed := func(sub billing.Subscription) (history, charges int) {

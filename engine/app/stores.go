@@ -12,6 +12,7 @@ import (
 	"glimpse/engine/experiment"
 	"glimpse/engine/library"
 	"glimpse/engine/mail"
+	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
 	"glimpse/engine/settings"
@@ -40,6 +41,7 @@ type stores struct {
 	// supportAudit is the support desk's audit log.
 	supportAudit support.AuditLog
 	breach       breach.Records
+	privacy      privacy.Stores
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
@@ -48,7 +50,7 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db),
 			content: sqlstore.NewContentItems(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
 			breach: sqlstore.NewBreachRecords(db), auth: sqlstore.AuthStores(db),
-			settings: sqlstore.NewSettings(db)}, nil
+			settings: sqlstore.NewSettings(db), privacy: sqlstore.NewPrivacy(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
@@ -57,7 +59,7 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()),
 		content: mongostore.NewContentItems(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
 		breach: mongostore.NewBreachRecords(st.DB()), auth: mongostore.AuthStores(st.DB()),
-		settings: mongostore.NewSettings(st.DB())}, nil
+		settings: mongostore.NewSettings(st.DB()), privacy: mongostore.NewPrivacy(st.DB())}, nil
 }
 
 // authBilling is what auth reads and writes of billing's subscriptions.

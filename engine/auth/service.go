@@ -69,6 +69,9 @@ type Service struct {
 	// passwordCheck vets every new password (a breached-password check);
 	// nil accepts any.
 	passwordCheck func(ctx context.Context, password string) error
+	// created runs after an account is made (privacy's record of use);
+	// nil does nothing.
+	created func(ctx context.Context, userID string)
 
 	cache   *engine.TTLCache[sessionEntry]
 	subs    *engine.TTLCache[[]billing.Subscription]
@@ -100,6 +103,11 @@ func (s *Service) SetPasswordCheck(check func(ctx context.Context, password stri
 	s.passwordCheck = check
 }
 
+// OnCreated installs what runs after an account is made (engine/app wires
+// privacy's record of use). It cannot fail the creation: the account is
+// made by then.
+func (s *Service) OnCreated(fn func(ctx context.Context, userID string)) { s.created = fn }
+
 // CreateUser makes an account. Its email is unique in the store, so of two
 // sign-ups with one address, however close together, one makes the account
 // and the other gets a conflict.
@@ -126,6 +134,9 @@ func (s *Service) CreateUserWithID(ctx context.Context, id, email, password stri
 			return User{}, ErrEmailTaken
 		}
 		return User{}, fmt.Errorf("create user: %w", err)
+	}
+	if s.created != nil {
+		s.created(ctx, u.ID)
 	}
 	return u, nil
 }

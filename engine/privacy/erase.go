@@ -8,13 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
 )
 
 // Errors of account deletion.
@@ -40,8 +38,8 @@ type DeleteRequest struct {
 	IP       string // the client, for the sign-in limits the password check counts in
 }
 
-// erasureLease is how long one deletion holds the account's claim; a
-// deletion that dies half way may be run again after it.
+// erasureLease is how long one deletion holds the account's pending
+// erasure; a deletion that dies half way may be run again after it.
 const erasureLease = 10 * time.Minute
 
 // DeleteAccount checks the password, then erases the account (Erase). Of
@@ -77,20 +75,16 @@ func (s *Service) DeleteAccount(ctx context.Context, req DeleteRequest) error {
 // is kept in the erasure ledger with the account id and time.
 func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 	now := s.now()
-	// The claim's id is hashed so that it does not name the account after
-	// the erasure it guards.
-	ok, err := s.claims.Take(ctx, "privacy-erase:"+engine.HashToken(u.ID), s.owner, now.Add(erasureLease))
-	if err != nil {
-		return fmt.Errorf("erase account: %w", err)
-	}
-	if !ok {
-		return ErrErasing
-	}
 	// Begun before anything is deleted, so that an erasure that fails or
-	// dies half way is finished by the sweep, not left half done.
-	pending, err := s.beginErasure(ctx, u, why, now)
+	// dies half way is finished by the sweep, not left half done; and
+	// leased, so that one request erases at a time.
+	pending, won, err := s.st.Erasures.Begin(ctx, PendingErasure{UserID: u.ID, Email: u.Email, Why: why, At: now,
+		Farewell: "account-erased:" + engine.NewID()}, s.owner, now, now.Add(erasureLease))
 	if err != nil {
-		return err
+		return fmt.Errorf("erase account %s: begin: %w", u.ID, err)
+	}
+	if !won {
+		return ErrErasing
 	}
 	farewell := pending.Farewell
 	if err := s.o.Auth.Close(ctx, u.ID); err != nil {
@@ -139,9 +133,9 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		{"cancel attempts", func() error { return s.o.Retention.EraseUser(ctx, u.ID) }},
 		{"events", func() error { return s.o.Events.EraseUser(ctx, u.ID) }},
 		{"experiment exposures", func() error { return s.o.Experiments.ForgetPerson(ctx, u.ID) }},
-		{"claims", func() error { return s.eraseClaims(ctx, u.ID, subIDs) }},
-		{"data exports", func() error { return s.deleteExports(ctx, bson.M{"userId": u.ID}) }},
-		{"activity", func() error { return s.deleteMany(ctx, ActivityCollection, bson.M{"_id": u.ID}) }},
+		{"claims", func() error { return s.eraseClaims(ctx, subIDs) }},
+		{"data exports", func() error { return s.st.Exports.DeleteUser(ctx, u.ID) }},
+		{"activity", func() error { return s.st.Activity.Delete(ctx, u.ID) }},
 		{"mail", func() error {
 			_, err := s.o.Mail.EraseTo(ctx, emails, receiptMails, farewell)
 			return err
@@ -153,69 +147,35 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 			return unfinished(fmt.Errorf("erase account %s: %s: %w", u.ID, step.what, err))
 		}
 	}
-	if _, err := s.db.Collection(ErasuresCollection).InsertOne(ctx, erasure{ID: u.ID, At: now, Why: why}); err != nil && !store.IsDuplicateKey(err) {
-		return unfinished(fmt.Errorf("erase account %s: record in the ledger: %w", u.ID, err))
-	}
 	// The last mail goes to the account's address; it is deleted once sent
-	// (Sweep), so the address does not outlive the account.
-	if _, err := s.db.Collection(FarewellsCollection).InsertOne(ctx, lastMail{Key: farewell, At: now}); err != nil && !store.IsDuplicateKey(err) {
-		return unfinished(fmt.Errorf("erase account %s: remember the last mail: %w", u.ID, err))
-	}
+	// (Sweep), so the address does not outlive the account. It is queued
+	// before the erasure ends: a rerun queues it again under its key, which
+	// the outbox keeps once.
 	if err := s.o.Mail.Enqueue(ctx, mail.Message{Key: farewell, To: u.Email, Brand: brandKey, Template: mail.TemplateAccountErased,
 		Data: map[string]string{"email": u.Email, "years": strconv.Itoa(s.TaxPeriodYears())}, Unlisted: true}); err != nil {
 		s.o.Logger.Error("queue the account-deleted mail", "error", err)
 	}
-	if _, err := s.db.Collection(PendingErasuresCollection).DeleteOne(ctx, bson.M{"_id": u.ID}); err != nil {
+	if err := s.st.Erasures.Finish(ctx, Erasure{UserID: u.ID, At: now, Why: why}, Farewell{Key: farewell, At: now}); err != nil {
 		return unfinished(fmt.Errorf("erase account %s: end: %w", u.ID, err))
 	}
 	s.o.Logger.Info("account erased", "userId", u.ID, "why", why, "subscriptions", len(subs))
 	return nil
 }
 
-// pendingErasure is an erasure begun and not yet finished: what finishing
-// it needs once the account itself may be gone.
-type pendingErasure struct {
-	ID    string    `bson:"_id"` // the account id
-	Email string    `bson:"email"`
-	Why   string    `bson:"why"`
-	At    time.Time `bson:"at"`
-	// Farewell is the key of the last mail: random, because the mail
-	// outlives the account for a while and its key should not name it,
-	// and kept here so that a finished rerun queues the same mail once.
-	Farewell string `bson:"farewell"`
-}
-
-// beginErasure records the erasure of u, or reads the one begun before.
-func (s *Service) beginErasure(ctx context.Context, u auth.User, why string, now time.Time) (pendingErasure, error) {
-	p := pendingErasure{ID: u.ID, Email: u.Email, Why: why, At: now, Farewell: "account-erased:" + engine.NewID()}
-	_, err := s.db.Collection(PendingErasuresCollection).InsertOne(ctx, p)
-	if store.IsDuplicateKey(err) {
-		err = s.db.Collection(PendingErasuresCollection).FindOne(ctx, bson.M{"_id": u.ID}).Decode(&p)
-	}
-	if err != nil {
-		return pendingErasure{}, fmt.Errorf("erase account %s: begin: %w", u.ID, err)
-	}
-	return p, nil
-}
-
 // ResumeErasures finishes the erasures a failure or a crash left half done
 // (the sweep runs it), and returns how many it finished. One still held by
 // the instance running it (its claim has not lapsed) is left to it.
 func (s *Service) ResumeErasures(ctx context.Context) (int, error) {
-	cur, err := s.db.Collection(PendingErasuresCollection).Find(ctx, bson.M{})
+	pending, err := s.st.Erasures.Pending(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("resume erasures: %w", err)
-	}
-	var pending []pendingErasure
-	if err := cur.All(ctx, &pending); err != nil {
 		return 0, fmt.Errorf("resume erasures: %w", err)
 	}
 	finished := 0
 	for _, p := range pending {
-		u, err := s.o.Auth.User(ctx, p.ID)
+		u, err := s.o.Auth.User(ctx, p.UserID)
 		if engine.IsNotFound(err) {
 			// The account went in the last step; the rest is still to do.
-			u, err = auth.User{ID: p.ID, Email: p.Email}, nil
+			u, err = auth.User{ID: p.UserID, Email: p.Email}, nil
 		}
 		if err != nil {
 			return finished, fmt.Errorf("resume erasures: %w", err)
@@ -223,7 +183,7 @@ func (s *Service) ResumeErasures(ctx context.Context) (int, error) {
 		switch err := s.Erase(ctx, u, p.Why); {
 		case errors.Is(err, ErrErasing):
 		case err != nil:
-			s.o.Logger.Error("resume an erasure", "userId", p.ID, "error", err)
+			s.o.Logger.Error("resume an erasure", "userId", p.UserID, "error", err)
 		default:
 			finished++
 		}
@@ -247,16 +207,6 @@ func (s *Service) receiptMails(ctx context.Context, charges []billing.Charge) ([
 	return keys, nil
 }
 
-// erasure is one line of the erasure ledger.
-type erasure struct {
-	ID  string    `bson:"_id"` // the account id
-	At  time.Time `bson:"at"`
-	Why string    `bson:"why"`
-	// Farewell is the key of the last mail, in entries an older release
-	// wrote (MoveFarewells moves them).
-	Farewell string `bson:"farewell,omitempty"`
-}
-
 // subscriptionsOf returns an account's subscriptions: those linked to it
 // and those bought with its address and not yet linked.
 func (s *Service) subscriptionsOf(ctx context.Context, u auth.User) ([]billing.Subscription, error) {
@@ -275,11 +225,4 @@ func (s *Service) subscriptionsOf(ctx context.Context, u auth.User) ([]billing.S
 		}
 	}
 	return subs, nil
-}
-
-func (s *Service) deleteMany(ctx context.Context, coll string, filter bson.M) error {
-	if _, err := s.db.Collection(coll).DeleteMany(ctx, filter); err != nil {
-		return fmt.Errorf("delete from %s: %w", coll, err)
-	}
-	return nil
 }

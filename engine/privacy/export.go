@@ -6,22 +6,17 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/experiment"
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
 )
 
 // Statuses of an export.
@@ -32,7 +27,8 @@ const (
 )
 
 // ExportWindow is how often a person may ask for a new export: one request
-// per window (a unique claim), so a double tap or a script builds one.
+// per window (a unique key on the person and the window), so a double tap or
+// a script builds one.
 const ExportWindow = 10 * time.Minute
 
 // exportChunkSize keeps each stored part of a ZIP far below the 16 MB a
@@ -50,30 +46,25 @@ var (
 
 // Export is one data export as the screen shows it.
 type Export struct {
-	ID          string    `bson:"_id"`
-	UserID      string    `bson:"userId"`
-	Brand       string    `bson:"brand"`
-	Status      string    `bson:"status"`
-	RequestedAt time.Time `bson:"requestedAt"`
-	ReadyAt     time.Time `bson:"readyAt,omitzero"`
+	ID     string
+	UserID string
+	Brand  string
+	Status string
+	// Window is the request window (ExportWindow) the person asked in: one
+	// export per person and window. An export remade after a deletion
+	// keeps its request's.
+	Window      string
+	RequestedAt time.Time
+	ReadyAt     time.Time
 	// ExpiresAt is when the export and its links are deleted.
-	ExpiresAt time.Time `bson:"expiresAt"`
-	Size      int64     `bson:"size,omitempty"`
-	Chunks    int       `bson:"chunks,omitempty"`
+	ExpiresAt time.Time
+	Size      int64
+	Chunks    int
 }
 
-// exportKey is a download key, stored by its SHA-256.
-type exportKey struct {
-	ID        string    `bson:"_id"`
-	ExportID  string    `bson:"exportId"`
-	UserID    string    `bson:"userId"`
-	ExpiresAt time.Time `bson:"expiresAt"`
-}
-
-type exportChunk struct {
-	ID       string `bson:"_id"`
-	ExportID string `bson:"exportId"`
-	Data     []byte `bson:"data"`
+// requestWindow names the ExportWindow t falls in.
+func requestWindow(t time.Time) string {
+	return strconv.FormatInt(t.UnixNano()/int64(ExportWindow), 10)
 }
 
 // RequestExport queues an export of everything held about the person; the
@@ -81,17 +72,14 @@ type exportChunk struct {
 // person per ExportWindow counts: the others get ErrExportRecent.
 func (s *Service) RequestExport(ctx context.Context, userID, brandKey string) (Export, error) {
 	now := s.now()
-	ok, err := s.claims.Take(ctx, "privacy-export-request:"+userID+":"+store.Window(now, ExportWindow), "", now.Add(ExportWindow))
+	e := Export{ID: engine.NewID(), UserID: userID, Brand: brandKey, Status: ExportQueued, Window: requestWindow(now),
+		RequestedAt: now, ExpiresAt: now.Add(s.o.ExportLifetime)}
+	ok, err := s.st.Exports.Request(ctx, e)
 	if err != nil {
 		return Export{}, fmt.Errorf("request export: %w", err)
 	}
 	if !ok {
 		return Export{}, ErrExportRecent
-	}
-	e := Export{ID: engine.NewID(), UserID: userID, Brand: brandKey, Status: ExportQueued, RequestedAt: now,
-		ExpiresAt: now.Add(s.o.ExportLifetime)}
-	if _, err := s.db.Collection(ExportsCollection).InsertOne(ctx, e); err != nil {
-		return Export{}, fmt.Errorf("request export: %w", err)
 	}
 	select {
 	case s.wake <- struct{}{}:
@@ -111,16 +99,18 @@ func (s *Service) remakeExports(ctx context.Context, userID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.deleteExports(ctx, bson.M{"userId": userID}); err != nil {
+	if err := s.st.Exports.DeleteUser(ctx, userID); err != nil {
 		return fmt.Errorf("remake exports: %w", err)
 	}
 	if !ok || latest.Status == ExportFailed {
 		return nil
 	}
+	// The new export takes the request's window, which the deletion freed:
+	// remaking it is no second request.
 	now := s.now()
-	e := Export{ID: engine.NewID(), UserID: userID, Brand: latest.Brand, Status: ExportQueued, RequestedAt: now,
-		ExpiresAt: now.Add(s.o.ExportLifetime)}
-	if _, err := s.db.Collection(ExportsCollection).InsertOne(ctx, e); err != nil {
+	e := Export{ID: engine.NewID(), UserID: userID, Brand: latest.Brand, Status: ExportQueued, Window: latest.Window,
+		RequestedAt: now, ExpiresAt: now.Add(s.o.ExportLifetime)}
+	if _, err := s.st.Exports.Request(ctx, e); err != nil {
 		return fmt.Errorf("remake exports: %w", err)
 	}
 	select {
@@ -132,16 +122,11 @@ func (s *Service) remakeExports(ctx context.Context, userID string) error {
 
 // LatestExport returns the person's newest export that has not expired.
 func (s *Service) LatestExport(ctx context.Context, userID string) (Export, bool, error) {
-	var e Export
-	err := s.db.Collection(ExportsCollection).FindOne(ctx, bson.M{"userId": userID, "expiresAt": bson.M{"$gt": s.now()}},
-		options.FindOne().SetSort(bson.D{{Key: "requestedAt", Value: -1}})).Decode(&e)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Export{}, false, nil
-	}
+	e, ok, err := s.st.Exports.Latest(ctx, userID, s.now())
 	if err != nil {
 		return Export{}, false, fmt.Errorf("latest export: %w", err)
 	}
-	return e, true, nil
+	return e, ok, nil
 }
 
 // downloadKeyLifetime is how long a key minted for the screen's button
@@ -167,8 +152,8 @@ func (s *Service) DownloadKey(ctx context.Context, userID string) (string, error
 
 func (s *Service) mintKey(ctx context.Context, e Export, expires time.Time) (string, error) {
 	token := engine.NewToken()
-	k := exportKey{ID: engine.HashToken(token), ExportID: e.ID, UserID: e.UserID, ExpiresAt: expires}
-	if _, err := s.db.Collection(ExportKeysCollection).InsertOne(ctx, k); err != nil {
+	k := ExportKey{Hash: engine.HashToken(token), ExportID: e.ID, UserID: e.UserID, ExpiresAt: expires}
+	if err := s.st.Exports.InsertKey(ctx, k); err != nil {
 		return "", fmt.Errorf("mint export key: %w", err)
 	}
 	return token, nil
@@ -180,76 +165,66 @@ func (s *Service) Download(ctx context.Context, userID, key string) (Export, []b
 	if key == "" || len(key) > 128 {
 		return Export{}, nil, ErrExportLink
 	}
-	var k exportKey
-	err := s.db.Collection(ExportKeysCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(key)}).Decode(&k)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Export{}, nil, ErrExportLink
-	}
+	k, found, err := s.st.Exports.Key(ctx, engine.HashToken(key))
 	if err != nil {
 		return Export{}, nil, fmt.Errorf("download export: %w", err)
 	}
-	if subtle.ConstantTimeCompare([]byte(k.UserID), []byte(userID)) != 1 || !s.now().Before(k.ExpiresAt) {
+	if !found || subtle.ConstantTimeCompare([]byte(k.UserID), []byte(userID)) != 1 || !s.now().Before(k.ExpiresAt) {
 		return Export{}, nil, ErrExportLink
 	}
-	var e Export
-	if err := s.db.Collection(ExportsCollection).FindOne(ctx, bson.M{"_id": k.ExportID}).Decode(&e); err != nil {
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return Export{}, nil, ErrExportLink
-		}
+	e, found, err := s.st.Exports.Get(ctx, k.ExportID)
+	if err != nil {
 		return Export{}, nil, fmt.Errorf("download export: %w", err)
 	}
-	if e.Status != ExportReady || !s.now().Before(e.ExpiresAt) {
+	if !found || e.Status != ExportReady || !s.now().Before(e.ExpiresAt) {
 		return Export{}, nil, ErrExportLink
 	}
+	parts, err := s.st.Exports.Parts(ctx, e.ID)
+	if err != nil {
+		return Export{}, nil, fmt.Errorf("download export: %w", err)
+	}
+	if len(parts) != e.Chunks {
+		return Export{}, nil, fmt.Errorf("download export %s: %d of its %d parts", e.ID, len(parts), e.Chunks)
+	}
 	data := make([]byte, 0, e.Size)
-	for i := range e.Chunks {
-		var c exportChunk
-		if err := s.db.Collection(ExportChunksCollection).FindOne(ctx, bson.M{"_id": chunkID(e.ID, i)}).Decode(&c); err != nil {
-			return Export{}, nil, fmt.Errorf("download export part %d: %w", i, err)
-		}
-		data = append(data, c.Data...)
+	for _, p := range parts {
+		data = append(data, p...)
 	}
 	return e, data, nil
 }
 
-func chunkID(exportID string, i int) string { return exportID + ":" + strconv.Itoa(i) }
-
 // exportLease is how long a builder holds an export; one that dies leaves
-// the export to be built again once the claim has expired and been swept.
+// the export to be built again once its lease has lapsed.
 const exportLease = 15 * time.Minute
 
-// BuildPending builds every queued export it can claim and returns how many
-// it built. Any number of instances may run it: each export is claimed by a
-// unique insert, so one builds it.
+// exportBatch is how many queued exports one builder leases at a time.
+const exportBatch = 10
+
+// BuildPending builds every queued export it can lease and returns how many
+// it built. Any number of instances may run it: each export is leased by a
+// conditional update, so one builds it.
 func (s *Service) BuildPending(ctx context.Context) (int, error) {
-	cur, err := s.db.Collection(ExportsCollection).Find(ctx, bson.M{"status": ExportQueued})
-	if err != nil {
-		return 0, fmt.Errorf("find queued exports: %w", err)
-	}
-	var queued []Export
-	if err := cur.All(ctx, &queued); err != nil {
-		return 0, fmt.Errorf("find queued exports: %w", err)
-	}
 	built := 0
-	for _, e := range queued {
-		ok, err := s.claims.Take(ctx, "privacy-export-build:"+e.ID, s.owner, s.now().Add(exportLease))
+	for {
+		now := s.now()
+		queued, err := s.st.Exports.ClaimQueued(ctx, s.owner, now, now.Add(exportLease), exportBatch)
 		if err != nil {
-			return built, err
+			return built, fmt.Errorf("lease queued exports: %w", err)
 		}
-		if !ok {
-			continue
+		if len(queued) == 0 {
+			return built, nil
 		}
-		if err := s.build(ctx, e); err != nil {
-			s.o.Logger.Error("build data export", "export", e.ID, "error", err)
-			if _, uerr := s.db.Collection(ExportsCollection).UpdateOne(ctx, bson.M{"_id": e.ID},
-				bson.M{"$set": bson.M{"status": ExportFailed}}); uerr != nil {
-				return built, uerr
+		for _, e := range queued {
+			if err := s.build(ctx, e); err != nil {
+				s.o.Logger.Error("build data export", "export", e.ID, "error", err)
+				if ferr := s.st.Exports.Fail(ctx, e.ID); ferr != nil {
+					return built, fmt.Errorf("mark export failed: %w", ferr)
+				}
+				continue
 			}
-			continue
+			built++
 		}
-		built++
 	}
-	return built, nil
 }
 
 // RunExports builds queued exports every interval, and at once when one is
@@ -279,27 +254,19 @@ func (s *Service) build(ctx context.Context, e Export) error {
 	if err != nil {
 		return err
 	}
-	n := 0
-	for start := 0; start < len(zipped) || n == 0; start += exportChunkSize {
-		part := zipped[start:min(start+exportChunkSize, len(zipped))]
-		c := exportChunk{ID: chunkID(e.ID, n), ExportID: e.ID, Data: part}
-		if _, err := s.db.Collection(ExportChunksCollection).ReplaceOne(ctx, bson.M{"_id": c.ID}, c,
-			options.Replace().SetUpsert(true)); err != nil {
-			return fmt.Errorf("store export part: %w", err)
-		}
-		n++
+	var parts [][]byte
+	for start := 0; start < len(zipped) || len(parts) == 0; start += exportChunkSize {
+		parts = append(parts, zipped[start:min(start+exportChunkSize, len(zipped))])
 	}
-	now := s.now()
-	res, err := s.db.Collection(ExportsCollection).UpdateOne(ctx, bson.M{"_id": e.ID, "status": ExportQueued}, bson.M{"$set": bson.M{
-		"status": ExportReady, "readyAt": now, "size": int64(len(zipped)), "chunks": n}})
+	ok, err := s.st.Exports.Finish(ctx, e.ID, s.now(), parts)
 	if err != nil {
-		return fmt.Errorf("mark export ready: %w", err)
+		return fmt.Errorf("store export: %w", err)
 	}
-	if res.MatchedCount == 0 {
+	if !ok {
 		// Deleted while it was built (a deletion the person made, their
 		// account's, its expiry): what was read before that deletion is
-		// not kept, nor mailed.
-		return s.deleteExportFiles(ctx, e.ID)
+		// not kept (Finish kept no part), nor mailed.
+		return nil
 	}
 	e.Status = ExportReady
 	key, err := s.mintKey(ctx, e, e.ExpiresAt)

@@ -12,8 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
+	"glimpse/engine"
 	"glimpse/engine/app"
 	"glimpse/engine/billing"
 	"glimpse/engine/privacy"
@@ -245,10 +244,12 @@ func TestDisconnectDeletesFromPreparedExports(t *testing.T) {
 	if _, _, err := a.Privacy.Download(ctx, p.user.ID, oldKey); !errors.Is(err, privacy.ErrExportLink) {
 		t.Errorf("the export prepared before the deletion still downloads: %v", err)
 	}
-	for _, coll := range []string{privacy.ExportChunksCollection, privacy.ExportKeysCollection} {
-		if n, _ := a.Store.DB().Collection(coll).CountDocuments(ctx, bson.M{"exportId": before.ID}); n != 0 {
-			t.Errorf("%s keeps %d documents of the export prepared before the deletion", coll, n)
-		}
+	exports := privacy.StoresOf(a.Privacy).Exports
+	if parts, err := exports.Parts(ctx, before.ID); err != nil || len(parts) != 0 {
+		t.Errorf("%d parts of the export prepared before the deletion are kept (%v)", len(parts), err)
+	}
+	if _, found, err := exports.Key(ctx, engine.HashToken(oldKey)); err != nil || found {
+		t.Errorf("the key of the export prepared before the deletion is kept (%v)", err)
 	}
 	remade, ok, err := a.Privacy.LatestExport(ctx, p.user.ID)
 	if err != nil || !ok || remade.ID == before.ID || remade.Status != privacy.ExportQueued {

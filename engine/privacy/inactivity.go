@@ -7,25 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
 )
-
-// activity is when an account was last used. WarnedAt is set once the
-// warning mail before deletion has gone, and cleared by the next use.
-type activity struct {
-	ID           string    `bson:"_id"` // the account id
-	LastActiveAt time.Time `bson:"lastActiveAt"`
-	WarnedAt     time.Time `bson:"warnedAt,omitzero"`
-}
 
 // touched remembers, per instance, the day each account was last recorded
 // as used, so a busy account costs one write a day, not one per request.
@@ -53,9 +40,7 @@ func (s *Service) Touch(ctx context.Context, userID string) error {
 	if seen {
 		return nil
 	}
-	if _, err := s.db.Collection(ActivityCollection).UpdateOne(ctx, bson.M{"_id": userID},
-		bson.M{"$set": bson.M{"lastActiveAt": now}, "$unset": bson.M{"warnedAt": ""}},
-		options.UpdateOne().SetUpsert(true)); err != nil {
+	if err := s.st.Activity.Touch(ctx, userID, now); err != nil {
 		t.mu.Lock()
 		delete(t.days, userID)
 		t.mu.Unlock()
@@ -64,81 +49,95 @@ func (s *Service) Touch(ctx context.Context, userID string) error {
 	return nil
 }
 
-// InactivityStats is what one retention pass did.
-type InactivityStats struct {
-	Started, Warned, Erased int
+// Started records an account's first use at its creation (auth's
+// account-creation hook, wired in engine/app), so that the retention job
+// counts from then an account never signed in to. A failure is logged:
+// the account is made, and its first signed-in request records a use.
+func (s *Service) Started(ctx context.Context, userID string) {
+	if err := s.st.Activity.Touch(ctx, userID, s.now()); err != nil {
+		s.o.Logger.Error("record account creation", "userId", userID, "error", err)
+	}
 }
 
-// retentionPass is how often the retention job runs: daily, once across
-// every instance (a claim per day).
-const retentionPass = 24 * time.Hour
+// InactivityStats is what one retention pass did.
+type InactivityStats struct {
+	Warned, Erased int
+}
 
-// RetainInactive runs the retention the privacy policy promises, once per
-// day whatever the number of instances (a unique claim for the day):
-// accounts not used for Inactivity are deleted (Erase), after a warning
-// mail Warning before; an account with a plan that still gives access is
-// in use and left alone. Accounts that have no record of use yet start
-// counting from today.
+// idlePage is how many unused accounts one read of the retention pass
+// returns.
+const idlePage = 500
+
+// RetainInactive runs the retention the privacy policy promises: accounts
+// not used for Inactivity are deleted (Erase), after a warning mail Warning
+// before; an account with a plan that still gives access is in use and left
+// alone. Any number of instances may run it together: the warning is
+// recorded by a conditional write (Activity.Warn: one pass counts it, and
+// the mail's key makes it one mail) and the erasure is leased (Erase).
 func (s *Service) RetainInactive(ctx context.Context) (InactivityStats, error) {
 	var st InactivityStats
 	now := s.now()
-	ok, err := s.claims.Take(ctx, "privacy-retention:"+store.Window(now, retentionPass), s.owner, now.Add(retentionPass))
-	if err != nil || !ok {
-		return st, err
-	}
-	if st.Started, err = s.startCounting(ctx, now); err != nil {
-		return st, err
-	}
-	cur, err := s.db.Collection(ActivityCollection).Find(ctx,
-		bson.M{"lastActiveAt": bson.M{"$lte": now.Add(-(s.o.Inactivity - s.o.Warning))}})
-	if err != nil {
-		return st, fmt.Errorf("find unused accounts: %w", err)
-	}
-	var due []activity
-	if err := cur.All(ctx, &due); err != nil {
-		return st, fmt.Errorf("find unused accounts: %w", err)
-	}
-	for _, a := range due {
-		u, err := s.o.Auth.User(ctx, a.ID)
-		if engine.IsNotFound(err) {
-			if err := s.deleteMany(ctx, ActivityCollection, bson.M{"_id": a.ID}); err != nil {
-				return st, err
-			}
-			continue
-		}
+	var after LastUse
+	for {
+		due, err := s.st.Activity.Idle(ctx, now.Add(-(s.o.Inactivity - s.o.Warning)), after, idlePage)
 		if err != nil {
-			return st, err
+			return st, fmt.Errorf("find unused accounts: %w", err)
 		}
-		live, err := s.hasLivePlan(ctx, u, now)
-		if err != nil {
-			return st, err
-		}
-		if live {
-			continue
-		}
-		deleteOn := a.LastActiveAt.Add(s.o.Inactivity)
-		switch {
-		case a.WarnedAt.IsZero():
-			// The deletion waits a full warning period after the mail, even
-			// for an account that was already past due when counting began.
-			if deleteOn.Sub(now) < s.o.Warning {
-				deleteOn = now.Add(s.o.Warning)
-			}
-			if err := s.warn(ctx, u, a, now, deleteOn); err != nil {
+		for _, a := range due {
+			if err := s.retain(ctx, a, now, &st); err != nil {
 				return st, err
 			}
-			st.Warned++
-		case !now.Before(deleteOn) && !now.Before(a.WarnedAt.Add(s.o.Warning)):
-			if err := s.Erase(ctx, u, "inactivity"); err != nil && !errors.Is(err, ErrErasing) {
-				return st, err
-			}
-			st.Erased++
 		}
+		if len(due) < idlePage {
+			return st, nil
+		}
+		after = due[len(due)-1]
 	}
-	return st, nil
 }
 
-func (s *Service) warn(ctx context.Context, u auth.User, a activity, now, deleteOn time.Time) error {
+// retain warns or erases one unused account, as its time has come.
+func (s *Service) retain(ctx context.Context, a LastUse, now time.Time, st *InactivityStats) error {
+	u, err := s.o.Auth.User(ctx, a.UserID)
+	if engine.IsNotFound(err) {
+		return s.st.Activity.Delete(ctx, a.UserID)
+	}
+	if err != nil {
+		return err
+	}
+	live, err := s.hasLivePlan(ctx, u, now)
+	if err != nil {
+		return err
+	}
+	if live {
+		return nil
+	}
+	deleteOn := a.LastActiveAt.Add(s.o.Inactivity)
+	switch {
+	case a.WarnedAt.IsZero():
+		// The deletion waits a full warning period after the mail, even
+		// for an account that was already past due when counting began.
+		if deleteOn.Sub(now) < s.o.Warning {
+			deleteOn = now.Add(s.o.Warning)
+		}
+		warned, err := s.warn(ctx, u, a, now, deleteOn)
+		if err != nil {
+			return err
+		}
+		if warned {
+			st.Warned++
+		}
+	case !now.Before(deleteOn) && !now.Before(a.WarnedAt.Add(s.o.Warning)):
+		if err := s.Erase(ctx, u, "inactivity"); err != nil && !errors.Is(err, ErrErasing) {
+			return err
+		}
+		st.Erased++
+	}
+	return nil
+}
+
+// warn mails the warning and records it, unless another pass did or the
+// account was used since a was read.
+func (s *Service) warn(ctx context.Context, u auth.User, a LastUse, now, deleteOn time.Time) (bool, error) {
 	brandKey := "default"
 	if subs, err := s.subscriptionsOf(ctx, u); err == nil {
 		for _, sub := range subs {
@@ -147,16 +146,19 @@ func (s *Service) warn(ctx context.Context, u auth.User, a activity, now, delete
 			}
 		}
 	}
+	// Queued before it is recorded, so that a crash between the two sends
+	// it on the next pass rather than never; the key (the account and the
+	// use it follows) makes passes that race one mail.
 	if err := s.o.Mail.Enqueue(ctx, mail.Message{Key: "inactivity:" + u.ID + ":" + a.LastActiveAt.Format(time.DateOnly),
 		To: u.Email, Brand: brandKey, Template: mail.TemplateInactivity,
 		Data: map[string]string{"email": u.Email, "date": brand.Date(deleteOn), "link": "/sign-in"}}); err != nil {
-		return err
+		return false, err
 	}
-	if _, err := s.db.Collection(ActivityCollection).UpdateOne(ctx, bson.M{"_id": u.ID},
-		bson.M{"$set": bson.M{"warnedAt": now}}); err != nil {
-		return fmt.Errorf("record inactivity warning: %w", err)
+	warned, err := s.st.Activity.Warn(ctx, u.ID, a.LastActiveAt, now)
+	if err != nil {
+		return false, fmt.Errorf("record inactivity warning: %w", err)
 	}
-	return nil
+	return warned, nil
 }
 
 // hasLivePlan reports whether any of the account's plans still gives
@@ -174,42 +176,16 @@ func (s *Service) hasLivePlan(ctx context.Context, u auth.User, now time.Time) (
 	return false, nil
 }
 
-// startCounting gives every account with no record of use one from now,
-// so accounts made before the record existed are not deleted at once.
-func (s *Service) startCounting(ctx context.Context, now time.Time) (int, error) {
-	n := 0
-	err := s.o.Auth.EachUserID(ctx, func(id string) error {
-		_, err := s.db.Collection(ActivityCollection).InsertOne(ctx, activity{ID: id, LastActiveAt: now})
-		if store.IsDuplicateKey(err) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("start counting account use: %w", err)
-		}
-		n++
-		return nil
-	})
-	if err != nil {
-		return n, err
-	}
-	return n, nil
-}
-
 // LastActive returns when an account was last recorded as used.
 func (s *Service) LastActive(ctx context.Context, userID string) (time.Time, bool, error) {
-	var a activity
-	err := s.db.Collection(ActivityCollection).FindOne(ctx, bson.M{"_id": userID}).Decode(&a)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return time.Time{}, false, nil
-	}
+	a, ok, err := s.st.Activity.Get(ctx, userID)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("last use: %w", err)
 	}
-	return a.LastActiveAt, true, nil
+	return a.LastActiveAt, ok, nil
 }
 
-// RunRetention runs RetainInactive every interval until ctx ends; the
-// day's claim makes one pass a day across instances.
+// RunRetention runs RetainInactive every interval until ctx ends.
 func (s *Service) RunRetention(ctx context.Context, every time.Duration) {
 	engine.Every(ctx, every, func(ctx context.Context) {
 		st, err := s.RetainInactive(ctx)

@@ -9,11 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // Statuses of a Meta data-deletion request, as its public page shows them.
@@ -33,11 +29,11 @@ const DeletionStatusPath = "/instagram/deletion"
 // keyed hash of the Instagram user's id (deletionCode), so it names no user
 // to anyone without the app secret.
 type DeletionRequest struct {
-	Code        string    `bson:"_id"`
-	Status      string    `bson:"status"`
-	RequestedAt time.Time `bson:"requestedAt"`
-	CompletedAt time.Time `bson:"completedAt"`
-	ExpiresAt   time.Time `bson:"expiresAt"`
+	Code        string
+	Status      string
+	RequestedAt time.Time
+	CompletedAt time.Time
+	ExpiresAt   time.Time
 }
 
 // DeletionAnswer is what Meta's data-deletion callback answers.
@@ -58,8 +54,7 @@ func errSignedRequest(err error) error {
 // deletionCode is the confirmation code of the Instagram user's deletion
 // requests: the HMAC-SHA256 of its app-scoped id keyed with the app secret,
 // as 32 hex digits. The same user gets the same code, which is the record's
-// _id, so the database's unique _id keeps one record per user whatever
-// races; nobody without the secret can tell whose code it is or make
+// unique key, so the store keeps one record per user whatever races; nobody without the secret can tell whose code it is or make
 // another's.
 func deletionCode(secret []byte, instagramUserID string) string {
 	mac := hmac.New(sha256.New, secret)
@@ -96,21 +91,17 @@ func (s *Service) InstagramDataDeletion(ctx context.Context, signedRequest strin
 	now := s.now()
 	code := deletionCode(secret, sr.UserID)
 	req := DeletionRequest{Code: code, Status: status, RequestedAt: now, CompletedAt: now, ExpiresAt: now.Add(deletionStatusKept)}
-	coll := s.db.Collection(InstagramDeletionsCollection)
-	_, err = coll.InsertOne(ctx, req)
-	replay := store.IsDuplicateKey(err)
-	switch {
-	case replay:
+	first, err := s.st.InstagramDeletions.Record(ctx, req)
+	if err != nil {
+		return DeletionAnswer{}, fmt.Errorf("record deletion request: %w", err)
+	}
+	replay := !first
+	if replay && status == DeletionCompleted {
 		// The user's record exists: this is a replay or a later request.
 		// Only what this one deleted changes it: to completed, now.
-		if status == DeletionCompleted {
-			if _, err := coll.UpdateOne(ctx, bson.M{"_id": code},
-				bson.M{"$set": bson.M{"status": DeletionCompleted, "completedAt": now}}); err != nil {
-				return DeletionAnswer{}, fmt.Errorf("record deletion request: %w", err)
-			}
+		if err := s.st.InstagramDeletions.Complete(ctx, code, now); err != nil {
+			return DeletionAnswer{}, fmt.Errorf("record deletion request: %w", err)
 		}
-	case err != nil:
-		return DeletionAnswer{}, fmt.Errorf("record deletion request: %w", err)
 	}
 	s.o.Logger.Info("instagram data deletion request", "status", status, "replay", replay)
 	return DeletionAnswer{URL: s.o.BaseURL + DeletionStatusPath + "?code=" + code, ConfirmationCode: code}, nil
@@ -139,15 +130,11 @@ func (s *Service) DeletionStatus(ctx context.Context, code string) (DeletionRequ
 	if code == "" || len(code) > 64 {
 		return DeletionRequest{}, false, nil
 	}
-	var r DeletionRequest
-	err := s.db.Collection(InstagramDeletionsCollection).FindOne(ctx, bson.M{"_id": code}).Decode(&r)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return DeletionRequest{}, false, nil
-	}
+	r, found, err := s.st.InstagramDeletions.Get(ctx, code)
 	if err != nil {
 		return DeletionRequest{}, false, fmt.Errorf("deletion status: %w", err)
 	}
-	return r, true, nil
+	return r, found, nil
 }
 
 // DisconnectInstagram deletes the person's connected profile with its

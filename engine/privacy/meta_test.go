@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
+	"glimpse/engine/app"
 	"glimpse/engine/privacy"
 )
 
@@ -47,7 +48,7 @@ func TestInstagramDeletionReplaysMakeOneRecord(t *testing.T) {
 			t.Errorf("request %d answered %+v, request 0 %+v", i, answers[i], answers[0])
 		}
 	}
-	if got, _ := a.Store.DB().Collection(privacy.InstagramDeletionsCollection).CountDocuments(ctx, bson.M{}); got != 1 {
+	if got := records(t, a, privacy.InstagramDeletionsCollection); got != 1 {
 		t.Errorf("%d deletion records for one Instagram user, want 1", got)
 	}
 	if st, found, err := a.Privacy.DeletionStatus(ctx, answers[0].ConfirmationCode); err != nil || !found || st.Status != privacy.DeletionCompleted {
@@ -74,7 +75,7 @@ func TestInstagramDeletionReplaysMakeOneRecord(t *testing.T) {
 	if st, _, _ := a.Privacy.DeletionStatus(ctx, got.ConfirmationCode); st.Status != privacy.DeletionNoData {
 		t.Errorf("another user's status: %+v", st)
 	}
-	if n, _ := a.Store.DB().Collection(privacy.InstagramDeletionsCollection).CountDocuments(ctx, bson.M{}); n != 2 {
+	if n := records(t, a, privacy.InstagramDeletionsCollection); n != 2 {
 		t.Errorf("%d deletion records for two Instagram users, want 2", n)
 	}
 }
@@ -115,7 +116,7 @@ func TestInstagramCallbacksRefuseStaleRequests(t *testing.T) {
 	if prof.Source == "" || prof.Credential == "" {
 		t.Fatalf("a stale request changed the profile: %+v", prof)
 	}
-	if n, _ := a.Store.DB().Collection(privacy.InstagramDeletionsCollection).CountDocuments(ctx, bson.M{}); n != 0 {
+	if n := records(t, a, privacy.InstagramDeletionsCollection); n != 0 {
 		t.Errorf("%d deletion records after stale requests", n)
 	}
 	// At the edges of the window, accepted.
@@ -125,4 +126,15 @@ func TestInstagramCallbacksRefuseStaleRequests(t *testing.T) {
 	if _, err := a.Privacy.InstagramDataDeletion(ctx, sign(now.Add(-privacy.SignedRequestMaxAge).Unix())); err != nil {
 		t.Errorf("data deletion issued %v ago: %v", privacy.SignedRequestMaxAge, err)
 	}
+}
+
+// records counts the rows of the named table and the documents of the
+// collection of that name: whichever engine the app's store uses.
+func records(t *testing.T, a *app.App, name string) int64 {
+	t.Helper()
+	n, err := a.Store.DB().Collection(name).CountDocuments(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n + int64(len(sqlRows(t, a, name)))
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
@@ -26,49 +25,6 @@ import (
 	"glimpse/engine/store"
 	"glimpse/engine/tracking"
 )
-
-// Collections of this package.
-const (
-	// ExportsCollection holds one document per data export requested.
-	ExportsCollection = "privacy_exports"
-	// ExportChunksCollection holds a built export's ZIP in parts
-	// ("<export id>:<n>"), each well under a document's size limit.
-	ExportChunksCollection = "privacy_export_chunks"
-	// ExportKeysCollection holds the download keys of exports by the
-	// SHA-256 of the key, so the database never holds a usable link.
-	ExportKeysCollection = "privacy_export_keys"
-	// ErasuresCollection is the erasure ledger: the ids of deleted accounts
-	// and when, nothing else, to apply again after restoring a backup.
-	ErasuresCollection = "privacy_erasures"
-	// PendingErasuresCollection holds the erasures begun and not yet
-	// finished, each deleted when its erasure ends; the sweep finishes
-	// those a failure or a crash left (ResumeErasures).
-	PendingErasuresCollection = "privacy_erasures_pending"
-	// FarewellsCollection holds the keys of deleted accounts' last mails
-	// until each is sent and deleted (a week at most).
-	FarewellsCollection = "privacy_farewells"
-	// InstagramDeletionsCollection holds Meta's data-deletion requests by
-	// confirmation code, one per Instagram user (the code is a keyed hash
-	// of its id, deletionCode): a status and times, no user ids.
-	InstagramDeletionsCollection = "instagram_deletion_requests"
-	// ActivityCollection holds when each account was last used (at most
-	// one write a day), for the retention job.
-	ActivityCollection = "account_activity"
-)
-
-// Collections lists this package's collections for the store to create.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		ExportsCollection:            {{Keys: bson.D{{Key: "userId", Value: 1}}}},
-		ExportChunksCollection:       nil,
-		ExportKeysCollection:         nil,
-		ErasuresCollection:           nil,
-		PendingErasuresCollection:    nil,
-		FarewellsCollection:          nil,
-		InstagramDeletionsCollection: nil,
-		ActivityCollection:           nil,
-	}
-}
 
 // Defaults of Options.
 const (
@@ -121,10 +77,15 @@ type Options struct {
 	InstagramAppSecret string
 	// BaseURL is the public origin for the status page link given to Meta.
 	BaseURL string
+	// DB is the database of the domains whose storage has not moved to
+	// stores of their own yet, which the erasure and the export still
+	// reach directly: breach's checks and billing's "finalize:" claims.
+	DB *mongo.Database
 }
 
 // Service runs the privacy use cases.
 type Service struct {
+	st     Stores
 	db     *mongo.Database
 	clock  engine.Clock
 	o      Options
@@ -136,8 +97,8 @@ type Service struct {
 	seen *touched
 }
 
-// NewService returns the privacy service over db.
-func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
+// NewService returns the privacy service over its stores.
+func NewService(st Stores, clock engine.Clock, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -154,7 +115,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Warning = DefaultWarning
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
-	return &Service{db: db, clock: clock, o: o, claims: store.NewClaims(db), owner: "privacy:" + engine.NewID(),
+	return &Service{st: st, db: o.DB, clock: clock, o: o, claims: store.NewClaims(o.DB), owner: "privacy:" + engine.NewID(),
 		wake: make(chan struct{}, 1), seen: &touched{days: map[string]string{}}}
 }
 

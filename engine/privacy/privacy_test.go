@@ -44,6 +44,20 @@ const (
 
 func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	t.Helper()
+	return openAppOn(t, storetest.Open)
+}
+
+// onEngines runs test on the app over the embedded SQLite database (the
+// domains not moved to stores of their own on FerretDB beside it) and over
+// MongoDB alone, where every domain that has its own stores uses their
+// MongoDB implementation.
+func onEngines(t *testing.T, test func(t *testing.T, open func(testing.TB) *store.Store)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, storetest.Open) })
+	t.Run("mongodb", func(t *testing.T) { test(t, storetest.OpenMongo) })
+}
+
+func openAppOn(t *testing.T, open func(testing.TB) *store.Store) (*app.App, *engine.ManualClock) {
+	t.Helper()
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"GLIMPSE_INSTAGRAM_APP_SECRET": appSecret, "GLIMPSE_TAX_RETENTION_YEARS": "8",
 			"GLIMPSE_ENVIRONMENT": config.Development}[k]
@@ -53,7 +67,7 @@ func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	}
 	cfg.PasswordMemoryKiB, cfg.PasswordPasses = 1024, 1 // cheap argon2id: auth.NewHasherCosting
 	clock := engine.NewManualClock(start)
-	a, err := app.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), clock, storetest.Open(t))
+	a, err := app.Open(context.Background(), cfg, slog.New(slog.DiscardHandler), clock, open(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,8 +260,10 @@ func fates() map[string]privacy.Fate {
 // TestFatesCoverEveryCollection fails for a collection the application
 // creates (at start, or when a subscriber uses everything) for which
 // deletion declares nothing.
-func TestFatesCoverEveryCollection(t *testing.T) {
-	a, _ := openApp(t)
+func TestFatesCoverEveryCollection(t *testing.T) { onEngines(t, testFatesCoverEveryCollection) }
+
+func testFatesCoverEveryCollection(t *testing.T, open func(testing.TB) *store.Store) {
+	a, _ := openAppOn(t, open)
 	seedPerson(t, a, "fates@example.com")
 	if err := a.Store.CheckWritable(context.Background()); err != nil {
 		t.Fatal(err)
@@ -274,7 +290,11 @@ func TestFatesCoverEveryCollection(t *testing.T) {
 // the last mail until it is sent; the charges and subscriptions stay,
 // anonymised, for the tax period.
 func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
-	a, clock := openApp(t)
+	onEngines(t, testDeleteAccountLeavesNothingAboutThePerson)
+}
+
+func testDeleteAccountLeavesNothingAboutThePerson(t *testing.T, open func(testing.TB) *store.Store) {
+	a, clock := openAppOn(t, open)
 	ctx := context.Background()
 	p := seedPerson(t, a, "leaving@example.com")
 	other := seedPerson(t, a, "staying@example.com")
@@ -286,18 +306,19 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var last struct {
-		Key string `bson:"_id"`
+	last, err := privacy.StoresOf(a.Privacy).Erasures.Farewells(ctx)
+	if err != nil || len(last) != 1 {
+		t.Fatalf("last mails remembered: %+v, %v; want one", last, err)
 	}
-	if err := a.Store.DB().Collection(privacy.FarewellsCollection).FindOne(ctx, bson.M{}).Decode(&last); err != nil {
-		t.Fatal(err)
-	}
-	farewell := last.Key
+	farewell := last[0].Key
 	declared := fates()
 	for _, name := range collections(t, a) {
 		for _, row := range sqlRows(t, a, name) {
 			if name == "mails" && strings.Contains(row, farewell) {
 				continue // the last mail, deleted once sent (checked below)
+			}
+			if name == privacy.ErasuresCollection && !strings.Contains(row, p.user.Email) {
+				continue // the ledger: the account's random id, to apply the deletion again after a restore
 			}
 			if strings.Contains(row, p.user.ID) || strings.Contains(row, p.user.Email) {
 				t.Errorf("table %s (%s) still names the person after deletion: %.300s", name, declared[name].Fate, row)
@@ -405,8 +426,10 @@ func TestDeleteAccountLeavesNothingAboutThePerson(t *testing.T) {
 // TestEraseHasOneWinner sends the same deletion together: one erases, the
 // others are told it is under way (the claim), instead of all running the
 // erasure and each sending a last mail.
-func TestEraseHasOneWinner(t *testing.T) {
-	a, _ := openApp(t)
+func TestEraseHasOneWinner(t *testing.T) { onEngines(t, testEraseHasOneWinner) }
+
+func testEraseHasOneWinner(t *testing.T, open func(testing.TB) *store.Store) {
+	a, _ := openAppOn(t, open)
 	p := seedPerson(t, a, "twice@example.com")
 	const n = 6
 	errs := make([]error, n)
@@ -440,41 +463,41 @@ func TestEraseHasOneWinner(t *testing.T) {
 // with the one last mail it chose; so is one that died after the account
 // itself went. Another person is untouched.
 func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
-	a, clock := openApp(t)
+	onEngines(t, testAnErasureLeftHalfDoneIsFinished)
+}
+
+func testAnErasureLeftHalfDoneIsFinished(t *testing.T, open func(testing.TB) *store.Store) {
+	a, clock := openAppOn(t, open)
 	ctx := context.Background()
-	db := a.Store.DB()
+	st := privacy.StoresOf(a.Privacy)
 	half := seedPerson(t, a, "half@example.com")
 	late := seedPerson(t, a, "late@example.com")
 	other := seedPerson(t, a, "other@example.com")
-	begin := func(u auth.User, farewell string) {
+	begin := func(u auth.User, farewell string, lease time.Duration) {
 		t.Helper()
-		if _, err := db.Collection(privacy.PendingErasuresCollection).InsertOne(ctx, bson.M{"_id": u.ID, "email": u.Email,
-			"why": "request", "at": clock.Now(), "farewell": farewell}); err != nil {
-			t.Fatal(err)
+		if _, won, err := st.Erasures.Begin(ctx, privacy.PendingErasure{UserID: u.ID, Email: u.Email, Why: "request", At: clock.Now(),
+			Farewell: farewell}, "a dead instance", clock.Now(), clock.Now().Add(lease)); err != nil || !won {
+			t.Fatalf("begin: %v, %v", won, err)
 		}
 	}
-	// half died after billing's step, holding its claim.
-	begin(half.user, "account-erased:half")
-	if _, err := store.NewClaims(db).Take(ctx, "privacy-erase:"+engine.HashToken(half.user.ID), "a dead instance",
-		clock.Now().Add(10*time.Minute)); err != nil {
-		t.Fatal(err)
-	}
+	// half died after billing's step, holding its lease.
+	begin(half.user, "account-erased:half", 10*time.Minute)
 	if err := a.Billing.EraseSubscriber(ctx, []billing.Subscription{half.main, half.addOn}, []string{half.user.Email},
 		clock.Now().AddDate(8, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
 	// late died after its account went, in the last step.
-	begin(late.user, "account-erased:late")
+	begin(late.user, "account-erased:late", 0)
 	if err := a.Auth.EraseUser(ctx, late.user, []string{late.main.ID, late.addOn.ID}); err != nil {
 		t.Fatal(err)
 	}
 
-	// The app's sweep: the claims' sweep first, then the privacy sweep.
+	// The app's sweep, which runs the privacy sweep.
 	if err := a.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Auth.User(ctx, half.user.ID); err != nil {
-		t.Fatalf("an erasure still held by its claim was run again: %v", err)
+		t.Fatalf("an erasure still held by its lease was run again: %v", err)
 	}
 	clock.Advance(11 * time.Minute)
 	if err := a.Sweep(ctx); err != nil {
@@ -487,11 +510,11 @@ func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
 		if _, err := a.Auth.User(ctx, p.who.user.ID); !engine.IsNotFound(err) {
 			t.Errorf("%s: the account is still there: %v", p.who.user.Email, err)
 		}
-		if n, err := db.Collection(privacy.ErasuresCollection).CountDocuments(ctx, bson.M{"_id": p.who.user.ID}); err != nil || n != 1 {
-			t.Errorf("%s: %d ledger entries (%v)", p.who.user.Email, n, err)
+		if e, found, err := st.Erasures.Erased(ctx, p.who.user.ID); err != nil || !found || e.Why != "request" {
+			t.Errorf("%s: ledger entry %+v, %v (%v)", p.who.user.Email, e, found, err)
 		}
-		if n, err := db.Collection(privacy.FarewellsCollection).CountDocuments(ctx, bson.M{"_id": p.farewell}); err != nil || n != 1 {
-			t.Errorf("%s: the last mail it chose is not remembered (%d, %v)", p.who.user.Email, n, err)
+		if farewells, err := st.Erasures.Farewells(ctx); err != nil || !slices.ContainsFunc(farewells, func(f privacy.Farewell) bool { return f.Key == p.farewell }) {
+			t.Errorf("%s: the last mail it chose is not remembered (%+v, %v)", p.who.user.Email, farewells, err)
 		}
 		if m, err := a.Outbox.Get(ctx, p.farewell); err != nil || m.To != p.who.user.Email {
 			t.Errorf("%s: last mail %+v (%v)", p.who.user.Email, m, err)
@@ -500,8 +523,8 @@ func TestAnErasureLeftHalfDoneIsFinished(t *testing.T) {
 			t.Errorf("%s: events left %v (%v)", p.who.user.Email, events, err)
 		}
 	}
-	if n, err := db.Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
-		t.Errorf("%d erasures still pending (%v)", n, err)
+	if pending, err := st.Erasures.Pending(ctx); err != nil || len(pending) != 0 {
+		t.Errorf("erasures still pending: %+v (%v)", pending, err)
 	}
 	if _, err := a.Auth.SignIn(ctx, other.user.Email, password, "10.0.0.3", "glimpse.web"); err != nil {
 		t.Errorf("the other subscriber cannot sign in: %v", err)
@@ -521,16 +544,20 @@ func (failingMail) EraseTo(context.Context, []string, []string, string) (int, er
 // once (its sessions end, nobody can sign in) and the sweep finishes the
 // erasure.
 func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
-	a, clock := openApp(t)
+	onEngines(t, testADeletionThatFailsHalfWayIsFinishedLater)
+}
+
+func testADeletionThatFailsHalfWayIsFinishedLater(t *testing.T, open func(testing.TB) *store.Store) {
+	a, clock := openAppOn(t, open)
 	ctx := context.Background()
 	p := seedPerson(t, a, "stuck@example.com")
 	token, err := a.Auth.SignIn(ctx, p.user.Email, password, "10.0.0.4", "glimpse.web")
 	if err != nil {
 		t.Fatal(err)
 	}
-	failing := privacy.NewService(a.Store.DB(), clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
-		Retention: a.Retention, Experiments: a.Experiments,
-		Profiles: a.Profiles, Mail: failingMail{a.Outbox}})
+	st := privacy.StoresOf(a.Privacy)
+	failing := privacy.NewService(st, clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach, Retention: a.Retention, Experiments: a.Experiments,
+		Profiles: a.Profiles, Mail: failingMail{a.Outbox}, DB: a.Store.DB()})
 	if err := failing.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: password, IP: "10.0.0.4"}); err != nil {
 		t.Fatalf("a deletion that failed half way: %v, want it accepted", err)
 	}
@@ -540,8 +567,8 @@ func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
 	if _, err := a.Auth.SignIn(ctx, p.user.Email, password, "10.0.0.5", "glimpse.web"); err == nil {
 		t.Error("the account can still sign in while the erasure is unfinished")
 	}
-	if n, err := a.Store.DB().Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{"_id": p.user.ID}); err != nil || n != 1 {
-		t.Fatalf("pending erasures %d (%v), want the unfinished one", n, err)
+	if pending, err := st.Erasures.Pending(ctx); err != nil || len(pending) != 1 || pending[0].UserID != p.user.ID {
+		t.Fatalf("pending erasures %+v (%v), want the unfinished one", pending, err)
 	}
 	clock.Advance(11 * time.Minute)
 	if err := a.Sweep(ctx); err != nil {
@@ -550,40 +577,8 @@ func TestADeletionThatFailsHalfWayIsFinishedLater(t *testing.T) {
 	if _, err := a.Auth.User(ctx, p.user.ID); !engine.IsNotFound(err) {
 		t.Errorf("the account is still there after the sweep: %v", err)
 	}
-	if n, err := a.Store.DB().Collection(privacy.PendingErasuresCollection).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
-		t.Errorf("pending erasures %d (%v) after the sweep", n, err)
-	}
-}
-
-// TestLastMailsRememberedInTheLedgerAreMoved: a last mail an older release
-// remembered in the erasure ledger is moved out of it once, then deleted by
-// the sweep when sent, like a new one.
-func TestLastMailsRememberedInTheLedgerAreMoved(t *testing.T) {
-	a, _ := openApp(t)
-	ctx := context.Background()
-	db := a.Store.DB()
-	if err := a.Outbox.Enqueue(ctx, mail.Message{Key: "account-erased:old", To: "gone@example.com", Brand: "default",
-		Template: mail.TemplateAccountErased, Data: map[string]string{"email": "gone@example.com", "years": "8"}, Unlisted: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Collection(privacy.ErasuresCollection).InsertOne(ctx, bson.M{"_id": "gone-user", "at": start, "why": "request",
-		"farewell": "account-erased:old"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := privacy.MoveFarewells(ctx, db, "test_settings"); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := db.Collection(privacy.ErasuresCollection).CountDocuments(ctx, bson.M{"farewell": bson.M{"$exists": true}}); err != nil || n != 0 {
-		t.Fatalf("%d ledger entries still name a last mail (%v)", n, err)
-	}
-	if _, err := a.Outbox.DeliverDue(ctx, mail.SenderFunc(func(context.Context, mail.Mail) error { return nil })); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Privacy.Sweep(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Outbox.Get(ctx, "account-erased:old"); !engine.IsNotFound(err) {
-		t.Errorf("the old last mail is still stored after it was sent: %v", err)
+	if pending, err := st.Erasures.Pending(ctx); err != nil || len(pending) != 0 {
+		t.Errorf("pending erasures %+v (%v) after the sweep", pending, err)
 	}
 }
 
@@ -615,12 +610,13 @@ func TestRequestExportOnceAWindow(t *testing.T) {
 			t.Errorf("unexpected error: %v", err)
 		}
 	}
-	count, err := a.Store.DB().Collection(privacy.ExportsCollection).CountDocuments(ctx, bson.M{"userId": u.ID})
+	// One queued: the builders lease it alone.
+	queued, err := privacy.StoresOf(a.Privacy).Exports.ClaimQueued(ctx, "test", clock.Now(), clock.Now(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok != 1 || count != 1 {
-		t.Errorf("%d requests accepted and %d exports queued, want 1 and 1", ok, count)
+	if ok != 1 || len(queued) != 1 {
+		t.Errorf("%d requests accepted and %d exports queued, want 1 and 1", ok, len(queued))
 	}
 	clock.Advance(privacy.ExportWindow)
 	if _, err := a.Privacy.RequestExport(ctx, u.ID, "default"); err != nil {
@@ -743,10 +739,14 @@ func TestExportHoldsThePersonsData(t *testing.T) {
 	if err := a.Privacy.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, coll := range []string{privacy.ExportsCollection, privacy.ExportChunksCollection, privacy.ExportKeysCollection} {
-		if n, _ := a.Store.DB().Collection(coll).CountDocuments(ctx, bson.M{}); n != 0 {
-			t.Errorf("%s keeps %d documents past the export's lifetime", coll, n)
-		}
+	exports := privacy.StoresOf(a.Privacy).Exports
+	if e, found, err := exports.Latest(ctx, p.user.ID, time.Time{}); err != nil || found {
+		t.Errorf("the export is kept past its lifetime: %+v (%v)", e, err)
+	} else if parts, err := exports.Parts(ctx, e.ID); err != nil || len(parts) != 0 {
+		t.Errorf("the export's parts are kept past its lifetime: %d (%v)", len(parts), err)
+	}
+	if _, found, err := exports.Key(ctx, engine.HashToken(key)); err != nil || found {
+		t.Errorf("the download key is kept past the export's lifetime (%v)", err)
 	}
 }
 
@@ -884,7 +884,7 @@ func TestRetainInactive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	day(0) // starts counting everyone from today
+	day(0) // every account counts from its creation, today
 	if again, err := a.Privacy.RetainInactive(ctx); err != nil || again != (privacy.InactivityStats{}) {
 		t.Fatalf("a second pass the same day did something: %+v %v", again, err)
 	}
@@ -892,7 +892,28 @@ func TestRetainInactive(t *testing.T) {
 	if mails, _ := a.Outbox.To(ctx, []string{idle.Email, back.Email}, nil); len(mails) != 0 {
 		t.Fatalf("warned before 23 months: %v", mails)
 	}
-	day(701)
+	// Passes on several instances together warn each account once.
+	clock.Set(start.Add(701 * 24 * time.Hour))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	warned := 0
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := a.Privacy.RetainInactive(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			warned += st.Warned
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if warned != 2 {
+		t.Errorf("passes run together counted %d warnings, want 2 (idle and back, once each)", warned)
+	}
 	for _, u := range []auth.User{idle, back} {
 		mails, _ := a.Outbox.To(ctx, []string{u.Email}, nil)
 		if len(mails) != 1 || mails[0].Template != mail.TemplateInactivity {

@@ -39,7 +39,9 @@ func collections() []collection {
 	return []collection{eventsCollection, mailsCollection, profilesCollection, snapshotsCollection, chunksCollection, instagramLinksCollection,
 		attemptsCollection, stepsCollection, experimentsCollection, experimentPeopleCollection, experimentCountsCollection,
 		contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection,
-		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection, settingsCollection}
+		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection, settingsCollection,
+		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
+		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

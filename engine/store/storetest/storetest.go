@@ -92,17 +92,26 @@ func (sh *shared) start() {
 // socket), or the MongoDB at $GLIMPSE_TEST_MONGODB_URI when that is set.
 func Open(tb testing.TB) *store.Store {
 	tb.Helper()
+	s := OpenMongo(tb)
+	if os.Getenv(EnvURI) == "" {
+		s = s.WithSQL(OpenSQL(tb))
+	}
+	return s
+}
+
+// OpenMongo returns a Store on a new, empty database of the shared server,
+// dropped when the test ends, with no embedded SQLite database: app.Open
+// then takes the MongoDB stores of every domain that has its own
+// (engine/app/stores.go), as in production.
+func OpenMongo(tb testing.TB) *store.Store {
+	tb.Helper()
 	server.once.Do(server.start)
 	if server.err != nil {
 		tb.Fatalf("storetest: open shared server: %v", server.err)
 	}
-
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails
 	s := server.store.WithDatabase("t_" + hex.EncodeToString(b[:]))
-	if os.Getenv(EnvURI) == "" {
-		s = s.WithSQL(OpenSQL(tb))
-	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
