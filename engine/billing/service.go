@@ -272,9 +272,6 @@ func (s *Service) ForUser(ctx context.Context, userID string) ([]Subscription, e
 	return SubscriptionsOfUser(ctx, s.db, userID)
 }
 
-// ErrAlreadyFinalized is a subscription another account owns.
-var ErrAlreadyFinalized = engine.Errorf(engine.CodeConflict, "No subscription")
-
 // Finalize links a paid subscription to the account just created for it.
 // The link is claimed with a unique insert, so of two accounts racing for
 // one subscription exactly one gets it; linking the same account again is
@@ -519,10 +516,6 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	s.touched(sub.UserID)
 	return sub, nil
 }
-
-// ErrNotResumable is a plan that is not canceled-but-running (active
-// already, ended, or an add-on).
-var ErrNotResumable = engine.Errorf(engine.CodeConflict, "This plan cannot be resumed.")
 
 // Resume takes back a cancel at period end before the period ends: the plan
 // is active again and renews as before. Resuming twice is a no-op.

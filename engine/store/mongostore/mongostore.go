@@ -36,7 +36,7 @@ type index struct {
 
 // collections declares every collection the MongoDB stores use.
 func collections() []collection {
-	return []collection{eventsCollection}
+	return []collection{eventsCollection, subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection}
 }
 
 // indexes returns the declared indexes of the named collection.
