@@ -281,11 +281,9 @@ func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) e
 	if err != nil {
 		return err
 	}
-	if sub.UserID == userID {
-		return nil
-	}
-	if sub.UserID != "" {
-		return ErrAlreadyFinalized
+	_, fx, ok, err := sub.Finalize(userID, s.clock.Now())
+	if err != nil || !ok {
+		return err
 	}
 	won, err := s.claims.Take(ctx, "finalize:"+subscriptionID, userID, s.clock.Now().AddDate(100, 0, 0))
 	if err != nil {
@@ -307,7 +305,7 @@ func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) e
 		bson.M{"$set": bson.M{"userId": userID}}); err != nil {
 		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
 	}
-	s.record(ctx, subscriptionID, "finalized", Change{By: "user:" + userID, Kind: ChangeFinalized, To: userID})
+	s.effects(ctx, fx)
 	s.touched(userID)
 	return nil
 }
@@ -483,11 +481,12 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	if err != nil {
 		return Subscription{}, err
 	}
-	if sub.Status != StatusActive || !sub.MainPlan {
-		return sub, nil
-	}
 	now := s.clock.Now()
 	end := s.periodEnd(sub, now)
+	next, fx, ok := sub.Cancel(now, end, by)
+	if !ok {
+		return sub, nil
+	}
 	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
 	}
@@ -495,24 +494,13 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	// (a sale plan taken in the cancel flow) goes with the cancel, and the
 	// cancel's mail says so; a resume brings back the plan as it runs now.
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end},
+		"$set":   bson.M{"status": next.Status, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end},
 		"$unset": bson.M{"nextPlanCode": ""},
 	}); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
 	}
-	dropped := sub.NextPlanCode
-	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusCanceled, true, &now, &end, end
-	sub.NextPlanCode = ""
-	change := Change{By: by, Kind: ChangeCanceled, From: StatusActive, To: StatusCanceled}
-	data := map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(end)}
-	if dropped != "" {
-		change.Detail = "scheduled change to " + dropped + " dropped"
-		data["dropped"] = Describe(dropped).Name
-	}
-	// Keyed by the plan's run: cancel, resume and cancel again is two
-	// cancels, each recorded and mailed; the same cancel sent twice is one.
-	s.record(ctx, sub.ID, "canceled"+sub.run(), change)
-	s.send(ctx, Notice{Key: "canceled:" + sub.ID + sub.run(), To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled, Data: data})
+	sub = next
+	s.effects(ctx, fx)
 	s.touched(sub.UserID)
 	return sub, nil
 }
@@ -524,12 +512,9 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if err != nil {
 		return Subscription{}, err
 	}
-	now := s.clock.Now()
-	if sub.Status == StatusActive && sub.MainPlan {
-		return sub, nil
-	}
-	if sub.Status != StatusCanceled || !sub.MainPlan || sub.Expired(now) {
-		return sub, ErrNotResumable
+	next, fx, ok, err := sub.Resume(s.clock.Now(), by, s.renewalTerms)
+	if err != nil || !ok {
+		return sub, err
 	}
 	// By _id alone: a filter with anything beside _id scans every
 	// subscription on the embedded store (docs/store.md §10), and a
@@ -537,23 +522,14 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if err := s.scheduleRenewal(ctx, sub.ID, sub.CurrentPeriodEnd); err != nil {
 		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
 	}
-	// The cancel it takes back names the resume: two resumes of one cancel
-	// sent together are one history line and one mail.
-	canceled := ""
-	if sub.CanceledAt != nil {
-		canceled = strconv.FormatInt(sub.CanceledAt.UnixNano(), 10)
-	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd, "resumedAt": now},
+		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd, "resumedAt": next.ResumedAt},
 		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": "", "nextPlanCode": ""},
 	}); err != nil {
 		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
 	}
-	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusActive, false, nil, nil, sub.CurrentPeriodEnd
-	sub.ResumedAt, sub.NextPlanCode = &now, ""
-	s.record(ctx, sub.ID, "resumed:"+canceled, Change{By: by, Kind: ChangeResumed, From: StatusCanceled, To: StatusActive})
-	s.send(ctx, Notice{Key: "resumed:" + sub.ID + ":" + canceled, To: sub.Email, Brand: sub.Brand, Kind: NoticeResumed,
-		Data: s.renewalTerms(sub)})
+	sub = next
+	s.effects(ctx, fx)
 	s.touched(sub.UserID)
 	return sub, nil
 }
@@ -644,6 +620,23 @@ func (s *Service) record(ctx context.Context, subID, key string, c Change) {
 	if c.At.IsZero() {
 		c.At = s.clock.Now()
 	}
+	s.recordLine(ctx, key, c)
+}
+
+// effects writes a rule's history lines and sends its mails.
+func (s *Service) effects(ctx context.Context, fx Effects) {
+	for _, c := range fx.Lines {
+		s.recordLine(ctx, strings.TrimPrefix(c.ID, c.SubscriptionID+"/"), c)
+	}
+	for _, n := range fx.Notices {
+		s.send(ctx, n)
+	}
+}
+
+// recordLine writes one history line with its id; a line already written
+// stays as it was.
+func (s *Service) recordLine(ctx context.Context, key string, c Change) {
+	subID := c.SubscriptionID
 	if _, err := s.db.Collection(historyCollection).InsertOne(ctx, c); err != nil && !store.IsDuplicateKey(err) {
 		s.logger.Error("record subscription change", "subscription", subID, "change", key, "error", err)
 		return

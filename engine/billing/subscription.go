@@ -250,6 +250,25 @@ func (s Subscription) Extend(key string, days int, from, now time.Time, by strin
 	return next, fx, true
 }
 
+// CancelNow ends a main plan at once: no access from now and no renewal.
+// ok is false for a plan ended already; ErrNotAPlan for an add-on or a
+// plan that no longer counts.
+func (s Subscription) CancelNow(now time.Time, by string) (next Subscription, fx Effects, ok bool, err error) {
+	if s.Status == StatusExpired {
+		return s, Effects{}, false, nil
+	}
+	if !s.MainPlan || s.Expired(now) {
+		return s, Effects{}, false, ErrNotAPlan
+	}
+	next = s
+	next.Status, next.ExpiresAt, next.CanceledAt, next.DueAt, next.CancelAtPeriodEnd = StatusExpired, &now, &now, time.Time{}, false
+	next.NextPlanCode = ""
+	fx.Lines = []Change{s.Line("canceled-now", now, Change{By: by, Kind: ChangeCanceled, From: s.Status, To: StatusExpired, Detail: "ended now"})}
+	fx.Notices = []Notice{{Key: "canceled:" + s.ID + ":now", To: s.Email, Brand: s.Brand, Kind: NoticeCanceled,
+		Data: map[string]string{"plan": Describe(s.PlanCode).Name, "endDate": brand.Date(now)}}}
+	return next, fx, true, nil
+}
+
 // maxExtensionKeys bounds the extension keys a subscription remembers: a
 // request is retried within minutes, not twenty extensions later.
 const maxExtensionKeys = 20
