@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"glimpse/engine/billing"
 	"glimpse/engine/store"
 	"glimpse/engine/store/mongostore"
 	"glimpse/engine/store/sqlstore"
@@ -15,15 +16,16 @@ import (
 // domains whose stores have not moved yet still use the store's MongoDB
 // connection directly (docs/store.md).
 type stores struct {
-	events tracking.Events
+	events  tracking.Events
+	billing billing.Store
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
-		return stores{events: sqlstore.NewEvents(db)}, nil
+		return stores{events: sqlstore.NewEvents(db), billing: sqlstore.NewBilling(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
 	}
-	return stores{events: mongostore.NewEvents(st.DB())}, nil
+	return stores{events: mongostore.NewEvents(st.DB()), billing: mongostore.NewBilling(st.DB())}, nil
 }

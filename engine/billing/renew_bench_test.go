@@ -43,12 +43,13 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	return billingDB{st.DB()}
+	return billingDB{st.DB(), storeOf(st)}
 }
 
 // billingDB is a test database with billing's collections.
 type billingDB struct {
 	*mongo.Database
+	store Store
 }
 
 // seedDue inserts n active weekly subscriptions on the sandbox, all due at
@@ -147,7 +148,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	outbox := receiptOutbox(tb, db)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret),
 			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())

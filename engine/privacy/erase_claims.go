@@ -39,10 +39,9 @@ import (
 //     used again since has lost it, and its claims, made while that mail was
 //     delivered, went with the sweep long before, unless the person deleted
 //     the account within minutes of the warning.
-//   - "checkout-key:<hash of a random key>" (billing.StartCheckout): bound to
-//     the plan and a hash of the address with the key, so it holds no
-//     address (billing.checkoutKeyOwner; older ones rewritten at start by
-//     billing.HashCheckoutKeyOwners); it expires 30 days after the checkout.
+//
+// Billing's checkout keys and attempt counters are in billing's own keys
+// (billing_keys), under hashes and subscription and order ids: no address.
 //
 // Left to expire: "refresh:<account>:<due>:<window>", the lease of a
 // profile's refresh, released when the refresh ends; one left by a runner
