@@ -129,7 +129,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err != nil {
 		return nil, err
 	}
-	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Provider: provider,
+	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Store: a.stores.billing, Provider: provider,
 		Logger: logger, Notify: a.billingMail, NotifyMany: a.billingMails, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
 	// A profile report bought before the profile's first analysis is mailed
 	// once there is one.
@@ -160,9 +160,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		return nil, err
 	}
 	if err := billing.ClaimLegacyFreeMonths(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
-	if err := billing.HashCheckoutKeyOwners(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
 		return nil, err
 	}
 	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
@@ -353,6 +350,9 @@ func (a *App) Sweep(ctx context.Context) error {
 		return err
 	}
 	if _, err := store.NewClaims(a.Store.DB()).Sweep(ctx, a.Clock.Now()); err != nil {
+		return err
+	}
+	if _, err := a.Billing.SweepKeys(ctx); err != nil {
 		return err
 	}
 	// Before the privacy sweep's first purge of what erasures kept.

@@ -39,6 +39,21 @@ func TestSweepRemovesExpiredSessionsLinksAndSignInCounters(t *testing.T) {
 	if _, err := a.Staff.SignIn(ctx, app.EditorEmail, app.EditorPassword, "ip"); err != nil {
 		t.Fatal(err)
 	}
+	if ok, err := a.Billing.TakeAttempt(ctx, "sweep-test", 1, time.Minute); err != nil || !ok {
+		t.Fatalf("TakeAttempt = %v, %v", ok, err)
+	}
+	billingKeys := func() int {
+		t.Helper()
+		if a.Store.SQL() == nil {
+			return -1
+		}
+		rows, err := a.Store.SQL().RowsText(ctx, "billing_keys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rows)
+	}
+	keysBefore := billingKeys()
 	db := a.Store.DB()
 	// The moved domains' tables are on the embedded SQLite database when
 	// the store has one, and collections of the same names otherwise.
@@ -71,9 +86,15 @@ func TestSweepRemovesExpiredSessionsLinksAndSignInCounters(t *testing.T) {
 			t.Errorf("%s: the sweep removed live documents: %d of %d left", coll, got, n)
 		}
 	}
+	if n := billingKeys(); n != keysBefore {
+		t.Errorf("billing_keys: the sweep removed live keys: %d of %d left", n, keysBefore)
+	}
 	clock.Advance(staff.SessionLifetime + time.Second)
 	if err := a.Sweep(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := billingKeys(); n > 0 {
+		t.Errorf("billing_keys: %d expired keys left after the sweep", n)
 	}
 	for coll := range before {
 		if n := count(coll); n != 0 {

@@ -7,19 +7,16 @@ import (
 	"testing"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // TestCheckoutKeyClaimHoldsNoAddress: a checkout key's claim binds it to
 // the plan and the address without holding the address (account deletion
 // cannot find the claim by it), and still refuses the key for another
-// address; a claim an older release bound to the address itself is
-// rewritten once at start, and its key still buys for that address.
+// address.
 func TestCheckoutKeyClaimHoldsNoAddress(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	claims := store.NewClaims(f.svc.db)
 	plan, err := f.svc.Catalogue().Find("default", FamilyWeekly)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +29,7 @@ func TestCheckoutKeyClaimHoldsNoAddress(t *testing.T) {
 	}
 	owner := func(key string) string {
 		t.Helper()
-		o, err := claims.Owner(ctx, checkoutKeyClaim(engine.HashToken("checkout:"+key)))
+		o, err := f.svc.st.Keys().Bound(ctx, checkoutKeyClaim(engine.HashToken("checkout:"+key)), f.clock.Now())
 		if err != nil || o == "" {
 			t.Fatalf("the claim of key %s: %q, %v", key, o, err)
 		}
@@ -50,23 +47,4 @@ func TestCheckoutKeyClaimHoldsNoAddress(t *testing.T) {
 		t.Errorf("the key for another address: %v, want ErrKeyReused", err)
 	}
 
-	// Bound by an older release.
-	if _, err := claims.Take(ctx, checkoutKeyClaim(engine.HashToken("checkout:old-key")), plan.Code+"|"+email,
-		f.clock.Now().Add(keyLifetime)); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if err := HashCheckoutKeyOwners(ctx, f.svc.db, "settings", f.clock.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if o := owner("old-key"); strings.Contains(o, email) {
-		t.Errorf("the older claim still holds the address: %q", o)
-	}
-	if err := checkout("old-key", email); err != nil {
-		t.Errorf("the older page's key: %v", err)
-	}
-	if err := checkout("old-key", "bob@example.com"); !errors.Is(err, ErrKeyReused) {
-		t.Errorf("the older key for another address: %v, want ErrKeyReused", err)
-	}
 }

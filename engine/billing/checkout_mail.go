@@ -177,7 +177,8 @@ func (s *Service) ChangePurchaseEmail(ctx context.Context, orderID, bundle, emai
 	if err := s.takePurchaseMail(ctx, orderID); err != nil {
 		return err
 	}
-	ok, err := s.claims.TakeSlot(ctx, "purchase-email-change:"+orderID, PurchaseEmailChanges, s.clock.Now().Add(2*PurchaseFixWindow))
+	now := s.clock.Now()
+	ok, err := s.st.Keys().Take(ctx, "purchase-email-change:"+orderID, PurchaseEmailChanges, now, now.Add(2*PurchaseFixWindow))
 	if err != nil {
 		return fmt.Errorf("change the address of %s: %w", orderID, err)
 	}

@@ -58,7 +58,7 @@ func TestAnUnfinishedRenewalIsFiledAgain(t *testing.T) {
 	seedDue(t, db, 3, 0)
 	clock := engine.NewManualClock(renewAt)
 	provider := &flakySandbox{Sandbox: NewSandbox(db.Database, clock, testWebhookSecret), down: map[string]bool{"sub_bench_0000001": true}}
-	svc := NewService(db.Database, clock, Options{Provider: provider})
+	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: provider})
 	st, err := svc.RenewDue(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestRenewalReadsByScheduleOrByScan(t *testing.T) {
 	ctx := context.Background()
 	seedDue(t, db, 12, 0)
 	clock := engine.NewManualClock(renewAt)
-	svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
 	svc.renewal.scanFloor = 5
 	if !svc.scanCheaper(ctx, 12) || svc.scanCheaper(ctx, 2) {
 		t.Fatal("12 of 12 due should be read by a scan, 2 by _id")
@@ -168,7 +168,7 @@ func TestExistingSubscriptionsAreScheduledOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := engine.NewManualClock(renewAt)
-	svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
 	if st, err := svc.RenewDue(ctx); err != nil || st.Renewed != 2 || st.Due != 2 {
 		t.Fatalf("pass %+v, %v, want sub_old_0 and sub_old_1 renewed", st, err)
 	}

@@ -646,6 +646,10 @@ func (s *Service) RunRenewals(ctx context.Context, every time.Duration) {
 			s.logger.Info("renewal pass", "due", stats.Due, "renewed", stats.Renewed, "failed", stats.Failed,
 				"expired", stats.Expired, "skipped", stats.Skipped)
 		}
+		// Mails decided by a change that stopped before handing them over.
+		if err := s.DrainNotices(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Error("billing outbox", "error", err)
+		}
 	}
 	renew(ctx)
 	// A pass after an outage may scan every subscription (due.go): over a

@@ -48,7 +48,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	return billingDB{Database: st.DB(), mails: NewBenchMails(tb)}
+	return billingDB{Database: st.DB(), mails: NewBenchMails(tb), store: storeOf(st)}
 }
 
 // billingDB is a test database with billing's collections, and the
@@ -56,6 +56,7 @@ func openBillingDB(tb testing.TB) billingDB {
 type billingDB struct {
 	*mongo.Database
 	mails mail.Mails
+	store Store
 }
 
 // seedDue inserts n active weekly subscriptions on the sandbox, all due at
@@ -154,7 +155,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	outbox := receiptOutbox(tb, db)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret),
 			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())

@@ -78,7 +78,7 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 	}
 	for range 2 {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret),
 			Notify: notify, NotifyMany: notifyMany})
 		svc.renewal.batch = 3
 		svc.SetMetrics(counted)
@@ -234,7 +234,7 @@ func TestRenewalFilesAtTheSubscriptionsBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := engine.NewManualClock(renewAt)
-	svc := NewService(db.Database, clock, Options{Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
 	renew := func() {
 		t.Helper()
 		if st, err := svc.RenewDue(ctx); err != nil || st.Renewed == 0 || st.Failures != 0 {

@@ -87,7 +87,10 @@ const (
 
 // Service sells plans and keeps subscriptions.
 type Service struct {
-	db        *mongo.Database
+	db *mongo.Database
+	// st is billing's own storage (storage.go), which the move of issue #33
+	// fills interface by interface; nil in tests that do not reach it.
+	st        Store
 	clock     engine.Clock
 	provider  Provider
 	catalogue *Catalogue
@@ -120,6 +123,9 @@ type Service struct {
 
 // Options are the Service's collaborators beyond the database.
 type Options struct {
+	// Store is billing's own storage (sqlstore.NewBilling,
+	// mongostore.NewBilling).
+	Store     Store
 	Provider  Provider
 	Catalogue *Catalogue
 	Logger    *slog.Logger
@@ -145,7 +151,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db), due: newRenewalSchedule(db),
+	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db), due: newRenewalSchedule(db),
 		retained: newRetainedSchedule(db), checks: newChecksSchedule(db),
 		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
@@ -156,6 +162,99 @@ func (s *Service) Catalogue() *Catalogue { return s.catalogue }
 
 // Provider returns the payment provider.
 func (s *Service) Provider() Provider { return s.provider }
+
+// maxStaleReads bounds how often a change reads again after losing a race:
+// a subscription changes a few times a month, so five losses in a row is
+// a storm (or a bug), reported rather than retried for ever.
+const maxStaleReads = 5
+
+// change applies a rule to a subscription as stored: it reads it, decides
+// by rule on what it read, and writes the result over the version read
+// (Subscriptions.Apply), with the lines and mails the rule returned. When
+// another writer changed it meanwhile (ErrStale) it reads and decides
+// again. ok false from the rule writes nothing and returns the
+// subscription as read.
+func (s *Service) change(ctx context.Context, id string, rule func(Subscription) (Subscription, Effects, bool, error)) (Subscription, error) {
+	subs := s.st.Subscriptions()
+	for range maxStaleReads {
+		sub, err := subs.Get(ctx, id)
+		if err != nil {
+			return Subscription{}, err
+		}
+		next, fx, ok, err := rule(sub)
+		if err != nil || !ok {
+			return sub, err
+		}
+		applied, err := subs.Apply(ctx, next, fx)
+		if errors.Is(err, ErrStale) {
+			continue
+		}
+		if err != nil {
+			return Subscription{}, fmt.Errorf("change subscription %s: %w", id, err)
+		}
+		s.touched(applied.UserID)
+		if len(fx.Notices) > 0 {
+			s.drain(ctx)
+		}
+		return applied, nil
+	}
+	return Subscription{}, fmt.Errorf("change subscription %s: %w %d times", id, ErrStale, maxStaleReads)
+}
+
+// drain hands the outbox's mails to the mailer, logging a failure: what is
+// left is handed over by the next drain (DrainNotices, every renewal tick).
+func (s *Service) drain(ctx context.Context) {
+	if err := s.DrainNotices(ctx); err != nil {
+		s.logger.Error("hand billing mails over", "error", err)
+	}
+}
+
+// drainBatch is how many mails one round of DrainNotices hands over.
+const drainBatch = 500
+
+// DrainNotices hands every mail waiting in the outbox to the mailer, then
+// removes it. A mail is removed only once handed over, so a stop between
+// the two hands it over again, which its key makes harmless.
+func (s *Service) DrainNotices(ctx context.Context) error {
+	if s.st == nil {
+		return nil
+	}
+	for {
+		ns, err := s.st.Notices().Pending(ctx, drainBatch)
+		if err != nil || len(ns) == 0 {
+			return err
+		}
+		if s.notifyMany != nil {
+			if err := s.notifyMany(ctx, ns); err != nil {
+				return fmt.Errorf("hand billing mails over: %w", err)
+			}
+		} else if s.notify != nil {
+			for _, n := range ns {
+				if err := s.notify(ctx, n); err != nil {
+					return fmt.Errorf("hand billing mail %s over: %w", n.Key, err)
+				}
+			}
+		}
+		keys := make([]string, len(ns))
+		for i, n := range ns {
+			keys[i] = n.Key
+		}
+		if err := s.st.Notices().Done(ctx, keys); err != nil {
+			return err
+		}
+		if len(ns) < drainBatch {
+			return nil
+		}
+	}
+}
+
+// SweepKeys deletes billing's expired keys (Keys.DeleteExpired).
+func (s *Service) SweepKeys(ctx context.Context) (int64, error) {
+	if s.st == nil {
+		return 0, nil
+	}
+	return s.st.Keys().DeleteExpired(ctx, s.clock.Now())
+}
 
 // ErrNoSubscription is an unknown subscription id.
 var ErrNoSubscription = engine.Errorf(engine.CodeNotFound, "No subscription")
@@ -272,9 +371,6 @@ func (s *Service) ForUser(ctx context.Context, userID string) ([]Subscription, e
 	return SubscriptionsOfUser(ctx, s.db, userID)
 }
 
-// ErrAlreadyFinalized is a subscription another account owns.
-var ErrAlreadyFinalized = engine.Errorf(engine.CodeConflict, "No subscription")
-
 // Finalize links a paid subscription to the account just created for it.
 // The link is claimed with a unique insert, so of two accounts racing for
 // one subscription exactly one gets it; linking the same account again is
@@ -284,11 +380,9 @@ func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) e
 	if err != nil {
 		return err
 	}
-	if sub.UserID == userID {
-		return nil
-	}
-	if sub.UserID != "" {
-		return ErrAlreadyFinalized
+	_, fx, ok, err := sub.Finalize(userID, s.clock.Now())
+	if err != nil || !ok {
+		return err
 	}
 	won, err := s.claims.Take(ctx, "finalize:"+subscriptionID, userID, s.clock.Now().AddDate(100, 0, 0))
 	if err != nil {
@@ -310,7 +404,7 @@ func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) e
 		bson.M{"$set": bson.M{"userId": userID}}); err != nil {
 		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
 	}
-	s.record(ctx, subscriptionID, "finalized", Change{By: "user:" + userID, Kind: ChangeFinalized, To: userID})
+	s.effects(ctx, fx)
 	s.touched(userID)
 	return nil
 }
@@ -332,15 +426,12 @@ type PurchaseRequest struct {
 // first caller binds it, and a caller with the same key and anything else
 // gets ErrKeyReused.
 func (s *Service) bindKey(ctx context.Context, claimID, what string) error {
-	won, err := s.claims.Take(ctx, claimID, what, s.clock.Now().Add(keyLifetime))
-	if err != nil || won {
-		return err
-	}
-	owner, err := s.claims.Owner(ctx, claimID)
+	now := s.clock.Now()
+	bound, err := s.st.Keys().Bind(ctx, claimID, what, now, now.Add(keyLifetime))
 	if err != nil {
 		return err
 	}
-	if owner != what {
+	if bound != what {
 		return ErrKeyReused
 	}
 	return nil
@@ -359,7 +450,7 @@ const maxAttempts = 1000
 // provider charges it once. failed counts the attempt as declined when its
 // charge was refused by the bank, so the next one is new.
 func (s *Service) attemptKey(ctx context.Context, base, failures string) (key string, failed func(error), err error) {
-	n, err := s.claims.Count(ctx, failures, maxAttempts)
+	n, err := s.st.Keys().Count(ctx, failures, s.clock.Now())
 	if err != nil {
 		return "", nil, fmt.Errorf("count attempts of %s: %w", base, err)
 	}
@@ -371,7 +462,8 @@ func (s *Service) attemptKey(ctx context.Context, base, failures string) (key st
 		if !errors.Is(chargeErr, ErrCardDeclined) && !errors.Is(chargeErr, ErrAuthenticationRequired) {
 			return
 		}
-		if _, err := s.claims.TakeSlot(ctx, failures, maxAttempts, s.clock.Now().Add(keyLifetime)); err != nil {
+		now := s.clock.Now()
+		if _, err := s.st.Keys().Take(ctx, failures, maxAttempts, now, now.Add(keyLifetime)); err != nil {
 			s.logger.Error("count a declined attempt", "key", base, "error", err)
 		}
 	}, nil
@@ -486,11 +578,12 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	if err != nil {
 		return Subscription{}, err
 	}
-	if sub.Status != StatusActive || !sub.MainPlan {
-		return sub, nil
-	}
 	now := s.clock.Now()
 	end := s.periodEnd(sub, now)
+	next, fx, ok := sub.Cancel(now, end, by)
+	if !ok {
+		return sub, nil
+	}
 	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
 	}
@@ -498,31 +591,16 @@ func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscr
 	// (a sale plan taken in the cancel flow) goes with the cancel, and the
 	// cancel's mail says so; a resume brings back the plan as it runs now.
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusCanceled, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end},
+		"$set":   bson.M{"status": next.Status, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end},
 		"$unset": bson.M{"nextPlanCode": ""},
 	}); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
 	}
-	dropped := sub.NextPlanCode
-	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusCanceled, true, &now, &end, end
-	sub.NextPlanCode = ""
-	change := Change{By: by, Kind: ChangeCanceled, From: StatusActive, To: StatusCanceled}
-	data := map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(end)}
-	if dropped != "" {
-		change.Detail = "scheduled change to " + dropped + " dropped"
-		data["dropped"] = Describe(dropped).Name
-	}
-	// Keyed by the plan's run: cancel, resume and cancel again is two
-	// cancels, each recorded and mailed; the same cancel sent twice is one.
-	s.record(ctx, sub.ID, "canceled"+sub.run(), change)
-	s.send(ctx, Notice{Key: "canceled:" + sub.ID + sub.run(), To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled, Data: data})
+	sub = next
+	s.effects(ctx, fx)
 	s.touched(sub.UserID)
 	return sub, nil
 }
-
-// ErrNotResumable is a plan that is not canceled-but-running (active
-// already, ended, or an add-on).
-var ErrNotResumable = engine.Errorf(engine.CodeConflict, "This plan cannot be resumed.")
 
 // Resume takes back a cancel at period end before the period ends: the plan
 // is active again and renews as before. Resuming twice is a no-op.
@@ -531,12 +609,9 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if err != nil {
 		return Subscription{}, err
 	}
-	now := s.clock.Now()
-	if sub.Status == StatusActive && sub.MainPlan {
-		return sub, nil
-	}
-	if sub.Status != StatusCanceled || !sub.MainPlan || sub.Expired(now) {
-		return sub, ErrNotResumable
+	next, fx, ok, err := sub.Resume(s.clock.Now(), by, s.renewalTerms)
+	if err != nil || !ok {
+		return sub, err
 	}
 	// By _id alone: a filter with anything beside _id scans every
 	// subscription on the embedded store (docs/store.md §10), and a
@@ -544,23 +619,14 @@ func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscr
 	if err := s.scheduleRenewal(ctx, sub.ID, sub.CurrentPeriodEnd); err != nil {
 		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
 	}
-	// The cancel it takes back names the resume: two resumes of one cancel
-	// sent together are one history line and one mail.
-	canceled := ""
-	if sub.CanceledAt != nil {
-		canceled = strconv.FormatInt(sub.CanceledAt.UnixNano(), 10)
-	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd, "resumedAt": now},
+		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd, "resumedAt": next.ResumedAt},
 		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": "", "nextPlanCode": ""},
 	}); err != nil {
 		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
 	}
-	sub.Status, sub.CancelAtPeriodEnd, sub.CanceledAt, sub.ExpiresAt, sub.DueAt = StatusActive, false, nil, nil, sub.CurrentPeriodEnd
-	sub.ResumedAt, sub.NextPlanCode = &now, ""
-	s.record(ctx, sub.ID, "resumed:"+canceled, Change{By: by, Kind: ChangeResumed, From: StatusCanceled, To: StatusActive})
-	s.send(ctx, Notice{Key: "resumed:" + sub.ID + ":" + canceled, To: sub.Email, Brand: sub.Brand, Kind: NoticeResumed,
-		Data: s.renewalTerms(sub)})
+	sub = next
+	s.effects(ctx, fx)
 	s.touched(sub.UserID)
 	return sub, nil
 }
@@ -610,11 +676,11 @@ func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by
 
 // TakeAttempt counts one attempt of something limited (checkouts per
 // client, cancel mails per subscription) in the current window of length
-// window, and reports whether it is within limit. Counting is by unique
-// inserts, so concurrent attempts never get past the limit together.
+
+// never get past the limit together.
 func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window time.Duration) (bool, error) {
 	now := s.clock.Now()
-	ok, err := s.claims.TakeSlot(ctx, key+":"+store.Window(now, window), limit, now.Add(2*window))
+	ok, err := s.st.Keys().Take(ctx, key+":"+store.Window(now, window), limit, now, now.Add(2*window))
 	if err != nil {
 		return false, fmt.Errorf("count attempt %s: %w", key, err)
 	}
@@ -651,6 +717,23 @@ func (s *Service) record(ctx context.Context, subID, key string, c Change) {
 	if c.At.IsZero() {
 		c.At = s.clock.Now()
 	}
+	s.recordLine(ctx, key, c)
+}
+
+// effects writes a rule's history lines and sends its mails.
+func (s *Service) effects(ctx context.Context, fx Effects) {
+	for _, c := range fx.Lines {
+		s.recordLine(ctx, strings.TrimPrefix(c.ID, c.SubscriptionID+"/"), c)
+	}
+	for _, n := range fx.Notices {
+		s.send(ctx, n)
+	}
+}
+
+// recordLine writes one history line with its id; a line already written
+// stays as it was.
+func (s *Service) recordLine(ctx context.Context, key string, c Change) {
+	subID := c.SubscriptionID
 	if _, err := s.db.Collection(historyCollection).InsertOne(ctx, c); err != nil && !store.IsDuplicateKey(err) {
 		s.logger.Error("record subscription change", "subscription", subID, "change", key, "error", err)
 		return

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -34,24 +33,18 @@ func (s *Service) CancelNow(ctx context.Context, subscriptionID, by string) (Sub
 	if err != nil {
 		return Subscription{}, err
 	}
-	now := s.clock.Now()
-	if sub.Status == StatusExpired {
-		return sub, nil
-	}
-	if !sub.MainPlan || sub.Expired(now) {
-		return sub, ErrNotAPlan
+	next, fx, ok, err := sub.CancelNow(s.clock.Now(), by)
+	if err != nil || !ok {
+		return sub, err
 	}
 	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusExpired, "expiresAt": now, "canceledAt": now},
+		"$set":   bson.M{"status": next.Status, "expiresAt": next.ExpiresAt, "canceledAt": next.CanceledAt},
 		"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": "", "nextPlanCode": ""},
 	}); err != nil {
 		return Subscription{}, fmt.Errorf("cancel %s now: %w", sub.ID, err)
 	}
-	from := sub.Status
-	sub.Status, sub.ExpiresAt, sub.CanceledAt, sub.DueAt, sub.CancelAtPeriodEnd = StatusExpired, &now, &now, time.Time{}, false
-	s.record(ctx, sub.ID, "canceled-now", Change{By: by, Kind: ChangeCanceled, From: from, To: StatusExpired, Detail: "ended now"})
-	s.send(ctx, Notice{Key: "canceled:" + sub.ID + ":now", To: sub.Email, Brand: sub.Brand, Kind: NoticeCanceled,
-		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "endDate": brand.Date(now)}})
+	sub = next
+	s.effects(ctx, fx)
 	s.touched(sub.UserID)
 	return sub, nil
 }
@@ -79,12 +72,11 @@ func (s *Service) Extend(ctx context.Context, subscriptionID string, days int, k
 	if !won {
 		return sub, nil // this request was made already
 	}
-	end := s.periodEnd(sub, now).AddDate(0, 0, days)
-	set := bson.M{"currentPeriodEnd": end}
-	if sub.Status == StatusCanceled {
-		set["expiresAt"], set["dueAt"] = end, end
-	} else {
-		set["dueAt"] = end
+	next, fx, _ := sub.Extend(key, days, s.periodEnd(sub, now), now, by)
+	end := next.CurrentPeriodEnd
+	set := bson.M{"currentPeriodEnd": end, "dueAt": end}
+	if next.ExpiresAt != nil && sub.Status == StatusCanceled {
+		set["expiresAt"] = end
 	}
 	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
 		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
@@ -94,15 +86,9 @@ func (s *Service) Extend(ctx context.Context, subscriptionID string, days int, k
 		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
 		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
 	}
-	from := s.periodEnd(sub, now)
-	sub.CurrentPeriodEnd, sub.DueAt = end, end
-	if sub.Status == StatusCanceled {
-		sub.ExpiresAt = &end
-	}
-	s.record(ctx, sub.ID, "extended:staff:"+key, Change{By: by, Kind: ChangeExtended, From: from.Format(time.RFC3339),
-		To: end.Format(time.RFC3339), Detail: strconv.Itoa(days) + " days"})
-	s.send(ctx, Notice{Key: "extended:" + sub.ID + ":" + key, To: sub.Email, Brand: sub.Brand, Kind: NoticeExtended,
-		Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "date": brand.Date(end)}})
+	next.Extensions = sub.Extensions // the claim, not the document, remembers the key until the move
+	sub = next
+	s.effects(ctx, fx)
 	s.touched(sub.UserID)
 	return sub, nil
 }

@@ -15,10 +15,9 @@ import (
 //
 //   - "finalize:<subscription>", owned by the account id, kept 100 years
 //     (billing.Finalize): deleted for each of the person's subscriptions.
-//   - "checkout-key:<hash of a random key>" (billing.StartCheckout): bound to
-//     the plan and a hash of the address with the key, so it holds no
-//     address (billing.checkoutKeyOwner; older ones rewritten at start by
-//     billing.HashCheckoutKeyOwners); it expires 30 days after the checkout.
+//
+// Billing's checkout keys and attempt counters are in billing's own keys
+// (billing_keys), under hashes and subscription and order ids: no address.
 //
 // Every other claim names no person: subscription, order and attempt ids
 // ("renew:", "free-month:", "order-outcome:", "extend:", "cancel-mail:"),

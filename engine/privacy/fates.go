@@ -40,6 +40,8 @@ func Fates() []Fate {
 		{billing.SubscriptionEmailsCollection, Erased, "the address index of the subscriptions"},
 		{billing.UserSubscriptionsCollection, Erased, "the account's index of its subscriptions (ids named by the account id)"},
 		{billing.FilingsCollection, Anonymised, "lists of a subscription's history lines and charges, a charge's status events and the charge a provider reference names: ids only, kept with the ledger; those under a charge key that names the account move with the charge to its anonymous key"},
+		{"billing_outbox", Erased, "mails billing decided and has not yet handed to the mailer (the mail domain erases what it holds)"},
+		{"billing_keys", Kept, "short bindings and attempt counters under keyed hashes, subscription and order ids: no personal data; each expires within hours"},
 		{billing.HistoryCollection, Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},
 		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
 		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},

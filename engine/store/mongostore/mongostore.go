@@ -41,7 +41,8 @@ func collections() []collection {
 		contentDocsCollection, contentVersionCollection, staffCollection, staffSessionsCollection, supportAuditCollection, breachCatalogueCollection, breachChecksCollection,
 		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection, settingsCollection,
 		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
-		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection}
+		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection,
+		subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

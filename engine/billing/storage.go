@@ -1,0 +1,254 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Billing's storage, in its own words (issue #33, docs/store.md §0). Each
+// interface is implemented on the embedded SQLite database
+// (engine/store/sqlstore) and on MongoDB (engine/store/mongostore), and each
+// rule that must hold under concurrency is enforced where the data is
+// written: a subscription changes by a compare-and-swap on its Version
+// (Apply), a key is bound by a unique insert (Keys.Bind), a bounded counter
+// counts by a conditional increment (Keys.Take). The contract suites in
+// billingtest prove both engines keep them.
+
+// ErrStale is a change written against a subscription that another writer
+// changed since it was read: the caller reads it again and decides again
+// (Service.change).
+var ErrStale = errors.New("billing: the subscription changed since it was read")
+
+// Effects are what a decision writes beside the record it decides on: the
+// history lines, the receipts and the mails. A store writes them with the
+// deciding write (SQLite: the same transaction; MongoDB: the same
+// single-document update, as a pending part copied out by idempotent,
+// deterministically keyed inserts), so nothing is ever decided and not
+// recorded, or recorded and not mailed.
+type Effects struct {
+	Lines    []Change
+	Receipts []Receipt
+	Notices  []Notice
+}
+
+// Empty reports whether there is nothing to write.
+func (fx Effects) Empty() bool {
+	return len(fx.Lines) == 0 && len(fx.Receipts) == 0 && len(fx.Notices) == 0
+}
+
+// Subscriptions keeps subscriptions with their history lines.
+type Subscriptions interface {
+	// Get returns one subscription by id, or ErrNoSubscription.
+	Get(ctx context.Context, id string) (Subscription, error)
+	// OfUser returns the subscriptions finalized to the account, oldest
+	// start first.
+	OfUser(ctx context.Context, userID string) ([]Subscription, error)
+	// ByEmail returns the subscriptions whose current address is email
+	// (normalised by the caller), oldest start first.
+	ByEmail(ctx context.Context, email string) ([]Subscription, error)
+	// Create inserts a new subscription at Version 1 with its effects. When
+	// the id exists it writes nothing and returns the stored one and false.
+	Create(ctx context.Context, s Subscription, fx Effects) (Subscription, bool, error)
+	// Apply writes next over the stored subscription when the stored
+	// Version is next.Version, and returns it at Version+1; otherwise it
+	// writes nothing and returns ErrStale (ErrNoSubscription when absent).
+	// A line whose id is already stored is not written again.
+	Apply(ctx context.Context, next Subscription, fx Effects) (Subscription, error)
+	// Put writes the subscription as given (Version included): demo data
+	// and tests only; no rule holds across it.
+	Put(ctx context.Context, s Subscription) error
+	// ClaimDue leases up to n subscriptions due by now, unleased or whose
+	// lease lapsed, to owner for lease, and returns them as leased (the
+	// renewal pass, Part B).
+	ClaimDue(ctx context.Context, now time.Time, owner string, lease time.Duration, n int) ([]Subscription, error)
+	// Renew writes each renewal as Apply does, provided the lease is still
+	// owner's, and clears the lease; the charge is recorded whether or not
+	// the change wins. The errors are per item (ErrStale), then the call's.
+	Renew(ctx context.Context, owner string, rs []Renewal) ([]error, error)
+	// Release clears owner's leases of ids: unfinished items go back.
+	Release(ctx context.Context, owner string, ids []string) error
+	// History returns a subscription's lines, oldest first.
+	History(ctx context.Context, id string) ([]Change, error)
+	// InsertMany writes seeded subscriptions with their lines and charges
+	// in bulk (seed-scale).
+	InsertMany(ctx context.Context, seeded []Seeded) error
+}
+
+// Renewal is one renewal's writes: the subscription's next state (its
+// Version the one read), the charge made and the effects.
+type Renewal struct {
+	Next   Subscription
+	Charge Charge
+	Fx     Effects
+}
+
+// Seeded is one subscription written by seed-scale with its lines and
+// charges.
+type Seeded struct {
+	Sub     Subscription
+	Lines   []Change
+	Charges []Charge
+}
+
+// Notices is the outbox: the mails decided with a change and not yet handed
+// to the mailer. A notice is handed over before it is marked done, so a
+// crash between the two sends it again, which its key makes harmless.
+type Notices interface {
+	// Pending returns up to n notices, oldest first.
+	Pending(ctx context.Context, n int) ([]Notice, error)
+	// Done removes the notices with these keys from the outbox.
+	Done(ctx context.Context, keys []string) error
+}
+
+// Keys holds short bindings (a checkout key to what it buys, an address to
+// the plan being bought) and bounded counters (attempts per window), each
+// until it expires.
+type Keys interface {
+	// Bind binds key to value until expires, unless key is bound and not
+	// expired at now; it returns the value bound (value when this call
+	// bound it).
+	Bind(ctx context.Context, key, value string, now, expires time.Time) (string, error)
+	// Bound returns the value key is bound to at now, or "".
+	Bound(ctx context.Context, key string, now time.Time) (string, error)
+	// Unbind removes key.
+	Unbind(ctx context.Context, key string) error
+	// Take adds one to key's count when it is below limit, atomically, and
+	// reports whether it did. A new key's count (or one expired at now)
+	// starts at one and expires at expires.
+	Take(ctx context.Context, key string, limit int, now, expires time.Time) (bool, error)
+	// Give takes one off key's count (a take given back).
+	Give(ctx context.Context, key string) error
+	// Count returns key's count at now (0 once expired).
+	Count(ctx context.Context, key string, now time.Time) (int, error)
+	// DeleteExpired deletes the keys expired by now and returns how many.
+	DeleteExpired(ctx context.Context, now time.Time) (int64, error)
+}
+
+// Store is billing's storage on one engine. Parts C and D of the move add
+// the ledger's, the checkout's, the erasure's and the sandbox's accessors.
+//
+// The interfaces are reached through accessors, not embedded: several share
+// method names (Get, Pending, DeleteExpired, Record), which one interface
+// cannot embed twice.
+type Store interface {
+	Subscriptions() Subscriptions
+	Notices() Notices
+	Keys() Keys
+	// Atomically runs fn with stores whose writes form one use case. On
+	// SQLite they are one transaction (BEGIN IMMEDIATE, the single writer):
+	// never call a provider inside fn. On MongoDB fn runs as is, its writes
+	// in program order, each idempotent, so a rerun completes a half-done
+	// run (no multi-document transaction is relied on).
+	Atomically(ctx context.Context, fn func(Store) error) error
+}
+
+// The interfaces below are declared for parts B–D of the move (ledger,
+// refunds, receipts, checkout, erasure, sandbox): their stores and the code
+// using them come with those parts.
+
+// Ledger keeps charges and the provider's status events about them.
+type Ledger interface {
+	Record(ctx context.Context, chs []Charge) ([]Charge, error)
+	Charge(ctx context.Context, id string) (Charge, error)
+	ByKey(ctx context.Context, key string) (Charge, error)
+	ByReference(ctx context.Context, ref string) (Charge, error)
+	OfSubscriptions(ctx context.Context, ids []string) ([]Charge, error)
+	AddEvent(ctx context.Context, ev ChargeEvent) (applied bool, err error)
+	MarkDuplicate(ctx context.Context, id, planCode string) error
+}
+
+// ChargeEvent is one status the provider reported for a charge, named by
+// our id or, before the charge is known, by the provider's reference.
+type ChargeEvent struct {
+	ChargeID, Reference, EventID, Status string
+	At                                   time.Time
+}
+
+// Refunds keeps refunds numbered per charge.
+type Refunds interface {
+	Of(ctx context.Context, chargeID string) ([]Refund, error)
+	Claim(ctx context.Context, r Refund, chargeAmount int64) (Refund, error)
+	Settle(ctx context.Context, id, status, reference, failure string, fx Effects) (Refund, error)
+	Pending(ctx context.Context, before time.Time, n int) ([]Refund, error)
+}
+
+// Receipts keeps one receipt per successful charge.
+type Receipts interface {
+	Issue(ctx context.Context, rs []Receipt) ([]Receipt, error)
+	ByNumber(ctx context.Context, number string) (Receipt, error)
+	OfCharge(ctx context.Context, chargeID string) (Receipt, error)
+}
+
+// Orders keeps hosted-page purchases.
+type Orders interface {
+	Open(ctx context.Context, o Order) (Order, bool, error)
+	Get(ctx context.Context, id string) (Order, error)
+	SetSession(ctx context.Context, id, session, url string) error
+	Processing(ctx context.Context, id string) error
+	ClaimOutcome(ctx context.Context, id, outcome string) (string, error)
+	Settled(ctx context.Context, id, status string, fx Effects) error
+	ChangeEmail(ctx context.Context, id, email string) error
+	Unsettled(ctx context.Context, now time.Time, n int) ([]Order, error)
+	Recheck(ctx context.Context, id string, at time.Time) error
+}
+
+// CancelLink is a cancel-by-email link (Part C exports its fields).
+type CancelLink = cancelLink
+
+// CancelLinks keeps cancel-by-email links; each cancels once.
+type CancelLinks interface {
+	Insert(ctx context.Context, l CancelLink) error
+	Get(ctx context.Context, id string) (CancelLink, error)
+	Spend(ctx context.Context, id string, at time.Time) (bool, error)
+	DeleteExpired(ctx context.Context, before time.Time) (int64, error)
+}
+
+// StripeEventRecord is a webhook event handled, by its id.
+type StripeEventRecord struct {
+	ID         string
+	Type       string
+	ChargeID   string
+	ReceivedAt time.Time
+}
+
+// StripeEvents remembers the webhook events handled.
+type StripeEvents interface {
+	Seen(ctx context.Context, id string) (bool, error)
+	Record(ctx context.Context, e StripeEventRecord) error
+}
+
+// SubscriberErasure names what one subscriber's erasure reaches: their
+// subscriptions and addresses, and until when the ledger keeps the rest.
+type SubscriberErasure struct {
+	UserID          string
+	Emails          []string
+	SubscriptionIDs []string
+	RetainUntil     time.Time
+}
+
+// Erasures erases one subscriber's billing data and purges what erasures
+// kept once its tax period ends.
+type Erasures interface {
+	EraseSubscriber(ctx context.Context, e SubscriberErasure) error
+	PurgeRetained(ctx context.Context, now time.Time, n int) (int64, error)
+}
+
+// SandboxSession and SandboxRefund are the sandbox provider's records (Part
+// C exports their fields).
+type (
+	SandboxSession = sandboxSession
+	SandboxRefund  = sandboxRefund
+)
+
+// SandboxRecords are the sandbox provider's own books.
+type SandboxRecords interface {
+	OpenSession(ctx context.Context, s SandboxSession) (SandboxSession, error)
+	Session(ctx context.Context, id string) (SandboxSession, error)
+	Challenge(ctx context.Context, id string, pm *PaymentMethod) error
+	PaySession(ctx context.Context, id string, paid Charge, set SandboxSession) (bool, error)
+	Charges(ctx context.Context, chs []Charge) ([]Charge, []bool, error)
+	ChargeOf(ctx context.Context, ids []string) (Charge, error)
+	Refund(ctx context.Context, r SandboxRefund) (SandboxRefund, error)
+	Rekey(ctx context.Context, oldKey, newKey string) error
+}
