@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
