@@ -3,8 +3,6 @@ package billing
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -34,20 +32,13 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 		}
 		return "good"
 	}
-	coll := db.Collection(SubscriptionsCollection)
 	for i := range 40 {
-		id := fmt.Sprintf("sub_bench_%07d", i)
-		var set bson.M
+		id := benchID(i)
 		switch kind(i) {
 		case "declined":
-			set = bson.M{"paymentMethod.id": "pm_sandbox_offsession_" + id}
+			editSub(t, db.store, id, func(s *Subscription) { s.PaymentMethod.ID = "pm_sandbox_offsession_" + id })
 		case "canceled":
-			set = bson.M{"status": StatusCanceled, "cancelAtPeriodEnd": true}
-		default:
-			continue
-		}
-		if _, err := coll.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": set}); err != nil {
-			t.Fatal(err)
+			editSub(t, db.store, id, func(s *Subscription) { s.Status, s.CancelAtPeriodEnd = StatusCanceled, true })
 		}
 	}
 	var (
@@ -103,16 +94,17 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 		t.Fatalf("counts %+v, want 24 charges for 24 periods and 32 due times moved on", c)
 	}
 	for i := range 40 {
-		id := fmt.Sprintf("sub_bench_%07d", i)
-		var sub Subscription
-		if err := coll.FindOne(ctx, bson.M{"_id": id}).Decode(&sub); err != nil {
-			t.Fatal(err)
-		}
-		end := renewAt.Add(-time.Hour)
-		hist, err := db.Collection(historyCollection).CountDocuments(ctx, bson.M{"subscriptionId": id})
+		id := benchID(i)
+		sub, err := db.store.Subscriptions().Get(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		end := renewAt.Add(-time.Hour)
+		lines, err := db.store.Subscriptions().History(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist := len(lines) - 1 // the one seeded
 		switch kind(i) {
 		case "good":
 			if sub.Status != StatusActive || !sub.CurrentPeriodStart.Equal(end) || !sub.DueAt.Equal(end.AddDate(0, 0, 7)) {
@@ -206,83 +198,4 @@ func TestChargeManyAnswersLikeCharge(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("%d succeeded charges stored (%v), want 2", n, err)
 	}
-}
-
-// TestRenewalFilesAtTheSubscriptionsBounds: the pass files a renewal's
-// charge and history line in the slots the subscription's bounds name and
-// moves the bounds past them, so the next renewal reads no earlier slot;
-// a bound another writer left behind (a line filed since) or one never
-// kept (an older subscription) still ends with every slot taken once, no
-// gap, and the bound at the next free slot.
-func TestRenewalFilesAtTheSubscriptionsBounds(t *testing.T) {
-	t.Parallel()
-	db := openBillingDB(t)
-	ctx := context.Background()
-	seedDue(t, db, 3, 2)
-	subs := db.Collection(SubscriptionsCollection)
-	const (
-		kept  = "sub_bench_0000000" // bounds 2, two slots of each
-		stale = "sub_bench_0000001" // a third slot of each filed by another writer since
-		none  = "sub_bench_0000002" // no bounds kept yet
-	)
-	if _, err := db.Collection(filingsCollection).InsertMany(ctx, []any{
-		ChargeFiling(stale, 2, "plan-change:"+stale), HistoryFiling(stale, 2, stale+"/plan-change"),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := subs.UpdateOne(ctx, bson.M{"_id": none}, bson.M{"$unset": bson.M{"filedCharges": "", "filedHistory": ""}}); err != nil {
-		t.Fatal(err)
-	}
-	clock := engine.NewManualClock(renewAt)
-	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
-	renew := func() {
-		t.Helper()
-		if st, err := svc.RenewDue(ctx); err != nil || st.Renewed == 0 || st.Failures != 0 {
-			t.Fatalf("RenewDue: %+v, %v", st, err)
-		}
-	}
-	// slots reads every slot of a list from 0 to the first missing one.
-	slots := func(kind, owner string) []string {
-		t.Helper()
-		refs, err := filedSlots(ctx, db.Database, kind, owner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return refs
-	}
-	check := func(id string, wantSlots int, line string) {
-		t.Helper()
-		var sub Subscription
-		if err := subs.FindOne(ctx, bson.M{"_id": id}).Decode(&sub); err != nil {
-			t.Fatal(err)
-		}
-		charges, history := slots(filedCharges, id), slots(filedHistory, id)
-		if len(charges) != wantSlots || len(history) != wantSlots {
-			t.Errorf("%s: %d charge and %d history slots, want %d of each: %v %v", id, len(charges), len(history), wantSlots, charges, history)
-		}
-		if sub.FiledCharges != len(charges) || sub.FiledHistory != len(history) {
-			t.Errorf("%s: bounds %d and %d, want the next free slots %d and %d", id, sub.FiledCharges, sub.FiledHistory, len(charges), len(history))
-		}
-		if len(history) == 0 || history[len(history)-1] != line {
-			t.Errorf("%s: last history slot %v, want %s", id, history, line)
-		}
-		lines, err := svc.History(ctx, id)
-		if err != nil || len(lines) == 0 || lines[len(lines)-1].ID != line {
-			t.Errorf("%s: History %v (%v), want it to end with %s", id, lines, err, line)
-		}
-	}
-	period := func(at time.Time) string { return strconv.FormatInt(at.Unix(), 10) }
-	firstEnd := renewAt.Add(-time.Hour)
-	renew()
-	check(kept, 3, kept+"/renewed:"+period(firstEnd))
-	check(stale, 4, stale+"/renewed:"+period(firstEnd))
-	check(none, 3, none+"/renewed:"+period(firstEnd))
-
-	// A week on, each renews again in the slot its bound names.
-	clock.Set(renewAt.AddDate(0, 0, 7))
-	renew()
-	secondEnd := firstEnd.AddDate(0, 0, 7)
-	check(kept, 4, kept+"/renewed:"+period(secondEnd))
-	check(stale, 5, stale+"/renewed:"+period(secondEnd))
-	check(none, 4, none+"/renewed:"+period(secondEnd))
 }

@@ -70,6 +70,16 @@ type Subscriptions interface {
 	Release(ctx context.Context, owner string, ids []string) error
 	// History returns a subscription's lines, oldest first.
 	History(ctx context.Context, id string) ([]Change, error)
+	// EraseLines strips a subscription's lines of a person (an erasure):
+	// By becomes "erased", Detail goes, and so does a From or To that is
+	// one of personal. Running it again changes nothing more.
+	EraseLines(ctx context.Context, id string, personal []string) error
+	// Retained returns up to n subscriptions erasures kept whose retention
+	// ended before before, earliest first.
+	Retained(ctx context.Context, before time.Time, n int) ([]Subscription, error)
+	// Purge deletes a subscription an erasure kept, with its lines, once
+	// its retention ended before now, and reports whether it did.
+	Purge(ctx context.Context, id string, now time.Time) (bool, error)
 	// InsertMany writes seeded subscriptions with their lines and charges
 	// in bulk (seed-scale).
 	InsertMany(ctx context.Context, seeded []Seeded) error

@@ -67,15 +67,6 @@ type Subscription struct {
 	// Suspended is a subscription whose payment is disputed: it gives no
 	// access until the dispute closes in the operator's favour.
 	Suspended bool `bson:"suspended,omitempty"`
-	// FiledCharges and FiledHistory bound the subscription's filed charges
-	// and history lines (billing_filings): every slot below is taken. The
-	// renewal pass, which rewrites the subscription anyway, keeps them and
-	// files a renewal's charge and history line in the slots they name,
-	// instead of reading every earlier slot (two reads a renewal per
-	// renewal before it). A bound lower than the truth (a line another
-	// writer filed) costs a read or two, never a lost filing.
-	FiledCharges int `bson:"filedCharges,omitempty"`
-	FiledHistory int `bson:"filedHistory,omitempty"`
 	// Version counts the subscription's writes: every change is written
 	// only over the version it was decided on (Subscriptions.Apply), so two
 	// changes decided on one state cannot both land.
@@ -269,6 +260,24 @@ func (s Subscription) CancelNow(now time.Time, by string) (next Subscription, fx
 	return next, fx, true, nil
 }
 
+// Erase is the subscription kept after its subscriber's erasure until
+// retainUntil: ended now if it still ran, with no address, account or card
+// reference.
+func (s Subscription) Erase(now, retainUntil time.Time) Subscription {
+	next := s
+	next.UserID, next.Email, next.Emails, next.Erased, next.RetainUntil = "", ErasedEmail, []string{}, true, retainUntil
+	next.PaymentMethod = PaymentMethod{Provider: s.PaymentMethod.Provider}
+	if s.Status != StatusExpired {
+		next.Status, next.ExpiresAt = StatusExpired, &now
+		if s.CanceledAt == nil {
+			next.CanceledAt = &now
+		}
+	}
+	next.DueAt, next.CancelAtPeriodEnd, next.NextPlanCode, next.FailedAttempts = time.Time{}, false, "", 0
+	next.Lease = Lease{}
+	return next
+}
+
 // maxExtensionKeys bounds the extension keys a subscription remembers: a
 // request is retried within minutes, not twenty extensions later.
 const maxExtensionKeys = 20
@@ -330,6 +339,21 @@ type Change struct {
 	From           string    `bson:"from,omitempty"`
 	To             string    `bson:"to,omitempty"`
 	Detail         string    `bson:"detail,omitempty"`
+}
+
+// ErasedLine is a history line stripped of a person (an erasure): who made
+// the change and its free text (a card label) go, and so does a from or to
+// that is one of personal (their account id and addresses); what changed
+// and when stay with the record.
+func ErasedLine(c Change, personal []string) Change {
+	c.By, c.Detail = "erased", ""
+	if slices.Contains(personal, c.From) {
+		c.From = ""
+	}
+	if slices.Contains(personal, c.To) {
+		c.To = ""
+	}
+	return c
 }
 
 // Kinds of change.

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/experiment"

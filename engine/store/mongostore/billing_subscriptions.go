@@ -31,7 +31,10 @@ var (
 		{name: "by_email", keys: bson.D{{Key: "email", Value: 1}, {Key: "bundle", Value: 1}}},
 		{name: "due", keys: bson.D{{Key: "dueAt", Value: 1}, {Key: "lease.until", Value: 1}},
 			partial: bson.D{{Key: "dueAt", Value: bson.D{{Key: "$exists", Value: true}}}}},
-		{name: "retained", keys: bson.D{{Key: "retainUntil", Value: 1}}, partial: bson.D{{Key: "erased", Value: true}}},
+		// Only an erasure sets retainUntil: the purge's query on it alone is
+		// served by this partial index.
+		{name: "retain_until", keys: bson.D{{Key: "retainUntil", Value: 1}},
+			partial: bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$exists", Value: true}}}}},
 		{name: "pending", keys: bson.D{{Key: "pendingSince", Value: 1}},
 			partial: bson.D{{Key: "pendingSince", Value: bson.D{{Key: "$exists", Value: true}}}}},
 	}}
@@ -679,6 +682,90 @@ func (s mongoSubscriptions) History(ctx context.Context, id string) ([]billing.C
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
+}
+
+// EraseLines strips a subscription's lines of a person: the lines still
+// pending are copied out first, so none is written later unstripped; then
+// each line is rewritten by its id.
+func (s mongoSubscriptions) EraseLines(ctx context.Context, id string, personal []string) error {
+	var d subscriptionDoc
+	err := s.b.subs.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("erase history of %s: %w", id, err)
+	}
+	if err := s.b.settle(ctx, d); err != nil {
+		return err
+	}
+	cur, err := s.b.history.Find(ctx, bson.D{{Key: "subscriptionId", Value: id}})
+	if err != nil {
+		return fmt.Errorf("erase history of %s: %w", id, err)
+	}
+	var lines []lineDoc
+	if err := cur.All(ctx, &lines); err != nil {
+		return fmt.Errorf("erase history of %s: %w", id, err)
+	}
+	for _, l := range lines {
+		if err := s.b.step(); err != nil {
+			return err
+		}
+		erased := lineDoc(billing.ErasedLine(billing.Change(l), personal))
+		if _, err := s.b.history.ReplaceOne(ctx, bson.D{{Key: "_id", Value: l.ID}}, erased); err != nil {
+			return fmt.Errorf("erase history of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Retained returns kept subscriptions whose retention ended, earliest
+// first.
+func (s mongoSubscriptions) Retained(ctx context.Context, before time.Time, n int) ([]billing.Subscription, error) {
+	cur, err := s.b.subs.Find(ctx, bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: before}}}},
+		options.Find().SetSort(bson.D{{Key: "retainUntil", Value: 1}}).SetLimit(int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	var docs []subscriptionDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	out := make([]billing.Subscription, 0, len(docs))
+	for _, d := range docs {
+		if d.Erased {
+			out = append(out, d.subscription())
+		}
+	}
+	return out, nil
+}
+
+// Purge deletes a kept subscription whose retention ended: its lines
+// first, then the subscription, so a purge stopped between the two finds
+// the subscription again and finishes.
+func (s mongoSubscriptions) Purge(ctx context.Context, id string, now time.Time) (bool, error) {
+	sub, err := s.Get(ctx, id)
+	if errors.Is(err, billing.ErrNoSubscription) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !sub.Erased || !sub.RetainUntil.Before(now) {
+		return false, nil
+	}
+	if err := s.b.step(); err != nil {
+		return false, err
+	}
+	if _, err := s.b.history.DeleteMany(ctx, bson.D{{Key: "subscriptionId", Value: id}}); err != nil {
+		return false, fmt.Errorf("purge history of %s: %w", id, err)
+	}
+	if err := s.b.step(); err != nil {
+		return false, err
+	}
+	res, err := s.b.subs.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "erased", Value: true},
+		{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: now}}}})
+	if err != nil {
+		return false, fmt.Errorf("purge subscription %s: %w", id, err)
+	}
+	return res.DeletedCount > 0, nil
 }
 
 type mongoOutbox struct{ b *Billing }

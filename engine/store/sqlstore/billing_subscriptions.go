@@ -569,6 +569,90 @@ func (s subscriptions) History(ctx context.Context, id string) ([]billing.Change
 	return out, nil
 }
 
+// EraseLines strips a subscription's lines of a person, in one transaction.
+func (s subscriptions) EraseLines(ctx context.Context, id string, personal []string) error {
+	return s.b.write(ctx, func(q sqlite.Querier) error {
+		rows, err := q.QueryContext(ctx, `SELECT doc FROM subscription_history WHERE subscription_id = ?`, id)
+		if err != nil {
+			return fmt.Errorf("erase history of %s: %w", id, err)
+		}
+		var lines []lineDoc
+		for rows.Next() {
+			var doc string
+			if err := rows.Scan(&doc); err != nil {
+				rows.Close()
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+			var l lineDoc
+			if err := json.Unmarshal([]byte(doc), &l); err != nil {
+				rows.Close()
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+			lines = append(lines, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("erase history of %s: %w", id, err)
+		}
+		for _, l := range lines {
+			l = lineDoc(billing.ErasedLine(l.change(), personal))
+			doc, err := json.Marshal(l)
+			if err != nil {
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+			if _, err := q.ExecContext(ctx, `UPDATE subscription_history SET doc = ? WHERE id = ?`, string(doc), l.ID); err != nil {
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Retained returns kept subscriptions whose retention ended, earliest
+// first (the partial index subscriptions_retained).
+func (s subscriptions) Retained(ctx context.Context, before time.Time, n int) ([]billing.Subscription, error) {
+	rows, err := s.b.read().QueryContext(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE erased = 1 AND retain_until < ? ORDER BY retain_until LIMIT ?`, unixNano(before), n)
+	if err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	defer rows.Close()
+	var out []billing.Subscription
+	for rows.Next() {
+		sub, err := scanSubscription(rows)
+		if err != nil {
+			return nil, fmt.Errorf("retained subscriptions: %w", err)
+		}
+		out = append(out, sub)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	return out, nil
+}
+
+// Purge deletes a kept subscription whose retention ended, with its
+// lines, in one transaction.
+func (s subscriptions) Purge(ctx context.Context, id string, now time.Time) (bool, error) {
+	purged := false
+	err := s.b.write(ctx, func(q sqlite.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM subscriptions WHERE id = ? AND erased = 1 AND retain_until < ?`, id, unixNano(now))
+		if err != nil {
+			return fmt.Errorf("purge subscription %s: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil || n == 0 {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM subscription_history WHERE subscription_id = ?`, id); err != nil {
+			return fmt.Errorf("purge history of %s: %w", id, err)
+		}
+		purged = true
+		return nil
+	})
+	return purged, err
+}
+
 // lineDoc is a history line as the doc column holds it.
 type lineDoc struct {
 	ID             string    `json:"id"`
