@@ -319,4 +319,74 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 			t.Fatalf("seeded subscriptions are not due: %q", ids(due))
 		}
 	})
+
+	t.Run("EraseLinesStripsThePersonOnce", func(t *testing.T) {
+		st := open(t)
+		subs := st.Subscriptions()
+		s := Plan("s1", "ann@x")
+		fx := billing.Effects{Lines: []billing.Change{
+			s.Line("created", t0, billing.Change{By: "checkout", Kind: billing.ChangeCreated, To: "glimpse_monthly", Detail: "Visa ••4242"}),
+			s.Line("finalized", t0.Add(time.Minute), billing.Change{By: "user:u1", Kind: billing.ChangeFinalized, To: "u1"}),
+			s.Line("email", t0.Add(2*time.Minute), billing.Change{By: "checkout", Kind: "email", From: "a•••@x", To: "ann@x"}),
+		}}
+		must(t, create(ctx, subs, s, fx))
+		must(t, create(ctx, subs, Plan("s2", "bob@x"), billing.Effects{Lines: []billing.Change{
+			Plan("s2", "bob@x").Line("created", t0, billing.Change{By: "checkout", Kind: billing.ChangeCreated, Detail: "kept"})}}))
+		for range 2 { // run again, it changes nothing more
+			must(t, subs.EraseLines(ctx, "s1", []string{"u1", "ann@x"}))
+		}
+		h, err := subs.History(ctx, "s1")
+		if err != nil || len(h) != 3 {
+			t.Fatalf("history %v, %v", h, err)
+		}
+		want := []billing.Change{
+			{ID: "s1/created", SubscriptionID: "s1", At: t0, By: "erased", Kind: billing.ChangeCreated, To: "glimpse_monthly"},
+			{ID: "s1/finalized", SubscriptionID: "s1", At: t0.Add(time.Minute), By: "erased", Kind: billing.ChangeFinalized},
+			{ID: "s1/email", SubscriptionID: "s1", At: t0.Add(2 * time.Minute), By: "erased", Kind: "email", From: "a•••@x"},
+		}
+		if !reflect.DeepEqual(h, want) {
+			t.Fatalf("erased history\n%+v\nwant\n%+v", h, want)
+		}
+		if other, _ := subs.History(ctx, "s2"); len(other) != 1 || other[0].Detail != "kept" {
+			t.Fatalf("another subscription's history was erased: %+v", other)
+		}
+	})
+
+	t.Run("RetainedAndPurgeTakeOnlyWhatsRetentionEnded", func(t *testing.T) {
+		subs := open(t).Subscriptions()
+		ended, running := Plan("s1", "erased"), Plan("s2", "erased")
+		ended.Erased, ended.RetainUntil = true, t0.Add(time.Hour)
+		running.Erased, running.RetainUntil = true, t0.AddDate(1, 0, 0)
+		for _, s := range []billing.Subscription{ended, running, Plan("s3", "cy@x")} {
+			must(t, create(ctx, subs, s, billing.Effects{Lines: []billing.Change{s.Line("created", t0, billing.Change{Kind: billing.ChangeCreated})}}))
+		}
+		now := t0.Add(2 * time.Hour)
+		kept, err := subs.Retained(ctx, now, 10)
+		if err != nil || ids(kept) != "s1" {
+			t.Fatalf("Retained = %q, %v; want s1", ids(kept), err)
+		}
+		for _, id := range []string{"s2", "s3"} {
+			if purged, err := subs.Purge(ctx, id, now); err != nil || purged {
+				t.Fatalf("Purge(%s) = %v, %v; its retention has not ended", id, purged, err)
+			}
+		}
+		if purged, err := subs.Purge(ctx, "s1", now); err != nil || !purged {
+			t.Fatalf("Purge(s1) = %v, %v", purged, err)
+		}
+		if _, err := subs.Get(ctx, "s1"); !errors.Is(err, billing.ErrNoSubscription) {
+			t.Fatalf("s1 after the purge: %v", err)
+		}
+		if h := history(t, subs, "s1"); h != "" {
+			t.Fatalf("s1's history after the purge: %q", h)
+		}
+		if purged, err := subs.Purge(ctx, "s1", now); err != nil || purged {
+			t.Fatalf("a second purge: %v, %v", purged, err)
+		}
+		if h := history(t, subs, "s2"); h != "s2/created" {
+			t.Fatalf("s2's history: %q", h)
+		}
+		if kept, err := subs.Retained(ctx, now, 10); err != nil || len(kept) != 0 {
+			t.Fatalf("Retained after the purge = %q, %v", ids(kept), err)
+		}
+	})
 }
