@@ -105,7 +105,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if a.stores, err = openStores(ctx, st); err != nil {
 		return nil, err
 	}
-	a.Auth = auth.NewService(a.stores.auth, authBilling{db: st.DB()}, clock, passwordHasher(cfg), cfg.SessionLifetime)
+	a.Auth = auth.NewService(a.stores.auth, authBilling{subs: a.stores.billing.Subscriptions()}, clock, passwordHasher(cfg), cfg.SessionLifetime)
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Privacy = privacy.NewService(a.stores.privacy, clock, privacy.Options{Logger: logger, Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach,
 		Retention: a.Retention, Experiments: a.Experiments,
 		Profiles: a.Profiles, Mail: a.Outbox, TaxPeriod: time.Duration(cfg.TaxRetentionYears) * 365 * 24 * time.Hour,
-		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL, DB: st.DB()})
+		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
 	// The retention job counts an account's disuse from its creation.
 	a.Auth.OnCreated(a.Privacy.Started)
 	for _, collections := range []map[string][]mongo.IndexModel{store.ClaimsCollections(),
@@ -156,16 +156,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	}
 	// Work a release once needs on data older releases wrote: each reads a
 	// whole collection once and then marks itself done.
-	if err := billing.FileExistingSubscriptions(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
-	if err := billing.ClaimLegacyFreeMonths(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
 	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
-	if err := billing.FileExistingRenewals(ctx, st.DB(), settingsCollection, clock.Now()); err != nil {
 		return nil, err
 	}
 	shipped, err := brand.ReadShipped(content.Brands)

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
@@ -22,7 +21,6 @@ import (
 	"glimpse/engine/privacy"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
-	"glimpse/engine/store"
 	"glimpse/engine/tracking"
 )
 
@@ -128,6 +126,7 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 					{"mails", len(b.mails), func() error { _, err := a.stores.mails.Insert(ctx, b.mails); return err }},
 					{"profiles", len(b.profiles), func() error { return a.stores.profiles.InsertMany(ctx, b.profiles) }},
 					{"cancel attempts", len(b.attempts) + len(b.steps), func() error { return a.Retention.InsertMany(ctx, b.attempts, b.steps) }},
+					{"subscriptions", len(b.subscriptions), func() error { return a.stores.billing.Subscriptions().InsertMany(ctx, b.subscriptions) }},
 				} {
 					t0 := time.Now()
 					if err := insert.run(); err != nil {
@@ -174,29 +173,6 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if sendErr != nil {
 		return report, sendErr
 	}
-	if err := billing.MarkSubscriptionsFiled(ctx, db, settingsCollection); err != nil {
-		return report, err
-	}
-	// The schedule last: one slot per minute holding every subscription
-	// due in it, where the app would have filed each alone.
-	for _, s := range []struct {
-		name    string
-		entries []store.ScheduleEntry
-		seed    func(context.Context, *mongo.Database, time.Time, []store.ScheduleEntry) error
-		mark    func(context.Context, *mongo.Database, string) error
-	}{
-		{"renewal schedule", tmpl.renewals, billing.SeedRenewalSchedule, billing.MarkRenewalsScheduled},
-	} {
-		t0 := time.Now()
-		if err := s.seed(ctx, db, a.Clock.Now(), s.entries); err != nil {
-			return report, fmt.Errorf("seed-scale: %w", err)
-		}
-		report.Documents[s.name+" entries"] += len(s.entries)
-		report.Spent[s.name+" entries"] += time.Since(t0)
-		if err := s.mark(ctx, db, settingsCollection); err != nil {
-			return report, err
-		}
-	}
 	if _, err := a.stores.settings.PutOnce(ctx, scaleSeedMarker, strconv.Itoa(report.Subscribers)); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
@@ -231,9 +207,6 @@ type scaleTemplate struct {
 	mail     mail.Mail
 	profile  profile.Profile
 	posts    profile.ConnectedSnapshot
-	// renewals are the renewal schedule's entries, written after the
-	// documents (the batches are built on one goroutine).
-	renewals []store.ScheduleEntry
 }
 
 func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
@@ -301,15 +274,17 @@ type scaleDocs struct {
 	docs  map[string][]any
 	// users and sessions go to auth's stores, events to tracking's, mails to
 	// the outbox's, profiles to profile's, attempts and steps to retention's,
-	// the accounts' last uses to privacy's.
-	users    []auth.User
-	sessions []auth.Session
-	events   []tracking.Event
-	mails    []mail.Mail
-	profiles []profile.Seeded
-	attempts []retention.Attempt
-	steps    []retention.Event
-	uses     []privacy.LastUse
+	// the accounts' last uses to privacy's, subscriptions with their
+	// history to billing's.
+	subscriptions []billing.Seeded
+	users         []auth.User
+	sessions      []auth.Session
+	events        []tracking.Event
+	mails         []mail.Mail
+	profiles      []profile.Seeded
+	attempts      []retention.Attempt
+	steps         []retention.Event
+	uses          []privacy.LastUse
 }
 
 func (b *scaleDocs) add(coll string, doc any) {
@@ -361,21 +336,8 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		ended := sub.CurrentPeriodStart
 		sub.Status, sub.ExpiresAt, sub.DueAt, sub.FailedAttempts = billing.StatusExpired, &ended, time.Time{}, 3
 	}
-	if !sub.DueAt.IsZero() {
-		t.renewals = append(t.renewals, store.ScheduleEntry{Ref: sub.ID, At: sub.DueAt})
-	}
-	b.add(billing.UserSubscriptionsCollection, billing.UserSlot(userID, 0, subID))
-	b.add(billing.SubscriptionEmailsCollection, billing.EmailSlot(email, 0, subID))
-	// Added by address: its filing bounds are set once its lines and
-	// charges below are filed, as the renewal pass keeps them.
-	b.add(billing.SubscriptionsCollection, &sub)
-
-	history := 0
-	line := func(c billing.Change) {
-		b.add(billing.HistoryCollection, c)
-		b.add(billing.FilingsCollection, billing.HistoryFiling(subID, history, c.ID))
-		history++
-	}
+	seeded := billing.Seeded{Sub: sub}
+	line := func(c billing.Change) { seeded.Lines = append(seeded.Lines, c) }
 	charges := 0
 	charge := func(ch billing.Charge) {
 		b.add(billing.ChargesCollection, ch)
@@ -405,7 +367,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		}
 		ps = end
 	}
-	sub.FiledHistory, sub.FiledCharges = history, charges
+	b.subscriptions = append(b.subscriptions, seeded)
 
 	// A session: about a third of them still valid.
 	signedIn := t.now.Add(-time.Duration(rng.IntN(15*60)) * time.Minute)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/breach"
@@ -63,15 +61,16 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 		settings: mongostore.NewSettings(st.DB()), privacy: mongostore.NewPrivacy(st.DB()), billing: mongostore.NewBilling(st.DB())}, nil
 }
 
-// authBilling is what auth reads and writes of billing's subscriptions.
-// Billing's storage has not moved (#33), so it is billing's own functions on
-// its collections; auth never names them.
-type authBilling struct{ db *mongo.Database }
+// authBilling is what auth reads and writes of billing's subscriptions:
+// billing's own store of them (auth is made before billing's service, which
+// needs auth's cache to drop); auth never names a table or collection.
+type authBilling struct{ subs billing.Subscriptions }
 
 func (b authBilling) SubscriptionsOf(ctx context.Context, userID string) ([]billing.Subscription, error) {
-	return billing.SubscriptionsOfUser(ctx, b.db, userID)
+	return b.subs.OfUser(ctx, userID)
 }
 
+// PutSubscription writes a subscription as given (tests and seeds).
 func (b authBilling) PutSubscription(ctx context.Context, sub billing.Subscription) error {
-	return billing.PutSubscription(ctx, b.db, sub)
+	return b.subs.Put(ctx, sub)
 }

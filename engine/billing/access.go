@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -66,20 +68,17 @@ func firstPurchase(key string) bool {
 // endForCharge ends a subscription now: it expires, renews no more, and its
 // history says why.
 func (s *Service) endForCharge(ctx context.Context, subID, key, kind, status string) error {
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return err
-	}
-	now := s.clock.Now()
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID}, bson.M{
-		"$set":   bson.M{"status": StatusExpired, "expiresAt": now},
-		"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": ""},
-	}); err != nil {
+	_, err := s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		now := s.clock.Now()
+		next := sub
+		next.Status, next.ExpiresAt, next.DueAt, next.CancelAtPeriodEnd = StatusExpired, &now, time.Time{}, false
+		line := sub.Line(kind+":"+key, now, Change{By: "provider", Kind: kind, From: sub.Status, To: StatusExpired, Detail: "charge " + status})
+		return next, Effects{Lines: []Change{line}}, true, nil
+	})
+	if err != nil && !errors.Is(err, ErrNoSubscription) {
 		return fmt.Errorf("end %s after %s: %w", subID, status, err)
 	}
-	s.record(ctx, subID, kind+":"+key, Change{By: "provider", Kind: kind, From: sub.Status, To: StatusExpired, Detail: "charge " + status})
-	s.touched(sub.UserID)
-	return nil
+	return err
 }
 
 // reinstateForCharge gives back a first purchase that a failure of its
@@ -89,57 +88,49 @@ func (s *Service) endForCharge(ctx context.Context, subID, key, kind, status str
 // period over) stays ended.
 func (s *Service) reinstateForCharge(ctx context.Context, subID, key string) error {
 	endedBy := subID + "/" + ChangePaymentFailed + ":" + key
-	err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": endedBy}).Err()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil
-	}
+	h, err := s.History(ctx, subID)
 	if err != nil {
 		return fmt.Errorf("reinstate %s: %w", subID, err)
 	}
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return err
-	}
-	now := s.clock.Now()
-	if sub.Status != StatusExpired || (sub.MainPlan && !sub.CurrentPeriodEnd.After(now)) {
+	if !slices.ContainsFunc(h, func(c Change) bool { return c.ID == endedBy }) {
 		return nil
 	}
-	set := bson.M{"status": StatusActive}
-	if sub.MainPlan {
-		set["dueAt"] = sub.CurrentPeriodEnd
-		if err := s.scheduleRenewal(ctx, subID, sub.CurrentPeriodEnd); err != nil {
-			return fmt.Errorf("reinstate %s: %w", subID, err)
+	_, err = s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		now := s.clock.Now()
+		if sub.Status != StatusExpired || (sub.MainPlan && !sub.CurrentPeriodEnd.After(now)) {
+			return sub, Effects{}, false, nil
 		}
-	}
-	// By _id alone (the embedded engine plans any other filter as a scan):
-	// two instances doing this at once write the same document, and the
-	// history line below is keyed, so it is written once.
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID},
-		bson.M{"$set": set, "$unset": bson.M{"expiresAt": ""}}); err != nil {
+		next := sub
+		next.Status, next.ExpiresAt = StatusActive, nil
+		if sub.MainPlan {
+			next.DueAt = sub.CurrentPeriodEnd
+		}
+		line := sub.Line(ChangeReinstated+":"+key, now, Change{By: "provider", Kind: ChangeReinstated, From: StatusExpired,
+			To: StatusActive, Detail: "charge succeeded"})
+		return next, Effects{Lines: []Change{line}}, true, nil
+	})
+	if err != nil && !errors.Is(err, ErrNoSubscription) {
 		return fmt.Errorf("reinstate %s: %w", subID, err)
 	}
-	s.record(ctx, subID, ChangeReinstated+":"+key, Change{By: "provider", Kind: ChangeReinstated, From: StatusExpired,
-		To: StatusActive, Detail: "charge succeeded"})
-	s.touched(sub.UserID)
-	return nil
+	return err
 }
 
 // setSuspended suspends a subscription while its payment is disputed, or
 // lifts that.
 func (s *Service) setSuspended(ctx context.Context, subID, key string, suspended bool) error {
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return err
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID},
-		bson.M{"$set": bson.M{"suspended": suspended}}); err != nil {
+	_, err := s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		detail := "dispute opened"
+		if !suspended {
+			detail = "dispute won"
+		}
+		next := sub
+		next.Suspended = suspended
+		line := sub.Line(fmt.Sprintf("%s:%s:%t", ChangeDisputed, key, suspended), s.clock.Now(),
+			Change{By: "provider", Kind: ChangeDisputed, Detail: detail})
+		return next, Effects{Lines: []Change{line}}, true, nil
+	})
+	if err != nil && !errors.Is(err, ErrNoSubscription) {
 		return fmt.Errorf("suspend %s: %w", subID, err)
 	}
-	detail := "dispute opened"
-	if !suspended {
-		detail = "dispute won"
-	}
-	s.record(ctx, subID, fmt.Sprintf("%s:%s:%t", ChangeDisputed, key, suspended), Change{By: "provider", Kind: ChangeDisputed, Detail: detail})
-	s.touched(sub.UserID)
-	return nil
+	return err
 }

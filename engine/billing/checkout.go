@@ -355,23 +355,21 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 			Brand: order.Brand, PlanCode: plan.Code, Status: StatusActive, MainPlan: true, Price: order.Amount,
 			Provider: s.provider.Name(), StartedAt: now, CurrentPeriodStart: now, CurrentPeriodEnd: end, DueAt: end,
 			PaymentMethod: pm}
-		if err := s.scheduleRenewal(ctx, sub.ID, sub.DueAt); err != nil {
-			return fmt.Errorf("fulfil %s: %w", order.ID, err)
-		}
-		if _, err := s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub); err != nil && !store.IsDuplicateKey(err) {
+		// Created with its line and its mail, or found made by an earlier
+		// run of this fulfilment (a retry), whose effects were written with it.
+		if _, _, err := s.st.Subscriptions().Create(ctx, sub, Effects{
+			Lines: []Change{sub.Line("created", now, Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
+				Detail: order.Amount.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})},
+			Notices: []Notice{{Key: "purchase:" + sub.ID, To: order.Email, Brand: order.Brand, Kind: NoticePurchase,
+				Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": order.Amount.String(),
+					"period": Describe(plan.Code).Period, "renewDate": brand.Date(end)}}},
+		}); err != nil {
 			return fmt.Errorf("fulfil %s: create subscription: %w", order.ID, err)
 		}
-		if err := s.indexEmail(ctx, order.Email, sub.ID); err != nil {
-			return err
-		}
-		s.record(ctx, sub.ID, "created", Change{By: "checkout", Kind: ChangeCreated, To: plan.Code,
-			Detail: order.Amount.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
 		if err := s.recordCharge(ctx, order, res, ev); err != nil {
 			return err
 		}
-		s.send(ctx, Notice{Key: "purchase:" + sub.ID, To: order.Email, Brand: order.Brand, Kind: NoticePurchase,
-			Data: map[string]string{"subscription": sub.ID, "plan": Describe(plan.Code).Name, "price": order.Amount.String(),
-				"period": Describe(plan.Code).Period, "renewDate": brand.Date(end)}})
+		s.drain(ctx)
 		if order.ChargeKey != "" {
 			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: order.ChargeKey, SubscriptionID: sub.ID,
 				Email: order.Email, Brand: order.Brand, Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: order.Amount,
@@ -382,9 +380,6 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 			Bundle: order.Bundle, Brand: order.Brand, PlanCode: order.PlanCode, Status: StatusActive, Price: order.Amount,
 			Provider: s.provider.Name(), StartedAt: now, PaymentMethod: pm, MainSubscriptionID: order.MainID,
 			PaidBy: paidBy(order.ChargeKey)}
-		if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
-			return fmt.Errorf("fulfil %s: %w", order.ID, err)
-		}
 		if twice, err := s.insertAddOn(ctx, sub); err != nil {
 			return fmt.Errorf("fulfil %s: %w", order.ID, err)
 		} else if twice {
@@ -529,18 +524,11 @@ func (s *Service) liveMainPlan(ctx context.Context, email, bundle, except string
 // one inserts it, and the other finds it paid by another charge. The same
 // payment again (a retry, a redelivery) is not a second one.
 func (s *Service) insertAddOn(ctx context.Context, sub Subscription) (paidTwice bool, err error) {
-	_, err = s.db.Collection(SubscriptionsCollection).InsertOne(ctx, sub)
-	if err == nil {
-		return false, nil
-	}
-	if !store.IsDuplicateKey(err) {
+	first, created, err := s.st.Subscriptions().Create(ctx, sub, Effects{})
+	if err != nil {
 		return false, fmt.Errorf("create add-on %s: %w", sub.ID, err)
 	}
-	first, err := s.Subscription(ctx, sub.ID)
-	if err != nil {
-		return false, err
-	}
-	return first.PaidBy != "" && first.PaidBy != sub.PaidBy, nil
+	return !created && first.PaidBy != "" && first.PaidBy != sub.PaidBy, nil
 }
 
 // paidBy names the charge that bought an add-on without naming its buyer
@@ -636,27 +624,24 @@ func referenceKey(reference string) string { return "ref:" + reference }
 // setCard replaces a main plan's saved card. A renewal that failed is tried
 // again at once, with the new card.
 func (s *Service) setCard(ctx context.Context, subID string, pm PaymentMethod, by string) error {
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return err
-	}
-	set := bson.M{"paymentMethod": pm}
-	if sub.FailedAttempts > 0 && sub.Status == StatusActive {
-		set["dueAt"] = s.clock.Now()
-		if err := s.scheduleRenewal(ctx, sub.ID, s.clock.Now()); err != nil {
-			return err
+	_, err := s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		now := s.clock.Now()
+		next := sub
+		next.PaymentMethod = pm
+		if sub.FailedAttempts > 0 && sub.Status == StatusActive {
+			next.DueAt = now
 		}
+		fx := Effects{Lines: []Change{sub.Line("card:"+pm.ID, now, Change{By: by, Kind: "card_updated", To: brand.CardLabel(pm.Brand, pm.Last4)})}}
+		if pm.ID != sub.PaymentMethod.ID {
+			fx.Notices = []Notice{{Key: "card:" + sub.ID + ":" + pm.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeCardUpdated,
+				Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "card": brand.CardLabel(pm.Brand, pm.Last4)}}}
+		}
+		return next, fx, true, nil
+	})
+	if err != nil && !errors.Is(err, ErrNoSubscription) {
+		return fmt.Errorf("update card of %s: %w", subID, err)
 	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
-		return fmt.Errorf("update card of %s: %w", sub.ID, err)
-	}
-	s.record(ctx, sub.ID, "card:"+pm.ID, Change{By: by, Kind: "card_updated", To: brand.CardLabel(pm.Brand, pm.Last4)})
-	if pm.ID != sub.PaymentMethod.ID {
-		s.send(ctx, Notice{Key: "card:" + sub.ID + ":" + pm.ID, To: sub.Email, Brand: sub.Brand, Kind: NoticeCardUpdated,
-			Data: map[string]string{"plan": Describe(sub.PlanCode).Name, "card": brand.CardLabel(pm.Brand, pm.Last4)}})
-	}
-	s.touched(sub.UserID)
-	return nil
+	return err
 }
 
 // CardUpdateRequest is a subscriber replacing the card of their plan.

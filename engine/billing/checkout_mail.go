@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -185,27 +186,23 @@ func (s *Service) ChangePurchaseEmail(ctx context.Context, orderID, bundle, emai
 	if !ok {
 		return ErrPurchaseMails
 	}
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return err
-	}
-	// Of two changes sent together, one: each claims the change from the
-	// address the plan has now (its count of addresses names it), a unique
-	// insert; the subscription is then written by _id.
-	won, err := s.claims.Take(ctx, "purchase-email:"+subID+":"+strconv.Itoa(len(sub.Emails)), email, s.clock.Now().Add(2*PurchaseFixWindow))
-	if err != nil {
-		return fmt.Errorf("change the address of %s: %w", subID, err)
-	}
-	if !won || sub.Email != old || sub.UserID != "" {
-		return ErrPurchaseClosed
-	}
-	// Filed under the new address before the subscription names it: a
-	// crash in between leaves a slot whose plan names another address.
-	if err := s.indexEmail(ctx, email, subID); err != nil {
-		return err
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subID},
-		bson.M{"$set": bson.M{"email": email}, "$push": bson.M{"emails": email}}); err != nil {
+	// Of two changes sent together, one: each is written over the version
+	// of the plan it read, from the address the plan had then, so the
+	// second reads the new address and is refused.
+	if _, err := s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		if sub.Email != old || sub.UserID != "" {
+			return sub, Effects{}, false, ErrPurchaseClosed
+		}
+		now := s.clock.Now()
+		next := sub
+		next.Email, next.Emails = email, append(slices.Clone(sub.Emails), email)
+		line := sub.Line("email:"+strconv.FormatInt(now.UnixNano(), 10), now, Change{By: "checkout", Kind: ChangeEmail,
+			From: maskAddress(old), To: email})
+		return next, Effects{Lines: []Change{line}}, true, nil
+	}); err != nil {
+		if errors.Is(err, ErrPurchaseClosed) {
+			return err
+		}
 		return fmt.Errorf("change the address of %s: %w", subID, err)
 	}
 	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": orderID}, bson.M{"$set": bson.M{"email": email}}); err != nil {
@@ -214,11 +211,6 @@ func (s *Service) ChangePurchaseEmail(ctx context.Context, orderID, bundle, emai
 	if err := ordersByEmail(s.db).Append(ctx, email, orderID); err != nil {
 		return fmt.Errorf("change the address of %s: %w", orderID, err)
 	}
-	if err := s.unindexEmail(ctx, old, subID); err != nil {
-		return err
-	}
-	s.record(ctx, subID, "email:"+strconv.FormatInt(s.clock.Now().UnixNano(), 10), Change{By: "checkout", Kind: ChangeEmail,
-		From: maskAddress(old), To: email})
 	return s.sendPurchaseAgain(ctx, subID)
 }
 
@@ -256,27 +248,6 @@ func (s *Service) sendPurchaseAgain(ctx context.Context, subID string) error {
 	s.send(ctx, Notice{Key: "purchase:" + sub.ID + ":again:" + engine.NewID(), To: sub.Email,
 		Brand: sub.Brand, Kind: NoticePurchase, Data: map[string]string{"subscription": sub.ID, "plan": Describe(sub.PlanCode).Name,
 			"price": sub.Price.String(), "period": Describe(sub.PlanCode).Period, "renewDate": brand.Date(sub.CurrentPeriodEnd)}})
-	return nil
-}
-
-// unindexEmail takes a subscription off an address's index: its slot is
-// kept (the index is read slot by slot up to the first free one) and names
-// no subscription.
-func (s *Service) unindexEmail(ctx context.Context, email, subID string) error {
-	ids, err := s.idsByEmail(ctx, email)
-	if err != nil {
-		return err
-	}
-	for i, id := range ids {
-		if id != subID {
-			continue
-		}
-		// A slot is written once, so the one read is the one changed.
-		if _, err := s.db.Collection(subscriptionEmailsCollection).UpdateOne(ctx, bson.M{"_id": email + "#" + strconv.Itoa(i)},
-			bson.M{"$set": bson.M{"subscriptionId": ""}}); err != nil {
-			return fmt.Errorf("unindex subscription email: %w", err)
-		}
-	}
 	return nil
 }
 

@@ -18,18 +18,16 @@ import (
 // Collections whose documents a subscriber's erasure touches, exported for
 // the privacy package's declaration of what happens to each collection.
 const (
-	SubscriptionEmailsCollection = subscriptionEmailsCollection
-	HistoryCollection            = historyCollection
-	ChargesCollection            = chargesCollection
-	SandboxCollection            = sandboxCollection
-	CancelLinksCollection        = cancelLinksCollection
-	ChargeEventsCollection       = chargeEventsCollection
-	StripeEventsCollection       = stripeEventsCollection
-	ReceiptsCollection           = receiptsCollection
-	RefundsCollection            = refundsCollection
-	SandboxRefundsCollection     = sandboxRefundsCollection
-	OrdersCollection             = ordersCollection
-	SandboxSessionsCollection    = sandboxSessionsCollection
+	ChargesCollection         = chargesCollection
+	SandboxCollection         = sandboxCollection
+	CancelLinksCollection     = cancelLinksCollection
+	ChargeEventsCollection    = chargeEventsCollection
+	StripeEventsCollection    = stripeEventsCollection
+	ReceiptsCollection        = receiptsCollection
+	RefundsCollection         = refundsCollection
+	SandboxRefundsCollection  = sandboxRefundsCollection
+	OrdersCollection          = ordersCollection
+	SandboxSessionsCollection = sandboxSessionsCollection
 )
 
 // ErasedEmail stands in for the address of an erased subscriber on the
@@ -72,35 +70,20 @@ func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, err
 }
 
 // EraseSubscriber ends a deleted subscriber's subscriptions at once and
-// strips them of the person: the subscription documents and their charges
-// stay, without any address, account or card reference, until retainUntil
-// (the tax period the operator keeps receipts for), so the books still add
-// up; the email index, the history's free text, orders and cancel links go
-// now. Running it again changes nothing more. Every document is read,
-// written and deleted by _id, found through the lists it is kept on (a
-// subscription's filings, an address's lists): a query by any other field
-// reads the whole collection on the embedded store (docs/store.md §10).
+// strips them of the person: the subscriptions and their charges stay,
+// without any address, account or card reference, until retainUntil (the
+// tax period the operator keeps receipts for), so the books still add up;
+// the history's free text, orders and cancel links go now. Running it
+// again changes nothing more. The subscriptions are anonymised last: they
+// are how an erasure stopped half-way finds the rest when run again
+// (privacy finds them by account and address).
 func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emails []string, retainUntil time.Time) error {
-	now := s.clock.Now()
 	ids := make([]string, 0, len(subs))
 	for _, sub := range subs {
 		ids = append(ids, sub.ID)
-		set := bson.M{"userId": "", "email": ErasedEmail, "emails": []string{}, "erased": true, "retainUntil": retainUntil,
-			"paymentMethod": PaymentMethod{Provider: sub.PaymentMethod.Provider}}
-		if sub.Status != StatusExpired {
-			set["status"], set["expiresAt"] = StatusExpired, now
-			if sub.CanceledAt == nil {
-				set["canceledAt"] = now
-			}
+		if err := s.st.Subscriptions().EraseLines(ctx, sub.ID, append([]string{sub.UserID}, emails...)); err != nil {
+			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
 		}
-		if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set,
-			"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": "", "nextPlanCode": "", "failedAttempts": ""}}); err != nil {
-			return fmt.Errorf("erase subscription %s: %w", sub.ID, err)
-		}
-		if err := s.eraseHistory(ctx, sub, append([]string{sub.UserID}, emails...)); err != nil {
-			return err
-		}
-		s.touched(sub.UserID)
 	}
 	if len(ids) > 0 {
 		if err := s.eraseLedger(ctx, ids, subs, retainUntil); err != nil {
@@ -111,49 +94,17 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 		return err
 	}
 	for _, email := range normaliseEmails(emails) {
-		if err := store.NewListsIn(s.db, subscriptionEmailsCollection, "subscriptionId").Erase(ctx, email); err != nil {
-			return fmt.Errorf("erase subscription email index: %w", err)
-		}
 		if err := s.eraseCancelLinks(ctx, email); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// eraseHistory strips a subscription's history lines of the person: who
-// made a change (a user id) and its free text (a card label) go, and so do
-// a from or to that is one of personal (their account id and addresses);
-// what changed and when stay with the record. Each line filed under the
-// subscription is read and written by _id.
-func (s *Service) eraseHistory(ctx context.Context, sub Subscription, personal []string) error {
-	lines, err := filed(ctx, s.db, filedHistory, sub.ID)
-	if err != nil {
-		return fmt.Errorf("erase history of %s: %w", sub.ID, err)
-	}
-	for _, id := range lines {
-		var line Change
-		err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&line)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue
+	for _, sub := range subs {
+		if _, err := s.change(ctx, sub.ID, func(sub Subscription) (Subscription, Effects, bool, error) {
+			return sub.Erase(s.clock.Now(), retainUntil), Effects{}, true, nil
+		}); err != nil && !errors.Is(err, ErrNoSubscription) {
+			return fmt.Errorf("erase subscription %s: %w", sub.ID, err)
 		}
-		if err != nil {
-			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
-		}
-		if line.SubscriptionID != sub.ID {
-			continue
-		}
-		unset := bson.M{"detail": ""}
-		if slices.Contains(personal, line.From) {
-			unset["from"] = ""
-		}
-		if slices.Contains(personal, line.To) {
-			unset["to"] = ""
-		}
-		if _, err := s.db.Collection(historyCollection).UpdateOne(ctx, bson.M{"_id": id},
-			bson.M{"$set": bson.M{"by": "erased"}, "$unset": unset}); err != nil {
-			return fmt.Errorf("erase history of %s: %w", sub.ID, err)
-		}
+		s.touched(sub.UserID)
 	}
 	return nil
 }

@@ -233,13 +233,16 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if n, err := f.svc.PurgeRetained(ctx); err != nil || n == 0 {
 		t.Fatalf("purged %d (%v) after the tax period", n, err)
 	}
-	for _, c := range []struct {
-		coll string
-		ids  []string
-	}{{SubscriptionsCollection, []string{sub.ID, main.ID, addOn.ID}}, {chargesCollection, chargeIDs(charges)}} {
-		if n := f.count(t, c.coll, bson.M{"_id": bson.M{"$in": c.ids}}); n != 0 {
-			t.Errorf("%s: %d kept records left after the purge", c.coll, n)
+	for _, id := range []string{sub.ID, main.ID, addOn.ID} {
+		if _, err := f.svc.Subscription(ctx, id); !errors.Is(err, ErrNoSubscription) {
+			t.Errorf("subscription %s kept after the purge (%v)", id, err)
 		}
+		if h, err := f.svc.History(ctx, id); err != nil || len(h) != 0 {
+			t.Errorf("subscription %s: %d history lines kept after the purge (%v)", id, len(h), err)
+		}
+	}
+	if n := f.count(t, chargesCollection, bson.M{"_id": bson.M{"$in": chargeIDs(charges)}}); n != 0 {
+		t.Errorf("%s: %d kept records left after the purge", chargesCollection, n)
 	}
 	for _, coll := range []string{receiptsCollection, refundsCollection} {
 		if n := f.count(t, coll, bson.M{"erased": true}); n != 0 {
@@ -265,17 +268,16 @@ func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	ended := f.clock.Now().Add(-time.Hour)
-	for _, d := range []struct {
-		coll string
-		doc  bson.M
-	}{
-		{SubscriptionsCollection, bson.M{"_id": "old-kept", "erased": true, "retainUntil": ended, "email": ErasedEmail}},
-		{SubscriptionsCollection, bson.M{"_id": "old-live", "email": "carol@example.com"}},
-		{receiptsCollection, bson.M{"_id": "R-old-kept", "erased": true, "retainUntil": ended}},
+	for _, sub := range []Subscription{
+		{ID: "old-kept", Erased: true, RetainUntil: ended, Email: ErasedEmail},
+		{ID: "old-live", Email: "carol@example.com"},
 	} {
-		if _, err := f.svc.db.Collection(d.coll).InsertOne(ctx, d.doc); err != nil {
+		if err := f.svc.Put(ctx, sub); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := f.svc.db.Collection(receiptsCollection).InsertOne(ctx, bson.M{"_id": "R-old-kept", "erased": true, "retainUntil": ended}); err != nil {
+		t.Fatal(err)
 	}
 	for range 2 { // once per database: the second call reads nothing
 		if err := FileRetainedBefore(ctx, f.svc.db, "test_settings", f.clock.Now()); err != nil {
@@ -285,8 +287,8 @@ func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
 	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 2 {
 		t.Fatalf("purged %d (%v), want the old subscription and receipt", n, err)
 	}
-	if n := f.count(t, SubscriptionsCollection, bson.M{"_id": "old-live"}); n != 1 {
-		t.Error("a subscription never erased was purged")
+	if _, err := f.svc.Subscription(ctx, "old-live"); err != nil {
+		t.Errorf("a subscription never erased was purged: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,7 +27,6 @@ const filingsCollection = "billing_filings"
 
 // Kinds of filing.
 const (
-	filedHistory      = "history"      // owner: a subscription; ref: a history line's _id
 	filedChargeEvents = "chargeevents" // owner: a charge's key; ref: a charge event's _id
 	filedReference    = "reference"    // owner: a provider's charge reference; ref: the charge's key (one slot)
 	filedCharges      = "charges"      // owner: a subscription; ref: the key of a charge that paid for it
@@ -78,23 +76,12 @@ func fileFrom(ctx context.Context, db *mongo.Database, kind, owner, ref string, 
 // not every slot since the subscription began. It does not move the bound:
 // the pass does, and a lagging bound costs reads, never a lost filing.
 func fileUnderSubscription(ctx context.Context, db *mongo.Database, kind, subID, ref string) error {
-	if kind != filedCharges && kind != filedHistory {
-		return fmt.Errorf("file %s of %s: a subscription keeps no bound of that list", kind, subID)
+	if kind != filedCharges {
+		return fmt.Errorf("file %s of %s: a subscription keeps no list of that", kind, subID)
 	}
-	var bounds struct {
-		Charges int `bson:"filedCharges"`
-		History int `bson:"filedHistory"`
-	}
-	err := db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": subID},
-		options.FindOne().SetProjection(bson.M{"filedCharges": 1, "filedHistory": 1})).Decode(&bounds)
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) { // no subscription yet: from slot 0
-		return fmt.Errorf("file %s of %s: %w", kind, subID, err)
-	}
-	from := bounds.History
-	if kind == filedCharges {
-		from = bounds.Charges
-	}
-	_, err = fileFrom(ctx, db, kind, subID, ref, from)
+	// The subscriptions (billing's Store) keep no bounds of their filings:
+	// the list is walked from its first slot.
+	_, err := fileFrom(ctx, db, kind, subID, ref, 0)
 	return err
 }
 
@@ -166,14 +153,6 @@ func fileExistingCharges(ctx context.Context, db *mongo.Database) error {
 }
 
 func fileExistingLists(ctx context.Context, db *mongo.Database) error {
-	var lines []Change
-	if err := readAll(ctx, db.Collection(historyCollection), &lines); err != nil {
-		return err
-	}
-	history := map[string][]string{}
-	for _, c := range lines {
-		history[c.SubscriptionID] = append(history[c.SubscriptionID], c.ID)
-	}
 	var events []chargeEvent
 	if err := readAll(ctx, db.Collection(chargeEventsCollection), &events); err != nil {
 		return err
@@ -192,7 +171,7 @@ func fileExistingLists(ctx context.Context, db *mongo.Database) error {
 			references[ch.Reference] = append(references[ch.Reference], ch.ID)
 		}
 	}
-	for kind, byOwner := range map[string]map[string][]string{filedHistory: history, filedChargeEvents: chargeEvents, filedReference: references} {
+	for kind, byOwner := range map[string]map[string][]string{filedChargeEvents: chargeEvents, filedReference: references} {
 		_, err := fileMany(ctx, db, kind, byOwner, nil)
 		if err != nil {
 			return fmt.Errorf("file billing lists: %w", err)
@@ -281,12 +260,6 @@ func readAll(ctx context.Context, coll *mongo.Collection, out any) error {
 		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
 	}
 	return nil
-}
-
-// HistoryFiling is the filing of a seeded history line, the scale seed's
-// copy of what record writes.
-func HistoryFiling(subID string, n int, lineID string) any {
-	return filing{ID: filingID(filedHistory, subID, n), Ref: lineID}
 }
 
 // ReferenceFiling is the filing of a seeded charge's provider reference.

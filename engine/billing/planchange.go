@@ -2,11 +2,8 @@ package billing
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
 )
@@ -23,66 +20,61 @@ var ErrSamePlan = engine.Errorf(engine.CodeConflict, "This is already your plan.
 // it has now undoes a scheduled change (UndoPlanChange); choosing the one
 // already scheduled changes nothing.
 func (s *Service) ChangePlan(ctx context.Context, subID, planCode, by string) (Subscription, error) {
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	plan, err := s.catalogue.Plan(planCode)
-	subBrand := sub.Brand
-	if subBrand == "" {
-		subBrand = "default"
-	}
-	if err != nil || plan.Sale || plan.Kind != KindMain || plan.Brand != subBrand {
-		return sub, ErrUnknownPlan
-	}
-	if !sub.MainPlan || sub.Status != StatusActive || sub.Suspended {
-		return sub, ErrOfferUnavailable
-	}
-	if planCode == sub.PlanCode {
-		if sub.NextPlanCode == "" {
-			return sub, ErrSamePlan
+	return s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		plan, err := s.catalogue.Plan(planCode)
+		subBrand := sub.Brand
+		if subBrand == "" {
+			subBrand = "default"
 		}
-		return s.UndoPlanChange(ctx, subID, by)
-	}
-	if sub.NextPlanCode == planCode {
-		return sub, nil
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID},
-		bson.M{"$set": bson.M{"nextPlanCode": planCode}}); err != nil {
-		return Subscription{}, fmt.Errorf("change plan of %s: %w", sub.ID, err)
-	}
-	sub.NextPlanCode = planCode
-	s.planChanged(ctx, sub, planCode, by, plan.Price.String()+" from "+s.periodEnd(sub, s.clock.Now()).Format(time.RFC3339), NoticePlanChange)
-	return sub, nil
+		if err != nil || plan.Sale || plan.Kind != KindMain || plan.Brand != subBrand {
+			return sub, Effects{}, false, ErrUnknownPlan
+		}
+		if !sub.MainPlan || sub.Status != StatusActive || sub.Suspended {
+			return sub, Effects{}, false, ErrOfferUnavailable
+		}
+		if planCode == sub.PlanCode {
+			if sub.NextPlanCode == "" {
+				return sub, Effects{}, false, ErrSamePlan
+			}
+			return s.undoPlanChange(sub, by)
+		}
+		if sub.NextPlanCode == planCode {
+			return sub, Effects{}, false, nil
+		}
+		next := sub
+		next.NextPlanCode = planCode
+		return next, s.planChanged(next, sub.PlanCode, planCode, by,
+			plan.Price.String()+" from "+s.periodEnd(sub, s.clock.Now()).Format(time.RFC3339), NoticePlanChange), true, nil
+	})
 }
 
 // UndoPlanChange takes back a change scheduled for the next renewal: the
 // plan renews as it runs now. Nothing scheduled, nothing changes.
 func (s *Service) UndoPlanChange(ctx context.Context, subID, by string) (Subscription, error) {
-	sub, err := s.Subscription(ctx, subID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	if sub.NextPlanCode == "" {
-		return sub, nil
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID},
-		bson.M{"$unset": bson.M{"nextPlanCode": ""}}); err != nil {
-		return Subscription{}, fmt.Errorf("undo the plan change of %s: %w", sub.ID, err)
-	}
-	undone := sub.NextPlanCode
-	sub.NextPlanCode = ""
-	s.planChanged(ctx, sub, sub.PlanCode, by, "scheduled change to "+undone+" undone", NoticePlanKept)
-	return sub, nil
+	return s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		return s.undoPlanChange(sub, by)
+	})
 }
 
-// planChanged records a change of what a plan renews as, and mails what it
-// renews as now. Both are keyed by the moment, so a change, its undoing and
-// the same change again are each recorded and mailed.
-func (s *Service) planChanged(ctx context.Context, sub Subscription, to, by, detail, notice string) {
-	at := strconv.FormatInt(s.clock.Now().UnixNano(), 10)
-	s.record(ctx, sub.ID, "plan_change:"+to+":"+at, Change{By: by, Kind: ChangePlanChanged, From: sub.PlanCode, To: to, Detail: detail})
-	s.send(ctx, Notice{Key: "plan-change:" + sub.ID + ":" + to + ":" + at, To: sub.Email, Brand: sub.Brand, Kind: notice,
-		Data: s.renewalTerms(sub)})
-	s.touched(sub.UserID)
+func (s *Service) undoPlanChange(sub Subscription, by string) (Subscription, Effects, bool, error) {
+	if sub.NextPlanCode == "" {
+		return sub, Effects{}, false, nil
+	}
+	next := sub
+	next.NextPlanCode = ""
+	return next, s.planChanged(next, sub.PlanCode, sub.PlanCode, by, "scheduled change to "+sub.NextPlanCode+" undone", NoticePlanKept), true, nil
+}
+
+// planChanged is the line of a change of what a plan renews as, and the
+// mail of what it renews as now (next). Both are keyed by the moment, so a
+// change, its undoing and the same change again are each recorded and
+// mailed.
+func (s *Service) planChanged(next Subscription, from, to, by, detail, notice string) Effects {
+	now := s.clock.Now()
+	at := strconv.FormatInt(now.UnixNano(), 10)
+	return Effects{
+		Lines: []Change{next.Line("plan_change:"+to+":"+at, now, Change{By: by, Kind: ChangePlanChanged, From: from, To: to, Detail: detail})},
+		Notices: []Notice{{Key: "plan-change:" + next.ID + ":" + to + ":" + at, To: next.Email, Brand: next.Brand, Kind: notice,
+			Data: s.renewalTerms(next)}},
+	}
 }

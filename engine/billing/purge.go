@@ -33,6 +33,12 @@ const RetainedScheduleCollection = "billing_retained_schedule"
 // erasures kept before the schedule existed are filed in it.
 const retainedFiledMarker = "billing-retained-filed"
 
+// purgeBatch is how many kept subscriptions the purge reads at a time.
+const purgeBatch = 200
+
+// subscriptionsRef names a subscription's entry in the schedule.
+const subscriptionsRef = "subscriptions"
+
 func newRetainedSchedule(db *mongo.Database) *store.Schedule {
 	return store.NewSchedule(db, RetainedScheduleCollection, time.Minute)
 }
@@ -44,7 +50,7 @@ func newRetainedSchedule(db *mongo.Database) *store.Schedule {
 func (s *Service) scheduleRetained(ctx context.Context, subIDs []string, charges []Charge, retainUntil time.Time) error {
 	entries := make([]store.ScheduleEntry, 0, len(subIDs)+len(charges))
 	for _, id := range subIDs {
-		entries = append(entries, store.ScheduleEntry{Ref: SubscriptionsCollection + "/" + id, At: retainUntil})
+		entries = append(entries, store.ScheduleEntry{Ref: subscriptionsRef + "/" + id, At: retainUntil})
 	}
 	for _, ch := range charges {
 		r, err := s.ReceiptOfCharge(ctx, ch.Key)
@@ -72,12 +78,31 @@ func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("purge retained: %w", err)
 	}
 	var n int64
+	// The subscriptions, by the index of their retention's end.
+	for ctx.Err() == nil {
+		kept, err := s.st.Subscriptions().Retained(ctx, now, purgeBatch)
+		if err != nil {
+			return n, fmt.Errorf("purge retained: %w", err)
+		}
+		var gone int64
+		for _, sub := range kept {
+			deleted, err := s.purgeSubscription(ctx, sub.ID, now)
+			gone += deleted
+			if err != nil {
+				return n + gone, err
+			}
+		}
+		n += gone
+		if len(kept) < purgeBatch || gone == 0 {
+			break
+		}
+	}
 	var unfinished []store.ScheduleEntry
 	for _, e := range due {
 		coll, id, _ := strings.Cut(e.Ref, "/")
 		var deleted int64
 		var err error
-		if coll == SubscriptionsCollection {
+		if coll == subscriptionsRef {
 			deleted, err = s.purgeSubscription(ctx, id, now)
 		} else {
 			deleted, err = s.purgeIfRetained(ctx, coll, id, now)
@@ -100,7 +125,11 @@ func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
 // its charges' refunds, then its charges, then itself: a purge stopped half
 // way and run again still finds what is left through the subscription.
 func (s *Service) purgeSubscription(ctx context.Context, id string, now time.Time) (int64, error) {
-	if gone, err := s.retainedEnded(ctx, SubscriptionsCollection, id, now); err != nil || !gone {
+	sub, err := s.Subscription(ctx, id)
+	if errors.Is(err, ErrNoSubscription) || (err == nil && (!sub.Erased || !sub.RetainUntil.Before(now))) {
+		return 0, nil
+	}
+	if err != nil {
 		return 0, err
 	}
 	charges, err := s.ChargesOf(ctx, []string{id})
@@ -126,8 +155,11 @@ func (s *Service) purgeSubscription(ctx context.Context, id string, now time.Tim
 			return n, err
 		}
 	}
-	deleted, err := s.purgeIfRetained(ctx, SubscriptionsCollection, id, now)
-	return n + deleted, err
+	purged, err := s.st.Subscriptions().Purge(ctx, id, now)
+	if purged {
+		n++
+	}
+	return n, err
 }
 
 // purgeIfRetained deletes a document, by _id, if an erasure kept it and
@@ -169,7 +201,7 @@ func (s *Service) retainedEnded(ctx context.Context, coll, id string, now time.T
 func FileRetainedBefore(ctx context.Context, db *mongo.Database, settings string, now time.Time) error {
 	return store.OncePerDatabase(ctx, db, settings, retainedFiledMarker, func(ctx context.Context) error {
 		var entries []store.ScheduleEntry
-		for _, coll := range []string{SubscriptionsCollection, receiptsCollection} {
+		for _, coll := range []string{subscriptionsRef, receiptsCollection} {
 			cur, err := db.Collection(coll).Find(ctx, bson.M{"erased": true},
 				options.Find().SetProjection(bson.M{"_id": 1, "retainUntil": 1}))
 			if err != nil {

@@ -176,10 +176,7 @@ func TestReceiptsAndBillingHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": main.ID},
-		bson.M{"$set": bson.M{"nextPlanCode": premium.Code}}); err != nil {
-		t.Fatal(err)
-	}
+	editSub(t, f.svc.st, main.ID, func(s *Subscription) { s.NextPlanCode = premium.Code })
 	f.clock.Set(main.CurrentPeriodEnd)
 	if _, err := f.svc.RenewDue(ctx); err != nil {
 		t.Fatal(err)
@@ -203,10 +200,7 @@ func TestReceiptsAndBillingHistory(t *testing.T) {
 		}
 	}
 	// The next renewal fails (the card now declines off-session).
-	if _, err := f.svc.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": main.ID},
-		bson.M{"$set": bson.M{"paymentMethod.id": "pm_sandbox_decline_x"}}); err != nil {
-		t.Fatal(err)
-	}
+	editSub(t, f.svc.st, main.ID, func(s *Subscription) { s.PaymentMethod.ID = "pm_sandbox_decline_x" })
 	renewed, _ := f.svc.Subscription(ctx, main.ID)
 	f.clock.Set(renewed.CurrentPeriodEnd)
 	if _, err := f.svc.RenewDue(ctx); err != nil {

@@ -34,12 +34,11 @@ var NewBenchMails func(tb testing.TB) mail.Mails
 var renewAt = time.Date(2026, 11, 9, 9, 0, 0, 0, time.UTC)
 
 // openBillingDB opens a test database with billing's collections made as
-// app.Open makes them: on the embedded server that adds the index its
-// lookups by _id need (docs/store.md §6); without it every lookup scans.
+// app.Open makes them, and billing's store on the test's engine.
 func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
-	specs := []store.CollectionSpec{{Name: SubscriptionsCollection}}
+	var specs []store.CollectionSpec
 	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
 		for name, idx := range m {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
@@ -48,7 +47,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	return billingDB{Database: st.DB(), mails: NewBenchMails(tb), store: storeOf(st)}
+	return billingDB{Database: st.DB(), mails: NewBenchMails(tb), store: storeOf(st), seeded: new(int)}
 }
 
 // billingDB is a test database with billing's collections, and the
@@ -57,37 +56,39 @@ type billingDB struct {
 	*mongo.Database
 	mails mail.Mails
 	store Store
+	// seeded is how many subscriptions seedDue wrote.
+	seeded *int
 }
 
-// seedDue inserts n active weekly subscriptions on the sandbox, all due at
-// renewAt, in batches of InsertMany. Each has filed charges and history
-// lines already, as a real subscription has from its checkout and its
-// earlier renewals: filed of each, filed in the subscription's first slots,
-// with the bounds the pass keeps (Subscription.FiledCharges, FiledHistory).
+// benchID is the id of seeded subscription i.
+func benchID(i int) string { return fmt.Sprintf("sub_bench_%07d", i) }
+
+// seedDue writes n active weekly subscriptions on the sandbox, all due at
+// renewAt, through billing's store in batches (Subscriptions.InsertMany).
+// Each has filed charges and history lines already, as a real subscription
+// has from its checkout and its earlier renewals.
 func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	tb.Helper()
 	ctx := context.Background()
 	end := renewAt.Add(-time.Hour)
 	const batch = 1000
-	docs := make([]any, 0, batch)
-	filings := make([]any, 0, batch*filed*2)
-	// The schedule is written at the end, as the scale seed writes it.
-	scheduled := make([]store.ScheduleEntry, 0, n)
+	seeded := make([]Seeded, 0, batch)
+	filings := make([]any, 0, batch*filed)
 	for i := range n {
-		id := fmt.Sprintf("sub_bench_%07d", i)
+		id := benchID(i)
 		email := fmt.Sprintf("buyer%d@example.com", i)
-		docs = append(docs, Subscription{ID: id, Email: email, Emails: []string{email}, Bundle: "glimpse.web", Brand: "default",
+		sub := Subscription{ID: id, Email: email, Emails: []string{email}, Bundle: "glimpse.web", Brand: "default",
 			PlanCode: "glimpse_weekly_trial", Status: StatusActive, MainPlan: true, Price: USD(100), Provider: sandboxName,
 			StartedAt: end.AddDate(0, 0, -7*filed), CurrentPeriodStart: end.AddDate(0, 0, -7), CurrentPeriodEnd: end, DueAt: end,
-			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"},
-			FiledCharges:  filed, FiledHistory: filed})
-		scheduled = append(scheduled, store.ScheduleEntry{Ref: id, At: end})
+			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"}}
+		x := Seeded{Sub: sub}
 		for n := range filed {
-			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)),
-				HistoryFiling(id, n, fmt.Sprintf("%s/earlier:%d", id, n)))
+			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)))
+			x.Lines = append(x.Lines, sub.Line(fmt.Sprintf("earlier:%d", n), end.AddDate(0, 0, -7*(filed-n)), Change{By: "renewal", Kind: ChangeRenewed}))
 		}
-		if len(docs) == batch || i == n-1 {
-			if _, err := db.Collection(SubscriptionsCollection).InsertMany(ctx, docs); err != nil {
+		seeded = append(seeded, x)
+		if len(seeded) == batch || i == n-1 {
+			if err := db.store.Subscriptions().InsertMany(ctx, seeded); err != nil {
 				tb.Fatalf("seed: %v", err)
 			}
 			if len(filings) > 0 {
@@ -95,21 +96,16 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 					tb.Fatalf("seed filings: %v", err)
 				}
 			}
-			docs, filings = docs[:0], filings[:0]
+			seeded, filings = seeded[:0], filings[:0]
 		}
 	}
-	if err := SeedRenewalSchedule(ctx, db.Database, end, scheduled); err != nil {
-		tb.Fatal(err)
-	}
+	*db.seeded += n
 }
 
 // renewCounts reads what the renewal did: the succeeded charges the sandbox
 // took, the distinct subscription+period pairs they were for (a second
-// charge of one period, under any key, makes the first number larger), and
-// the subscriptions whose period moved on.
-type renewCounts struct {
-	charges, distinct, renewed int64
-}
+// charge of a pair is a double charge), and the subscriptions renewed.
+type renewCounts struct{ charges, distinct, renewed int64 }
 
 func countRenewals(tb testing.TB, db billingDB) renewCounts {
 	tb.Helper()
@@ -137,8 +133,14 @@ func countRenewals(tb testing.TB, db billingDB) renewCounts {
 		tb.Fatal(err)
 	}
 	c.distinct = int64(len(seen))
-	if c.renewed, err = db.Collection(SubscriptionsCollection).CountDocuments(ctx, bson.M{"dueAt": bson.M{"$gt": renewAt}}); err != nil {
-		tb.Fatal(err)
+	for i := range *db.seeded {
+		sub, err := db.store.Subscriptions().Get(ctx, benchID(i))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if sub.DueAt.After(renewAt) {
+			c.renewed++
+		}
 	}
 	return c
 }
@@ -224,8 +226,8 @@ func (r receiptMailer) notifyMany(ctx context.Context, ns []Notice) error {
 	return r.box.EnqueueMany(ctx, msgs)
 }
 
-// reportProgress prints, every minute until stopped, how many renewal
-// claims have been taken, so a long run shows its rate as it goes.
+// reportProgress prints, every minute until stopped, how many charges the
+// sandbox has taken, so a long run shows its rate as it goes.
 func reportProgress(db billingDB, start time.Time) (stop func()) {
 	done := make(chan struct{})
 	go func() {
@@ -236,8 +238,8 @@ func reportProgress(db billingDB, start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				n, err := db.Collection(store.ClaimsCollection).CountDocuments(context.Background(), bson.M{})
-				fmt.Fprintf(os.Stderr, "renewal progress: %d claimed after %s (%v)\n", n, time.Since(start).Round(time.Second), err)
+				n, err := db.Collection(sandboxCollection).CountDocuments(context.Background(), bson.M{})
+				fmt.Fprintf(os.Stderr, "renewal progress: %d charged after %s (%v)\n", n, time.Since(start).Round(time.Second), err)
 			}
 		}
 	}()

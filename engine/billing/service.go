@@ -12,7 +12,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -22,27 +21,22 @@ import (
 
 // Collections billing writes.
 const (
-	SubscriptionsCollection      = "subscriptions" // shared with auth, which reads it
-	subscriptionEmailsCollection = "subscription_emails"
-	historyCollection            = "subscription_history"
-	chargesCollection            = "charges"
+	chargesCollection = "charges"
 )
 
-// Collections lists billing's collections with their indexes.
+// Collections lists billing's collections with their indexes. The
+// subscriptions and their history are billing's Store's
+// (sqlstore/mongostore), which declares their tables and indexes.
 func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
-		subscriptionEmailsCollection: nil,
-		userSubscriptionsCollection:  nil,
-		filingsCollection:            nil,
-		historyCollection:            {{Keys: bson.D{{Key: "subscriptionId", Value: 1}}}},
-		chargesCollection:            nil,
-		sandboxCollection:            nil,
-		sandboxSessionsCollection:    nil,
-		ordersCollection:             nil,
-		cancelLinksCollection:        nil,
-		renewalScheduleCollection:    nil,
-		RetainedScheduleCollection:   nil,
-		ChecksCollection:             nil,
+		filingsCollection:          nil,
+		chargesCollection:          nil,
+		sandboxCollection:          nil,
+		sandboxSessionsCollection:  nil,
+		ordersCollection:           nil,
+		cancelLinksCollection:      nil,
+		RetainedScheduleCollection: nil,
+		ChecksCollection:           nil,
 	}
 }
 
@@ -95,8 +89,6 @@ type Service struct {
 	provider  Provider
 	catalogue *Catalogue
 	claims    *store.Claims
-	// due is the renewal schedule: each subscription filed under its dueAt.
-	due *store.Schedule
 	// retained files what erasures keep under the end of its tax period
 	// (purge.go).
 	retained *store.Schedule
@@ -151,7 +143,7 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db), due: newRenewalSchedule(db),
+	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
 		retained: newRetainedSchedule(db), checks: newChecksSchedule(db),
 		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
@@ -224,12 +216,15 @@ func (s *Service) DrainNotices(ctx context.Context) error {
 		if err != nil || len(ns) == 0 {
 			return err
 		}
+		// A mail to no address (a subscription without one) is dropped, as
+		// send drops it.
+		mail := slices.DeleteFunc(slices.Clone(ns), func(n Notice) bool { return n.To == "" })
 		if s.notifyMany != nil {
-			if err := s.notifyMany(ctx, ns); err != nil {
+			if err := s.notifyMany(ctx, mail); err != nil {
 				return fmt.Errorf("hand billing mails over: %w", err)
 			}
 		} else if s.notify != nil {
-			for _, n := range ns {
+			for _, n := range mail {
 				if err := s.notify(ctx, n); err != nil {
 					return fmt.Errorf("hand billing mail %s over: %w", n.Key, err)
 				}
@@ -284,129 +279,45 @@ func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	return ch, nil
 }
 
-// indexEmail files a subscription under its email: documents "<email>#0",
-// "<email>#1", … (unique inserts, so concurrent checkouts by one address
-// each get a slot), because the embedded database finds documents fast only
-// by _id.
-func (s *Service) indexEmail(ctx context.Context, email, subID string) error {
-	ids, err := s.idsByEmail(ctx, email)
-	if err != nil {
-		return err
-	}
-	if slices.Contains(ids, subID) {
-		return nil
-	}
-	for i := len(ids); i < len(ids)+64; i++ {
-		_, err := s.db.Collection(subscriptionEmailsCollection).InsertOne(ctx,
-			EmailSlot(email, i, subID))
-		if err == nil {
-			return nil
-		}
-		if !store.IsDuplicateKey(err) {
-			return fmt.Errorf("index subscription email: %w", err)
-		}
-	}
-	return fmt.Errorf("index subscription email %s: no free slot", email)
-}
-
-func (s *Service) idsByEmail(ctx context.Context, email string) ([]string, error) {
-	var ids []string
-	for i := 0; ; i++ {
-		var doc struct {
-			SubscriptionID string `bson:"subscriptionId"`
-		}
-		err := s.db.Collection(subscriptionEmailsCollection).FindOne(ctx, bson.M{"_id": email + "#" + strconv.Itoa(i)}).Decode(&doc)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return ids, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("subscriptions by email: %w", err)
-		}
-		ids = append(ids, doc.SubscriptionID)
-	}
-}
-
 // Subscription returns a subscription by id.
 func (s *Service) Subscription(ctx context.Context, id string) (Subscription, error) {
-	var sub Subscription
-	err := s.db.Collection(SubscriptionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&sub)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Subscription{}, ErrNoSubscription
-	}
-	if err != nil {
+	sub, err := s.st.Subscriptions().Get(ctx, id)
+	if err != nil && !errors.Is(err, ErrNoSubscription) {
 		return Subscription{}, fmt.Errorf("find subscription %s: %w", id, err)
 	}
-	return sub, nil
+	return sub, err
 }
 
-// SubscriptionsByEmail returns every subscription bought with an address.
+// SubscriptionsByEmail returns every subscription whose address is email.
 func (s *Service) SubscriptionsByEmail(ctx context.Context, email string) ([]Subscription, error) {
-	ids, err := s.idsByEmail(ctx, normaliseEmail(email))
+	subs, err := s.st.Subscriptions().ByEmail(ctx, normaliseEmail(email))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("subscriptions by email: %w", err)
 	}
-	out := make([]Subscription, 0, len(ids))
-	seen := map[string]bool{}
-	for _, id := range ids {
-		// Concurrent checkouts of one key may each have filed the same
-		// subscription under a slot: harmless, read once.
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		sub, err := s.Subscription(ctx, id)
-		if errors.Is(err, ErrNoSubscription) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sub)
-	}
-	return out, nil
+	return subs, nil
 }
 
 // ForUser returns an account's subscriptions.
 func (s *Service) ForUser(ctx context.Context, userID string) ([]Subscription, error) {
-	return SubscriptionsOfUser(ctx, s.db, userID)
+	subs, err := s.st.Subscriptions().OfUser(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions of %s: %w", userID, err)
+	}
+	return subs, nil
 }
 
-// Finalize links a paid subscription to the account just created for it.
-// The link is claimed with a unique insert, so of two accounts racing for
-// one subscription exactly one gets it; linking the same account again is
-// a no-op.
+// Finalize links a paid subscription to the account just created for it:
+// the link is written over the version read (Subscription.Finalize), so of
+// two accounts racing for one subscription exactly one gets it; linking
+// the same account again is a no-op.
 func (s *Service) Finalize(ctx context.Context, subscriptionID, userID string) error {
-	sub, err := s.Subscription(ctx, subscriptionID)
-	if err != nil {
-		return err
-	}
-	_, fx, ok, err := sub.Finalize(userID, s.clock.Now())
-	if err != nil || !ok {
-		return err
-	}
-	won, err := s.claims.Take(ctx, "finalize:"+subscriptionID, userID, s.clock.Now().AddDate(100, 0, 0))
-	if err != nil {
+	_, err := s.change(ctx, subscriptionID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		return sub.Finalize(userID, s.clock.Now())
+	})
+	if err != nil && !errors.Is(err, ErrAlreadyFinalized) && !errors.Is(err, ErrNoSubscription) {
 		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
 	}
-	if !won {
-		owner, err := s.claims.Owner(ctx, "finalize:"+subscriptionID)
-		if err != nil {
-			return fmt.Errorf("finalize %s: %w", subscriptionID, err)
-		}
-		if owner != userID {
-			return ErrAlreadyFinalized
-		}
-	}
-	if err := indexUser(ctx, s.db, userID, subscriptionID); err != nil {
-		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": subscriptionID},
-		bson.M{"$set": bson.M{"userId": userID}}); err != nil {
-		return fmt.Errorf("finalize %s: %w", subscriptionID, err)
-	}
-	s.effects(ctx, fx)
-	s.touched(userID)
-	return nil
+	return err
 }
 
 // PurchaseRequest is a subscriber buying an add-on with the payment method
@@ -525,9 +436,6 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 		Bundle: req.Main.Bundle, Brand: req.Main.Brand, PlanCode: plan.Code, Status: StatusActive,
 		Price: plan.Price, Provider: s.provider.Name(), StartedAt: s.clock.Now(), PaymentMethod: req.Main.PaymentMethod,
 		MainSubscriptionID: req.Main.ID, PaidBy: paidBy(chargeKey)}
-	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
-		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
-	}
 	if twice, err := s.insertAddOn(ctx, sub); err != nil {
 		return Subscription{}, fmt.Errorf("purchase %s: %w", plan.Code, err)
 	} else if twice {
@@ -572,63 +480,23 @@ func (s *Service) addOnBought(ctx context.Context, sub Subscription, family stri
 
 // Cancel stops a main plan from renewing: it stays canceled-but-authorised
 // until its period ends, then the renewal job expires it. Canceling twice
-// is a no-op.
+// is a no-op. A canceled plan does not renew, so a change scheduled for its
+// renewal goes with the cancel, and the cancel's mail says so
+// (Subscription.Cancel).
 func (s *Service) Cancel(ctx context.Context, subscriptionID, by string) (Subscription, error) {
-	sub, err := s.Subscription(ctx, subscriptionID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	now := s.clock.Now()
-	end := s.periodEnd(sub, now)
-	next, fx, ok := sub.Cancel(now, end, by)
-	if !ok {
-		return sub, nil
-	}
-	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
-		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
-	}
-	// A canceled plan does not renew, so a change scheduled for its renewal
-	// (a sale plan taken in the cancel flow) goes with the cancel, and the
-	// cancel's mail says so; a resume brings back the plan as it runs now.
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": next.Status, "cancelAtPeriodEnd": true, "canceledAt": now, "expiresAt": end, "dueAt": end},
-		"$unset": bson.M{"nextPlanCode": ""},
-	}); err != nil {
-		return Subscription{}, fmt.Errorf("cancel %s: %w", sub.ID, err)
-	}
-	sub = next
-	s.effects(ctx, fx)
-	s.touched(sub.UserID)
-	return sub, nil
+	return s.change(ctx, subscriptionID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		now := s.clock.Now()
+		next, fx, ok := sub.Cancel(now, s.periodEnd(sub, now), by)
+		return next, fx, ok, nil
+	})
 }
 
 // Resume takes back a cancel at period end before the period ends: the plan
 // is active again and renews as before. Resuming twice is a no-op.
 func (s *Service) Resume(ctx context.Context, subscriptionID, by string) (Subscription, error) {
-	sub, err := s.Subscription(ctx, subscriptionID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	next, fx, ok, err := sub.Resume(s.clock.Now(), by, s.renewalTerms)
-	if err != nil || !ok {
-		return sub, err
-	}
-	// By _id alone: a filter with anything beside _id scans every
-	// subscription on the embedded store (docs/store.md §10), and a
-	// conditional update decides no race there; the status was read above.
-	if err := s.scheduleRenewal(ctx, sub.ID, sub.CurrentPeriodEnd); err != nil {
-		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": StatusActive, "dueAt": sub.CurrentPeriodEnd, "resumedAt": next.ResumedAt},
-		"$unset": bson.M{"cancelAtPeriodEnd": "", "canceledAt": "", "expiresAt": "", "nextPlanCode": ""},
-	}); err != nil {
-		return Subscription{}, fmt.Errorf("resume %s: %w", sub.ID, err)
-	}
-	sub = next
-	s.effects(ctx, fx)
-	s.touched(sub.UserID)
-	return sub, nil
+	return s.change(ctx, subscriptionID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		return sub.Resume(s.clock.Now(), by, s.renewalTerms)
+	})
 }
 
 // renewalTerms says what a running main plan renews as: its name, the price
@@ -687,61 +555,25 @@ func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window
 	return ok, nil
 }
 
-// History returns a subscription's changes, oldest first: the lines filed
-// under it, each read by _id.
+// History returns a subscription's changes, oldest first.
 func (s *Service) History(ctx context.Context, subscriptionID string) ([]Change, error) {
-	ids, err := filed(ctx, s.db, filedHistory, subscriptionID)
+	h, err := s.st.Subscriptions().History(ctx, subscriptionID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
 	}
-	out := make([]Change, 0, len(ids))
-	for _, id := range ids {
-		var c Change
-		err := s.db.Collection(historyCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&c)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("history of %s: %w", subscriptionID, err)
-		}
-		out = append(out, c)
-	}
-	slices.SortStableFunc(out, func(a, b Change) int { return a.At.Compare(b.At) })
-	return out, nil
+	return h, nil
 }
 
-// record writes one history line under its key; a line already written
-// (the same change made again) stays as it was.
+// record writes one history line under its key, as a change of the
+// subscription that changes nothing else (over the version read, so it
+// never undoes a change made meanwhile); a line already written (the same
+// change made again) stays as it was.
 func (s *Service) record(ctx context.Context, subID, key string, c Change) {
-	c.ID, c.SubscriptionID = subID+"/"+key, subID
-	if c.At.IsZero() {
-		c.At = s.clock.Now()
-	}
-	s.recordLine(ctx, key, c)
-}
-
-// effects writes a rule's history lines and sends its mails.
-func (s *Service) effects(ctx context.Context, fx Effects) {
-	for _, c := range fx.Lines {
-		s.recordLine(ctx, strings.TrimPrefix(c.ID, c.SubscriptionID+"/"), c)
-	}
-	for _, n := range fx.Notices {
-		s.send(ctx, n)
-	}
-}
-
-// recordLine writes one history line with its id; a line already written
-// stays as it was.
-func (s *Service) recordLine(ctx context.Context, key string, c Change) {
-	subID := c.SubscriptionID
-	if _, err := s.db.Collection(historyCollection).InsertOne(ctx, c); err != nil && !store.IsDuplicateKey(err) {
+	now := s.clock.Now()
+	if _, err := s.change(ctx, subID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		return sub, Effects{Lines: []Change{sub.Line(key, now, c)}}, true, nil
+	}); err != nil {
 		s.logger.Error("record subscription change", "subscription", subID, "change", key, "error", err)
-		return
-	}
-	// Filed after the line is written (a line written again is filed
-	// again if the first write stopped before its filing).
-	if err := fileUnderSubscription(ctx, s.db, filedHistory, subID, c.ID); err != nil {
-		s.logger.Error("file subscription change", "subscription", subID, "change", key, "error", err)
 	}
 }
 
@@ -787,18 +619,8 @@ func (s *Service) Put(ctx context.Context, sub Subscription) error {
 	if len(sub.Emails) == 0 {
 		sub.Emails = []string{sub.Email}
 	}
-	if err := indexUser(ctx, s.db, sub.UserID, sub.ID); err != nil {
-		return err
-	}
-	if err := s.scheduleRenewal(ctx, sub.ID, sub.DueAt); err != nil {
-		return err
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).ReplaceOne(ctx, bson.M{"_id": sub.ID}, sub,
-		options.Replace().SetUpsert(true)); err != nil {
+	if err := s.st.Subscriptions().Put(ctx, sub); err != nil {
 		return fmt.Errorf("put subscription %s: %w", sub.ID, err)
-	}
-	if err := s.indexEmail(ctx, sub.Email, sub.ID); err != nil {
-		return err
 	}
 	s.touched(sub.UserID)
 	return nil

@@ -63,15 +63,29 @@ type Subscriptions interface {
 	// renewal pass, Part B).
 	ClaimDue(ctx context.Context, now time.Time, owner string, lease time.Duration, n int) ([]Subscription, error)
 	// Renew writes each renewal as Apply does, provided the lease is still
-	// owner's, and clears the lease; the charge is recorded whether or not
-	// the change wins. The errors are per item (ErrStale), then the call's.
+	// owner's, and clears the lease. The errors are per item (ErrStale),
+	// then the call's. (The renewal's charge is recorded by the ledger
+	// until Part C's charges table exists: a Renewal carrying a Charge is
+	// refused.)
 	Renew(ctx context.Context, owner string, rs []Renewal) ([]error, error)
 	// Release clears owner's leases of ids: unfinished items go back.
 	Release(ctx context.Context, owner string, ids []string) error
 	// History returns a subscription's lines, oldest first.
 	History(ctx context.Context, id string) ([]Change, error)
-	// InsertMany writes seeded subscriptions with their lines and charges
-	// in bulk (seed-scale).
+	// EraseLines strips a subscription's lines of a person (an erasure):
+	// By becomes "erased", Detail goes, and so does a From or To that is
+	// one of personal. Running it again changes nothing more.
+	EraseLines(ctx context.Context, id string, personal []string) error
+	// Retained returns up to n subscriptions erasures kept whose retention
+	// ended before before, earliest first.
+	Retained(ctx context.Context, before time.Time, n int) ([]Subscription, error)
+	// Purge deletes a subscription an erasure kept, with its lines, once
+	// its retention ended before now, and reports whether it did.
+	Purge(ctx context.Context, id string, now time.Time) (bool, error)
+	// InsertMany writes seeded subscriptions with their lines in bulk
+	// (seed-scale); a subscription or line stored already stays as it was.
+	// (Seeded charges go to the ledger until Part C: a Seeded carrying
+	// Charges is refused.)
 	InsertMany(ctx context.Context, seeded []Seeded) error
 }
 

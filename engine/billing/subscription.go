@@ -19,94 +19,85 @@ const (
 )
 
 // Subscription is one purchase: a main plan that renews, or a one-time
-// add-on. Its document lives in the subscriptions collection, which auth
-// reads (a subset of these fields) to authorise. The field names follow the
+// add-on, kept by billing's store (Subscriptions), which auth reads through
+// billing to authorise. The field names follow the
 // spec's lookup result (id, bundle, plan_code, status, main_plan,
 // started_at, emails).
 type Subscription struct {
-	ID     string `bson:"_id"`
-	UserID string `bson:"userId"` // "" until the buyer creates the account
+	ID     string
+	UserID string // "" until the buyer creates the account
 	// Email is the account email: the last entry of Emails, as the spec's
 	// finalisation flow reads it.
-	Email     string    `bson:"email"`
-	Emails    []string  `bson:"emails"`
-	Bundle    string    `bson:"bundle"`
-	Brand     string    `bson:"brand"`
-	PlanCode  string    `bson:"planCode"`
-	Status    string    `bson:"status"`
-	MainPlan  bool      `bson:"mainPlan"`
-	Price     Money     `bson:"price"`
-	Provider  string    `bson:"provider"`
-	StartedAt time.Time `bson:"startedAt"`
+	Email     string
+	Emails    []string
+	Bundle    string
+	Brand     string
+	PlanCode  string
+	Status    string
+	MainPlan  bool
+	Price     Money
+	Provider  string
+	StartedAt time.Time
 	// The current period; zero for one-time add-ons.
-	CurrentPeriodStart time.Time `bson:"currentPeriodStart,omitempty"`
-	CurrentPeriodEnd   time.Time `bson:"currentPeriodEnd,omitempty"`
+	CurrentPeriodStart time.Time
+	CurrentPeriodEnd   time.Time
 	// ExpiresAt is when a canceled subscription stops authorising (its
 	// period end), or when an expired one stopped.
-	ExpiresAt         *time.Time `bson:"expiresAt,omitempty"`
-	CancelAtPeriodEnd bool       `bson:"cancelAtPeriodEnd,omitempty"`
-	CanceledAt        *time.Time `bson:"canceledAt,omitempty"`
+	ExpiresAt         *time.Time
+	CancelAtPeriodEnd bool
+	CanceledAt        *time.Time
 	// ResumedAt is when a cancel was last taken back: it names the plan's
 	// current run, so the next cancel is an event of its own (its history
 	// line and its mail), while a cancel sent twice in one run is one.
-	ResumedAt     *time.Time    `bson:"resumedAt,omitempty"`
-	PaymentMethod PaymentMethod `bson:"paymentMethod"`
+	ResumedAt     *time.Time
+	PaymentMethod PaymentMethod
 	// DueAt is when the renewal job next looks at the subscription: the
 	// period end, or the next retry of a failed payment. Zero for one-time
 	// purchases and for expired subscriptions.
-	DueAt          time.Time `bson:"dueAt,omitempty"`
-	FailedAttempts int       `bson:"failedAttempts,omitempty"`
+	DueAt          time.Time
+	FailedAttempts int
 	// NextPlanCode, when set, replaces PlanCode from the next period (a
 	// plan change takes effect at renewal).
-	NextPlanCode string `bson:"nextPlanCode,omitempty"`
+	NextPlanCode string
 	// MainSubscriptionID links an add-on to the main plan it was bought on.
-	MainSubscriptionID string `bson:"mainSubscriptionId,omitempty"`
+	MainSubscriptionID string
 	// PaidBy names (hashed) the charge that bought an add-on: a second
 	// payment for it is found by its insert and refunded (insertAddOn).
-	PaidBy string `bson:"paidBy,omitempty"`
+	PaidBy string
 	// Suspended is a subscription whose payment is disputed: it gives no
 	// access until the dispute closes in the operator's favour.
-	Suspended bool `bson:"suspended,omitempty"`
-	// FiledCharges and FiledHistory bound the subscription's filed charges
-	// and history lines (billing_filings): every slot below is taken. The
-	// renewal pass, which rewrites the subscription anyway, keeps them and
-	// files a renewal's charge and history line in the slots they name,
-	// instead of reading every earlier slot (two reads a renewal per
-	// renewal before it). A bound lower than the truth (a line another
-	// writer filed) costs a read or two, never a lost filing.
-	FiledCharges int `bson:"filedCharges,omitempty"`
-	FiledHistory int `bson:"filedHistory,omitempty"`
+	Suspended bool
 	// Version counts the subscription's writes: every change is written
 	// only over the version it was decided on (Subscriptions.Apply), so two
 	// changes decided on one state cannot both land.
-	Version int `bson:"version,omitempty"`
+	Version int
 	// Lease is the renewal worker holding the subscription while it
 	// charges it (Subscriptions.ClaimDue); zero when none does.
-	Lease Lease `bson:"lease,omitempty"`
+	Lease Lease
 	// FreeMonth is the retention offer's free month once given: at most
 	// one per subscription (AddFreeMonth).
-	FreeMonth *FreeMonth `bson:"freeMonth,omitempty"`
+	FreeMonth *FreeMonth
 	// Erased marks a subscription anonymised by an account's erasure, kept
 	// until RetainUntil (the end of its tax period), then purged.
-	Erased      bool      `bson:"erased,omitempty"`
-	RetainUntil time.Time `bson:"retainUntil,omitempty"`
+	Erased      bool
+	RetainUntil time.Time
 	// Extensions are the last keys of staff extensions applied, so an
 	// extension sent twice extends once (Extend; bounded to the last 20).
-	Extensions []string `bson:"extensions,omitempty"`
+	Extensions []string
 }
 
 // Lease is a renewal worker's hold on a subscription until a time.
 type Lease struct {
-	Owner string    `bson:"owner,omitempty"`
-	Until time.Time `bson:"until,omitempty"`
+	Owner string
+	Until time.Time
 }
 
 // FreeMonth is the free month given: the request's key, the period end it
 // was given on and the end it moved it to.
 type FreeMonth struct {
-	Key    string    `bson:"key"`
-	Base   time.Time `bson:"base"`
-	Target time.Time `bson:"target"`
+	Key    string
+	Base   time.Time
+	Target time.Time
 }
 
 // Line returns a history line of the subscription under key: its id is
@@ -269,6 +260,24 @@ func (s Subscription) CancelNow(now time.Time, by string) (next Subscription, fx
 	return next, fx, true, nil
 }
 
+// Erase is the subscription kept after its subscriber's erasure until
+// retainUntil: ended now if it still ran, with no address, account or card
+// reference.
+func (s Subscription) Erase(now, retainUntil time.Time) Subscription {
+	next := s
+	next.UserID, next.Email, next.Emails, next.Erased, next.RetainUntil = "", ErasedEmail, []string{}, true, retainUntil
+	next.PaymentMethod = PaymentMethod{Provider: s.PaymentMethod.Provider}
+	if s.Status != StatusExpired {
+		next.Status, next.ExpiresAt = StatusExpired, &now
+		if s.CanceledAt == nil {
+			next.CanceledAt = &now
+		}
+	}
+	next.DueAt, next.CancelAtPeriodEnd, next.NextPlanCode, next.FailedAttempts = time.Time{}, false, "", 0
+	next.Lease = Lease{}
+	return next
+}
+
 // maxExtensionKeys bounds the extension keys a subscription remembers: a
 // request is retried within minutes, not twenty extensions later.
 const maxExtensionKeys = 20
@@ -319,17 +328,32 @@ func MainSubscription(subs []Subscription, bundle string, now time.Time) (Subscr
 
 // Change is one line of a subscription's history: what changed, when, by
 // whom (a person, the renewal job, a provider's webhook) and from what to
-// what. Its _id is "<subscription id>/<change key>", so a change made twice
+// what. Its ID is "<subscription id>/<change key>", so a change made twice
 // (a retry, a second instance) is recorded once.
 type Change struct {
-	ID             string    `bson:"_id"`
-	SubscriptionID string    `bson:"subscriptionId"`
-	At             time.Time `bson:"at"`
-	By             string    `bson:"by"`
-	Kind           string    `bson:"kind"`
-	From           string    `bson:"from,omitempty"`
-	To             string    `bson:"to,omitempty"`
-	Detail         string    `bson:"detail,omitempty"`
+	ID             string
+	SubscriptionID string
+	At             time.Time
+	By             string
+	Kind           string
+	From           string
+	To             string
+	Detail         string
+}
+
+// ErasedLine is a history line stripped of a person (an erasure): who made
+// the change and its free text (a card label) go, and so does a from or to
+// that is one of personal (their account id and addresses); what changed
+// and when stay with the record.
+func ErasedLine(c Change, personal []string) Change {
+	c.By, c.Detail = "erased", ""
+	if slices.Contains(personal, c.From) {
+		c.From = ""
+	}
+	if slices.Contains(personal, c.To) {
+		c.To = ""
+	}
+	return c
 }
 
 // Kinds of change.

@@ -3,10 +3,7 @@ package billing
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -29,68 +26,28 @@ const MaxExtensionDays = 90
 // Money already taken is not given back (that is a refund of its own).
 // Ending an ended plan is a no-op.
 func (s *Service) CancelNow(ctx context.Context, subscriptionID, by string) (Subscription, error) {
-	sub, err := s.Subscription(ctx, subscriptionID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	next, fx, ok, err := sub.CancelNow(s.clock.Now(), by)
-	if err != nil || !ok {
-		return sub, err
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{
-		"$set":   bson.M{"status": next.Status, "expiresAt": next.ExpiresAt, "canceledAt": next.CanceledAt},
-		"$unset": bson.M{"dueAt": "", "cancelAtPeriodEnd": "", "nextPlanCode": ""},
-	}); err != nil {
-		return Subscription{}, fmt.Errorf("cancel %s now: %w", sub.ID, err)
-	}
-	sub = next
-	s.effects(ctx, fx)
-	s.touched(sub.UserID)
-	return sub, nil
+	return s.change(ctx, subscriptionID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		return sub.CancelNow(s.clock.Now(), by)
+	})
 }
 
 // Extend gives a running main plan days more: its period end, and so its
 // next charge (or, canceled, the end of its access), moves on. key names
 // the request (one per desk view): the same key extends once, whatever is
-// sent again or together, by a unique claim.
+// sent again or together, since the subscription remembers the keys it was
+// extended with and is written over the version read.
 func (s *Service) Extend(ctx context.Context, subscriptionID string, days int, key, by string) (Subscription, error) {
 	if days < 1 || days > MaxExtensionDays || key == "" || len(key) > 128 {
 		return Subscription{}, engine.Errorf(engine.CodeInvalid, "An extension is 1 to %d days, with a request key.", MaxExtensionDays)
 	}
-	sub, err := s.Subscription(ctx, subscriptionID)
-	if err != nil {
-		return Subscription{}, err
-	}
-	now := s.clock.Now()
-	if !sub.MainPlan || sub.Expired(now) || sub.Suspended {
-		return sub, ErrNotAPlan
-	}
-	won, err := s.claims.Take(ctx, "extend:"+sub.ID+":"+key, by, now.AddDate(1, 0, 0))
-	if err != nil {
-		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
-	}
-	if !won {
-		return sub, nil // this request was made already
-	}
-	next, fx, _ := sub.Extend(key, days, s.periodEnd(sub, now), now, by)
-	end := next.CurrentPeriodEnd
-	set := bson.M{"currentPeriodEnd": end, "dueAt": end}
-	if next.ExpiresAt != nil && sub.Status == StatusCanceled {
-		set["expiresAt"] = end
-	}
-	if err := s.scheduleRenewal(ctx, sub.ID, end); err != nil {
-		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
-		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
-	}
-	if _, err := s.db.Collection(SubscriptionsCollection).UpdateOne(ctx, bson.M{"_id": sub.ID}, bson.M{"$set": set}); err != nil {
-		_ = s.claims.Release(ctx, "extend:"+sub.ID+":"+key)
-		return Subscription{}, fmt.Errorf("extend %s: %w", sub.ID, err)
-	}
-	next.Extensions = sub.Extensions // the claim, not the document, remembers the key until the move
-	sub = next
-	s.effects(ctx, fx)
-	s.touched(sub.UserID)
-	return sub, nil
+	return s.change(ctx, subscriptionID, func(sub Subscription) (Subscription, Effects, bool, error) {
+		now := s.clock.Now()
+		if !sub.MainPlan || sub.Expired(now) || sub.Suspended {
+			return sub, Effects{}, false, ErrNotAPlan
+		}
+		next, fx, ok := sub.Extend(key, days, s.periodEnd(sub, now), now, by)
+		return next, fx, ok, nil
+	})
 }
 
 // ResendReceipt mails a charge's receipt again: what it paid for, the

@@ -122,17 +122,13 @@ func (s *Service) Erase(ctx context.Context, u auth.User, why string) error {
 		run  func() error
 	}{
 		{"subscriptions and charges", func() error {
-			if err := s.o.Billing.EraseSubscriber(ctx, subs, emails, now.Add(s.o.TaxPeriod)); err != nil {
-				return err
-			}
-			return s.o.Billing.ForgetAccount(ctx, u.ID)
+			return s.o.Billing.EraseSubscriber(ctx, subs, emails, now.Add(s.o.TaxPeriod))
 		}},
 		{"connected profile", func() error { return s.o.Profiles.Disconnect(ctx, u.ID) }},
 		{"breach check", func() error { return s.o.Breach.EraseUser(ctx, u.ID) }},
 		{"cancel attempts", func() error { return s.o.Retention.EraseUser(ctx, u.ID) }},
 		{"events", func() error { return s.o.Events.EraseUser(ctx, u.ID) }},
 		{"experiment exposures", func() error { return s.o.Experiments.ForgetPerson(ctx, u.ID) }},
-		{"claims", func() error { return s.eraseClaims(ctx, subIDs) }},
 		{"data exports", func() error { return s.st.Exports.DeleteUser(ctx, u.ID) }},
 		{"activity", func() error { return s.st.Activity.Delete(ctx, u.ID) }},
 		{"mail", func() error {

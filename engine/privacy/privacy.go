@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
@@ -22,7 +20,6 @@ import (
 	"glimpse/engine/mail"
 	"glimpse/engine/profile"
 	"glimpse/engine/retention"
-	"glimpse/engine/store"
 	"glimpse/engine/tracking"
 )
 
@@ -77,20 +74,14 @@ type Options struct {
 	InstagramAppSecret string
 	// BaseURL is the public origin for the status page link given to Meta.
 	BaseURL string
-	// DB is the database of the domains whose storage has not moved to
-	// stores of their own yet, which the erasure and the export still
-	// reach directly: breach's checks and billing's "finalize:" claims.
-	DB *mongo.Database
 }
 
 // Service runs the privacy use cases.
 type Service struct {
-	st     Stores
-	db     *mongo.Database
-	clock  engine.Clock
-	o      Options
-	claims *store.Claims
-	owner  string
+	st    Stores
+	clock engine.Clock
+	o     Options
+	owner string
 	// wake starts the export job at once when an export is requested.
 	wake chan struct{}
 	// seen is the day each account was last recorded as used (Touch).
@@ -115,7 +106,7 @@ func NewService(st Stores, clock engine.Clock, o Options) *Service {
 		o.Warning = DefaultWarning
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
-	return &Service{st: st, db: o.DB, clock: clock, o: o, claims: store.NewClaims(o.DB), owner: "privacy:" + engine.NewID(),
+	return &Service{st: st, clock: clock, o: o, owner: "privacy:" + engine.NewID(),
 		wake: make(chan struct{}, 1), seen: &touched{days: map[string]string{}}}
 }
 

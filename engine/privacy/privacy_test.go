@@ -557,7 +557,7 @@ func testADeletionThatFailsHalfWayIsFinishedLater(t *testing.T, open func(testin
 	}
 	st := privacy.StoresOf(a.Privacy)
 	failing := privacy.NewService(st, clock, privacy.Options{Auth: a.Auth, Billing: a.Billing, Events: a.Events, Breach: a.Breach, Retention: a.Retention, Experiments: a.Experiments,
-		Profiles: a.Profiles, Mail: failingMail{a.Outbox}, DB: a.Store.DB()})
+		Profiles: a.Profiles, Mail: failingMail{a.Outbox}})
 	if err := failing.DeleteAccount(ctx, privacy.DeleteRequest{UserID: p.user.ID, Password: password, IP: "10.0.0.4"}); err != nil {
 		t.Fatalf("a deletion that failed half way: %v, want it accepted", err)
 	}

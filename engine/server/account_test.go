@@ -445,7 +445,17 @@ func TestCreateAccountSignsInAndFinalises(t *testing.T) {
 func TestCreateAccountEmailInUse(t *testing.T) {
 	t.Parallel()
 	h := newAccountHarness(t)
-	h.subscriber("taken@example.com", "owner-password")
+	owner := h.subscriber("taken@example.com", "owner-password")
+	// The owner's plan has ended, so the address may buy one again (a live
+	// plan is found by its address, and an address buys one at a time).
+	ended, err := h.app.Billing.Subscription(context.Background(), "sub-"+owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended.Status = billing.StatusExpired
+	if err := h.app.Billing.Put(context.Background(), ended); err != nil {
+		t.Fatal(err)
+	}
 	h.buy("taken@example.com")
 	path := h.welcomePath("taken@example.com")
 	h.screen(path)

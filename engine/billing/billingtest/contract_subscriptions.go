@@ -531,6 +531,8 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 			t.Fatalf("a live key was deleted: count %d", n)
 		}
 	})
+
+	runRenewals(t, open, o)
 }
 
 // failingOn returns a store on a new database whose nth write fails and a

@@ -31,7 +31,10 @@ var (
 		{name: "by_email", keys: bson.D{{Key: "email", Value: 1}, {Key: "bundle", Value: 1}}},
 		{name: "due", keys: bson.D{{Key: "dueAt", Value: 1}, {Key: "lease.until", Value: 1}},
 			partial: bson.D{{Key: "dueAt", Value: bson.D{{Key: "$exists", Value: true}}}}},
-		{name: "retained", keys: bson.D{{Key: "retainUntil", Value: 1}}, partial: bson.D{{Key: "erased", Value: true}}},
+		// Only an erasure sets retainUntil: the purge's query on it alone is
+		// served by this partial index.
+		{name: "retain_until", keys: bson.D{{Key: "retainUntil", Value: 1}},
+			partial: bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$exists", Value: true}}}}},
 		{name: "pending", keys: bson.D{{Key: "pendingSince", Value: 1}},
 			partial: bson.D{{Key: "pendingSince", Value: bson.D{{Key: "$exists", Value: true}}}}},
 	}}
@@ -337,6 +340,12 @@ func (s mongoSubscriptions) Create(ctx context.Context, sub billing.Subscription
 // Apply writes next over the stored version next.Version: one conditional
 // update of the document, which carries the effects as pending.
 func (s mongoSubscriptions) Apply(ctx context.Context, next billing.Subscription, fx billing.Effects) (billing.Subscription, error) {
+	return s.applyWhere(ctx, next, fx, nil)
+}
+
+// applyWhere is Apply with more conditions on the stored document (the
+// renewal's lease).
+func (s mongoSubscriptions) applyWhere(ctx context.Context, next billing.Subscription, fx billing.Effects, also bson.D) (billing.Subscription, error) {
 	now := time.Now().UTC()
 	pending, err := pendingOf(fx, now)
 	if err != nil {
@@ -362,8 +371,9 @@ func (s mongoSubscriptions) Apply(ctx context.Context, next billing.Subscription
 	if err := s.b.step(); err != nil {
 		return billing.Subscription{}, err
 	}
+	filter := append(bson.D{{Key: "_id", Value: next.ID}, {Key: "version", Value: versionFilter(read)}}, also...)
 	var d subscriptionDoc
-	err = s.b.subs.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: next.ID}, {Key: "version", Value: versionFilter(read)}}, update,
+	err = s.b.subs.FindOneAndUpdate(ctx, filter, update,
 		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		if _, err := s.Get(ctx, next.ID); err != nil {
@@ -484,28 +494,156 @@ func (s mongoSubscriptions) Put(ctx context.Context, sub billing.Subscription) e
 	return nil
 }
 
-// errRenewalsElsewhere marks the renewal half of the interface, which part
-// B of the move (renew.go) writes.
-var errRenewalsElsewhere = errors.New("mongostore: renewals are not stored here yet")
+// errChargesElsewhere refuses charges: they are stored with the ledger
+// (part C of the move), so the renewal pass and seed-scale record them
+// there.
+var errChargesElsewhere = errors.New("mongostore: charges are not stored here yet")
 
-// ClaimDue is part B's.
-func (s mongoSubscriptions) ClaimDue(context.Context, time.Time, string, time.Duration, int) ([]billing.Subscription, error) {
-	return nil, errRenewalsElsewhere
+// free are the two ways a subscription is held by no worker at now: no
+// lease, or one that ended. (Two filters, not one $or: each is served by
+// the due index, and each conditional update below is atomic per
+// document.)
+func free(now time.Time) []bson.E {
+	return []bson.E{
+		{Key: "lease", Value: bson.D{{Key: "$exists", Value: false}}},
+		{Key: "lease.until", Value: bson.D{{Key: "$lte", Value: now}}},
+	}
 }
 
-// Renew is part B's.
-func (s mongoSubscriptions) Renew(context.Context, string, []billing.Renewal) ([]error, error) {
-	return nil, errRenewalsElsewhere
+// ClaimDue finds up to n due subscriptions no worker holds, leases them with
+// updates conditional on the lease still being free (so of two workers
+// each lease goes to one), and reads back those it leased.
+func (s mongoSubscriptions) ClaimDue(ctx context.Context, now time.Time, owner string, lease time.Duration, n int) ([]billing.Subscription, error) {
+	now = now.UTC()
+	type dueDoc struct {
+		ID    string    `bson:"_id"`
+		DueAt time.Time `bson:"dueAt"`
+	}
+	var found []dueDoc
+	for _, f := range free(now) {
+		cur, err := s.b.subs.Find(ctx, bson.D{{Key: "dueAt", Value: bson.D{{Key: "$lte", Value: now}}}, f},
+			options.Find().SetSort(bson.D{{Key: "dueAt", Value: 1}}).SetLimit(int64(n)).
+				SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "dueAt", Value: 1}}))
+		if err != nil {
+			return nil, fmt.Errorf("due subscriptions: %w", err)
+		}
+		var docs []dueDoc
+		if err := cur.All(ctx, &docs); err != nil {
+			return nil, fmt.Errorf("due subscriptions: %w", err)
+		}
+		found = append(found, docs...)
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(found, func(a, b dueDoc) int {
+		if c := a.DueAt.Compare(b.DueAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	found = found[:min(n, len(found))]
+	ids := make(bson.A, len(found))
+	for i, f := range found {
+		ids[i] = f.ID
+	}
+	until := now.Add(lease)
+	for _, f := range free(now) {
+		if err := s.b.step(); err != nil {
+			return nil, err
+		}
+		if _, err := s.b.subs.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, f},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "lease", Value: leaseDoc{Owner: owner, Until: until}}}}}); err != nil {
+			return nil, fmt.Errorf("lease due subscriptions: %w", err)
+		}
+	}
+	// Those this call leased: the owner and the lease's end name the claim.
+	leased, err := s.find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}},
+		{Key: "lease.owner", Value: owner}, {Key: "lease.until", Value: until}})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(leased, func(a, b billing.Subscription) int {
+		if c := a.DueAt.Compare(b.DueAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return leased, nil
 }
 
-// Release is part B's.
-func (s mongoSubscriptions) Release(context.Context, string, []string) error {
-	return errRenewalsElsewhere
+// Renew writes each renewal as Apply does, conditional on owner's lease
+// too, and clears the lease.
+func (s mongoSubscriptions) Renew(ctx context.Context, owner string, rs []billing.Renewal) ([]error, error) {
+	for _, r := range rs {
+		if r.Charge.ID != "" || r.Charge.Key != "" {
+			return nil, errChargesElsewhere
+		}
+	}
+	errs := make([]error, len(rs))
+	for i, r := range rs {
+		next := r.Next
+		next.Lease = billing.Lease{}
+		_, err := s.applyWhere(ctx, next, r.Fx, bson.D{{Key: "lease.owner", Value: owner}})
+		if errors.Is(err, billing.ErrStale) || errors.Is(err, billing.ErrNoSubscription) {
+			errs[i] = err
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("renew subscription %s: %w", r.Next.ID, err)
+		}
+	}
+	return errs, nil
 }
 
-// InsertMany is part B's.
-func (s mongoSubscriptions) InsertMany(context.Context, []billing.Seeded) error {
-	return errRenewalsElsewhere
+// Release clears owner's leases of ids; another worker's lease stays.
+func (s mongoSubscriptions) Release(ctx context.Context, owner string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.b.step(); err != nil {
+		return err
+	}
+	if _, err := s.b.subs.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, {Key: "lease.owner", Value: owner}},
+		bson.D{{Key: "$unset", Value: bson.D{{Key: "lease", Value: ""}}}}); err != nil {
+		return fmt.Errorf("release subscriptions: %w", err)
+	}
+	return nil
+}
+
+// InsertMany writes seeded subscriptions, then their lines, each batch
+// unordered; what is stored already stays as it was, so a batch written
+// again (a seeding stopped half-way) completes it.
+func (s mongoSubscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) error {
+	var subs, lines []any
+	for _, x := range seeded {
+		if len(x.Charges) > 0 {
+			return errChargesElsewhere
+		}
+		sub := x.Sub
+		if sub.Version == 0 {
+			sub.Version = 1
+		}
+		subs = append(subs, toSubscriptionDoc(sub))
+		for _, l := range x.Lines {
+			lines = append(lines, lineDoc(l))
+		}
+	}
+	for _, batch := range []struct {
+		coll *mongo.Collection
+		docs []any
+	}{{s.b.subs, subs}, {s.b.history, lines}} {
+		if len(batch.docs) == 0 {
+			continue
+		}
+		if err := s.b.step(); err != nil {
+			return err
+		}
+		if _, err := batch.coll.InsertMany(ctx, batch.docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+			return fmt.Errorf("seed %s: %w", batch.coll.Name(), err)
+		}
+	}
+	return nil
 }
 
 // History returns a subscription's lines, oldest first, with those of a
@@ -544,6 +682,90 @@ func (s mongoSubscriptions) History(ctx context.Context, id string) ([]billing.C
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
+}
+
+// EraseLines strips a subscription's lines of a person: the lines still
+// pending are copied out first, so none is written later unstripped; then
+// each line is rewritten by its id.
+func (s mongoSubscriptions) EraseLines(ctx context.Context, id string, personal []string) error {
+	var d subscriptionDoc
+	err := s.b.subs.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("erase history of %s: %w", id, err)
+	}
+	if err := s.b.settle(ctx, d); err != nil {
+		return err
+	}
+	cur, err := s.b.history.Find(ctx, bson.D{{Key: "subscriptionId", Value: id}})
+	if err != nil {
+		return fmt.Errorf("erase history of %s: %w", id, err)
+	}
+	var lines []lineDoc
+	if err := cur.All(ctx, &lines); err != nil {
+		return fmt.Errorf("erase history of %s: %w", id, err)
+	}
+	for _, l := range lines {
+		if err := s.b.step(); err != nil {
+			return err
+		}
+		erased := lineDoc(billing.ErasedLine(billing.Change(l), personal))
+		if _, err := s.b.history.ReplaceOne(ctx, bson.D{{Key: "_id", Value: l.ID}}, erased); err != nil {
+			return fmt.Errorf("erase history of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Retained returns kept subscriptions whose retention ended, earliest
+// first.
+func (s mongoSubscriptions) Retained(ctx context.Context, before time.Time, n int) ([]billing.Subscription, error) {
+	cur, err := s.b.subs.Find(ctx, bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: before}}}},
+		options.Find().SetSort(bson.D{{Key: "retainUntil", Value: 1}}).SetLimit(int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	var docs []subscriptionDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	out := make([]billing.Subscription, 0, len(docs))
+	for _, d := range docs {
+		if d.Erased {
+			out = append(out, d.subscription())
+		}
+	}
+	return out, nil
+}
+
+// Purge deletes a kept subscription whose retention ended: its lines
+// first, then the subscription, so a purge stopped between the two finds
+// the subscription again and finishes.
+func (s mongoSubscriptions) Purge(ctx context.Context, id string, now time.Time) (bool, error) {
+	sub, err := s.Get(ctx, id)
+	if errors.Is(err, billing.ErrNoSubscription) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !sub.Erased || !sub.RetainUntil.Before(now) {
+		return false, nil
+	}
+	if err := s.b.step(); err != nil {
+		return false, err
+	}
+	if _, err := s.b.history.DeleteMany(ctx, bson.D{{Key: "subscriptionId", Value: id}}); err != nil {
+		return false, fmt.Errorf("purge history of %s: %w", id, err)
+	}
+	if err := s.b.step(); err != nil {
+		return false, err
+	}
+	res, err := s.b.subs.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "erased", Value: true},
+		{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: now}}}})
+	if err != nil {
+		return false, fmt.Errorf("purge subscription %s: %w", id, err)
+	}
+	return res.DeletedCount > 0, nil
 }
 
 type mongoOutbox struct{ b *Billing }

@@ -391,26 +391,150 @@ func (s subscriptions) Put(ctx context.Context, sub billing.Subscription) error 
 	})
 }
 
-// errRenewalsElsewhere marks the renewal half of the interface, which part
-// B of the move (renew.go) writes.
-var errRenewalsElsewhere = errors.New("sqlstore: renewals are not stored here yet")
-
-// ClaimDue is part B's.
-func (s subscriptions) ClaimDue(context.Context, time.Time, string, time.Duration, int) ([]billing.Subscription, error) {
-	return nil, errRenewalsElsewhere
+// ClaimDue leases up to n subscriptions due by now whose lease is absent or
+// lapsed, earliest due first, and returns them as the claiming UPDATE left
+// them: a worker acts on the state it leased, never on an older read.
+func (s subscriptions) ClaimDue(ctx context.Context, now time.Time, owner string, lease time.Duration, n int) ([]billing.Subscription, error) {
+	var out []billing.Subscription
+	err := s.b.write(ctx, func(q sqlite.Querier) error {
+		out = out[:0]
+		rows, err := q.QueryContext(ctx, `UPDATE subscriptions SET lease_owner = ?, lease_until = ?
+			WHERE id IN (SELECT id FROM subscriptions WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+				ORDER BY due_at LIMIT ?)
+			RETURNING `+subscriptionColumns, owner, unixNano(now.Add(lease)), unixNano(now), unixNano(now), n)
+		if err != nil {
+			return fmt.Errorf("claim due subscriptions: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			sub, err := scanSubscription(rows)
+			if err != nil {
+				return fmt.Errorf("claim due subscriptions: %w", err)
+			}
+			out = append(out, sub)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("claim due subscriptions: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b billing.Subscription) int {
+		if c := a.DueAt.Compare(b.DueAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
 }
 
-// Renew is part B's.
-func (s subscriptions) Renew(context.Context, string, []billing.Renewal) ([]error, error) {
-	return nil, errRenewalsElsewhere
+// Renew writes each renewal over the version read, provided owner still
+// holds its lease, and clears the lease: one transaction for the batch,
+// each item's outcome its own.
+func (s subscriptions) Renew(ctx context.Context, owner string, rs []billing.Renewal) ([]error, error) {
+	for _, r := range rs {
+		if err := checkRenewal(r); err != nil {
+			return nil, err
+		}
+	}
+	errs := make([]error, len(rs))
+	err := s.b.write(ctx, func(q sqlite.Querier) error {
+		clear(errs)
+		for i, r := range rs {
+			next := r.Next
+			read := next.Version
+			next.Version++
+			next.Lease = billing.Lease{}
+			args, err := subscriptionArgs(next)
+			if err != nil {
+				return err
+			}
+			res, err := q.ExecContext(ctx, `UPDATE subscriptions SET version = ?, user_id = ?, email = ?, bundle = ?, main_plan = ?,
+				status = ?, due_at = ?, lease_owner = ?, lease_until = ?, erased = ?, retain_until = ?, doc = ?
+				WHERE id = ? AND version = ? AND lease_owner = ?`, append(args, next.ID, read, owner)...)
+			if err != nil {
+				return fmt.Errorf("renew subscription %s: %w", next.ID, err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("renew subscription %s: %w", next.ID, err)
+			}
+			if n == 0 {
+				// Changed since the claim (a cancel), or leased by another
+				// worker after this one's lease lapsed.
+				errs[i] = billing.ErrStale
+				if _, err := getSubscription(ctx, q, next.ID); errors.Is(err, billing.ErrNoSubscription) {
+					errs[i] = err
+				}
+				continue
+			}
+			if err := writeEffects(ctx, q, r.Fx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return errs, nil
 }
 
-// Release is part B's.
-func (s subscriptions) Release(context.Context, string, []string) error { return errRenewalsElsewhere }
+// checkRenewal refuses what this store cannot write yet: the charge and
+// the receipts are stored with the ledger (part C of the move), so the
+// renewal pass records them there.
+func checkRenewal(r billing.Renewal) error {
+	if r.Charge.ID != "" || r.Charge.Key != "" {
+		return errors.New("sqlstore: charges are not stored here yet")
+	}
+	return checkEffects(r.Fx)
+}
 
-// InsertMany is part B's.
-func (s subscriptions) InsertMany(context.Context, []billing.Seeded) error {
-	return errRenewalsElsewhere
+// Release clears owner's leases of ids; another worker's lease stays.
+func (s subscriptions) Release(ctx context.Context, owner string, ids []string) error {
+	return s.b.write(ctx, func(q sqlite.Querier) error {
+		for _, id := range ids {
+			if _, err := q.ExecContext(ctx, `UPDATE subscriptions SET lease_owner = NULL, lease_until = NULL
+				WHERE id = ? AND lease_owner = ?`, id, owner); err != nil {
+				return fmt.Errorf("release subscription %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// InsertMany writes seeded subscriptions and their lines in one
+// transaction; a subscription or line already stored stays as it was, so a
+// batch written again (a seeding stopped half-way) writes nothing twice.
+func (s subscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) error {
+	for _, x := range seeded {
+		if len(x.Charges) > 0 {
+			return errors.New("sqlstore: charges are not stored here yet")
+		}
+	}
+	return s.b.write(ctx, func(q sqlite.Querier) error {
+		for _, x := range seeded {
+			sub := x.Sub
+			if sub.Version == 0 {
+				sub.Version = 1
+			}
+			args, err := subscriptionArgs(sub)
+			if err != nil {
+				return err
+			}
+			if _, err := q.ExecContext(ctx, `INSERT INTO subscriptions (id, version, user_id, email, bundle, main_plan, status,
+				due_at, lease_owner, lease_until, erased, retain_until, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO NOTHING`, append([]any{sub.ID}, args...)...); err != nil {
+				return fmt.Errorf("seed subscription %s: %w", sub.ID, err)
+			}
+			if err := writeEffects(ctx, q, billing.Effects{Lines: x.Lines}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // History returns a subscription's lines, oldest first.
@@ -443,6 +567,90 @@ func (s subscriptions) History(ctx context.Context, id string) ([]billing.Change
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
+}
+
+// EraseLines strips a subscription's lines of a person, in one transaction.
+func (s subscriptions) EraseLines(ctx context.Context, id string, personal []string) error {
+	return s.b.write(ctx, func(q sqlite.Querier) error {
+		rows, err := q.QueryContext(ctx, `SELECT doc FROM subscription_history WHERE subscription_id = ?`, id)
+		if err != nil {
+			return fmt.Errorf("erase history of %s: %w", id, err)
+		}
+		var lines []lineDoc
+		for rows.Next() {
+			var doc string
+			if err := rows.Scan(&doc); err != nil {
+				rows.Close()
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+			var l lineDoc
+			if err := json.Unmarshal([]byte(doc), &l); err != nil {
+				rows.Close()
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+			lines = append(lines, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("erase history of %s: %w", id, err)
+		}
+		for _, l := range lines {
+			l = lineDoc(billing.ErasedLine(l.change(), personal))
+			doc, err := json.Marshal(l)
+			if err != nil {
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+			if _, err := q.ExecContext(ctx, `UPDATE subscription_history SET doc = ? WHERE id = ?`, string(doc), l.ID); err != nil {
+				return fmt.Errorf("erase history of %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Retained returns kept subscriptions whose retention ended, earliest
+// first (the partial index subscriptions_retained).
+func (s subscriptions) Retained(ctx context.Context, before time.Time, n int) ([]billing.Subscription, error) {
+	rows, err := s.b.read().QueryContext(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE erased = 1 AND retain_until < ? ORDER BY retain_until LIMIT ?`, unixNano(before), n)
+	if err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	defer rows.Close()
+	var out []billing.Subscription
+	for rows.Next() {
+		sub, err := scanSubscription(rows)
+		if err != nil {
+			return nil, fmt.Errorf("retained subscriptions: %w", err)
+		}
+		out = append(out, sub)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("retained subscriptions: %w", err)
+	}
+	return out, nil
+}
+
+// Purge deletes a kept subscription whose retention ended, with its
+// lines, in one transaction.
+func (s subscriptions) Purge(ctx context.Context, id string, now time.Time) (bool, error) {
+	purged := false
+	err := s.b.write(ctx, func(q sqlite.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM subscriptions WHERE id = ? AND erased = 1 AND retain_until < ?`, id, unixNano(now))
+		if err != nil {
+			return fmt.Errorf("purge subscription %s: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil || n == 0 {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM subscription_history WHERE subscription_id = ?`, id); err != nil {
+			return fmt.Errorf("purge history of %s: %w", id, err)
+		}
+		purged = true
+		return nil
+	})
+	return purged, err
 }
 
 // lineDoc is a history line as the doc column holds it.

@@ -49,14 +49,10 @@ var Periodic = map[string]map[string]string{
 	"claims":          {"expiresAt": "the sweep deletes expired claims"},
 	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
 	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
-	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
-		"":       "filing subscriptions under accounts and in the renewal schedule, once per database at start",
-		"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
-	"receipts": {"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
-	"subscription_history": {"kind": "claiming free months given before the claim, once per database at start",
-		"": "filing history lines, once per database at start"},
-	"charge_events": {"": "filing charge events, once per database at start"},
-	"charges":       {"": "filing charge references, once per database at start"},
+	"subscriptions":   {"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
+	"receipts":        {"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
+	"charge_events":   {"": "filing charge events, once per database at start"},
+	"charges":         {"": "filing charge references, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
