@@ -212,6 +212,18 @@ func (s *Service) Check(ctx context.Context, userID, email string, force bool) (
 	if !began {
 		return Result{}, engine.Errorf(engine.CodeRateLimited, MessageTryLater)
 	}
+	// A lookup that ended between our read and our begin (its result
+	// stored, its begin cleared) let ours begin: its answer is the one we
+	// would fetch, so it is returned, and the provider is asked once.
+	if fresh, err := s.load(ctx, userID); err != nil {
+		return Result{}, err
+	} else if s.current(fresh, email) && fresh.CheckedAt.After(c.CheckedAt) {
+		fresh.LookupAt = time.Time{}
+		if err := s.records.PutResult(ctx, fresh); err != nil {
+			return Result{}, fmt.Errorf("store breach check: %w", err)
+		}
+		return s.result(ctx, fresh)
+	}
 
 	names, err := s.provider.BreachedAccount(ctx, email)
 	if err != nil {

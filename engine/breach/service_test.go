@@ -441,3 +441,48 @@ func TestChecksSentTogetherCallTheProviderOnce(t *testing.T) {
 		t.Fatalf("no result stored: %v %v", ok, err)
 	}
 }
+
+// finishedFirst is a store on which another lookup of the same person ends
+// (its result stored, its begin cleared) just before this one begins: the
+// interleaving that let two checks sent together both reach the provider.
+type finishedFirst struct {
+	breach.Records
+	other breach.Check
+	once  sync.Once
+}
+
+func (f *finishedFirst) BeginLookup(ctx context.Context, userID string, now, since time.Time) (bool, error) {
+	var err error
+	f.once.Do(func() { err = f.Records.PutResult(ctx, f.other) })
+	if err != nil {
+		return false, err
+	}
+	return f.Records.BeginLookup(ctx, userID, now, since)
+}
+
+// TestALookupThatEndedBeforeOursBeganIsUsed: a check whose read found no
+// result, but whose begin came after another check of the same address had
+// stored one, returns that result without asking the provider again.
+func TestALookupThatEndedBeforeOursBeganIsUsed(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{names: []string{"Older"}, catalogue: []breach.Breach{older}}
+	db := openDB(t)
+	clock := engine.NewManualClock(start)
+	other := breach.Check{UserID: "u1", EmailHash: engine.HashToken("ann@example.com"), Names: []string{"Older"},
+		CheckedAt: clock.Now(), Sample: p.Sample()}
+	svc := breach.NewService(&finishedFirst{Records: sqlstore.NewBreachRecords(db), other: other}, p, clock, discard, breach.Limits{})
+	ctx := context.Background()
+	if err := svc.SyncCatalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.Check(ctx, "u1", "ann@example.com", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.callCount() != 0 {
+		t.Fatalf("the provider was called %d times although a result had just been stored", p.callCount())
+	}
+	if len(got.Breaches) != 1 {
+		t.Fatalf("got %+v, want the stored result", got)
+	}
+}
