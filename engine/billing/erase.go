@@ -269,20 +269,9 @@ func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) erro
 	return nil
 }
 
-// eraseCancelLinks deletes an address's cancel links, found on its list,
-// and then the list.
+// eraseCancelLinks deletes an address's cancel links.
 func (s *Service) eraseCancelLinks(ctx context.Context, email string) error {
-	links := cancelLinksByEmail(s.db)
-	ids, err := links.Refs(ctx, email)
-	if err != nil {
-		return fmt.Errorf("erase cancel links: %w", err)
-	}
-	for _, id := range ids {
-		if _, err := s.db.Collection(cancelLinksCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-			return fmt.Errorf("erase cancel links: %w", err)
-		}
-	}
-	if err := links.Erase(ctx, email); err != nil {
+	if _, err := s.st.CancelLinks().DeleteOf(ctx, email); err != nil {
 		return fmt.Errorf("erase cancel links: %w", err)
 	}
 	return nil

@@ -162,3 +162,16 @@ func (s *Service) newestChargeEvent(ctx context.Context, key string) (chargeEven
 	}
 	return newest, nil
 }
+
+// SweepLedger deletes what the ledger's side keeps only for a while: cancel
+// links expired CancelLinkGrace ago and the ids of webhook events received
+// StripeEventMemory ago. It returns how many went.
+func (s *Service) SweepLedger(ctx context.Context) (int64, error) {
+	now := s.clock.Now()
+	links, err := s.st.CancelLinks().DeleteExpired(ctx, now.Add(-CancelLinkGrace))
+	if err != nil {
+		return 0, err
+	}
+	events, err := s.st.StripeEvents().DeleteReceivedBefore(ctx, now.Add(-StripeEventMemory))
+	return links + events, err
+}

@@ -135,6 +135,8 @@ type Store interface {
 	Subscriptions() Subscriptions
 	Notices() Notices
 	Keys() Keys
+	CancelLinks() CancelLinks
+	StripeEvents() StripeEvents
 	// Atomically runs fn with stores whose writes form one use case. On
 	// SQLite they are one transaction (BEGIN IMMEDIATE, the single writer):
 	// never call a provider inside fn. On MongoDB fn runs as is, its writes
@@ -193,29 +195,51 @@ type Orders interface {
 	Recheck(ctx context.Context, id string, at time.Time) error
 }
 
-// CancelLink is a cancel-by-email link (Part C exports its fields).
+// CancelLink is a cancel-by-email link.
 type CancelLink = cancelLink
 
-// CancelLinks keeps cancel-by-email links; each cancels once.
+// ErrNoCancelLink is a cancel link id that names none.
+var ErrNoCancelLink = errors.New("billing: no such cancel link")
+
+// CancelLinks keeps cancel-by-email links by the hash of their token; each
+// cancels once.
 type CancelLinks interface {
+	// Insert stores a new link.
 	Insert(ctx context.Context, l CancelLink) error
+	// Get returns a link by id (SpentAt set once spent), or ErrNoCancelLink.
 	Get(ctx context.Context, id string) (CancelLink, error)
+	// Spend marks the link spent at at, unless it is spent already: of
+	// callers racing, one gets true (a conditional update at the write).
 	Spend(ctx context.Context, id string, at time.Time) (bool, error)
+	// DeleteOf deletes the links of an address (its erasure).
+	DeleteOf(ctx context.Context, email string) (int64, error)
+	// DeleteExpired deletes the links that expired before before.
 	DeleteExpired(ctx context.Context, before time.Time) (int64, error)
 }
 
-// StripeEventRecord is a webhook event handled, by its id.
+// StripeEventRecord is a webhook event handled, by its id. ChargeKey is the
+// ledger's key of the charge it concerned ("" if none), Order the order a
+// checkout event settled.
 type StripeEventRecord struct {
 	ID         string
 	Type       string
-	ChargeID   string
+	ChargeKey  string
+	Order      string
+	Applied    bool
+	Created    time.Time
 	ReceivedAt time.Time
 }
 
 // StripeEvents remembers the webhook events handled.
 type StripeEvents interface {
-	Seen(ctx context.Context, id string) (bool, error)
+	// Get returns the event recorded under id; found is false when none
+	// is.
+	Get(ctx context.Context, id string) (e StripeEventRecord, found bool, err error)
+	// Record stores the event, unless its id is recorded (then nothing).
 	Record(ctx context.Context, e StripeEventRecord) error
+	// DeleteReceivedBefore forgets the events received before before
+	// (Stripe retries a delivery for three days at most).
+	DeleteReceivedBefore(ctx context.Context, before time.Time) (int64, error)
 }
 
 // SubscriberErasure names what one subscriber's erasure reaches: their

@@ -48,7 +48,6 @@ var Bounded = map[string]string{
 var Periodic = map[string]map[string]string{
 	"claims":          {"expiresAt": "the sweep deletes expired claims"},
 	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
-	"cancel_links":    {"": "listing cancel links under their addresses, once per database at start"},
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
 		"":       "filing subscriptions under accounts and in the renewal schedule, once per database at start",
 		"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},

@@ -1,0 +1,14 @@
+package mongostore
+
+import (
+	"os"
+	"testing"
+
+	"glimpse/engine/billing"
+	"glimpse/engine/billing/billingtest"
+)
+
+func TestBillingLinksContract(t *testing.T) {
+	billingtest.RunLinks(t, func(t *testing.T) billing.Store { return NewBilling(openDB(t)) },
+		billingtest.Options{Atomic: os.Getenv("GLIMPSE_TEST_MONGODB_URI") != ""})
+}

@@ -1,0 +1,13 @@
+package sqlstore_test
+
+import (
+	"testing"
+
+	"glimpse/engine/billing"
+	"glimpse/engine/billing/billingtest"
+	"glimpse/engine/store/sqlstore"
+)
+
+func TestBillingLinksContract(t *testing.T) {
+	billingtest.RunLinks(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{Atomic: true})
+}
