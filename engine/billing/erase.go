@@ -185,9 +185,7 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 			return fmt.Errorf("anonymise receipts: %w", err)
 		}
 		if err == nil && slices.Contains(ids, r.SubscriptionID) {
-			if _, err := s.db.Collection(receiptsCollection).UpdateOne(ctx, bson.M{"_id": r.Number},
-				bson.M{"$set": bson.M{"email": ErasedEmail, "erased": true, "retainUntil": retainUntil},
-					"$unset": bson.M{"chargeKey": ""}}); err != nil {
+			if err := s.st.Receipts().Anonymise(ctx, r.Number, retainUntil); err != nil {
 				return fmt.Errorf("anonymise receipts: %w", err)
 			}
 		}

@@ -135,6 +135,7 @@ type Store interface {
 	Subscriptions() Subscriptions
 	Notices() Notices
 	Keys() Keys
+	Receipts() Receipts
 	CancelLinks() CancelLinks
 	StripeEvents() StripeEvents
 	// Atomically runs fn with stores whose writes form one use case. On
@@ -175,11 +176,30 @@ type Refunds interface {
 	Pending(ctx context.Context, before time.Time, n int) ([]Refund, error)
 }
 
-// Receipts keeps one receipt per successful charge.
+// Receipts keeps one receipt per successful charge, by number. A charge's
+// number is the first of its candidate numbers (receiptNumber) that is free
+// or holds its receipt, so the unique number is what makes one receipt per
+// charge: of two issuers, one inserts and the other reads that one back.
 type Receipts interface {
+	// Issue inserts each receipt under its Number unless the number is
+	// taken, and returns, for each, the receipt stored under its number
+	// (the one given, or the one there before, maybe another charge's).
 	Issue(ctx context.Context, rs []Receipt) ([]Receipt, error)
+	// ByNumber returns a receipt by number, or ErrNoReceipt.
 	ByNumber(ctx context.Context, number string) (Receipt, error)
-	OfCharge(ctx context.Context, chargeID string) (Receipt, error)
+	// OfCharge returns the receipt of the charge with this key, or
+	// ErrNoReceipt.
+	OfCharge(ctx context.Context, chargeKey string) (Receipt, error)
+	// OfSubscriptions returns the receipts of the subscriptions, oldest
+	// paid first.
+	OfSubscriptions(ctx context.Context, subIDs []string) ([]Receipt, error)
+	// Anonymise strips a receipt of its address (ErasedEmail) and its charge
+	// key and keeps it until retainUntil (an erasure; again changes
+	// nothing more).
+	Anonymise(ctx context.Context, number string, retainUntil time.Time) error
+	// DeleteRetained deletes the receipt if an erasure kept it and its
+	// period ended before now, and returns how many went (0 or 1).
+	DeleteRetained(ctx context.Context, number string, now time.Time) (int64, error)
 }
 
 // Orders keeps hosted-page purchases.

@@ -12,3 +12,7 @@ func TestBillingLinksContract(t *testing.T) {
 	billingtest.RunLinks(t, func(t *testing.T) billing.Store { return NewBilling(openDB(t)) },
 		billingtest.Options{Atomic: os.Getenv("GLIMPSE_TEST_MONGODB_URI") != ""})
 }
+
+func TestBillingReceiptsContract(t *testing.T) {
+	billingtest.RunReceipts(t, func(t *testing.T) billing.Store { return NewBilling(openDB(t)) })
+}

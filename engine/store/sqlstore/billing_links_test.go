@@ -11,3 +11,7 @@ import (
 func TestBillingLinksContract(t *testing.T) {
 	billingtest.RunLinks(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{Atomic: true})
 }
+
+func TestBillingReceiptsContract(t *testing.T) {
+	billingtest.RunReceipts(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) })
+}

@@ -51,7 +51,6 @@ var Periodic = map[string]map[string]string{
 	"subscriptions": {"dueAt": "the renewal pass, only when its schedule names over a fifth of the subscriptions (one scan costs less then)",
 		"":       "filing subscriptions under accounts and in the renewal schedule, once per database at start",
 		"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
-	"receipts": {"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
 	"subscription_history": {"kind": "claiming free months given before the claim, once per database at start",
 		"": "filing history lines, once per database at start"},
 	"charge_events": {"": "filing charge events, once per database at start"},
