@@ -198,8 +198,7 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 			if !slices.Contains(ids, ref.SubscriptionID) {
 				continue
 			}
-			if _, err := s.db.Collection(refundsCollection).UpdateOne(ctx, bson.M{"_id": ref.ID},
-				bson.M{"$set": bson.M{"reason": "erased", "erased": true, "retainUntil": retainUntil}}); err != nil {
+			if err := s.st.Refunds().Anonymise(ctx, ref.ID, retainUntil); err != nil {
 				return fmt.Errorf("anonymise refunds: %w", err)
 			}
 		}
@@ -316,17 +315,8 @@ func (s *Service) rekeyCharges(ctx context.Context, charges []Charge, subs []Sub
 			return err
 		}
 		// Refunds are numbered under the charge's key.
-		for n := 0; ; n++ {
-			err := s.db.Collection(refundsCollection).FindOne(ctx, bson.M{"_id": refundID(ch.ID, n)}).Err()
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("rekey refunds: %w", err)
-			}
-			if err := s.moveDoc(ctx, refundsCollection, refundID(ch.ID, n), refundID(newKey, n), bson.M{"chargeId": newKey}); err != nil {
-				return err
-			}
+		if err := s.st.Refunds().Rekey(ctx, ch.ID, newKey); err != nil {
+			return fmt.Errorf("rekey refunds: %w", err)
 		}
 	}
 	return nil

@@ -117,7 +117,7 @@ func (s *Service) purgeSubscription(ctx context.Context, id string, now time.Tim
 			return n, err
 		}
 		for _, r := range refunds {
-			deleted, err := s.purgeIfRetained(ctx, refundsCollection, r.ID, now)
+			deleted, err := s.st.Refunds().DeleteRetained(ctx, r.ID, now)
 			n += deleted
 			if err != nil {
 				return n, err

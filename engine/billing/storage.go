@@ -135,6 +135,7 @@ type Store interface {
 	Subscriptions() Subscriptions
 	Notices() Notices
 	Keys() Keys
+	Refunds() Refunds
 	Receipts() Receipts
 	CancelLinks() CancelLinks
 	StripeEvents() StripeEvents
@@ -168,13 +169,39 @@ type ChargeEvent struct {
 	At                                   time.Time
 }
 
-// Refunds keeps refunds numbered per charge.
+// Refunds keeps refunds numbered per charge: a charge's refunds are
+// "<charge id>#0", "#1", … in the order they were claimed, none skipped.
 type Refunds interface {
+	// Of returns a charge's refunds in the order they were claimed.
 	Of(ctx context.Context, chargeID string) ([]Refund, error)
-	Claim(ctx context.Context, r Refund, chargeAmount int64) (Refund, error)
-	Settle(ctx context.Context, id, status, reference, failure string, fx Effects) (Refund, error)
+	// Claim stores r (status pending) as the charge's refund number r.Seq,
+	// at the write: when the charge already has a refund with r.Key, that
+	// one is returned and false; when another refund took number r.Seq
+	// first, ErrRefundInProgress; when the charge's refunds (the failed
+	// ones aside) and r would give back more than chargeAmount,
+	// ErrRefundTooLarge. So a request sent twice refunds once, and refunds
+	// never add up to more than the charge.
+	Claim(ctx context.Context, r Refund, chargeAmount int64) (Refund, bool, error)
+	// Settle records the provider's answer on a pending refund and returns
+	// it; a refund settled already is returned as it is (ErrNoRefund when
+	// absent).
+	Settle(ctx context.Context, id, status, reference, failure string) (Refund, error)
+	// Pending returns up to n refunds still pending that were claimed
+	// before before, oldest first (the reconciliation asks again).
 	Pending(ctx context.Context, before time.Time, n int) ([]Refund, error)
+	// Anonymise strips a refund of staff's reason and keeps it until
+	// retainUntil (an erasure).
+	Anonymise(ctx context.Context, id string, retainUntil time.Time) error
+	// DeleteRetained deletes the refund if an erasure kept it and its
+	// period ended before now, and returns how many went (0 or 1).
+	DeleteRetained(ctx context.Context, id string, now time.Time) (int64, error)
+	// Rekey moves a charge's refunds to the charge's new id (an erasure
+	// re-keying the charge); again, it changes nothing.
+	Rekey(ctx context.Context, oldChargeID, newChargeID string) error
 }
+
+// ErrNoRefund is a refund id that names none.
+var ErrNoRefund = errors.New("billing: no such refund")
 
 // Receipts keeps one receipt per successful charge, by number. A charge's
 // number is the first of its candidate numbers (receiptNumber) that is free

@@ -43,7 +43,7 @@ func collections() []collection {
 		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
 		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection,
 		subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection,
-		receiptsCollection, cancelLinksCollection, stripeEventsCollection}
+		refundsCollection, receiptsCollection, cancelLinksCollection, stripeEventsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

@@ -15,3 +15,13 @@ func TestBillingLinksContract(t *testing.T) {
 func TestBillingReceiptsContract(t *testing.T) {
 	billingtest.RunReceipts(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) })
 }
+
+func TestBillingRefundsContract(t *testing.T) {
+	billingtest.RunRefunds(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{
+		Atomic: true,
+		Failing: func(t *testing.T, n int) (billing.Store, billing.Store) {
+			db := openDB(t)
+			return sqlstore.NewFailingBilling(db, n), sqlstore.NewBilling(db)
+		},
+	})
+}
