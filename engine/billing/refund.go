@@ -275,12 +275,7 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 	r = claimed
 	// Only the winner of the number writes its document from here on. A
 	// crash before the provider's answer is written leaves it pending,
-	// and the reconciliation asks again (reconcile.go).
-	if ch.SubscriptionID != "" {
-		if err := s.checkLater(ctx, refundCheck(ch.SubscriptionID)); err != nil {
-			return r, err
-		}
-	}
+	// and the reconciliation asks again (reconcile.go, Refunds.Pending).
 	return s.finishRefund(ctx, ch, r)
 }
 
