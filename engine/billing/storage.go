@@ -264,13 +264,14 @@ type CancelLinks interface {
 	DeleteExpired(ctx context.Context, before time.Time) (int64, error)
 }
 
-// StripeEventRecord is a webhook event handled, by its id. ChargeKey is the
-// ledger's key of the charge it concerned ("" if none), Order the order a
-// checkout event settled.
+// StripeEventRecord is a webhook event handled, by its id. ChargeID is the
+// opaque id of the charge it concerned (ChargeIDOf its key; "" if none),
+// never the key, which can name the account; Order is the order a checkout
+// event settled.
 type StripeEventRecord struct {
 	ID         string
 	Type       string
-	ChargeKey  string
+	ChargeID   string
 	Order      string
 	Applied    bool
 	Created    time.Time

@@ -159,7 +159,11 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 			}
 		}
 	}
-	err = s.st.StripeEvents().Record(ctx, StripeEventRecord{ID: ev.ID, Type: string(ev.Type), ChargeKey: res.Key,
+	chargeID := ""
+	if res.Key != "" {
+		chargeID = ChargeIDOf(res.Key)
+	}
+	err = s.st.StripeEvents().Record(ctx, StripeEventRecord{ID: ev.ID, Type: string(ev.Type), ChargeID: chargeID,
 		Order: res.Order, Applied: res.Applied, Created: time.Unix(ev.Created, 0).UTC(), ReceivedAt: s.clock.Now()})
 	if err != nil {
 		return res, fmt.Errorf("record stripe event %s: %w", ev.ID, err)

@@ -123,7 +123,7 @@ func RunLinks(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		if _, found, err := events.Get(ctx, "evt_1"); err != nil || found {
 			t.Fatalf("Get before Record = %v, %v", found, err)
 		}
-		want := billing.StripeEventRecord{ID: "evt_1", Type: "payment_intent.succeeded", ChargeKey: "checkout:k", Order: "o1",
+		want := billing.StripeEventRecord{ID: "evt_1", Type: "payment_intent.succeeded", ChargeID: "ch_0123456789abcdef01234567", Order: "o1",
 			Applied: true, Created: at.Add(-time.Minute), ReceivedAt: at}
 		if err := events.Record(ctx, want); err != nil {
 			t.Fatal(err)

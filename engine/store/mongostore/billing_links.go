@@ -123,7 +123,7 @@ func (m mongoCancelLinks) DeleteExpired(ctx context.Context, before time.Time) (
 type stripeEventDoc struct {
 	ID         string    `bson:"_id"`
 	Type       string    `bson:"type"`
-	ChargeKey  string    `bson:"key"`
+	ChargeID   string    `bson:"chargeId"`
 	Order      string    `bson:"order"`
 	Applied    bool      `bson:"applied"`
 	Created    time.Time `bson:"created"`

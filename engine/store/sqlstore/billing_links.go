@@ -110,8 +110,8 @@ func (e stripeEvents) Get(ctx context.Context, id string) (billing.StripeEventRe
 		r                 billing.StripeEventRecord
 		created, received int64
 	)
-	err := e.b.read().QueryRowContext(ctx, `SELECT id, type, charge_key, order_id, applied, created, received_at
-		FROM stripe_events WHERE id = ?`, id).Scan(&r.ID, &r.Type, &r.ChargeKey, &r.Order, &r.Applied, &created, &received)
+	err := e.b.read().QueryRowContext(ctx, `SELECT id, type, charge_id, order_id, applied, created, received_at
+		FROM stripe_events WHERE id = ?`, id).Scan(&r.ID, &r.Type, &r.ChargeID, &r.Order, &r.Applied, &created, &received)
 	if errors.Is(err, sql.ErrNoRows) {
 		return billing.StripeEventRecord{}, false, nil
 	}
@@ -125,8 +125,8 @@ func (e stripeEvents) Get(ctx context.Context, id string) (billing.StripeEventRe
 // Record stores the event unless its id is recorded.
 func (e stripeEvents) Record(ctx context.Context, r billing.StripeEventRecord) error {
 	return e.b.write(ctx, func(q sqlite.Querier) error {
-		if _, err := q.ExecContext(ctx, `INSERT INTO stripe_events (id, type, charge_key, order_id, applied, created, received_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, r.ID, r.Type, r.ChargeKey, r.Order, r.Applied,
+		if _, err := q.ExecContext(ctx, `INSERT INTO stripe_events (id, type, charge_id, order_id, applied, created, received_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, r.ID, r.Type, r.ChargeID, r.Order, r.Applied,
 			unixNano(r.Created), unixNano(r.ReceivedAt)); err != nil {
 			return fmt.Errorf("record stripe event: %w", err)
 		}

@@ -14,11 +14,12 @@ CREATE INDEX cancel_links_email ON cancel_links (email);
 CREATE INDEX cancel_links_expiry ON cancel_links (expires_at);
 
 -- One row per webhook event handled, by the provider's event id: a
--- delivery seen before does nothing. Forgotten after 90 days.
+-- delivery seen before does nothing. Forgotten after 90 days. No personal
+-- data: the charge is named by its opaque id.
 CREATE TABLE stripe_events (
 	id          TEXT PRIMARY KEY,
 	type        TEXT NOT NULL,
-	charge_key  TEXT NOT NULL,
+	charge_id   TEXT NOT NULL,    -- the charge's opaque id (billing.ChargeIDOf), never its key
 	order_id    TEXT NOT NULL,
 	applied     INTEGER NOT NULL,
 	created     INTEGER NOT NULL,
