@@ -346,6 +346,9 @@ func (a *App) Sweep(ctx context.Context) error {
 	if _, err := a.Billing.SweepKeys(ctx); err != nil {
 		return err
 	}
+	if _, err := a.Billing.SweepLedger(ctx); err != nil {
+		return err
+	}
 	// Before the privacy sweep's first purge of what erasures kept.
 	if err := billing.FileRetainedBefore(ctx, a.Store.DB(), settingsCollection, a.Clock.Now()); err != nil {
 		return err

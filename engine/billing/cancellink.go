@@ -7,36 +7,32 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/store"
 )
 
-// cancelLinksCollection keeps cancel-by-email requests by the SHA-256 of
-// their token, so the database never holds a usable link. It also holds
-// each address's list of its links (cancelLinksByEmail).
+// cancelLinksCollection names the old MongoDB collection of cancel links
+// for EnsureCollections until billing's Collections() goes (the links now
+// live in billing's store, CancelLinks, under the same name).
 const cancelLinksCollection = "cancel_links"
 
-// cancelLinksByEmail lists each cancel link under its normalised address,
-// "<email>#0", "#1", … → the link's _id, so that erasing the address
-// deletes its links by _id: found by their address, they were a scan of
-// every link ever asked for (docs/store.md §10). The lists live beside the
-// links, so account deletion's declaration for the collection (erased)
-// covers them too; a link's _id is a hash, never "…#n". A spent link's
-// slot stays (a list has no gap) until its address is erased.
-func cancelLinksByEmail(db *mongo.Database) *store.Lists {
-	return store.NewLists(db, cancelLinksCollection)
+// cancelLink is a cancel-by-email request, kept by the SHA-256 of its
+// token (ID), so the database never holds a usable link. SpentAt is set
+// by the one tap that spends it (CancelLinks.Spend); the link stays, so
+// its page can say what it did, until it expires (SweepLedger) or its
+// address is erased.
+type cancelLink struct {
+	ID        string
+	Email     string
+	UserID    string
+	Bundle    string
+	ExpiresAt time.Time
+	SpentAt   time.Time
 }
 
-type cancelLink struct {
-	ID        string    `bson:"_id"`
-	Email     string    `bson:"email"`
-	UserID    string    `bson:"userId,omitempty"`
-	Bundle    string    `bson:"bundle"`
-	ExpiresAt time.Time `bson:"expiresAt"`
-}
+// CancelLinkGrace is how long an expired cancel link is kept, so its page
+// says "expired" rather than "unknown" to someone who opens it late.
+const CancelLinkGrace = 7 * 24 * time.Hour
 
 // The cancel-by-email request's policy: a link works for a day, and a
 // subscription may ask for CancelMailsPer mails in a CancelMailWindow (one
@@ -151,15 +147,7 @@ func (s *Service) NewCancelLink(ctx context.Context, email, userID, bundle strin
 	token := engine.NewToken()
 	link := cancelLink{ID: engine.HashToken(token), Email: normaliseEmail(email), UserID: userID, Bundle: bundle,
 		ExpiresAt: s.clock.Now().Add(lifetime)}
-	// Listed before it is stored: a crash in between leaves a slot that
-	// leads nowhere, never a link its address's erasure cannot find. Each
-	// link is new (a random token), so Append: no read of the slots taken.
-	if link.Email != "" {
-		if err := cancelLinksByEmail(s.db).Append(ctx, link.Email, link.ID); err != nil {
-			return "", fmt.Errorf("new cancel link: %w", err)
-		}
-	}
-	if _, err := s.db.Collection(cancelLinksCollection).InsertOne(ctx, link); err != nil {
+	if err := s.st.CancelLinks().Insert(ctx, link); err != nil {
 		return "", fmt.Errorf("new cancel link: %w", err)
 	}
 	return token, nil
@@ -187,23 +175,16 @@ func (s *Service) CancelByLink(ctx context.Context, token, bundle string) (LinkC
 	if !found || !s.clock.Now().Before(link.ExpiresAt) || link.Bundle != bundle {
 		return LinkCancel{}, nil
 	}
-	// A link works once: whoever inserts its spent mark (one _id, one
+	// A link works once: whoever spends it (a conditional update, one
 	// winner) cancels; a second tap, or a copy of the link read later,
 	// cancels nothing. The link itself stays, so its page can say what it
-	// did; the mark is listed under the address, as the link is, so that
-	// erasing the address deletes both.
-	spent := spentCancelLinkID(link.ID)
-	if link.Email != "" {
-		if err := cancelLinksByEmail(s.db).Append(ctx, link.Email, spent); err != nil {
-			return LinkCancel{}, fmt.Errorf("cancel by link: spend it: %w", err)
-		}
-	}
-	_, err = s.db.Collection(cancelLinksCollection).InsertOne(ctx, bson.M{"_id": spent, "spentAt": s.clock.Now()})
-	if store.IsDuplicateKey(err) {
-		return LinkCancel{}, nil
-	}
+	// did.
+	spent, err := s.st.CancelLinks().Spend(ctx, link.ID, s.clock.Now())
 	if err != nil {
 		return LinkCancel{}, fmt.Errorf("cancel by link: spend it: %w", err)
+	}
+	if !spent {
+		return LinkCancel{}, nil
 	}
 	subs, err := s.linkSubscriptions(ctx, link)
 	if err != nil {

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 )
 
@@ -31,11 +28,6 @@ type LinkView struct {
 	AccessEnds time.Time
 }
 
-// spentCancelLinkID is the _id of the document that marks a cancel link
-// spent: its insert is the tap's one winner (docs/store.md §1), and the
-// link stays, so a used link can still say what it did.
-func spentCancelLinkID(linkID string) string { return linkID + ".spent" }
-
 // CancelLinkView reads what a cancel link would do on bundle, changing
 // nothing: a mail scanner that opens the link's page cancels nothing, and
 // a used link says the plan is canceled rather than that there is none.
@@ -45,11 +37,8 @@ func (s *Service) CancelLinkView(ctx context.Context, token, bundle string) (Lin
 		return LinkView{State: LinkUnknown}, err
 	}
 	view := LinkView{State: LinkLive}
-	spent, err := s.cancelLinkSpent(ctx, link.ID)
 	switch {
-	case err != nil:
-		return LinkView{}, err
-	case spent:
+	case !link.SpentAt.IsZero():
 		view.State = LinkUsed
 	case !s.clock.Now().Before(link.ExpiresAt):
 		return LinkView{State: LinkExpired}, nil
@@ -90,27 +79,14 @@ func (s *Service) cancelLink(ctx context.Context, token string) (cancelLink, boo
 	if token == "" || len(token) > 256 {
 		return cancelLink{}, false, nil
 	}
-	var link cancelLink
-	err := s.db.Collection(cancelLinksCollection).FindOne(ctx, bson.M{"_id": engine.HashToken(token)}).Decode(&link)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	link, err := s.st.CancelLinks().Get(ctx, engine.HashToken(token))
+	if errors.Is(err, ErrNoCancelLink) {
 		return cancelLink{}, false, nil
 	}
 	if err != nil {
 		return cancelLink{}, false, fmt.Errorf("read cancel link: %w", err)
 	}
 	return link, true, nil
-}
-
-// cancelLinkSpent reports whether the link's tap happened.
-func (s *Service) cancelLinkSpent(ctx context.Context, linkID string) (bool, error) {
-	err := s.db.Collection(cancelLinksCollection).FindOne(ctx, bson.M{"_id": spentCancelLinkID(linkID)}).Err()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read cancel link: %w", err)
-	}
-	return true, nil
 }
 
 // linkSubscriptions are the plans a link names: its address's, and those

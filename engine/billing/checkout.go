@@ -470,18 +470,15 @@ var errPaidTwice = errors.New("paid for what the buyer already had")
 // account show one). The checkout refuses such an address up front
 // (ErrHasLivePlan); this catches a page paid anyway: two pages opened at
 // once, or one opened before the first was paid. Two orders of one address
-// fulfilled together are decided by a claim, so one of them is the plan.
+// fulfilled together are decided by a key bound at the write (Keys.Bind), so
+// one of them is the plan.
 func (s *Service) livePlanOf(ctx context.Context, order Order) (string, error) {
 	now := s.clock.Now()
 	if id, err := s.liveMainPlan(ctx, order.Email, order.Bundle, order.SubscriptionID); err != nil || id != "" {
 		return id, err
 	}
 	claim := "first-plan:" + engine.HashToken(order.Bundle+"|"+order.Email)
-	won, err := s.claims.Take(ctx, claim, order.SubscriptionID, now.Add(firstPlanWindow))
-	if err != nil || won {
-		return "", err
-	}
-	owner, err := s.claims.Owner(ctx, claim)
+	owner, err := s.st.Keys().Bind(ctx, claim, order.SubscriptionID, now, now.Add(firstPlanWindow))
 	if err != nil || owner == "" || owner == order.SubscriptionID {
 		return "", err
 	}
@@ -700,7 +697,8 @@ func (s *Service) authenticateAddOn(ctx context.Context, req PurchaseRequest, pl
 	}
 	// The add-on's open page: a second tap is sent back to it (openAddOnPage)
 	// instead of to a second page that would take a second payment.
-	if _, err := s.claims.Take(ctx, addOnPageClaim(subID), order.ID, s.clock.Now().Add(addOnPageLifetime)); err != nil {
+	now := s.clock.Now()
+	if _, err := s.st.Keys().Bind(ctx, addOnPageClaim(subID), order.ID, now, now.Add(addOnPageLifetime)); err != nil {
 		return fmt.Errorf("add-on page of %s: %w", subID, err)
 	}
 	return &AuthenticationNeeded{URL: start.URL}
@@ -719,13 +717,13 @@ func addOnPageClaim(subID string) string { return "addon-page:" + subID }
 // openAddOnPage returns the hosted page still open for an add-on, "" when
 // none is: the page a first tap opened, to which a second tap returns.
 func (s *Service) openAddOnPage(ctx context.Context, subID string) (string, error) {
-	orderID, err := s.claims.Owner(ctx, addOnPageClaim(subID))
+	orderID, err := s.st.Keys().Bound(ctx, addOnPageClaim(subID), s.clock.Now())
 	if err != nil || orderID == "" {
 		return "", err
 	}
 	order, err := s.Order(ctx, orderID)
 	if errors.Is(err, ErrNoOrder) {
-		return "", s.claims.Release(ctx, addOnPageClaim(subID))
+		return "", s.st.Keys().Unbind(ctx, addOnPageClaim(subID))
 	}
 	if err != nil {
 		return "", err
@@ -740,7 +738,7 @@ func (s *Service) openAddOnPage(ctx context.Context, subID string) (string, erro
 		}
 	}
 	// Paid, failed or expired: the next tap is a purchase of its own.
-	return "", s.claims.Release(ctx, addOnPageClaim(subID))
+	return "", s.st.Keys().Unbind(ctx, addOnPageClaim(subID))
 }
 
 // renewalConfirmation makes the order a renewal refused for authentication

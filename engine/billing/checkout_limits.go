@@ -14,8 +14,8 @@ import (
 // somebody else's address; neither is a client address's doing. An office,
 // a school or a mobile carrier puts many real buyers behind one address, so
 // counting checkouts per address blocked them all after the twentieth. Each
-// limit now counts what it is about, each by unique-insert slots
-// (store.Claims.TakeSlot), so requests sent together never pass one between
+// limit now counts what it is about, each by a conditional count at the
+// write (Keys.Take), so requests sent together never pass one between
 // them:
 //
 //   - an email address may start CheckoutsPerEmailPerHour checkouts an hour:
@@ -85,7 +85,8 @@ func (s *Service) PayOnSandboxLimited(ctx context.Context, req SandboxPayRequest
 		return s.PayOnSandbox(ctx, req)
 	}
 	key := declinesKey(req.Session)
-	ok, err := s.claims.TakeSlot(ctx, key, SandboxDeclinesPerSession, s.clock.Now().Add(2*sandboxSessionLifetime))
+	now := s.clock.Now()
+	ok, err := s.st.Keys().Take(ctx, key, SandboxDeclinesPerSession, now, now.Add(2*sandboxSessionLifetime))
 	if err != nil {
 		return SandboxPage{}, fmt.Errorf("count declines of %s: %w", req.Session, err)
 	}
@@ -94,7 +95,7 @@ func (s *Service) PayOnSandboxLimited(ctx context.Context, req SandboxPayRequest
 	}
 	page, err := s.PayOnSandbox(ctx, req)
 	if !errors.Is(err, ErrCardDeclined) && !errors.Is(err, ErrAuthenticationFailed) {
-		if rerr := s.claims.ReleaseSlot(ctx, key, SandboxDeclinesPerSession); rerr != nil {
+		if rerr := s.st.Keys().Give(ctx, key); rerr != nil {
 			s.logger.Error("give back a sandbox page's attempt", "session", req.Session, "error", rerr)
 		}
 	}

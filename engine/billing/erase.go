@@ -136,9 +136,7 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 			return fmt.Errorf("anonymise receipts: %w", err)
 		}
 		if err == nil && slices.Contains(ids, r.SubscriptionID) {
-			if _, err := s.db.Collection(receiptsCollection).UpdateOne(ctx, bson.M{"_id": r.Number},
-				bson.M{"$set": bson.M{"email": ErasedEmail, "erased": true, "retainUntil": retainUntil},
-					"$unset": bson.M{"chargeKey": ""}}); err != nil {
+			if err := s.st.Receipts().Anonymise(ctx, r.Number, retainUntil); err != nil {
 				return fmt.Errorf("anonymise receipts: %w", err)
 			}
 		}
@@ -151,8 +149,7 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 			if !slices.Contains(ids, ref.SubscriptionID) {
 				continue
 			}
-			if _, err := s.db.Collection(refundsCollection).UpdateOne(ctx, bson.M{"_id": ref.ID},
-				bson.M{"$set": bson.M{"reason": "erased", "erased": true, "retainUntil": retainUntil}}); err != nil {
+			if err := s.st.Refunds().Anonymise(ctx, ref.ID, retainUntil); err != nil {
 				return fmt.Errorf("anonymise refunds: %w", err)
 			}
 		}
@@ -220,20 +217,9 @@ func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) erro
 	return nil
 }
 
-// eraseCancelLinks deletes an address's cancel links, found on its list,
-// and then the list.
+// eraseCancelLinks deletes an address's cancel links.
 func (s *Service) eraseCancelLinks(ctx context.Context, email string) error {
-	links := cancelLinksByEmail(s.db)
-	ids, err := links.Refs(ctx, email)
-	if err != nil {
-		return fmt.Errorf("erase cancel links: %w", err)
-	}
-	for _, id := range ids {
-		if _, err := s.db.Collection(cancelLinksCollection).DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-			return fmt.Errorf("erase cancel links: %w", err)
-		}
-	}
-	if err := links.Erase(ctx, email); err != nil {
+	if _, err := s.st.CancelLinks().DeleteOf(ctx, email); err != nil {
 		return fmt.Errorf("erase cancel links: %w", err)
 	}
 	return nil
@@ -280,17 +266,8 @@ func (s *Service) rekeyCharges(ctx context.Context, charges []Charge, subs []Sub
 			return err
 		}
 		// Refunds are numbered under the charge's key.
-		for n := 0; ; n++ {
-			err := s.db.Collection(refundsCollection).FindOne(ctx, bson.M{"_id": refundID(ch.ID, n)}).Err()
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("rekey refunds: %w", err)
-			}
-			if err := s.moveDoc(ctx, refundsCollection, refundID(ch.ID, n), refundID(newKey, n), bson.M{"chargeId": newKey}); err != nil {
-				return err
-			}
+		if err := s.st.Refunds().Rekey(ctx, ch.ID, newKey); err != nil {
+			return fmt.Errorf("rekey refunds: %w", err)
 		}
 	}
 	return nil

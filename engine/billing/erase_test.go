@@ -3,7 +3,6 @@ package billing
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -112,10 +111,13 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var annsLinks []string
 	for range 2 {
-		if _, err := f.svc.NewCancelLink(ctx, "Ann@Example.com", "u1", "glimpse.web", CancelLinkLifetime); err != nil {
+		token, err := f.svc.NewCancelLink(ctx, "Ann@Example.com", "u1", "glimpse.web", CancelLinkLifetime)
+		if err != nil {
 			t.Fatal(err)
 		}
+		annsLinks = append(annsLinks, token)
 	}
 	bobs := f.startFor(t, "bob@example.com", "erase-bob")
 	bobsLink, err := f.svc.NewCancelLink(ctx, "bob@example.com", "", "glimpse.web", CancelLinkLifetime)
@@ -173,13 +175,12 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 			t.Errorf("the add-on's charge keeps the key that names the account: %s", ch.ID)
 		}
 	}
-	var receipts []Receipt
-	cur, err := f.svc.db.Collection(receiptsCollection).Find(ctx, bson.M{})
-	if err != nil || cur.All(ctx, &receipts) != nil || len(receipts) != 2 { // the plan's and the add-on's
+	receipts, err := f.svc.st.Receipts().OfSubscriptions(ctx, []string{sub.ID, main.ID, addOn.ID})
+	if err != nil || len(receipts) != 2 { // the plan's and the add-on's
 		t.Fatalf("receipts: %+v, %v", receipts, err)
 	}
 	for _, r := range receipts {
-		if r.Email != ErasedEmail || r.ChargeKey != "" {
+		if r.Email != ErasedEmail || r.ChargeKey != "" || !r.Erased || !r.RetainUntil.Equal(retain) {
 			t.Errorf("receipt not anonymised: %+v", r)
 		}
 	}
@@ -219,8 +220,15 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if refs, _ := ordersByEmail(f.svc.db).Refs(ctx, "bob@example.com"); len(refs) != 1 || refs[0] != bobs.OrderID {
 		t.Errorf("bob's orders listed: %v", refs)
 	}
-	if refs, _ := cancelLinksByEmail(f.svc.db).Refs(ctx, "bob@example.com"); len(refs) != 1 || refs[0] != engine.HashToken(bobsLink) {
-		t.Errorf("bob's cancel links listed: %v", refs)
+	if l, err := f.svc.st.CancelLinks().Get(ctx, engine.HashToken(bobsLink)); err != nil || l.Email != "bob@example.com" {
+		t.Errorf("bob's cancel link: %+v, %v", l, err)
+	}
+	// Ann's are gone (they live in billing's store, which namingAnn's
+	// reading of the old collections does not reach).
+	for _, token := range annsLinks {
+		if l, err := f.svc.st.CancelLinks().Get(ctx, engine.HashToken(token)); !errors.Is(err, ErrNoCancelLink) {
+			t.Errorf("ann's cancel link left: %+v, %v", l, err)
+		}
 	}
 
 	// After the tax period the purge deletes what was kept, by _id through
@@ -244,10 +252,13 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if n := f.count(t, chargesCollection, bson.M{"_id": bson.M{"$in": chargeIDs(charges)}}); n != 0 {
 		t.Errorf("%s: %d kept records left after the purge", chargesCollection, n)
 	}
-	for _, coll := range []string{receiptsCollection, refundsCollection} {
-		if n := f.count(t, coll, bson.M{"erased": true}); n != 0 {
-			t.Errorf("%s: %d kept records left after the purge", coll, n)
+	for _, ch := range charges {
+		if left, err := f.svc.RefundsOf(ctx, ch.ID); err != nil || len(left) != 0 {
+			t.Errorf("refunds of %s: %d kept records left after the purge (%v)", ch.ID, len(left), err)
 		}
+	}
+	if left, err := f.svc.st.Receipts().OfSubscriptions(ctx, []string{sub.ID, main.ID, addOn.ID}); err != nil || len(left) != 0 {
+		t.Errorf("receipts: %d kept records left after the purge (%v)", len(left), err)
 	}
 }
 
@@ -259,10 +270,11 @@ func chargeIDs(charges []Charge) []string {
 	return ids
 }
 
-// TestRecordsKeptBeforeThePurgeScheduleArePurged: a subscription and a
-// receipt an older release kept (marked, with no schedule entry) are filed
-// once by FileRetainedBefore and purged when their period has ended; a
-// subscription that was never erased stays.
+// TestRecordsKeptBeforeThePurgeScheduleArePurged: a subscription an older
+// release kept (marked, with no schedule entry) is filed once by
+// FileRetainedBefore and purged when its period has ended; a subscription
+// that was never erased stays. (Receipts are in billing's store, filed for
+// the purge by the erasure that keeps them.)
 func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -276,16 +288,13 @@ func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.svc.db.Collection(receiptsCollection).InsertOne(ctx, bson.M{"_id": "R-old-kept", "erased": true, "retainUntil": ended}); err != nil {
-		t.Fatal(err)
-	}
 	for range 2 { // once per database: the second call reads nothing
 		if err := FileRetainedBefore(ctx, f.svc.db, "test_settings", f.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 2 {
-		t.Fatalf("purged %d (%v), want the old subscription and receipt", n, err)
+	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 1 {
+		t.Fatalf("purged %d (%v), want the old subscription", n, err)
 	}
 	if _, err := f.svc.Subscription(ctx, "old-live"); err != nil {
 		t.Errorf("a subscription never erased was purged: %v", err)
@@ -337,19 +346,8 @@ func TestOrdersAndLinksFromBeforeTheListsAreErased(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i, email := range []string{"ann@example.com", "ann@example.com", "bob@example.com"} {
-		link := cancelLink{ID: engine.HashToken("old-link-" + strconv.Itoa(i)), Email: email, Bundle: "glimpse.web",
-			ExpiresAt: start.Add(time.Hour)}
-		if _, err := db.Collection(cancelLinksCollection).InsertOne(ctx, link); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Written since, by this release, before the filing ran (an instance
-	// of the new release started first): listed already, and listed again
-	// after it by the filing, which finds its slot taken.
-	if _, err := f.svc.NewCancelLink(ctx, "ann@example.com", "", "glimpse.web", CancelLinkLifetime); err != nil {
-		t.Fatal(err)
-	}
+	// Cancel links need no back-fill: the store finds an address's links
+	// by its index (TestAnAddressesCancelLinksAreAllErased).
 	for range 2 { // once per database: the second run changes nothing
 		if err := FileExistingBillingLists(ctx, db, "settings"); err != nil {
 			t.Fatal(err)
@@ -360,9 +358,6 @@ func TestOrdersAndLinksFromBeforeTheListsAreErased(t *testing.T) {
 	}
 	if refs, _ := filed(ctx, db, filedOrders, sub.ID); len(refs) != 2 {
 		t.Errorf("the subscription's orders filed: %v, want two", refs)
-	}
-	if refs, _ := cancelLinksByEmail(db).Refs(ctx, "ann@example.com"); len(refs) != 3 {
-		t.Errorf("ann's address lists %v, want her three cancel links", refs)
 	}
 
 	if err := f.svc.EraseSubscriber(ctx, []Subscription{sub}, []string{"ann@example.com"}, start.AddDate(8, 0, 0)); err != nil {
@@ -384,41 +379,42 @@ func TestOrdersAndLinksFromBeforeTheListsAreErased(t *testing.T) {
 	if n := f.count(t, sandboxSessionsCollection, bson.M{}); n != 1 {
 		t.Errorf("%d sandbox pages left, want bob's", n)
 	}
-	if n := f.count(t, cancelLinksCollection, bson.M{}); n != 2 {
-		t.Errorf("%d documents left in the cancel links, want bob's link and its slot", n)
-	}
 }
 
-// TestConcurrentCancelLinksAreAllListed: links asked for one address at
-// once each take their own slot (unique inserts), so its erasure deletes
-// every one.
-func TestConcurrentCancelLinksAreAllListed(t *testing.T) {
+// TestAnAddressesCancelLinksAreAllErased: links asked for one address at
+// once are all stored, and its erasure deletes every one, and no other
+// address's.
+func TestAnAddressesCancelLinksAreAllErased(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	const n = 8
 	var wg sync.WaitGroup
-	errs := make(chan error, n)
+	tokens := make(chan string, n)
 	for range n {
 		wg.Go(func() {
-			_, err := f.svc.NewCancelLink(ctx, "ann@example.com", "", "glimpse.web", CancelLinkLifetime)
-			errs <- err
+			token, err := f.svc.NewCancelLink(ctx, "ann@example.com", "", "glimpse.web", CancelLinkLifetime)
+			if err != nil {
+				t.Error(err)
+			}
+			tokens <- token
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if refs, err := cancelLinksByEmail(f.svc.db).Refs(ctx, "ann@example.com"); err != nil || len(refs) != n {
-		t.Fatalf("%d links listed, want %d (%v)", len(refs), n, err)
+	close(tokens)
+	bobs, err := f.svc.NewCancelLink(ctx, "bob@example.com", "", "glimpse.web", CancelLinkLifetime)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := f.svc.EraseSubscriber(ctx, nil, []string{"ann@example.com"}, start); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count(t, cancelLinksCollection, bson.M{}); got != 0 {
-		t.Fatalf("%d documents left in the cancel links", got)
+	for token := range tokens {
+		if l, err := f.svc.st.CancelLinks().Get(ctx, engine.HashToken(token)); !errors.Is(err, ErrNoCancelLink) {
+			t.Errorf("ann's cancel link left: %+v, %v", l, err)
+		}
+	}
+	if _, err := f.svc.st.CancelLinks().Get(ctx, engine.HashToken(bobs)); err != nil {
+		t.Errorf("bob's cancel link: %v", err)
 	}
 }

@@ -105,26 +105,24 @@ func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[
 // billing history, receipts and the support desk list a subscription's
 // charges).
 // ordersListedMarker, the hosted-page orders on their addresses' lists and
-// their subscriptions' filings; cancelLinksListedMarker, the cancel links
-// on their addresses' lists (both kept since account deletion erases them
-// by _id).
+// their subscriptions' filings (kept since account deletion erases them by
+// _id).
 const (
-	filingsMarker           = "billing-filed"
-	chargeFilingsMarker     = "billing-filed-charges"
-	ordersListedMarker      = "billing-listed-orders"
-	cancelLinksListedMarker = "billing-listed-cancel-links"
+	filingsMarker       = "billing-filed"
+	chargeFilingsMarker = "billing-filed-charges"
+	ordersListedMarker  = "billing-listed-orders"
 )
 
 // FileExistingBillingLists files, once per database, what was written
 // before filings and lists existed. It reads the history, the charge
-// events, the charges, the orders and the cancel links whole, so it runs at
+// events, the charges and the orders whole, so it runs at
 // start and then marks each step done.
 func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings string) error {
 	for _, step := range []struct {
 		marker string
 		fill   func(context.Context, *mongo.Database) error
 	}{{filingsMarker, fileExistingLists}, {chargeFilingsMarker, fileExistingCharges},
-		{ordersListedMarker, listExistingOrders}, {cancelLinksListedMarker, listExistingCancelLinks}} {
+		{ordersListedMarker, listExistingOrders}} {
 		if err := store.OncePerDatabase(ctx, db, settings, step.marker, func(ctx context.Context) error { return step.fill(ctx, db) }); err != nil {
 			return err
 		}
@@ -217,37 +215,8 @@ func listExistingOrders(ctx context.Context, db *mongo.Database) error {
 	return nil
 }
 
-// listExistingCancelLinks puts every stored cancel link on its address's
-// list, as NewCancelLink does for a new one.
-func listExistingCancelLinks(ctx context.Context, db *mongo.Database) error {
-	cur, err := db.Collection(cancelLinksCollection).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"email": 1}))
-	if err != nil {
-		return fmt.Errorf("list existing cancel links: %w", err)
-	}
-	var links []cancelLink
-	if err := cur.All(ctx, &links); err != nil {
-		return fmt.Errorf("list existing cancel links: %w", err)
-	}
-	byEmail := map[string][]string{}
-	var emails []string
-	for _, l := range links {
-		email := normaliseEmail(l.Email)
-		if isListSlot(l.ID) || email == "" {
-			continue
-		}
-		if byEmail[email] == nil {
-			emails = append(emails, email)
-		}
-		byEmail[email] = append(byEmail[email], l.ID)
-	}
-	if err := cancelLinksByEmail(db).SeedLists(ctx, emails, byEmail); err != nil {
-		return fmt.Errorf("list cancel links under their addresses: %w", err)
-	}
-	return nil
-}
-
 // isListSlot tells a slot of a list kept beside the documents it lists
-// ("<owner>#n": ordersByEmail, cancelLinksByEmail) from those documents,
+// ("<owner>#n": ordersByEmail) from those documents,
 // whose _ids hold no "#".
 func isListSlot(id string) bool { return strings.Contains(id, "#") }
 

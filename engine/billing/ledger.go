@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"glimpse/engine"
 	"glimpse/engine/store"
 )
 
@@ -161,4 +162,23 @@ func (s *Service) newestChargeEvent(ctx context.Context, key string) (chargeEven
 		newest = ev
 	}
 	return newest, nil
+}
+
+// ChargeIDOf is the opaque id of the charge with key: computable from the
+// key, naming nobody (a key such as "purchase:<user id>:<plan>" names the
+// account). The records that outlive an erasure without being re-keyed
+// (stripe_events) name the charge by it.
+func ChargeIDOf(key string) string { return "ch_" + engine.HashToken("charge:" + key)[:24] }
+
+// SweepLedger deletes what the ledger's side keeps only for a while: cancel
+// links expired CancelLinkGrace ago and the ids of webhook events received
+// StripeEventMemory ago. It returns how many went.
+func (s *Service) SweepLedger(ctx context.Context) (int64, error) {
+	now := s.clock.Now()
+	links, err := s.st.CancelLinks().DeleteExpired(ctx, now.Add(-CancelLinkGrace))
+	if err != nil {
+		return 0, err
+	}
+	events, err := s.st.StripeEvents().DeleteReceivedBefore(ctx, now.Add(-StripeEventMemory))
+	return links + events, err
 }

@@ -281,7 +281,7 @@ func TestAnAddOnIsPaidForOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.claims.Release(ctx, addOnPageClaim(addOnID)); err != nil {
+	if err := f.svc.st.Keys().Unbind(ctx, addOnPageClaim(addOnID)); err != nil {
 		t.Fatal(err)
 	}
 	second := page()

@@ -102,9 +102,12 @@ func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
 		coll, id, _ := strings.Cut(e.Ref, "/")
 		var deleted int64
 		var err error
-		if coll == subscriptionsRef {
+		switch coll {
+		case subscriptionsRef:
 			deleted, err = s.purgeSubscription(ctx, id, now)
-		} else {
+		case receiptsCollection:
+			deleted, err = s.st.Receipts().DeleteRetained(ctx, id, now)
+		default:
 			deleted, err = s.purgeIfRetained(ctx, coll, id, now)
 		}
 		n += deleted
@@ -143,7 +146,7 @@ func (s *Service) purgeSubscription(ctx context.Context, id string, now time.Tim
 			return n, err
 		}
 		for _, r := range refunds {
-			deleted, err := s.purgeIfRetained(ctx, refundsCollection, r.ID, now)
+			deleted, err := s.st.Refunds().DeleteRetained(ctx, r.ID, now)
 			n += deleted
 			if err != nil {
 				return n, err
@@ -193,15 +196,15 @@ func (s *Service) retainedEnded(ctx context.Context, coll, id string, now time.T
 	return kept.Erased && kept.RetainUntil.Before(now), nil
 }
 
-// FileRetainedBefore files, once per database, the subscriptions and
-// receipts erasures kept before the schedule existed. It reads both
-// collections whole, so the sweeper runs it (before its first purge) rather
+// FileRetainedBefore files, once per database, the subscriptions erasures
+// kept before the schedule existed (receipts are in billing's store, filed
+// when erased). It reads the collection whole, so the sweeper runs it (before its first purge) rather
 // than the start, which it would hold up for minutes at a million
 // subscribers.
 func FileRetainedBefore(ctx context.Context, db *mongo.Database, settings string, now time.Time) error {
 	return store.OncePerDatabase(ctx, db, settings, retainedFiledMarker, func(ctx context.Context) error {
 		var entries []store.ScheduleEntry
-		for _, coll := range []string{subscriptionsRef, receiptsCollection} {
+		for _, coll := range []string{subscriptionsRef} {
 			cur, err := db.Collection(coll).Find(ctx, bson.M{"erased": true},
 				options.Find().SetProjection(bson.M{"_id": 1, "retainUntil": 1}))
 			if err != nil {

@@ -10,21 +10,20 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
-	"glimpse/engine/store"
 )
 
-// receiptsCollection holds one receipt per successful charge, by number.
+// receiptsCollection names the receipts' table and collection in billing's
+// store (Receipts), for the privacy package's declaration.
 const receiptsCollection = "receipts"
 
-// ReceiptCollections declares the receipts collection for EnsureCollections.
-func ReceiptCollections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{receiptsCollection: nil}
-}
+// ReceiptCollections declares no collection any more: receipts live in
+// billing's store. It stays until engine/app stops asking (billing's
+// Collections() goes with the subscriptions' move).
+func ReceiptCollections() map[string][]mongo.IndexModel { return nil }
 
 // What a receipt paid for.
 const (
@@ -41,21 +40,25 @@ type Receipt struct {
 	// Number is the receipt number people quote to support. It is the
 	// document's _id, so it is unique and, being derived from the charge's
 	// key, the same whichever instance issues it first.
-	Number         string    `bson:"_id"`
-	ChargeKey      string    `bson:"chargeKey"`
-	SubscriptionID string    `bson:"subscriptionId"`
-	Email          string    `bson:"email"`
-	Brand          string    `bson:"brand"`
-	Kind           string    `bson:"kind"` // ReceiptPurchase, …
-	PlanCode       string    `bson:"planCode"`
-	Amount         Money     `bson:"amount"`
-	CardBrand      string    `bson:"cardBrand"`
-	CardLast4      string    `bson:"cardLast4"`
-	PaidAt         time.Time `bson:"paidAt"`
+	Number         string
+	ChargeKey      string
+	SubscriptionID string
+	Email          string
+	Brand          string
+	Kind           string // ReceiptPurchase, …
+	PlanCode       string
+	Amount         Money
+	CardBrand      string
+	CardLast4      string
+	PaidAt         time.Time
 	// PeriodStart and PeriodEnd are the service period a plan's charge
 	// pays for; zero for a one-time add-on.
-	PeriodStart time.Time `bson:"periodStart,omitempty"`
-	PeriodEnd   time.Time `bson:"periodEnd,omitempty"`
+	PeriodStart time.Time
+	PeriodEnd   time.Time
+	// Erased is a receipt an erasure kept, without the person, until
+	// RetainUntil (the tax period).
+	Erased      bool
+	RetainUntil time.Time
 }
 
 // Period is the service period as people read it ("Nov 2, 2026 – Dec 2,
@@ -148,16 +151,19 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 	if len(receipts) == 0 {
 		return
 	}
-	docs := make([]any, len(receipts))
 	for i := range receipts {
 		receipts[i] = s.completed(receipts[i])
 		receipts[i].Number = receiptNumber(receipts[i].ChargeKey, 0)
-		docs[i] = receipts[i]
 	}
-	refused, err := store.InsertNew(ctx, s.db.Collection(receiptsCollection), docs)
-	if err != nil {
-		for i := range refused {
-			refused[i] = true
+	stored, err := s.st.Receipts().Issue(ctx, receipts)
+	refused := make([]bool, len(receipts))
+	for i, r := range receipts {
+		// Refused: the insert failed as a whole, or the number holds
+		// another receipt (issued before for the same charge, or another
+		// charge's on the same number).
+		refused[i] = err != nil || stored[i].ChargeKey != r.ChargeKey
+		if !refused[i] {
+			receipts[i] = stored[i] // this one, or the same charge's issued before
 		}
 	}
 	notices := make([]Notice, 0, len(receipts))
@@ -187,19 +193,12 @@ func (s *Service) completed(r Receipt) Receipt {
 func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error) {
 	for n := range maxReceiptCandidates {
 		r.Number = receiptNumber(r.ChargeKey, n)
-		_, err := s.db.Collection(receiptsCollection).InsertOne(ctx, r)
-		if err == nil {
-			return r, nil
-		}
-		if !store.IsDuplicateKey(err) {
+		stored, err := s.st.Receipts().Issue(ctx, []Receipt{r})
+		if err != nil {
 			return Receipt{}, fmt.Errorf("issue receipt of %s: %w", r.ChargeKey, err)
 		}
-		var first Receipt
-		if err := s.db.Collection(receiptsCollection).FindOne(ctx, bson.M{"_id": r.Number}).Decode(&first); err != nil {
-			return Receipt{}, fmt.Errorf("read receipt %s: %w", r.Number, err)
-		}
-		if first.ChargeKey == r.ChargeKey {
-			return first, nil // issued before: the first one stands
+		if stored[0].ChargeKey == r.ChargeKey {
+			return stored[0], nil // this one, or issued before: the first one stands
 		}
 	}
 	return Receipt{}, fmt.Errorf("issue receipt of %s: no free number", r.ChargeKey)
@@ -226,20 +225,14 @@ func (r Receipt) MailKey() string { return "receipt:" + r.Number }
 // ReceiptOfCharge returns the receipt of the charge with key; ErrNoReceipt
 // when it has none (it failed, or has not succeeded yet).
 func (s *Service) ReceiptOfCharge(ctx context.Context, chargeKey string) (Receipt, error) {
-	for n := range maxReceiptCandidates {
-		var r Receipt
-		err := s.db.Collection(receiptsCollection).FindOne(ctx, bson.M{"_id": receiptNumber(chargeKey, n)}).Decode(&r)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return Receipt{}, ErrNoReceipt
-		}
-		if err != nil {
-			return Receipt{}, fmt.Errorf("read receipt of %s: %w", chargeKey, err)
-		}
-		if r.ChargeKey == chargeKey {
-			return r, nil
-		}
+	if chargeKey == "" {
+		return Receipt{}, ErrNoReceipt
 	}
-	return Receipt{}, ErrNoReceipt
+	r, err := s.st.Receipts().OfCharge(ctx, chargeKey)
+	if err != nil && !errors.Is(err, ErrNoReceipt) {
+		return Receipt{}, fmt.Errorf("read receipt of %s: %w", chargeKey, err)
+	}
+	return r, err
 }
 
 // ReceiptView is a receipt with what has happened to its charge since.
@@ -258,9 +251,8 @@ func (s *Service) ReceiptForUser(ctx context.Context, userID, number string) (Re
 	if userID == "" || number == "" || len(number) > 32 {
 		return ReceiptView{}, ErrNoReceipt
 	}
-	var r Receipt
-	err := s.db.Collection(receiptsCollection).FindOne(ctx, bson.M{"_id": number}).Decode(&r)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	r, err := s.st.Receipts().ByNumber(ctx, number)
+	if errors.Is(err, ErrNoReceipt) {
 		return ReceiptView{}, ErrNoReceipt
 	}
 	if err != nil {
@@ -436,22 +428,9 @@ func (s *Service) receiptOfSubscription(ctx context.Context, subID string) (Rece
 	if subID == "" {
 		return Receipt{}, ErrNoReceipt
 	}
-	// Through the subscription's charges (filed under it), each charge's
-	// receipt read by its number.
-	charges, err := s.ChargesOf(ctx, []string{subID})
+	all, err := s.st.Receipts().OfSubscriptions(ctx, []string{subID})
 	if err != nil {
-		return Receipt{}, err
-	}
-	var all []Receipt
-	for _, ch := range charges {
-		r, err := s.ReceiptOfCharge(ctx, ch.ID)
-		if errors.Is(err, ErrNoReceipt) {
-			continue
-		}
-		if err != nil {
-			return Receipt{}, err
-		}
-		all = append(all, r)
+		return Receipt{}, fmt.Errorf("receipts of %s: %w", subID, err)
 	}
 	if len(all) == 0 {
 		return Receipt{}, ErrNoReceipt

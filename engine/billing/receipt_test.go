@@ -7,18 +7,13 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-func (f fixture) receipts(t *testing.T) []Receipt {
+// receiptsOf returns every receipt of the subscriptions.
+func (f fixture) receiptsOf(t *testing.T, subIDs ...string) []Receipt {
 	t.Helper()
-	cur, err := f.svc.db.Collection(receiptsCollection).Find(context.Background(), bson.M{})
+	out, err := f.svc.st.Receipts().OfSubscriptions(context.Background(), subIDs)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var out []Receipt
-	if err := cur.All(context.Background(), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -67,7 +62,7 @@ func TestReceiptIssuedOncePerCharge(t *testing.T) {
 			t.Fatalf("callers got different receipts: %+v and %+v", numbers[0], r)
 		}
 	}
-	if all := f.receipts(t); len(all) != 1 {
+	if all := f.receiptsOf(t, "add_1"); len(all) != 1 {
 		t.Fatalf("%d receipts for one charge", len(all))
 	}
 	if !receiptNumberPattern.MatchString(numbers[0].Number) {
@@ -122,7 +117,11 @@ func TestReceiptsIssuedInABatch(t *testing.T) {
 		wg.Go(func() { f.svc.issueReceipts(ctx, batch) })
 	}
 	wg.Wait()
-	all := f.receipts(t)
+	var subIDs []string
+	for _, k := range keys {
+		subIDs = append(subIDs, receipt(k).SubscriptionID)
+	}
+	all := f.receiptsOf(t, subIDs...)
 	if len(all) != len(keys) {
 		t.Fatalf("%d receipts for %d charges", len(all), len(keys))
 	}
@@ -181,7 +180,7 @@ func TestReceiptsAndBillingHistory(t *testing.T) {
 	if _, err := f.svc.RenewDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	receipts := f.receipts(t)
+	receipts := f.receiptsOf(t, main.ID, bought.SubscriptionID)
 	kinds := map[string]Receipt{}
 	for _, r := range receipts {
 		kinds[r.Kind] = r
@@ -262,7 +261,15 @@ func TestDeclinedChargeHasNoReceipt(t *testing.T) {
 	if _, err := f.svc.BuyAddOn(ctx, PurchaseRequest{UserID: "u1", Email: main.Email, Main: main, Family: FamilyPDFCourse}); !errors.Is(err, ErrCardDeclined) {
 		t.Fatalf("declined add-on: %v", err)
 	}
-	if n := len(f.receipts(t)); n != 1 {
+	subs, err := f.svc.ForUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subIDs []string
+	for _, s := range subs {
+		subIDs = append(subIDs, s.ID)
+	}
+	if n := len(f.receiptsOf(t, subIDs...)); n != 1 {
 		t.Fatalf("%d receipts, want the checkout's only", n)
 	}
 }

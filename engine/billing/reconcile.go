@@ -14,9 +14,11 @@ import (
 
 // Nothing stays pending for ever. A hosted page paid while our server
 // crashed before fulfilling it, a page left open until it closed, a refund
-// claimed before the provider answered: each is filed, before the step that
-// can be lost, in a schedule of checks, and a pass (ReconcilePending, with
-// the renewal pass) reads what is due and asks the provider again. Stripe
+// claimed before the provider answered: an order is filed, before the step
+// that can be lost, in a schedule of checks, a refund is found by the
+// store's index of pending refunds (Refunds.Pending), and a pass
+// (ReconcilePending, with the renewal pass) reads what is due and asks the
+// provider again. Stripe
 // redelivers a webhook for days (https://docs.stripe.com/webhooks); the
 // sandbox never does, and neither answers a request that never reached it,
 // so the pass is what finishes the work in both modes:
@@ -28,10 +30,9 @@ import (
 //   - a refund still pending: the provider is asked again with the same
 //     idempotency key, so a refund it made is recorded, never made twice.
 
-// ChecksCollection is the schedule of pending things to look at again:
-// order ids and subscription ids (a refund is found through the charges of
-// the subscription it refunds: its own id holds the charge key, which may
-// name the account).
+// ChecksCollection is the schedule of pending orders to look at again, by
+// order id. (Entries "refunds:<subscription id>" an older release filed
+// are settled away: pending refunds are found by Refunds.Pending.)
 const ChecksCollection = "billing_checks"
 
 // ReconcileAfter is how long after a page opens, or a refund is asked for,
@@ -53,7 +54,10 @@ func newChecksSchedule(db *mongo.Database) *store.Schedule {
 }
 
 func orderCheck(orderID string) string { return "order:" + orderID }
-func refundCheck(subID string) string  { return "refunds:" + subID }
+
+// pendingRefundsPerPass bounds the refunds one pass asks again for; the
+// next pass takes the rest.
+const pendingRefundsPerPass = 100
 
 // checkLater files ref to be looked at by the pass after ReconcileAfter.
 func (s *Service) checkLater(ctx context.Context, ref string) error {
@@ -89,10 +93,6 @@ func (s *Service) ReconcilePending(ctx context.Context) (ReconcileStats, error) 
 			if settled {
 				stats.Settled++
 			}
-		case strings.HasPrefix(e.Ref, "refunds:"):
-			var done int
-			done, err = s.reconcileRefunds(ctx, strings.TrimPrefix(e.Ref, "refunds:"))
-			stats.Refunds += done
 		}
 		switch {
 		case err != nil:
@@ -108,6 +108,11 @@ func (s *Service) ReconcilePending(ctx context.Context) (ReconcileStats, error) 
 		}
 	}
 	if err := s.checks.Settle(ctx, now, unfinished); err != nil {
+		errs = append(errs, err)
+	}
+	done, err := s.reconcileRefunds(ctx, now.Add(-ReconcileAfter))
+	stats.Refunds += done
+	if err != nil {
 		errs = append(errs, err)
 	}
 	return stats, errors.Join(errs...)
@@ -156,29 +161,27 @@ func (s *Service) reconcileOrder(ctx context.Context, orderID string) (settled, 
 	return true, false, s.settle(ctx, order, outcome, res, ev)
 }
 
-// reconcileRefunds asks the provider again for the refunds of a
-// subscription's charges left pending, and counts those it finished.
-func (s *Service) reconcileRefunds(ctx context.Context, subID string) (int, error) {
-	charges, err := s.ChargesFor(ctx, []string{subID})
+// reconcileRefunds asks the provider again for the refunds claimed before
+// before and still pending, and counts those it finished.
+func (s *Service) reconcileRefunds(ctx context.Context, before time.Time) (int, error) {
+	pending, err := s.st.Refunds().Pending(ctx, before, pendingRefundsPerPass)
 	if err != nil {
 		return 0, err
 	}
 	done := 0
-	for _, ch := range charges {
-		refunds, err := s.RefundsOf(ctx, ch.ID)
+	var errs []error
+	for _, r := range pending {
+		ch, err := s.Charge(ctx, r.ChargeID)
 		if err != nil {
-			return done, err
+			errs = append(errs, fmt.Errorf("refund %s: %w", r.ID, err))
+			continue
 		}
-		for _, r := range refunds {
-			if r.Status != RefundPending {
-				continue
-			}
-			s.logger.Warn("refund finished by reconciliation", "refund", r.ID)
-			if _, err := s.finishRefund(ctx, ch, r); err != nil {
-				return done, err
-			}
-			done++
+		s.logger.Warn("refund finished by reconciliation", "refund", r.ID)
+		if _, err := s.finishRefund(ctx, ch, r); err != nil {
+			errs = append(errs, err)
+			continue
 		}
+		done++
 	}
-	return done, nil
+	return done, errors.Join(errs...)
 }

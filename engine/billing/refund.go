@@ -25,11 +25,12 @@ import (
 // a plan ends at once; a partial refund (a goodwill gesture) changes no
 // access. docs/stripe.md says the same for operators.
 
-// refundsCollection holds one document per refund of a charge, with the
-// _id "<charge id>#<n>" (n = 0, 1, … in the order they were asked for).
-// Each is a unique insert: of two refunds of one charge asked for together
-// exactly one gets number n, so the sum of a charge's refunds is checked
-// against everything refunded before it, and a double click refunds once.
+// refundsCollection names the refunds' table and collection in billing's
+// store (Refunds): one per refund of a charge, "<charge id>#<n>" (n = 0,
+// 1, … in the order they were asked for). Of two refunds of one charge
+// asked for together exactly one gets number n (Refunds.Claim), so the sum
+// of a charge's refunds is checked against everything refunded before it,
+// and a double click refunds once.
 const refundsCollection = "refunds"
 
 // ChargePartiallyRefunded is a charge refunded in part: it keeps paying for
@@ -48,7 +49,6 @@ const (
 // refunds write, for EnsureCollections (app.Open).
 func RefundCollections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
-		refundsCollection:        {{Keys: bson.D{{Key: "chargeId", Value: 1}}}},
 		sandboxRefundsCollection: nil,
 	}
 }
@@ -73,20 +73,24 @@ type RefundRequest struct {
 
 // Refund is money given back for a charge.
 type Refund struct {
-	ID             string `bson:"_id"`
-	ChargeID       string `bson:"chargeId"`
-	SubscriptionID string `bson:"subscriptionId,omitempty"`
-	Seq            int    `bson:"seq"`
-	Amount         Money  `bson:"amount"`
+	ID             string // "<charge id>#<seq>"
+	ChargeID       string
+	SubscriptionID string
+	Seq            int
+	Amount         Money
 	// Full is a refund that left nothing of the charge.
-	Full      bool      `bson:"full"`
-	Status    string    `bson:"status"`
-	Reference string    `bson:"reference,omitempty"` // the provider's id (re_…)
-	Failure   string    `bson:"failure,omitempty"`
-	By        string    `bson:"by"`
-	Reason    string    `bson:"reason"`
-	Key       string    `bson:"key,omitempty"`
-	CreatedAt time.Time `bson:"createdAt"`
+	Full      bool
+	Status    string
+	Reference string // the provider's id (re_…)
+	Failure   string
+	By        string
+	Reason    string
+	Key       string
+	CreatedAt time.Time
+	// Erased is a refund an erasure kept, without staff's reason, until
+	// RetainUntil (the tax period).
+	Erased      bool
+	RetainUntil time.Time
 }
 
 // ProviderRefund is what a provider is asked to give back.
@@ -157,26 +161,17 @@ func (s *Service) ChargesFor(ctx context.Context, subscriptionIDs []string) ([]C
 	return out, nil
 }
 
-// RefundsOf returns a charge's refunds, in the order they were asked for:
-// refunds are numbered from 0 under the charge's key ("<key>#<n>", each
-// number a unique insert, none skipped), so they are read by _id until a
-// number is free.
+// RefundsOf returns a charge's refunds, in the order they were asked for.
 func (s *Service) RefundsOf(ctx context.Context, chargeID string) ([]Refund, error) {
-	var out []Refund
-	for n := 0; ; n++ {
-		var r Refund
-		err := s.db.Collection(refundsCollection).FindOne(ctx, bson.M{"_id": refundID(chargeID, n)}).Decode(&r)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("refunds of %s: %w", chargeID, err)
-		}
-		out = append(out, r)
+	out, err := s.st.Refunds().Of(ctx, chargeID)
+	if err != nil {
+		return nil, fmt.Errorf("refunds of %s: %w", chargeID, err)
 	}
+	return out, nil
 }
 
-func refundID(chargeID string, n int) string { return chargeID + "#" + strconv.Itoa(n) }
+// RefundID is the id of a charge's refund number n.
+func RefundID(chargeID string, n int) string { return chargeID + "#" + strconv.Itoa(n) }
 
 // Refunded is what a charge's refunds gave back or are giving back (every
 // one but the failed).
@@ -263,31 +258,24 @@ func (s *Service) Refund(ctx context.Context, req RefundRequest) (Refund, error)
 		return Refund{}, ErrRefundTooLarge
 	}
 	seq := len(earlier)
-	r := Refund{ID: refundID(ch.ID, seq), ChargeID: ch.ID, SubscriptionID: ch.SubscriptionID, Seq: seq,
+	r := Refund{ID: RefundID(ch.ID, seq), ChargeID: ch.ID, SubscriptionID: ch.SubscriptionID, Seq: seq,
 		Amount: Money{Amount: amount, Currency: ch.Amount.Currency}, Full: amount == left, Status: RefundPending,
 		By: req.By, Reason: strings.TrimSpace(req.Reason), Key: req.Key, CreatedAt: s.clock.Now()}
-	if _, err := s.db.Collection(refundsCollection).InsertOne(ctx, r); store.IsDuplicateKey(err) {
-		// Another refund of this charge took the number first: this
-		// request's own twin (return its refund), or another refund.
-		again, err := s.RefundsOf(ctx, ch.ID)
-		if err != nil {
-			return Refund{}, err
-		}
-		if first, ok := refundWithKey(again, req.Key); ok {
-			return first, nil
-		}
-		return Refund{}, ErrRefundInProgress
-	} else if err != nil {
+	claimed, won, err := s.st.Refunds().Claim(ctx, r, ch.Amount.Amount)
+	switch {
+	case errors.Is(err, ErrRefundInProgress), errors.Is(err, ErrRefundTooLarge):
+		// Another refund of this charge took the number first.
+		return Refund{}, err
+	case err != nil:
 		return Refund{}, fmt.Errorf("claim refund %s: %w", r.ID, err)
+	case !won:
+		// This request's own twin claimed it first: its refund.
+		return claimed, nil
 	}
+	r = claimed
 	// Only the winner of the number writes its document from here on. A
 	// crash before the provider's answer is written leaves it pending,
-	// and the reconciliation asks again (reconcile.go).
-	if ch.SubscriptionID != "" {
-		if err := s.checkLater(ctx, refundCheck(ch.SubscriptionID)); err != nil {
-			return r, err
-		}
-	}
+	// and the reconciliation asks again (reconcile.go, Refunds.Pending).
 	return s.finishRefund(ctx, ch, r)
 }
 
@@ -310,15 +298,13 @@ func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund
 	}
 	if err != nil {
 		r.Status, r.Failure = RefundFailed, err.Error()
-		if _, werr := s.db.Collection(refundsCollection).UpdateOne(ctx, bson.M{"_id": r.ID},
-			bson.M{"$set": bson.M{"status": r.Status, "failure": r.Failure}}); werr != nil {
+		if _, werr := s.st.Refunds().Settle(ctx, r.ID, r.Status, "", r.Failure); werr != nil {
 			s.logger.Error("record failed refund", "refund", r.ID, "error", werr)
 		}
 		return r, fmt.Errorf("refund %s: %w", r.ID, err)
 	}
 	r.Status, r.Reference = RefundSucceeded, reference
-	if _, err := s.db.Collection(refundsCollection).UpdateOne(ctx, bson.M{"_id": r.ID},
-		bson.M{"$set": bson.M{"status": r.Status, "reference": r.Reference}}); err != nil {
+	if _, err := s.st.Refunds().Settle(ctx, r.ID, r.Status, r.Reference, ""); err != nil {
 		return r, fmt.Errorf("record refund %s: %w", r.ID, err)
 	}
 	status := ChargePartiallyRefunded

@@ -149,6 +149,10 @@ type Store interface {
 	Subscriptions() Subscriptions
 	Notices() Notices
 	Keys() Keys
+	Refunds() Refunds
+	Receipts() Receipts
+	CancelLinks() CancelLinks
+	StripeEvents() StripeEvents
 	// Atomically runs fn with stores whose writes form one use case. On
 	// SQLite they are one transaction (BEGIN IMMEDIATE, the single writer):
 	// never call a provider inside fn. On MongoDB fn runs as is, its writes
@@ -179,19 +183,64 @@ type ChargeEvent struct {
 	At                                   time.Time
 }
 
-// Refunds keeps refunds numbered per charge.
+// Refunds keeps refunds numbered per charge: a charge's refunds are
+// "<charge id>#0", "#1", … in the order they were claimed, none skipped.
 type Refunds interface {
+	// Of returns a charge's refunds in the order they were claimed.
 	Of(ctx context.Context, chargeID string) ([]Refund, error)
-	Claim(ctx context.Context, r Refund, chargeAmount int64) (Refund, error)
-	Settle(ctx context.Context, id, status, reference, failure string, fx Effects) (Refund, error)
+	// Claim stores r (status pending) as the charge's refund number r.Seq,
+	// at the write: when the charge already has a refund with r.Key, that
+	// one is returned and false; when another refund took number r.Seq
+	// first, ErrRefundInProgress; when the charge's refunds (the failed
+	// ones aside) and r would give back more than chargeAmount,
+	// ErrRefundTooLarge. So a request sent twice refunds once, and refunds
+	// never add up to more than the charge.
+	Claim(ctx context.Context, r Refund, chargeAmount int64) (Refund, bool, error)
+	// Settle records the provider's answer on a pending refund and returns
+	// it; a refund settled already is returned as it is (ErrNoRefund when
+	// absent).
+	Settle(ctx context.Context, id, status, reference, failure string) (Refund, error)
+	// Pending returns up to n refunds still pending that were claimed
+	// before before, oldest first (the reconciliation asks again).
 	Pending(ctx context.Context, before time.Time, n int) ([]Refund, error)
+	// Anonymise strips a refund of staff's reason and keeps it until
+	// retainUntil (an erasure).
+	Anonymise(ctx context.Context, id string, retainUntil time.Time) error
+	// DeleteRetained deletes the refund if an erasure kept it and its
+	// period ended before now, and returns how many went (0 or 1).
+	DeleteRetained(ctx context.Context, id string, now time.Time) (int64, error)
+	// Rekey moves a charge's refunds to the charge's new id (an erasure
+	// re-keying the charge); again, it changes nothing.
+	Rekey(ctx context.Context, oldChargeID, newChargeID string) error
 }
 
-// Receipts keeps one receipt per successful charge.
+// ErrNoRefund is a refund id that names none.
+var ErrNoRefund = errors.New("billing: no such refund")
+
+// Receipts keeps one receipt per successful charge, by number. A charge's
+// number is the first of its candidate numbers (receiptNumber) that is free
+// or holds its receipt, so the unique number is what makes one receipt per
+// charge: of two issuers, one inserts and the other reads that one back.
 type Receipts interface {
+	// Issue inserts each receipt under its Number unless the number is
+	// taken, and returns, for each, the receipt stored under its number
+	// (the one given, or the one there before, maybe another charge's).
 	Issue(ctx context.Context, rs []Receipt) ([]Receipt, error)
+	// ByNumber returns a receipt by number, or ErrNoReceipt.
 	ByNumber(ctx context.Context, number string) (Receipt, error)
-	OfCharge(ctx context.Context, chargeID string) (Receipt, error)
+	// OfCharge returns the receipt of the charge with this key, or
+	// ErrNoReceipt.
+	OfCharge(ctx context.Context, chargeKey string) (Receipt, error)
+	// OfSubscriptions returns the receipts of the subscriptions, oldest
+	// paid first.
+	OfSubscriptions(ctx context.Context, subIDs []string) ([]Receipt, error)
+	// Anonymise strips a receipt of its address (ErasedEmail) and its charge
+	// key and keeps it until retainUntil (an erasure; again changes
+	// nothing more).
+	Anonymise(ctx context.Context, number string, retainUntil time.Time) error
+	// DeleteRetained deletes the receipt if an erasure kept it and its
+	// period ended before now, and returns how many went (0 or 1).
+	DeleteRetained(ctx context.Context, number string, now time.Time) (int64, error)
 }
 
 // Orders keeps hosted-page purchases.
@@ -207,29 +256,52 @@ type Orders interface {
 	Recheck(ctx context.Context, id string, at time.Time) error
 }
 
-// CancelLink is a cancel-by-email link (Part C exports its fields).
+// CancelLink is a cancel-by-email link.
 type CancelLink = cancelLink
 
-// CancelLinks keeps cancel-by-email links; each cancels once.
+// ErrNoCancelLink is a cancel link id that names none.
+var ErrNoCancelLink = errors.New("billing: no such cancel link")
+
+// CancelLinks keeps cancel-by-email links by the hash of their token; each
+// cancels once.
 type CancelLinks interface {
+	// Insert stores a new link.
 	Insert(ctx context.Context, l CancelLink) error
+	// Get returns a link by id (SpentAt set once spent), or ErrNoCancelLink.
 	Get(ctx context.Context, id string) (CancelLink, error)
+	// Spend marks the link spent at at, unless it is spent already: of
+	// callers racing, one gets true (a conditional update at the write).
 	Spend(ctx context.Context, id string, at time.Time) (bool, error)
+	// DeleteOf deletes the links of an address (its erasure).
+	DeleteOf(ctx context.Context, email string) (int64, error)
+	// DeleteExpired deletes the links that expired before before.
 	DeleteExpired(ctx context.Context, before time.Time) (int64, error)
 }
 
-// StripeEventRecord is a webhook event handled, by its id.
+// StripeEventRecord is a webhook event handled, by its id. ChargeID is the
+// opaque id of the charge it concerned (ChargeIDOf its key; "" if none),
+// never the key, which can name the account; Order is the order a checkout
+// event settled.
 type StripeEventRecord struct {
 	ID         string
 	Type       string
 	ChargeID   string
+	Order      string
+	Applied    bool
+	Created    time.Time
 	ReceivedAt time.Time
 }
 
 // StripeEvents remembers the webhook events handled.
 type StripeEvents interface {
-	Seen(ctx context.Context, id string) (bool, error)
+	// Get returns the event recorded under id; found is false when none
+	// is.
+	Get(ctx context.Context, id string) (e StripeEventRecord, found bool, err error)
+	// Record stores the event, unless its id is recorded (then nothing).
 	Record(ctx context.Context, e StripeEventRecord) error
+	// DeleteReceivedBefore forgets the events received before before
+	// (Stripe retries a delivery for three days at most).
+	DeleteReceivedBefore(ctx context.Context, before time.Time) (int64, error)
 }
 
 // SubscriberErasure names what one subscriber's erasure reaches: their

@@ -9,15 +9,18 @@ import (
 
 	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
-// stripeEventsCollection records every Stripe event handled, by its id.
+// stripeEventsCollection names the old MongoDB collection of the Stripe
+// events handled for EnsureCollections until billing's Collections() goes
+// (they now live in billing's store, StripeEvents, under the same name).
 const stripeEventsCollection = "stripe_events"
+
+// StripeEventMemory is how long a handled event's id is remembered: Stripe
+// retries a delivery for three days at most.
+const StripeEventMemory = 90 * 24 * time.Hour
 
 // webhookTolerance is how far a delivery's signed timestamp may be from now,
 // the Stripe libraries' default, which limits replays.
@@ -107,13 +110,13 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 	if ev.ID == "" {
 		return res, errors.New("stripe event without an id")
 	}
-	err := s.db.Collection(stripeEventsCollection).FindOne(ctx, bson.M{"_id": ev.ID}).Err()
-	if err == nil {
+	_, seen, err := s.st.StripeEvents().Get(ctx, ev.ID)
+	if err != nil {
+		return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
+	}
+	if seen {
 		res.Duplicate = true
 		return res, nil
-	}
-	if !errors.Is(err, mongo.ErrNoDocuments) {
-		return res, fmt.Errorf("read stripe event %s: %w", ev.ID, err)
 	}
 	if checkoutEvent(ev.Type) && ev.Data != nil {
 		var obj stripeObject
@@ -156,10 +159,13 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 			}
 		}
 	}
-	_, err = s.db.Collection(stripeEventsCollection).InsertOne(ctx, bson.M{"_id": ev.ID, "type": string(ev.Type),
-		"created": time.Unix(ev.Created, 0).UTC(), "receivedAt": s.clock.Now(), "key": res.Key, "applied": res.Applied,
-		"order": res.Order})
-	if err != nil && !store.IsDuplicateKey(err) {
+	chargeID := ""
+	if res.Key != "" {
+		chargeID = ChargeIDOf(res.Key)
+	}
+	err = s.st.StripeEvents().Record(ctx, StripeEventRecord{ID: ev.ID, Type: string(ev.Type), ChargeID: chargeID,
+		Order: res.Order, Applied: res.Applied, Created: time.Unix(ev.Created, 0).UTC(), ReceivedAt: s.clock.Now()})
+	if err != nil {
 		return res, fmt.Errorf("record stripe event %s: %w", ev.ID, err)
 	}
 	return res, nil

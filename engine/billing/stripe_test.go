@@ -376,6 +376,16 @@ func TestRefundsAndDisputesChangeAccess(t *testing.T) {
 	if entitled()[PDFCourse] {
 		t.Fatal("a refunded course still entitles")
 	}
+	// The event is remembered by its id with the charge's opaque id, never
+	// its key, which names the account; a second delivery does nothing.
+	if rec, found, err := f.svc.st.StripeEvents().Get(ctx, "evt_refund_course"); err != nil || !found ||
+		rec.ChargeID != ChargeIDOf(courseKey) || strings.Contains(rec.ChargeID, "u1") || !rec.Applied {
+		t.Fatalf("recorded: %+v, %v, %v", rec, found, err)
+	}
+	if res, err := f.svc.HandleStripeEvent(ctx, stripe.Event{ID: "evt_refund_course", Type: stripe.EventTypeChargeRefunded,
+		Created: at.Unix(), Data: &stripe.EventData{Raw: json.RawMessage(charge(courseKey) + `,"refunded":true}`)}}); err != nil || !res.Duplicate {
+		t.Fatalf("delivered again: %+v, %v", res, err)
+	}
 	event("evt_dispute", stripe.EventTypeChargeDisputeCreated, dispute("needs_response"))
 	if authorised() {
 		t.Fatal("a disputed plan still authorises")

@@ -43,7 +43,7 @@ func Fates() []Fate {
 		{"subscription_history", Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},
 		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
 		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},
-		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events: no personal data"},
+		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events with the opaque id of the charge each concerned (never its key): no personal data; forgotten after 90 days"},
 		{billing.ChecksCollection, Kept, "order ids and subscription ids under the minute a pending payment or refund is looked at again, no personal data; " +
 			"each entry is deleted once its minute has passed"},
 		{billing.SandboxCollection, Kept, "the test payment provider's charges: no personal data"},

@@ -42,7 +42,8 @@ func collections() []collection {
 		usersCollection, sessionsCollection, authLinksCollection, authCountersCollection, settingsCollection,
 		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
 		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection,
-		subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection}
+		subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection,
+		refundsCollection, receiptsCollection, cancelLinksCollection, stripeEventsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

@@ -1,0 +1,27 @@
+package sqlstore_test
+
+import (
+	"testing"
+
+	"glimpse/engine/billing"
+	"glimpse/engine/billing/billingtest"
+	"glimpse/engine/store/sqlstore"
+)
+
+func TestBillingLinksContract(t *testing.T) {
+	billingtest.RunLinks(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{Atomic: true})
+}
+
+func TestBillingReceiptsContract(t *testing.T) {
+	billingtest.RunReceipts(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) })
+}
+
+func TestBillingRefundsContract(t *testing.T) {
+	billingtest.RunRefunds(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{
+		Atomic: true,
+		Failing: func(t *testing.T, n int) (billing.Store, billing.Store) {
+			db := openDB(t)
+			return sqlstore.NewFailingBilling(db, n), sqlstore.NewBilling(db)
+		},
+	})
+}
