@@ -228,16 +228,13 @@ func (s ledger) AddEvent(ctx context.Context, ev billing.ChargeEvent) (bool, err
 		if applied, err = applyEvent(ctx, q, where, arg, ev); err != nil || applied {
 			return err
 		}
-		ch, err := chargeWhere(ctx, q, where, arg)
-		if err == nil {
+		if _, err := chargeWhere(ctx, q, where, arg); err == nil {
 			return nil // recorded, and a newer event is applied
-		}
-		if !errors.Is(err, billing.ErrNoCharge) {
+		} else if !errors.Is(err, billing.ErrNoCharge) {
 			return err
 		}
 		// Not recorded yet: newest if no other event about it is newer.
-		ch = billing.Charge{ID: ev.ChargeID, Reference: ev.Reference}
-		newest, _, err := newestEventOf(ctx, q, ch)
+		newest, _, err := newestEventOf(ctx, q, billing.Charge{ID: ev.ChargeID, Reference: ev.Reference})
 		applied = err == nil && newest.EventID == ev.EventID && newest.At.Equal(ev.At)
 		return err
 	})
