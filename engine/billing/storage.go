@@ -153,6 +153,7 @@ type Store interface {
 	Receipts() Receipts
 	CancelLinks() CancelLinks
 	StripeEvents() StripeEvents
+	Ledger() Ledger
 	// Atomically runs fn with stores whose writes form one use case. On
 	// SQLite they are one transaction (BEGIN IMMEDIATE, the single writer):
 	// never call a provider inside fn. On MongoDB fn runs as is, its writes
@@ -165,14 +166,30 @@ type Store interface {
 // refunds, receipts, checkout, erasure, sandbox): their stores and the code
 // using them come with those parts.
 
-// Ledger keeps charges and the provider's status events about them.
+// Ledger keeps charges and the provider's status events about them. A
+// charge's status is its newest event's (by time, then event id), or the
+// status it was recorded with when no event came: events arrive twice and
+// in any order, some before the charge itself is recorded.
 type Ledger interface {
+	// Record stores each charge unless one with its key exists, and
+	// returns the stored ones (the first written for each key), each with
+	// the status of the newest event already received about it.
 	Record(ctx context.Context, chs []Charge) ([]Charge, error)
+	// Charge returns the charge with the opaque id (ErrNoCharge).
 	Charge(ctx context.Context, id string) (Charge, error)
+	// ByKey returns the charge with the idempotency key (ErrNoCharge).
 	ByKey(ctx context.Context, key string) (Charge, error)
+	// ByReference returns the first charge the provider knows as ref (a
+	// dispute names only pi_…); ErrNoCharge.
 	ByReference(ctx context.Context, ref string) (Charge, error)
+	// OfSubscriptions returns the charges that paid for the subscriptions,
+	// oldest first.
 	OfSubscriptions(ctx context.Context, ids []string) ([]Charge, error)
+	// AddEvent stores the event once (by event id and charge) and sets the
+	// charge's status to it when it is newer than the one applied, in the
+	// same conditional write: it reports whether it is now the newest.
 	AddEvent(ctx context.Context, ev ChargeEvent) (applied bool, err error)
+	// MarkDuplicate marks a charge as a payment for what the buyer had.
 	MarkDuplicate(ctx context.Context, id, planCode string) error
 }
 
@@ -181,6 +198,12 @@ type Ledger interface {
 type ChargeEvent struct {
 	ChargeID, Reference, EventID, Status string
 	At                                   time.Time
+}
+
+// Newer reports whether ev orders after an event (at, eventID): later, or
+// at the same time with a larger event id, so every instance agrees.
+func (ev ChargeEvent) Newer(at time.Time, eventID string) bool {
+	return ev.At.After(at) || ev.At.Equal(at) && ev.EventID > eventID
 }
 
 // Refunds keeps refunds numbered per charge: a charge's refunds are

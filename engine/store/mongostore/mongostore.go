@@ -43,7 +43,7 @@ func collections() []collection {
 		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
 		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection,
 		subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection,
-		refundsCollection, receiptsCollection, cancelLinksCollection, stripeEventsCollection}
+		refundsCollection, receiptsCollection, cancelLinksCollection, stripeEventsCollection, chargesCollection, chargeEventsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

@@ -25,3 +25,13 @@ func TestBillingRefundsContract(t *testing.T) {
 		},
 	})
 }
+
+func TestBillingLedgerContract(t *testing.T) {
+	billingtest.RunLedger(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{
+		Atomic: true,
+		Failing: func(t *testing.T, n int) (billing.Store, billing.Store) {
+			db := openDB(t)
+			return sqlstore.NewFailingBilling(db, n), sqlstore.NewBilling(db)
+		},
+	})
+}
