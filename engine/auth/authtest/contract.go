@@ -15,16 +15,11 @@ import (
 	"glimpse/engine"
 	"glimpse/engine/auth"
 	"glimpse/engine/billing"
+	"glimpse/engine/store/contract"
 )
 
-// Options say what the engine under test guarantees.
-type Options struct {
-	// Atomic is true when a conditional update or an increment is applied
-	// as one step (SQLite, MongoDB). FerretDB v1, which runs the MongoDB
-	// store's suite in make test, finds and then writes, so the subtests
-	// that depend on it are skipped there (docs/store.md §1).
-	Atomic bool
-}
+// Options says what the store under test guarantees.
+type Options = contract.Options
 
 // Run runs the contract against stores made by open, one per subtest.
 func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
@@ -48,7 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		s := open(t).Users
 		want := auth.User{ID: "u1", Email: "ann@example.com", PasswordHash: "$argon2id$v=19$x", CreatedAt: t0,
 			Disabled: true, SessionEpoch: 3}
-		must(t, s.Create(ctx, want))
+		contract.Must(t, s.Create(ctx, want))
 		for name, read := range map[string]func() (auth.User, error){
 			"ByID":    func() (auth.User, error) { return s.ByID(ctx, "u1") },
 			"ByEmail": func() (auth.User, error) { return s.ByEmail(ctx, "ann@example.com") },
@@ -68,7 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 
 	t.Run("AnEmailHasOneAccount", func(t *testing.T) {
 		s := open(t).Users
-		must(t, s.Create(ctx, user("u1", "ann@example.com")))
+		contract.Must(t, s.Create(ctx, user("u1", "ann@example.com")))
 		if err := s.Create(ctx, user("u2", "ann@example.com")); !errors.Is(err, auth.ErrEmailTaken) {
 			t.Fatalf("second account of one email: %v, want ErrEmailTaken", err)
 		}
@@ -99,7 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 
 	t.Run("IDsPageInOrder", func(t *testing.T) {
 		s := open(t).Users
-		must(t, s.CreateMany(ctx, []auth.User{user("c", "c@x"), user("a", "a@x"), user("d", "d@x"), user("b", "b@x")}))
+		contract.Must(t, s.CreateMany(ctx, []auth.User{user("c", "c@x"), user("a", "a@x"), user("d", "d@x"), user("b", "b@x")}))
 		page, err := s.IDs(ctx, "", 3)
 		if err != nil || fmt.Sprint(page) != "[a b c]" {
 			t.Fatalf("IDs(\"\", 3) = %v, %v", page, err)
@@ -112,12 +107,12 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 
 	t.Run("AccountChangesAndDeletion", func(t *testing.T) {
 		s := open(t).Users
-		must(t, s.Create(ctx, user("u1", "ann@example.com")))
-		must(t, s.Create(ctx, user("u2", "bob@example.com")))
+		contract.Must(t, s.Create(ctx, user("u1", "ann@example.com")))
+		contract.Must(t, s.Create(ctx, user("u2", "bob@example.com")))
 		if won, err := s.ResetPassword(ctx, "u1", 0, "new-hash"); err != nil || !won {
 			t.Fatalf("ResetPassword from the account's epoch: %v, %v", won, err)
 		}
-		must(t, s.EndSessions(ctx, "u1"))
+		contract.Must(t, s.EndSessions(ctx, "u1"))
 		got, err := s.ByID(ctx, "u1")
 		if err != nil || got.PasswordHash != "new-hash" || got.SessionEpoch != 2 || got.Disabled {
 			t.Fatalf("after ResetPassword and EndSessions: %+v, %v", got, err)
@@ -129,7 +124,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		if got, _ := s.ByID(ctx, "u1"); got.PasswordHash != "new-hash" || got.SessionEpoch != 2 {
 			t.Fatalf("a stale reset changed the account: %+v", got)
 		}
-		must(t, s.Disable(ctx, "u1"))
+		contract.Must(t, s.Disable(ctx, "u1"))
 		if got, err := s.ByID(ctx, "u1"); err != nil || !got.Disabled || got.SessionEpoch != 3 {
 			t.Fatalf("after Disable: %+v, %v", got, err)
 		}
@@ -141,7 +136,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 				t.Fatalf("changing a missing account: %v", change)
 			}
 		}
-		must(t, s.Delete(ctx, "u1"))
+		contract.Must(t, s.Delete(ctx, "u1"))
 		if _, err := s.ByID(ctx, "u1"); !errors.Is(err, auth.ErrUserNotFound) {
 			t.Fatalf("deleted account: %v", err)
 		}
@@ -149,7 +144,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 			t.Fatalf("the other account: %+v, %v", got, err)
 		}
 		// The address is free again.
-		must(t, s.Create(ctx, user("u3", "ann@example.com")))
+		contract.Must(t, s.Create(ctx, user("u3", "ann@example.com")))
 	})
 
 	t.Run("EndSessionsTogetherLosesNoIncrement", func(t *testing.T) {
@@ -158,7 +153,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		const rounds, n = 10, 20
 		for round := range rounds {
 			id := fmt.Sprint("u", round)
-			must(t, s.Create(ctx, user(id, id+"@example.com")))
+			contract.Must(t, s.Create(ctx, user(id, id+"@example.com")))
 			together(n, func(int) {
 				if err := s.EndSessions(ctx, id); err != nil {
 					t.Error(err)
@@ -176,7 +171,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		const rounds, n = 20, 20
 		for round := range rounds {
 			id := fmt.Sprint("u", round)
-			must(t, s.Create(ctx, user(id, id+"@example.com")))
+			contract.Must(t, s.Create(ctx, user(id, id+"@example.com")))
 			var won atomic.Int32
 			together(n, func(i int) {
 				ok, err := s.ResetPassword(ctx, id, 0, fmt.Sprint("hash-", i))
@@ -198,10 +193,10 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		st := open(t)
 		u := user("u1", "ann@example.com")
 		u.SessionEpoch = 2
-		must(t, st.Users.Create(ctx, u))
+		contract.Must(t, st.Users.Create(ctx, u))
 		want := session("s1", "u1", t0)
 		want.Epoch = 2
-		must(t, st.Sessions.Insert(ctx, want))
+		contract.Must(t, st.Sessions.Insert(ctx, want))
 		got, gotUser, err := st.Sessions.WithUser(ctx, "s1")
 		if err != nil || got != want || gotUser != u {
 			t.Fatalf("WithUser = %+v %+v %v; want %+v %+v", got, gotUser, err, want, u)
@@ -209,7 +204,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		if _, _, err := st.Sessions.WithUser(ctx, "nothing"); !errors.Is(err, auth.ErrNoSession) {
 			t.Fatalf("unknown session: %v, want ErrNoSession", err)
 		}
-		must(t, st.Sessions.Insert(ctx, session("orphan", "gone", t0)))
+		contract.Must(t, st.Sessions.Insert(ctx, session("orphan", "gone", t0)))
 		if _, _, err := st.Sessions.WithUser(ctx, "orphan"); !errors.Is(err, auth.ErrNoSession) {
 			t.Fatalf("session of a deleted account: %v, want ErrNoSession", err)
 		}
@@ -217,8 +212,8 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 
 	t.Run("OfUserIsTheAccountsSessionsNewestFirst", func(t *testing.T) {
 		s := open(t).Sessions
-		must(t, s.Insert(ctx, session("mid", "ann", t0.Add(time.Hour))))
-		must(t, s.InsertMany(ctx, []auth.Session{session("old", "ann", t0), session("new", "ann", t0.Add(2*time.Hour)),
+		contract.Must(t, s.Insert(ctx, session("mid", "ann", t0.Add(time.Hour))))
+		contract.Must(t, s.InsertMany(ctx, []auth.Session{session("old", "ann", t0), session("new", "ann", t0.Add(2*time.Hour)),
 			session("bobs", "bob", t0.Add(time.Hour))}))
 		got, err := s.OfUser(ctx, "ann")
 		if err != nil || sessionIDs(got) != "[new mid old]" {
@@ -228,10 +223,10 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 
 	t.Run("SessionsAreDeletedOneByAccountAndExpired", func(t *testing.T) {
 		s := open(t).Sessions
-		must(t, s.InsertMany(ctx, []auth.Session{session("a1", "ann", t0), session("a2", "ann", t0.Add(time.Hour)),
+		contract.Must(t, s.InsertMany(ctx, []auth.Session{session("a1", "ann", t0), session("a2", "ann", t0.Add(time.Hour)),
 			session("b1", "bob", t0), session("b2", "bob", t0.Add(time.Hour)), session("c1", "cat", t0.Add(-time.Hour))}))
-		must(t, s.Delete(ctx, "a1"))
-		must(t, s.Delete(ctx, "a1")) // gone already: no error
+		contract.Must(t, s.Delete(ctx, "a1"))
+		contract.Must(t, s.Delete(ctx, "a1")) // gone already: no error
 		if got, _ := s.OfUser(ctx, "ann"); sessionIDs(got) != "[a2]" {
 			t.Fatalf("after Delete(a1) ann has %s", sessionIDs(got))
 		}
@@ -254,7 +249,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 	t.Run("ALinkRoundTripsAndIsTakenOnce", func(t *testing.T) {
 		s := open(t).Links
 		want := auth.Link{ID: "l1", Kind: auth.ActivationKeyKind, Owner: "sub1", ExpiresAt: t0, Epoch: 4, Email: "ann@example.com"}
-		must(t, s.Insert(ctx, want))
+		contract.Must(t, s.Insert(ctx, want))
 		if got, err := s.Find(ctx, auth.ActivationKeyKind, "l1"); err != nil || got != want {
 			t.Fatalf("Find = %+v, %v; want %+v", got, err, want)
 		}
@@ -282,7 +277,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		const rounds, n = 50, 20
 		for round := range rounds {
 			id := fmt.Sprint("l", round)
-			must(t, s.Insert(ctx, link(id, auth.PasswordResetKind, "ann", t0)))
+			contract.Must(t, s.Insert(ctx, link(id, auth.PasswordResetKind, "ann", t0)))
 			var won atomic.Int32
 			together(n, func(int) {
 				_, err := s.Take(ctx, auth.PasswordResetKind, id)
@@ -306,7 +301,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 			link("reset1", auth.PasswordResetKind, "ann", t0), link("bobs", auth.LoginLinkKind, "bob", t0.Add(time.Hour)),
 			link("key1", auth.ActivationKeyKind, "sub1", t0.Add(-time.Hour)),
 		} {
-			must(t, s.Insert(ctx, l))
+			contract.Must(t, s.Insert(ctx, l))
 		}
 		if n, err := s.DeleteOwner(ctx, auth.LoginLinkKind, "ann"); err != nil || n != 2 {
 			t.Fatalf("DeleteOwner(login, ann) = %d, %v; want 2", n, err)
@@ -336,23 +331,23 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		if ok, err := s.Take(ctx, "other", 3, expires); err != nil || !ok {
 			t.Fatalf("another key is counted apart: %v, %v", ok, err)
 		}
-		must(t, s.Release(ctx, "k"))
+		contract.Must(t, s.Release(ctx, "k"))
 		if ok, err := s.Take(ctx, "k", 3, expires); err != nil || !ok {
 			t.Fatalf("a take after a release: %v, %v", ok, err)
 		}
-		must(t, s.Reset(ctx, "k"))
+		contract.Must(t, s.Reset(ctx, "k"))
 		for i := range 3 {
 			if ok, err := s.Take(ctx, "k", 3, expires); err != nil || !ok {
 				t.Fatalf("take %d after a reset: %v, %v", i+1, ok, err)
 			}
 		}
 		// Releases never take a counter below zero.
-		must(t, s.Reset(ctx, "z"))
+		contract.Must(t, s.Reset(ctx, "z"))
 		if ok, _ := s.Take(ctx, "z", 1, expires); !ok {
 			t.Fatal("first take of 1")
 		}
 		for range 3 {
-			must(t, s.Release(ctx, "z"))
+			contract.Must(t, s.Release(ctx, "z"))
 		}
 		got := 0
 		for range 3 {
@@ -406,9 +401,9 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 			crashing := &crashingStores{Stores: st}
 			svc := auth.NewService(crashing.stores(), noBilling{}, engine.NewManualClock(t0), hasher, 5*time.Hour)
 			ann, err := svc.CreateUser(ctx, "ann@example.com", "old-password")
-			must(t, err)
+			contract.Must(t, err)
 			token, err := svc.MintPasswordReset(ctx, ann.ID)
-			must(t, err)
+			contract.Must(t, err)
 			if first, err := svc.TakeOnce(ctx, "reset-mail", ann.Email, auth.ResetMailWindow); err != nil || !first {
 				t.Fatalf("the reset mail's window: %v, %v", first, err)
 			}
@@ -420,7 +415,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 				t.Fatalf("failAt %d: ResetPassword = %v, want the crash", failAt, err)
 			}
 			if !stopped {
-				must(t, err)
+				contract.Must(t, err)
 				if failAt == 1 {
 					t.Fatal("ResetPassword wrote nothing")
 				}
@@ -455,12 +450,12 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 			crashing := &crashingStores{Stores: st, failAt: failAt}
 			svc := auth.NewService(crashing.stores(), noBilling{}, engine.NewManualClock(t0), nil, 5*time.Hour)
 			ann, bob := user("ann", "ann@example.com"), user("bob", "bob@example.com")
-			must(t, st.Users.CreateMany(ctx, []auth.User{ann, bob}))
-			must(t, st.Sessions.InsertMany(ctx, []auth.Session{session("a1", "ann", t0), session("a2", "ann", t0), session("b1", "bob", t0)}))
+			contract.Must(t, st.Users.CreateMany(ctx, []auth.User{ann, bob}))
+			contract.Must(t, st.Sessions.InsertMany(ctx, []auth.Session{session("a1", "ann", t0), session("a2", "ann", t0), session("b1", "bob", t0)}))
 			for _, l := range []auth.Link{link("al", auth.LoginLinkKind, "ann", t0.Add(time.Hour)),
 				link("ar", auth.PasswordResetKind, "ann", t0.Add(time.Hour)), link("ak", auth.ActivationKeyKind, "sub-ann", t0.Add(time.Hour)),
 				link("bl", auth.LoginLinkKind, "bob", t0.Add(time.Hour)), link("bk", auth.ActivationKeyKind, "sub-bob", t0.Add(time.Hour))} {
-				must(t, st.Links.Insert(ctx, l))
+				contract.Must(t, st.Links.Insert(ctx, l))
 			}
 			err := svc.EraseUser(ctx, ann, []string{"sub-ann"})
 			stopped := crashing.writes.Load() >= int32(failAt)
@@ -468,14 +463,14 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 				t.Fatalf("failAt %d: EraseUser = %v, want the crash", failAt, err)
 			}
 			if !stopped {
-				must(t, err)
+				contract.Must(t, err)
 				if failAt == 1 {
 					t.Fatal("EraseUser wrote nothing")
 				}
 				return // every write has been stopped at once
 			}
 			crashing.failAt = 0
-			must(t, svc.EraseUser(ctx, ann, []string{"sub-ann"}))
+			contract.Must(t, svc.EraseUser(ctx, ann, []string{"sub-ann"}))
 			if _, err := st.Users.ByID(ctx, "ann"); !errors.Is(err, auth.ErrUserNotFound) {
 				t.Fatalf("failAt %d: ann's account: %v", failAt, err)
 			}
@@ -499,7 +494,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 				t.Fatalf("failAt %d: bob's sessions %s", failAt, sessionIDs(got))
 			}
 			// The address is free for a new account.
-			must(t, st.Users.Create(ctx, user("ann2", "ann@example.com")))
+			contract.Must(t, st.Users.Create(ctx, user("ann2", "ann@example.com")))
 		}
 	})
 }
@@ -530,13 +525,6 @@ func sessionIDs(sessions []auth.Session) string {
 		ids[i] = s.ID
 	}
 	return fmt.Sprint(ids)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // errCrash is the write a crashingStores stops at.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"glimpse/engine/billing"
+	"glimpse/engine/store/contract"
 )
 
 // renewed is a renewal decided on s as claimed: the next period, its line
@@ -44,7 +45,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		first := Plan("s0", "di@x")
 		first.DueAt = due.Add(-time.Hour)
 		for _, s := range []billing.Subscription{Plan("s1", "ann@x"), later, never, first} {
-			must(t, create(ctx, subs, s, billing.Effects{}))
+			contract.Must(t, create(ctx, subs, s, billing.Effects{}))
 		}
 		got, err := subs.ClaimDue(ctx, due, "w1", time.Minute, 10)
 		if err != nil || ids(got) != "s0 s1" {
@@ -68,8 +69,8 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 	t.Run("ARenewalLandsOnlyOverTheVersionAndTheLease", func(t *testing.T) {
 		st := open(t)
 		subs := st.Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
-		must(t, create(ctx, subs, Plan("s2", "bob@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s2", "bob@x"), billing.Effects{}))
 		claimed, err := subs.ClaimDue(ctx, due, "w1", time.Minute, 10)
 		if err != nil || len(claimed) != 2 {
 			t.Fatalf("ClaimDue = %q, %v", ids(claimed), err)
@@ -79,7 +80,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		if err != nil || ids(taken) != "s1 s2" {
 			t.Fatalf("lapsed leases claimed %q, %v", ids(taken), err)
 		}
-		must(t, subs.Release(ctx, "w2", []string{"s1"}))
+		contract.Must(t, subs.Release(ctx, "w2", []string{"s1"}))
 		errs, err := subs.Renew(ctx, "w1", []billing.Renewal{renewed(claimed[0]), renewed(claimed[1])})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +133,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		}
 		subs := open(t).Subscriptions()
 		for i := range 40 {
-			must(t, create(ctx, subs, Plan(fmt.Sprintf("s%02d", i), "ann@x"), billing.Effects{}))
+			contract.Must(t, create(ctx, subs, Plan(fmt.Sprintf("s%02d", i), "ann@x"), billing.Effects{}))
 		}
 		var mu sync.Mutex
 		seen := map[string]string{}
@@ -171,7 +172,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		var renewedFirst, canceledFirst int
 		for round := range 30 {
 			subs := open(t).Subscriptions()
-			must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+			contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 			claimed, err := subs.ClaimDue(ctx, due, "w1", time.Hour, 1)
 			if err != nil || len(claimed) != 1 {
 				t.Fatalf("ClaimDue = %q, %v", ids(claimed), err)
@@ -254,8 +255,8 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		}
 		var claimed []billing.Subscription
 		setUp := func(t *testing.T, st billing.Store) {
-			must(t, create(ctx, st.Subscriptions(), Plan("s1", "ann@x"), billing.Effects{}))
-			must(t, create(ctx, st.Subscriptions(), Plan("s2", "bob@x"), billing.Effects{}))
+			contract.Must(t, create(ctx, st.Subscriptions(), Plan("s1", "ann@x"), billing.Effects{}))
+			contract.Must(t, create(ctx, st.Subscriptions(), Plan("s2", "bob@x"), billing.Effects{}))
 			var err error
 			if claimed, err = st.Subscriptions().ClaimDue(ctx, due, "w1", time.Hour, 10); err != nil || len(claimed) != 2 {
 				t.Fatalf("ClaimDue = %q, %v", ids(claimed), err)
@@ -267,7 +268,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		_, clean := o.Failing(t, 1<<30)
 		setUp(t, clean)
 		once := map[string]int{}
-		must(t, renew(clean, claimed, once))
+		contract.Must(t, renew(clean, claimed, once))
 		want := both(clean)
 		for n := 1; ; n++ {
 			st, rerun := failingOn(t, o, n, setUp)
@@ -278,7 +279,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 				}
 				break
 			}
-			must(t, renew(rerun, claimed, mailed))
+			contract.Must(t, renew(rerun, claimed, mailed))
 			if got := both(rerun); got != want {
 				t.Fatalf("stopped at write %d, then run again:\n%s\nwant\n%s", n, got, want)
 			}
@@ -301,9 +302,9 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 				s.Line("created", t0, billing.Change{By: "seed", Kind: billing.ChangeCreated, To: s.PlanCode}),
 			}})
 		}
-		must(t, subs.InsertMany(ctx, seeded))
+		contract.Must(t, subs.InsertMany(ctx, seeded))
 		// A batch written again (a seeding stopped half-way) writes nothing twice.
-		must(t, subs.InsertMany(ctx, seeded))
+		contract.Must(t, subs.InsertMany(ctx, seeded))
 		for _, x := range seeded {
 			want := x.Sub
 			want.Version = 1
@@ -329,11 +330,11 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 			s.Line("finalized", t0.Add(time.Minute), billing.Change{By: "user:u1", Kind: billing.ChangeFinalized, To: "u1"}),
 			s.Line("email", t0.Add(2*time.Minute), billing.Change{By: "checkout", Kind: "email", From: "a•••@x", To: "ann@x"}),
 		}}
-		must(t, create(ctx, subs, s, fx))
-		must(t, create(ctx, subs, Plan("s2", "bob@x"), billing.Effects{Lines: []billing.Change{
+		contract.Must(t, create(ctx, subs, s, fx))
+		contract.Must(t, create(ctx, subs, Plan("s2", "bob@x"), billing.Effects{Lines: []billing.Change{
 			Plan("s2", "bob@x").Line("created", t0, billing.Change{By: "checkout", Kind: billing.ChangeCreated, Detail: "kept"})}}))
 		for range 2 { // run again, it changes nothing more
-			must(t, subs.EraseLines(ctx, "s1", []string{"u1", "ann@x"}))
+			contract.Must(t, subs.EraseLines(ctx, "s1", []string{"u1", "ann@x"}))
 		}
 		h, err := subs.History(ctx, "s1")
 		if err != nil || len(h) != 3 {
@@ -358,7 +359,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		ended.Erased, ended.RetainUntil = true, t0.Add(time.Hour)
 		running.Erased, running.RetainUntil = true, t0.AddDate(1, 0, 0)
 		for _, s := range []billing.Subscription{ended, running, Plan("s3", "cy@x")} {
-			must(t, create(ctx, subs, s, billing.Effects{Lines: []billing.Change{s.Line("created", t0, billing.Change{Kind: billing.ChangeCreated})}}))
+			contract.Must(t, create(ctx, subs, s, billing.Effects{Lines: []billing.Change{s.Line("created", t0, billing.Change{Kind: billing.ChangeCreated})}}))
 		}
 		now := t0.Add(2 * time.Hour)
 		kept, err := subs.Retained(ctx, now, 10)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"glimpse/engine/billing"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the engine under test guarantees.
@@ -92,7 +93,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		for i, p := range []struct{ id, user, email string }{{"b", "ann", "ann@x"}, {"a", "ann", "ann@x"}, {"c", "bob", "bob@x"}, {"d", "", "ann@x"}} {
 			s := Plan(p.id, p.email)
 			s.UserID, s.StartedAt = p.user, t0.Add(-time.Duration(i)*time.Hour)
-			must(t, create(ctx, subs, s, billing.Effects{}))
+			contract.Must(t, create(ctx, subs, s, billing.Effects{}))
 		}
 		got, err := subs.OfUser(ctx, "ann")
 		if err != nil || ids(got) != "a b" {
@@ -144,7 +145,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 	t.Run("AStaleApplyIsRefused", func(t *testing.T) {
 		st := open(t)
 		subs := st.Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 		read, _ := subs.Get(ctx, "s1")
 		canceled, fx, _ := read.Cancel(t0, read.CurrentPeriodEnd, "user")
 		if _, err := subs.Apply(ctx, canceled, fx); err != nil {
@@ -176,7 +177,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 
 	t.Run("ALineWrittenTwiceIsOneLine", func(t *testing.T) {
 		subs := open(t).Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 		for range 2 {
 			s, _ := subs.Get(ctx, "s1")
 			line := s.Line("once", t0, billing.Change{Kind: "x", Detail: fmt.Sprint(s.Version)})
@@ -193,11 +194,11 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 	t.Run("HistoryIsOldestFirstAndPerSubscription", func(t *testing.T) {
 		subs := open(t).Subscriptions()
 		s := Plan("s1", "ann@x")
-		must(t, create(ctx, subs, s, billing.Effects{Lines: []billing.Change{
+		contract.Must(t, create(ctx, subs, s, billing.Effects{Lines: []billing.Change{
 			s.Line("late", t0.Add(time.Hour), billing.Change{Kind: "b", By: "staff:x", From: "f", To: "t", Detail: "d"}),
 			s.Line("early", t0, billing.Change{Kind: "a"})}}))
 		o := Plan("s2", "bob@x")
-		must(t, create(ctx, subs, o, billing.Effects{Lines: []billing.Change{o.Line("other", t0, billing.Change{Kind: "a"})}}))
+		contract.Must(t, create(ctx, subs, o, billing.Effects{Lines: []billing.Change{o.Line("other", t0, billing.Change{Kind: "a"})}}))
 		h, err := subs.History(ctx, "s1")
 		if err != nil || len(h) != 2 || h[0].ID != "s1/early" || h[1].ID != "s1/late" {
 			t.Fatalf("History = %+v, %v", h, err)
@@ -213,7 +214,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		subs := st.Subscriptions()
 		s := Plan("s1", "ann@x")
 		n1 := billing.Notice{Key: "n1", To: "ann@x", Brand: "default", Kind: billing.NoticePurchase, Data: map[string]string{"plan": "Monthly"}, ByCharge: true}
-		must(t, create(ctx, subs, s, billing.Effects{Notices: []billing.Notice{n1, {Key: "n2", To: "ann@x"}}}))
+		contract.Must(t, create(ctx, subs, s, billing.Effects{Notices: []billing.Notice{n1, {Key: "n2", To: "ann@x"}}}))
 		s, _ = subs.Get(ctx, "s1")
 		if _, err := subs.Apply(ctx, s, billing.Effects{Notices: []billing.Notice{{Key: "n3", To: "ann@x"}, {Key: "n1", To: "again"}}}); err != nil {
 			t.Fatal(err)
@@ -225,7 +226,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		if !reflect.DeepEqual(got[0], n1) {
 			t.Fatalf("notice read back %+v, wrote %+v", got[0], n1)
 		}
-		must(t, st.Notices().Done(ctx, []string{"n1", "n2"}))
+		contract.Must(t, st.Notices().Done(ctx, []string{"n1", "n2"}))
 		if keys := drain(t, st.Notices()); keys != "n3" {
 			t.Fatalf("after Done: %q", keys)
 		}
@@ -237,7 +238,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		}
 		st := open(t)
 		subs := st.Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 		var clock atomic.Int64
 		var won atomic.Int64
 		var wg sync.WaitGroup
@@ -290,7 +291,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 			t.Skip("FerretDB: conditional updates are not atomic; run with GLIMPSE_TEST_MONGODB_URI")
 		}
 		subs := open(t).Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 		var won atomic.Int64
 		var owners sync.Map
 		var refused atomic.Int64
@@ -326,7 +327,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 			t.Skip("FerretDB: conditional updates are not atomic; run with GLIMPSE_TEST_MONGODB_URI")
 		}
 		subs := open(t).Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 		var won, unavailable atomic.Int64
 		var wg sync.WaitGroup
 		for i := range 30 {
@@ -356,7 +357,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 			t.Skip("FerretDB: conditional updates are not atomic; run with GLIMPSE_TEST_MONGODB_URI")
 		}
 		subs := open(t).Subscriptions()
-		must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
+		contract.Must(t, create(ctx, subs, Plan("s1", "ann@x"), billing.Effects{}))
 		var won atomic.Int64
 		var wg sync.WaitGroup
 		for range 10 {
@@ -397,12 +398,12 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		}
 		setUp := func(t *testing.T, st billing.Store) {
 			s := Plan("s1", "ann@x")
-			must(t, create(ctx, st.Subscriptions(), s, billing.Effects{}))
+			contract.Must(t, create(ctx, st.Subscriptions(), s, billing.Effects{}))
 		}
 		_, clean := o.Failing(t, 1<<30)
 		setUp(t, clean)
 		once := map[string]int{}
-		must(t, cancel(clean, once))
+		contract.Must(t, cancel(clean, once))
 		want := dump(t, clean)
 		for n := 1; ; n++ {
 			st, rerun := failingOn(t, o, n, setUp)
@@ -414,7 +415,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 				}
 				break // the use case has fewer than n writes: every stop was tried
 			}
-			must(t, cancel(rerun, mailed))
+			contract.Must(t, cancel(rerun, mailed))
 			if got := dump(t, rerun); got != want {
 				t.Fatalf("stopped at write %d, then run again:\n%s\nwant\n%s", n, got, want)
 			}
@@ -445,7 +446,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		if v, err := keys.Bind(ctx, "k", "third", exp, exp.Add(time.Minute)); err != nil || v != "third" {
 			t.Fatalf("Bind once expired = %q, %v; want third", v, err)
 		}
-		must(t, keys.Unbind(ctx, "k"))
+		contract.Must(t, keys.Unbind(ctx, "k"))
 		if v, _ := keys.Bound(ctx, "k", exp); v != "" {
 			t.Fatalf("Bound after Unbind = %q", v)
 		}
@@ -503,7 +504,7 @@ func Run(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 				t.Fatalf("take %d = %v, %v", i, ok, err)
 			}
 		}
-		must(t, keys.Give(ctx, "tries"))
+		contract.Must(t, keys.Give(ctx, "tries"))
 		if n, _ := keys.Count(ctx, "tries", t0); n != 1 {
 			t.Fatalf("count after a give = %d, want 1", n)
 		}
@@ -600,7 +601,7 @@ func drain(t *testing.T, n billing.Notices) string {
 			done = append(done, x.Key)
 			mailed[x.Key]++
 		}
-		must(t, n.Done(context.Background(), done))
+		contract.Must(t, n.Done(context.Background(), done))
 	}
 }
 
@@ -672,11 +673,4 @@ func ids(subs []billing.Subscription) string {
 		out = append(out, s.ID)
 	}
 	return strings.Join(out, " ")
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -12,15 +12,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"glimpse/engine/breach"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the store under test guarantees.
-type Options struct {
-	// Atomic is set when a conditional upsert is atomic (SQLite, MongoDB;
-	// not the FerretDB test server): the concurrency subtests run only
-	// then.
-	Atomic bool
-}
+type Options = contract.Options
 
 // Run runs the contract against stores made by open, one per call.
 func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
@@ -36,9 +32,9 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 
 	t.Run("ACatalogueRoundTripKeepsEveryField", func(t *testing.T) {
 		s := open(t)
-		must(t, s.SyncCatalogue(ctx, []breach.Breach{full, plain("Other", "Other")}, false))
+		contract.Must(t, s.SyncCatalogue(ctx, []breach.Breach{full, plain("Other", "Other")}, false))
 		got, err := s.Catalogued(ctx, []string{"Adobe", "Missing"})
-		must(t, err)
+		contract.Must(t, err)
 		if diff := cmp.Diff(map[string]breach.Breach{"Adobe": full}, got); diff != "" {
 			t.Fatalf("Catalogued (-want +got):\n%s", diff)
 		}
@@ -46,16 +42,16 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 
 	t.Run("ASyncReplacesEntriesAndDropsTheOtherSource", func(t *testing.T) {
 		s := open(t)
-		must(t, s.SyncCatalogue(ctx, []breach.Breach{plain("A", "A"), plain("B", "B")}, true))
-		must(t, s.SyncCatalogue(ctx, []breach.Breach{plain("A", "A renamed"), plain("B", "B")}, true))
+		contract.Must(t, s.SyncCatalogue(ctx, []breach.Breach{plain("A", "A"), plain("B", "B")}, true))
+		contract.Must(t, s.SyncCatalogue(ctx, []breach.Breach{plain("A", "A renamed"), plain("B", "B")}, true))
 		got, err := s.Catalogued(ctx, []string{"A", "B"})
-		must(t, err)
+		contract.Must(t, err)
 		if len(got) != 2 || got["A"].Title != "A renamed" {
 			t.Fatalf("after a second sync: %+v", got)
 		}
-		must(t, s.SyncCatalogue(ctx, []breach.Breach{plain("C", "C")}, false))
+		contract.Must(t, s.SyncCatalogue(ctx, []breach.Breach{plain("C", "C")}, false))
 		got, err = s.Catalogued(ctx, []string{"A", "B", "C"})
-		must(t, err)
+		contract.Must(t, err)
 		if len(got) != 1 || got["C"].Title != "C" {
 			t.Fatalf("after switching source: %+v; want only C", got)
 		}
@@ -67,7 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 			t.Fatalf("Check of nobody = %v, %v", ok, err)
 		}
 		want := breach.Check{UserID: "u1", EmailHash: "hash", Names: []string{"Adobe", "Other"}, CheckedAt: t0, Sample: true}
-		must(t, s.PutResult(ctx, want))
+		contract.Must(t, s.PutResult(ctx, want))
 		got, ok, err := s.Check(ctx, "u1")
 		if err != nil || !ok {
 			t.Fatalf("Check = %v, %v", ok, err)
@@ -83,7 +79,7 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 		begin := func(at time.Time) bool {
 			t.Helper()
 			ok, err := s.BeginLookup(ctx, "u1", at, at.Add(-window))
-			must(t, err)
+			contract.Must(t, err)
 			return ok
 		}
 		if !begin(t0) {
@@ -98,7 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 		if !begin(t0.Add(window)) {
 			t.Fatal("a lookup did not begin once the window passed")
 		}
-		must(t, s.PutResult(ctx, breach.Check{UserID: "u1", EmailHash: "h", Names: []string{}, CheckedAt: t0.Add(window)}))
+		contract.Must(t, s.PutResult(ctx, breach.Check{UserID: "u1", EmailHash: "h", Names: []string{}, CheckedAt: t0.Add(window)}))
 		if c, _, _ := s.Check(ctx, "u1"); !c.LookupAt.IsZero() || !c.CheckedAt.Equal(t0.Add(window)) || len(c.Names) != 0 {
 			t.Fatalf("after PutResult: %+v", c)
 		}
@@ -112,9 +108,9 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 
 	t.Run("DeleteCheckDeletesOnlyThePersons", func(t *testing.T) {
 		s := open(t)
-		must(t, s.PutResult(ctx, breach.Check{UserID: "u1", EmailHash: "a", CheckedAt: t0}))
-		must(t, s.PutResult(ctx, breach.Check{UserID: "u2", EmailHash: "b", CheckedAt: t0}))
-		must(t, s.DeleteCheck(ctx, "u1"))
+		contract.Must(t, s.PutResult(ctx, breach.Check{UserID: "u1", EmailHash: "a", CheckedAt: t0}))
+		contract.Must(t, s.PutResult(ctx, breach.Check{UserID: "u2", EmailHash: "b", CheckedAt: t0}))
+		contract.Must(t, s.DeleteCheck(ctx, "u1"))
 		if _, ok, _ := s.Check(ctx, "u1"); ok {
 			t.Fatal("u1's check is still stored")
 		}
@@ -133,7 +129,7 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 			s := open(t)
 			user := fmt.Sprint("u", round)
 			if round%2 == 1 {
-				must(t, s.PutResult(ctx, breach.Check{UserID: user, EmailHash: "h", CheckedAt: t0.Add(-time.Hour)}))
+				contract.Must(t, s.PutResult(ctx, breach.Check{UserID: user, EmailHash: "h", CheckedAt: t0.Add(-time.Hour)}))
 			}
 			const n = 20
 			began := make([]bool, n)
@@ -153,7 +149,7 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 			wg.Wait()
 			winners := 0
 			for i := range n {
-				must(t, errs[i])
+				contract.Must(t, errs[i])
 				if began[i] {
 					winners++
 				}
@@ -163,11 +159,4 @@ func Run(t *testing.T, open func(t *testing.T) breach.Records, opts Options) {
 			}
 		}
 	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -12,15 +12,11 @@ import (
 	"time"
 
 	"glimpse/engine/experiment"
+	"glimpse/engine/store/contract"
 )
 
-// Options say what the store under test guarantees.
-type Options struct {
-	// Atomic: a single update (the counters' addition) is atomic on this
-	// server. FerretDB v1's updates read and then write, so additions sent
-	// together lose some there; MongoDB's and SQLite's do not.
-	Atomic bool
-}
+// Options says what the store under test guarantees.
+type Options = contract.Options
 
 // Run runs the contract against stores made by open, one per subtest.
 func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options) {
@@ -49,7 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 	t.Run("ARoundTripKeepsEveryField", func(t *testing.T) {
 		s := open(t)
 		want := exp("x1", t0)
-		must(t, s.Insert(ctx, want))
+		contract.Must(t, s.Insert(ctx, want))
 		got, err := s.Get(ctx, "x1")
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("Get = %+v, %v; want %+v", got, err, want)
@@ -57,7 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		want = saved(want)
 		want.Status, want.Started, want.Phase, want.PhaseStartedAt = experiment.StatusRunning, true, 2, t0.Add(time.Hour)
 		want.UpdatedBy, want.UpdatedAt, want.Variants[1].Weight = "u@x", t0.Add(time.Hour), 20
-		must(t, s.Replace(ctx, want))
+		contract.Must(t, s.Replace(ctx, want))
 		if got, err = s.Get(ctx, "x1"); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("after Replace: %+v, %v; want %+v", got, err, want)
 		}
@@ -72,7 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 			t.Fatalf("MarkOf = %+v, %v, %v; want %+v", got, found, err, m)
 		}
 		tally := experiment.Tally{Day: "2026-11-01", Variant: "b", Counts: experiment.Counts{Attempts: 1, Exposures: 2, Saves: 3, Cancels: 4, Unsaved: 5}}
-		must(t, s.Add(ctx, "x1", 1, tally))
+		contract.Must(t, s.Add(ctx, "x1", 1, tally))
 		if got, err := s.Tallies(ctx, "x1", 1); err != nil || len(got) != 1 || got[0] != tally {
 			t.Fatalf("Tallies = %+v, %v; want %+v", got, err, tally)
 		}
@@ -80,10 +76,10 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 
 	t.Run("AllIsNewestFirst", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, exp("old", t0)))
-		must(t, s.Insert(ctx, exp("new", t0.Add(time.Hour))))
-		must(t, s.Insert(ctx, exp("tie-b", t0.Add(time.Minute))))
-		must(t, s.Insert(ctx, exp("tie-a", t0.Add(time.Minute))))
+		contract.Must(t, s.Insert(ctx, exp("old", t0)))
+		contract.Must(t, s.Insert(ctx, exp("new", t0.Add(time.Hour))))
+		contract.Must(t, s.Insert(ctx, exp("tie-b", t0.Add(time.Minute))))
+		contract.Must(t, s.Insert(ctx, exp("tie-a", t0.Add(time.Minute))))
 		all, err := s.All(ctx)
 		var got []string
 		for _, e := range all {
@@ -99,10 +95,10 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 	t.Run("ASaveFromAStaleRevisionIsRefused", func(t *testing.T) {
 		s := open(t)
 		first := exp("x1", t0)
-		must(t, s.Insert(ctx, first))
+		contract.Must(t, s.Insert(ctx, first))
 		mine, theirs := saved(first), saved(first)
 		mine.Name, theirs.Name = "Mine", "Theirs"
-		must(t, s.Replace(ctx, mine))
+		contract.Must(t, s.Replace(ctx, mine))
 		if err := s.Replace(ctx, theirs); !errors.Is(err, experiment.ErrStale) {
 			t.Fatalf("a save of a replaced revision: %v, want ErrStale", err)
 		}
@@ -120,7 +116,7 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		}
 		s := open(t)
 		first := exp("x1", t0)
-		must(t, s.Insert(ctx, first))
+		contract.Must(t, s.Insert(ctx, first))
 		const n = 20
 		var wg sync.WaitGroup
 		results := make(chan error, n)
@@ -150,22 +146,22 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 	t.Run("OneExperimentRunsOnAKey", func(t *testing.T) {
 		s := open(t)
 		a, b := exp("xa", t0), exp("xb", t0)
-		must(t, s.Insert(ctx, a))
-		must(t, s.Insert(ctx, b))
+		contract.Must(t, s.Insert(ctx, a))
+		contract.Must(t, s.Insert(ctx, b))
 		a = running(a)
-		must(t, s.Replace(ctx, a))
+		contract.Must(t, s.Replace(ctx, a))
 		if err := s.Replace(ctx, running(b)); !errors.Is(err, experiment.ErrKeyRunning) {
 			t.Fatalf("a second running experiment on the key: %v, want ErrKeyRunning", err)
 		}
 		other := running(b)
 		other.Key = "unsubscribe.step2.title"
-		must(t, s.Replace(ctx, other)) // another key is free
+		contract.Must(t, s.Replace(ctx, other)) // another key is free
 		paused := saved(a)
 		paused.Status = experiment.StatusPaused
-		must(t, s.Replace(ctx, paused))
+		contract.Must(t, s.Replace(ctx, paused))
 		c := exp("xc", t0)
-		must(t, s.Insert(ctx, c))
-		must(t, s.Replace(ctx, running(c))) // the key is free again
+		contract.Must(t, s.Insert(ctx, c))
+		contract.Must(t, s.Replace(ctx, running(c))) // the key is free again
 	})
 
 	// Experiments started together on one key: one runs.
@@ -175,7 +171,7 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		var drafts []experiment.Experiment
 		for i := range n {
 			e := exp(fmt.Sprint("x", i), t0)
-			must(t, s.Insert(ctx, e))
+			contract.Must(t, s.Insert(ctx, e))
 			drafts = append(drafts, e)
 		}
 		var wg sync.WaitGroup
@@ -286,12 +282,12 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 
 	t.Run("TalliesArePerPhaseDayAndVariant", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 2}}))
-		must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 3, Saves: 1}}))
-		must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-02", Variant: "a", Counts: experiment.Counts{Exposures: 1}}))
-		must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "b", Counts: experiment.Counts{Cancels: 1}}))
-		must(t, s.Add(ctx, "x1", 2, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 7}}))
-		must(t, s.Add(ctx, "x2", 1, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 9}}))
+		contract.Must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 2}}))
+		contract.Must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 3, Saves: 1}}))
+		contract.Must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-02", Variant: "a", Counts: experiment.Counts{Exposures: 1}}))
+		contract.Must(t, s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "b", Counts: experiment.Counts{Cancels: 1}}))
+		contract.Must(t, s.Add(ctx, "x1", 2, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 7}}))
+		contract.Must(t, s.Add(ctx, "x2", 1, experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: experiment.Counts{Attempts: 9}}))
 		got, err := s.Tallies(ctx, "x1", 1)
 		if err != nil {
 			t.Fatal(err)
@@ -330,11 +326,4 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 			t.Fatalf("Tallies = %+v, %v; want one row of %+v", got, err, want)
 		}
 	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

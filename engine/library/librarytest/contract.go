@@ -14,15 +14,11 @@ import (
 
 	"glimpse/engine"
 	"glimpse/engine/library"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the store under test guarantees.
-type Options struct {
-	// Atomic is set when a conditional update and an increment are atomic
-	// (SQLite, MongoDB; not the FerretDB test server): the concurrency
-	// subtests run only then.
-	Atomic bool
-}
+type Options = contract.Options
 
 // Run runs the contract against stores made by open, one per call.
 func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
@@ -56,9 +52,9 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		want.Status = library.StatusPublished
 		want.Rev = 7
 		want.Revisions[0].N = 7
-		must(t, s.Insert(ctx, want))
+		contract.Must(t, s.Insert(ctx, want))
 		got, err := s.Get(ctx, want.ID)
-		must(t, err)
+		contract.Must(t, err)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("read back (-wrote +read):\n%s", diff)
 		}
@@ -73,7 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 
 	t.Run("ASecondInsertOfAnItemIsRefused", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, item(library.KindNews, "launch", "First")))
+		contract.Must(t, s.Insert(ctx, item(library.KindNews, "launch", "First")))
 		if err := s.Insert(ctx, item(library.KindNews, "launch", "Second")); !errors.Is(err, library.ErrItemExists) {
 			t.Fatalf("second Insert = %v, want ErrItemExists", err)
 		}
@@ -84,11 +80,11 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 
 	t.Run("OfKindIsTheKindsItemsBySlugWithoutRevisions", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, item(library.KindNews, "b", "B")))
-		must(t, s.Insert(ctx, item(library.KindNews, "a", "A")))
-		must(t, s.Insert(ctx, item(library.KindTopic, "c", "C")))
+		contract.Must(t, s.Insert(ctx, item(library.KindNews, "b", "B")))
+		contract.Must(t, s.Insert(ctx, item(library.KindNews, "a", "A")))
+		contract.Must(t, s.Insert(ctx, item(library.KindTopic, "c", "C")))
 		got, err := s.OfKind(ctx, library.KindNews)
-		must(t, err)
+		contract.Must(t, err)
 		var slugs []string
 		for _, d := range got {
 			slugs = append(slugs, d.Slug)
@@ -107,7 +103,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 	t.Run("UpdateFromTheStoredRevisionReplacesAndBumpsWhenAsked", func(t *testing.T) {
 		s := open(t)
 		d := item(library.KindNews, "launch", "v1")
-		must(t, s.Insert(ctx, d))
+		contract.Must(t, s.Insert(ctx, d))
 		if v, err := s.Version(ctx); err != nil || v != 0 {
 			t.Fatalf("Version before any bump = %d, %v; want 0", v, err)
 		}
@@ -125,7 +121,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 			t.Fatalf("Version = %d, %v; want 1", got, err)
 		}
 		got, err := s.Get(ctx, d.ID)
-		must(t, err)
+		contract.Must(t, err)
 		if diff := cmp.Diff(d3, got); diff != "" {
 			t.Fatalf("stored (-want +got):\n%s", diff)
 		}
@@ -134,10 +130,10 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 	t.Run("AnUpdateFromAStaleRevisionIsRefused", func(t *testing.T) {
 		s := open(t)
 		d := item(library.KindNews, "launch", "v1")
-		must(t, s.Insert(ctx, d))
+		contract.Must(t, s.Insert(ctx, d))
 		d2 := next(d, "v2", "bob")
 		_, err := s.Update(ctx, d2, 1, false)
-		must(t, err)
+		contract.Must(t, err)
 		if _, err := s.Update(ctx, next(d, "late", "cy"), 1, true); !errors.Is(err, library.ErrStaleRevision) {
 			t.Fatalf("Update from revision 1 after revision 2 = %v, want ErrStaleRevision", err)
 		}
@@ -156,7 +152,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		skipUnlessAtomic(t)
 		s := open(t)
 		d := item(library.KindTopic, "stalkers", "v1")
-		must(t, s.Insert(ctx, d))
+		contract.Must(t, s.Insert(ctx, d))
 		// Several rounds, each of editors who all read the same revision:
 		// a race lost once in a while still shows.
 		const rounds, editors = 10, 20
@@ -189,7 +185,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 				t.Fatalf("round %d: no save won", round)
 			}
 			got, err := s.Get(ctx, d.ID)
-			must(t, err)
+			contract.Must(t, err)
 			if got.Rev != d.Rev+1 || got.Draft["title"] != fmt.Sprint("by ", winner) || len(got.Revisions) != d.Rev+1 ||
 				got.Revisions[d.Rev].By != fmt.Sprint("editor", winner) {
 				t.Fatalf("round %d: stored %+v; the winner was editor%d", round, got, winner)
@@ -218,7 +214,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		wg.Wait()
 		seen := map[int64]bool{}
 		for i, v := range got {
-			must(t, errs[i])
+			contract.Must(t, errs[i])
 			if seen[v] || v < 1 || v > n {
 				t.Fatalf("bump %d got version %d (seen before: %v)", i, v, seen[v])
 			}
@@ -234,7 +230,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		s := open(t)
 		repo := library.NewRepo(s, engine.NewManualClock(t0))
 		_, err := repo.Save(ctx, library.KindTopic, "stalkers", map[string]string{"title": "v0", "description": "D"}, "ann", true)
-		must(t, err)
+		contract.Must(t, err)
 		const editors = 20
 		errs := make([]error, editors)
 		var wg sync.WaitGroup
@@ -251,7 +247,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		close(start)
 		wg.Wait()
 		d, err := repo.Get(ctx, library.KindTopic, "stalkers")
-		must(t, err)
+		contract.Must(t, err)
 		inHistory := map[string]bool{}
 		for i, v := range d.Revisions {
 			if i > 0 && v.N != d.Revisions[i-1].N+1 {
@@ -285,9 +281,9 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		publishOnce := func(s library.Items) library.Doc {
 			repo := library.NewRepo(s, clock)
 			_, err := repo.Save(ctx, library.KindNews, "launch", fields, "ann", true)
-			must(t, err)
+			contract.Must(t, err)
 			d, err := repo.Publish(ctx, library.KindNews, "launch", "bob")
-			must(t, err)
+			contract.Must(t, err)
 			return d
 		}
 		single := open(t)
@@ -296,7 +292,7 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		crashed := open(t)
 		repo := library.NewRepo(crashed, clock)
 		d, err := repo.Save(ctx, library.KindNews, "launch", fields, "ann", true)
-		must(t, err)
+		contract.Must(t, err)
 		// The publish's first write alone, as Update writes it before its bump.
 		published := d
 		published.Published, published.Status = d.Draft, library.StatusPublished
@@ -304,15 +300,15 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 		published.Revisions = append(append([]library.Revision{}, d.Revisions...), library.Revision{N: 2, At: t0, By: "bob",
 			Action: library.ActionPublish, Fields: d.Draft, Changed: []string{}})
 		_, err = crashed.Update(ctx, published, 1, false)
-		must(t, err)
+		contract.Must(t, err)
 		got, err := repo.Publish(ctx, library.KindNews, "launch", "bob")
-		must(t, err)
+		contract.Must(t, err)
 
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("after a retried publish (-single run +retried):\n%s", diff)
 		}
 		stored, err := crashed.Get(ctx, d.ID)
-		must(t, err)
+		contract.Must(t, err)
 		if diff := cmp.Diff(want, stored); diff != "" {
 			t.Errorf("stored after a retried publish (-single run +retried):\n%s", diff)
 		}
@@ -321,11 +317,4 @@ func Run(t *testing.T, open func(t *testing.T) library.Items, opts Options) {
 			t.Errorf("version after a retried publish = %d, %v; a single run leaves %d", v, err, wantV)
 		}
 	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

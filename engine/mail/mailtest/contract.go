@@ -12,15 +12,11 @@ import (
 	"time"
 
 	"glimpse/engine/mail"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the store under test guarantees.
-type Options struct {
-	// Atomic is set when a conditional update is one step on the server
-	// (SQLite, MongoDB; not FerretDB v1, docs/store.md §1): the subtests
-	// that run workers together need it.
-	Atomic bool
-}
+type Options = contract.Options
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
@@ -62,7 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 	t.Run("InsertLeavesAStoredKeyAsItIs", func(t *testing.T) {
 		s := open(t)
 		first := queued("k", "ann@example.com", t0)
-		must(t, insert(ctx, s, first))
+		contract.Must(t, insert(ctx, s, first))
 		again := queued("k", "bob@example.com", t0.Add(time.Hour))
 		again.Subject = "another"
 		n, err := s.Insert(ctx, []mail.Mail{queued("new", "c@example.com", t0), again, queued("new", "d@example.com", t0)})
@@ -104,7 +100,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 			wg.Wait()
 			winner := -1
 			for i := range callers {
-				must(t, errs[i])
+				contract.Must(t, errs[i])
 				if added[i] == 1 {
 					if winner >= 0 {
 						t.Fatalf("%s: callers %d and %d were both told they stored the mail", key, winner, i)
@@ -124,7 +120,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 
 	t.Run("GetManyReturnsThoseStored", func(t *testing.T) {
 		s := open(t)
-		must(t, insert(ctx, s, queued("a", "x@example.com", t0), queued("b", "x@example.com", t0), queued("c", "x@example.com", t0)))
+		contract.Must(t, insert(ctx, s, queued("a", "x@example.com", t0), queued("b", "x@example.com", t0), queued("c", "x@example.com", t0)))
 		got, err := s.GetMany(ctx, []string{"c", "missing", "a"})
 		if err != nil || sorted(got) != "[a c]" {
 			t.Fatalf("GetMany = %s, %v; want [a c]", sorted(got), err)
@@ -147,7 +143,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 			batch = append(batch, m)
 			all = append(all, m.ID)
 		}
-		must(t, insert(ctx, s, batch...))
+		contract.Must(t, insert(ctx, s, batch...))
 		if got, err := s.GetMany(ctx, all); err != nil || len(got) != n {
 			t.Fatalf("GetMany read %d of %d (%v)", len(got), n, err)
 		}
@@ -162,9 +158,9 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 	t.Run("NewestIsNewestFirstAndLimited", func(t *testing.T) {
 		s := open(t)
 		for i := range 5 {
-			must(t, insert(ctx, s, queued(fmt.Sprint("m", i), "x@example.com", t0.Add(time.Duration(i)*time.Minute))))
+			contract.Must(t, insert(ctx, s, queued(fmt.Sprint("m", i), "x@example.com", t0.Add(time.Duration(i)*time.Minute))))
 		}
-		must(t, insert(ctx, s, queued("m5", "y@example.com", t0.Add(4*time.Minute)))) // ties with m4: the greater key first
+		contract.Must(t, insert(ctx, s, queued("m5", "y@example.com", t0.Add(4*time.Minute)))) // ties with m4: the greater key first
 		got, err := s.Newest(ctx, t0.Add(4*time.Minute), 3)
 		if err != nil || fmt.Sprint(keys(got)) != "[m5 m4 m3]" {
 			t.Fatalf("Newest = %v, %v; want [m5 m4 m3]", keys(got), err)
@@ -179,7 +175,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 		s := open(t)
 		unlisted := queued("receipt", "ann@example.com", t0.Add(time.Hour))
 		unlisted.Unlisted = true
-		must(t, insert(ctx, s, queued("a1", " Ann@Example.COM", t0), queued("a2", "ann@example.com", t0.Add(time.Minute)),
+		contract.Must(t, insert(ctx, s, queued("a1", " Ann@Example.COM", t0), queued("a2", "ann@example.com", t0.Add(time.Minute)),
 			queued("a3", "ann@example.com", t0.Add(2*time.Minute)), queued("b1", "bob@example.com", t0.Add(time.Minute)), unlisted))
 		if got, err := s.To(ctx, "ann@example.com", 0); err != nil || fmt.Sprint(keys(got)) != "[a3 a2 a1]" {
 			t.Fatalf("To(ann) = %v, %v; want [a3 a2 a1]", keys(got), err)
@@ -196,7 +192,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 		s := open(t)
 		sent := queued("sent", "x@example.com", t0.Add(-time.Hour))
 		sent.Status, sent.NextAttemptAt, sent.SentAt = mail.StatusSent, time.Time{}, t0.Add(-time.Hour)
-		must(t, insert(ctx, s, queued("late", "x@example.com", t0.Add(-time.Minute)), queued("early", "x@example.com", t0.Add(-time.Hour)),
+		contract.Must(t, insert(ctx, s, queued("late", "x@example.com", t0.Add(-time.Minute)), queued("early", "x@example.com", t0.Add(-time.Hour)),
 			queued("middle", "x@example.com", t0.Add(-10*time.Minute)), queued("future", "x@example.com", t0.Add(time.Minute)), sent))
 		got, err := s.ClaimDue(ctx, t0, lease, 2)
 		if err != nil || sorted(got) != "[early middle]" {
@@ -228,7 +224,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 
 	t.Run("RecordStoresTheOutcomeOnlyUnderItsClaim", func(t *testing.T) {
 		s := open(t)
-		must(t, insert(ctx, s, queued("a", "x@example.com", t0), queued("b", "x@example.com", t0)))
+		contract.Must(t, insert(ctx, s, queued("a", "x@example.com", t0), queued("b", "x@example.com", t0)))
 		claimed, err := s.ClaimDue(ctx, t0, lease, 2)
 		if err != nil || len(claimed) != 2 {
 			t.Fatalf("ClaimDue = %s, %v", sorted(claimed), err)
@@ -281,7 +277,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 		old.NextAttemptAt = t0.Add(time.Hour) // a retry, due later than the others
 		sent := queued("sent", "x@example.com", t0.Add(-2*time.Hour))
 		sent.Status = mail.StatusSent
-		must(t, insert(ctx, s, queued("a", "x@example.com", t0), old, sent))
+		contract.Must(t, insert(ctx, s, queued("a", "x@example.com", t0), old, sent))
 		if n, oldest, err := s.Queued(ctx); n != 2 || !oldest.Equal(t0.Add(-time.Hour)) || err != nil {
 			t.Fatalf("Queued = %d, %v, %v; want 2, %v", n, oldest, err, t0.Add(-time.Hour))
 		}
@@ -293,7 +289,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 		sent.Status = mail.StatusSent
 		failed := queued("failed", "x@example.com", t0)
 		failed.Status = mail.StatusFailed
-		must(t, insert(ctx, s, queued("q", "x@example.com", t0), sent, failed, queued("q2", "x@example.com", t0), queued("q3", "x@example.com", t0)))
+		contract.Must(t, insert(ctx, s, queued("q", "x@example.com", t0), sent, failed, queued("q2", "x@example.com", t0), queued("q3", "x@example.com", t0)))
 		for key, want := range map[string]bool{"q": false, "sent": true, "failed": true, "missing": false} {
 			if ok, err := s.DeleteDone(ctx, key); ok != want || err != nil {
 				t.Fatalf("DeleteDone(%s) = %v, %v; want %v", key, ok, err, want)
@@ -315,8 +311,8 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 			batch = append(batch, queued(fmt.Sprint("r", i), "x@example.com", t0.Add(time.Duration(i)*time.Second)))
 		}
 		once, crashed := open(t), open(t)
-		must(t, insert(ctx, once, batch...))
-		must(t, insert(ctx, crashed, batch[:4]...))
+		contract.Must(t, insert(ctx, once, batch...))
+		contract.Must(t, insert(ctx, crashed, batch[:4]...))
 		if n, err := crashed.Insert(ctx, batch); n != 6 || err != nil {
 			t.Fatalf("the rerun stored %d, %v; want the 6 left", n, err)
 		}
@@ -335,7 +331,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 	// other worker claims it before then.
 	t.Run("AnAttemptStoppedBeforeItsRecordIsClaimedAgainAfterTheLease", func(t *testing.T) {
 		s := open(t)
-		must(t, insert(ctx, s, queued("a", "x@example.com", t0)))
+		contract.Must(t, insert(ctx, s, queued("a", "x@example.com", t0)))
 		if got, _ := s.ClaimDue(ctx, t0, lease, 1); len(got) != 1 {
 			t.Fatal("not claimed")
 		}
@@ -364,7 +360,7 @@ func Run(t *testing.T, open func(t *testing.T) mail.Mails, opts Options) {
 		for i := range mails {
 			batch = append(batch, queued(fmt.Sprint("w", i), "x@example.com", t0.Add(-time.Duration(i%7)*time.Second)))
 		}
-		must(t, insert(ctx, s, batch...))
+		contract.Must(t, insert(ctx, s, batch...))
 		for period := range 2 {
 			now := t0.Add(time.Duration(period) * lease)
 			var mu sync.Mutex
@@ -443,11 +439,4 @@ func sorted(mails []mail.Mail) string {
 	k := keys(mails)
 	slices.Sort(k)
 	return fmt.Sprint(k)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

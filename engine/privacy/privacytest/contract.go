@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"glimpse/engine/privacy"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the stores under test guarantee and how to stop them.
@@ -58,13 +59,6 @@ func together(t *testing.T, n int, fn func(i int) (bool, error)) int {
 		t.Error(err)
 	}
 	return int(wins.Load())
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func export(id, user, window string, at time.Time) privacy.Export {
@@ -121,7 +115,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 			t.Fatalf("Parts = %v, %v; want %v", got, err, parts)
 		}
 		k := privacy.ExportKey{Hash: "h1", ExportID: "x1", UserID: "ann", ExpiresAt: t0.Add(time.Hour)}
-		must(t, st.Exports.InsertKey(ctx, k))
+		contract.Must(t, st.Exports.InsertKey(ctx, k))
 		if got, found, err := st.Exports.Key(ctx, "h1"); err != nil || !found || got != k {
 			t.Fatalf("Key = %+v, %v, %v; want %+v", got, found, err, k)
 		}
@@ -194,7 +188,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 	t.Run("AFinishedOrFailedOrDeletedExportIsNotFinished", func(t *testing.T) {
 		st := open(t)
 		request(t, st, export("x1", "ann", "w1", t0))
-		must(t, st.Exports.Fail(ctx, "x1"))
+		contract.Must(t, st.Exports.Fail(ctx, "x1"))
 		if ok, err := st.Exports.Finish(ctx, "x1", t0, parts); err != nil || ok {
 			t.Fatalf("Finish of a failed export = %v, %v; want false", ok, err)
 		}
@@ -202,7 +196,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 			t.Fatalf("status %s, want failed", got.Status)
 		}
 		request(t, st, export("x2", "bob", "w1", t0))
-		must(t, st.Exports.DeleteUser(ctx, "bob"))
+		contract.Must(t, st.Exports.DeleteUser(ctx, "bob"))
 		if ok, err := st.Exports.Finish(ctx, "x2", t0, parts); err != nil || ok {
 			t.Fatalf("Finish of a deleted export = %v, %v; want false", ok, err)
 		}
@@ -218,9 +212,9 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 			if ok, err := st.Exports.Finish(ctx, "x-"+u, t0, parts); err != nil || !ok {
 				t.Fatalf("Finish = %v, %v", ok, err)
 			}
-			must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-" + u, ExportID: "x-" + u, UserID: u, ExpiresAt: t0.Add(time.Hour)}))
+			contract.Must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-" + u, ExportID: "x-" + u, UserID: u, ExpiresAt: t0.Add(time.Hour)}))
 		}
-		must(t, st.Exports.DeleteUser(ctx, "ann"))
+		contract.Must(t, st.Exports.DeleteUser(ctx, "ann"))
 		assertExport(t, st, "x-ann", false)
 		assertExport(t, st, "x-bob", true)
 		// The window is free again: a remade export takes it.
@@ -238,10 +232,10 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 				t.Fatalf("Finish = %v, %v", ok, err)
 			}
 		}
-		must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-old", ExportID: "old", UserID: "ann", ExpiresAt: t0.Add(2 * time.Hour)}))
-		must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-short", ExportID: "live", UserID: "ann", ExpiresAt: t0.Add(time.Hour)}))
-		must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-long", ExportID: "live", UserID: "ann", ExpiresAt: t0.Add(3 * time.Hour)}))
-		must(t, st.Exports.DeleteExpired(ctx, t0.Add(time.Hour)))
+		contract.Must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-old", ExportID: "old", UserID: "ann", ExpiresAt: t0.Add(2 * time.Hour)}))
+		contract.Must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-short", ExportID: "live", UserID: "ann", ExpiresAt: t0.Add(time.Hour)}))
+		contract.Must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k-long", ExportID: "live", UserID: "ann", ExpiresAt: t0.Add(3 * time.Hour)}))
+		contract.Must(t, st.Exports.DeleteExpired(ctx, t0.Add(time.Hour)))
 		if _, found, _ := st.Exports.Get(ctx, "old"); found {
 			t.Error("the expired export is kept")
 		}
@@ -289,7 +283,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 			if ok, err := st.Exports.Finish(ctx, "x1", t0, parts); err != nil || !ok {
 				t.Fatalf("Finish = %v, %v", ok, err)
 			}
-			must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k1", ExportID: "x1", UserID: "ann", ExpiresAt: t0.Add(time.Hour)}))
+			contract.Must(t, st.Exports.InsertKey(ctx, privacy.ExportKey{Hash: "k1", ExportID: "x1", UserID: "ann", ExpiresAt: t0.Add(time.Hour)}))
 			o.FailWrites(st, n)
 			err := st.Exports.DeleteUser(ctx, "ann")
 			o.FailWrites(st, 0)
@@ -299,7 +293,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 				}
 				break
 			}
-			must(t, st.Exports.DeleteUser(ctx, "ann"))
+			contract.Must(t, st.Exports.DeleteUser(ctx, "ann"))
 			assertExport(t, st, "x1", false)
 			if _, found, _ := st.Exports.Key(ctx, "k1"); found {
 				t.Fatalf("stopped at write %d, then run again: the key is kept", n)
@@ -333,8 +327,8 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 		}
 		e := privacy.Erasure{UserID: "ann", At: t0.Add(time.Hour), Why: "request"}
 		f := privacy.Farewell{Key: p.Farewell, At: t0.Add(time.Hour)}
-		must(t, st.Erasures.Finish(ctx, e, f))
-		must(t, st.Erasures.Finish(ctx, e, f)) // a rerun changes nothing
+		contract.Must(t, st.Erasures.Finish(ctx, e, f))
+		contract.Must(t, st.Erasures.Finish(ctx, e, f)) // a rerun changes nothing
 		if got, found, err := st.Erasures.Erased(ctx, "ann"); err != nil || !found || got != e {
 			t.Fatalf("Erased = %+v, %v, %v; want %+v", got, found, err, e)
 		}
@@ -344,7 +338,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 		if all, err := st.Erasures.Farewells(ctx); err != nil || len(all) != 1 || all[0] != f {
 			t.Fatalf("Farewells = %+v, %v; want %+v", all, err, f)
 		}
-		must(t, st.Erasures.Forget(ctx, f.Key))
+		contract.Must(t, st.Erasures.Forget(ctx, f.Key))
 		if all, err := st.Erasures.Farewells(ctx); err != nil || len(all) != 0 {
 			t.Fatalf("Farewells after Forget = %+v, %v", all, err)
 		}
@@ -401,7 +395,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 			if all, err := st.Erasures.Pending(ctx); err != nil || len(all) != 1 {
 				t.Fatalf("stopped at write %d: pending %+v, %v; want the erasure still pending", n, all, err)
 			}
-			must(t, st.Erasures.Finish(ctx, e, f))
+			contract.Must(t, st.Erasures.Finish(ctx, e, f))
 			if got, found, _ := st.Erasures.Erased(ctx, "ann"); !found || got != e {
 				t.Fatalf("stopped at write %d, then run again: ledger %+v, %v", n, got, found)
 			}
@@ -416,7 +410,7 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 
 	t.Run("ATouchKeepsTheLaterUseAndClearsTheWarning", func(t *testing.T) {
 		st := open(t)
-		must(t, st.Activity.Touch(ctx, "ann", t0))
+		contract.Must(t, st.Activity.Touch(ctx, "ann", t0))
 		if got, found, err := st.Activity.Get(ctx, "ann"); err != nil || !found || got != (privacy.LastUse{UserID: "ann", LastActiveAt: t0}) {
 			t.Fatalf("Get = %+v, %v, %v", got, found, err)
 		}
@@ -426,15 +420,15 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 		if got, _, _ := st.Activity.Get(ctx, "ann"); !got.WarnedAt.Equal(t0.Add(time.Hour)) {
 			t.Fatalf("WarnedAt = %v", got.WarnedAt)
 		}
-		must(t, st.Activity.Touch(ctx, "ann", t0.Add(-time.Hour))) // an instance behind: a use all the same
+		contract.Must(t, st.Activity.Touch(ctx, "ann", t0.Add(-time.Hour))) // an instance behind: a use all the same
 		if got, _, _ := st.Activity.Get(ctx, "ann"); got != (privacy.LastUse{UserID: "ann", LastActiveAt: t0}) {
 			t.Fatalf("after an earlier touch: %+v; want the later use, not warned", got)
 		}
-		must(t, st.Activity.Touch(ctx, "ann", t0.Add(time.Hour)))
+		contract.Must(t, st.Activity.Touch(ctx, "ann", t0.Add(time.Hour)))
 		if got, _, _ := st.Activity.Get(ctx, "ann"); !got.LastActiveAt.Equal(t0.Add(time.Hour)) {
 			t.Fatalf("after a later touch: %+v", got)
 		}
-		must(t, st.Activity.Delete(ctx, "ann"))
+		contract.Must(t, st.Activity.Delete(ctx, "ann"))
 		if _, found, err := st.Activity.Get(ctx, "ann"); err != nil || found {
 			t.Fatalf("after Delete found %v, %v", found, err)
 		}
@@ -443,15 +437,15 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 	t.Run("AWarningIsRecordedOnceAndNotAfterAUse", func(t *testing.T) {
 		needsAtomic(t)
 		st := open(t)
-		must(t, st.Activity.Touch(ctx, "ann", t0))
+		contract.Must(t, st.Activity.Touch(ctx, "ann", t0))
 		wins := together(t, 12, func(i int) (bool, error) {
 			return st.Activity.Warn(ctx, "ann", t0, t0.Add(time.Duration(i)*time.Second))
 		})
 		if wins != 1 {
 			t.Fatalf("%d passes recorded the warning, want 1", wins)
 		}
-		must(t, st.Activity.Touch(ctx, "bob", t0))
-		must(t, st.Activity.Touch(ctx, "bob", t0.Add(time.Hour)))
+		contract.Must(t, st.Activity.Touch(ctx, "bob", t0))
+		contract.Must(t, st.Activity.Touch(ctx, "bob", t0.Add(time.Hour)))
 		if ok, err := st.Activity.Warn(ctx, "bob", t0, t0.Add(2*time.Hour)); err != nil || ok {
 			t.Fatalf("Warn on a use read before a new one = %v, %v; want false", ok, err)
 		}
@@ -461,14 +455,14 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 		st := open(t)
 		uses := []privacy.LastUse{{UserID: "a", LastActiveAt: t0}, {UserID: "b", LastActiveAt: t0},
 			{UserID: "c", LastActiveAt: t0.Add(time.Hour)}, {UserID: "d", LastActiveAt: t0.Add(3 * time.Hour)}}
-		must(t, st.Activity.InsertMany(ctx, uses))
+		contract.Must(t, st.Activity.InsertMany(ctx, uses))
 		// Already recorded: left as they are.
-		must(t, st.Activity.InsertMany(ctx, []privacy.LastUse{{UserID: "a", LastActiveAt: t0.Add(time.Minute)}, {UserID: "e", LastActiveAt: t0.Add(2 * time.Hour)}}))
+		contract.Must(t, st.Activity.InsertMany(ctx, []privacy.LastUse{{UserID: "a", LastActiveAt: t0.Add(time.Minute)}, {UserID: "e", LastActiveAt: t0.Add(2 * time.Hour)}}))
 		var ids []string
 		var after privacy.LastUse
 		for {
 			page, err := st.Activity.Idle(ctx, t0.Add(2*time.Hour), after, 2)
-			must(t, err)
+			contract.Must(t, err)
 			for _, u := range page {
 				ids = append(ids, u.UserID)
 			}
@@ -492,17 +486,17 @@ func Run(t *testing.T, open func(t *testing.T) privacy.Stores, o Options) {
 		if got, found, err := st.InstagramDeletions.Get(ctx, "c1"); err != nil || !found || got != r {
 			t.Fatalf("Get = %+v, %v, %v; want %+v", got, found, err, r)
 		}
-		must(t, st.InstagramDeletions.Complete(ctx, "c1", t0.Add(time.Minute)))
+		contract.Must(t, st.InstagramDeletions.Complete(ctx, "c1", t0.Add(time.Minute)))
 		want := r
 		want.Status, want.CompletedAt = privacy.DeletionCompleted, t0.Add(time.Minute)
 		if got, _, _ := st.InstagramDeletions.Get(ctx, "c1"); got != want {
 			t.Fatalf("after Complete = %+v; want %+v", got, want)
 		}
-		must(t, st.InstagramDeletions.DeleteExpired(ctx, t0.Add(time.Hour)))
+		contract.Must(t, st.InstagramDeletions.DeleteExpired(ctx, t0.Add(time.Hour)))
 		if _, found, _ := st.InstagramDeletions.Get(ctx, "c1"); !found {
 			t.Fatal("deleted at its expiry, want after")
 		}
-		must(t, st.InstagramDeletions.DeleteExpired(ctx, t0.Add(time.Hour+time.Second)))
+		contract.Must(t, st.InstagramDeletions.DeleteExpired(ctx, t0.Add(time.Hour+time.Second)))
 		if _, found, _ := st.InstagramDeletions.Get(ctx, "c1"); found {
 			t.Fatal("kept after its expiry")
 		}
@@ -513,9 +507,9 @@ func assertExport(t *testing.T, st privacy.Stores, id string, kept bool) {
 	t.Helper()
 	ctx := context.Background()
 	_, found, err := st.Exports.Get(ctx, id)
-	must(t, err)
+	contract.Must(t, err)
 	got, err := st.Exports.Parts(ctx, id)
-	must(t, err)
+	contract.Must(t, err)
 	if found != kept || (len(got) > 0) != kept {
 		t.Fatalf("export %s: found %v with %d parts; want kept %v", id, found, len(got), kept)
 	}

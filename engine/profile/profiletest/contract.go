@@ -15,6 +15,7 @@ import (
 
 	"glimpse/engine/analysis"
 	"glimpse/engine/profile"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the store under test guarantees and how to stop it.
@@ -47,7 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		want := profile.Profile{UserID: "ann", Source: profile.SourceAPI, Username: "ann.insta", Status: profile.StatusCompleted,
 			Problem: "refresh_failed", Snapshots: []profile.SnapshotRef{{ID: "ann:1", TakenAt: t0, Followers: 3, EngagementRate: 1.5,
 				HasFollowers: true, HasEngagement: true}}, Result: &result, NextRefresh: t0.Add(24 * time.Hour), Seed: 42, Credential: "sealed"}
-		must(t, s.Put(ctx, want))
+		contract.Must(t, s.Put(ctx, want))
 		got, found, err := s.Get(ctx, "ann")
 		if err != nil || !found {
 			t.Fatalf("Get = %v, %v", found, err)
@@ -69,14 +70,14 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 
 	t.Run("ASnapshotKeepsItsListsWhateverTheirSize", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Put(ctx, pending("ann")))
+		contract.Must(t, s.Put(ctx, pending("ann")))
 		big := snapshotAt(t0, 45001) // more than two MongoDB chunks
 		big.Following = nil          // unknown
 		empty := snapshotAt(t0.Add(time.Hour), 0)
 		empty.Followers, empty.Following = []string{}, []string{} // known to be empty
 		for _, sn := range []analysis.Snapshot{big, empty} {
 			ref := refAt("ann", sn.TakenAt)
-			must(t, s.AddSnapshot(ctx, "ann", ref, sn, 30))
+			contract.Must(t, s.AddSnapshot(ctx, "ann", ref, sn, 30))
 			got, found, err := s.Snapshot(ctx, ref.ID)
 			if err != nil || !found {
 				t.Fatalf("Snapshot(%s) = %v, %v", ref.ID, found, err)
@@ -95,10 +96,10 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 
 	t.Run("SnapshotsAreListedInTimeOrderOnceAndTheOldestDropped", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Put(ctx, pending("ann")))
+		contract.Must(t, s.Put(ctx, pending("ann")))
 		for _, h := range []int{2, 0, 3, 1, 3} { // out of order, 3 twice (a retry)
 			at := t0.Add(time.Duration(h) * time.Hour)
-			must(t, s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 2), 3))
+			contract.Must(t, s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 2), 3))
 		}
 		if got := refIDs(t, s, "ann"); got != fmt.Sprint([]string{refAt("ann", t0.Add(time.Hour)).ID, refAt("ann", t0.Add(2*time.Hour)).ID,
 			refAt("ann", t0.Add(3*time.Hour)).ID}) {
@@ -112,14 +113,14 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 	t.Run("SnapshotsAddedTogetherAreAllRecorded", func(t *testing.T) {
 		needsAtomic(t)
 		s := open(t)
-		must(t, s.Put(ctx, pending("ann")))
+		contract.Must(t, s.Put(ctx, pending("ann")))
 		const writers = 12
 		together(t, writers, func(i int) error {
 			at := t0.Add(time.Duration(i) * time.Minute)
 			return s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 1), 30)
 		})
 		p, _, err := s.Get(ctx, "ann")
-		must(t, err)
+		contract.Must(t, err)
 		if len(p.Snapshots) != writers {
 			t.Fatalf("%d snapshots recorded of %d added together", len(p.Snapshots), writers)
 		}
@@ -130,12 +131,12 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 
 	t.Run("PutReplacesTheProfileAndDeletesItsSnapshots", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Put(ctx, pending("ann")))
+		contract.Must(t, s.Put(ctx, pending("ann")))
 		ref := refAt("ann", t0)
-		must(t, s.AddSnapshot(ctx, "ann", ref, snapshotAt(t0, 2), 30))
+		contract.Must(t, s.AddSnapshot(ctx, "ann", ref, snapshotAt(t0, 2), 30))
 		again := pending("ann")
 		again.Source = profile.SourceDemo
-		must(t, s.Put(ctx, again))
+		contract.Must(t, s.Put(ctx, again))
 		p, _, err := s.Get(ctx, "ann")
 		if err != nil || p.Source != profile.SourceDemo || len(p.Snapshots) != 0 {
 			t.Fatalf("after Put: %+v, %v", p, err)
@@ -149,7 +150,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		s := open(t)
 		p := pending("ann")
 		p.Credential = "sealed-1"
-		must(t, s.Put(ctx, p))
+		contract.Must(t, s.Put(ctx, p))
 		status, problem, next := profile.StatusProcessing, "refresh_failed", t0.Add(time.Hour)
 		if ok, err := s.Change(ctx, "ann", profile.Change{Status: &status, Problem: &problem, NextRefresh: &next}); err != nil || !ok {
 			t.Fatalf("Change = %v, %v", ok, err)
@@ -176,7 +177,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 			"later": t0.Add(5 * time.Hour), "never": {}} {
 			p := pending(name)
 			p.NextRefresh = at
-			must(t, s.Put(ctx, p))
+			contract.Must(t, s.Put(ctx, p))
 		}
 		lease := t0.Add(20 * time.Minute)
 		if got := claimed(t, s, t0, lease, 2); got != "[h3 h2]" {
@@ -214,7 +215,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		s := open(t)
 		p := pending("ann")
 		p.NextRefresh = t0
-		must(t, s.Put(ctx, p))
+		contract.Must(t, s.Put(ctx, p))
 		first, second := t0.Add(20*time.Minute), t0.Add(40*time.Minute)
 		if got := claimed(t, s, t0, first, 1); got != "[ann]" {
 			t.Fatalf("first runner: %s", got)
@@ -239,7 +240,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		for i := range profiles {
 			p := pending(fmt.Sprint("u", i))
 			p.NextRefresh = t0.Add(-time.Duration(i) * time.Minute)
-			must(t, s.Put(ctx, p))
+			contract.Must(t, s.Put(ctx, p))
 		}
 		var mu sync.Mutex
 		leases := map[string]int{}
@@ -261,15 +262,15 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 
 	t.Run("AnInstagramAccountIsLinkedToOneSubscriberAtATime", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Link(ctx, "ann", "ig1"))
-		must(t, s.Link(ctx, "ann", "ig2"))
-		must(t, s.Link(ctx, "bob", "ig2")) // bob connected the account since
+		contract.Must(t, s.Link(ctx, "ann", "ig1"))
+		contract.Must(t, s.Link(ctx, "ann", "ig2"))
+		contract.Must(t, s.Link(ctx, "bob", "ig2")) // bob connected the account since
 		for ig, want := range map[string]string{"ig1": "ann", "ig2": "bob", "ig3": ""} {
 			if got, err := s.UserOf(ctx, ig); err != nil || got != want {
 				t.Errorf("UserOf(%s) = %q, %v; want %q", ig, got, err, want)
 			}
 		}
-		must(t, s.Delete(ctx, "ann"))
+		contract.Must(t, s.Delete(ctx, "ann"))
 		if got, _ := s.UserOf(ctx, "ig2"); got != "bob" {
 			t.Errorf("deleting ann took bob's link: %q", got)
 		}
@@ -292,7 +293,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 			}
 			// Deleting the winner's data must leave no other subscriber
 			// linked: there was one link, not one per linker.
-			must(t, s.Delete(ctx, winner))
+			contract.Must(t, s.Delete(ctx, winner))
 			if got, err := s.UserOf(ctx, ig); err != nil || got != "" {
 				t.Fatalf("after deleting %s, %s is still linked to %q (%v)", winner, ig, got, err)
 			}
@@ -302,12 +303,12 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 	t.Run("DeleteLeavesNothingOfTheUserAndOnlyThat", func(t *testing.T) {
 		s := open(t)
 		for _, u := range []string{"ann", "bob"} {
-			must(t, s.Put(ctx, pending(u)))
-			must(t, s.AddSnapshot(ctx, u, refAt(u, t0), snapshotAt(t0, 45001), 30))
-			must(t, s.Link(ctx, u, "ig-"+u))
+			contract.Must(t, s.Put(ctx, pending(u)))
+			contract.Must(t, s.AddSnapshot(ctx, u, refAt(u, t0), snapshotAt(t0, 45001), 30))
+			contract.Must(t, s.Link(ctx, u, "ig-"+u))
 		}
-		must(t, s.Delete(ctx, "ann"))
-		must(t, s.Delete(ctx, "ann")) // again: nothing more
+		contract.Must(t, s.Delete(ctx, "ann"))
+		contract.Must(t, s.Delete(ctx, "ann")) // again: nothing more
 		assertGone(t, s, "ann", refAt("ann", t0).ID)
 		if _, found, _ := s.Get(ctx, "bob"); !found {
 			t.Fatal("bob's profile went with ann's")
@@ -323,10 +324,10 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		}
 		for n := 1; ; n++ {
 			s := open(t)
-			must(t, s.Put(ctx, pending("ann")))
+			contract.Must(t, s.Put(ctx, pending("ann")))
 			for h := range 2 {
 				at := t0.Add(time.Duration(h) * time.Hour)
-				must(t, s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 20001), 2))
+				contract.Must(t, s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 20001), 2))
 			}
 			newest := t0.Add(2 * time.Hour)
 			o.FailWrites(s, n)
@@ -338,7 +339,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 				}
 				break // stopped after its last write: every stop was tried
 			}
-			must(t, s.AddSnapshot(ctx, "ann", refAt("ann", newest), snapshotAt(newest, 20001), 2))
+			contract.Must(t, s.AddSnapshot(ctx, "ann", refAt("ann", newest), snapshotAt(newest, 20001), 2))
 			want := fmt.Sprint([]string{refAt("ann", t0.Add(time.Hour)).ID, refAt("ann", newest).ID})
 			if got := refIDs(t, s, "ann"); got != want {
 				t.Fatalf("stopped at write %d, then run again: listed %s, want %s", n, got, want)
@@ -358,16 +359,16 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		}
 		for n := 1; ; n++ {
 			s := open(t)
-			must(t, s.Put(ctx, pending("ann")))
-			must(t, s.AddSnapshot(ctx, "ann", refAt("ann", t0), snapshotAt(t0, 20001), 30))
-			must(t, s.Link(ctx, "ann", "ig-ann"))
+			contract.Must(t, s.Put(ctx, pending("ann")))
+			contract.Must(t, s.AddSnapshot(ctx, "ann", refAt("ann", t0), snapshotAt(t0, 20001), 30))
+			contract.Must(t, s.Link(ctx, "ann", "ig-ann"))
 			o.FailWrites(s, n)
 			err := s.Delete(ctx, "ann")
 			o.FailWrites(s, 0)
 			if err == nil {
 				break
 			}
-			must(t, s.Delete(ctx, "ann"))
+			contract.Must(t, s.Delete(ctx, "ann"))
 			assertGone(t, s, "ann", refAt("ann", t0).ID)
 		}
 	})
@@ -378,10 +379,10 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 		}
 		for n := 1; ; n++ {
 			s := open(t)
-			must(t, s.Put(ctx, pending("ann")))
+			contract.Must(t, s.Put(ctx, pending("ann")))
 			for h := range 2 {
 				at := t0.Add(time.Duration(h) * time.Hour)
-				must(t, s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 20001), 30))
+				contract.Must(t, s.AddSnapshot(ctx, "ann", refAt("ann", at), snapshotAt(at, 20001), 30))
 			}
 			again := pending("ann")
 			again.Source = profile.SourceDemo
@@ -391,7 +392,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 			if err == nil {
 				break
 			}
-			must(t, s.Put(ctx, again))
+			contract.Must(t, s.Put(ctx, again))
 			if p, _, err := s.Get(ctx, "ann"); err != nil || p.Source != profile.SourceDemo || len(p.Snapshots) != 0 {
 				t.Fatalf("stopped at write %d, then run again: %+v, %v", n, p, err)
 			}
@@ -413,7 +414,7 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 			p.Snapshots = []profile.SnapshotRef{refAt(u, t0)}
 			seeded = append(seeded, profile.Seeded{Profile: p, Snapshots: []analysis.Snapshot{snapshotAt(t0, i)}})
 		}
-		must(t, s.InsertMany(ctx, seeded))
+		contract.Must(t, s.InsertMany(ctx, seeded))
 		for i, sd := range seeded {
 			got, found, err := s.Get(ctx, sd.Profile.UserID)
 			if err != nil || !found {
@@ -470,7 +471,7 @@ func snapshotAt(at time.Time, n int) analysis.Snapshot {
 func refIDs(t *testing.T, s profile.Profiles, userID string) string {
 	t.Helper()
 	p, _, err := s.Get(context.Background(), userID)
-	must(t, err)
+	contract.Must(t, err)
 	ids := make([]string, len(p.Snapshots))
 	for i, r := range p.Snapshots {
 		ids[i] = r.ID
@@ -481,7 +482,7 @@ func refIDs(t *testing.T, s profile.Profiles, userID string) string {
 func claimed(t *testing.T, s profile.Profiles, now, lease time.Time, n int) string {
 	t.Helper()
 	got, err := s.ClaimDue(context.Background(), now, lease, n)
-	must(t, err)
+	contract.Must(t, err)
 	ids := make([]string, len(got))
 	for i, p := range got {
 		ids[i] = p.UserID
@@ -510,13 +511,6 @@ func together(t *testing.T, n int, fn func(i int) error) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		must(t, err)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
+		contract.Must(t, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"glimpse/engine/retention"
+	"glimpse/engine/store/contract"
 )
 
 // Run runs the contract against stores made by open, one per subtest.
@@ -42,10 +43,10 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 		}
 		e := event("e1", want, retention.EventAnswer, t0.Add(time.Second))
 		e.Step, e.Reason, e.Stars, e.Review, e.Offer = 6, "other", 4, "Fine", retention.OfferGiftMonth
-		must(t, s.Record(ctx, e))
+		contract.Must(t, s.Record(ctx, e))
 		out := event("e2", want, retention.EventOutcome, t0.Add(2*time.Second))
 		out.Step, out.Outcome, out.Exit = 8, retention.OutcomeStayed, "stay"
-		must(t, s.End(ctx, out))
+		contract.Must(t, s.End(ctx, out))
 		events, err := s.Events(ctx, "a1")
 		if err != nil || len(events) != 2 || events[0] != e || events[1] != out {
 			t.Fatalf("Events = %+v, %v; want %+v then %+v", events, err, e, out)
@@ -59,11 +60,11 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 		s := open(t)
 		a := openNew(t, s, attempt("a1", "ann", "sub1", t0))
 		b := openNew(t, s, attempt("b1", "bob", "sub2", t0))
-		must(t, s.Record(ctx, event("late", a, retention.EventReached, t0.Add(time.Minute))))
-		must(t, s.Record(ctx, event("early", a, retention.EventReached, t0.Add(time.Second))))
-		must(t, s.Record(ctx, event("y-tie", a, retention.EventReached, t0.Add(2*time.Second))))
-		must(t, s.Record(ctx, event("x-tie", a, retention.EventReached, t0.Add(2*time.Second))))
-		must(t, s.Record(ctx, event("bobs", b, retention.EventReached, t0)))
+		contract.Must(t, s.Record(ctx, event("late", a, retention.EventReached, t0.Add(time.Minute))))
+		contract.Must(t, s.Record(ctx, event("early", a, retention.EventReached, t0.Add(time.Second))))
+		contract.Must(t, s.Record(ctx, event("y-tie", a, retention.EventReached, t0.Add(2*time.Second))))
+		contract.Must(t, s.Record(ctx, event("x-tie", a, retention.EventReached, t0.Add(2*time.Second))))
+		contract.Must(t, s.Record(ctx, event("bobs", b, retention.EventReached, t0)))
 		events, err := s.Events(ctx, "a1")
 		if err != nil || ids(events) != "[early x-tie y-tie late]" {
 			t.Fatalf("Events = %s, %v; want [early x-tie y-tie late]", ids(events), err)
@@ -73,11 +74,11 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 	t.Run("OfUserIsThePersonsAttemptsNewestFirstWithTheirEvents", func(t *testing.T) {
 		s := open(t)
 		first := openNew(t, s, attempt("first", "ann", "sub1", t0))
-		must(t, s.End(ctx, event("f1", first, retention.EventOutcome, t0.Add(time.Second))))
+		contract.Must(t, s.End(ctx, event("f1", first, retention.EventOutcome, t0.Add(time.Second))))
 		second := openNew(t, s, attempt("second", "ann", "sub1", t0.Add(time.Hour)))
-		must(t, s.Record(ctx, event("s1", second, retention.EventReached, t0.Add(time.Hour))))
+		contract.Must(t, s.Record(ctx, event("s1", second, retention.EventReached, t0.Add(time.Hour))))
 		other := openNew(t, s, attempt("other", "bob", "sub2", t0))
-		must(t, s.Record(ctx, event("o1", other, retention.EventReached, t0)))
+		contract.Must(t, s.Record(ctx, event("o1", other, retention.EventReached, t0)))
 		attempts, events, err := s.OfUser(ctx, "ann")
 		if err != nil || len(attempts) != 2 || attempts[0].ID != "second" || attempts[1].ID != "first" {
 			t.Fatalf("OfUser(ann) = %+v, %v; want [second first]", attempts, err)
@@ -105,7 +106,7 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 		// Another subscription has its own.
 		openNew(t, s, attempt("b1", "bob", "sub2", t0))
 		// Ended: the next Open starts a new attempt.
-		must(t, s.End(ctx, event("out", a, retention.EventOutcome, t0.Add(11*time.Minute))))
+		contract.Must(t, s.End(ctx, event("out", a, retention.EventOutcome, t0.Add(11*time.Minute))))
 		c := openNew(t, s, attempt("a3", "ann", "sub1", t0.Add(12*time.Minute)))
 		// Abandoned for longer than ResumeWithin: a new attempt again.
 		d := openNew(t, s, attempt("a4", "ann", "sub1", c.StartedAt.Add(retention.ResumeWithin)))
@@ -145,7 +146,7 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 		close(results)
 		winners, ids := 0, map[string]bool{}
 		for r := range results {
-			must(t, r.err)
+			contract.Must(t, r.err)
 			if r.started {
 				winners++
 			}
@@ -171,7 +172,7 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 		wg.Wait()
 		close(errs)
 		for err := range errs {
-			must(t, err)
+			contract.Must(t, err)
 		}
 		if events, err := s.Events(ctx, "a1"); err != nil || len(events) != n {
 			t.Fatalf("%d of %d events kept (%v)", len(events), n, err)
@@ -185,11 +186,11 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 		s := open(t)
 		a := openNew(t, s, attempt("a1", "ann", "sub1", t0))
 		e := event("e1", a, retention.EventReached, t0)
-		must(t, s.Record(ctx, e))
-		must(t, s.Record(ctx, e))
+		contract.Must(t, s.Record(ctx, e))
+		contract.Must(t, s.Record(ctx, e))
 		out := event("out", a, retention.EventOutcome, t0.Add(time.Second))
-		must(t, s.End(ctx, out))
-		must(t, s.End(ctx, out))
+		contract.Must(t, s.End(ctx, out))
+		contract.Must(t, s.End(ctx, out))
 		if events, err := s.Events(ctx, "a1"); err != nil || ids(events) != "[e1 out]" {
 			t.Fatalf("Events = %s, %v; want [e1 out]", ids(events), err)
 		}
@@ -199,12 +200,12 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 	t.Run("DeleteUserDeletesThePersonsAttemptsAndEventsOnly", func(t *testing.T) {
 		s := open(t)
 		a := openNew(t, s, attempt("a1", "ann", "sub1", t0))
-		must(t, s.Record(ctx, event("e1", a, retention.EventAnswer, t0)))
-		must(t, s.End(ctx, event("e2", a, retention.EventOutcome, t0)))
+		contract.Must(t, s.Record(ctx, event("e1", a, retention.EventAnswer, t0)))
+		contract.Must(t, s.End(ctx, event("e2", a, retention.EventOutcome, t0)))
 		b := openNew(t, s, attempt("a2", "ann", "sub1", t0.Add(time.Hour)))
-		must(t, s.Record(ctx, event("e3", b, retention.EventReached, t0)))
+		contract.Must(t, s.Record(ctx, event("e3", b, retention.EventReached, t0)))
 		bob := openNew(t, s, attempt("b1", "bob", "sub2", t0))
-		must(t, s.Record(ctx, event("b-e1", bob, retention.EventReached, t0)))
+		contract.Must(t, s.Record(ctx, event("b-e1", bob, retention.EventReached, t0)))
 		n, err := s.DeleteUser(ctx, "ann")
 		if err != nil || n != 2 {
 			t.Fatalf("DeleteUser = %d, %v; want 2", n, err)
@@ -238,7 +239,7 @@ func Run(t *testing.T, open func(t *testing.T) retention.Attempts) {
 			events = append(events, event(fmt.Sprint("m", i, "-1"), a, retention.EventReached, a.StartedAt),
 				event(fmt.Sprint("m", i, "-2"), a, retention.EventOutcome, a.StartedAt.Add(time.Second)))
 		}
-		must(t, s.InsertMany(ctx, attempts, events))
+		contract.Must(t, s.InsertMany(ctx, attempts, events))
 		got, evs, err := s.OfUser(ctx, "u1")
 		if err != nil || len(got) != 3 || got[0].ID != "m7" || len(evs) != 6 {
 			t.Fatalf("OfUser(u1) = %d attempts (first %v), %d events, %v", len(got), got, len(evs), err)
@@ -254,11 +255,4 @@ func ids(events []retention.Event) string {
 		out[i] = e.ID
 	}
 	return fmt.Sprint(out)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

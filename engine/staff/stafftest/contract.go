@@ -11,15 +11,11 @@ import (
 	"time"
 
 	"glimpse/engine/staff"
+	"glimpse/engine/store/contract"
 )
 
 // Options says what the store under test guarantees.
-type Options struct {
-	// Atomic is set when concurrent upserts of one key are atomic (SQLite,
-	// MongoDB; not the FerretDB test server): the concurrency subtests run
-	// only then.
-	Atomic bool
-}
+type Options = contract.Options
 
 // Run runs the contract against stores made by open, one per call.
 func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
@@ -43,13 +39,13 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 	t.Run("ARoundTripKeepsEveryField", func(t *testing.T) {
 		s := open(t)
 		want := member("ed@example.com", staff.RoleEditor, "$argon2id$hash")
-		must(t, s.PutMember(ctx, want))
+		contract.Must(t, s.PutMember(ctx, want))
 		got, err := s.Member(ctx, want.Email)
 		if err != nil || got.Email != want.Email || got.Role != want.Role || got.PasswordHash != want.PasswordHash || !got.CreatedAt.Equal(t0) {
 			t.Fatalf("Member = %+v, %v; wrote %+v", got, err, want)
 		}
 		ws := session("h1", want.Email, t0.Add(8*time.Hour))
-		must(t, s.OpenSession(ctx, ws))
+		contract.Must(t, s.OpenSession(ctx, ws))
 		gs, err := s.Session(ctx, "h1")
 		if err != nil || gs.ID != ws.ID || gs.Email != ws.Email || gs.Credential != ws.Credential || !gs.ExpiresAt.Equal(ws.ExpiresAt) {
 			t.Fatalf("Session = %+v, %v; wrote %+v", gs, err, ws)
@@ -71,12 +67,12 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 
 	t.Run("PutMemberReplacesAndEndsOnlyThatMembersSessions", func(t *testing.T) {
 		s := open(t)
-		must(t, s.PutMember(ctx, member("ed@example.com", staff.RoleEditor, "h1")))
-		must(t, s.PutMember(ctx, member("ann@example.com", staff.RoleTester, "h2")))
-		must(t, s.OpenSession(ctx, session("ed1", "ed@example.com", t0.Add(time.Hour))))
-		must(t, s.OpenSession(ctx, session("ed2", "ed@example.com", t0.Add(time.Hour))))
-		must(t, s.OpenSession(ctx, session("ann1", "ann@example.com", t0.Add(time.Hour))))
-		must(t, s.PutMember(ctx, member("ed@example.com", staff.RoleAdmin, "h3")))
+		contract.Must(t, s.PutMember(ctx, member("ed@example.com", staff.RoleEditor, "h1")))
+		contract.Must(t, s.PutMember(ctx, member("ann@example.com", staff.RoleTester, "h2")))
+		contract.Must(t, s.OpenSession(ctx, session("ed1", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.OpenSession(ctx, session("ed2", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.OpenSession(ctx, session("ann1", "ann@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.PutMember(ctx, member("ed@example.com", staff.RoleAdmin, "h3")))
 		if got, _ := s.Member(ctx, "ed@example.com"); got.Role != staff.RoleAdmin || got.PasswordHash != "h3" {
 			t.Fatalf("after the reset: %+v", got)
 		}
@@ -87,10 +83,10 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 
 	t.Run("RemoveMemberDeletesTheMemberAndItsSessions", func(t *testing.T) {
 		s := open(t)
-		must(t, s.PutMember(ctx, member("ed@example.com", staff.RoleEditor, "h1")))
-		must(t, s.PutMember(ctx, member("ann@example.com", staff.RoleTester, "h2")))
-		must(t, s.OpenSession(ctx, session("ed1", "ed@example.com", t0.Add(time.Hour))))
-		must(t, s.OpenSession(ctx, session("ann1", "ann@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.PutMember(ctx, member("ed@example.com", staff.RoleEditor, "h1")))
+		contract.Must(t, s.PutMember(ctx, member("ann@example.com", staff.RoleTester, "h2")))
+		contract.Must(t, s.OpenSession(ctx, session("ed1", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.OpenSession(ctx, session("ann1", "ann@example.com", t0.Add(time.Hour))))
 		if found, err := s.RemoveMember(ctx, "ed@example.com"); err != nil || !found {
 			t.Fatalf("RemoveMember = %v, %v", found, err)
 		}
@@ -107,10 +103,10 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 
 	t.Run("EndSessionEndsOnlyThatSession", func(t *testing.T) {
 		s := open(t)
-		must(t, s.OpenSession(ctx, session("a", "ed@example.com", t0.Add(time.Hour))))
-		must(t, s.OpenSession(ctx, session("b", "ed@example.com", t0.Add(time.Hour))))
-		must(t, s.EndSession(ctx, "a"))
-		must(t, s.EndSession(ctx, "missing"))
+		contract.Must(t, s.OpenSession(ctx, session("a", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.OpenSession(ctx, session("b", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.EndSession(ctx, "a"))
+		contract.Must(t, s.EndSession(ctx, "missing"))
 		if has(t, s, "a") || !has(t, s, "b") {
 			t.Fatal("EndSession(a) left a or took b")
 		}
@@ -118,9 +114,9 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 
 	t.Run("DeleteExpiredSessionsDeletesWhatExpired", func(t *testing.T) {
 		s := open(t)
-		must(t, s.OpenSession(ctx, session("old", "ed@example.com", t0)))
-		must(t, s.OpenSession(ctx, session("now", "ed@example.com", t0.Add(time.Hour))))
-		must(t, s.OpenSession(ctx, session("live", "ed@example.com", t0.Add(time.Hour+time.Second))))
+		contract.Must(t, s.OpenSession(ctx, session("old", "ed@example.com", t0)))
+		contract.Must(t, s.OpenSession(ctx, session("now", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.OpenSession(ctx, session("live", "ed@example.com", t0.Add(time.Hour+time.Second))))
 		n, err := s.DeleteExpiredSessions(ctx, t0.Add(time.Hour))
 		if err != nil || n != 2 {
 			t.Fatalf("DeleteExpiredSessions = %d, %v; want 2 (expiring at now counts)", n, err)
@@ -132,7 +128,7 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 
 	t.Run("ASecondSessionWithAnIDIsRefused", func(t *testing.T) {
 		s := open(t)
-		must(t, s.OpenSession(ctx, session("same", "ed@example.com", t0.Add(time.Hour))))
+		contract.Must(t, s.OpenSession(ctx, session("same", "ed@example.com", t0.Add(time.Hour))))
 		if err := s.OpenSession(ctx, session("same", "ann@example.com", t0.Add(time.Hour))); err == nil {
 			t.Fatal("a second session with the same id was stored")
 		}
@@ -166,17 +162,10 @@ func Run(t *testing.T, open func(t *testing.T) staff.Accounts, opts Options) {
 			}
 		}
 		got, err := s.Member(ctx, "ed@example.com")
-		must(t, err)
+		contract.Must(t, err)
 		var i int
 		if _, err := fmt.Sscanf(got.PasswordHash, "hash%d", &i); err != nil || i < 0 || i >= n {
 			t.Fatalf("the member holds %q, none of the puts", got.PasswordHash)
 		}
 	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

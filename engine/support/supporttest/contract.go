@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"glimpse/engine/store/contract"
 	"glimpse/engine/support"
 )
 
@@ -34,7 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) support.AuditLog) {
 		want := support.Entry{ID: support.EntryID(t0), At: t0, Staff: "sue@glimpse.test", Action: support.ActionExtend,
 			Subscriber: "ann@example.com", Target: "sub-1", Reason: "Asked by mail", Detail: "7 days",
 			Outcome: support.OutcomeFailed, Problem: "No plan to extend.", Intent: "00000000000000000001-abcd"}
-		must(t, s.Append(ctx, want))
+		contract.Must(t, s.Append(ctx, want))
 		got, err := s.NewestOf(ctx, "ann@example.com", 10)
 		if err != nil || len(got) != 1 || got[0] != want {
 			t.Fatalf("NewestOf = %+v, %v; wrote %+v", got, err, want)
@@ -52,9 +53,9 @@ func Run(t *testing.T, open func(t *testing.T) support.AuditLog) {
 			if i%2 == 1 {
 				who = "bob@example.com"
 			}
-			must(t, s.Append(ctx, entry(when, who, fmt.Sprint("reason ", i))))
+			contract.Must(t, s.Append(ctx, entry(when, who, fmt.Sprint("reason ", i))))
 		}
-		must(t, s.Append(ctx, entry(t0.Add(time.Hour), "", "no subscriber")))
+		contract.Must(t, s.Append(ctx, entry(t0.Add(time.Hour), "", "no subscriber")))
 		if got, err := s.Newest(ctx, 3); err != nil || reasons(got) != "[reason 4 no subscriber reason 3]" {
 			t.Fatalf("Newest(3) = %s, %v", reasons(got), err)
 		}
@@ -72,7 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) support.AuditLog) {
 	t.Run("AnEntryIsNeverReplaced", func(t *testing.T) {
 		s := open(t)
 		e := entry(t0, "ann@example.com", "first")
-		must(t, s.Append(ctx, e))
+		contract.Must(t, s.Append(ctx, e))
 		e.Reason, e.Outcome = "rewritten", support.OutcomeFailed
 		if err := s.Append(ctx, e); !errors.Is(err, support.ErrEntryExists) {
 			t.Fatalf("a second Append of %s = %v, want ErrEntryExists", e.ID, err)
@@ -100,7 +101,7 @@ func Run(t *testing.T, open func(t *testing.T) support.AuditLog) {
 		close(start)
 		wg.Wait()
 		for _, err := range errs {
-			must(t, err)
+			contract.Must(t, err)
 		}
 		for _, read := range []func() ([]support.Entry, error){
 			func() ([]support.Entry, error) { return s.Newest(ctx, 100) },
@@ -144,11 +145,4 @@ func Run(t *testing.T, open func(t *testing.T) support.AuditLog) {
 			t.Fatalf("%d appends of one id won, %d entries stored; want 1 and 1", won, len(got))
 		}
 	})
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

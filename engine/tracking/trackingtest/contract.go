@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"glimpse/engine/store/contract"
 	"glimpse/engine/tracking"
 )
 
@@ -25,7 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 		s := open(t)
 		want := event("e1", "ann", "plan_viewed", t0)
 		want.Host, want.SubscriptionID, want.UserAgent = "glimpse.test", "sub1", "Mozilla/5.0"
-		must(t, s.Insert(ctx, want))
+		contract.Must(t, s.Insert(ctx, want))
 		got, err := s.OfUser(ctx, "ann", t0)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("OfUser = %v, %v", got, err)
@@ -40,11 +41,11 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 
 	t.Run("OfUserIsThePersonsUnexpiredEventsOldestFirst", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, event("late", "ann", "b", t0.Add(time.Hour))))
-		must(t, s.Insert(ctx, event("early", "ann", "a", t0)))
-		must(t, s.Insert(ctx, event("bobs", "bob", "a", t0)))
-		must(t, s.Insert(ctx, event("anon", "", "a", t0)))
-		must(t, s.Insert(ctx, event("old", "ann", "a", t0.Add(-25*time.Hour)))) // expired an hour ago
+		contract.Must(t, s.Insert(ctx, event("late", "ann", "b", t0.Add(time.Hour))))
+		contract.Must(t, s.Insert(ctx, event("early", "ann", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("bobs", "bob", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("anon", "", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("old", "ann", "a", t0.Add(-25*time.Hour)))) // expired an hour ago
 		got, err := s.OfUser(ctx, "ann", t0)
 		if err != nil || ids(got) != "[early late]" {
 			t.Fatalf("OfUser(ann) = %s, %v; want [early late]", ids(got), err)
@@ -54,9 +55,9 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 	t.Run("NamedIsNewestFirstAndLimited", func(t *testing.T) {
 		s := open(t)
 		for i := range 5 {
-			must(t, s.Insert(ctx, event(fmt.Sprint("n", i), "", "sww_modal", t0.Add(time.Duration(i)*time.Minute))))
+			contract.Must(t, s.Insert(ctx, event(fmt.Sprint("n", i), "", "sww_modal", t0.Add(time.Duration(i)*time.Minute))))
 		}
-		must(t, s.Insert(ctx, event("other", "", "plan_viewed", t0)))
+		contract.Must(t, s.Insert(ctx, event("other", "", "plan_viewed", t0)))
 		got, err := s.Named(ctx, "sww_modal", 3, t0.Add(time.Hour))
 		if err != nil || ids(got) != "[n4 n3 n2]" {
 			t.Fatalf("Named = %s, %v; want [n4 n3 n2]", ids(got), err)
@@ -65,9 +66,9 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 
 	t.Run("DeleteUserDeletesOnlyThePersons", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, event("a1", "ann", "a", t0)))
-		must(t, s.Insert(ctx, event("a2", "ann", "b", t0.Add(-30*time.Hour)))) // expired, still stored
-		must(t, s.Insert(ctx, event("b1", "bob", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("a1", "ann", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("a2", "ann", "b", t0.Add(-30*time.Hour)))) // expired, still stored
+		contract.Must(t, s.Insert(ctx, event("b1", "bob", "a", t0)))
 		n, err := s.DeleteUser(ctx, "ann")
 		if err != nil || n != 2 {
 			t.Fatalf("DeleteUser = %d, %v; want 2 (an expired event not yet swept is deleted too)", n, err)
@@ -82,8 +83,8 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 
 	t.Run("DeleteExpiredDeletesWhatExpired", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, event("gone", "ann", "a", t0)))
-		must(t, s.Insert(ctx, event("kept", "ann", "a", t0.Add(2*time.Hour))))
+		contract.Must(t, s.Insert(ctx, event("gone", "ann", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("kept", "ann", "a", t0.Add(2*time.Hour))))
 		n, err := s.DeleteExpired(ctx, t0.Add(25*time.Hour))
 		if err != nil || n != 1 {
 			t.Fatalf("DeleteExpired = %d, %v; want 1", n, err)
@@ -108,7 +109,7 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 		wg.Wait()
 		close(errs)
 		for err := range errs {
-			must(t, err)
+			contract.Must(t, err)
 		}
 		if got, err := s.OfUser(ctx, "ann", t0); err != nil || len(got) != n {
 			t.Fatalf("%d of %d events kept (%v)", len(got), n, err)
@@ -121,7 +122,7 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 		for i := range 25 {
 			batch = append(batch, event(fmt.Sprint("m", i), fmt.Sprint("u", i%5), "screen_view", t0.Add(time.Duration(i)*time.Second)))
 		}
-		must(t, s.InsertMany(ctx, batch))
+		contract.Must(t, s.InsertMany(ctx, batch))
 		if got, err := s.OfUser(ctx, "u3", t0); err != nil || ids(got) != "[m3 m8 m13 m18 m23]" {
 			t.Fatalf("OfUser(u3) = %s, %v", ids(got), err)
 		}
@@ -129,7 +130,7 @@ func Run(t *testing.T, open func(t *testing.T) tracking.Events) {
 
 	t.Run("ASecondInsertOfAnIDIsRefused", func(t *testing.T) {
 		s := open(t)
-		must(t, s.Insert(ctx, event("same", "ann", "a", t0)))
+		contract.Must(t, s.Insert(ctx, event("same", "ann", "a", t0)))
 		if err := s.Insert(ctx, event("same", "bob", "b", t0)); err == nil {
 			t.Fatal("a second event with the same id was stored")
 		}
@@ -145,11 +146,4 @@ func ids(events []tracking.Event) string {
 		out[i] = e.ID
 	}
 	return fmt.Sprint(out)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
