@@ -219,7 +219,19 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 	seedDue(t, db, n, 0)
 	clock := engine.NewManualClock(renewAt)
 	provider := NewSandbox(db.Database, clock, testWebhookSecret)
-	pass := NewService(db.Database, clock, Options{Store: db.store, Provider: provider})
+	// The refund mails the pass sends, by address: a charge given back is
+	// a promise to the person, kept in writing.
+	var refundMailsMu sync.Mutex
+	refundMails := map[string]int{}
+	notify := func(_ context.Context, n Notice) error {
+		if n.Kind == NoticeRefunded {
+			refundMailsMu.Lock()
+			refundMails[n.To]++
+			refundMailsMu.Unlock()
+		}
+		return nil
+	}
+	pass := NewService(db.Database, clock, Options{Store: db.store, Provider: provider, Notify: notify})
 	pass.renewal.batch, pass.renewal.batchesInFlight = 1, 1
 	desk := NewService(db.Database, clock, Options{Store: db.store, Provider: provider})
 	var wg sync.WaitGroup
@@ -269,7 +281,7 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 		case slices.Contains(kinds, ChangeRenewed):
 			renewedFirst++
 			if !slices.Equal(kinds, []string{ChangeCanceled, ChangeRenewed}) || sub.Status != StatusCanceled ||
-				!sub.ExpiresAt.Equal(end.AddDate(0, 0, 7)) || len(refunds) != 0 {
+				!sub.ExpiresAt.Equal(end.AddDate(0, 0, 7)) || len(refunds) != 0 || refundMails[sub.Email] != 0 {
 				t.Errorf("%s renewed, then canceled: %v, %+v, %d refunds", id, kinds, sub, len(refunds))
 			}
 		case charged:
@@ -280,6 +292,9 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 			if !slices.Contains(kinds, ChangeCanceled) || !slices.Contains(kinds, ChangeRefunded) || len(refunds) != 1 ||
 				(sub.Status != StatusCanceled && sub.Status != StatusExpired) {
 				t.Errorf("%s canceled after its claim: %v, %+v, %d refunds of its charge, want 1", id, kinds, sub, len(refunds))
+			}
+			if refundMails[sub.Email] != 1 {
+				t.Errorf("%s canceled after its claim: %d refund mails to %s, want 1", id, refundMails[sub.Email], sub.Email)
 			}
 		default:
 			before++
