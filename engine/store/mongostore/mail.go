@@ -158,31 +158,15 @@ func (s *Mails) To(ctx context.Context, recipient string, limit int) ([]mail.Mai
 // docs/store.md §1.)
 func (s *Mails) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, n int) ([]mail.Mail, error) {
 	due := bson.D{{Key: "status", Value: mail.StatusQueued}, {Key: "nextAttemptAt", Value: bson.D{{Key: "$lte", Value: now}}}}
-	cur, err := s.coll.Find(ctx, due, options.Find().SetSort(bson.D{{Key: "nextAttemptAt", Value: 1}}).SetLimit(int64(n)).
-		SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	docs, err := leaseEach[mailDoc](ctx, s.coll, due, bson.D{{Key: "nextAttemptAt", Value: 1}},
+		bson.D{{Key: "$inc", Value: bson.D{{Key: "attempts", Value: 1}}},
+			{Key: "$set", Value: bson.D{{Key: "nextAttemptAt", Value: now.Add(lease)}}}}, n, nil)
+	out := make([]mail.Mail, len(docs))
+	for i, d := range docs {
+		out[i] = d.mail()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("find due mails: %w", err)
-	}
-	var ids []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &ids); err != nil {
-		return nil, fmt.Errorf("find due mails: %w", err)
-	}
-	var out []mail.Mail
-	for _, id := range ids {
-		var d mailDoc
-		err := s.coll.FindOneAndUpdate(ctx, append(bson.D{{Key: "_id", Value: id.ID}}, due...),
-			bson.D{{Key: "$inc", Value: bson.D{{Key: "attempts", Value: 1}}},
-				{Key: "$set", Value: bson.D{{Key: "nextAttemptAt", Value: now.Add(lease)}}}},
-			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue // another worker claimed it first
-		}
-		if err != nil {
-			return out, fmt.Errorf("claim mail %s: %w", id.ID, err)
-		}
-		out = append(out, d.mail())
+		return out, fmt.Errorf("claim due mails: %w", err)
 	}
 	return out, nil
 }

@@ -98,3 +98,45 @@ func specs(full bool) []store.CollectionSpec {
 	}
 	return out
 }
+
+// leaseEach finds up to n documents matching due, in sort's order, then
+// leases each with a findOneAndUpdate (change) filtered on its _id and on
+// due still holding: MongoDB applies the filter and the change as one step,
+// so of callers leasing together one gets each document (FerretDB v1 does
+// not: docs/store.md §1). It returns the leased documents as changed. step,
+// when not nil, runs before each lease: the crash tests' hook.
+func leaseEach[D any](ctx context.Context, coll *mongo.Collection, due, sort, change bson.D, n int, step func() error) ([]D, error) {
+	find := options.Find().SetLimit(int64(n)).SetProjection(bson.D{{Key: "_id", Value: 1}})
+	if sort != nil {
+		find.SetSort(sort)
+	}
+	cur, err := coll.Find(ctx, due, find)
+	if err != nil {
+		return nil, fmt.Errorf("find due in %s: %w", coll.Name(), err)
+	}
+	var ids []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("find due in %s: %w", coll.Name(), err)
+	}
+	var leased []D
+	for _, id := range ids {
+		if step != nil {
+			if err := step(); err != nil {
+				return leased, err
+			}
+		}
+		var d D
+		err := coll.FindOneAndUpdate(ctx, append(bson.D{{Key: "_id", Value: id.ID}}, due...), change,
+			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue // another caller leased it first
+		}
+		if err != nil {
+			return leased, fmt.Errorf("lease %s in %s: %w", id.ID, coll.Name(), err)
+		}
+		leased = append(leased, d)
+	}
+	return leased, nil
+}

@@ -197,32 +197,14 @@ func (s PrivacyExports) Latest(ctx context.Context, userID string, now time.Time
 // with a conditional update on its lease: one builder wins each.
 func (s PrivacyExports) ClaimQueued(ctx context.Context, owner string, now, leaseUntil time.Time, n int) ([]privacy.Export, error) {
 	lapsed := bson.D{{Key: "status", Value: privacy.ExportQueued}, {Key: "leaseUntil", Value: bson.D{{Key: "$lte", Value: now}}}}
-	cur, err := s.exports.Find(ctx, lapsed, options.Find().SetLimit(int64(n)).SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	docs, err := leaseEach[exportDoc](ctx, s.exports, lapsed, nil,
+		bson.D{{Key: "$set", Value: bson.D{{Key: "leaseUntil", Value: leaseUntil}}}}, n, s.step)
+	out := make([]privacy.Export, len(docs))
+	for i, d := range docs {
+		out[i] = d.export()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("lease queued exports: %w", err)
-	}
-	var ids []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &ids); err != nil {
-		return nil, fmt.Errorf("lease queued exports: %w", err)
-	}
-	var out []privacy.Export
-	for _, id := range ids {
-		if err := s.step(); err != nil {
-			return out, err
-		}
-		var d exportDoc
-		err := s.exports.FindOneAndUpdate(ctx, append(bson.D{{Key: "_id", Value: id.ID}}, lapsed...),
-			bson.D{{Key: "$set", Value: bson.D{{Key: "leaseUntil", Value: leaseUntil}}}},
-			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue // another builder's
-		}
-		if err != nil {
-			return out, fmt.Errorf("lease export %s: %w", id.ID, err)
-		}
-		out = append(out, d.export())
+		return out, fmt.Errorf("lease queued exports: %w", err)
 	}
 	return out, nil
 }

@@ -443,33 +443,14 @@ func (s *Profiles) Snapshot(ctx context.Context, id string) (analysis.Snapshot, 
 // together one leases it (FerretDB v1 does not: see the contract's Atomic).
 func (s *Profiles) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]profile.Profile, error) {
 	due := bson.D{{Key: "nextRefresh", Value: bson.D{{Key: "$lte", Value: now}}}, {Key: "leaseUntil", Value: bson.D{{Key: "$lte", Value: now}}}}
-	cur, err := s.profiles.Find(ctx, due, options.Find().SetSort(bson.D{{Key: "nextRefresh", Value: 1}}).SetLimit(int64(n)).
-		SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	docs, err := leaseEach[profileDoc](ctx, s.profiles, due, bson.D{{Key: "nextRefresh", Value: 1}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "leaseUntil", Value: leaseUntil}}}}, n, s.step)
+	leased := make([]profile.Profile, len(docs))
+	for i, d := range docs {
+		leased[i] = d.profile()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("due profiles: %w", err)
-	}
-	var ids []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &ids); err != nil {
-		return nil, fmt.Errorf("due profiles: %w", err)
-	}
-	var leased []profile.Profile
-	for _, id := range ids {
-		if err := s.step(); err != nil {
-			return leased, err
-		}
-		var d profileDoc
-		err := s.profiles.FindOneAndUpdate(ctx, append(bson.D{{Key: "_id", Value: id.ID}}, due...),
-			bson.D{{Key: "$set", Value: bson.D{{Key: "leaseUntil", Value: leaseUntil}}}},
-			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue // another runner leased it first
-		}
-		if err != nil {
-			return leased, fmt.Errorf("lease profile %s: %w", id.ID, err)
-		}
-		leased = append(leased, d.profile())
+		return leased, fmt.Errorf("due profiles: %w", err)
 	}
 	return leased, nil
 }
