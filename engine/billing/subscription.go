@@ -1,8 +1,10 @@
 package billing
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"glimpse/engine"
@@ -373,3 +375,15 @@ const (
 	// newer event says the payment succeeded.
 	ChangeReinstated = "reinstated"
 )
+
+// ByStart orders subscriptions as Subscriptions.OfUser and ByEmail return
+// them: oldest first, then by id.
+func ByStart(a, b Subscription) int {
+	return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID))
+}
+
+// ByDue orders subscriptions as Subscriptions.ClaimDue returns them: the
+// earliest due first, then by id.
+func ByDue(a, b Subscription) int {
+	return cmp.Or(a.DueAt.Compare(b.DueAt), strings.Compare(a.ID, b.ID))
+}

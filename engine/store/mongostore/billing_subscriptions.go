@@ -297,12 +297,7 @@ func (s mongoSubscriptions) find(ctx context.Context, filter bson.D) ([]billing.
 	for i, d := range docs {
 		out[i] = d.subscription()
 	}
-	slices.SortFunc(out, func(a, b billing.Subscription) int {
-		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(out, billing.ByStart)
 	return out, nil
 }
 
@@ -563,12 +558,7 @@ func (s mongoSubscriptions) ClaimDue(ctx context.Context, now time.Time, owner s
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(leased, func(a, b billing.Subscription) int {
-		if c := a.DueAt.Compare(b.DueAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(leased, billing.ByDue)
 	return leased, nil
 }
 

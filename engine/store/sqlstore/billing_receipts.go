@@ -112,8 +112,7 @@ func (s receipts) OfSubscriptions(ctx context.Context, subIDs []string) ([]billi
 	for i, id := range subIDs {
 		args[i] = id
 	}
-	rows, err := s.b.read().QueryContext(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE subscription_id IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(subIDs)), ",")+`)`, args...)
+	rows, err := s.b.read().QueryContext(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE subscription_id IN (`+placeholders(len(subIDs))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("receipts of subscriptions: %w", err)
 	}

@@ -272,12 +272,7 @@ func (s subscriptions) list(ctx context.Context, query string, args ...any) ([]b
 }
 
 func sortSubscriptions(subs []billing.Subscription) {
-	slices.SortFunc(subs, func(a, b billing.Subscription) int {
-		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(subs, billing.ByStart)
 }
 
 // subscriptionArgs are the row's values in insert order, after the id.
@@ -421,12 +416,7 @@ func (s subscriptions) ClaimDue(ctx context.Context, now time.Time, owner string
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b billing.Subscription) int {
-		if c := a.DueAt.Compare(b.DueAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(out, billing.ByDue)
 	return out, nil
 }
 
