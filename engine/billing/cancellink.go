@@ -67,7 +67,7 @@ func (s *Service) RequestCancelEmail(ctx context.Context, req CancelEmailRequest
 	if err != nil {
 		return err
 	}
-	s.send(ctx, Notice{Key: "cancel-confirm:" + req.SubscriptionID + ":" + store.Window(s.clock.Now(), CancelMailWindow),
+	s.send(ctx, Notice{Key: "cancel-confirm:" + req.SubscriptionID + ":" + engine.Window(s.clock.Now(), CancelMailWindow),
 		To: req.Email, Brand: req.Brand, Kind: NoticeCancelLink, Data: map[string]string{"token": token, "email": req.Email}})
 	return nil
 }

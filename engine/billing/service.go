@@ -548,7 +548,7 @@ func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by
 // never get past the limit together.
 func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window time.Duration) (bool, error) {
 	now := s.clock.Now()
-	ok, err := s.st.Keys().Take(ctx, key+":"+store.Window(now, window), limit, now, now.Add(2*window))
+	ok, err := s.st.Keys().Take(ctx, key+":"+engine.Window(now, window), limit, now, now.Add(2*window))
 	if err != nil {
 		return false, fmt.Errorf("count attempt %s: %w", key, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -330,12 +329,6 @@ func checkNotInUse(ctx context.Context, dataDir string) error {
 		return fmt.Errorf("store: restore: %s: %w (a process holds its lock); stop it first", dataDir, ErrDataDirInUse)
 	} else if err == nil {
 		_ = unlock()
-	}
-	sock := filepath.Join(dataDir, socketName)
-	d := net.Dialer{Timeout: time.Second}
-	if conn, err := d.DialContext(ctx, "unix", sock); err == nil {
-		_ = conn.Close()
-		return fmt.Errorf("store: restore: %s: %w (its socket %s answers); stop it first", dataDir, ErrDataDirInUse, sock)
 	}
 	shms, err := databaseFiles(dataDir, "-shm")
 	if err != nil {
