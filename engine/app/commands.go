@@ -26,10 +26,6 @@ commands:
                       create a staff account (or reset it) and print its password;
                       a reset ends the member's sessions
   staff remove EMAIL  delete a staff account and end its sessions
-  db-server --data DIR [--throwaway]
-                      run the embedded database as a process of its own on a
-                      Unix socket and print its MONGODB_URI (fault tests);
-                      --throwaway never waits for the disk (tests' databases)
   backup DIR          copy the embedded database into the new directory DIR,
                       also while the app serves (docs/operations.md)
   restore DIR         put the backup in DIR back into GLIMPSE_DATA_DIR; stop
@@ -53,16 +49,6 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "-h", "--help", "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
-	case "db-server":
-		// It serves a data directory for other processes and reads no
-		// configuration: the test suites run it, in whatever environment.
-		level := getenv("GLIMPSE_LOG_LEVEL")
-		if level == "" {
-			level = "info"
-		}
-		sink := newLogSink(os.Stderr, logFlushEvery)
-		defer sink.Close()
-		return dbServer(ctx, args, newLogger(level, sink), stdout)
 	}
 	load := config.LoadForCommand
 	if cmd == "serve" {
