@@ -15,6 +15,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/config"
 	"glimpse/engine/store"
+	"glimpse/engine/store/sqlite"
 )
 
 const usage = `usage: glimpse [command]
@@ -218,9 +219,11 @@ func restore(ctx context.Context, cfg config.Config, stdout io.Writer, args []st
 		r.Backup.Created.Format(time.RFC3339), args[0], cfg.DataDir); err != nil {
 		return err
 	}
+	// The app's data is in glimpse.db (sqlite.FileName) and, for a data
+	// directory FerretDB wrote, in <database>.sqlite.
 	found := false
 	for _, f := range r.Backup.Files {
-		found = found || f.Name == cfg.Database+".sqlite"
+		found = found || f.Name == sqlite.FileName || f.Name == cfg.Database+".sqlite"
 		if _, err := fmt.Fprintf(stdout, "  %-24s %s\n", f.Name, size(f.Bytes)); err != nil {
 			return err
 		}
@@ -231,8 +234,8 @@ func restore(ctx context.Context, cfg config.Config, stdout io.Writer, args []st
 		}
 	}
 	if !found {
-		_, err = fmt.Fprintf(stdout, "Warning: the backup has no %s.sqlite, the database GLIMPSE_DATABASE=%s names; the app will start empty.\n",
-			cfg.Database, cfg.Database)
+		_, err = fmt.Fprintf(stdout, "Warning: the backup has neither %s nor %s.sqlite, the database GLIMPSE_DATABASE=%s names; the app will start empty.\n",
+			sqlite.FileName, cfg.Database, cfg.Database)
 	}
 	return err
 }
