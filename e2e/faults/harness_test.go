@@ -2,8 +2,8 @@
 
 // Package faults runs the real binary through the faults of issue #8: load
 // at saturation with a sign-in flood, the database going away under load, and
-// two instances sharing one database. Each test starts bin/glimpse (and,
-// on loopback (on the embedded store, or on the MongoDB of
+// two instances sharing one database. Each test starts bin/glimpse on
+// loopback (on the embedded store, or on the MongoDB of
 // GLIMPSE_TEST_MONGODB_URI where a test needs a database process of its own),
 // drives it over HTTP as the renderer does, and stops it. Run with
 // `make faults` (or one of `make fault-load`, `fault-db`, `fault-instances`);
