@@ -35,8 +35,8 @@ const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 // test process (issue #33).
 const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
 
-// EnvDurable, when set, gives an embedded server started in the test
-// process the app's durability (store.DurableAtCheckpoints) instead of
+// EnvDurable, when set, gives the shared server (glimpse-testdb without
+// --throwaway) and the store opened on it the app's durability (store.DurableAtCheckpoints) instead of
 // store.Throwaway: benchmarks that time writes set it, so their figures are
 // the app's.
 const EnvDurable = "GLIMPSE_TEST_DB_DURABLE"
