@@ -64,9 +64,11 @@ func (b Backup) Bytes() int64 {
 	return n
 }
 
-// BackupEmbedded copies every database FerretDB keeps in dataDir (one
-// <database>.sqlite each) into dest, which must not exist or be empty, and
-// writes the manifest last, so a directory with a manifest holds complete
+// BackupEmbedded copies every database file in dataDir into dest: the
+// embedded store's own (glimpse.db, sqlite.FileName) and, when present,
+// FerretDB's (one <database>.sqlite each; a data directory of a release
+// after issue #33 has none). dest must not exist or be empty; the manifest
+// is written last, so a directory with a manifest holds complete
 // files. It is safe while a server writes to the files, in this process or
 // another: SQLite's VACUUM INTO reads inside one read transaction, which in
 // WAL mode sees one committed state and neither blocks the writers nor is
@@ -99,7 +101,9 @@ func BackupEmbedded(ctx context.Context, dataDir, dest string) (Backup, error) {
 }
 
 // sqliteExt is the extension FerretDB gives its database files
-// (filenameExtension in FerretDB's sqlite/metadata/pool).
+// (filenameExtension in FerretDB's sqlite/metadata/pool). Backups and
+// restores keep handling them while data directories written by FerretDB
+// may exist, whether or not this binary still runs FerretDB.
 const sqliteExt = ".sqlite"
 
 // databaseFiles lists the SQLite files of dataDir with the given suffix
@@ -318,6 +322,11 @@ func checkBackup(ctx context.Context, src string) (Backup, error) {
 	return b, nil
 }
 
+// legacySocketName is the socket an embedded FerretDB of an older release
+// listened on in the data directory (socketName in store.go): named here too
+// so the check outlives that server.
+const legacySocketName = "mongodb.sock"
+
 // checkNotInUse refuses a data directory a running instance holds: the
 // embedded server holds the directory's lock (lockDataDir). Two older marks
 // are checked too, for a server of a release before the lock: its socket,
@@ -331,7 +340,7 @@ func checkNotInUse(ctx context.Context, dataDir string) error {
 	} else if err == nil {
 		_ = unlock()
 	}
-	sock := filepath.Join(dataDir, socketName)
+	sock := filepath.Join(dataDir, legacySocketName)
 	d := net.Dialer{Timeout: time.Second}
 	if conn, err := d.DialContext(ctx, "unix", sock); err == nil {
 		_ = conn.Close()

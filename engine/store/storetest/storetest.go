@@ -25,16 +25,18 @@ import (
 const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 
 // EnvDBServer names the environment variable holding the path of a built
-// glimpse binary. With it, each test binary runs its embedded database as
-// that binary's `db-server`, in a process of its own, instead of in the test
-// process. The database is the same FerretDB and SQLite; what changes is
-// that under -race it is not instrumented: the race detector and checkptr
-// spent most of the test suite's CPU inside FerretDB and the transpiled
-// SQLite, which are not our code (make go-test sets it).
+// glimpse-testdb (cmd/testdb; make go-test builds bin/glimpse-testdb and sets
+// it). Each test binary runs it, in a process of its own, as the shared
+// MongoDB-compatible server of OpenMongo; unset, the first test binary of a
+// run builds it with go build (testDBBinary). Out of process, under -race
+// the server is not instrumented: the race detector and checkptr spent most
+// of the test suite's CPU inside FerretDB and the transpiled SQLite, which
+// are not our code. And the shipped binary has no FerretDB to run in the
+// test process (issue #33).
 const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
 
-// EnvDurable, when set, gives an embedded server started in the test
-// process the app's durability (store.DurableAtCheckpoints) instead of
+// EnvDurable, when set, gives the shared server (glimpse-testdb without
+// --throwaway) and the store opened on it the app's durability (store.DurableAtCheckpoints) instead of
 // store.Throwaway: benchmarks that time writes set it, so their figures are
 // the app's.
 const EnvDurable = "GLIMPSE_TEST_DB_DURABLE"
@@ -44,7 +46,7 @@ type shared struct {
 	once    sync.Once
 	store   *store.Store
 	dataDir string    // removed by Main; empty with an external server
-	process *dbServer // the db-server process, when EnvDBServer is set
+	process *dbServer // the glimpse-testdb process, with the embedded server
 	err     error
 }
 
@@ -72,14 +74,17 @@ func (sh *shared) start() {
 			return
 		}
 		sh.dataDir, cfg.DataDir = dir, dir
-		if bin := os.Getenv(EnvDBServer); bin != "" {
-			sh.process, cfg.URI, sh.err = startDBServer(ctx, bin, dir)
-			if sh.err != nil {
-				_ = os.RemoveAll(dir)
-				return
-			}
-			cfg.ServerDataDir = dir
+		// Not under ctx's minute: a first build on a cold cache takes longer.
+		bin, err := testDBBinary(context.Background())
+		if err == nil {
+			sh.process, cfg.URI, err = startDBServer(ctx, bin, dir)
 		}
+		if err != nil {
+			sh.err = err
+			_ = os.RemoveAll(dir)
+			return
+		}
+		cfg.ServerDataDir = dir
 	}
 	sh.store, sh.err = store.Open(ctx, cfg, logger)
 	if sh.err != nil && sh.dataDir != "" {
@@ -160,8 +165,8 @@ func MainUnchecked(m *testing.M) int {
 
 func run(m *testing.M, checkQueries bool) int {
 	code := m.Run()
-	// FerretDB's plans, in this process or in the db-server child (dataDir is
-	// set for both); a real MongoDB plans otherwise and is not checked.
+	// FerretDB's plans, in the glimpse-testdb child (dataDir is set for
+	// it); a real MongoDB plans otherwise and is not checked.
 	if code == 0 && checkQueries && server.store != nil && server.dataDir != "" {
 		code = reportQueries(server.store)
 	}
@@ -174,7 +179,7 @@ func run(m *testing.M, checkQueries bool) int {
 	}
 	if server.process != nil {
 		if err := server.process.stop(); err != nil {
-			slog.Error("storetest: stop db-server", slog.Any("err", err))
+			slog.Error("storetest: stop glimpse-testdb", slog.Any("err", err))
 		}
 	}
 	if server.dataDir != "" {
