@@ -10,7 +10,7 @@ export PERCY_POSTINSTALL_BROWSER := false
 # (race, fuzzing, vet and staticcheck builds) instead of compiling every package of ours again.
 export GOFLAGS := -trimpath $(GOFLAGS)
 
-.PHONY: run test checks-run alloc-test go-test-run e2e-run fuzz-short-run build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances seed-scale scale-bench
+.PHONY: run test testdb checks-run alloc-test go-test-run e2e-run fuzz-short-run build lint bench e2e soak fmt generate deps renderer go-test renderer-test load load-run lighthouse lighthouse-run size fuzz fuzz-short faults fault-load fault-db fault-instances seed-scale scale-bench
 
 ## run: build everything and start Glimpse with the embedded database and the demo subscriber
 run: build
@@ -20,7 +20,7 @@ run: build
 ## After one build, three independent lines run side by side, each printed whole when it ends: the Go tests, the
 ## e2e suite (mostly waiting on a browser), and short fuzzing → renderer tests → lint (fuzzing, one worker,
 ## first: what ends the run should be work that uses both cores once the other lines are done).
-test: build
+test: build testdb
 	@$(MAKE) --no-print-directory -j3 --output-sync=target go-test-run e2e-run checks-run
 
 # -j1: one after another, whatever jobs the line's parent may run.
@@ -54,10 +54,15 @@ lint: deps
 	go run $(STATICCHECK) $$(go list ./... | grep -v /node_modules/)
 	npm run lint
 
-## go-test: the Go tests with the race detector. Each test binary's embedded database runs as bin/glimpse's
-## db-server in a process of its own: the same FerretDB, not instrumented (engine/store/storetest)
-go-test: build
+## go-test: the Go tests with the race detector. Each test binary's MongoDB-compatible test server runs as
+## bin/glimpse-testdb in a process of its own: FerretDB, not instrumented, and not in the shipped binary
+## (engine/store/storetest; a plain `go test` builds it itself)
+go-test: build testdb
 	@$(MAKE) --no-print-directory go-test-run
+
+## testdb: bin/glimpse-testdb, the tests' FerretDB server (engine/store/storetest/cmd/testdb), without -race
+testdb:
+	go build -o bin/glimpse-testdb ./engine/store/storetest/cmd/testdb
 
 # The slowest packages are named first: go test starts packages in the order given, two at a time, and
 # the line ends with its last package, so a long one started last would end it alone on one core.
@@ -69,7 +74,7 @@ SLOW_GO_TESTS := ./engine/server ./engine/billing ./engine/instagram/export ./en
 UNWATCHED := -gcflags='golang.org/x/crypto/argon2=-race=false' -gcflags='golang.org/x/crypto/blake2b=-race=false' \
 	-gcflags='modernc.org/...=-race=false -d=checkptr=0'
 go-test-run:
-	GLIMPSE_TEST_DB_SERVER=$(CURDIR)/bin/glimpse go test -race $(UNWATCHED) -count=1 $$(go list $(SLOW_GO_TESTS) ./... | grep -v /node_modules/)
+	GLIMPSE_TEST_DB_SERVER=$(CURDIR)/bin/glimpse-testdb go test -race $(UNWATCHED) -count=1 $$(go list $(SLOW_GO_TESTS) ./... | grep -v /node_modules/)
 
 # fuzz-short: every fuzz target briefly (25 targets × 1s plus one fuzzing build per package), so a
 # decoder that crashes on its seeds or on inputs near them fails `make test` (the seeds alone run in
@@ -139,7 +144,9 @@ scale-bench: build
 	go run ./scripts/scalebench -bin bin/glimpse -big $(or $(SCALE_DATA),data-scale) $(SCALE_FLAGS)
 
 ## faults: the real binary under faults (issue #8): load with a sign-in flood (FAULT_SECONDS, default 60),
-## the database killed under load and brought back, two instances on one database; figures with -v
+## the app on the embedded store killed under load and restarted on its data (and, with GLIMPSE_TEST_MONGODB_URI
+## and FAULT_MONGODB_STOP/START, MongoDB killed and brought back), two instances on one MongoDB (skipped
+## without GLIMPSE_TEST_MONGODB_URI: the embedded store's lock admits one process); figures with -v
 faults: build
 	go test -tags faults -count=1 -v -timeout 20m ./e2e/faults/
 

@@ -2,11 +2,12 @@
 
 // Package faults runs the real binary through the faults of issue #8: load
 // at saturation with a sign-in flood, the database going away under load, and
-// two instances sharing one database. Each test starts bin/glimpse (and,
-// where it needs one, `glimpse db-server` as a database process of its own)
-// on loopback, drives it over HTTP as the renderer does, and stops it. Run
-// with `make faults` (or one of `make fault-load`, `fault-db`,
-// `fault-instances`); figures are printed with -v.
+// two instances sharing one database. Each test starts bin/glimpse on
+// loopback (on the embedded store, or on the MongoDB of
+// GLIMPSE_TEST_MONGODB_URI where a test needs a database process of its own),
+// drives it over HTTP as the renderer does, and stops it. Run with
+// `make faults` (or one of `make fault-load`, `fault-db`, `fault-instances`);
+// figures are printed with -v.
 package faults
 
 import (
@@ -31,6 +32,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // Demo accounts that `GLIMPSE_DEMO=1` seeds (engine/app).
@@ -158,22 +162,47 @@ func (p *process) logCount(re *regexp.Regexp) int {
 	return n
 }
 
-// dbServer starts `glimpse db-server` on a socket in dataDir and returns it
-// with the MONGODB_URI it printed.
-func dbServer(t testing.TB, dataDir string) (*process, string) {
+// envMongoURI names the MongoDB the tests that need one use (a replica set, as
+// production runs): two instances on one database, and the database killed
+// under a running app. The embedded store has no database process to kill,
+// and its data directory's lock admits one process.
+const envMongoURI = "GLIMPSE_TEST_MONGODB_URI"
+
+// mongoDatabase returns the MongoDB URI of envMongoURI and a database name of
+// the test's own, dropped when it ends; it skips the test, saying why, when
+// the variable is unset.
+func mongoDatabase(t testing.TB, why string) (uri, database string) {
 	t.Helper()
-	p := start(t, "db-server", nil, "db-server", "--data", dataDir)
-	deadline := time.Now().Add(20 * time.Second)
-	re := regexp.MustCompile(`(?m)^MONGODB_URI=(\S+)$`)
-	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(p.log)
-		if m := re.FindSubmatch(b); m != nil {
-			return p, string(m[1])
-		}
-		time.Sleep(50 * time.Millisecond)
+	uri = os.Getenv(envMongoURI)
+	if uri == "" {
+		t.Skipf("%s is unset: %s", envMongoURI, why)
 	}
-	t.Fatal("db-server printed no MONGODB_URI within 20 s")
-	return nil, ""
+	database = fmt.Sprintf("glimpse_fault_%d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		client, err := mongo.Connect(options.Client().ApplyURI(uri))
+		if err != nil {
+			t.Logf("drop %s: %v", database, err)
+			return
+		}
+		defer func() { _ = client.Disconnect(ctx) }()
+		if err := client.Database(database).Drop(ctx); err != nil {
+			t.Logf("drop %s: %v", database, err)
+		}
+	})
+	return uri, database
+}
+
+// shell runs command with sh -c (an operator's command from the
+// environment, such as `docker compose kill mongo1`) and fails the test if it
+// fails.
+func shell(t testing.TB, command string) {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", command).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, out)
+	}
 }
 
 // app is one running instance of the server.
@@ -186,7 +215,13 @@ type app struct {
 // and waits until /readyz answers 200. extra adds environment variables.
 func startApp(t testing.TB, name, dataDir string, extra ...string) *app {
 	t.Helper()
-	addr := freeAddr(t)
+	return startAppAt(t, name, freeAddr(t), dataDir, extra...)
+}
+
+// startAppAt is startApp on a given address: a restarted instance takes its
+// predecessor's, so the clients under load reach it at the same URL.
+func startAppAt(t testing.TB, name, addr, dataDir string, extra ...string) *app {
+	t.Helper()
 	env := append([]string{
 		"GLIMPSE_ADDR=" + addr,
 		"GLIMPSE_DATA_DIR=" + dataDir,

@@ -7,23 +7,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestTwoInstances runs two app instances on one database process, as two
-// replicas behind a load balancer, and checks that what one does the other
-// honours: a session opened on A works on B; a sign-out on A ends it on B
-// within the session cache's 5 s; an editor's publish on A reaches B's
-// subscribers within seconds; the per-account sign-in limit counted on A
-// holds on B; and the demo seed both ran left one demo subscriber.
+// TestTwoInstances runs two app instances on one MongoDB database
+// (GLIMPSE_TEST_MONGODB_URI), as two replicas behind a load balancer, and
+// checks that what one does the other honours: a session opened on A works
+// on B; a sign-out on A ends it on B within the session cache's 5 s; an
+// editor's publish on A reaches B's subscribers within seconds; the
+// per-account sign-in limit counted on A holds on B; and the demo seed both
+// ran left one demo subscriber. The embedded store is one process's: its data
+// directory's lock refuses a second instance, so without MongoDB the test
+// skips.
 func TestTwoInstances(t *testing.T) {
-	_, uri := dbServer(t, filepath.Join(t.TempDir(), "db"))
-	a := startApp(t, "a", t.TempDir(), "MONGODB_URI="+uri)
-	b := startApp(t, "b", t.TempDir(), "MONGODB_URI="+uri)
+	uri, database := mongoDatabase(t, "two instances share a database only on MongoDB "+
+		"(the embedded store's data-directory lock admits one process)")
+	a := startApp(t, "a", t.TempDir(), "MONGODB_URI="+uri, "GLIMPSE_DATABASE="+database)
+	b := startApp(t, "b", t.TempDir(), "MONGODB_URI="+uri, "GLIMPSE_DATABASE="+database)
 	ctx := context.Background()
 
 	t.Run("session and sign-out", func(t *testing.T) {

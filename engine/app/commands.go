@@ -15,6 +15,7 @@ import (
 	"glimpse/engine/auth"
 	"glimpse/engine/config"
 	"glimpse/engine/store"
+	"glimpse/engine/store/sqlite"
 )
 
 const usage = `usage: glimpse [command]
@@ -26,10 +27,6 @@ commands:
                       create a staff account (or reset it) and print its password;
                       a reset ends the member's sessions
   staff remove EMAIL  delete a staff account and end its sessions
-  db-server --data DIR [--throwaway]
-                      run the embedded database as a process of its own on a
-                      Unix socket and print its MONGODB_URI (fault tests);
-                      --throwaway never waits for the disk (tests' databases)
   backup DIR          copy the embedded database into the new directory DIR,
                       also while the app serves (docs/operations.md)
   restore DIR         put the backup in DIR back into GLIMPSE_DATA_DIR; stop
@@ -53,16 +50,6 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "-h", "--help", "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
-	case "db-server":
-		// It serves a data directory for other processes and reads no
-		// configuration: the test suites run it, in whatever environment.
-		level := getenv("GLIMPSE_LOG_LEVEL")
-		if level == "" {
-			level = "info"
-		}
-		sink := newLogSink(os.Stderr, logFlushEvery)
-		defer sink.Close()
-		return dbServer(ctx, args, newLogger(level, sink), stdout)
 	}
 	load := config.LoadForCommand
 	if cmd == "serve" {
@@ -232,9 +219,11 @@ func restore(ctx context.Context, cfg config.Config, stdout io.Writer, args []st
 		r.Backup.Created.Format(time.RFC3339), args[0], cfg.DataDir); err != nil {
 		return err
 	}
+	// The app's data is in glimpse.db (sqlite.FileName) and, for a data
+	// directory FerretDB wrote, in <database>.sqlite.
 	found := false
 	for _, f := range r.Backup.Files {
-		found = found || f.Name == cfg.Database+".sqlite"
+		found = found || f.Name == sqlite.FileName || f.Name == cfg.Database+".sqlite"
 		if _, err := fmt.Fprintf(stdout, "  %-24s %s\n", f.Name, size(f.Bytes)); err != nil {
 			return err
 		}
@@ -245,8 +234,8 @@ func restore(ctx context.Context, cfg config.Config, stdout io.Writer, args []st
 		}
 	}
 	if !found {
-		_, err = fmt.Fprintf(stdout, "Warning: the backup has no %s.sqlite, the database GLIMPSE_DATABASE=%s names; the app will start empty.\n",
-			cfg.Database, cfg.Database)
+		_, err = fmt.Fprintf(stdout, "Warning: the backup has neither %s nor %s.sqlite, the database GLIMPSE_DATABASE=%s names; the app will start empty.\n",
+			sqlite.FileName, cfg.Database, cfg.Database)
 	}
 	return err
 }

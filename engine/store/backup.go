@@ -63,9 +63,11 @@ func (b Backup) Bytes() int64 {
 	return n
 }
 
-// BackupEmbedded copies every database FerretDB keeps in dataDir (one
-// <database>.sqlite each) into dest, which must not exist or be empty, and
-// writes the manifest last, so a directory with a manifest holds complete
+// BackupEmbedded copies every database file in dataDir into dest: the
+// embedded store's own (glimpse.db, sqlite.FileName) and, when present,
+// FerretDB's (one <database>.sqlite each; a data directory of a release
+// after issue #33 has none). dest must not exist or be empty; the manifest
+// is written last, so a directory with a manifest holds complete
 // files. It is safe while a server writes to the files, in this process or
 // another: SQLite's VACUUM INTO reads inside one read transaction, which in
 // WAL mode sees one committed state and neither blocks the writers nor is
@@ -98,7 +100,9 @@ func BackupEmbedded(ctx context.Context, dataDir, dest string) (Backup, error) {
 }
 
 // sqliteExt is the extension FerretDB gives its database files
-// (filenameExtension in FerretDB's sqlite/metadata/pool).
+// (filenameExtension in FerretDB's sqlite/metadata/pool). Backups and
+// restores keep handling them while data directories written by FerretDB
+// may exist, whether or not this binary still runs FerretDB.
 const sqliteExt = ".sqlite"
 
 // databaseFiles lists the SQLite files of dataDir with the given suffix

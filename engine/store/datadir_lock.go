@@ -21,7 +21,7 @@ var errLockHeld = errors.New("lock held")
 func lockDataDir(dir string) (unlock func() error, err error) {
 	unlock, err = tryLockDir(dir)
 	if errors.Is(err, errLockHeld) {
-		return nil, fmt.Errorf("store: %s: %w (another process holds its lock: `glimpse serve`, `glimpse db-server`, "+
+		return nil, fmt.Errorf("store: %s: %w (another process holds its lock: `glimpse serve`, the tests' glimpse-testdb, "+
 			"or a command that opens the database, such as seed-scale or restore); stop it first", dir, ErrDataDirInUse)
 	}
 	if err != nil {

@@ -191,3 +191,14 @@ func TestAttachBesideARunningServer(t *testing.T) {
 		t.Errorf("Open beside the server after the command closed: %v, want ErrDataDirInUse", err)
 	}
 }
+
+// privateDir is a temporary directory only this user may enter, as the app
+// makes its data directory.
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

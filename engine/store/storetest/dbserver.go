@@ -14,20 +14,20 @@ import (
 	"time"
 )
 
-// dbServer is a `glimpse db-server` process serving one test binary.
+// dbServer is a glimpse-testdb process (cmd/testdb) serving one test binary.
 type dbServer struct {
 	cmd  *exec.Cmd
 	done chan error // receives Wait's result once
 }
 
-// startDBServer runs bin's db-server on dataDir and returns the URI it
+// startDBServer runs the glimpse-testdb binary bin on dataDir and returns the URI it
 // prints once it accepts connections. The process is tied to this one: it
 // gets SIGKILL if the test binary dies first (parentDeath), so a crashed or
 // timed-out test run leaves no server behind.
 func startDBServer(ctx context.Context, bin, dataDir string) (*dbServer, string, error) {
-	args := []string{"db-server", "--data", dataDir, "--throwaway"}
+	args := []string{"--data", dataDir, "--throwaway"}
 	if os.Getenv(EnvDurable) != "" {
-		args = args[:3]
+		args = args[:2]
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "GLIMPSE_LOG_LEVEL=warn")
@@ -35,7 +35,7 @@ func startDBServer(ctx context.Context, bin, dataDir string) (*dbServer, string,
 	cmd.SysProcAttr = parentDeath()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, "", fmt.Errorf("storetest: db-server stdout: %w", err)
+		return nil, "", fmt.Errorf("storetest: glimpse-testdb stdout: %w", err)
 	}
 	// The parent-death signal follows the thread that started the child;
 	// keeping this goroutine on one thread while starting, and letting the
@@ -44,7 +44,7 @@ func startDBServer(ctx context.Context, bin, dataDir string) (*dbServer, string,
 	err = cmd.Start()
 	runtime.UnlockOSThread()
 	if err != nil {
-		return nil, "", fmt.Errorf("storetest: start %s db-server: %w", bin, err)
+		return nil, "", fmt.Errorf("storetest: start %s: %w", bin, err)
 	}
 	s := &dbServer{cmd: cmd, done: make(chan error, 1)}
 
@@ -66,10 +66,10 @@ func startDBServer(ctx context.Context, bin, dataDir string) (*dbServer, string,
 		if ok {
 			return s, u, nil
 		}
-		return nil, "", fmt.Errorf("storetest: db-server ended without printing its URI: %w", <-s.done)
+		return nil, "", fmt.Errorf("storetest: glimpse-testdb ended without printing its URI: %w", <-s.done)
 	case <-ctx.Done():
 		_ = s.stop()
-		return nil, "", fmt.Errorf("storetest: wait for db-server: %w", ctx.Err())
+		return nil, "", fmt.Errorf("storetest: wait for glimpse-testdb: %w", ctx.Err())
 	}
 }
 
@@ -86,6 +86,6 @@ func (s *dbServer) stop() error {
 		return err
 	case <-time.After(10 * time.Second):
 		_ = s.cmd.Process.Kill()
-		return fmt.Errorf("storetest: db-server did not stop within 10s: %w", <-s.done)
+		return fmt.Errorf("storetest: glimpse-testdb did not stop within 10s: %w", <-s.done)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -27,13 +26,19 @@ import (
 // MongoDB: OpenMongo's databases are then on it, and so are Open's.
 const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 
-// EnvDBServer names the environment variable holding the path of the test
-// database server (a FerretDB build speaking MongoDB's wire protocol, `make
-// go-test` builds it), which OpenMongo runs when EnvURI is not set.
+// EnvDBServer names the environment variable holding the path of a built
+// glimpse-testdb (cmd/testdb; make go-test builds bin/glimpse-testdb and sets
+// it). Each test binary runs it, in a process of its own, as the shared
+// MongoDB-compatible server of OpenMongo; unset, the first test binary of a
+// run builds it with go build (testDBBinary). Out of process, under -race
+// the server is not instrumented: the race detector and checkptr spent most
+// of the test suite's CPU inside FerretDB and the transpiled SQLite, which
+// are not our code. And the shipped binary has no FerretDB to run in the
+// test process (issue #33).
 const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
 
-// EnvDurable, when set, gives an embedded server started in the test
-// process the app's durability (store.DurableAtCheckpoints) instead of
+// EnvDurable, when set, gives the shared server (glimpse-testdb without
+// --throwaway) and the store opened on it the app's durability (store.DurableAtCheckpoints) instead of
 // store.Throwaway: benchmarks that time writes set it, so their figures are
 // the app's.
 const EnvDurable = "GLIMPSE_TEST_DB_DURABLE"
@@ -43,7 +48,7 @@ type shared struct {
 	once    sync.Once
 	store   *store.Store
 	dataDir string    // removed by Main; empty with an external server
-	process *dbServer // the test server's process, without EnvURI
+	process *dbServer // the glimpse-testdb process, with the embedded server
 	err     error
 }
 
@@ -58,18 +63,19 @@ func (sh *shared) start() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Monitor: commandMonitor()}
 	if cfg.URI == "" {
-		bin := os.Getenv(EnvDBServer)
-		if bin == "" {
-			sh.err = fmt.Errorf("neither %s nor %s is set: the MongoDB stores' tests need a server (make go-test builds one)", EnvURI, EnvDBServer)
-			return
-		}
 		dir, err := os.MkdirTemp("", "glimpse-storetest-")
 		if err != nil {
 			sh.err = err
 			return
 		}
 		sh.dataDir = dir
-		if sh.process, cfg.URI, sh.err = startDBServer(ctx, bin, dir); sh.err != nil {
+		// Not under ctx's minute: a first build on a cold cache takes longer.
+		bin, err := testDBBinary(context.Background())
+		if err == nil {
+			sh.process, cfg.URI, err = startDBServer(ctx, bin, dir)
+		}
+		if err != nil {
+			sh.err = err
 			_ = os.RemoveAll(dir)
 			return
 		}
@@ -143,7 +149,7 @@ func Main(m *testing.M) int {
 	}
 	if server.process != nil {
 		if err := server.process.stop(); err != nil {
-			slog.Error("storetest: stop the test server", slog.Any("err", err))
+			slog.Error("storetest: stop glimpse-testdb", slog.Any("err", err))
 		}
 	}
 	if server.dataDir != "" {
@@ -152,15 +158,15 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// StartServer runs a test server of the test's own (EnvDBServer) and returns
-// its URI and a function that stops it, for tests of what happens when the
-// database goes away; the test is skipped without EnvDBServer. The server
-// stops at the end of the test if stop was not called.
+// StartServer runs a test server of the test's own (glimpse-testdb) and
+// returns its URI and a function that stops it, for tests of what happens
+// when the database goes away. The server stops at the end of the test if
+// stop was not called.
 func StartServer(tb testing.TB) (uri string, stop func() error) {
 	tb.Helper()
-	bin := os.Getenv(EnvDBServer)
-	if bin == "" {
-		tb.Skipf("%s is not set: no test server to start and stop", EnvDBServer)
+	bin, err := testDBBinary(context.Background())
+	if err != nil {
+		tb.Fatalf("%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
