@@ -349,10 +349,6 @@ func (a *App) Sweep(ctx context.Context) error {
 	if _, err := a.Billing.SweepLedger(ctx); err != nil {
 		return err
 	}
-	// Before the privacy sweep's first purge of what erasures kept.
-	if err := billing.FileRetainedBefore(ctx, a.Store.DB(), settingsCollection, a.Clock.Now()); err != nil {
-		return err
-	}
 	if err := a.Privacy.Sweep(ctx); err != nil {
 		return err
 	}

@@ -181,3 +181,7 @@ func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string
 }
 
 const slotBatch = 1000
+
+// FilingsCollection names billing's filings for the privacy package's
+// declaration of what happens to each collection.
+const FilingsCollection = filingsCollection

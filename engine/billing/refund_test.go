@@ -218,9 +218,9 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 	if declined.Status != "failed" {
 		t.Fatalf("declined charge = %+v", declined)
 	}
-	store := Charge{ID: "appstore:1", Key: "appstore:1", Provider: "appstore", Amount: USD(999), Status: ChargeSucceeded,
+	store := Charge{ID: ChargeIDOf("appstore:1"), Key: "appstore:1", Provider: "appstore", Amount: USD(999), Status: ChargeSucceeded,
 		SubscriptionID: "main-u1", CreatedAt: start}
-	if _, err := f.svc.db.Collection(chargesCollection).InsertOne(ctx, store); err != nil {
+	if _, err := f.svc.st.Ledger().Record(ctx, []Charge{store}); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {

@@ -60,7 +60,7 @@ func (h *harness) deliver(body []byte, secret string, signedAt time.Time) respon
 
 func (h *harness) chargeStatus(key string) string {
 	h.t.Helper()
-	status, err := h.app.Billing.ChargeStatus(context.Background(), key)
+	status, err := h.app.Billing.ChargeStatus(context.Background(), billing.ChargeIDOf(key))
 	if err != nil {
 		h.t.Fatal(err)
 	}
