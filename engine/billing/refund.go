@@ -301,7 +301,7 @@ func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund
 			Detail: r.Amount.String() + " of charge " + ch.ID + ": " + r.Reason})
 		s.mailRefund(ctx, ch, r)
 	}
-	applied, err := s.ApplyChargeEvent(ctx, ch.ID, "refund:"+r.ID, status, r.CreatedAt)
+	applied, err := s.addChargeEvent(ctx, ChargeEvent{ChargeID: ch.ID, EventID: "refund:" + r.ID, Status: status, At: r.CreatedAt.UTC()})
 	if err != nil {
 		return r, err
 	}
