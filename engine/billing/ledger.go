@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 )
 
@@ -23,13 +21,6 @@ const (
 	ChargeDisputeWon  = "dispute_won"
 	ChargeDisputeLost = "dispute_lost"
 )
-
-// LedgerCollections declares the collections HandleStripeEvent writes on
-// the FerretDB path, for EnsureCollections (app.Open). The ledger's charges
-// and events are billing's Store's (Ledger).
-func LedgerCollections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{stripeEventsCollection: nil}
-}
 
 // ApplyChargeEvent records that the provider reported status for the charge
 // whose idempotency key is key, in an event created at at, and sets the

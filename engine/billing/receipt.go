@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 )
@@ -19,11 +17,6 @@ import (
 // receiptsCollection names the receipts' table and collection in billing's
 // store (Receipts), for the privacy package's declaration.
 const receiptsCollection = "receipts"
-
-// ReceiptCollections declares no collection any more: receipts live in
-// billing's store. It stays until engine/app stops asking (billing's
-// Collections() goes with the subscriptions' move).
-func ReceiptCollections() map[string][]mongo.IndexModel { return nil }
 
 // What a receipt paid for.
 const (

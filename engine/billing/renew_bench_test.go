@@ -39,7 +39,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
 	var specs []store.CollectionSpec
-	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
+	for _, m := range []map[string][]mongo.IndexModel{Collections(), store.ClaimsCollections()} {
 		for name, idx := range m {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
