@@ -287,13 +287,6 @@ type scaleDocs struct {
 	uses          []privacy.LastUse
 }
 
-func (b *scaleDocs) add(coll string, doc any) {
-	if _, ok := b.docs[coll]; !ok {
-		b.order = append(b.order, coll)
-	}
-	b.docs[coll] = append(b.docs[coll], doc)
-}
-
 // batch builds subscribers [from, to). Subscriber i's choices come from a
 // generator seeded with i, so a seed of N is the same on every machine.
 func (t *scaleTemplate) batch(from, to int) scaleDocs {

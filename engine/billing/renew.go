@@ -257,6 +257,17 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 	results, err := s.st.Subscriptions().Renew(context.WithoutCancel(ctx), owner, writes)
 	if err != nil {
 		s.logger.Error("renew subscriptions", "count", len(writes), "error", err)
+		// The charges were made all the same: the ledger keeps them (the
+		// next pass charges the same keys, which the provider replays).
+		var made []Charge
+		for _, w := range writes {
+			if w.Charge.Key != "" {
+				made = append(made, w.Charge)
+			}
+		}
+		if err := s.recordCharges(context.WithoutCancel(ctx), made); err != nil {
+			s.logger.Error("record charges", "count", len(made), "error", err)
+		}
 		for _, w := range writes {
 			stats.Failures++
 			left = append(left, w.Next.ID)

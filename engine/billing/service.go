@@ -429,12 +429,15 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 // refundAddOnCharge gives back a saved card's charge for an add-on that
 // another payment bought first, and answers as a second tap is answered.
 func (s *Service) refundAddOnCharge(ctx context.Context, subID, chargeKey, planCode string) (Subscription, error) {
-	if err := s.st.Ledger().MarkDuplicate(ctx, ChargeIDOf(chargeKey), planCode); err != nil {
-		return Subscription{}, fmt.Errorf("mark %s paid twice: %w", chargeKey, err)
+	// The refund's key names the charge by its id: the key can name the
+	// account, and the refund is kept after an erasure.
+	id := ChargeIDOf(chargeKey)
+	if err := s.st.Ledger().MarkDuplicate(ctx, id, planCode); err != nil {
+		return Subscription{}, fmt.Errorf("mark %s paid twice: %w", id, err)
 	}
-	if _, err := s.Refund(ctx, RefundRequest{ChargeID: ChargeIDOf(chargeKey), Full: true, By: "purchase",
-		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + chargeKey}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
-		return Subscription{}, fmt.Errorf("refund %s paid twice: %w", chargeKey, err)
+	if _, err := s.Refund(ctx, RefundRequest{ChargeID: id, Full: true, By: "purchase",
+		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + id}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
+		return Subscription{}, fmt.Errorf("refund %s paid twice: %w", id, err)
 	}
 	owned, err := s.Subscription(ctx, subID)
 	if err != nil {
