@@ -146,7 +146,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	// The retention job counts an account's disuse from its creation.
 	a.Auth.OnCreated(a.Privacy.Started)
 	for _, collections := range []map[string][]mongo.IndexModel{store.ClaimsCollections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections()} {
+		billing.Collections(), billing.RefundCollections()} {
 		for name, idx := range collections {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -347,10 +347,6 @@ func (a *App) Sweep(ctx context.Context) error {
 		return err
 	}
 	if _, err := a.Billing.SweepLedger(ctx); err != nil {
-		return err
-	}
-	// Before the privacy sweep's first purge of what erasures kept.
-	if err := billing.FileRetainedBefore(ctx, a.Store.DB(), settingsCollection, a.Clock.Now()); err != nil {
 		return err
 	}
 	if err := a.Privacy.Sweep(ctx); err != nil {

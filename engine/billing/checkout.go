@@ -371,7 +371,7 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 		}
 		s.drain(ctx)
 		if order.ChargeKey != "" {
-			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: order.ChargeKey, SubscriptionID: sub.ID,
+			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeID: ChargeIDOf(order.ChargeKey), SubscriptionID: sub.ID,
 				Email: order.Email, Brand: order.Brand, Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: order.Amount,
 				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now, PeriodStart: now, PeriodEnd: end})
 		}
@@ -442,22 +442,33 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 
 // orderCharge is the ledger's entry for a hosted page's payment.
 func (s *Service) orderCharge(order Order, res SessionResult) Charge {
-	return Charge{ID: order.ChargeKey, Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
+	return Charge{ID: ChargeIDOf(order.ChargeKey), Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
 		Amount: order.Amount, Method: res.Method.ID, SubscriptionID: order.SubscriptionID, Status: ChargeSucceeded,
 		CreatedAt: s.clock.Now()}
 }
 
-// storeCharge writes a hosted page's payment and its settling event.
+// storeCharge writes a hosted page's payment and its settling event, then
+// applies to what it paid for the status the ledger ends on: the newest of
+// the events, some of which may have come before the charge (Stripe's
+// order is not ours: a refund or a failure may beat the payment's own
+// event; the ledger gives a charge recorded late the newest earlier one).
 func (s *Service) storeCharge(ctx context.Context, ch Charge, ev settlingEvent) error {
-	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
+	if _, err := s.st.Ledger().Record(ctx, []Charge{ch}); err != nil {
 		return fmt.Errorf("record charge %s: %w", ch.ID, err)
 	}
 	if ev.ID != "" {
-		if _, err := s.ApplyChargeEvent(ctx, ch.ID, ev.ID, ChargeSucceeded, ev.At); err != nil {
+		if _, err := s.addChargeEvent(ctx, ChargeEvent{ChargeID: ch.ID, EventID: ev.ID, Status: ChargeSucceeded, At: ev.At.UTC()}); err != nil {
 			return err
 		}
 	}
-	return s.chargeWritten(ctx, ch)
+	stored, err := s.st.Ledger().Charge(ctx, ch.ID)
+	if err != nil {
+		return fmt.Errorf("record charge %s: %w", ch.ID, err)
+	}
+	if ev.ID == "" && stored.Status == ch.Status {
+		return nil // no event about it: nothing to catch up with
+	}
+	return s.ApplyChargeAccess(ctx, ch.ID, stored.Status)
 }
 
 // errPaidTwice is a paid order whose payment fulfil gave back at once: it
@@ -560,63 +571,6 @@ type settlingEvent struct {
 	ID, Type string
 	At       time.Time
 }
-
-// chargeWritten files a charge just written to the ledger under the
-// subscription it paid for (billing history, receipts and the support desk
-// list a subscription's charges by _id), then catches it up.
-func (s *Service) chargeWritten(ctx context.Context, ch Charge) error {
-	if ch.SubscriptionID != "" {
-		if err := fileUnderSubscription(ctx, s.db, filedCharges, ch.SubscriptionID, ch.ID); err != nil {
-			return err
-		}
-	}
-	return s.catchUpCharge(ctx, ch.ID, ch.Reference)
-}
-
-// catchUpCharge applies to a charge just written to the ledger the events
-// that came before it (Stripe's order is not ours: a refund or a failure
-// may beat the payment's own event). Events found by metadata were kept
-// under the charge's key; events that carry only the provider's reference
-// (a dispute) were kept under "ref:<reference>" and are moved to the key.
-// The newest then sets the ledger's status and the access it paid for.
-func (s *Service) catchUpCharge(ctx context.Context, key, reference string) error {
-	if reference != "" {
-		// Filed so that an event naming only the reference (a dispute)
-		// finds the charge by _id (ChargeKeyByReference).
-		if err := file(ctx, s.db, filedReference, reference, key); err != nil {
-			return err
-		}
-		ids, err := filed(ctx, s.db, filedChargeEvents, referenceKey(reference))
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			var ev chargeEvent
-			err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("events of %s: %w", reference, err)
-			}
-			if _, err := s.ApplyChargeEvent(ctx, key, ev.EventID, ev.Status, ev.At); err != nil {
-				return err
-			}
-		}
-	}
-	newest, err := s.newestChargeEvent(ctx, key)
-	if err != nil || newest.ID == "" {
-		return err
-	}
-	if _, err := s.ApplyChargeEvent(ctx, key, newest.EventID, newest.Status, newest.At); err != nil {
-		return err
-	}
-	return s.ApplyChargeAccess(ctx, key, newest.Status)
-}
-
-// referenceKey is where the events of a charge the ledger does not know yet
-// are kept, by the provider's reference.
-func referenceKey(reference string) string { return "ref:" + reference }
 
 // setCard replaces a main plan's saved card. A renewal that failed is tried
 // again at once, with the new card.

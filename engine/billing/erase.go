@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,10 +17,8 @@ import (
 // Collections whose documents a subscriber's erasure touches, exported for
 // the privacy package's declaration of what happens to each collection.
 const (
-	ChargesCollection         = chargesCollection
 	SandboxCollection         = sandboxCollection
 	CancelLinksCollection     = cancelLinksCollection
-	ChargeEventsCollection    = chargeEventsCollection
 	StripeEventsCollection    = stripeEventsCollection
 	ReceiptsCollection        = receiptsCollection
 	RefundsCollection         = refundsCollection
@@ -37,35 +34,12 @@ const ErasedEmail = "erased"
 
 // ChargesOf returns the charges that paid for the given subscriptions,
 // oldest first (billing history, the support desk, the privacy export and
-// erasure read them): the charges filed under each subscription, each read
-// by _id.
+// erasure read them), each with its status (the newest event's).
 func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, error) {
-	var out []Charge
-	seen := map[string]bool{}
-	for _, subID := range subIDs {
-		keys, err := filed(ctx, s.db, filedCharges, subID)
-		if err != nil {
-			return nil, err
-		}
-		for _, key := range keys {
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			var ch Charge
-			err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&ch)
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("charges of %s: %w", subID, err)
-			}
-			if ch.SubscriptionID == subID {
-				out = append(out, ch)
-			}
-		}
+	out, err := s.st.Ledger().OfSubscriptions(ctx, subIDs)
+	if err != nil {
+		return nil, fmt.Errorf("charges of subscriptions: %w", err)
 	}
-	slices.SortStableFunc(out, func(a, b Charge) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
 
@@ -86,7 +60,7 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 		}
 	}
 	if len(ids) > 0 {
-		if err := s.eraseLedger(ctx, ids, subs, retainUntil); err != nil {
+		if err := s.eraseLedger(ctx, ids, retainUntil); err != nil {
 			return err
 		}
 	}
@@ -110,36 +84,28 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 }
 
 // eraseLedger keeps the subscriptions' charges, receipts and refunds for
-// the tax period, marked so and stripped of the person, then gives the
-// charges whose key names the account a key that does not (rekeyCharges).
-// The marks are written before the re-keying, which carries them to the
-// new keys: a receipt is found by its charge's key as it was issued
-// (receiptNumber), and an erasure stopped half way and run again meets a
-// charge already re-keyed whose receipt is already stripped.
-func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscription, retainUntil time.Time) error {
+// the tax period, marked so and stripped of the person: a receipt loses its
+// address, a refund staff's reason, and a charge its key, which can name
+// the account (an add-on's is "purchase:<user id>:<plan>"). Everything that
+// refers to a charge names it by its opaque id, so nothing moves. The
+// charges go last: an erasure stopped half way and run again finds them
+// again by their subscriptions, and each step changes nothing more.
+func (s *Service) eraseLedger(ctx context.Context, ids []string, retainUntil time.Time) error {
 	charges, err := s.ChargesOf(ctx, ids)
 	if err != nil {
 		return err
 	}
-	if err := s.scheduleRetained(ctx, ids, charges, retainUntil); err != nil {
-		return err
+	// Receipts are kept with the ledger, without the address they went to.
+	receipts, err := s.st.Receipts().OfSubscriptions(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("anonymise receipts: %w", err)
 	}
-	kept := bson.M{"erased": true, "retainUntil": retainUntil}
-	for _, ch := range charges {
-		if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": ch.ID}, bson.M{"$set": kept}); err != nil {
-			return fmt.Errorf("mark charges kept for the tax period: %w", err)
-		}
-		// Receipts are kept with the ledger, without the address they went
-		// to and without the charge key, which can hold the account id.
-		r, err := s.ReceiptOfCharge(ctx, ch.Key)
-		if err != nil && !errors.Is(err, ErrNoReceipt) {
+	for _, r := range receipts {
+		if err := s.st.Receipts().Anonymise(ctx, r.Number, retainUntil); err != nil {
 			return fmt.Errorf("anonymise receipts: %w", err)
 		}
-		if err == nil && slices.Contains(ids, r.SubscriptionID) {
-			if err := s.st.Receipts().Anonymise(ctx, r.Number, retainUntil); err != nil {
-				return fmt.Errorf("anonymise receipts: %w", err)
-			}
-		}
+	}
+	for _, ch := range charges {
 		// A refund's reason is staff's free text about the person.
 		refunds, err := s.RefundsOf(ctx, ch.ID)
 		if err != nil {
@@ -154,7 +120,20 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 			}
 		}
 	}
-	return s.rekeyCharges(ctx, charges, subs)
+	for _, ch := range charges {
+		if ch.Erased {
+			continue // an earlier run's
+		}
+		newKey := "erased:" + engine.HashToken(ch.Key)
+		// The sandbox's record of the charge is kept under its key.
+		if err := s.rekeySandboxRecords(ctx, ch, newKey); err != nil {
+			return err
+		}
+		if err := s.st.Ledger().Erase(ctx, ch.ID, newKey, retainUntil); err != nil {
+			return fmt.Errorf("keep charges for the tax period: %w", err)
+		}
+	}
+	return nil
 }
 
 // eraseOrders deletes the hosted-page orders of the subscriptions or the
@@ -237,84 +216,13 @@ func normaliseEmails(emails []string) []string {
 	return out
 }
 
-// rekeyCharges gives the kept charges whose idempotency key names the
-// account (an add-on's key is "purchase:<user id>:<plan>") a key that does
-// not: the SHA-256 of the old one. The charge, its status events and the
-// sandbox's record move to the new key together; nothing retries a deleted
-// person's purchase, so the old key is not needed again.
-func (s *Service) rekeyCharges(ctx context.Context, charges []Charge, subs []Subscription) error {
-	for _, ch := range charges {
-		named := false
-		for _, sub := range subs {
-			if sub.UserID != "" && strings.Contains(ch.Key+ch.ID, sub.UserID) {
-				named = true
-			}
-		}
-		if !named {
-			continue
-		}
-		newKey := "erased:" + engine.HashToken(ch.Key)
-		if err := s.moveDoc(ctx, chargesCollection, ch.ID, newKey, bson.M{"key": newKey}); err != nil {
+// rekeySandboxRecords moves the sandbox's record of a charge from the
+// charge's key to its new one (the sandbox provider's books, which are not
+// the ledger's).
+func (s *Service) rekeySandboxRecords(ctx context.Context, ch Charge, newKey string) error {
+	for _, id := range sandboxRecordIDs(ch) {
+		if err := s.moveDoc(ctx, sandboxCollection, id, newKey, bson.M{"key": newKey}); err != nil {
 			return err
-		}
-		for _, id := range sandboxRecordIDs(ch) {
-			if err := s.moveDoc(ctx, sandboxCollection, id, newKey, bson.M{"key": newKey}); err != nil {
-				return err
-			}
-		}
-		if err := s.rekeyFilings(ctx, ch, newKey); err != nil {
-			return err
-		}
-		// Refunds are numbered under the charge's key.
-		if err := s.st.Refunds().Rekey(ctx, ch.ID, newKey); err != nil {
-			return fmt.Errorf("rekey refunds: %w", err)
-		}
-	}
-	return nil
-}
-
-// rekeyFilings moves what is filed about a charge to its new key: its
-// status events (documents and their filings), and the filings that lead
-// to it from its subscription and its provider reference.
-func (s *Service) rekeyFilings(ctx context.Context, ch Charge, newKey string) error {
-	events, err := filedSlots(ctx, s.db, filedChargeEvents, ch.ID)
-	if err != nil {
-		return err
-	}
-	for n, id := range events {
-		var ev chargeEvent
-		err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
-		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-			return fmt.Errorf("rekey charge events: %w", err)
-		}
-		newID := id
-		if err == nil {
-			newID = chargeEventID(newKey, ev.At, ev.EventID)
-			if err := s.moveDoc(ctx, chargeEventsCollection, ev.ID, newID, bson.M{"key": newKey}); err != nil {
-				return err
-			}
-		}
-		if err := s.moveDoc(ctx, filingsCollection, filingID(filedChargeEvents, ch.ID, n), filingID(filedChargeEvents, newKey, n),
-			bson.M{"ref": newID}); err != nil {
-			return err
-		}
-	}
-	for _, owner := range []struct{ kind, id string }{{filedCharges, ch.SubscriptionID}, {filedReference, ch.Reference}} {
-		if owner.id == "" {
-			continue
-		}
-		refs, err := filedSlots(ctx, s.db, owner.kind, owner.id)
-		if err != nil {
-			return err
-		}
-		for n, ref := range refs {
-			if ref != ch.ID {
-				continue
-			}
-			if _, err := s.db.Collection(filingsCollection).UpdateOne(ctx, bson.M{"_id": filingID(owner.kind, owner.id, n)},
-				bson.M{"$set": bson.M{"ref": newKey}}); err != nil {
-				return fmt.Errorf("rekey %s filing: %w", owner.kind, err)
-			}
 		}
 	}
 	return nil

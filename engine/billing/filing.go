@@ -15,9 +15,9 @@ import (
 	"glimpse/engine/store"
 )
 
-// filingsCollection lists documents under an owner, for the lists billing
-// reads on a request's path: a subscription's history lines, a charge's
-// provider events, and the charge a provider reference names. Documents
+// filingsCollection lists documents under an owner: a subscription's
+// hosted-page orders (the ledger's charges and events are found by the
+// ledger's indexes, Ledger). Documents
 // "<kind>:<owner>#0", "#1", … each name one document (ref). The embedded
 // database finds documents without a scan only by _id equality (docs/store.md
 // §10), and these lists were finds by a field, each a scan of every
@@ -27,10 +27,7 @@ const filingsCollection = "billing_filings"
 
 // Kinds of filing.
 const (
-	filedChargeEvents = "chargeevents" // owner: a charge's key; ref: a charge event's _id
-	filedReference    = "reference"    // owner: a provider's charge reference; ref: the charge's key (one slot)
-	filedCharges      = "charges"      // owner: a subscription; ref: the key of a charge that paid for it
-	filedOrders       = "orders"       // owner: a subscription; ref: a hosted-page order's _id (listOrder)
+	filedOrders = "orders" // owner: a subscription; ref: a hosted-page order's _id (listOrder)
 )
 
 func filingID(kind, owner string, n int) string { return kind + ":" + owner + "#" + strconv.Itoa(n) }
@@ -50,39 +47,12 @@ func filed(ctx context.Context, db *mongo.Database, kind, owner string) ([]strin
 	return filings(db).Refs(ctx, kind+":"+owner)
 }
 
-// filedSlots reads every slot under owner, in order.
-func filedSlots(ctx context.Context, db *mongo.Database, kind, owner string) ([]string, error) {
-	return filings(db).Slots(ctx, kind+":"+owner)
-}
-
-// file files ref under owner unless it is there.
-func file(ctx context.Context, db *mongo.Database, kind, owner, ref string) error {
-	return filings(db).Add(ctx, kind+":"+owner, ref)
-}
-
 // fileFrom files ref under owner unless it is in one of the slots from
 // from on, where every slot below from is known to be taken (a subscription
 // keeps that bound for its lists: Subscription.FiledCharges, FiledHistory),
 // so only the slots from there are read. It returns the new bound.
 func fileFrom(ctx context.Context, db *mongo.Database, kind, owner, ref string, from int) (int, error) {
 	return filings(db).AddFrom(ctx, kind+":"+owner, ref, from)
-}
-
-// fileUnderSubscription files ref in one of a subscription's two growing
-// lists (filedCharges, filedHistory) as file does, but from the bound the
-// subscription keeps of that list (one read of the subscription by _id), so
-// a writer one at a time (a plan change, a cancellation, a checkout's
-// charge) reads the slots taken since the renewal pass last moved the bound,
-// not every slot since the subscription began. It does not move the bound:
-// the pass does, and a lagging bound costs reads, never a lost filing.
-func fileUnderSubscription(ctx context.Context, db *mongo.Database, kind, subID, ref string) error {
-	if kind != filedCharges {
-		return fmt.Errorf("file %s of %s: a subscription keeps no list of that", kind, subID)
-	}
-	// The subscriptions (billing's Store) keep no bounds of their filings:
-	// the list is walked from its first slot.
-	_, err := fileFrom(ctx, db, kind, subID, ref, 0)
-	return err
 }
 
 // fileMany files refs under their owners as fileFrom does, for a batch (the
@@ -99,80 +69,21 @@ func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[
 	}, func(owner, ref string) (int, error) { return fileFrom(ctx, db, kind, owner, ref, from[owner]) })
 }
 
-// filingsMarker is the settings document saying the history lines, charge
-// events and charge references written before filings existed are filed;
-// chargeFilingsMarker, the charges under their subscriptions (filed since
-// billing history, receipts and the support desk list a subscription's
-// charges).
-// ordersListedMarker, the hosted-page orders on their addresses' lists and
-// their subscriptions' filings (kept since account deletion erases them by
-// _id).
-const (
-	filingsMarker       = "billing-filed"
-	chargeFilingsMarker = "billing-filed-charges"
-	ordersListedMarker  = "billing-listed-orders"
-)
+// ordersListedMarker is the settings document saying the hosted-page
+// orders are on their addresses' lists and their subscriptions' filings
+// (kept since account deletion erases them by _id).
+const ordersListedMarker = "billing-listed-orders"
 
-// FileExistingBillingLists files, once per database, what was written
-// before filings and lists existed. It reads the history, the charge
-// events, the charges and the orders whole, so it runs at
-// start and then marks each step done.
+// FileExistingBillingLists files, once per database, the orders written
+// before lists existed. It reads the orders whole, so it runs at start and
+// then marks the step done.
 func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings string) error {
 	for _, step := range []struct {
 		marker string
 		fill   func(context.Context, *mongo.Database) error
-	}{{filingsMarker, fileExistingLists}, {chargeFilingsMarker, fileExistingCharges},
-		{ordersListedMarker, listExistingOrders}} {
+	}{{ordersListedMarker, listExistingOrders}} {
 		if err := store.OncePerDatabase(ctx, db, settings, step.marker, func(ctx context.Context) error { return step.fill(ctx, db) }); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// fileExistingCharges files every charge under the subscription it paid
-// for.
-func fileExistingCharges(ctx context.Context, db *mongo.Database) error {
-	var charges []Charge
-	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
-		return err
-	}
-	bySubscription := map[string][]string{}
-	for _, ch := range charges {
-		if ch.SubscriptionID != "" {
-			bySubscription[ch.SubscriptionID] = append(bySubscription[ch.SubscriptionID], ch.ID)
-		}
-	}
-	_, err := fileMany(ctx, db, filedCharges, bySubscription, nil)
-	if err != nil {
-		return fmt.Errorf("file charges under subscriptions: %w", err)
-	}
-	return nil
-}
-
-func fileExistingLists(ctx context.Context, db *mongo.Database) error {
-	var events []chargeEvent
-	if err := readAll(ctx, db.Collection(chargeEventsCollection), &events); err != nil {
-		return err
-	}
-	chargeEvents := map[string][]string{}
-	for _, e := range events {
-		chargeEvents[e.Key] = append(chargeEvents[e.Key], e.ID)
-	}
-	var charges []Charge
-	if err := readAll(ctx, db.Collection(chargesCollection), &charges); err != nil {
-		return err
-	}
-	references := map[string][]string{}
-	for _, ch := range charges {
-		if ch.Reference != "" {
-			references[ch.Reference] = append(references[ch.Reference], ch.ID)
-		}
-	}
-	for kind, byOwner := range map[string]map[string][]string{filedChargeEvents: chargeEvents, filedReference: references} {
-		_, err := fileMany(ctx, db, kind, byOwner, nil)
-		if err != nil {
-			return fmt.Errorf("file billing lists: %w", err)
 		}
 	}
 	return nil
@@ -219,31 +130,6 @@ func listExistingOrders(ctx context.Context, db *mongo.Database) error {
 // ("<owner>#n": ordersByEmail) from those documents,
 // whose _ids hold no "#".
 func isListSlot(id string) bool { return strings.Contains(id, "#") }
-
-func readAll(ctx context.Context, coll *mongo.Collection, out any) error {
-	cur, err := coll.Find(ctx, bson.M{})
-	if err != nil {
-		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
-	}
-	if err := cur.All(ctx, out); err != nil {
-		return fmt.Errorf("file billing lists: read %s: %w", coll.Name(), err)
-	}
-	return nil
-}
-
-// ReferenceFiling is the filing of a seeded charge's provider reference.
-func ReferenceFiling(reference, chargeKey string) any {
-	return filing{ID: filingID(filedReference, reference, 0), Ref: chargeKey}
-}
-
-// ChargeFiling is the filing of a seeded charge under its subscription, in
-// slot n.
-func ChargeFiling(subID string, n int, chargeKey string) any {
-	return filing{ID: filingID(filedCharges, subID, n), Ref: chargeKey}
-}
-
-// FilingsCollection is where the scale seed puts its filings.
-const FilingsCollection = filingsCollection
 
 // insertSlots writes, for each owner, its refs into the slots from its
 // bound in from (0 when absent), in batches of unordered inserts, and
@@ -295,3 +181,7 @@ func insertSlots(ctx context.Context, coll *mongo.Collection, byOwner map[string
 }
 
 const slotBatch = 1000
+
+// FilingsCollection names billing's filings for the privacy package's
+// declaration of what happens to each collection.
+const FilingsCollection = filingsCollection

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // TestForUserFindsTheAccountsSubscriptions: an account's subscriptions
@@ -56,47 +54,5 @@ func TestConcurrentFilingsTakeTheirOwnSlots(t *testing.T) {
 	subs, err := f.svc.ForUser(ctx, "u1")
 	if err != nil || len(subs) != n {
 		t.Fatalf("%d subscriptions found, want %d (%v)", len(subs), n, err)
-	}
-}
-
-// TestExistingListsAreFiled: charge events, charge references and a
-// subscription's charges written before filings are found once filed at
-// start.
-func TestExistingListsAreFiled(t *testing.T) {
-	f := newFixture(t)
-	ctx := context.Background()
-	db := f.svc.db
-	if _, err := db.Collection(chargesCollection).InsertOne(ctx, Charge{ID: "key-9", Key: "key-9", Reference: "pi_9", Status: ChargeSucceeded, SubscriptionID: "s9"}); err != nil {
-		t.Fatal(err)
-	}
-	ev := chargeEvent{ID: chargeEventID("key-9", start, "evt_1"), Key: "key-9", Status: ChargeRefunded, At: start, EventID: "evt_1"}
-	if _, err := db.Collection(chargeEventsCollection).InsertOne(ctx, ev); err != nil {
-		t.Fatal(err)
-	}
-	if charges, _ := f.svc.ChargesOf(ctx, []string{"s9"}); len(charges) != 0 {
-		t.Fatalf("charges before filing: %v", charges)
-	}
-	if err := FileExistingBillingLists(ctx, db, "settings"); err != nil {
-		t.Fatal(err)
-	}
-	if charges, err := f.svc.ChargesOf(ctx, []string{"s9"}); err != nil || len(charges) != 1 || charges[0].ID != "key-9" {
-		t.Fatalf("charges after filing: %v %v", charges, err)
-	}
-	if key, err := f.svc.ChargeKeyByReference(ctx, "pi_9"); err != nil || key != "key-9" {
-		t.Fatalf("charge by reference: %q %v", key, err)
-	}
-	if status, err := f.svc.ChargeStatus(ctx, "key-9"); err != nil || status != ChargeRefunded {
-		t.Fatalf("charge status: %q %v", status, err)
-	}
-	// A newer event applied now wins over the filed one.
-	if _, err := f.svc.ApplyChargeEvent(ctx, "key-9", "evt_2", ChargeDisputed, start.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if status, _ := f.svc.ChargeStatus(ctx, "key-9"); status != ChargeDisputed {
-		t.Fatalf("after a newer event: %q", status)
-	}
-	var marks int64
-	if marks, _ = db.Collection("settings").CountDocuments(ctx, bson.M{"_id": bson.M{"$in": []string{filingsMarker, chargeFilingsMarker}}}); marks != 2 {
-		t.Fatalf("marker written %d times", marks)
 	}
 }

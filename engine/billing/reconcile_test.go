@@ -36,7 +36,7 @@ func TestAPagePaidWithoutItsEventIsFulfilled(t *testing.T) {
 	if err != nil || sub.Status != StatusActive {
 		t.Fatalf("the plan: %+v %v", sub, err)
 	}
-	if status, _ := f.svc.ChargeStatus(ctx, order.ChargeKey); status != ChargeSucceeded {
+	if status, _ := f.svc.ChargeStatus(ctx, ChargeIDOf(order.ChargeKey)); status != ChargeSucceeded {
 		t.Fatalf("the charge: %s", status)
 	}
 	if n := len(f.notices.noticesOf(NoticePurchase)); n != 1 {

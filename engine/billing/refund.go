@@ -125,37 +125,22 @@ var (
 	ErrRefundFailed     = engine.Errorf(engine.CodeUnavailable, "The payment provider did not make the refund. Please try again later.")
 )
 
-// Charge returns a charge of the ledger by its id (its idempotency key).
+// Charge returns a charge of the ledger by its opaque id (ChargeIDOf its
+// key).
 func (s *Service) Charge(ctx context.Context, id string) (Charge, error) {
-	var ch Charge
-	err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ch)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Charge{}, ErrNoCharge
-	}
-	if err != nil {
+	ch, err := s.st.Ledger().Charge(ctx, id)
+	if err != nil && !errors.Is(err, ErrNoCharge) {
 		return Charge{}, fmt.Errorf("read charge %s: %w", id, err)
 	}
-	if status, err := s.ChargeStatus(ctx, id); err == nil && status != "" {
-		ch.Status = status
-	}
-	return ch, nil
+	return ch, err
 }
 
 // ChargesFor returns the charges that paid for any of the subscriptions,
-// newest first, each with its current status (ChargeStatus).
+// newest first, each with its current status (the newest event's).
 func (s *Service) ChargesFor(ctx context.Context, subscriptionIDs []string) ([]Charge, error) {
 	out, err := s.ChargesOf(ctx, subscriptionIDs)
 	if err != nil {
 		return nil, err
-	}
-	for i := range out {
-		status, err := s.ChargeStatus(ctx, out[i].ID)
-		if err != nil {
-			return nil, err
-		}
-		if status != "" {
-			out[i].Status = status
-		}
 	}
 	slices.Reverse(out)
 	return out, nil
@@ -316,7 +301,7 @@ func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund
 			Detail: r.Amount.String() + " of charge " + ch.ID + ": " + r.Reason})
 		s.mailRefund(ctx, ch, r)
 	}
-	applied, err := s.ApplyChargeEvent(ctx, ch.ID, "refund:"+r.ID, status, r.CreatedAt)
+	applied, err := s.addChargeEvent(ctx, ChargeEvent{ChargeID: ch.ID, EventID: "refund:" + r.ID, Status: status, At: r.CreatedAt.UTC()})
 	if err != nil {
 		return r, err
 	}

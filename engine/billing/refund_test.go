@@ -218,9 +218,9 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 	if declined.Status != "failed" {
 		t.Fatalf("declined charge = %+v", declined)
 	}
-	store := Charge{ID: "appstore:1", Key: "appstore:1", Provider: "appstore", Amount: USD(999), Status: ChargeSucceeded,
+	store := Charge{ID: ChargeIDOf("appstore:1"), Key: "appstore:1", Provider: "appstore", Amount: USD(999), Status: ChargeSucceeded,
 		SubscriptionID: "main-u1", CreatedAt: start}
-	if _, err := f.svc.db.Collection(chargesCollection).InsertOne(ctx, store); err != nil {
+	if _, err := f.svc.st.Ledger().Record(ctx, []Charge{store}); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
@@ -246,7 +246,8 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 
 func TestStripeRefund(t *testing.T) {
 	p, rec := newStripeForTest(t)
-	ch := Charge{ID: "purchase:u1:glimpse_reels_playbook", Reference: "pi_123", Amount: USD(2899)}
+	ch := Charge{ID: ChargeIDOf("purchase:u1:glimpse_reels_playbook"), Key: "purchase:u1:glimpse_reels_playbook", Reference: "pi_123",
+		Amount: USD(2899)}
 	id, err := p.Refund(context.Background(), ProviderRefund{Key: "refund:" + ch.ID + "#0:1000", Charge: ch, Amount: USD(1000)})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func TestStripeRefund(t *testing.T) {
 		t.Errorf("Idempotency-Key = %q", got)
 	}
 	for k, v := range map[string]string{"payment_intent": "pi_123", "amount": "1000", "reason": "requested_by_customer",
-		"metadata[glimpse_key]": ch.ID, "metadata[glimpse_refund]": "refund:" + ch.ID + "#0:1000"} {
+		"metadata[glimpse_key]": ch.Key, "metadata[glimpse_refund]": "refund:" + ch.ID + "#0:1000"} {
 		if r.Form.Get(k) != v {
 			t.Errorf("%s = %q, want %q (form %v)", k, r.Form.Get(k), v, r.Form)
 		}

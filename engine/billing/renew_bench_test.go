@@ -39,7 +39,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
 	var specs []store.CollectionSpec
-	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
+	for _, m := range []map[string][]mongo.IndexModel{Collections(), store.ClaimsCollections()} {
 		for name, idx := range m {
 			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
 		}
@@ -65,7 +65,7 @@ func benchID(i int) string { return fmt.Sprintf("sub_bench_%07d", i) }
 
 // seedDue writes n active weekly subscriptions on the sandbox, all due at
 // renewAt, through billing's store in batches (Subscriptions.InsertMany).
-// Each has filed charges and history lines already, as a real subscription
+// Each has charges and history lines already, as a real subscription
 // has from its checkout and its earlier renewals.
 func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	tb.Helper()
@@ -73,7 +73,6 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	end := renewAt.Add(-time.Hour)
 	const batch = 1000
 	seeded := make([]Seeded, 0, batch)
-	filings := make([]any, 0, batch*filed)
 	for i := range n {
 		id := benchID(i)
 		email := fmt.Sprintf("buyer%d@example.com", i)
@@ -83,7 +82,9 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"}}
 		x := Seeded{Sub: sub}
 		for n := range filed {
-			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)))
+			key := fmt.Sprintf("earlier:%s:%d", id, n)
+			x.Charges = append(x.Charges, Charge{ID: ChargeIDOf(key), Key: key, Provider: sandboxName, Amount: USD(100),
+				SubscriptionID: id, Status: ChargeSucceeded, CreatedAt: end.AddDate(0, 0, -7*(filed-n))})
 			x.Lines = append(x.Lines, sub.Line(fmt.Sprintf("earlier:%d", n), end.AddDate(0, 0, -7*(filed-n)), Change{By: "renewal", Kind: ChangeRenewed}))
 		}
 		seeded = append(seeded, x)
@@ -91,12 +92,7 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			if err := db.store.Subscriptions().InsertMany(ctx, seeded); err != nil {
 				tb.Fatalf("seed: %v", err)
 			}
-			if len(filings) > 0 {
-				if _, err := db.Collection(filingsCollection).InsertMany(ctx, filings); err != nil {
-					tb.Fatalf("seed filings: %v", err)
-				}
-			}
-			seeded, filings = seeded[:0], filings[:0]
+			seeded = seeded[:0]
 		}
 	}
 	*db.seeded += n

@@ -266,7 +266,7 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 			kinds = append(kinds, c.Kind)
 		}
 		key := "renew:" + id + ":" + strconv.FormatInt(end.Unix(), 10) + ":0"
-		refunds, err := desk.RefundsOf(ctx, key)
+		refunds, err := desk.RefundsOf(ctx, ChargeIDOf(key))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,13 +60,15 @@ type Subscriptions interface {
 	Put(ctx context.Context, s Subscription) error
 	// ClaimDue leases up to n subscriptions due by now, unleased or whose
 	// lease lapsed, to owner for lease, and returns them as leased (the
-	// renewal pass, Part B).
+	// renewal pass).
 	ClaimDue(ctx context.Context, now time.Time, owner string, lease time.Duration, n int) ([]Subscription, error)
 	// Renew writes each renewal as Apply does, provided the lease is still
-	// owner's, and clears the lease. The errors are per item (ErrStale),
-	// then the call's. (The renewal's charge is recorded by the ledger
-	// until Part C's charges table exists: a Renewal carrying a Charge is
-	// refused.)
+	// owner's, and clears the lease. A renewal's Charge (when it has a Key)
+	// is recorded as Ledger.Record records it, whether or not the renewal
+	// is written: the money was taken. On SQLite the batch is one
+	// transaction; on MongoDB each charge is inserted (if absent) before its
+	// subscription's conditional update, so a rerun completes it. The
+	// errors are per item (ErrStale), then the call's.
 	Renew(ctx context.Context, owner string, rs []Renewal) ([]error, error)
 	// Release clears owner's leases of ids: unfinished items go back.
 	Release(ctx context.Context, owner string, ids []string) error
@@ -82,10 +84,9 @@ type Subscriptions interface {
 	// Purge deletes a subscription an erasure kept, with its lines, once
 	// its retention ended before now, and reports whether it did.
 	Purge(ctx context.Context, id string, now time.Time) (bool, error)
-	// InsertMany writes seeded subscriptions with their lines in bulk
-	// (seed-scale); a subscription or line stored already stays as it was.
-	// (Seeded charges go to the ledger until Part C: a Seeded carrying
-	// Charges is refused.)
+	// InsertMany writes seeded subscriptions with their lines and charges
+	// in bulk (seed-scale); a subscription, line or charge (by key) stored
+	// already stays as it was.
 	InsertMany(ctx context.Context, seeded []Seeded) error
 }
 
@@ -191,6 +192,17 @@ type Ledger interface {
 	AddEvent(ctx context.Context, ev ChargeEvent) (applied bool, err error)
 	// MarkDuplicate marks a charge as a payment for what the buyer had.
 	MarkDuplicate(ctx context.Context, id, planCode string) error
+	// Erase keeps the charge for the tax period, until retainUntil, with
+	// newKey as its key (one that names nobody): the key is all that
+	// changes, so its id, events, refunds and receipt still find it. Run
+	// again, it changes nothing more (ErrNoCharge when absent).
+	Erase(ctx context.Context, id, newKey string, retainUntil time.Time) error
+	// Retained returns up to n charges erasures kept whose retention ended
+	// before before, earliest first (an index on the retention's end).
+	Retained(ctx context.Context, before time.Time, n int) ([]Charge, error)
+	// Purge deletes a charge an erasure kept, with its events, once its
+	// retention ended before now, and reports whether it did.
+	Purge(ctx context.Context, id string, now time.Time) (bool, error)
 }
 
 // ChargeEvent is one status the provider reported for a charge, named by
@@ -232,9 +244,6 @@ type Refunds interface {
 	// DeleteRetained deletes the refund if an erasure kept it and its
 	// period ended before now, and returns how many went (0 or 1).
 	DeleteRetained(ctx context.Context, id string, now time.Time) (int64, error)
-	// Rekey moves a charge's refunds to the charge's new id (an erasure
-	// re-keying the charge); again, it changes nothing.
-	Rekey(ctx context.Context, oldChargeID, newChargeID string) error
 }
 
 // ErrNoRefund is a refund id that names none.
@@ -251,14 +260,14 @@ type Receipts interface {
 	Issue(ctx context.Context, rs []Receipt) ([]Receipt, error)
 	// ByNumber returns a receipt by number, or ErrNoReceipt.
 	ByNumber(ctx context.Context, number string) (Receipt, error)
-	// OfCharge returns the receipt of the charge with this key, or
+	// OfCharge returns the receipt of the charge with this opaque id, or
 	// ErrNoReceipt.
-	OfCharge(ctx context.Context, chargeKey string) (Receipt, error)
+	OfCharge(ctx context.Context, chargeID string) (Receipt, error)
 	// OfSubscriptions returns the receipts of the subscriptions, oldest
 	// paid first.
 	OfSubscriptions(ctx context.Context, subIDs []string) ([]Receipt, error)
-	// Anonymise strips a receipt of its address (ErasedEmail) and its charge
-	// key and keeps it until retainUntil (an erasure; again changes
+	// Anonymise strips a receipt of its address (ErasedEmail) and its
+	// charge's id and keeps it until retainUntil (an erasure; again changes
 	// nothing more).
 	Anonymise(ctx context.Context, number string, retainUntil time.Time) error
 	// DeleteRetained deletes the receipt if an erasure kept it and its

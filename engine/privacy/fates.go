@@ -34,15 +34,13 @@ func Fates() []Fate {
 		{"auth_links", Erased, "one-time sign-in and password reset links of the account, activation links of its subscriptions"},
 		{"auth_counters", Kept, "sign-in failure, request and mail-once counters keyed by hashes of an address, IP or account with " +
 			"their window: no personal data, and each expires when its window ends"},
-		{billing.RetainedScheduleCollection, Kept, "the ids of the subscriptions and receipt numbers an erasure keeps, under the end of their tax period: " +
-			"no personal data; each entry goes when its records are purged"},
 		{"subscriptions", Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
-		{billing.FilingsCollection, Anonymised, "lists of a subscription's charges, a charge's status events and the charge a provider reference names: ids only, kept with the ledger; those under a charge key that names the account move with the charge to its anonymous key"},
+		{billing.FilingsCollection, Erased, "lists of a subscription's hosted-page orders: order ids only, erased with the orders"},
 		{"billing_outbox", Erased, "mails billing decided and has not yet handed to the mailer (the mail domain erases what it holds)"},
 		{"billing_keys", Kept, "short bindings and attempt counters under keyed hashes, subscription and order ids: no personal data; each expires within hours"},
 		{"subscription_history", Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},
-		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
-		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},
+		{"charges", Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; the idempotency key, which can name the account, is replaced by a hash; kept until the tax period ends, then purged with its events"},
+		{"charge_events", Kept, "the payment provider's status events per charge, by the charge's opaque id or the provider's reference: no personal data, kept with the ledger"},
 		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events with the opaque id of the charge each concerned (never its key): no personal data; forgotten after 90 days"},
 		{billing.ChecksCollection, Kept, "order ids and subscription ids under the minute a pending payment or refund is looked at again, no personal data; " +
 			"each entry is deleted once its minute has passed"},

@@ -48,9 +48,6 @@ var Bounded = map[string]string{
 var Periodic = map[string]map[string]string{
 	"claims":          {"expiresAt": "the sweep deletes expired claims"},
 	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
-	"subscriptions":   {"erased": "filing what erasures kept before the purge schedule existed, once per database, from the sweeper"},
-	"charge_events":   {"": "filing charge events, once per database at start"},
-	"charges":         {"": "filing charge references, once per database at start"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
