@@ -125,7 +125,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	a.Profiles = profile.NewService(a.stores.profiles, clock, logger)
 	webhookSecret := webhookSecret(cfg)
-	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
+	provider, err := paymentProvider(cfg, a.stores.sandbox, clock, webhookSecret)
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/store"
 )
@@ -30,7 +28,6 @@ const (
 	filedChargeEvents = "chargeevents" // owner: a charge's key; ref: a charge event's _id
 	filedReference    = "reference"    // owner: a provider's charge reference; ref: the charge's key (one slot)
 	filedCharges      = "charges"      // owner: a subscription; ref: the key of a charge that paid for it
-	filedOrders       = "orders"       // owner: a subscription; ref: a hosted-page order's _id (listOrder)
 )
 
 func filingID(kind, owner string, n int) string { return kind + ":" + owner + "#" + strconv.Itoa(n) }
@@ -104,13 +101,9 @@ func fileMany(ctx context.Context, db *mongo.Database, kind string, byOwner map[
 // chargeFilingsMarker, the charges under their subscriptions (filed since
 // billing history, receipts and the support desk list a subscription's
 // charges).
-// ordersListedMarker, the hosted-page orders on their addresses' lists and
-// their subscriptions' filings (kept since account deletion erases them by
-// _id).
 const (
 	filingsMarker       = "billing-filed"
 	chargeFilingsMarker = "billing-filed-charges"
-	ordersListedMarker  = "billing-listed-orders"
 )
 
 // FileExistingBillingLists files, once per database, what was written
@@ -121,8 +114,7 @@ func FileExistingBillingLists(ctx context.Context, db *mongo.Database, settings 
 	for _, step := range []struct {
 		marker string
 		fill   func(context.Context, *mongo.Database) error
-	}{{filingsMarker, fileExistingLists}, {chargeFilingsMarker, fileExistingCharges},
-		{ordersListedMarker, listExistingOrders}} {
+	}{{filingsMarker, fileExistingLists}, {chargeFilingsMarker, fileExistingCharges}} {
 		if err := store.OncePerDatabase(ctx, db, settings, step.marker, func(ctx context.Context) error { return step.fill(ctx, db) }); err != nil {
 			return err
 		}
@@ -177,48 +169,6 @@ func fileExistingLists(ctx context.Context, db *mongo.Database) error {
 	}
 	return nil
 }
-
-// listExistingOrders puts every stored order on its address's list and
-// files it under its subscription, as listOrder does for a new one.
-func listExistingOrders(ctx context.Context, db *mongo.Database) error {
-	cur, err := db.Collection(ordersCollection).Find(ctx, bson.M{},
-		options.Find().SetProjection(bson.M{"email": 1, "subscriptionId": 1}))
-	if err != nil {
-		return fmt.Errorf("list existing orders: %w", err)
-	}
-	var orders []Order
-	if err := cur.All(ctx, &orders); err != nil {
-		return fmt.Errorf("list existing orders: %w", err)
-	}
-	byEmail, bySubscription := map[string][]string{}, map[string][]string{}
-	var emails []string
-	for _, o := range orders {
-		if isListSlot(o.ID) {
-			continue // listed by this release already
-		}
-		if email := normaliseEmail(o.Email); email != "" {
-			if byEmail[email] == nil {
-				emails = append(emails, email)
-			}
-			byEmail[email] = append(byEmail[email], o.ID)
-		}
-		if o.SubscriptionID != "" {
-			bySubscription[o.SubscriptionID] = append(bySubscription[o.SubscriptionID], o.ID)
-		}
-	}
-	if err := ordersByEmail(db).SeedLists(ctx, emails, byEmail); err != nil {
-		return fmt.Errorf("list orders under their addresses: %w", err)
-	}
-	if _, err := fileMany(ctx, db, filedOrders, bySubscription, nil); err != nil {
-		return fmt.Errorf("file orders under their subscriptions: %w", err)
-	}
-	return nil
-}
-
-// isListSlot tells a slot of a list kept beside the documents it lists
-// ("<owner>#n": ordersByEmail) from those documents,
-// whose _ids hold no "#".
-func isListSlot(id string) bool { return strings.Contains(id, "#") }
 
 func readAll(ctx context.Context, coll *mongo.Collection, out any) error {
 	cur, err := coll.Find(ctx, bson.M{})

@@ -31,12 +31,8 @@ func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
 		filingsCollection:          nil,
 		chargesCollection:          nil,
-		sandboxCollection:          nil,
-		sandboxSessionsCollection:  nil,
-		ordersCollection:           nil,
 		cancelLinksCollection:      nil,
 		RetainedScheduleCollection: nil,
-		ChecksCollection:           nil,
 	}
 }
 
@@ -92,9 +88,7 @@ type Service struct {
 	// retained files what erasures keep under the end of its tax period
 	// (purge.go).
 	retained *store.Schedule
-	// checks files the orders and refunds to look at again (reconcile.go).
-	checks *store.Schedule
-	logger *slog.Logger
+	logger   *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
 	notifyMany func(ctx context.Context, ns []Notice) error
@@ -144,8 +138,8 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		retained: newRetainedSchedule(db), checks: newChecksSchedule(db),
-		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
+		retained: newRetainedSchedule(db),
+		logger:   o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
 
