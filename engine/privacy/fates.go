@@ -44,7 +44,8 @@ func Fates() []Fate {
 		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
 		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},
 		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events with the opaque id of the charge each concerned (never its key): no personal data; forgotten after 90 days"},
-		{"sandbox_charges", Kept, "the test payment provider's charges, under ids derived from their keys (never the keys, which can hold an account id): amounts, dates and test card tokens, no personal data"},
+		{"sandbox_charges", Kept, "the test payment provider's charges: amounts, dates and test card tokens under ids derived from our charge keys; " +
+			"a key that names the account is rewritten by the erasure, as the ledger's is: no personal data"},
 		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
 		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},
 		{billing.RefundsCollection, Anonymised, "refunds belong to the ledger: amounts and dates stay until the tax period ends; staff's reason is removed"},
