@@ -285,7 +285,8 @@ type Orders interface {
 	Processing(ctx context.Context, id string) error
 	// ClaimOutcome sets the order's outcome unless one is set, at the write,
 	// and returns the outcome that stands (this one, or the first): of
-	// callers racing, one decides. ErrNoOrder when absent.
+	// callers racing, one decides. An order settled without an outcome
+	// stands as its status says. ErrNoOrder when absent.
 	ClaimOutcome(ctx context.Context, id, outcome string) (string, error)
 	// Settled writes the order's final status (after its fulfilment).
 	Settled(ctx context.Context, id, status string) error

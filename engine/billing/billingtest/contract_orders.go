@@ -142,6 +142,17 @@ func RunOrders(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		if got, err := orders.ClaimOutcome(ctx, "co_1", billing.OrderPaid); err != nil || got != billing.OrderPaid {
 			t.Fatalf("the same claim again (a retry) = %q, %v", got, err)
 		}
+		// An order settled without an outcome (before outcomes were
+		// stored) stays as it was settled.
+		if _, _, err := orders.Open(ctx, order("co_old", "a@example.com", "s2")); err != nil {
+			t.Fatal(err)
+		}
+		if err := orders.Settled(ctx, "co_old", billing.OrderPaid); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := orders.ClaimOutcome(ctx, "co_old", billing.OrderExpired); err != nil || got != billing.OrderPaid {
+			t.Fatalf("a settled order's claim = %q, %v; want paid", got, err)
+		}
 		if _, err := orders.ClaimOutcome(ctx, "co_nobody", billing.OrderPaid); !errors.Is(err, billing.ErrNoOrder) {
 			t.Fatalf("an unknown order's claim: %v", err)
 		}

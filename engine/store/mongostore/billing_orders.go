@@ -133,22 +133,29 @@ func (m mongoOrders) Processing(ctx context.Context, id string) error {
 	return nil
 }
 
-// ClaimOutcome sets the outcome by an update filtered on its absence, then
-// reads the one that stands.
+// ClaimOutcome sets the outcome by an update filtered on its absence (and
+// on the order being unsettled), then reads the one that stands.
 func (m mongoOrders) ClaimOutcome(ctx context.Context, id, outcome string) (string, error) {
-	if _, err := m.update(ctx, bson.D{{Key: "_id", Value: id}, {Key: "outcome", Value: nil}},
+	if _, err := m.update(ctx, bson.D{{Key: "_id", Value: id}, {Key: "outcome", Value: nil},
+		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{billing.OrderPending, billing.OrderProcessing}}}}},
 		set(bson.E{Key: "outcome", Value: outcome})); err != nil {
 		return "", fmt.Errorf("claim the outcome of order %s: %w", id, err)
 	}
 	var d struct {
 		Outcome string `bson:"outcome"`
+		Status  string `bson:"status"`
 	}
-	err := m.c.FindOne(ctx, byID(id), options.FindOne().SetProjection(bson.D{{Key: "outcome", Value: 1}})).Decode(&d)
+	err := m.c.FindOne(ctx, byID(id), options.FindOne().SetProjection(bson.D{{Key: "outcome", Value: 1}, {Key: "status", Value: 1}})).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return "", billing.ErrNoOrder
 	}
 	if err != nil {
 		return "", fmt.Errorf("claim the outcome of order %s: %w", id, err)
+	}
+	if d.Outcome == "" {
+		// Settled before outcomes were stored (the claims collection
+		// held them): it stands as its status says.
+		return d.Status, nil
 	}
 	return d.Outcome, nil
 }

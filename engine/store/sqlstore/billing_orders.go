@@ -104,14 +104,16 @@ func (s orders) Processing(ctx context.Context, id string) error {
 }
 
 // ClaimOutcome sets the outcome unless one is set, in one statement, and
-// returns the one that stands.
+// returns the one that stands (an order settled without one stands as its
+// status says).
 func (s orders) ClaimOutcome(ctx context.Context, id, outcome string) (string, error) {
 	var first sql.NullString
 	err := s.b.write(ctx, func(q sqlite.Querier) error {
-		if _, err := q.ExecContext(ctx, `UPDATE checkout_orders SET outcome = ? WHERE id = ? AND outcome IS NULL`, outcome, id); err != nil {
+		if _, err := q.ExecContext(ctx, `UPDATE checkout_orders SET outcome = ?
+			WHERE id = ? AND outcome IS NULL AND status IN ('pending', 'processing')`, outcome, id); err != nil {
 			return err
 		}
-		return q.QueryRowContext(ctx, `SELECT outcome FROM checkout_orders WHERE id = ?`, id).Scan(&first)
+		return q.QueryRowContext(ctx, `SELECT coalesce(outcome, status) FROM checkout_orders WHERE id = ?`, id).Scan(&first)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", billing.ErrNoOrder
