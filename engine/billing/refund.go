@@ -44,8 +44,9 @@ const (
 	RefundFailed    = "failed"
 )
 
-// RefundCollections declares the collections Refund and the sandbox's
-// refunds write, for EnsureCollections (app.Open).
+// RefundCollections declares the collections Refund writes, for
+// EnsureCollections (app.Open): none now (the refunds and the sandbox's are
+// in their stores); kept until app.Open's list of them goes.
 func RefundCollections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{}
 }
