@@ -125,7 +125,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	a.Profiles = profile.NewService(a.stores.profiles, clock, logger)
 	webhookSecret := webhookSecret(cfg)
-	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
+	provider, err := paymentProvider(cfg, a.stores.sandbox, clock, webhookSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +152,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		}
 	}
 	if err := st.EnsureCollections(ctx, specs); err != nil {
-		return nil, err
-	}
-	// Work a release once needs on data older releases wrote: each reads a
-	// whole collection once and then marks itself done.
-	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
 		return nil, err
 	}
 	shipped, err := brand.ReadShipped(content.Brands)

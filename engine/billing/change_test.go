@@ -24,6 +24,12 @@ func init() {
 		}
 		return mongostore.NewBilling(st.DB())
 	})
+	billing.SetTestSandbox(func(st *store.Store) billing.SandboxRecords {
+		if db := st.SQL(); db != nil {
+			return sqlstore.NewSandboxRecords(db)
+		}
+		return mongostore.NewSandboxRecords(st.DB())
+	})
 }
 
 // mailbox records the notices handed to the mailer, failing while fail is set.

@@ -7,24 +7,17 @@ import (
 	"slices"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // Collections whose documents a subscriber's erasure touches, exported for
 // the privacy package's declaration of what happens to each collection.
 const (
-	SandboxCollection         = sandboxCollection
-	CancelLinksCollection     = cancelLinksCollection
-	StripeEventsCollection    = stripeEventsCollection
-	ReceiptsCollection        = receiptsCollection
-	RefundsCollection         = refundsCollection
-	SandboxRefundsCollection  = sandboxRefundsCollection
-	OrdersCollection          = ordersCollection
-	SandboxSessionsCollection = sandboxSessionsCollection
+	CancelLinksCollection  = cancelLinksCollection
+	StripeEventsCollection = stripeEventsCollection
+	ReceiptsCollection     = receiptsCollection
+	RefundsCollection      = refundsCollection
 )
 
 // ErasedEmail stands in for the address of an erased subscriber on the
@@ -125,9 +118,13 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, retainUntil tim
 			continue // an earlier run's
 		}
 		newKey := "erased:" + engine.HashToken(ch.Key)
-		// The sandbox's record of the charge is kept under its key.
-		if err := s.rekeySandboxRecords(ctx, ch, newKey); err != nil {
-			return err
+		// The provider's records first (the sandbox keeps its charges by
+		// our keys): a rerun finds the charge by its old key until the
+		// ledger's moves.
+		if rk, ok := s.provider.(chargeRekeyer); ok {
+			if err := rk.RekeyCharge(ctx, ch.Key, newKey); err != nil {
+				return err
+			}
 		}
 		if err := s.st.Ledger().Erase(ctx, ch.ID, newKey, retainUntil); err != nil {
 			return fmt.Errorf("keep charges for the tax period: %w", err)
@@ -138,62 +135,56 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, retainUntil tim
 
 // eraseOrders deletes the hosted-page orders of the subscriptions or the
 // addresses, and the sandbox's pages for them: what they bought is in the
-// ledger already, and an order names the buyer. The orders are found on
-// their addresses' lists and their subscriptions' filings (listOrder),
-// each read and deleted by _id; the lists go after what they lead to, so
-// an erasure stopped half way and run again finds what is left.
+// ledger already, and an order names the buyer. Each page goes before its
+// order, so an erasure stopped half way and run again still finds the
+// order, and through it the page.
 func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) error {
-	addresses := normaliseEmails(emails)
-	var listed []string
-	for _, email := range addresses {
-		refs, err := ordersByEmail(s.db).Refs(ctx, email)
+	var orders []Order
+	for _, email := range normaliseEmails(emails) {
+		os, err := s.st.Orders().ByEmail(ctx, email)
 		if err != nil {
 			return fmt.Errorf("erase orders: %w", err)
 		}
-		listed = append(listed, refs...)
+		orders = append(orders, os...)
 	}
 	for _, subID := range subIDs {
-		refs, err := filed(ctx, s.db, filedOrders, subID)
+		os, err := s.st.Orders().OfSubscription(ctx, subID)
 		if err != nil {
 			return fmt.Errorf("erase orders: %w", err)
 		}
-		listed = append(listed, refs...)
+		orders = append(orders, os...)
 	}
-	slices.Sort(listed)
-	for _, id := range slices.Compact(listed) {
-		var o Order
-		err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&o)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue // listed, then never stored, or deleted by an earlier run
-		}
-		if err != nil {
-			return fmt.Errorf("erase orders: %w", err)
-		}
-		if !slices.Contains(subIDs, o.SubscriptionID) && !slices.Contains(addresses, normaliseEmail(o.Email)) {
+	pages, _ := s.provider.(pageForgetter)
+	done := map[string]bool{}
+	for _, o := range orders {
+		if done[o.ID] {
 			continue
 		}
-		// The sandbox's page of an order is keyed by the order (a page
-		// another provider opened is not in the sandbox's collection, and
-		// deleting nothing costs one lookup).
-		if _, err := s.db.Collection(sandboxSessionsCollection).DeleteOne(ctx,
-			bson.M{"_id": sandboxSessionID(orderSessionKey(o.ID))}); err != nil {
-			return fmt.Errorf("erase sandbox pages: %w", err)
+		done[o.ID] = true
+		// The sandbox's page of an order is keyed by the order (another
+		// provider's pages are its own to keep).
+		if pages != nil {
+			if err := pages.ForgetPage(ctx, orderSessionKey(o.ID)); err != nil {
+				return fmt.Errorf("erase sandbox pages: %w", err)
+			}
 		}
-		if _, err := s.db.Collection(ordersCollection).DeleteOne(ctx, bson.M{"_id": o.ID}); err != nil {
-			return fmt.Errorf("erase orders: %w", err)
-		}
-	}
-	for _, email := range addresses {
-		if err := ordersByEmail(s.db).Erase(ctx, email); err != nil {
-			return fmt.Errorf("erase orders: %w", err)
-		}
-	}
-	for _, subID := range subIDs {
-		if err := filings(s.db).Erase(ctx, filedOrders+":"+subID); err != nil {
+		if err := s.st.Orders().Delete(ctx, o.ID); err != nil {
 			return fmt.Errorf("erase orders: %w", err)
 		}
 	}
 	return nil
+}
+
+// chargeRekeyer is a provider keeping its charges by our keys (the
+// sandbox), whose keys an erasure rewrites with the ledger's.
+type chargeRekeyer interface {
+	RekeyCharge(ctx context.Context, oldKey, newKey string) error
+}
+
+// pageForgetter is a provider keeping the hosted pages it opened (the
+// sandbox), which an erasure deletes with their orders.
+type pageForgetter interface {
+	ForgetPage(ctx context.Context, key string) error
 }
 
 // eraseCancelLinks deletes an address's cancel links.
@@ -214,41 +205,4 @@ func normaliseEmails(emails []string) []string {
 		}
 	}
 	return out
-}
-
-// rekeySandboxRecords moves the sandbox's record of a charge from the
-// charge's key to its new one (the sandbox provider's books, which are not
-// the ledger's).
-func (s *Service) rekeySandboxRecords(ctx context.Context, ch Charge, newKey string) error {
-	for _, id := range sandboxRecordIDs(ch) {
-		if err := s.moveDoc(ctx, sandboxCollection, id, newKey, bson.M{"key": newKey}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// moveDoc stores a document under a new _id with fields set, then deletes
-// the old one; a missing document is no error. Inserting first means a
-// failure half way leaves a copy, never nothing.
-func (s *Service) moveDoc(ctx context.Context, coll, oldID, newID string, set bson.M) error {
-	var doc bson.M
-	err := s.db.Collection(coll).FindOne(ctx, bson.M{"_id": oldID}).Decode(&doc)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("move %s document: %w", coll, err)
-	}
-	doc["_id"] = newID
-	for k, v := range set {
-		doc[k] = v
-	}
-	if _, err := s.db.Collection(coll).InsertOne(ctx, doc); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("move %s document: %w", coll, err)
-	}
-	if _, err := s.db.Collection(coll).DeleteOne(ctx, bson.M{"_id": oldID}); err != nil {
-		return fmt.Errorf("move %s document: %w", coll, err)
-	}
-	return nil
 }

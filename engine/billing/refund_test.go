@@ -92,7 +92,7 @@ func TestRefundAnAddOnInFullTakesItsEntitlement(t *testing.T) {
 	if _, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "again", By: "staff:x", Key: "k2"}); !errors.Is(err, ErrAlreadyRefunded) {
 		t.Fatalf("a second refund of a refunded charge: %v", err)
 	}
-	if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 1 {
+	if n := countRecords(t, f.st, "sandbox_refunds", "", bson.M{}); n != 1 {
 		t.Fatalf("the provider made %d refunds, want 1", n)
 	}
 	history, _ := f.svc.History(ctx, addOn.ID)
@@ -174,7 +174,7 @@ func TestARefundIsMadeOnceWhenAskedTogether(t *testing.T) {
 			if len(ids) != 1 {
 				t.Errorf("%d refunds answered, want 1: %v", len(ids), ids)
 			}
-			if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 1 {
+			if n := countRecords(t, f.st, "sandbox_refunds", "", bson.M{}); n != 1 {
 				t.Errorf("the provider made %d refunds, want 1", n)
 			}
 			recorded, err := f.svc.RefundsOf(ctx, ch.ID)
@@ -239,7 +239,7 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
-	if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 0 {
+	if n := countRecords(t, f.st, "sandbox_refunds", "", bson.M{}); n != 0 {
 		t.Fatalf("the provider made %d refunds", n)
 	}
 }
@@ -384,7 +384,7 @@ func TestAnAddOnRefundedCanBeBoughtAgain(t *testing.T) {
 	if again.ID == addOn.ID || again.Expired(f.clock.Now()) {
 		t.Fatalf("the second purchase = %+v", again)
 	}
-	if n := f.count(t, sandboxCollection, bson.M{"status": "succeeded"}); n != 2 {
+	if n := countRecords(t, f.st, "sandbox_charges", succeededSandboxCharges, succeededSandboxFilter); n != 2 {
 		t.Fatalf("%d charges taken, want the first purchase and the second", n)
 	}
 	subs, _ := f.svc.ForUser(ctx, "u1")

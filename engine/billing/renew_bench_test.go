@@ -47,7 +47,7 @@ func openBillingDB(tb testing.TB) billingDB {
 	if err := st.EnsureCollections(context.Background(), specs); err != nil {
 		tb.Fatal(err)
 	}
-	return billingDB{Database: st.DB(), mails: NewBenchMails(tb), store: storeOf(st), seeded: new(int)}
+	return billingDB{Database: st.DB(), st: st, mails: NewBenchMails(tb), store: storeOf(st), sandbox: sandboxOf(st), seeded: new(int)}
 }
 
 // billingDB is a test database with billing's collections, and the
@@ -56,6 +56,9 @@ type billingDB struct {
 	*mongo.Database
 	mails mail.Mails
 	store Store
+	// st is the test's store; sandbox, the sandbox's books on it.
+	st      *store.Store
+	sandbox SandboxRecords
 	// seeded is how many subscriptions seedDue wrote.
 	seeded *int
 }
@@ -106,27 +109,16 @@ type renewCounts struct{ charges, distinct, renewed int64 }
 func countRenewals(tb testing.TB, db billingDB) renewCounts {
 	tb.Helper()
 	ctx := context.Background()
-	cur, err := db.Collection(sandboxCollection).Find(ctx, bson.M{"status": "succeeded"})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var c renewCounts
 	seen := map[string]bool{}
-	for cur.Next(ctx) {
-		var ch Charge
-		if err := cur.Decode(&ch); err != nil {
-			tb.Fatal(err)
-		}
+	for _, key := range sandboxChargeKeys(tb, db.st) {
 		c.charges++
 		// renew:<subscription>:<period end>:<attempt>
-		parts := strings.Split(ch.Key, ":")
+		parts := strings.Split(key, ":")
 		if len(parts) != 4 || parts[0] != "renew" {
-			tb.Fatalf("unexpected charge key %q", ch.Key)
+			tb.Fatalf("unexpected charge key %q", key)
 		}
 		seen[parts[1]+":"+parts[2]] = true
-	}
-	if err := cur.Err(); err != nil {
-		tb.Fatal(err)
 	}
 	c.distinct = int64(len(seen))
 	for i := range *db.seeded {
@@ -153,7 +145,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	outbox := receiptOutbox(tb, db)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
 			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())
@@ -234,7 +226,7 @@ func reportProgress(db billingDB, start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				n, err := db.Collection(sandboxCollection).CountDocuments(context.Background(), bson.M{})
+				n, err := countRows(db.st, "sandbox_charges", "", bson.M{})
 				fmt.Fprintf(os.Stderr, "renewal progress: %d charged after %s (%v)\n", n, time.Since(start).Round(time.Second), err)
 			}
 		}

@@ -23,12 +23,7 @@ import (
 // (sqlstore/mongostore), which declares their tables and indexes.
 func Collections() map[string][]mongo.IndexModel {
 	return map[string][]mongo.IndexModel{
-		filingsCollection:         nil,
-		sandboxCollection:         nil,
-		sandboxSessionsCollection: nil,
-		ordersCollection:          nil,
-		cancelLinksCollection:     nil,
-		ChecksCollection:          nil,
+		cancelLinksCollection: nil,
 	}
 }
 
@@ -81,8 +76,6 @@ type Service struct {
 	provider  Provider
 	catalogue *Catalogue
 	claims    *store.Claims
-	// checks files the orders and refunds to look at again (reconcile.go).
-	checks *store.Schedule
 	logger *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
@@ -133,7 +126,6 @@ func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		checks: newChecksSchedule(db),
 		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }

@@ -155,6 +155,7 @@ type Store interface {
 	CancelLinks() CancelLinks
 	StripeEvents() StripeEvents
 	Ledger() Ledger
+	Orders() Orders
 	// Atomically runs fn with stores whose writes form one use case. On
 	// SQLite they are one transaction (BEGIN IMMEDIATE, the single writer):
 	// never call a provider inside fn. On MongoDB fn runs as is, its writes
@@ -275,17 +276,43 @@ type Receipts interface {
 	DeleteRetained(ctx context.Context, number string, now time.Time) (int64, error)
 }
 
-// Orders keeps hosted-page purchases.
+// Orders keeps hosted-page purchases. An order's outcome is decided once,
+// at the write (ClaimOutcome), and its status is written after what the
+// outcome made exists (Settled), so a page that reads paid finds it. Orders
+// still pending or processing are looked at again by the reconciliation
+// pass at their check time (Unsettled, Recheck).
 type Orders interface {
+	// Open stores o unless an order with its id exists, and returns the
+	// stored one and whether this call stored it.
 	Open(ctx context.Context, o Order) (Order, bool, error)
+	// Get returns an order, or ErrNoOrder.
 	Get(ctx context.Context, id string) (Order, error)
+	// SetSession records the hosted page opened for the order.
 	SetSession(ctx context.Context, id, session, url string) error
+	// Processing moves a pending order to processing (a delayed method
+	// accepted); an order in any other status stays as it is.
 	Processing(ctx context.Context, id string) error
+	// ClaimOutcome sets the order's outcome unless one is set, at the write,
+	// and returns the outcome that stands (this one, or the first): of
+	// callers racing, one decides. An order settled without an outcome
+	// stands as its status says. ErrNoOrder when absent.
 	ClaimOutcome(ctx context.Context, id, outcome string) (string, error)
-	Settled(ctx context.Context, id, status string, fx Effects) error
+	// Settled writes the order's final status (after its fulfilment).
+	Settled(ctx context.Context, id, status string) error
+	// ChangeEmail writes the buyer's corrected address.
 	ChangeEmail(ctx context.Context, id, email string) error
+	// ByEmail returns the orders of an address (normalised).
+	ByEmail(ctx context.Context, email string) ([]Order, error)
+	// OfSubscription returns the orders made for a subscription.
+	OfSubscription(ctx context.Context, subID string) ([]Order, error)
+	// Unsettled returns up to n orders pending or processing whose check
+	// time is at or before now, earliest check first.
 	Unsettled(ctx context.Context, now time.Time, n int) ([]Order, error)
+	// Recheck sets when the reconciliation looks at the order again; a zero
+	// at means never (nothing left to ask the provider).
 	Recheck(ctx context.Context, id string, at time.Time) error
+	// Delete deletes an order (an erasure); an absent one is no error.
+	Delete(ctx context.Context, id string) error
 }
 
 // CancelLink is a cancel-by-email link.
@@ -352,21 +379,40 @@ type Erasures interface {
 	PurgeRetained(ctx context.Context, now time.Time, n int) (int64, error)
 }
 
-// SandboxSession and SandboxRefund are the sandbox provider's records (Part
-// C exports their fields).
-type (
-	SandboxSession = sandboxSession
-	SandboxRefund  = sandboxRefund
-)
-
-// SandboxRecords are the sandbox provider's own books.
+// SandboxRecords are the sandbox provider's own books: its hosted pages,
+// the charges it took and the refunds it made. A page is paid once: its
+// payment is a record inserted under the page's id, and the insert decides
+// (SQLite: in one transaction with the page's completion). A charge or a
+// refund is answered once per idempotency key: the first stored answers.
+// A charge is kept under an id derived from its key (sandboxChargeID), and
+// its key beside it, which an erasure rewrites (Rekey): so no record names
+// a person once the pages are erased and the keys rewritten.
 type SandboxRecords interface {
+	// OpenSession stores s unless a page with its id exists, and returns
+	// the stored one.
 	OpenSession(ctx context.Context, s SandboxSession) (SandboxSession, error)
+	// Session returns a page, or ErrNoSession.
 	Session(ctx context.Context, id string) (SandboxSession, error)
-	Challenge(ctx context.Context, id string, pm *PaymentMethod) error
-	PaySession(ctx context.Context, id string, paid Charge, set SandboxSession) (bool, error)
+	// Challenge sets the card waiting for its 3-D Secure step while the page
+	// is open; a zero pm clears it.
+	Challenge(ctx context.Context, id string, pm PaymentMethod) error
+	// PaySession stores the page's payment record unless it exists and, when
+	// this call stored it, completes the page as paid says (status, payment
+	// status, method, payment intent; the challenge cleared). It reports
+	// whether this call paid the page.
+	PaySession(ctx context.Context, record Charge, paid SandboxSession) (bool, error)
+	// Charges stores each charge under its ID unless one is stored there,
+	// and returns for each the stored one and whether this call stored it.
 	Charges(ctx context.Context, chs []Charge) ([]Charge, []bool, error)
-	ChargeOf(ctx context.Context, ids []string) (Charge, error)
-	Refund(ctx context.Context, r SandboxRefund) (SandboxRefund, error)
+	// ChargeOf returns the first record stored under one of ids, else one
+	// whose Reference is reference (ErrNoCharge).
+	ChargeOf(ctx context.Context, ids []string, reference string) (Charge, error)
+	// Rekey rewrites the key of the charges stored with oldKey (an
+	// erasure: the key can name the account); again, it changes nothing.
 	Rekey(ctx context.Context, oldKey, newKey string) error
+	// Refund stores r unless a refund with its key (ID) exists, and returns
+	// the stored one.
+	Refund(ctx context.Context, r SandboxRefund) (SandboxRefund, error)
+	// DeleteSession deletes a page (an erasure); an absent one is no error.
+	DeleteSession(ctx context.Context, id string) error
 }

@@ -43,7 +43,8 @@ func collections() []collection {
 		privacyExportsCollection, privacyExportChunksCollection, privacyExportKeysCollection, privacyErasuresCollection,
 		privacyPendingErasuresCollection, privacyFarewellsCollection, accountActivityCollection, instagramDeletionsCollection,
 		subscriptionsCollection, historyCollection, outboxCollection, billingKeysCollection,
-		refundsCollection, receiptsCollection, cancelLinksCollection, stripeEventsCollection, chargesCollection, chargeEventsCollection}
+		refundsCollection, receiptsCollection, cancelLinksCollection, stripeEventsCollection, chargesCollection, chargeEventsCollection,
+		ordersCollection, sandboxSessionsCollection, sandboxChargesCollection, sandboxRefundsCollection}
 }
 
 // indexes returns the declared indexes of the named collection.

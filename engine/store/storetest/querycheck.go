@@ -32,11 +32,8 @@ import (
 // with why; a scan of one is cheap at any scale. Every collection not
 // listed is taken to grow.
 var Bounded = map[string]string{
-	"settings":         "a few documents: the secret and the once-only start-up marks",
-	"health":           "one document per app instance",
-	"sandbox_charges":  "the sandbox provider's own ledger: development and tests only",
-	"sandbox_sessions": "the sandbox provider's hosted pages: development and tests only",
-	"sandbox_refunds":  "the sandbox provider's refunds: development and tests only",
+	"settings": "a few documents: the secret and the once-only start-up marks",
+	"health":   "one document per app instance",
 }
 
 // Periodic lists scans of growing collections made by passes that run now
@@ -46,8 +43,7 @@ var Bounded = map[string]string{
 // a pass cannot be on an index on the embedded store; each one is accepted
 // here with its reason, and the check still fails on any other shape.
 var Periodic = map[string]map[string]string{
-	"claims":          {"expiresAt": "the sweep deletes expired claims"},
-	"checkout_orders": {"": "listing orders under their addresses and subscriptions, once per database at start"},
+	"claims": {"expiresAt": "the sweep deletes expired claims"},
 }
 
 // Rare lists the functions whose queries may scan a growing collection
