@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"sync"
 	"time"
 )
@@ -45,4 +46,10 @@ func (c *ManualClock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = t.UTC()
+}
+
+// Window names the fixed window of length d that t falls in, for keys that
+// count or decide once per period ("…:" + Window(now, 15*time.Minute)).
+func Window(t time.Time, d time.Duration) string {
+	return strconv.FormatInt(t.UnixNano()/int64(d), 36)
 }

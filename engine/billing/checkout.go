@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 )

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-
 	"glimpse/engine"
 )
 

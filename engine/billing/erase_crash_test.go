@@ -178,7 +178,7 @@ func TestAnErasureStoppedAtAnyWriteIsFinishedByARerun(t *testing.T) {
 		f, subs, _ := setUp(t)
 		left := &atomic.Int64{}
 		left.Store(n)
-		stopped := NewService(f.svc.db, f.clock, Options{Store: crashing{f.svc.st, left}, Provider: f.svc.provider,
+		stopped := NewService(f.clock, Options{Store: crashing{f.svc.st, left}, Provider: f.svc.provider,
 			Notify: f.notices.add})
 		err := erase(stopped, subs)
 		if err != nil && !errors.Is(err, errCrash) {

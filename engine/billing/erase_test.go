@@ -11,7 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // namingAnn returns, per collection, the documents that still hold ann's
@@ -20,16 +19,16 @@ import (
 func (f fixture) namingAnn(t *testing.T) []string {
 	t.Helper()
 	ctx := context.Background()
-	names, err := f.svc.db.ListCollectionNames(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, name := range names {
-		if name == store.ClaimsCollection {
-			continue
+	var names []string
+	if mdb := f.st.DB(); mdb != nil {
+		var err error
+		if names, err = mdb.ListCollectionNames(ctx, bson.M{}); err != nil {
+			t.Fatal(err)
 		}
-		cur, err := f.svc.db.Collection(name).Find(ctx, bson.M{})
+	}
+	for _, name := range names {
+		cur, err := f.st.DB().Collection(name).Find(ctx, bson.M{})
 		if err != nil {
 			t.Fatal(err)
 		}

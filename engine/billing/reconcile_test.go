@@ -96,7 +96,7 @@ func TestARefundWhoseAnswerWasLostIsFinished(t *testing.T) {
 	clock := engine.NewManualClock(start)
 	log := &noticeLog{}
 	provider := &lostAnswer{Sandbox: NewSandbox(sandboxOf(st), clock, testWebhookSecret)}
-	f := fixture{st: st, svc: NewService(st.DB(), clock, Options{Store: storeOf(st), Provider: provider, Notify: log.add, WebhookSecret: testWebhookSecret}),
+	f := fixture{st: st, svc: NewService(clock, Options{Store: storeOf(st), Provider: provider, Notify: log.add, WebhookSecret: testWebhookSecret}),
 		clock: clock, notices: log}
 	ctx := context.Background()
 	_, ch := f.withAddOn(t)

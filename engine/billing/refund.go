@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 )
@@ -42,13 +40,6 @@ const (
 	RefundSucceeded = "succeeded"
 	RefundFailed    = "failed"
 )
-
-// RefundCollections declares the collections Refund writes, for
-// EnsureCollections (app.Open): none now (the refunds and the sandbox's are
-// in their stores); kept until app.Open's list of them goes.
-func RefundCollections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{}
-}
 
 // RefundRequest asks for a charge to be refunded.
 type RefundRequest struct {

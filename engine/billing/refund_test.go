@@ -41,15 +41,6 @@ func (f fixture) withAddOn(t *testing.T) (Subscription, Charge) {
 	return addOn, charges[0]
 }
 
-func (f fixture) count(t *testing.T, collection string, filter bson.M) int64 {
-	t.Helper()
-	n, err := f.svc.db.Collection(collection).CountDocuments(context.Background(), filter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestRefundAnAddOnInFullTakesItsEntitlement(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/content"
 	"glimpse/engine"
@@ -33,27 +32,17 @@ var NewBenchMails func(tb testing.TB) mail.Mails
 // subscription's period ended an hour before.
 var renewAt = time.Date(2026, 11, 9, 9, 0, 0, 0, time.UTC)
 
-// openBillingDB opens a test database with billing's collections made as
-// app.Open makes them, and billing's store on the test's engine.
+// openBillingDB opens a test database with billing's store on the test's
+// engine.
 func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
-	var specs []store.CollectionSpec
-	for _, m := range []map[string][]mongo.IndexModel{Collections(), store.ClaimsCollections()} {
-		for name, idx := range m {
-			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-		}
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		tb.Fatal(err)
-	}
-	return billingDB{Database: st.DB(), st: st, mails: NewBenchMails(tb), store: storeOf(st), sandbox: sandboxOf(st), seeded: new(int)}
+	return billingDB{st: st, mails: NewBenchMails(tb), store: storeOf(st), sandbox: sandboxOf(st), seeded: new(int)}
 }
 
 // billingDB is a test database with billing's collections, and the
 // outbox's storage on the embedded SQLite database (the default engine).
 type billingDB struct {
-	*mongo.Database
 	mails mail.Mails
 	store Store
 	// st is the test's store; sandbox, the sandbox's books on it.
@@ -145,7 +134,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	outbox := receiptOutbox(tb, db)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
+		svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
 			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())

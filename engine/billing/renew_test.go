@@ -71,7 +71,7 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 	}
 	for range 2 {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
+		svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
 			Notify: notify, NotifyMany: notifyMany})
 		svc.renewal.batch = 3
 		svc.SetMetrics(counted)
@@ -231,9 +231,9 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 		}
 		return nil
 	}
-	pass := NewService(db.Database, clock, Options{Store: db.store, Provider: provider, Notify: notify})
+	pass := NewService(clock, Options{Store: db.store, Provider: provider, Notify: notify})
 	pass.renewal.batch, pass.renewal.batchesInFlight = 1, 1
-	desk := NewService(db.Database, clock, Options{Store: db.store, Provider: provider})
+	desk := NewService(clock, Options{Store: db.store, Provider: provider})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if _, err := pass.RenewDue(ctx); err != nil {

@@ -10,22 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/metrics"
-	"glimpse/engine/store"
 )
-
-// Collections lists billing's collections with their indexes. The
-// subscriptions, their history and the ledger are billing's Store's
-// (sqlstore/mongostore), which declares their tables and indexes.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		cancelLinksCollection: nil,
-	}
-}
 
 // Notice is a mail billing asks to send; the app turns it into the mail
 // package's message. Key makes it once-only.
@@ -68,15 +56,12 @@ const (
 
 // Service sells plans and keeps subscriptions.
 type Service struct {
-	db *mongo.Database
-	// st is billing's own storage (storage.go), which the move of issue #33
-	// fills interface by interface; nil in tests that do not reach it.
+	// st is billing's storage (storage.go): SQLite or MongoDB.
 	st        Store
 	clock     engine.Clock
 	provider  Provider
 	catalogue *Catalogue
-	claims    *store.Claims
-	logger *slog.Logger
+	logger    *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
 	notifyMany func(ctx context.Context, ns []Notice) error
@@ -118,14 +103,14 @@ type Options struct {
 var DefaultRetries = []time.Duration{24 * time.Hour, 3 * 24 * time.Hour, 5 * 24 * time.Hour}
 
 // NewService returns the billing service.
-func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
+func NewService(clock engine.Clock, o Options) *Service {
 	if o.Catalogue == nil {
 		o.Catalogue = DefaultCatalogue()
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
+	return &Service{st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue,
 		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
@@ -522,7 +507,7 @@ func (s *Service) cancelAll(ctx context.Context, subs []Subscription, bundle, by
 // never get past the limit together.
 func (s *Service) TakeAttempt(ctx context.Context, key string, limit int, window time.Duration) (bool, error) {
 	now := s.clock.Now()
-	ok, err := s.st.Keys().Take(ctx, key+":"+store.Window(now, window), limit, now, now.Add(2*window))
+	ok, err := s.st.Keys().Take(ctx, key+":"+engine.Window(now, window), limit, now, now.Add(2*window))
 	if err != nil {
 		return false, fmt.Errorf("count attempt %s: %w", key, err)
 	}

@@ -55,7 +55,7 @@ func newFixture(t *testing.T) fixture {
 	st := storetest.Open(t)
 	clock := engine.NewManualClock(start)
 	log := &noticeLog{}
-	svc := NewService(st.DB(), clock, Options{Store: storeOf(st), Provider: NewSandbox(sandboxOf(st), clock, testWebhookSecret), Notify: log.add,
+	svc := NewService(clock, Options{Store: storeOf(st), Provider: NewSandbox(sandboxOf(st), clock, testWebhookSecret), Notify: log.add,
 		WebhookSecret: testWebhookSecret})
 	return fixture{st: st, svc: svc, clock: clock, notices: log}
 }
@@ -454,7 +454,7 @@ func TestTwoWorkersRenewOnce(t *testing.T) {
 		f.buyAs(t, fmt.Sprintf("ann+%d@example.com", i), FamilyWeekly, TestCardSucceeds, "k"+string(rune('A'+i)))
 	}
 	f.clock.Advance(8 * 24 * time.Hour)
-	other := NewService(f.svc.db, f.clock, Options{Store: f.svc.st, Provider: NewSandbox(sandboxOf(f.st), f.clock, testWebhookSecret)})
+	other := NewService(f.clock, Options{Store: f.svc.st, Provider: NewSandbox(sandboxOf(f.st), f.clock, testWebhookSecret)})
 	var wg sync.WaitGroup
 	for _, w := range []*Service{f.svc, other, f.svc, other} {
 		wg.Add(1)

@@ -14,9 +14,8 @@ import (
 	"glimpse/engine"
 )
 
-// stripeEventsCollection names the old MongoDB collection of the Stripe
-// events handled for EnsureCollections until billing's Collections() goes
-// (they now live in billing's store, StripeEvents, under the same name).
+// stripeEventsCollection names the table and collection of the Stripe
+// events handled (billing's store, StripeEvents), for privacy's fates.
 const stripeEventsCollection = "stripe_events"
 
 // StripeEventMemory is how long a handled event's id is remembered: Stripe
