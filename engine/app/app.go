@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/content"
 	"glimpse/engine"
 	"glimpse/engine/analysis"
@@ -109,7 +107,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	if err := a.openBreach(cfg, logger); err != nil {
 		return nil, err
 	}
-	specs := []store.CollectionSpec{{Name: settingsCollection}}
 	// Staff sign-in has the subscribers' limits, counted in auth's counters
 	// apart from theirs by the limiter's scope.
 	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(a.stores.auth.Counters, clock, "staff", auth.DefaultLimits))
@@ -125,11 +122,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	a.Events = tracking.NewStore(a.stores.events, clock, tracking.DefaultRetention)
 	a.Profiles = profile.NewService(a.stores.profiles, clock, logger)
 	webhookSecret := webhookSecret(cfg)
-	provider, err := paymentProvider(cfg, st.DB(), clock, webhookSecret)
+	provider, err := paymentProvider(cfg, a.stores.sandbox, clock, webhookSecret)
 	if err != nil {
 		return nil, err
 	}
-	a.Billing = billing.NewService(st.DB(), clock, billing.Options{Store: a.stores.billing, Provider: provider,
+	a.Billing = billing.NewService(clock, billing.Options{Store: a.stores.billing, Provider: provider,
 		Logger: logger, Notify: a.billingMail, NotifyMany: a.billingMails, Changed: a.Auth.ForgetSubscriptions, WebhookSecret: webhookSecret})
 	// A profile report bought before the profile's first analysis is mailed
 	// once there is one.
@@ -145,20 +142,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 		InstagramAppSecret: cfg.InstagramAppSecret, BaseURL: cfg.BaseURL})
 	// The retention job counts an account's disuse from its creation.
 	a.Auth.OnCreated(a.Privacy.Started)
-	for _, collections := range []map[string][]mongo.IndexModel{store.ClaimsCollections(),
-		billing.Collections(), billing.LedgerCollections(), billing.ReceiptCollections(), billing.RefundCollections()} {
-		for name, idx := range collections {
-			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-		}
-	}
-	if err := st.EnsureCollections(ctx, specs); err != nil {
-		return nil, err
-	}
-	// Work a release once needs on data older releases wrote: each reads a
-	// whole collection once and then marks itself done.
-	if err := billing.FileExistingBillingLists(ctx, st.DB(), settingsCollection); err != nil {
-		return nil, err
-	}
 	shipped, err := brand.ReadShipped(content.Brands)
 	if err != nil {
 		return nil, err
@@ -256,8 +239,6 @@ func (a *App) openBreach(cfg config.Config, logger *slog.Logger) error {
 	return nil
 }
 
-const settingsCollection = "settings"
-
 // loadSecret returns the configured secret, or one generated on first start
 // and kept in the database so that every instance agrees on it.
 func loadSecret(ctx context.Context, store settings.Store, configured string) ([]byte, error) {
@@ -340,17 +321,10 @@ func (a *App) Sweep(ctx context.Context) error {
 	if _, err := a.Staff.Sweep(ctx); err != nil {
 		return err
 	}
-	if _, err := store.NewClaims(a.Store.DB()).Sweep(ctx, a.Clock.Now()); err != nil {
-		return err
-	}
 	if _, err := a.Billing.SweepKeys(ctx); err != nil {
 		return err
 	}
 	if _, err := a.Billing.SweepLedger(ctx); err != nil {
-		return err
-	}
-	// Before the privacy sweep's first purge of what erasures kept.
-	if err := billing.FileRetainedBefore(ctx, a.Store.DB(), settingsCollection, a.Clock.Now()); err != nil {
 		return err
 	}
 	if err := a.Privacy.Sweep(ctx); err != nil {

@@ -3,8 +3,6 @@ package app
 import (
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/billing"
 	"glimpse/engine/config"
@@ -13,10 +11,10 @@ import (
 // paymentProvider builds the payment provider GLIMPSE_PAYMENTS names: the
 // built-in sandbox (takes no money) or Stripe (docs/stripe.md). config.Load
 // already refused stripe without a secret key.
-func paymentProvider(cfg config.Config, db *mongo.Database, clock engine.Clock, webhookSecret string) (billing.Provider, error) {
+func paymentProvider(cfg config.Config, sandbox billing.SandboxRecords, clock engine.Clock, webhookSecret string) (billing.Provider, error) {
 	switch cfg.Payments {
 	case "", "sandbox":
-		return billing.NewSandbox(db, clock, webhookSecret), nil
+		return billing.NewSandbox(sandbox, clock, webhookSecret), nil
 	case "stripe":
 		p, err := billing.NewStripe(billing.StripeConfig{SecretKey: cfg.StripeSecretKey, APIBase: cfg.StripeAPIBase, Clock: clock})
 		if err != nil {

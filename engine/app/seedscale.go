@@ -287,13 +287,6 @@ type scaleDocs struct {
 	uses          []privacy.LastUse
 }
 
-func (b *scaleDocs) add(coll string, doc any) {
-	if _, ok := b.docs[coll]; !ok {
-		b.order = append(b.order, coll)
-	}
-	b.docs[coll] = append(b.docs[coll], doc)
-}
-
 // batch builds subscribers [from, to). Subscriber i's choices come from a
 // generator seeded with i, so a seed of N is the same on every machine.
 func (t *scaleTemplate) batch(from, to int) scaleDocs {
@@ -338,18 +331,12 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 	}
 	seeded := billing.Seeded{Sub: sub}
 	line := func(c billing.Change) { seeded.Lines = append(seeded.Lines, c) }
-	charges := 0
-	charge := func(ch billing.Charge) {
-		b.add(billing.ChargesCollection, ch)
-		b.add(billing.FilingsCollection, billing.ReferenceFiling(ch.Reference, ch.ID))
-		b.add(billing.FilingsCollection, billing.ChargeFiling(subID, charges, ch.ID))
-		charges++
-	}
+	charge := func(ch billing.Charge) { seeded.Charges = append(seeded.Charges, ch) }
 	line(billing.Change{ID: subID + "/created", SubscriptionID: subID, At: started,
 		By: "checkout", Kind: billing.ChangeCreated, To: plan.Code, Detail: plan.Price.String() + " " + brand.CardLabel(pm.Brand, pm.Last4)})
 	line(billing.Change{ID: subID + "/finalized", SubscriptionID: subID, At: started.Add(3 * time.Minute),
 		By: "user:" + userID, Kind: billing.ChangeFinalized, To: userID})
-	charge(billing.Charge{ID: "checkout:" + subID, Key: "checkout:" + subID, Provider: t.provider,
+	charge(billing.Charge{ID: billing.ChargeIDOf("checkout:" + subID), Key: "checkout:" + subID, Provider: t.provider,
 		Reference: "ch_sandbox_" + engine.NewID(), Amount: plan.Price, Method: pm.ID, SubscriptionID: subID,
 		Status: "succeeded", CreatedAt: started})
 	ps := started
@@ -358,7 +345,7 @@ func (t *scaleTemplate) subscriber(b *scaleDocs, i int) {
 		if periods-p <= 4 {
 			period := strconv.FormatInt(end.Unix(), 10)
 			key := "renew:" + subID + ":" + period + ":0"
-			charge(billing.Charge{ID: key, Key: key, Provider: t.provider,
+			charge(billing.Charge{ID: billing.ChargeIDOf(key), Key: key, Provider: t.provider,
 				Reference: "ch_sandbox_" + engine.NewID(), Amount: plan.Price, Method: pm.ID, SubscriptionID: subID,
 				Status: "succeeded", CreatedAt: end})
 			line(billing.Change{ID: subID + "/renewed:" + period, SubscriptionID: subID, At: end,

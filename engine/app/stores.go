@@ -41,6 +41,8 @@ type stores struct {
 	breach       breach.Records
 	privacy      privacy.Stores
 	billing      billing.Store
+	// sandbox is the sandbox payment provider's books.
+	sandbox billing.SandboxRecords
 }
 
 func openStores(ctx context.Context, st *store.Store) (stores, error) {
@@ -49,7 +51,8 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db),
 			content: sqlstore.NewContentItems(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
 			breach: sqlstore.NewBreachRecords(db), auth: sqlstore.AuthStores(db),
-			settings: sqlstore.NewSettings(db), privacy: sqlstore.NewPrivacy(db), billing: sqlstore.NewBilling(db)}, nil
+			settings: sqlstore.NewSettings(db), privacy: sqlstore.NewPrivacy(db), billing: sqlstore.NewBilling(db),
+			sandbox: sqlstore.NewSandboxRecords(db)}, nil
 	}
 	if err := mongostore.Ensure(ctx, st); err != nil {
 		return stores{}, fmt.Errorf("open stores: %w", err)
@@ -58,7 +61,8 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()),
 		content: mongostore.NewContentItems(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
 		breach: mongostore.NewBreachRecords(st.DB()), auth: mongostore.AuthStores(st.DB()),
-		settings: mongostore.NewSettings(st.DB()), privacy: mongostore.NewPrivacy(st.DB()), billing: mongostore.NewBilling(st.DB())}, nil
+		settings: mongostore.NewSettings(st.DB()), privacy: mongostore.NewPrivacy(st.DB()), billing: mongostore.NewBilling(st.DB()),
+		sandbox: mongostore.NewSandboxRecords(st.DB())}, nil
 }
 
 // authBilling is what auth reads and writes of billing's subscriptions:

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // What a charge's later life does to the access it paid for (the EULA's
@@ -26,17 +23,18 @@ import (
 // it (dunning). Each change is applied only for the charge's newest event
 // (HandleStripeEvent's Applied), so events out of order change nothing.
 
-// ApplyChargeAccess changes the access of the subscription a charge paid
-// for after an event set the charge's status.
-func (s *Service) ApplyChargeAccess(ctx context.Context, key, status string) error {
-	var ch Charge
-	err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&ch)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil // the event came before our ledger entry: its status is kept with the charge's events
+// ApplyChargeAccess changes the access of the subscription the charge with
+// the opaque id paid for after an event set the charge's status.
+func (s *Service) ApplyChargeAccess(ctx context.Context, id, status string) error {
+	ch, err := s.st.Ledger().Charge(ctx, id)
+	if errors.Is(err, ErrNoCharge) {
+		return nil // the event came before our ledger entry: the ledger applies it when the charge is recorded
 	}
 	if err != nil {
-		return fmt.Errorf("read charge %s: %w", key, err)
+		return fmt.Errorf("read charge %s: %w", id, err)
 	}
+	// The history lines name the charge by its key, as they always have.
+	key := ch.Key
 	if ch.SubscriptionID == "" || ch.Duplicate {
 		return nil // a payment twice for one thing: what it paid for was paid for by another
 	}

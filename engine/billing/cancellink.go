@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
-// cancelLinksCollection names the old MongoDB collection of cancel links
-// for EnsureCollections until billing's Collections() goes (the links now
-// live in billing's store, CancelLinks, under the same name).
+// cancelLinksCollection names the cancel links' table and collection in
+// billing's store (CancelLinks), for privacy's fates.
 const cancelLinksCollection = "cancel_links"
 
 // cancelLink is a cancel-by-email request, kept by the SHA-256 of its

@@ -24,6 +24,12 @@ func init() {
 		}
 		return mongostore.NewBilling(st.DB())
 	})
+	billing.SetTestSandbox(func(st *store.Store) billing.SandboxRecords {
+		if db := st.SQL(); db != nil {
+			return sqlstore.NewSandboxRecords(db)
+		}
+		return mongostore.NewSandboxRecords(st.DB())
+	})
 }
 
 // mailbox records the notices handed to the mailer, failing while fail is set.
@@ -54,7 +60,7 @@ func newStoredService(t *testing.T) (*billing.Service, billing.Store, *mailbox) 
 	bs := sqlstore.NewBilling(st.SQL())
 	box := &mailbox{got: map[string]int{}}
 	clock := engine.NewManualClock(time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC))
-	return billing.NewService(st.DB(), clock, billing.Options{Store: bs, Notify: box.notify}), bs, box
+	return billing.NewService(clock, billing.Options{Store: bs, Notify: box.notify}), bs, box
 }
 
 func TestAChangeThatLostARaceIsDecidedAgain(t *testing.T) {

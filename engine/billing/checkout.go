@@ -9,46 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
-	"glimpse/engine/store"
 )
-
-// ordersCollection keeps every purchase sent to a provider's hosted page.
-// It also holds each buyer address's list of its orders (ordersByEmail).
-const ordersCollection = "checkout_orders"
-
-// ordersByEmail lists each order under its buyer's normalised address,
-// "<email>#0", "#1", … → order id, so that erasing the buyer deletes their
-// orders by _id: found by their address, they were a scan of every order
-// (docs/store.md §10). The lists live beside the orders, so account
-// deletion's declaration for the collection (erased) covers them too; their
-// _ids hold a "#", which no order's does (Order refuses such an id). An
-// order is also filed under its subscription (filedOrders), for an order
-// whose address is not one the erasure is given.
-func ordersByEmail(db *mongo.Database) *store.Lists { return store.NewLists(db, ordersCollection) }
-
-// listOrder puts an order on its address's list and its subscription's,
-// before the order is stored: a crash in between leaves a slot the erasure
-// skips, never an order no list leads to. Append (a few reads however long
-// the list) rather than Add (a read of every slot): a subscriber whose bank
-// asks for every renewal has an order a period.
-func listOrder(ctx context.Context, db *mongo.Database, order Order) error {
-	if email := normaliseEmail(order.Email); email != "" {
-		if err := ordersByEmail(db).Append(ctx, email, order.ID); err != nil {
-			return fmt.Errorf("list order %s: %w", order.ID, err)
-		}
-	}
-	if order.SubscriptionID != "" {
-		if err := filings(db).Append(ctx, filedOrders+":"+order.SubscriptionID, order.ID); err != nil {
-			return fmt.Errorf("list order %s: %w", order.ID, err)
-		}
-	}
-	return nil
-}
 
 // orderSessionKey is the idempotency key of an order's hosted page: one
 // page per order, whose sandbox page is found from the order's id
@@ -91,28 +54,28 @@ const (
 // stands. Only verified provider events settle it (settleCheckout); the
 // buyer's return from the page only reads it.
 type Order struct {
-	ID             string        `bson:"_id"`
-	Kind           string        `bson:"kind"`
-	Brand          string        `bson:"brand"`
-	Bundle         string        `bson:"bundle"`
-	PlanCode       string        `bson:"planCode"`
-	Family         string        `bson:"family,omitempty"`
-	Email          string        `bson:"email"`
-	UserID         string        `bson:"userId,omitempty"`
-	SubscriptionID string        `bson:"subscriptionId"`
-	MainID         string        `bson:"mainSubscriptionId,omitempty"`
-	Period         int64         `bson:"period,omitempty"` // a renewal's period end (unix seconds)
-	ChargeKey      string        `bson:"chargeKey,omitempty"`
-	Amount         Money         `bson:"amount"`
-	Saved          PaymentMethod `bson:"saved,omitempty"`
-	Session        string        `bson:"session,omitempty"`
+	ID             string
+	Kind           string
+	Brand          string
+	Bundle         string
+	PlanCode       string
+	Family         string
+	Email          string
+	UserID         string
+	SubscriptionID string
+	MainID         string
+	Period         int64 // a renewal's period end (unix seconds)
+	ChargeKey      string
+	Amount         Money
+	Saved          PaymentMethod
+	Session        string
 	// URL is the hosted page, where a buyer asking again is sent back to.
-	URL string `bson:"url,omitempty"`
+	URL string
 	// Return is the add-on family a card update interrupted the purchase
 	// of: the done page leads back to it.
-	Return    string    `bson:"return,omitempty"`
-	Status    string    `bson:"status"`
-	CreatedAt time.Time `bson:"createdAt"`
+	Return    string
+	Status    string
+	CreatedAt time.Time
 }
 
 // CheckoutRequest is a visitor buying a main plan.
@@ -209,21 +172,13 @@ func (s *Service) StartCheckout(ctx context.Context, req CheckoutRequest) (Check
 // page; the same order always gets the same page.
 func (s *Service) openSession(ctx context.Context, order Order, mode, description, origin, cancelURL string) (CheckoutStart, error) {
 	order.Status, order.CreatedAt = OrderPending, s.clock.Now()
-	// The same checkout opened again finds its order stored, and so listed;
-	// listing it again would add a slot each time.
-	err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": order.ID}).Err()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		err = listOrder(ctx, s.db, order)
-	}
-	if err != nil {
-		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
-	}
-	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil && !store.IsDuplicateKey(err) {
+	// The same checkout opened again finds its order stored.
+	if _, _, err := s.st.Orders().Open(ctx, order); err != nil {
 		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
 	}
 	// Looked at again unless its events settle it first: a page paid while
 	// fulfilment crashed, or left to close, is settled by the pass.
-	if err := s.checkLater(ctx, orderCheck(order.ID)); err != nil {
+	if err := s.checkLater(ctx, order.ID); err != nil {
 		return CheckoutStart{}, err
 	}
 	renews := ""
@@ -236,8 +191,7 @@ func (s *Service) openSession(ctx context.Context, order Order, mode, descriptio
 	if err != nil {
 		return CheckoutStart{}, err
 	}
-	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID},
-		bson.M{"$set": bson.M{"session": sess.ID, "url": sess.URL}}); err != nil {
+	if err := s.st.Orders().SetSession(ctx, order.ID, sess.ID, sess.URL); err != nil {
 		return CheckoutStart{}, fmt.Errorf("store order %s: %w", order.ID, err)
 	}
 	return CheckoutStart{OrderID: order.ID, URL: sess.URL}, nil
@@ -245,12 +199,8 @@ func (s *Service) openSession(ctx context.Context, order Order, mode, descriptio
 
 // Order returns an order, for the page the buyer returns to.
 func (s *Service) Order(ctx context.Context, id string) (Order, error) {
-	if isListSlot(id) {
-		return Order{}, ErrNoOrder // a slot of an address's list (ordersByEmail), not an order
-	}
-	var o Order
-	err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&o)
-	if errors.Is(err, mongo.ErrNoDocuments) {
+	o, err := s.st.Orders().Get(ctx, id)
+	if errors.Is(err, ErrNoOrder) {
 		return Order{}, ErrNoOrder
 	}
 	if err != nil {
@@ -264,7 +214,8 @@ func (s *Service) Order(ctx context.Context, id string) (Order, error) {
 // event's copy (https://docs.stripe.com/checkout/fulfillment): paid, the
 // order is fulfilled; async_payment_failed, it failed; completed but unpaid
 // (a delayed method), it is processing. An order is settled once: its
-// outcome is a unique insert, the first outcome stays, and fulfilling again
+// outcome is claimed by a conditional write (Orders.ClaimOutcome), the first
+// outcome stays, and fulfilling again
 // (a duplicate, a concurrent copy, a retry after a crash) changes nothing.
 func (s *Service) settleCheckout(ctx context.Context, ev settlingEvent, sessionID, orderID string) (string, error) {
 	order, err := s.Order(ctx, orderID)
@@ -293,8 +244,7 @@ func (s *Service) settleCheckout(ctx context.Context, ev settlingEvent, sessionI
 	case res.Paid():
 		return OrderPaid, s.settle(ctx, order, OrderPaid, res, ev)
 	case ev.Type == "checkout.session.completed":
-		if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID, "status": OrderPending},
-			bson.M{"$set": bson.M{"status": OrderProcessing}}); err != nil {
+		if err := s.st.Orders().Processing(ctx, order.ID); err != nil {
 			return "", fmt.Errorf("order %s: %w", order.ID, err)
 		}
 		return OrderProcessing, nil
@@ -304,18 +254,12 @@ func (s *Service) settleCheckout(ctx context.Context, ev settlingEvent, sessionI
 
 // settle claims an order's outcome and, when it is this one, does its work.
 func (s *Service) settle(ctx context.Context, order Order, outcome string, res SessionResult, ev settlingEvent) error {
-	won, err := s.claims.Take(ctx, "order-outcome:"+order.ID, outcome, s.clock.Now().AddDate(100, 0, 0))
+	first, err := s.st.Orders().ClaimOutcome(ctx, order.ID, outcome)
 	if err != nil {
 		return fmt.Errorf("settle order %s: %w", order.ID, err)
 	}
-	if !won {
-		first, err := s.claims.Owner(ctx, "order-outcome:"+order.ID)
-		if err != nil {
-			return fmt.Errorf("settle order %s: %w", order.ID, err)
-		}
-		if first != outcome {
-			return nil // settled the other way first (a late event)
-		}
+	if first != outcome {
+		return nil // settled the other way first (a late event)
 	}
 	if outcome == OrderPaid {
 		err := s.fulfil(ctx, order, res, ev)
@@ -326,8 +270,7 @@ func (s *Service) settle(ctx context.Context, order Order, outcome string, res S
 		}
 	}
 	// Written last, so a page that reads paid finds what was bought.
-	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": order.ID},
-		bson.M{"$set": bson.M{"status": outcome}}); err != nil {
+	if err := s.st.Orders().Settled(ctx, order.ID, outcome); err != nil {
 		return fmt.Errorf("settle order %s: %w", order.ID, err)
 	}
 	return nil
@@ -371,7 +314,7 @@ func (s *Service) fulfil(ctx context.Context, order Order, res SessionResult, ev
 		}
 		s.drain(ctx)
 		if order.ChargeKey != "" {
-			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: order.ChargeKey, SubscriptionID: sub.ID,
+			s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeID: ChargeIDOf(order.ChargeKey), SubscriptionID: sub.ID,
 				Email: order.Email, Brand: order.Brand, Kind: ReceiptPurchase, PlanCode: plan.Code, Amount: order.Amount,
 				CardBrand: pm.Brand, CardLast4: pm.Last4, PaidAt: now, PeriodStart: now, PeriodEnd: end})
 		}
@@ -442,22 +385,33 @@ func (s *Service) recordCharge(ctx context.Context, order Order, res SessionResu
 
 // orderCharge is the ledger's entry for a hosted page's payment.
 func (s *Service) orderCharge(order Order, res SessionResult) Charge {
-	return Charge{ID: order.ChargeKey, Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
+	return Charge{ID: ChargeIDOf(order.ChargeKey), Key: order.ChargeKey, Provider: s.provider.Name(), Reference: res.PaymentIntent,
 		Amount: order.Amount, Method: res.Method.ID, SubscriptionID: order.SubscriptionID, Status: ChargeSucceeded,
 		CreatedAt: s.clock.Now()}
 }
 
-// storeCharge writes a hosted page's payment and its settling event.
+// storeCharge writes a hosted page's payment and its settling event, then
+// applies to what it paid for the status the ledger ends on: the newest of
+// the events, some of which may have come before the charge (Stripe's
+// order is not ours: a refund or a failure may beat the payment's own
+// event; the ledger gives a charge recorded late the newest earlier one).
 func (s *Service) storeCharge(ctx context.Context, ch Charge, ev settlingEvent) error {
-	if _, err := s.db.Collection(chargesCollection).InsertOne(ctx, ch); err != nil && !store.IsDuplicateKey(err) {
+	if _, err := s.st.Ledger().Record(ctx, []Charge{ch}); err != nil {
 		return fmt.Errorf("record charge %s: %w", ch.ID, err)
 	}
 	if ev.ID != "" {
-		if _, err := s.ApplyChargeEvent(ctx, ch.ID, ev.ID, ChargeSucceeded, ev.At); err != nil {
+		if _, err := s.addChargeEvent(ctx, ChargeEvent{ChargeID: ch.ID, EventID: ev.ID, Status: ChargeSucceeded, At: ev.At.UTC()}); err != nil {
 			return err
 		}
 	}
-	return s.chargeWritten(ctx, ch)
+	stored, err := s.st.Ledger().Charge(ctx, ch.ID)
+	if err != nil {
+		return fmt.Errorf("record charge %s: %w", ch.ID, err)
+	}
+	if ev.ID == "" && stored.Status == ch.Status {
+		return nil // no event about it: nothing to catch up with
+	}
+	return s.ApplyChargeAccess(ctx, ch.ID, stored.Status)
 }
 
 // errPaidTwice is a paid order whose payment fulfil gave back at once: it
@@ -560,63 +514,6 @@ type settlingEvent struct {
 	ID, Type string
 	At       time.Time
 }
-
-// chargeWritten files a charge just written to the ledger under the
-// subscription it paid for (billing history, receipts and the support desk
-// list a subscription's charges by _id), then catches it up.
-func (s *Service) chargeWritten(ctx context.Context, ch Charge) error {
-	if ch.SubscriptionID != "" {
-		if err := fileUnderSubscription(ctx, s.db, filedCharges, ch.SubscriptionID, ch.ID); err != nil {
-			return err
-		}
-	}
-	return s.catchUpCharge(ctx, ch.ID, ch.Reference)
-}
-
-// catchUpCharge applies to a charge just written to the ledger the events
-// that came before it (Stripe's order is not ours: a refund or a failure
-// may beat the payment's own event). Events found by metadata were kept
-// under the charge's key; events that carry only the provider's reference
-// (a dispute) were kept under "ref:<reference>" and are moved to the key.
-// The newest then sets the ledger's status and the access it paid for.
-func (s *Service) catchUpCharge(ctx context.Context, key, reference string) error {
-	if reference != "" {
-		// Filed so that an event naming only the reference (a dispute)
-		// finds the charge by _id (ChargeKeyByReference).
-		if err := file(ctx, s.db, filedReference, reference, key); err != nil {
-			return err
-		}
-		ids, err := filed(ctx, s.db, filedChargeEvents, referenceKey(reference))
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			var ev chargeEvent
-			err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("events of %s: %w", reference, err)
-			}
-			if _, err := s.ApplyChargeEvent(ctx, key, ev.EventID, ev.Status, ev.At); err != nil {
-				return err
-			}
-		}
-	}
-	newest, err := s.newestChargeEvent(ctx, key)
-	if err != nil || newest.ID == "" {
-		return err
-	}
-	if _, err := s.ApplyChargeEvent(ctx, key, newest.EventID, newest.Status, newest.At); err != nil {
-		return err
-	}
-	return s.ApplyChargeAccess(ctx, key, newest.Status)
-}
-
-// referenceKey is where the events of a charge the ledger does not know yet
-// are kept, by the provider's reference.
-func referenceKey(reference string) string { return "ref:" + reference }
 
 // setCard replaces a main plan's saved card. A renewal that failed is tried
 // again at once, with the new card.
@@ -750,10 +647,7 @@ func (s *Service) renewalConfirmation(ctx context.Context, sub Subscription, pla
 		Email: sub.Email, UserID: sub.UserID, SubscriptionID: sub.ID, Period: sub.CurrentPeriodEnd.Unix(),
 		ChargeKey: chargeKey + ":session", Amount: plan.Price, Saved: sub.PaymentMethod, Status: OrderPending,
 		CreatedAt: s.clock.Now()}
-	if err := listOrder(ctx, s.db, order); err != nil {
-		return "", fmt.Errorf("renewal confirmation of %s: %w", sub.ID, err)
-	}
-	if _, err := s.db.Collection(ordersCollection).InsertOne(ctx, order); err != nil {
+	if _, _, err := s.st.Orders().Open(ctx, order); err != nil {
 		return "", fmt.Errorf("renewal confirmation of %s: %w", sub.ID, err)
 	}
 	return token, nil

@@ -18,6 +18,36 @@ func (f fixture) checkoutFrom(client, email, key string) error {
 	return err
 }
 
+// heldTakes is st whose Keys().Take of a key with prefix waits until n
+// callers are taking one: calls sent together have all read what they
+// decide on before any of them writes.
+func heldTakes(st Store, prefix string, n int) Store {
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	return heldStore{Store: st, keys: heldKeys{Keys: st.Keys(), prefix: prefix, arrived: &arrived}}
+}
+
+type heldStore struct {
+	Store
+	keys heldKeys
+}
+
+func (h heldStore) Keys() Keys { return h.keys }
+
+type heldKeys struct {
+	Keys
+	prefix  string
+	arrived *sync.WaitGroup
+}
+
+func (k heldKeys) Take(ctx context.Context, key string, limit int, now, expires time.Time) (bool, error) {
+	if strings.HasPrefix(key, k.prefix) {
+		k.arrived.Done()
+		k.arrived.Wait()
+	}
+	return k.Keys.Take(ctx, key, limit, now, expires)
+}
+
 // together runs n calls at once and counts their outcomes by error ("" for
 // none).
 func together(n int, call func(i int) error) map[string]int {
@@ -228,9 +258,15 @@ func TestPurchaseEmailCorrected(t *testing.T) {
 	if err := f.svc.ChangePurchaseEmail(ctx, order.ID, "glimpse.web", "not an address"); err == nil {
 		t.Fatal("a non-address was taken")
 	}
+	// Together: both have read the purchase before either writes (a call
+	// is a few fast statements, so unheld the first could end before the
+	// second reads, and two corrections one after the other both count).
+	inner := f.svc.st
+	f.svc.st = heldTakes(inner, "purchase-email-change:", 2)
 	got := together(2, func(i int) error {
 		return f.svc.ChangePurchaseEmail(ctx, order.ID, "glimpse.web", fmt.Sprintf("Right-%d@Example.com", i))
 	})
+	f.svc.st = inner
 	if got[""] != 1 || got[ErrPurchaseClosed.Error()] != 1 {
 		t.Fatalf("two corrections together: %v", got)
 	}

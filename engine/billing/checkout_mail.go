@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 )
@@ -205,10 +203,7 @@ func (s *Service) ChangePurchaseEmail(ctx context.Context, orderID, bundle, emai
 		}
 		return fmt.Errorf("change the address of %s: %w", subID, err)
 	}
-	if _, err := s.db.Collection(ordersCollection).UpdateOne(ctx, bson.M{"_id": orderID}, bson.M{"$set": bson.M{"email": email}}); err != nil {
-		return fmt.Errorf("change the address of %s: %w", orderID, err)
-	}
-	if err := ordersByEmail(s.db).Append(ctx, email, orderID); err != nil {
+	if err := s.st.Orders().ChangeEmail(ctx, orderID, email); err != nil {
 		return fmt.Errorf("change the address of %s: %w", orderID, err)
 	}
 	return s.sendPurchaseAgain(ctx, subID)

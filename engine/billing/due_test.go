@@ -53,8 +53,8 @@ func TestAnUnfinishedRenewalIsRenewedByTheNextPass(t *testing.T) {
 	ctx := context.Background()
 	seedDue(t, db, 3, 0)
 	clock := engine.NewManualClock(renewAt)
-	provider := &flakySandbox{Sandbox: NewSandbox(db.Database, clock, testWebhookSecret), down: map[string]bool{benchID(1): true}}
-	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: provider})
+	provider := &flakySandbox{Sandbox: NewSandbox(db.sandbox, clock, testWebhookSecret), down: map[string]bool{benchID(1): true}}
+	svc := NewService(clock, Options{Store: db.store, Provider: provider})
 	st, err := svc.RenewDue(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestALeaseLeftByADeadWorkerLapses(t *testing.T) {
 	if claimed, err := db.store.Subscriptions().ClaimDue(ctx, renewAt, "dead worker", renewLease, 2); err != nil || len(claimed) != 2 {
 		t.Fatalf("the dead worker claimed %d, %v", len(claimed), err)
 	}
-	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+	svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret)})
 	if st, err := svc.RenewDue(ctx); err != nil || st.Renewed != 1 || st.Due != 1 {
 		t.Fatalf("pass within the lease %+v, %v, want only the unleased one", st, err)
 	}
@@ -115,7 +115,7 @@ func TestEachDueSubscriptionIsRenewedOncePerPeriod(t *testing.T) {
 	ctx := context.Background()
 	seedDue(t, db, 12, 0)
 	clock := engine.NewManualClock(renewAt)
-	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+	svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret)})
 	svc.renewal.batch = 5
 	if st, err := svc.RenewDue(ctx); err != nil || st.Renewed != 12 || st.Due != 12 {
 		t.Fatalf("first pass %+v, %v", st, err)
@@ -149,7 +149,7 @@ func TestOnlyWhatIsDueIsRenewed(t *testing.T) {
 	put(2, renewAt.Add(time.Hour))
 	put(3, time.Time{})
 	clock := engine.NewManualClock(renewAt)
-	svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret)})
+	svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret)})
 	if st, err := svc.RenewDue(ctx); err != nil || st.Renewed != 2 || st.Due != 2 {
 		t.Fatalf("pass %+v, %v, want sub_old_0 and sub_old_1 renewed", st, err)
 	}

@@ -5,29 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // Collections whose documents a subscriber's erasure touches, exported for
 // the privacy package's declaration of what happens to each collection.
 const (
-	ChargesCollection         = chargesCollection
-	SandboxCollection         = sandboxCollection
-	CancelLinksCollection     = cancelLinksCollection
-	ChargeEventsCollection    = chargeEventsCollection
-	StripeEventsCollection    = stripeEventsCollection
-	ReceiptsCollection        = receiptsCollection
-	RefundsCollection         = refundsCollection
-	SandboxRefundsCollection  = sandboxRefundsCollection
-	OrdersCollection          = ordersCollection
-	SandboxSessionsCollection = sandboxSessionsCollection
+	CancelLinksCollection  = cancelLinksCollection
+	StripeEventsCollection = stripeEventsCollection
+	ReceiptsCollection     = receiptsCollection
+	RefundsCollection      = refundsCollection
 )
 
 // ErasedEmail stands in for the address of an erased subscriber on the
@@ -37,35 +26,12 @@ const ErasedEmail = "erased"
 
 // ChargesOf returns the charges that paid for the given subscriptions,
 // oldest first (billing history, the support desk, the privacy export and
-// erasure read them): the charges filed under each subscription, each read
-// by _id.
+// erasure read them), each with its status (the newest event's).
 func (s *Service) ChargesOf(ctx context.Context, subIDs []string) ([]Charge, error) {
-	var out []Charge
-	seen := map[string]bool{}
-	for _, subID := range subIDs {
-		keys, err := filed(ctx, s.db, filedCharges, subID)
-		if err != nil {
-			return nil, err
-		}
-		for _, key := range keys {
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			var ch Charge
-			err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": key}).Decode(&ch)
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("charges of %s: %w", subID, err)
-			}
-			if ch.SubscriptionID == subID {
-				out = append(out, ch)
-			}
-		}
+	out, err := s.st.Ledger().OfSubscriptions(ctx, subIDs)
+	if err != nil {
+		return nil, fmt.Errorf("charges of subscriptions: %w", err)
 	}
-	slices.SortStableFunc(out, func(a, b Charge) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
 
@@ -86,7 +52,7 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 		}
 	}
 	if len(ids) > 0 {
-		if err := s.eraseLedger(ctx, ids, subs, retainUntil); err != nil {
+		if err := s.eraseLedger(ctx, ids, retainUntil); err != nil {
 			return err
 		}
 	}
@@ -110,36 +76,28 @@ func (s *Service) EraseSubscriber(ctx context.Context, subs []Subscription, emai
 }
 
 // eraseLedger keeps the subscriptions' charges, receipts and refunds for
-// the tax period, marked so and stripped of the person, then gives the
-// charges whose key names the account a key that does not (rekeyCharges).
-// The marks are written before the re-keying, which carries them to the
-// new keys: a receipt is found by its charge's key as it was issued
-// (receiptNumber), and an erasure stopped half way and run again meets a
-// charge already re-keyed whose receipt is already stripped.
-func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscription, retainUntil time.Time) error {
+// the tax period, marked so and stripped of the person: a receipt loses its
+// address, a refund staff's reason, and a charge its key, which can name
+// the account (an add-on's is "purchase:<user id>:<plan>"). Everything that
+// refers to a charge names it by its opaque id, so nothing moves. The
+// charges go last: an erasure stopped half way and run again finds them
+// again by their subscriptions, and each step changes nothing more.
+func (s *Service) eraseLedger(ctx context.Context, ids []string, retainUntil time.Time) error {
 	charges, err := s.ChargesOf(ctx, ids)
 	if err != nil {
 		return err
 	}
-	if err := s.scheduleRetained(ctx, ids, charges, retainUntil); err != nil {
-		return err
+	// Receipts are kept with the ledger, without the address they went to.
+	receipts, err := s.st.Receipts().OfSubscriptions(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("anonymise receipts: %w", err)
 	}
-	kept := bson.M{"erased": true, "retainUntil": retainUntil}
-	for _, ch := range charges {
-		if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": ch.ID}, bson.M{"$set": kept}); err != nil {
-			return fmt.Errorf("mark charges kept for the tax period: %w", err)
-		}
-		// Receipts are kept with the ledger, without the address they went
-		// to and without the charge key, which can hold the account id.
-		r, err := s.ReceiptOfCharge(ctx, ch.Key)
-		if err != nil && !errors.Is(err, ErrNoReceipt) {
+	for _, r := range receipts {
+		if err := s.st.Receipts().Anonymise(ctx, r.Number, retainUntil); err != nil {
 			return fmt.Errorf("anonymise receipts: %w", err)
 		}
-		if err == nil && slices.Contains(ids, r.SubscriptionID) {
-			if err := s.st.Receipts().Anonymise(ctx, r.Number, retainUntil); err != nil {
-				return fmt.Errorf("anonymise receipts: %w", err)
-			}
-		}
+	}
+	for _, ch := range charges {
 		// A refund's reason is staff's free text about the person.
 		refunds, err := s.RefundsOf(ctx, ch.ID)
 		if err != nil {
@@ -154,67 +112,78 @@ func (s *Service) eraseLedger(ctx context.Context, ids []string, subs []Subscrip
 			}
 		}
 	}
-	return s.rekeyCharges(ctx, charges, subs)
+	for _, ch := range charges {
+		if ch.Erased {
+			continue // an earlier run's
+		}
+		newKey := "erased:" + engine.HashToken(ch.Key)
+		// The provider's records first (the sandbox keeps its charges by
+		// our keys): a rerun finds the charge by its old key until the
+		// ledger's moves.
+		if rk, ok := s.provider.(chargeRekeyer); ok {
+			if err := rk.RekeyCharge(ctx, ch.Key, newKey); err != nil {
+				return err
+			}
+		}
+		if err := s.st.Ledger().Erase(ctx, ch.ID, newKey, retainUntil); err != nil {
+			return fmt.Errorf("keep charges for the tax period: %w", err)
+		}
+	}
+	return nil
 }
 
 // eraseOrders deletes the hosted-page orders of the subscriptions or the
 // addresses, and the sandbox's pages for them: what they bought is in the
-// ledger already, and an order names the buyer. The orders are found on
-// their addresses' lists and their subscriptions' filings (listOrder),
-// each read and deleted by _id; the lists go after what they lead to, so
-// an erasure stopped half way and run again finds what is left.
+// ledger already, and an order names the buyer. Each page goes before its
+// order, so an erasure stopped half way and run again still finds the
+// order, and through it the page.
 func (s *Service) eraseOrders(ctx context.Context, subIDs, emails []string) error {
-	addresses := normaliseEmails(emails)
-	var listed []string
-	for _, email := range addresses {
-		refs, err := ordersByEmail(s.db).Refs(ctx, email)
+	var orders []Order
+	for _, email := range normaliseEmails(emails) {
+		os, err := s.st.Orders().ByEmail(ctx, email)
 		if err != nil {
 			return fmt.Errorf("erase orders: %w", err)
 		}
-		listed = append(listed, refs...)
+		orders = append(orders, os...)
 	}
 	for _, subID := range subIDs {
-		refs, err := filed(ctx, s.db, filedOrders, subID)
+		os, err := s.st.Orders().OfSubscription(ctx, subID)
 		if err != nil {
 			return fmt.Errorf("erase orders: %w", err)
 		}
-		listed = append(listed, refs...)
+		orders = append(orders, os...)
 	}
-	slices.Sort(listed)
-	for _, id := range slices.Compact(listed) {
-		var o Order
-		err := s.db.Collection(ordersCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&o)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue // listed, then never stored, or deleted by an earlier run
-		}
-		if err != nil {
-			return fmt.Errorf("erase orders: %w", err)
-		}
-		if !slices.Contains(subIDs, o.SubscriptionID) && !slices.Contains(addresses, normaliseEmail(o.Email)) {
+	pages, _ := s.provider.(pageForgetter)
+	done := map[string]bool{}
+	for _, o := range orders {
+		if done[o.ID] {
 			continue
 		}
-		// The sandbox's page of an order is keyed by the order (a page
-		// another provider opened is not in the sandbox's collection, and
-		// deleting nothing costs one lookup).
-		if _, err := s.db.Collection(sandboxSessionsCollection).DeleteOne(ctx,
-			bson.M{"_id": sandboxSessionID(orderSessionKey(o.ID))}); err != nil {
-			return fmt.Errorf("erase sandbox pages: %w", err)
+		done[o.ID] = true
+		// The sandbox's page of an order is keyed by the order (another
+		// provider's pages are its own to keep).
+		if pages != nil {
+			if err := pages.ForgetPage(ctx, orderSessionKey(o.ID)); err != nil {
+				return fmt.Errorf("erase sandbox pages: %w", err)
+			}
 		}
-		if _, err := s.db.Collection(ordersCollection).DeleteOne(ctx, bson.M{"_id": o.ID}); err != nil {
-			return fmt.Errorf("erase orders: %w", err)
-		}
-	}
-	for _, email := range addresses {
-		if err := ordersByEmail(s.db).Erase(ctx, email); err != nil {
-			return fmt.Errorf("erase orders: %w", err)
-		}
-	}
-	for _, subID := range subIDs {
-		if err := filings(s.db).Erase(ctx, filedOrders+":"+subID); err != nil {
+		if err := s.st.Orders().Delete(ctx, o.ID); err != nil {
 			return fmt.Errorf("erase orders: %w", err)
 		}
 	}
 	return nil
+}
+
+// chargeRekeyer is a provider keeping its charges by our keys (the
+// sandbox), whose keys an erasure rewrites with the ledger's.
+type chargeRekeyer interface {
+	RekeyCharge(ctx context.Context, oldKey, newKey string) error
+}
+
+// pageForgetter is a provider keeping the hosted pages it opened (the
+// sandbox), which an erasure deletes with their orders.
+type pageForgetter interface {
+	ForgetPage(ctx context.Context, key string) error
 }
 
 // eraseCancelLinks deletes an address's cancel links.
@@ -235,112 +204,4 @@ func normaliseEmails(emails []string) []string {
 		}
 	}
 	return out
-}
-
-// rekeyCharges gives the kept charges whose idempotency key names the
-// account (an add-on's key is "purchase:<user id>:<plan>") a key that does
-// not: the SHA-256 of the old one. The charge, its status events and the
-// sandbox's record move to the new key together; nothing retries a deleted
-// person's purchase, so the old key is not needed again.
-func (s *Service) rekeyCharges(ctx context.Context, charges []Charge, subs []Subscription) error {
-	for _, ch := range charges {
-		named := false
-		for _, sub := range subs {
-			if sub.UserID != "" && strings.Contains(ch.Key+ch.ID, sub.UserID) {
-				named = true
-			}
-		}
-		if !named {
-			continue
-		}
-		newKey := "erased:" + engine.HashToken(ch.Key)
-		if err := s.moveDoc(ctx, chargesCollection, ch.ID, newKey, bson.M{"key": newKey}); err != nil {
-			return err
-		}
-		for _, id := range sandboxRecordIDs(ch) {
-			if err := s.moveDoc(ctx, sandboxCollection, id, newKey, bson.M{"key": newKey}); err != nil {
-				return err
-			}
-		}
-		if err := s.rekeyFilings(ctx, ch, newKey); err != nil {
-			return err
-		}
-		// Refunds are numbered under the charge's key.
-		if err := s.st.Refunds().Rekey(ctx, ch.ID, newKey); err != nil {
-			return fmt.Errorf("rekey refunds: %w", err)
-		}
-	}
-	return nil
-}
-
-// rekeyFilings moves what is filed about a charge to its new key: its
-// status events (documents and their filings), and the filings that lead
-// to it from its subscription and its provider reference.
-func (s *Service) rekeyFilings(ctx context.Context, ch Charge, newKey string) error {
-	events, err := filedSlots(ctx, s.db, filedChargeEvents, ch.ID)
-	if err != nil {
-		return err
-	}
-	for n, id := range events {
-		var ev chargeEvent
-		err := s.db.Collection(chargeEventsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
-		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-			return fmt.Errorf("rekey charge events: %w", err)
-		}
-		newID := id
-		if err == nil {
-			newID = chargeEventID(newKey, ev.At, ev.EventID)
-			if err := s.moveDoc(ctx, chargeEventsCollection, ev.ID, newID, bson.M{"key": newKey}); err != nil {
-				return err
-			}
-		}
-		if err := s.moveDoc(ctx, filingsCollection, filingID(filedChargeEvents, ch.ID, n), filingID(filedChargeEvents, newKey, n),
-			bson.M{"ref": newID}); err != nil {
-			return err
-		}
-	}
-	for _, owner := range []struct{ kind, id string }{{filedCharges, ch.SubscriptionID}, {filedReference, ch.Reference}} {
-		if owner.id == "" {
-			continue
-		}
-		refs, err := filedSlots(ctx, s.db, owner.kind, owner.id)
-		if err != nil {
-			return err
-		}
-		for n, ref := range refs {
-			if ref != ch.ID {
-				continue
-			}
-			if _, err := s.db.Collection(filingsCollection).UpdateOne(ctx, bson.M{"_id": filingID(owner.kind, owner.id, n)},
-				bson.M{"$set": bson.M{"ref": newKey}}); err != nil {
-				return fmt.Errorf("rekey %s filing: %w", owner.kind, err)
-			}
-		}
-	}
-	return nil
-}
-
-// moveDoc stores a document under a new _id with fields set, then deletes
-// the old one; a missing document is no error. Inserting first means a
-// failure half way leaves a copy, never nothing.
-func (s *Service) moveDoc(ctx context.Context, coll, oldID, newID string, set bson.M) error {
-	var doc bson.M
-	err := s.db.Collection(coll).FindOne(ctx, bson.M{"_id": oldID}).Decode(&doc)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("move %s document: %w", coll, err)
-	}
-	doc["_id"] = newID
-	for k, v := range set {
-		doc[k] = v
-	}
-	if _, err := s.db.Collection(coll).InsertOne(ctx, doc); err != nil && !store.IsDuplicateKey(err) {
-		return fmt.Errorf("move %s document: %w", coll, err)
-	}
-	if _, err := s.db.Collection(coll).DeleteOne(ctx, bson.M{"_id": oldID}); err != nil {
-		return fmt.Errorf("move %s document: %w", coll, err)
-	}
-	return nil
 }

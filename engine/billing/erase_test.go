@@ -11,7 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // namingAnn returns, per collection, the documents that still hold ann's
@@ -20,16 +19,16 @@ import (
 func (f fixture) namingAnn(t *testing.T) []string {
 	t.Helper()
 	ctx := context.Background()
-	names, err := f.svc.db.ListCollectionNames(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, name := range names {
-		if name == store.ClaimsCollection {
-			continue
+	var names []string
+	if mdb := f.st.DB(); mdb != nil {
+		var err error
+		if names, err = mdb.ListCollectionNames(ctx, bson.M{}); err != nil {
+			t.Fatal(err)
 		}
-		cur, err := f.svc.db.Collection(name).Find(ctx, bson.M{})
+	}
+	for _, name := range names {
+		cur, err := f.st.DB().Collection(name).Find(ctx, bson.M{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,6 +39,25 @@ func (f fixture) namingAnn(t *testing.T) []string {
 		for _, d := range docs {
 			if strings.Contains(strings.ToLower(d.String()), "ann@example.com") {
 				out = append(out, name+": "+d.String())
+			}
+		}
+	}
+	// The tables of billing's stores on the embedded database (the
+	// orders, the sandbox's books) are read too.
+	if db := f.st.SQL(); db != nil {
+		tables, err := db.Tables(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range tables {
+			rows, err := db.RowsText(ctx, table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if strings.Contains(strings.ToLower(r), "ann@example.com") {
+					out = append(out, table+": "+r)
+				}
 			}
 		}
 	}
@@ -124,8 +142,8 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := ordersByEmail(f.svc.db).Len(ctx, "ann@example.com"); n != 3 {
-		t.Fatalf("ann's address lists %d orders, want the checkout, the renewal and the unpaid one", n)
+	if os, _ := f.svc.st.Orders().ByEmail(ctx, "ann@example.com"); len(os) != 3 {
+		t.Fatalf("ann's address has %d orders, want the checkout, the renewal and the unpaid one", len(os))
 	}
 
 	retain := start.AddDate(8, 0, 0)
@@ -146,12 +164,12 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if _, err := f.svc.SandboxPage(ctx, sessionOf(unpaid)); !errors.Is(err, ErrNoSession) {
 		t.Errorf("the unpaid order's sandbox page after the erasure: %v", err)
 	}
-	if n := f.count(t, sandboxSessionsCollection, bson.M{}); n != 1 {
+	if n := countRecords(t, f.st, "sandbox_sessions", "", bson.M{}); n != 1 {
 		t.Errorf("%d sandbox pages left, want bob's", n)
 	}
-	for _, owner := range []string{filedOrders + ":" + sub.ID, filedOrders + ":" + addOn.ID} {
-		if n, _ := filings(f.svc.db).Len(ctx, owner); n != 0 {
-			t.Errorf("%s: %d slots left", owner, n)
+	for _, owner := range []string{sub.ID, addOn.ID} {
+		if os, err := f.svc.st.Orders().OfSubscription(ctx, owner); err != nil || len(os) != 0 {
+			t.Errorf("%s: %d orders left (%v)", owner, len(os), err)
 		}
 	}
 
@@ -161,18 +179,15 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 		t.Fatalf("kept charges: %+v, %v", charges, err)
 	}
 	for _, ch := range charges {
-		var kept struct {
-			Erased      bool      `bson:"erased"`
-			RetainUntil time.Time `bson:"retainUntil"`
-		}
-		if err := f.svc.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": ch.ID}).Decode(&kept); err != nil {
+		kept, err := f.svc.Charge(ctx, ch.ID)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if !kept.Erased || !kept.RetainUntil.Equal(retain) {
 			t.Errorf("charge %s: erased %v until %v", ch.ID, kept.Erased, kept.RetainUntil)
 		}
-		if ch.SubscriptionID == addOn.ID && !strings.HasPrefix(ch.ID, "erased:") {
-			t.Errorf("the add-on's charge keeps the key that names the account: %s", ch.ID)
+		if ch.SubscriptionID == addOn.ID && !strings.HasPrefix(ch.Key, "erased:") {
+			t.Errorf("the add-on's charge keeps the key that names the account: %s", ch.Key)
 		}
 	}
 	receipts, err := f.svc.st.Receipts().OfSubscriptions(ctx, []string{sub.ID, main.ID, addOn.ID})
@@ -180,7 +195,7 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 		t.Fatalf("receipts: %+v, %v", receipts, err)
 	}
 	for _, r := range receipts {
-		if r.Email != ErasedEmail || r.ChargeKey != "" || !r.Erased || !r.RetainUntil.Equal(retain) {
+		if r.Email != ErasedEmail || r.ChargeID != "" || !r.Erased || !r.RetainUntil.Equal(retain) {
 			t.Errorf("receipt not anonymised: %+v", r)
 		}
 	}
@@ -195,7 +210,7 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 			}
 		}
 		if ch.SubscriptionID == addOn.ID && len(refunds) != 1 {
-			t.Errorf("the add-on's refund did not move with its charge: %+v", refunds)
+			t.Errorf("the add-on's refund is not kept with its charge: %+v", refunds)
 		}
 	}
 	for _, s := range subs {
@@ -217,8 +232,8 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	if _, err := f.svc.SandboxPage(ctx, sessionOf(bobs)); err != nil {
 		t.Errorf("bob's sandbox page: %v", err)
 	}
-	if refs, _ := ordersByEmail(f.svc.db).Refs(ctx, "bob@example.com"); len(refs) != 1 || refs[0] != bobs.OrderID {
-		t.Errorf("bob's orders listed: %v", refs)
+	if os, _ := f.svc.st.Orders().ByEmail(ctx, "bob@example.com"); len(os) != 1 || os[0].ID != bobs.OrderID {
+		t.Errorf("bob's orders by his address: %+v", os)
 	}
 	if l, err := f.svc.st.CancelLinks().Get(ctx, engine.HashToken(bobsLink)); err != nil || l.Email != "bob@example.com" {
 		t.Errorf("bob's cancel link: %+v, %v", l, err)
@@ -231,8 +246,8 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 		}
 	}
 
-	// After the tax period the purge deletes what was kept, by _id through
-	// its schedule; not a day before.
+	// After the tax period the purge deletes what was kept, found by the
+	// end of its retention; not a day before.
 	f.clock.Set(retain.Add(-24 * time.Hour))
 	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 0 {
 		t.Fatalf("purged %d (%v) before the tax period ended", n, err)
@@ -249,10 +264,10 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 			t.Errorf("subscription %s: %d history lines kept after the purge (%v)", id, len(h), err)
 		}
 	}
-	if n := f.count(t, chargesCollection, bson.M{"_id": bson.M{"$in": chargeIDs(charges)}}); n != 0 {
-		t.Errorf("%s: %d kept records left after the purge", chargesCollection, n)
-	}
 	for _, ch := range charges {
+		if left, err := f.svc.Charge(ctx, ch.ID); !errors.Is(err, ErrNoCharge) {
+			t.Errorf("charge %s kept after the purge: %+v, %v", ch.ID, left, err)
+		}
 		if left, err := f.svc.RefundsOf(ctx, ch.ID); err != nil || len(left) != 0 {
 			t.Errorf("refunds of %s: %d kept records left after the purge (%v)", ch.ID, len(left), err)
 		}
@@ -262,20 +277,11 @@ func TestEraseSubscriberFindsEverythingByID(t *testing.T) {
 	}
 }
 
-func chargeIDs(charges []Charge) []string {
-	ids := make([]string, 0, len(charges))
-	for _, ch := range charges {
-		ids = append(ids, ch.ID)
-	}
-	return ids
-}
-
-// TestRecordsKeptBeforeThePurgeScheduleArePurged: a subscription an older
-// release kept (marked, with no schedule entry) is filed once by
-// FileRetainedBefore and purged when its period has ended; a subscription
-// that was never erased stays. (Receipts are in billing's store, filed for
-// the purge by the erasure that keeps them.)
-func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
+// TestKeptRecordsArePurgedByTheirRetention: a subscription kept by an
+// erasure is found by the end of its retention (an index, no schedule) and
+// purged when its period has ended; a subscription that was never erased
+// stays.
+func TestKeptRecordsArePurgedByTheirRetention(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
@@ -288,11 +294,6 @@ func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for range 2 { // once per database: the second call reads nothing
-		if err := FileRetainedBefore(ctx, f.svc.db, "test_settings", f.clock.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if n, err := f.svc.PurgeRetained(ctx); err != nil || n != 1 {
 		t.Fatalf("purged %d (%v), want the old subscription", n, err)
 	}
@@ -301,9 +302,9 @@ func TestRecordsKeptBeforeThePurgeScheduleArePurged(t *testing.T) {
 	}
 }
 
-// TestOrderRefusesAListSlot: the orders' collection also holds the
-// addresses' lists; an order id from the page's query that names a slot is
-// no order (it would tell whether an address ever bought).
+// TestOrderRefusesAListSlot: an order id from the page's query that names
+// what an address list's slot was named is no order (it would tell whether
+// an address ever bought).
 func TestOrderRefusesAListSlot(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -313,70 +314,56 @@ func TestOrderRefusesAListSlot(t *testing.T) {
 	}
 }
 
-// TestOrdersAndLinksFromBeforeTheListsAreErased: orders, their sandbox
-// pages and cancel links written by a release without the lists are listed
-// once at start (FileExistingBillingLists), next to ones written since, and
-// the erasure then finds them all.
-func TestOrdersAndLinksFromBeforeTheListsAreErased(t *testing.T) {
+// TestOrdersOfTheSubscriptionsOrTheAddressesAreErased: the erasure finds an
+// order by its address or by its subscription (one under an address the
+// erasure is not given, one unpaid whose subscription was never made),
+// deletes it with its sandbox page, and leaves another person's.
+func TestOrdersOfTheSubscriptionsOrTheAddressesAreErased(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	db := f.svc.db
 	sub := Subscription{ID: "sub-old", Email: "ann@example.com", Bundle: "glimpse.web", Brand: "default",
 		PlanCode: "glimpse_weekly_trial", Status: StatusActive, MainPlan: true, Price: USD(100)}
 	if err := f.svc.Put(ctx, sub); err != nil {
 		t.Fatal(err)
 	}
-	// Written as the older release wrote them: no slot anywhere. One order
-	// is under an address the erasure is not given (only its subscription
-	// leads to it), one is unpaid (only its address does).
-	old := []Order{
+	orders := []Order{
 		{ID: "co_old_paid", Kind: OrderPlan, Email: "ann@example.com", SubscriptionID: sub.ID, Status: OrderPaid},
 		{ID: "co_old_card", Kind: OrderCard, Email: "ann.before@example.com", SubscriptionID: sub.ID, Status: OrderPending},
 		{ID: "co_old_unpaid", Kind: OrderPlan, Email: "ann@example.com", SubscriptionID: "sub-never-paid", Status: OrderPending},
 		{ID: "co_old_bob", Kind: OrderPlan, Email: "bob@example.com", SubscriptionID: "sub-bob", Status: OrderPending},
 	}
-	for _, o := range old {
-		if _, err := db.Collection(ordersCollection).InsertOne(ctx, o); err != nil {
+	sandbox := sandboxOf(f.st)
+	for _, o := range orders {
+		if _, _, err := f.svc.st.Orders().Open(ctx, o); err != nil {
 			t.Fatal(err)
 		}
-		page := sandboxSession{ID: sandboxSessionID(orderSessionKey(o.ID)), Key: orderSessionKey(o.ID), OrderID: o.ID,
+		page := SandboxSession{ID: sandboxSessionID(orderSessionKey(o.ID)), Key: orderSessionKey(o.ID), OrderID: o.ID,
 			Email: o.Email, Status: "open"}
-		if _, err := db.Collection(sandboxSessionsCollection).InsertOne(ctx, page); err != nil {
+		if _, err := sandbox.OpenSession(ctx, page); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Cancel links need no back-fill: the store finds an address's links
-	// by its index (TestAnAddressesCancelLinksAreAllErased).
-	for range 2 { // once per database: the second run changes nothing
-		if err := FileExistingBillingLists(ctx, db, "settings"); err != nil {
+	for range 2 { // run again after it finished: nothing more changes, nothing fails
+		if err := f.svc.EraseSubscriber(ctx, []Subscription{sub}, []string{"ann@example.com"}, start.AddDate(8, 0, 0)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if refs, _ := ordersByEmail(db).Refs(ctx, "ann@example.com"); len(refs) != 2 {
-		t.Errorf("ann's address lists %v, want her two orders", refs)
-	}
-	if refs, _ := filed(ctx, db, filedOrders, sub.ID); len(refs) != 2 {
-		t.Errorf("the subscription's orders filed: %v, want two", refs)
-	}
-
-	if err := f.svc.EraseSubscriber(ctx, []Subscription{sub}, []string{"ann@example.com"}, start.AddDate(8, 0, 0)); err != nil {
-		t.Fatal(err)
 	}
 	if left := f.namingAnn(t); len(left) > 0 {
 		t.Fatalf("still naming the person:\n%s", strings.Join(left, "\n"))
 	}
-	if _, err := f.svc.Order(ctx, "co_old_card"); !errors.Is(err, ErrNoOrder) {
-		t.Errorf("the order under another address of the subscription: %v", err)
+	for _, id := range []string{"co_old_paid", "co_old_card", "co_old_unpaid"} {
+		if _, err := f.svc.Order(ctx, id); !errors.Is(err, ErrNoOrder) {
+			t.Errorf("order %s after the erasure: %v", id, err)
+		}
 	}
-	// Left: bob's order and his address's slot, and the slot of the card
-	// order under the address the erasure was not given, which leads
-	// nowhere now (as before the lists, what is kept by an address the
-	// erasure is not given stays).
-	if n := f.count(t, ordersCollection, bson.M{}); n != 3 {
-		t.Errorf("%d documents left in the orders, want bob's order and two slots", n)
+	if _, err := f.svc.Order(ctx, "co_old_bob"); err != nil {
+		t.Errorf("bob's order: %v", err)
 	}
-	if n := f.count(t, sandboxSessionsCollection, bson.M{}); n != 1 {
+	if n := countRecords(t, f.st, "checkout_orders", "", bson.M{}); n != 1 {
+		t.Errorf("%d orders left, want bob's", n)
+	}
+	if n := countRecords(t, f.st, "sandbox_sessions", "", bson.M{}); n != 1 {
 		t.Errorf("%d sandbox pages left, want bob's", n)
 	}
 }

@@ -228,7 +228,7 @@ func TestAnAddressWithAPlanPaysForOnePlan(t *testing.T) {
 		t.Fatalf("the plan: %+v %v", live, err)
 	}
 	for _, o := range refunded {
-		if status, _ := f.svc.ChargeStatus(ctx, o.ChargeKey); status != ChargeRefunded {
+		if status, _ := f.svc.ChargeStatus(ctx, ChargeIDOf(o.ChargeKey)); status != ChargeRefunded {
 			t.Errorf("the second payment %s is %s", o.ChargeKey, status)
 		}
 		if _, err := f.svc.Subscription(ctx, o.SubscriptionID); !errors.Is(err, ErrNoSubscription) {

@@ -63,6 +63,11 @@ type Charge struct {
 	// it was meant to buy.
 	Duplicate bool   `bson:"duplicate,omitempty"`
 	PlanCode  string `bson:"planCode,omitempty"`
+	// Erased marks a charge an erasure kept for the tax period, until
+	// RetainUntil, its key rewritten so that it names nobody
+	// (Ledger.Erase).
+	Erased      bool      `bson:"erased,omitempty"`
+	RetainUntil time.Time `bson:"retainUntil,omitempty"`
 }
 
 // Session modes: a payment (the card is saved for later charges made

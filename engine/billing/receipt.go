@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 )
@@ -19,11 +17,6 @@ import (
 // receiptsCollection names the receipts' table and collection in billing's
 // store (Receipts), for the privacy package's declaration.
 const receiptsCollection = "receipts"
-
-// ReceiptCollections declares no collection any more: receipts live in
-// billing's store. It stays until engine/app stops asking (billing's
-// Collections() goes with the subscriptions' move).
-func ReceiptCollections() map[string][]mongo.IndexModel { return nil }
 
 // What a receipt paid for.
 const (
@@ -39,9 +32,11 @@ const (
 type Receipt struct {
 	// Number is the receipt number people quote to support. It is the
 	// document's _id, so it is unique and, being derived from the charge's
-	// key, the same whichever instance issues it first.
-	Number         string
-	ChargeKey      string
+	// id, the same whichever instance issues it first.
+	Number string
+	// ChargeID is the opaque id of the charge it is the receipt of
+	// (ChargeIDOf its key), which names nobody.
+	ChargeID       string
 	SubscriptionID string
 	Email          string
 	Brand          string
@@ -93,11 +88,11 @@ var ErrNoReceipt = engine.Errorf(engine.CodeNotFound, "There is no receipt with 
 // out over the phone is not mistaken.
 const receiptAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
-// receiptNumber is the n-th candidate number of the charge with key: 60 bits
-// of a hash, as "XXXX-XXXX-XXXX". Candidates after the first exist only for
-// the case two charges' hashes meet.
-func receiptNumber(chargeKey string, n int) string {
-	sum := sha256.Sum256([]byte("receipt:" + chargeKey + "#" + strconv.Itoa(n)))
+// receiptNumber is the n-th candidate number of the charge with the opaque
+// id: 60 bits of a hash, as "XXXX-XXXX-XXXX". Candidates after the first
+// exist only for the case two charges' hashes meet.
+func receiptNumber(chargeID string, n int) string {
+	sum := sha256.Sum256([]byte("receipt:" + chargeID + "#" + strconv.Itoa(n)))
 	var b strings.Builder
 	bits, acc := 0, uint(0)
 	written := 0
@@ -130,7 +125,7 @@ const maxReceiptCandidates = 8
 // asked for on every call, which re-queues it when an earlier call stopped
 // between the two.
 func (s *Service) issueReceipt(ctx context.Context, r Receipt) (Receipt, error) {
-	if r.ChargeKey == "" {
+	if r.ChargeID == "" {
 		return Receipt{}, errors.New("issue receipt: no charge key")
 	}
 	issued, err := s.insertReceipt(ctx, s.completed(r))
@@ -153,7 +148,7 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 	}
 	for i := range receipts {
 		receipts[i] = s.completed(receipts[i])
-		receipts[i].Number = receiptNumber(receipts[i].ChargeKey, 0)
+		receipts[i].Number = receiptNumber(receipts[i].ChargeID, 0)
 	}
 	stored, err := s.st.Receipts().Issue(ctx, receipts)
 	refused := make([]bool, len(receipts))
@@ -161,7 +156,7 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 		// Refused: the insert failed as a whole, or the number holds
 		// another receipt (issued before for the same charge, or another
 		// charge's on the same number).
-		refused[i] = err != nil || stored[i].ChargeKey != r.ChargeKey
+		refused[i] = err != nil || stored[i].ChargeID != r.ChargeID
 		if !refused[i] {
 			receipts[i] = stored[i] // this one, or the same charge's issued before
 		}
@@ -170,7 +165,7 @@ func (s *Service) issueReceipts(ctx context.Context, receipts []Receipt) {
 	for i, r := range receipts {
 		if refused[i] {
 			if _, err := s.issueReceipt(ctx, r); err != nil {
-				s.logger.Error("issue receipt", "charge", r.ChargeKey, "kind", r.Kind, "error", err)
+				s.logger.Error("issue receipt", "charge", r.ChargeID, "kind", r.Kind, "error", err)
 			}
 			continue
 		}
@@ -192,16 +187,16 @@ func (s *Service) completed(r Receipt) Receipt {
 
 func (s *Service) insertReceipt(ctx context.Context, r Receipt) (Receipt, error) {
 	for n := range maxReceiptCandidates {
-		r.Number = receiptNumber(r.ChargeKey, n)
+		r.Number = receiptNumber(r.ChargeID, n)
 		stored, err := s.st.Receipts().Issue(ctx, []Receipt{r})
 		if err != nil {
-			return Receipt{}, fmt.Errorf("issue receipt of %s: %w", r.ChargeKey, err)
+			return Receipt{}, fmt.Errorf("issue receipt of %s: %w", r.ChargeID, err)
 		}
-		if stored[0].ChargeKey == r.ChargeKey {
+		if stored[0].ChargeID == r.ChargeID {
 			return stored[0], nil // this one, or issued before: the first one stands
 		}
 	}
-	return Receipt{}, fmt.Errorf("issue receipt of %s: no free number", r.ChargeKey)
+	return Receipt{}, fmt.Errorf("issue receipt of %s: no free number", r.ChargeID)
 }
 
 // receiptNoticeData is what the receipt mail says; the app names an add-on
@@ -222,15 +217,16 @@ func receiptNoticeData(r Receipt) map[string]string {
 // finds a subscriber's receipt mails through their charges.
 func (r Receipt) MailKey() string { return "receipt:" + r.Number }
 
-// ReceiptOfCharge returns the receipt of the charge with key; ErrNoReceipt
+// ReceiptOfCharge returns the receipt of the charge with the opaque id
+// (Charge.ID); ErrNoReceipt
 // when it has none (it failed, or has not succeeded yet).
-func (s *Service) ReceiptOfCharge(ctx context.Context, chargeKey string) (Receipt, error) {
-	if chargeKey == "" {
+func (s *Service) ReceiptOfCharge(ctx context.Context, chargeID string) (Receipt, error) {
+	if chargeID == "" {
 		return Receipt{}, ErrNoReceipt
 	}
-	r, err := s.st.Receipts().OfCharge(ctx, chargeKey)
+	r, err := s.st.Receipts().OfCharge(ctx, chargeID)
 	if err != nil && !errors.Is(err, ErrNoReceipt) {
-		return Receipt{}, fmt.Errorf("read receipt of %s: %w", chargeKey, err)
+		return Receipt{}, fmt.Errorf("read receipt of %s: %w", chargeID, err)
 	}
 	return r, err
 }
@@ -265,12 +261,12 @@ func (s *Service) ReceiptForUser(ctx context.Context, userID, number string) (Re
 	if err != nil {
 		return ReceiptView{}, err
 	}
-	status, err := s.ChargeStatus(ctx, r.ChargeKey)
+	status, err := s.ChargeStatus(ctx, r.ChargeID)
 	if err != nil {
 		return ReceiptView{}, err
 	}
 	v := ReceiptView{Receipt: r, Status: HistoryStatus(status)}
-	refunds, err := s.RefundsOf(ctx, r.ChargeKey)
+	refunds, err := s.RefundsOf(ctx, r.ChargeID)
 	if err != nil {
 		return ReceiptView{}, err
 	}
@@ -361,11 +357,8 @@ func (s *Service) BillingHistory(ctx context.Context, userID string) ([]HistoryL
 	}
 	out := make([]HistoryLine, 0, len(charges))
 	for _, ch := range charges {
-		status, err := s.ChargeStatus(ctx, ch.ID)
-		if err != nil {
-			return nil, err
-		}
-		line := HistoryLine{At: ch.CreatedAt, Amount: ch.Amount, Status: HistoryStatus(status)}
+		// The ledger's status is the newest event's.
+		line := HistoryLine{At: ch.CreatedAt, Amount: ch.Amount, Status: HistoryStatus(ch.Status)}
 		sub := codes[ch.SubscriptionID]
 		line.PlanCode = sub.PlanCode
 		if ch.PlanCode != "" {
@@ -402,7 +395,7 @@ func (s *Service) receiptFor(ctx context.Context, ch Charge, r Receipt) {
 		return
 	}
 	if _, err := s.issueReceipt(ctx, r); err != nil {
-		s.logger.Error("issue receipt", "charge", r.ChargeKey, "kind", r.Kind, "error", err)
+		s.logger.Error("issue receipt", "charge", r.ChargeID, "kind", r.Kind, "error", err)
 	}
 }
 

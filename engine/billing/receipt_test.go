@@ -47,7 +47,7 @@ func TestReceiptIssuedOncePerCharge(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := f.svc.issueReceipt(ctx, Receipt{ChargeKey: "purchase:u1:course", SubscriptionID: "add_1",
+			r, err := f.svc.issueReceipt(ctx, Receipt{ChargeID: "purchase:u1:course", SubscriptionID: "add_1",
 				Email: "ann@example.com", Brand: "default", Kind: ReceiptAddOn, PlanCode: "pdf_course", Amount: USD(1999),
 				CardBrand: "visa", CardLast4: "4242", PaidAt: start.Add(time.Duration(i) * time.Second)})
 			if err != nil {
@@ -100,7 +100,7 @@ func TestReceiptsIssuedInABatch(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	receipt := func(key string) Receipt {
-		return Receipt{ChargeKey: key, SubscriptionID: "sub_" + key, Email: "ann@example.com", Brand: "default",
+		return Receipt{ChargeID: key, SubscriptionID: "sub_" + key, Email: "ann@example.com", Brand: "default",
 			Kind: ReceiptRenewal, PlanCode: "glimpse_weekly", Amount: USD(2899), CardBrand: "visa", CardLast4: "4242", PaidAt: start}
 	}
 	before, err := f.svc.issueReceipt(ctx, receipt("renew:b"))
@@ -206,7 +206,11 @@ func TestReceiptsAndBillingHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The add-on is refunded.
-	if _, err := f.svc.ApplyChargeEvent(ctx, bought.ChargeKey, "evt_1", ChargeRefunded, f.clock.Now()); err != nil {
+	boughtCharge, err := f.svc.Charge(ctx, bought.ChargeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.ApplyChargeEvent(ctx, boughtCharge.Key, "evt_1", ChargeRefunded, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	lines, err := f.svc.BillingHistory(ctx, "u1")

@@ -4,19 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
-	"glimpse/engine/store"
 )
 
 // Nothing stays pending for ever. A hosted page paid while our server
 // crashed before fulfilling it, a page left open until it closed, a refund
-// claimed before the provider answered: an order is filed, before the step
-// that can be lost, in a schedule of checks, a refund is found by the
-// store's index of pending refunds (Refunds.Pending), and a pass
+// claimed before the provider answered: an order is given a check time
+// before the step that can be lost, and found by the store's index of
+// unsettled orders once it is due (Orders.Unsettled); a refund is found by
+// the store's index of pending refunds (Refunds.Pending); and a pass
 // (ReconcilePending, with the renewal pass) reads what is due and asks the
 // provider again. Stripe
 // redelivers a webhook for days (https://docs.stripe.com/webhooks); the
@@ -29,11 +25,6 @@ import (
 //     is looked at again later, until its page can no longer be paid;
 //   - a refund still pending: the provider is asked again with the same
 //     idempotency key, so a refund it made is recorded, never made twice.
-
-// ChecksCollection is the schedule of pending orders to look at again, by
-// order id. (Entries "refunds:<subscription id>" an older release filed
-// are settled away: pending refunds are found by Refunds.Pending.)
-const ChecksCollection = "billing_checks"
 
 // ReconcileAfter is how long after a page opens, or a refund is asked for,
 // the pass first looks at it: longer than a payment or a refund normally
@@ -49,20 +40,18 @@ const reconcileEvery = 5 * time.Minute
 // covers clocks.
 const pageCanBePaid = 25 * time.Hour
 
-func newChecksSchedule(db *mongo.Database) *store.Schedule {
-	return store.NewSchedule(db, ChecksCollection, time.Minute)
-}
-
-func orderCheck(orderID string) string { return "order:" + orderID }
-
 // pendingRefundsPerPass bounds the refunds one pass asks again for; the
 // next pass takes the rest.
 const pendingRefundsPerPass = 100
 
-// checkLater files ref to be looked at by the pass after ReconcileAfter.
-func (s *Service) checkLater(ctx context.Context, ref string) error {
-	if err := s.checks.File(ctx, s.clock.Now(), store.ScheduleEntry{Ref: ref, At: s.clock.Now().Add(ReconcileAfter)}); err != nil {
-		return fmt.Errorf("file %s for a later check: %w", ref, err)
+// pendingOrdersPerPass bounds the orders one pass looks at; the next pass
+// takes the rest.
+const pendingOrdersPerPass = 100
+
+// checkLater has the pass look at an order after ReconcileAfter.
+func (s *Service) checkLater(ctx context.Context, orderID string) error {
+	if err := s.st.Orders().Recheck(ctx, orderID, s.clock.Now().Add(ReconcileAfter)); err != nil {
+		return fmt.Errorf("check order %s later: %w", orderID, err)
 	}
 	return nil
 }
@@ -72,43 +61,33 @@ type ReconcileStats struct {
 	Due, Settled, Refunds int
 }
 
-// ReconcilePending looks again at the orders and refunds filed for a check
-// that are due: see the comment at the top of this file.
+// ReconcilePending looks again at the orders and refunds due for a check:
+// see the comment at the top of this file.
 func (s *Service) ReconcilePending(ctx context.Context) (ReconcileStats, error) {
 	now := s.clock.Now()
-	due, err := s.checks.Due(ctx, now)
+	due, err := s.st.Orders().Unsettled(ctx, now, pendingOrdersPerPass)
 	if err != nil {
-		return ReconcileStats{}, err
+		return ReconcileStats{}, fmt.Errorf("orders to reconcile: %w", err)
 	}
 	stats := ReconcileStats{Due: len(due)}
-	var unfinished, later []store.ScheduleEntry
 	var errs []error
-	for _, e := range due {
-		var again bool
-		var err error
-		switch {
-		case strings.HasPrefix(e.Ref, "order:"):
-			var settled bool
-			settled, again, err = s.reconcileOrder(ctx, strings.TrimPrefix(e.Ref, "order:"))
-			if settled {
-				stats.Settled++
-			}
+	for _, order := range due {
+		settled, again, err := s.reconcileOrder(ctx, order)
+		if settled {
+			stats.Settled++
 		}
+		var next time.Time // none: settled, or nothing to ask
 		switch {
 		case err != nil:
+			// Its check time stays: the next pass tries again.
 			errs = append(errs, err)
-			unfinished = append(unfinished, e)
+			continue
 		case again:
-			later = append(later, store.ScheduleEntry{Ref: e.Ref, At: now.Add(reconcileEvery)})
+			next = now.Add(reconcileEvery)
 		}
-	}
-	if len(later) > 0 {
-		if err := s.checks.File(ctx, now, later...); err != nil {
-			errs = append(errs, err)
+		if err := s.st.Orders().Recheck(ctx, order.ID, next); err != nil {
+			errs = append(errs, fmt.Errorf("check order %s later: %w", order.ID, err))
 		}
-	}
-	if err := s.checks.Settle(ctx, now, unfinished); err != nil {
-		errs = append(errs, err)
 	}
 	done, err := s.reconcileRefunds(ctx, now.Add(-ReconcileAfter))
 	stats.Refunds += done
@@ -121,14 +100,7 @@ func (s *Service) ReconcilePending(ctx context.Context) (ReconcileStats, error) 
 // reconcileOrder settles an order its events have not settled, from what
 // the provider says of its session now. It reports whether it settled it,
 // and whether to look again later (the page is still open).
-func (s *Service) reconcileOrder(ctx context.Context, orderID string) (settled, again bool, err error) {
-	order, err := s.Order(ctx, orderID)
-	if errors.Is(err, ErrNoOrder) {
-		return false, false, nil
-	}
-	if err != nil {
-		return false, false, err
-	}
+func (s *Service) reconcileOrder(ctx context.Context, order Order) (settled, again bool, err error) {
 	if order.Status != OrderPending && order.Status != OrderProcessing {
 		return false, false, nil
 	}

@@ -36,7 +36,7 @@ func TestAPagePaidWithoutItsEventIsFulfilled(t *testing.T) {
 	if err != nil || sub.Status != StatusActive {
 		t.Fatalf("the plan: %+v %v", sub, err)
 	}
-	if status, _ := f.svc.ChargeStatus(ctx, order.ChargeKey); status != ChargeSucceeded {
+	if status, _ := f.svc.ChargeStatus(ctx, ChargeIDOf(order.ChargeKey)); status != ChargeSucceeded {
 		t.Fatalf("the charge: %s", status)
 	}
 	if n := len(f.notices.noticesOf(NoticePurchase)); n != 1 {
@@ -95,8 +95,8 @@ func TestARefundWhoseAnswerWasLostIsFinished(t *testing.T) {
 	st := storetest.Open(t)
 	clock := engine.NewManualClock(start)
 	log := &noticeLog{}
-	provider := &lostAnswer{Sandbox: NewSandbox(st.DB(), clock, testWebhookSecret)}
-	f := fixture{svc: NewService(st.DB(), clock, Options{Store: storeOf(st), Provider: provider, Notify: log.add, WebhookSecret: testWebhookSecret}),
+	provider := &lostAnswer{Sandbox: NewSandbox(sandboxOf(st), clock, testWebhookSecret)}
+	f := fixture{st: st, svc: NewService(clock, Options{Store: storeOf(st), Provider: provider, Notify: log.add, WebhookSecret: testWebhookSecret}),
 		clock: clock, notices: log}
 	ctx := context.Background()
 	_, ch := f.withAddOn(t)
@@ -137,7 +137,7 @@ func TestARefundWhoseAnswerWasLostIsFinished(t *testing.T) {
 		if status, _ := f.svc.ChargeStatus(ctx, ch.ID); status != ChargeRefunded {
 			t.Fatalf("%s: the charge: %s", retry, status)
 		}
-		n, _ := f.svc.db.Collection(sandboxRefundsCollection).CountDocuments(ctx, bson.M{"chargeKey": ch.ID})
+		n := countRecords(t, f.st, "sandbox_refunds", "charge_id = ?", bson.M{"chargeKey": ch.ID}, ch.ID)
 		if n != 1 {
 			t.Fatalf("%s: the provider refunded %d times", retry, n)
 		}

@@ -9,12 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
-	"glimpse/engine/store"
 )
 
 // Refunds. The EULA (content/legal/terms-of-use.md §9) says a direct
@@ -44,14 +40,6 @@ const (
 	RefundSucceeded = "succeeded"
 	RefundFailed    = "failed"
 )
-
-// RefundCollections declares the collections Refund and the sandbox's
-// refunds write, for EnsureCollections (app.Open).
-func RefundCollections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		sandboxRefundsCollection: nil,
-	}
-}
 
 // RefundRequest asks for a charge to be refunded.
 type RefundRequest struct {
@@ -125,37 +113,22 @@ var (
 	ErrRefundFailed     = engine.Errorf(engine.CodeUnavailable, "The payment provider did not make the refund. Please try again later.")
 )
 
-// Charge returns a charge of the ledger by its id (its idempotency key).
+// Charge returns a charge of the ledger by its opaque id (ChargeIDOf its
+// key).
 func (s *Service) Charge(ctx context.Context, id string) (Charge, error) {
-	var ch Charge
-	err := s.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&ch)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Charge{}, ErrNoCharge
-	}
-	if err != nil {
+	ch, err := s.st.Ledger().Charge(ctx, id)
+	if err != nil && !errors.Is(err, ErrNoCharge) {
 		return Charge{}, fmt.Errorf("read charge %s: %w", id, err)
 	}
-	if status, err := s.ChargeStatus(ctx, id); err == nil && status != "" {
-		ch.Status = status
-	}
-	return ch, nil
+	return ch, err
 }
 
 // ChargesFor returns the charges that paid for any of the subscriptions,
-// newest first, each with its current status (ChargeStatus).
+// newest first, each with its current status (the newest event's).
 func (s *Service) ChargesFor(ctx context.Context, subscriptionIDs []string) ([]Charge, error) {
 	out, err := s.ChargesOf(ctx, subscriptionIDs)
 	if err != nil {
 		return nil, err
-	}
-	for i := range out {
-		status, err := s.ChargeStatus(ctx, out[i].ID)
-		if err != nil {
-			return nil, err
-		}
-		if status != "" {
-			out[i].Status = status
-		}
 	}
 	slices.Reverse(out)
 	return out, nil
@@ -316,7 +289,7 @@ func (s *Service) finishRefund(ctx context.Context, ch Charge, r Refund) (Refund
 			Detail: r.Amount.String() + " of charge " + ch.ID + ": " + r.Reason})
 		s.mailRefund(ctx, ch, r)
 	}
-	applied, err := s.ApplyChargeEvent(ctx, ch.ID, "refund:"+r.ID, status, r.CreatedAt)
+	applied, err := s.addChargeEvent(ctx, ChargeEvent{ChargeID: ch.ID, EventID: "refund:" + r.ID, Status: status, At: r.CreatedAt.UTC()})
 	if err != nil {
 		return r, err
 	}
@@ -372,15 +345,13 @@ func refundWithKey(refunds []Refund, key string) (Refund, bool) {
 	return Refund{}, false
 }
 
-// sandboxRefundsCollection keeps the sandbox's refunds by idempotency key.
-const sandboxRefundsCollection = "sandbox_refunds"
-
-type sandboxRefund struct {
-	ID        string    `bson:"_id"` // the idempotency key
-	ChargeKey string    `bson:"chargeKey"`
-	Reference string    `bson:"reference"`
-	Amount    Money     `bson:"amount"`
-	CreatedAt time.Time `bson:"createdAt"`
+// SandboxRefund is a refund the sandbox made, under its idempotency key.
+type SandboxRefund struct {
+	ID        string // the idempotency key
+	ChargeKey string // the ledger charge's id
+	Reference string
+	Amount    Money
+	CreatedAt time.Time
 }
 
 // Refund implements Refunder: it records the refund, as a processor in test
@@ -401,41 +372,29 @@ func (s *Sandbox) Refund(ctx context.Context, req ProviderRefund) (string, error
 	if req.Amount.Amount <= 0 || req.Amount.Amount > taken.Amount.Amount {
 		return "", fmt.Errorf("sandbox refund of %s: %w", req.Charge.ID, ErrRefundTooLarge)
 	}
-	r := sandboxRefund{ID: req.Key, ChargeKey: req.Charge.ID, Reference: "re_sandbox_" + engine.NewID(),
+	r := SandboxRefund{ID: req.Key, ChargeKey: req.Charge.ID, Reference: "re_sandbox_" + engine.NewID(),
 		Amount: req.Amount, CreatedAt: s.clock.Now()}
-	_, err = s.db.Collection(sandboxRefundsCollection).InsertOne(ctx, r)
-	if store.IsDuplicateKey(err) {
-		var first sandboxRefund
-		if err := s.db.Collection(sandboxRefundsCollection).FindOne(ctx, bson.M{"_id": req.Key}).Decode(&first); err != nil {
-			return "", fmt.Errorf("sandbox refund %s: read first answer: %w", req.Key, err)
-		}
-		if first.Amount != req.Amount || first.ChargeKey != req.Charge.ID {
-			return "", fmt.Errorf("sandbox refund %s: %w", req.Key, ErrIdempotencyMismatch)
-		}
-		return first.Reference, nil
-	}
+	first, err := s.recs.Refund(ctx, r)
 	if err != nil {
 		return "", fmt.Errorf("sandbox refund %s: %w", req.Key, err)
 	}
-	return r.Reference, nil
+	if first.Amount != req.Amount || first.ChargeKey != req.Charge.ID {
+		return "", fmt.Errorf("sandbox refund %s: %w", req.Key, ErrIdempotencyMismatch)
+	}
+	return first.Reference, nil
 }
 
 // takenCharge reads the sandbox's record of a ledger charge: a saved card's
-// charge under its key, a hosted page's payment under its session's record.
-// A charge the sandbox never took is ErrNotRefundable.
+// charge under its key's id, a hosted page's payment under its session's
+// record, or else the record the charge's PaymentIntent names (a charge
+// whose key an erasure rewrote). A charge the sandbox never took is
+// ErrNotRefundable.
 func (s *Sandbox) takenCharge(ctx context.Context, ch Charge) (Charge, error) {
-	for _, id := range sandboxRecordIDs(ch) {
-		var taken Charge
-		err := s.db.Collection(sandboxCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&taken)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue
-		}
-		if err != nil {
-			return Charge{}, err
-		}
-		return taken, nil
+	taken, err := s.recs.ChargeOf(ctx, sandboxRecordIDs(ch), ch.Reference)
+	if errors.Is(err, ErrNoCharge) {
+		return Charge{}, ErrNotRefundable
 	}
-	return Charge{}, ErrNotRefundable
+	return taken, err
 }
 
 // ErrAmount is an amount that is not dollars and at most two decimals.

@@ -41,15 +41,6 @@ func (f fixture) withAddOn(t *testing.T) (Subscription, Charge) {
 	return addOn, charges[0]
 }
 
-func (f fixture) count(t *testing.T, collection string, filter bson.M) int64 {
-	t.Helper()
-	n, err := f.svc.db.Collection(collection).CountDocuments(context.Background(), filter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestRefundAnAddOnInFullTakesItsEntitlement(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -92,7 +83,7 @@ func TestRefundAnAddOnInFullTakesItsEntitlement(t *testing.T) {
 	if _, err := f.svc.Refund(ctx, RefundRequest{Full: true, ChargeID: ch.ID, Reason: "again", By: "staff:x", Key: "k2"}); !errors.Is(err, ErrAlreadyRefunded) {
 		t.Fatalf("a second refund of a refunded charge: %v", err)
 	}
-	if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 1 {
+	if n := countRecords(t, f.st, "sandbox_refunds", "", bson.M{}); n != 1 {
 		t.Fatalf("the provider made %d refunds, want 1", n)
 	}
 	history, _ := f.svc.History(ctx, addOn.ID)
@@ -174,7 +165,7 @@ func TestARefundIsMadeOnceWhenAskedTogether(t *testing.T) {
 			if len(ids) != 1 {
 				t.Errorf("%d refunds answered, want 1: %v", len(ids), ids)
 			}
-			if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 1 {
+			if n := countRecords(t, f.st, "sandbox_refunds", "", bson.M{}); n != 1 {
 				t.Errorf("the provider made %d refunds, want 1", n)
 			}
 			recorded, err := f.svc.RefundsOf(ctx, ch.ID)
@@ -218,9 +209,9 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 	if declined.Status != "failed" {
 		t.Fatalf("declined charge = %+v", declined)
 	}
-	store := Charge{ID: "appstore:1", Key: "appstore:1", Provider: "appstore", Amount: USD(999), Status: ChargeSucceeded,
+	store := Charge{ID: ChargeIDOf("appstore:1"), Key: "appstore:1", Provider: "appstore", Amount: USD(999), Status: ChargeSucceeded,
 		SubscriptionID: "main-u1", CreatedAt: start}
-	if _, err := f.svc.db.Collection(chargesCollection).InsertOne(ctx, store); err != nil {
+	if _, err := f.svc.st.Ledger().Record(ctx, []Charge{store}); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
@@ -239,14 +230,15 @@ func TestRefundRefusesWhatCannotBeRefunded(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}
-	if n := f.count(t, sandboxRefundsCollection, bson.M{}); n != 0 {
+	if n := countRecords(t, f.st, "sandbox_refunds", "", bson.M{}); n != 0 {
 		t.Fatalf("the provider made %d refunds", n)
 	}
 }
 
 func TestStripeRefund(t *testing.T) {
 	p, rec := newStripeForTest(t)
-	ch := Charge{ID: "purchase:u1:glimpse_reels_playbook", Reference: "pi_123", Amount: USD(2899)}
+	ch := Charge{ID: ChargeIDOf("purchase:u1:glimpse_reels_playbook"), Key: "purchase:u1:glimpse_reels_playbook", Reference: "pi_123",
+		Amount: USD(2899)}
 	id, err := p.Refund(context.Background(), ProviderRefund{Key: "refund:" + ch.ID + "#0:1000", Charge: ch, Amount: USD(1000)})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +255,7 @@ func TestStripeRefund(t *testing.T) {
 		t.Errorf("Idempotency-Key = %q", got)
 	}
 	for k, v := range map[string]string{"payment_intent": "pi_123", "amount": "1000", "reason": "requested_by_customer",
-		"metadata[glimpse_key]": ch.ID, "metadata[glimpse_refund]": "refund:" + ch.ID + "#0:1000"} {
+		"metadata[glimpse_key]": ch.Key, "metadata[glimpse_refund]": "refund:" + ch.ID + "#0:1000"} {
 		if r.Form.Get(k) != v {
 			t.Errorf("%s = %q, want %q (form %v)", k, r.Form.Get(k), v, r.Form)
 		}
@@ -383,7 +375,7 @@ func TestAnAddOnRefundedCanBeBoughtAgain(t *testing.T) {
 	if again.ID == addOn.ID || again.Expired(f.clock.Now()) {
 		t.Fatalf("the second purchase = %+v", again)
 	}
-	if n := f.count(t, sandboxCollection, bson.M{"status": "succeeded"}); n != 2 {
+	if n := countRecords(t, f.st, "sandbox_charges", succeededSandboxCharges, succeededSandboxFilter); n != 2 {
 		t.Fatalf("%d charges taken, want the first purchase and the second", n)
 	}
 	subs, _ := f.svc.ForUser(ctx, "u1")

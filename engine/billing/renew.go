@@ -8,13 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"golang.org/x/time/rate"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/metrics"
-	"glimpse/engine/store"
 )
 
 // RenewStats counts what one pass of the renewal job did.
@@ -205,7 +203,16 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			reqs[i] = r.req
 		}
 		charges, errs := s.chargeMany(ctx, reqs)
-		s.recordCharges(ctx, reqs, charges)
+		// Each answer is recorded in the ledger: with its renewal's write
+		// when there is one (Renew records it whether or not the renewal
+		// is written), else on its own below.
+		var alone []Charge
+		withCharge := func(w Renewal, i int) Renewal {
+			if charges[i].Status != "" {
+				w.Charge = s.ledgerCharge(reqs[i], charges[i])
+			}
+			return w
+		}
 		clockNow := s.clock.Now()
 		for i, r := range due {
 			switch {
@@ -218,20 +225,29 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 					if confirm, err = s.renewalConfirmation(ctx, r.sub, r.plan, r.req.Key); err != nil {
 						stats.Failures++
 						left = append(left, r.sub.ID)
+						if charges[i].Status != "" {
+							alone = append(alone, s.ledgerCharge(reqs[i], charges[i]))
+						}
 						s.logger.Error("renew subscription", "subscription", r.sub.ID, "error", err)
 						continue
 					}
 				}
-				writes, outcomes, charged = append(writes, s.failedRenewal(r.sub, r.plan, now, confirm)), append(outcomes, outcomeFailed), append(charged, renewal{})
+				writes, outcomes, charged = append(writes, withCharge(s.failedRenewal(r.sub, r.plan, now, confirm), i)), append(outcomes, outcomeFailed), append(charged, renewal{})
 			case errs[i] != nil:
 				stats.Failures++
 				left = append(left, r.sub.ID)
+				if charges[i].Status != "" {
+					alone = append(alone, s.ledgerCharge(reqs[i], charges[i]))
+				}
 				if ctx.Err() == nil {
 					s.logger.Error("renew subscription", "subscription", r.sub.ID, "error", errs[i])
 				}
 			default:
-				writes, outcomes, charged = append(writes, s.nextPeriod(r, now, clockNow)), append(outcomes, outcomeRenewed), append(charged, r)
+				writes, outcomes, charged = append(writes, withCharge(s.nextPeriod(r, now, clockNow), i)), append(outcomes, outcomeRenewed), append(charged, r)
 			}
+		}
+		if err := s.recordCharges(context.WithoutCancel(ctx), alone); err != nil {
+			s.logger.Error("record charges", "count", len(alone), "error", err)
 		}
 	}
 	if len(writes) == 0 {
@@ -241,6 +257,17 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 	results, err := s.st.Subscriptions().Renew(context.WithoutCancel(ctx), owner, writes)
 	if err != nil {
 		s.logger.Error("renew subscriptions", "count", len(writes), "error", err)
+		// The charges were made all the same: the ledger keeps them (the
+		// next pass charges the same keys, which the provider replays).
+		var made []Charge
+		for _, w := range writes {
+			if w.Charge.Key != "" {
+				made = append(made, w.Charge)
+			}
+		}
+		if err := s.recordCharges(context.WithoutCancel(ctx), made); err != nil {
+			s.logger.Error("record charges", "count", len(made), "error", err)
+		}
 		for _, w := range writes {
 			stats.Failures++
 			left = append(left, w.Next.ID)
@@ -273,7 +300,7 @@ func (s *Service) renewBatch(ctx context.Context, subs []Subscription, now time.
 			if r.plan.Code != r.sub.PlanCode {
 				kind = ReceiptPlanChange
 			}
-			receipts = append(receipts, Receipt{ChargeKey: r.req.Key, SubscriptionID: r.sub.ID, Email: r.sub.Email,
+			receipts = append(receipts, Receipt{ChargeID: ChargeIDOf(r.req.Key), SubscriptionID: r.sub.ID, Email: r.sub.Email,
 				Brand: r.sub.Brand, Kind: kind, PlanCode: r.plan.Code, Amount: r.plan.Price,
 				CardBrand: r.sub.PaymentMethod.Brand, CardLast4: r.sub.PaymentMethod.Last4, PaidAt: now,
 				PeriodStart: w.Next.CurrentPeriodStart, PeriodEnd: w.Next.CurrentPeriodEnd})
@@ -343,12 +370,11 @@ func (s *Service) expiry(sub Subscription, now time.Time, why string) Renewal {
 // plan changed while it was charged): in full, marked paid for nothing
 // (Charge.Duplicate), so its refund ends no access.
 func (s *Service) voidRenewal(ctx context.Context, chargeKey string) {
-	if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": chargeKey},
-		bson.M{"$set": bson.M{"duplicate": true}}); err != nil {
+	if err := s.st.Ledger().MarkDuplicate(ctx, ChargeIDOf(chargeKey), ""); err != nil {
 		s.logger.Error("void a renewal's charge", "charge", chargeKey, "error", err)
 		return
 	}
-	if _, err := s.Refund(ctx, RefundRequest{ChargeID: chargeKey, Full: true, By: "renewal",
+	if _, err := s.Refund(ctx, RefundRequest{ChargeID: ChargeIDOf(chargeKey), Full: true, By: "renewal",
 		Reason: "The plan changed while it renewed", Key: "void:" + chargeKey}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
 		s.logger.Error("void a renewal's charge", "charge", chargeKey, "error", err)
 	}
@@ -397,44 +423,6 @@ func (s *Service) chargeMany(ctx context.Context, reqs []ChargeRequest) ([]Charg
 	return charges, errs
 }
 
-// recordCharges keeps the provider's answers in the charges ledger, as
-// charge does one at a time: one unordered insertMany, where an entry
-// already there (a retry of the same key) stays as it was; each charge is
-// filed under its subscription and its reference.
-func (s *Service) recordCharges(ctx context.Context, reqs []ChargeRequest, charges []Charge) {
-	docs := make([]any, 0, len(charges))
-	for i, ch := range charges {
-		if ch.Status == "" {
-			continue
-		}
-		if ch.Key == "" {
-			ch.Key = reqs[i].Key
-		}
-		ch.ID, ch.SubscriptionID = reqs[i].Key, reqs[i].SubscriptionID
-		if ch.CreatedAt.IsZero() {
-			ch.CreatedAt = s.clock.Now()
-		}
-		docs = append(docs, ch)
-	}
-	if _, err := store.InsertNew(ctx, s.db.Collection(chargesCollection), docs); err != nil {
-		s.logger.Error("record charges", "count", len(docs), "error", err)
-	}
-	bySubscription, byReference := map[string][]string{}, map[string][]string{}
-	for _, d := range docs {
-		ch := d.(Charge)
-		bySubscription[ch.SubscriptionID] = append(bySubscription[ch.SubscriptionID], ch.ID)
-		if ch.Reference != "" {
-			byReference[ch.Reference] = append(byReference[ch.Reference], ch.ID)
-		}
-	}
-	if _, err := fileMany(ctx, s.db, filedCharges, bySubscription, nil); err != nil {
-		s.logger.Error("file charges", "count", len(docs), "error", err)
-	}
-	if _, err := fileMany(ctx, s.db, filedReference, byReference, nil); err != nil {
-		s.logger.Error("file charge references", "count", len(docs), "error", err)
-	}
-}
-
 // renewed starts a subscription's next period, paid for on the provider's
 // page (a renewal the bank let through only once the subscriber
 // authenticated it); chargeKey is that payment's. A period renewed
@@ -457,7 +445,7 @@ func (s *Service) renewed(ctx context.Context, sub Subscription, plan PlanSpec, 
 	if plan.Code != sub.PlanCode {
 		kind = ReceiptPlanChange
 	}
-	s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: sub.Email,
+	s.receiptFor(ctx, Charge{Status: ChargeSucceeded}, Receipt{ChargeID: ChargeIDOf(chargeKey), SubscriptionID: sub.ID, Email: sub.Email,
 		Brand: sub.Brand, Kind: kind, PlanCode: plan.Code, Amount: plan.Price, CardBrand: sub.PaymentMethod.Brand,
 		CardLast4: sub.PaymentMethod.Last4, PaidAt: now, PeriodStart: next.CurrentPeriodStart, PeriodEnd: next.CurrentPeriodEnd})
 	return nil

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/content"
 	"glimpse/engine"
@@ -33,29 +32,22 @@ var NewBenchMails func(tb testing.TB) mail.Mails
 // subscription's period ended an hour before.
 var renewAt = time.Date(2026, 11, 9, 9, 0, 0, 0, time.UTC)
 
-// openBillingDB opens a test database with billing's collections made as
-// app.Open makes them, and billing's store on the test's engine.
+// openBillingDB opens a test database with billing's store on the test's
+// engine.
 func openBillingDB(tb testing.TB) billingDB {
 	tb.Helper()
 	st := storetest.Open(tb)
-	var specs []store.CollectionSpec
-	for _, m := range []map[string][]mongo.IndexModel{Collections(), LedgerCollections(), store.ClaimsCollections()} {
-		for name, idx := range m {
-			specs = append(specs, store.CollectionSpec{Name: name, Indexes: idx})
-		}
-	}
-	if err := st.EnsureCollections(context.Background(), specs); err != nil {
-		tb.Fatal(err)
-	}
-	return billingDB{Database: st.DB(), mails: NewBenchMails(tb), store: storeOf(st), seeded: new(int)}
+	return billingDB{st: st, mails: NewBenchMails(tb), store: storeOf(st), sandbox: sandboxOf(st), seeded: new(int)}
 }
 
 // billingDB is a test database with billing's collections, and the
 // outbox's storage on the embedded SQLite database (the default engine).
 type billingDB struct {
-	*mongo.Database
 	mails mail.Mails
 	store Store
+	// st is the test's store; sandbox, the sandbox's books on it.
+	st      *store.Store
+	sandbox SandboxRecords
 	// seeded is how many subscriptions seedDue wrote.
 	seeded *int
 }
@@ -65,7 +57,7 @@ func benchID(i int) string { return fmt.Sprintf("sub_bench_%07d", i) }
 
 // seedDue writes n active weekly subscriptions on the sandbox, all due at
 // renewAt, through billing's store in batches (Subscriptions.InsertMany).
-// Each has filed charges and history lines already, as a real subscription
+// Each has charges and history lines already, as a real subscription
 // has from its checkout and its earlier renewals.
 func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	tb.Helper()
@@ -73,7 +65,6 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 	end := renewAt.Add(-time.Hour)
 	const batch = 1000
 	seeded := make([]Seeded, 0, batch)
-	filings := make([]any, 0, batch*filed)
 	for i := range n {
 		id := benchID(i)
 		email := fmt.Sprintf("buyer%d@example.com", i)
@@ -83,7 +74,9 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			PaymentMethod: PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_" + id, Brand: "visa", Last4: "4242"}}
 		x := Seeded{Sub: sub}
 		for n := range filed {
-			filings = append(filings, ChargeFiling(id, n, fmt.Sprintf("earlier:%s:%d", id, n)))
+			key := fmt.Sprintf("earlier:%s:%d", id, n)
+			x.Charges = append(x.Charges, Charge{ID: ChargeIDOf(key), Key: key, Provider: sandboxName, Amount: USD(100),
+				SubscriptionID: id, Status: ChargeSucceeded, CreatedAt: end.AddDate(0, 0, -7*(filed-n))})
 			x.Lines = append(x.Lines, sub.Line(fmt.Sprintf("earlier:%d", n), end.AddDate(0, 0, -7*(filed-n)), Change{By: "renewal", Kind: ChangeRenewed}))
 		}
 		seeded = append(seeded, x)
@@ -91,12 +84,7 @@ func seedDue(tb testing.TB, db billingDB, n, filed int) {
 			if err := db.store.Subscriptions().InsertMany(ctx, seeded); err != nil {
 				tb.Fatalf("seed: %v", err)
 			}
-			if len(filings) > 0 {
-				if _, err := db.Collection(filingsCollection).InsertMany(ctx, filings); err != nil {
-					tb.Fatalf("seed filings: %v", err)
-				}
-			}
-			seeded, filings = seeded[:0], filings[:0]
+			seeded = seeded[:0]
 		}
 	}
 	*db.seeded += n
@@ -110,27 +98,16 @@ type renewCounts struct{ charges, distinct, renewed int64 }
 func countRenewals(tb testing.TB, db billingDB) renewCounts {
 	tb.Helper()
 	ctx := context.Background()
-	cur, err := db.Collection(sandboxCollection).Find(ctx, bson.M{"status": "succeeded"})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var c renewCounts
 	seen := map[string]bool{}
-	for cur.Next(ctx) {
-		var ch Charge
-		if err := cur.Decode(&ch); err != nil {
-			tb.Fatal(err)
-		}
+	for _, key := range sandboxChargeKeys(tb, db.st) {
 		c.charges++
 		// renew:<subscription>:<period end>:<attempt>
-		parts := strings.Split(ch.Key, ":")
+		parts := strings.Split(key, ":")
 		if len(parts) != 4 || parts[0] != "renew" {
-			tb.Fatalf("unexpected charge key %q", ch.Key)
+			tb.Fatalf("unexpected charge key %q", key)
 		}
 		seen[parts[1]+":"+parts[2]] = true
-	}
-	if err := cur.Err(); err != nil {
-		tb.Fatal(err)
 	}
 	c.distinct = int64(len(seen))
 	for i := range *db.seeded {
@@ -157,7 +134,7 @@ func renewWith(tb testing.TB, db billingDB, workers int) RenewStats {
 	outbox := receiptOutbox(tb, db)
 	for range workers {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+		svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
 			Notify: outbox.notify, NotifyMany: outbox.notifyMany})
 		wg.Go(func() {
 			st, err := svc.RenewDue(context.Background())
@@ -238,7 +215,7 @@ func reportProgress(db billingDB, start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				n, err := db.Collection(sandboxCollection).CountDocuments(context.Background(), bson.M{})
+				n, err := countRows(db.st, "sandbox_charges", "", bson.M{})
 				fmt.Fprintf(os.Stderr, "renewal progress: %d charged after %s (%v)\n", n, time.Since(start).Round(time.Second), err)
 			}
 		}

@@ -71,7 +71,7 @@ func TestRenewalPagesAndBatches(t *testing.T) {
 	}
 	for range 2 {
 		clock := engine.NewManualClock(renewAt)
-		svc := NewService(db.Database, clock, Options{Store: db.store, Provider: NewSandbox(db.Database, clock, testWebhookSecret),
+		svc := NewService(clock, Options{Store: db.store, Provider: NewSandbox(db.sandbox, clock, testWebhookSecret),
 			Notify: notify, NotifyMany: notifyMany})
 		svc.renewal.batch = 3
 		svc.SetMetrics(counted)
@@ -169,7 +169,7 @@ func TestChargeManyAnswersLikeCharge(t *testing.T) {
 	db := openBillingDB(t)
 	ctx := context.Background()
 	clock := engine.NewManualClock(renewAt)
-	sb := NewSandbox(db.Database, clock, testWebhookSecret)
+	sb := NewSandbox(db.sandbox, clock, testWebhookSecret)
 	ok := PaymentMethod{Provider: sandboxName, ID: "pm_sandbox_ok_1"}
 	first, err := sb.Charge(ctx, ChargeRequest{Key: "k-before", Method: ok, Amount: USD(100)})
 	if err != nil {
@@ -197,7 +197,7 @@ func TestChargeManyAnswersLikeCharge(t *testing.T) {
 	if errs[4] == nil {
 		t.Error("a charge without a key was taken")
 	}
-	n, err := db.Collection(sandboxCollection).CountDocuments(ctx, bson.M{"status": "succeeded"})
+	n, err := countRows(db.st, "sandbox_charges", succeededSandboxCharges, succeededSandboxFilter)
 	if err != nil || n != 2 {
 		t.Fatalf("%d succeeded charges stored (%v), want 2", n, err)
 	}
@@ -218,7 +218,7 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 	const n = 24
 	seedDue(t, db, n, 0)
 	clock := engine.NewManualClock(renewAt)
-	provider := NewSandbox(db.Database, clock, testWebhookSecret)
+	provider := NewSandbox(db.sandbox, clock, testWebhookSecret)
 	// The refund mails the pass sends, by address: a charge given back is
 	// a promise to the person, kept in writing.
 	var refundMailsMu sync.Mutex
@@ -231,9 +231,9 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 		}
 		return nil
 	}
-	pass := NewService(db.Database, clock, Options{Store: db.store, Provider: provider, Notify: notify})
+	pass := NewService(clock, Options{Store: db.store, Provider: provider, Notify: notify})
 	pass.renewal.batch, pass.renewal.batchesInFlight = 1, 1
-	desk := NewService(db.Database, clock, Options{Store: db.store, Provider: provider})
+	desk := NewService(clock, Options{Store: db.store, Provider: provider})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if _, err := pass.RenewDue(ctx); err != nil {
@@ -266,11 +266,11 @@ func TestACancelDuringTheRenewalPassIsNeverRenewedOver(t *testing.T) {
 			kinds = append(kinds, c.Kind)
 		}
 		key := "renew:" + id + ":" + strconv.FormatInt(end.Unix(), 10) + ":0"
-		refunds, err := desk.RefundsOf(ctx, key)
+		refunds, err := desk.RefundsOf(ctx, ChargeIDOf(key))
 		if err != nil {
 			t.Fatal(err)
 		}
-		took, err := db.Collection(sandboxCollection).CountDocuments(ctx, bson.M{"_id": key})
+		took, err := countRows(db.st, "sandbox_charges", "key = ?", bson.M{"key": key}, key)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,11 +11,8 @@ import (
 
 	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
 // The sandbox's test cards, the numbers Stripe documents for test mode
@@ -32,13 +29,11 @@ const (
 )
 
 const (
-	sandboxCollection         = "sandbox_charges"
-	sandboxSessionsCollection = "sandbox_sessions"
-	sandboxName               = "sandbox"
-	behaviourSucceeds         = "ok"
-	behaviourDeclined         = "decline"
-	behaviourFailsLater       = "offsession"
-	behaviourAuthenticate     = "3ds"
+	sandboxName           = "sandbox"
+	behaviourSucceeds     = "ok"
+	behaviourDeclined     = "decline"
+	behaviourFailsLater   = "offsession"
+	behaviourAuthenticate = "3ds"
 	// PathSandboxPay is where the sandbox serves its hosted payment page,
 	// the stand-in for Stripe's checkout.stripe.com.
 	PathSandboxPay = "/sandbox-pay/"
@@ -56,44 +51,44 @@ const (
 // Stripe's test tokens (pm_card_visa, pm_card_chargeDeclined) carry theirs.
 // Any other number that passes the Luhn check behaves like 4242….
 type Sandbox struct {
-	db     *mongo.Database
+	recs   SandboxRecords
 	clock  engine.Clock
 	secret string // the webhook signing secret its events are signed with
 }
 
 // NewSandbox returns the sandbox provider; its sessions and charges are kept
-// in db so every instance answers alike. Its events are signed with
+// in recs so every instance answers alike. Its events are signed with
 // webhookSecret, which the service verifies as it does Stripe's.
-func NewSandbox(db *mongo.Database, clock engine.Clock, webhookSecret string) *Sandbox {
-	return &Sandbox{db: db, clock: clock, secret: webhookSecret}
+func NewSandbox(recs SandboxRecords, clock engine.Clock, webhookSecret string) *Sandbox {
+	return &Sandbox{recs: recs, clock: clock, secret: webhookSecret}
 }
 
 // Name implements Provider.
 func (s *Sandbox) Name() string { return sandboxName }
 
-// sandboxSession is one hosted page opened by StartSession.
-type sandboxSession struct {
-	ID          string        `bson:"_id"`
-	Key         string        `bson:"key"`
-	OrderID     string        `bson:"orderId"`
-	Mode        string        `bson:"mode"`
-	ChargeKey   string        `bson:"chargeKey,omitempty"`
-	Amount      Money         `bson:"amount"`
-	Description string        `bson:"description"`
-	Email       string        `bson:"email,omitempty"`
-	Brand       string        `bson:"brand"`
-	Saved       PaymentMethod `bson:"saved,omitempty"`
-	SuccessURL  string        `bson:"successUrl"`
-	CancelURL   string        `bson:"cancelUrl"`
+// SandboxSession is one hosted page opened by StartSession.
+type SandboxSession struct {
+	ID          string
+	Key         string
+	OrderID     string
+	Mode        string
+	ChargeKey   string
+	Amount      Money
+	Description string
+	Email       string
+	Brand       string
+	Saved       PaymentMethod
+	SuccessURL  string
+	CancelURL   string
 	// Status is open, complete or expired; PaymentStatus unpaid or paid.
-	Status        string `bson:"status"`
-	PaymentStatus string `bson:"paymentStatus"`
+	Status        string
+	PaymentStatus string
 	// Challenge is a card waiting for its 3-D Secure step.
-	Challenge     PaymentMethod `bson:"challenge,omitempty"`
-	Method        PaymentMethod `bson:"method,omitempty"`
-	PaymentIntent string        `bson:"paymentIntent,omitempty"`
-	CreatedAt     time.Time     `bson:"createdAt"`
-	ExpiresAt     time.Time     `bson:"expiresAt"`
+	Challenge     PaymentMethod
+	Method        PaymentMethod
+	PaymentIntent string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
 }
 
 // StartSession implements Provider: a page of the sandbox's own. The same
@@ -103,20 +98,16 @@ func (s *Sandbox) StartSession(ctx context.Context, req SessionRequest) (Session
 		return Session{}, errors.New("sandbox session: no idempotency key")
 	}
 	now := s.clock.Now()
-	doc := sandboxSession{ID: sandboxSessionID(req.Key), Key: req.Key, OrderID: req.OrderID,
+	doc := SandboxSession{ID: sandboxSessionID(req.Key), Key: req.Key, OrderID: req.OrderID,
 		Mode: req.Mode, ChargeKey: req.ChargeKey, Amount: req.Amount, Description: req.Description, Email: req.Email,
 		Brand: req.Brand, Saved: req.Saved, SuccessURL: req.SuccessURL, CancelURL: req.CancelURL, Status: "open",
 		PaymentStatus: "unpaid", CreatedAt: now, ExpiresAt: now.Add(sandboxSessionLifetime)}
-	if _, err := s.db.Collection(sandboxSessionsCollection).InsertOne(ctx, doc); store.IsDuplicateKey(err) {
-		first, err := s.session(ctx, doc.ID)
-		if err != nil {
-			return Session{}, err
-		}
-		if first.OrderID != req.OrderID || first.Amount != req.Amount || first.Mode != req.Mode {
-			return Session{}, fmt.Errorf("sandbox session %s: %w", req.Key, ErrIdempotencyMismatch)
-		}
-	} else if err != nil {
+	first, err := s.recs.OpenSession(ctx, doc)
+	if err != nil {
 		return Session{}, fmt.Errorf("sandbox session: %w", err)
+	}
+	if first.OrderID != req.OrderID || first.Amount != req.Amount || first.Mode != req.Mode {
+		return Session{}, fmt.Errorf("sandbox session %s: %w", req.Key, ErrIdempotencyMismatch)
 	}
 	return Session{ID: doc.ID, URL: PathSandboxPay + doc.ID}, nil
 }
@@ -143,14 +134,13 @@ func (s *Sandbox) SessionResult(ctx context.Context, sessionID string) (SessionR
 // ErrNoSession is a sandbox page that does not exist.
 var ErrNoSession = engine.Errorf(engine.CodeNotFound, "This payment page does not exist.")
 
-func (s *Sandbox) session(ctx context.Context, id string) (sandboxSession, error) {
-	var doc sandboxSession
-	err := s.db.Collection(sandboxSessionsCollection).FindOne(ctx, bson.M{"_id": id}).Decode(&doc)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return sandboxSession{}, ErrNoSession
+func (s *Sandbox) session(ctx context.Context, id string) (SandboxSession, error) {
+	doc, err := s.recs.Session(ctx, id)
+	if errors.Is(err, ErrNoSession) {
+		return SandboxSession{}, ErrNoSession
 	}
 	if err != nil {
-		return sandboxSession{}, fmt.Errorf("sandbox session %s: %w", id, err)
+		return SandboxSession{}, fmt.Errorf("sandbox session %s: %w", id, err)
 	}
 	if doc.Status == "open" && !s.clock.Now().Before(doc.ExpiresAt) {
 		doc.Status = "expired"
@@ -248,8 +238,7 @@ func (s *Sandbox) pay(ctx context.Context, sessionID string, card Card, useSaved
 	case behaviourAuthenticate:
 		// The bank asks for 3-D Secure, whether the card pays now or is
 		// only saved (Stripe's 4000 0027 6000 3184 does both).
-		if _, err := s.db.Collection(sandboxSessionsCollection).UpdateOne(ctx, bson.M{"_id": doc.ID, "status": "open"},
-			bson.M{"$set": bson.M{"challenge": pm}}); err != nil {
+		if err := s.recs.Challenge(ctx, doc.ID, pm); err != nil {
 			return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
 		}
 		page, err := s.Page(ctx, sessionID)
@@ -269,8 +258,7 @@ func (s *Sandbox) authenticate(ctx context.Context, sessionID string, passed boo
 		return s.closed(ctx, doc)
 	}
 	if !passed {
-		if _, err := s.db.Collection(sandboxSessionsCollection).UpdateOne(ctx, bson.M{"_id": doc.ID},
-			bson.M{"$unset": bson.M{"challenge": ""}}); err != nil {
+		if err := s.recs.Challenge(ctx, doc.ID, PaymentMethod{}); err != nil {
 			return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
 		}
 		return sandboxPayment{}, ErrAuthenticationFailed
@@ -281,33 +269,29 @@ func (s *Sandbox) authenticate(ctx context.Context, sessionID string, passed boo
 // complete pays a session once: the first caller (a unique insert) marks it
 // paid and makes its checkout.session.completed event; a repeat (a double
 // click, a second tab) only gets the page.
-func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMethod) (sandboxPayment, error) {
+func (s *Sandbox) complete(ctx context.Context, doc SandboxSession, pm PaymentMethod) (sandboxPayment, error) {
 	now := s.clock.Now()
 	pi := ""
 	if doc.Mode == SessionPayment {
 		pi = sandboxIntentOf(doc.ID)
 	}
-	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, Charge{ID: sandboxSessionPaymentID(doc.ID), Key: doc.ChargeKey,
-		Provider: sandboxName, Reference: pi, Amount: doc.Amount, Method: pm.ID, Status: "succeeded", CreatedAt: now})
-	if store.IsDuplicateKey(err) {
+	paymentStatus := "paid"
+	if doc.Mode == SessionSetup {
+		paymentStatus = "no_payment_required"
+	}
+	paid := doc
+	paid.Status, paid.PaymentStatus, paid.Method, paid.PaymentIntent, paid.Challenge = "complete", paymentStatus, pm, pi, PaymentMethod{}
+	won, err := s.recs.PaySession(ctx, Charge{ID: sandboxSessionPaymentID(doc.ID), Key: doc.ChargeKey, Provider: sandboxName, Reference: pi,
+		Amount: doc.Amount, Method: pm.ID, Status: "succeeded", CreatedAt: now}, paid)
+	if err != nil {
+		return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
+	}
+	if !won {
 		again, err := s.awaitPaidMark(ctx, doc.ID)
 		if err != nil {
 			return sandboxPayment{}, err
 		}
 		return s.closed(ctx, again)
-	}
-	if err != nil {
-		return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
-	}
-	paymentStatus := "paid"
-	if doc.Mode == SessionSetup {
-		paymentStatus = "no_payment_required"
-	}
-	if _, err := s.db.Collection(sandboxSessionsCollection).UpdateOne(ctx, bson.M{"_id": doc.ID}, bson.M{
-		"$set":   bson.M{"status": "complete", "paymentStatus": paymentStatus, "method": pm, "paymentIntent": pi},
-		"$unset": bson.M{"challenge": ""},
-	}); err != nil {
-		return sandboxPayment{}, fmt.Errorf("sandbox session %s: %w", doc.ID, err)
 	}
 	doc.Status, doc.PaymentStatus, doc.PaymentIntent = "complete", paymentStatus, pi
 	return s.closed(ctx, doc)
@@ -317,7 +301,7 @@ func (s *Sandbox) complete(ctx context.Context, doc sandboxSession, pm PaymentMe
 // (its unique insert is what pays a page once), and its PaymentIntent id
 // names the session: "pi_sandbox_<the session id's suffix>". So the ledger's
 // charge, which knows the PaymentIntent as its reference, finds the
-// sandbox's record by _id, for a refund or an erasure (sandboxRecordIDs).
+// sandbox's record by id, for a refund (sandboxRecordIDs).
 const sandboxIntentPrefix = "pi_sandbox_"
 
 func sandboxIntentOf(sessionID string) string {
@@ -326,13 +310,13 @@ func sandboxIntentOf(sessionID string) string {
 
 func sandboxSessionPaymentID(sessionID string) string { return "session:" + sessionID }
 
-// sandboxRecordIDs are the _ids the sandbox may keep a ledger charge's
-// payment under: its key (a charge of a saved card) or, for a hosted page's
-// payment, the page's record named by the charge's PaymentIntent.
+// sandboxRecordIDs are the ids the sandbox may keep a ledger charge's
+// payment under: its key's (a charge of a saved card) or, for a hosted
+// page's payment, the page's record named by the charge's PaymentIntent.
 func sandboxRecordIDs(ch Charge) []string {
-	ids := []string{ch.ID}
+	ids := []string{sandboxChargeID(ch.ID)}
 	if ch.Key != "" && ch.Key != ch.ID {
-		ids = append(ids, ch.Key)
+		ids = append(ids, sandboxChargeID(ch.Key))
 	}
 	if suffix, ok := strings.CutPrefix(ch.Reference, sandboxIntentPrefix); ok && suffix != "" {
 		ids = append(ids, sandboxSessionPaymentID(sandboxSessionPrefix+suffix))
@@ -340,11 +324,33 @@ func sandboxRecordIDs(ch Charge) []string {
 	return ids
 }
 
+// RekeyCharge rewrites the key of the sandbox's records of a charge (an
+// erasure giving the ledger's charge a key that names nobody).
+func (s *Sandbox) RekeyCharge(ctx context.Context, oldKey, newKey string) error {
+	if oldKey == "" {
+		return nil
+	}
+	if err := s.recs.Rekey(ctx, oldKey, newKey); err != nil {
+		return fmt.Errorf("rekey sandbox charges: %w", err)
+	}
+	return nil
+}
+
+// ForgetPage deletes the sandbox's page opened with an idempotency key
+// (an erasure of the order it was opened for: the page holds the buyer's
+// address); an absent page is no error.
+func (s *Sandbox) ForgetPage(ctx context.Context, key string) error {
+	if err := s.recs.DeleteSession(ctx, sandboxSessionID(key)); err != nil {
+		return fmt.Errorf("forget sandbox page: %w", err)
+	}
+	return nil
+}
+
 // awaitPaidMark reads a session another submit has just paid, waiting (up
 // to two seconds) for that submit's mark, which follows its charge at once:
 // read before it, the page still looks open, and the repeat would answer
 // without the paid page's event, before the order is fulfilled.
-func (s *Sandbox) awaitPaidMark(ctx context.Context, id string) (sandboxSession, error) {
+func (s *Sandbox) awaitPaidMark(ctx context.Context, id string) (SandboxSession, error) {
 	for range 200 {
 		doc, err := s.session(ctx, id)
 		if err != nil || doc.Status != "open" {
@@ -363,7 +369,7 @@ func (s *Sandbox) awaitPaidMark(ctx context.Context, id string) (sandboxSession,
 // checkout.session.completed event again, as Stripe redelivers one: if the
 // first delivery failed, this one fulfils, and if it did not, the event
 // changes nothing.
-func (s *Sandbox) closed(ctx context.Context, doc sandboxSession) (sandboxPayment, error) {
+func (s *Sandbox) closed(ctx context.Context, doc SandboxSession) (sandboxPayment, error) {
 	page, err := s.Page(ctx, doc.ID)
 	if err != nil || doc.Status != "complete" {
 		return sandboxPayment{Page: page}, err
@@ -434,31 +440,8 @@ func (s *Sandbox) Charge(ctx context.Context, req ChargeRequest) (Charge, error)
 	if req.Key == "" {
 		return Charge{}, errors.New("sandbox charge: no idempotency key")
 	}
-	ch := s.newCharge(req)
-	_, err := s.db.Collection(sandboxCollection).InsertOne(ctx, ch)
-	if store.IsDuplicateKey(err) {
-		var first Charge
-		if err := s.db.Collection(sandboxCollection).FindOne(ctx, bson.M{"_id": req.Key}).Decode(&first); err != nil {
-			return Charge{}, fmt.Errorf("sandbox charge %s: read first answer: %w", req.Key, err)
-		}
-		// As Stripe does: a key reused with other parameters is an error,
-		// never the first request's answer for a different charge. The
-		// card is compared by what it does (each saved card has its own
-		// token, as Stripe's test tokens are per call).
-		if first.Amount != req.Amount || behaviourOf(first.Method) != behaviourOf(req.Method.ID) {
-			return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, ErrIdempotencyMismatch)
-		}
-		ch = first
-	} else if err != nil {
-		return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, err)
-	}
-	switch {
-	case ch.Status == "succeeded":
-		return ch, nil
-	case strings.HasSuffix(ch.Failure, "authentication_required"):
-		return ch, ErrAuthenticationRequired
-	}
-	return ch, ErrCardDeclined
+	charges, errs := s.ChargeMany(ctx, []ChargeRequest{req})
+	return charges[0], errs[0]
 }
 
 func behaviourOf(methodID string) string {

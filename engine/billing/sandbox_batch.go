@@ -6,60 +6,53 @@ import (
 	"fmt"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
-	"glimpse/engine/store"
 )
 
-// ChargeMany answers each request as Charge would, with one unordered
-// insertMany of the charges: each is still its own insert by its key, so a
-// key charged before (a retry, another worker) is refused alone and answered
-// with its first charge, read back by key. The renewal pass uses it
-// (batchCharger); a real processor takes charges one request at a time.
+// ChargeMany answers each request as Charge would, with one write of the
+// charges: each is still stored under its key's id unless one is there, so a
+// key charged before (a retry, another worker) is answered with its first
+// charge. The renewal pass uses it (batchCharger); a real processor takes
+// charges one request at a time.
 func (s *Sandbox) ChargeMany(ctx context.Context, reqs []ChargeRequest) ([]Charge, []error) {
 	charges, errs := make([]Charge, len(reqs)), make([]error, len(reqs))
-	docs := make([]any, 0, len(reqs))
-	at := make([]int, 0, len(reqs)) // docs[j] is reqs[at[j]]
+	recs := make([]Charge, 0, len(reqs))
+	at := make([]int, 0, len(reqs)) // recs[j] is reqs[at[j]]
 	for i, req := range reqs {
 		if req.Key == "" {
 			errs[i] = errors.New("sandbox charge: no idempotency key")
 			continue
 		}
-		charges[i] = s.newCharge(req)
-		docs = append(docs, charges[i])
+		recs = append(recs, s.newCharge(req))
 		at = append(at, i)
 	}
-	if len(docs) == 0 {
+	if len(recs) == 0 {
 		return charges, errs
 	}
-	_, err := s.db.Collection(sandboxCollection).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
-	var bwe mongo.BulkWriteException
-	switch {
-	case err == nil:
-	case errors.As(err, &bwe) && bwe.WriteConcernError == nil:
-		for _, we := range bwe.WriteErrors {
-			if we.Index < 0 || we.Index >= len(at) {
-				continue
-			}
-			i := at[we.Index]
-			if store.IsDuplicateKey(we) {
-				charges[i], errs[i] = s.firstAnswer(ctx, reqs[i])
-			} else {
-				charges[i], errs[i] = Charge{}, fmt.Errorf("sandbox charge %s: %w", reqs[i].Key, we)
-			}
-		}
-	default:
+	stored, _, err := s.recs.Charges(ctx, recs)
+	if err != nil {
 		for _, i := range at {
-			charges[i], errs[i] = Charge{}, fmt.Errorf("sandbox charge %s: %w", reqs[i].Key, err)
+			errs[i] = fmt.Errorf("sandbox charge %s: %w", reqs[i].Key, err)
 		}
+		return charges, errs
 	}
-	for _, i := range at {
+	for j, i := range at {
+		first := stored[j]
+		// As Stripe does: a key reused with other parameters is an error,
+		// never the first request's answer for a different charge. The
+		// card is compared by what it does (each saved card has its own
+		// token, as Stripe's test tokens are per call).
+		if first.Amount != reqs[i].Amount || behaviourOf(first.Method) != behaviourOf(reqs[i].Method.ID) {
+			errs[i] = fmt.Errorf("sandbox charge %s: %w", reqs[i].Key, ErrIdempotencyMismatch)
+			continue
+		}
+		// The record is kept under an id naming nobody; the answer is
+		// named by the request's key, as the provider's answer always was.
+		first.ID = reqs[i].Key
+		charges[i] = first
 		switch {
-		case errs[i] != nil || charges[i].Status == "succeeded":
-		case strings.HasSuffix(charges[i].Failure, "authentication_required"):
+		case first.Status == "succeeded":
+		case strings.HasSuffix(first.Failure, "authentication_required"):
 			errs[i] = ErrAuthenticationRequired
 		default:
 			errs[i] = ErrCardDeclined
@@ -68,10 +61,18 @@ func (s *Sandbox) ChargeMany(ctx context.Context, reqs []ChargeRequest) ([]Charg
 	return charges, errs
 }
 
-// newCharge is the charge the sandbox makes for req: its card's behaviour
+// sandboxChargeID is the id the sandbox keeps a saved card's charge under:
+// derived from the idempotency key, so the same key finds the same record,
+// and naming nobody (an add-on's key holds the account id), so an erasure
+// rewrites only the key beside it (SandboxRecords.Rekey), never the id.
+func sandboxChargeID(key string) string {
+	return "sbx_" + engine.HashToken("sandbox-charge:" + key)[:24]
+}
+
+// newCharge is the record the sandbox makes for req: its card's behaviour
 // decides whether it succeeds.
 func (s *Sandbox) newCharge(req ChargeRequest) Charge {
-	ch := Charge{ID: req.Key, Key: req.Key, Provider: sandboxName, Reference: "pi_sandbox_" + engine.NewID(),
+	ch := Charge{ID: sandboxChargeID(req.Key), Key: req.Key, Provider: sandboxName, Reference: "pi_sandbox_" + engine.NewID(),
 		Amount: req.Amount, Method: req.Method.ID, Status: "succeeded", CreatedAt: s.clock.Now()}
 	switch behaviourOf(req.Method.ID) {
 	case behaviourDeclined, behaviourFailsLater:
@@ -80,17 +81,4 @@ func (s *Sandbox) newCharge(req ChargeRequest) Charge {
 		ch.Status, ch.Failure = "failed", "card_declined:authentication_required"
 	}
 	return ch
-}
-
-// firstAnswer is the charge made before under req's key, refused when req
-// asks for something else with it (as Charge refuses it).
-func (s *Sandbox) firstAnswer(ctx context.Context, req ChargeRequest) (Charge, error) {
-	var first Charge
-	if err := s.db.Collection(sandboxCollection).FindOne(ctx, bson.M{"_id": req.Key}).Decode(&first); err != nil {
-		return Charge{}, fmt.Errorf("sandbox charge %s: read first answer: %w", req.Key, err)
-	}
-	if first.Amount != req.Amount || behaviourOf(first.Method) != behaviourOf(req.Method.ID) {
-		return Charge{}, fmt.Errorf("sandbox charge %s: %w", req.Key, ErrIdempotencyMismatch)
-	}
-	return first, nil
 }

@@ -10,35 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-
 	"glimpse/engine"
 	"glimpse/engine/brand"
 	"glimpse/engine/metrics"
-	"glimpse/engine/store"
 )
-
-// Collections billing writes.
-const (
-	chargesCollection = "charges"
-)
-
-// Collections lists billing's collections with their indexes. The
-// subscriptions and their history are billing's Store's
-// (sqlstore/mongostore), which declares their tables and indexes.
-func Collections() map[string][]mongo.IndexModel {
-	return map[string][]mongo.IndexModel{
-		filingsCollection:          nil,
-		chargesCollection:          nil,
-		sandboxCollection:          nil,
-		sandboxSessionsCollection:  nil,
-		ordersCollection:           nil,
-		cancelLinksCollection:      nil,
-		RetainedScheduleCollection: nil,
-		ChecksCollection:           nil,
-	}
-}
 
 // Notice is a mail billing asks to send; the app turns it into the mail
 // package's message. Key makes it once-only.
@@ -81,20 +56,12 @@ const (
 
 // Service sells plans and keeps subscriptions.
 type Service struct {
-	db *mongo.Database
-	// st is billing's own storage (storage.go), which the move of issue #33
-	// fills interface by interface; nil in tests that do not reach it.
+	// st is billing's storage (storage.go): SQLite or MongoDB.
 	st        Store
 	clock     engine.Clock
 	provider  Provider
 	catalogue *Catalogue
-	claims    *store.Claims
-	// retained files what erasures keep under the end of its tax period
-	// (purge.go).
-	retained *store.Schedule
-	// checks files the orders and refunds to look at again (reconcile.go).
-	checks *store.Schedule
-	logger *slog.Logger
+	logger    *slog.Logger
 	// notify sends mail; nil sends none.
 	notify     func(ctx context.Context, n Notice) error
 	notifyMany func(ctx context.Context, ns []Notice) error
@@ -136,15 +103,14 @@ type Options struct {
 var DefaultRetries = []time.Duration{24 * time.Hour, 3 * 24 * time.Hour, 5 * 24 * time.Hour}
 
 // NewService returns the billing service.
-func NewService(db *mongo.Database, clock engine.Clock, o Options) *Service {
+func NewService(clock engine.Clock, o Options) *Service {
 	if o.Catalogue == nil {
 		o.Catalogue = DefaultCatalogue()
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue, claims: store.NewClaims(db),
-		retained: newRetainedSchedule(db), checks: newChecksSchedule(db),
+	return &Service{st: o.Store, clock: clock, provider: o.Provider, catalogue: o.Catalogue,
 		logger: o.Logger, notify: o.Notify, notifyMany: o.NotifyMany, changed: o.Changed, retries: DefaultRetries, renewal: defaultRenewalTuning(o.Provider),
 		webhookSecret: o.WebhookSecret}
 }
@@ -255,22 +221,13 @@ func (s *Service) SweepKeys(ctx context.Context) (int64, error) {
 var ErrNoSubscription = engine.Errorf(engine.CodeNotFound, "No subscription")
 
 // charge asks the provider and keeps the answer in the charges ledger under
-// the request's key.
+// the opaque id of the request's key (ChargeIDOf).
 func (s *Service) charge(ctx context.Context, req ChargeRequest) (Charge, error) {
 	ch, err := s.provider.Charge(ctx, req)
-	if ch.Key == "" {
-		ch.Key = req.Key
-	}
-	ch.ID = req.Key
-	ch.SubscriptionID = req.SubscriptionID
-	if ch.CreatedAt.IsZero() {
-		ch.CreatedAt = s.clock.Now()
-	}
+	ch = s.ledgerCharge(req, ch)
 	if ch.Status != "" {
-		if _, werr := s.db.Collection(chargesCollection).InsertOne(ctx, ch); werr != nil && !store.IsDuplicateKey(werr) {
-			s.logger.Error("record charge", "key", req.Key, "error", werr)
-		} else if werr := s.chargeWritten(ctx, ch); werr != nil {
-			s.logger.Error("file a charge and apply its early events", "key", req.Key, "error", werr)
+		if werr := s.recordCharges(ctx, []Charge{ch}); werr != nil {
+			s.logger.Error("record charge and apply its early events", "charge", ch.ID, "error", werr)
 		}
 	}
 	if err != nil {
@@ -449,13 +406,15 @@ func (s *Service) Purchase(ctx context.Context, req PurchaseRequest) (Subscripti
 // refundAddOnCharge gives back a saved card's charge for an add-on that
 // another payment bought first, and answers as a second tap is answered.
 func (s *Service) refundAddOnCharge(ctx context.Context, subID, chargeKey, planCode string) (Subscription, error) {
-	if _, err := s.db.Collection(chargesCollection).UpdateOne(ctx, bson.M{"_id": chargeKey},
-		bson.M{"$set": bson.M{"duplicate": true, "planCode": planCode}}); err != nil {
-		return Subscription{}, fmt.Errorf("mark %s paid twice: %w", chargeKey, err)
+	// The refund's key names the charge by its id: the key can name the
+	// account, and the refund is kept after an erasure.
+	id := ChargeIDOf(chargeKey)
+	if err := s.st.Ledger().MarkDuplicate(ctx, id, planCode); err != nil {
+		return Subscription{}, fmt.Errorf("mark %s paid twice: %w", id, err)
 	}
-	if _, err := s.Refund(ctx, RefundRequest{ChargeID: chargeKey, Full: true, By: "purchase",
-		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + chargeKey}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
-		return Subscription{}, fmt.Errorf("refund %s paid twice: %w", chargeKey, err)
+	if _, err := s.Refund(ctx, RefundRequest{ChargeID: id, Full: true, By: "purchase",
+		Reason: "Paid for what the buyer already had", Key: "paid-twice:" + id}); err != nil && !errors.Is(err, ErrAlreadyRefunded) {
+		return Subscription{}, fmt.Errorf("refund %s paid twice: %w", id, err)
 	}
 	owned, err := s.Subscription(ctx, subID)
 	if err != nil {
@@ -468,7 +427,7 @@ func (s *Service) refundAddOnCharge(ctx context.Context, subID, chargeKey, planC
 func (s *Service) addOnBought(ctx context.Context, sub Subscription, family string, ch Charge, chargeKey string) {
 	s.record(ctx, sub.ID, "created", Change{By: "user:" + sub.UserID, Kind: ChangeCreated, To: sub.PlanCode,
 		Detail: sub.Price.String() + " charge " + ch.Reference})
-	s.receiptFor(ctx, ch, Receipt{ChargeKey: chargeKey, SubscriptionID: sub.ID, Email: sub.Email,
+	s.receiptFor(ctx, ch, Receipt{ChargeID: ChargeIDOf(chargeKey), SubscriptionID: sub.ID, Email: sub.Email,
 		Brand: sub.Brand, Kind: ReceiptAddOn, PlanCode: sub.PlanCode, Amount: sub.Price,
 		CardBrand: sub.PaymentMethod.Brand, CardLast4: sub.PaymentMethod.Last4, PaidAt: s.clock.Now()})
 	if family == FamilyProfileReport {

@@ -11,15 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"glimpse/engine"
+	"glimpse/engine/store"
 	"glimpse/engine/store/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 type fixture struct {
+	// st is the test's store (the sandbox's books are on it).
+	st      *store.Store
 	svc     *Service
 	clock   *engine.ManualClock
 	notices *noticeLog
@@ -54,9 +55,9 @@ func newFixture(t *testing.T) fixture {
 	st := storetest.Open(t)
 	clock := engine.NewManualClock(start)
 	log := &noticeLog{}
-	svc := NewService(st.DB(), clock, Options{Store: storeOf(st), Provider: NewSandbox(st.DB(), clock, testWebhookSecret), Notify: log.add,
+	svc := NewService(clock, Options{Store: storeOf(st), Provider: NewSandbox(sandboxOf(st), clock, testWebhookSecret), Notify: log.add,
 		WebhookSecret: testWebhookSecret})
-	return fixture{svc: svc, clock: clock, notices: log}
+	return fixture{st: st, svc: svc, clock: clock, notices: log}
 }
 
 // editSub changes a stored subscription as a test needs it, over the
@@ -137,7 +138,7 @@ func (f fixture) buyAs(t *testing.T, email, family, number, key string) Subscrip
 
 func (f fixture) chargeCount(t *testing.T) int64 {
 	t.Helper()
-	n, err := f.svc.db.Collection(sandboxCollection).CountDocuments(context.Background(), bson.M{"status": "succeeded"})
+	n, err := countRows(f.st, "sandbox_charges", succeededSandboxCharges, succeededSandboxFilter)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +454,7 @@ func TestTwoWorkersRenewOnce(t *testing.T) {
 		f.buyAs(t, fmt.Sprintf("ann+%d@example.com", i), FamilyWeekly, TestCardSucceeds, "k"+string(rune('A'+i)))
 	}
 	f.clock.Advance(8 * 24 * time.Hour)
-	other := NewService(f.svc.db, f.clock, Options{Store: f.svc.st, Provider: NewSandbox(f.svc.db, f.clock, testWebhookSecret)})
+	other := NewService(f.clock, Options{Store: f.svc.st, Provider: NewSandbox(sandboxOf(f.st), f.clock, testWebhookSecret)})
 	var wg sync.WaitGroup
 	for _, w := range []*Service{f.svc, other, f.svc, other} {
 		wg.Add(1)

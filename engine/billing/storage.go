@@ -60,13 +60,15 @@ type Subscriptions interface {
 	Put(ctx context.Context, s Subscription) error
 	// ClaimDue leases up to n subscriptions due by now, unleased or whose
 	// lease lapsed, to owner for lease, and returns them as leased (the
-	// renewal pass, Part B).
+	// renewal pass).
 	ClaimDue(ctx context.Context, now time.Time, owner string, lease time.Duration, n int) ([]Subscription, error)
 	// Renew writes each renewal as Apply does, provided the lease is still
-	// owner's, and clears the lease. The errors are per item (ErrStale),
-	// then the call's. (The renewal's charge is recorded by the ledger
-	// until Part C's charges table exists: a Renewal carrying a Charge is
-	// refused.)
+	// owner's, and clears the lease. A renewal's Charge (when it has a Key)
+	// is recorded as Ledger.Record records it, whether or not the renewal
+	// is written: the money was taken. On SQLite the batch is one
+	// transaction; on MongoDB each charge is inserted (if absent) before its
+	// subscription's conditional update, so a rerun completes it. The
+	// errors are per item (ErrStale), then the call's.
 	Renew(ctx context.Context, owner string, rs []Renewal) ([]error, error)
 	// Release clears owner's leases of ids: unfinished items go back.
 	Release(ctx context.Context, owner string, ids []string) error
@@ -82,10 +84,9 @@ type Subscriptions interface {
 	// Purge deletes a subscription an erasure kept, with its lines, once
 	// its retention ended before now, and reports whether it did.
 	Purge(ctx context.Context, id string, now time.Time) (bool, error)
-	// InsertMany writes seeded subscriptions with their lines in bulk
-	// (seed-scale); a subscription or line stored already stays as it was.
-	// (Seeded charges go to the ledger until Part C: a Seeded carrying
-	// Charges is refused.)
+	// InsertMany writes seeded subscriptions with their lines and charges
+	// in bulk (seed-scale); a subscription, line or charge (by key) stored
+	// already stays as it was.
 	InsertMany(ctx context.Context, seeded []Seeded) error
 }
 
@@ -154,6 +155,7 @@ type Store interface {
 	CancelLinks() CancelLinks
 	StripeEvents() StripeEvents
 	Ledger() Ledger
+	Orders() Orders
 	// Atomically runs fn with stores whose writes form one use case. On
 	// SQLite they are one transaction (BEGIN IMMEDIATE, the single writer):
 	// never call a provider inside fn. On MongoDB fn runs as is, its writes
@@ -191,6 +193,17 @@ type Ledger interface {
 	AddEvent(ctx context.Context, ev ChargeEvent) (applied bool, err error)
 	// MarkDuplicate marks a charge as a payment for what the buyer had.
 	MarkDuplicate(ctx context.Context, id, planCode string) error
+	// Erase keeps the charge for the tax period, until retainUntil, with
+	// newKey as its key (one that names nobody): the key is all that
+	// changes, so its id, events, refunds and receipt still find it. Run
+	// again, it changes nothing more (ErrNoCharge when absent).
+	Erase(ctx context.Context, id, newKey string, retainUntil time.Time) error
+	// Retained returns up to n charges erasures kept whose retention ended
+	// before before, earliest first (an index on the retention's end).
+	Retained(ctx context.Context, before time.Time, n int) ([]Charge, error)
+	// Purge deletes a charge an erasure kept, with its events, once its
+	// retention ended before now, and reports whether it did.
+	Purge(ctx context.Context, id string, now time.Time) (bool, error)
 }
 
 // ChargeEvent is one status the provider reported for a charge, named by
@@ -232,9 +245,6 @@ type Refunds interface {
 	// DeleteRetained deletes the refund if an erasure kept it and its
 	// period ended before now, and returns how many went (0 or 1).
 	DeleteRetained(ctx context.Context, id string, now time.Time) (int64, error)
-	// Rekey moves a charge's refunds to the charge's new id (an erasure
-	// re-keying the charge); again, it changes nothing.
-	Rekey(ctx context.Context, oldChargeID, newChargeID string) error
 }
 
 // ErrNoRefund is a refund id that names none.
@@ -251,14 +261,14 @@ type Receipts interface {
 	Issue(ctx context.Context, rs []Receipt) ([]Receipt, error)
 	// ByNumber returns a receipt by number, or ErrNoReceipt.
 	ByNumber(ctx context.Context, number string) (Receipt, error)
-	// OfCharge returns the receipt of the charge with this key, or
+	// OfCharge returns the receipt of the charge with this opaque id, or
 	// ErrNoReceipt.
-	OfCharge(ctx context.Context, chargeKey string) (Receipt, error)
+	OfCharge(ctx context.Context, chargeID string) (Receipt, error)
 	// OfSubscriptions returns the receipts of the subscriptions, oldest
 	// paid first.
 	OfSubscriptions(ctx context.Context, subIDs []string) ([]Receipt, error)
-	// Anonymise strips a receipt of its address (ErasedEmail) and its charge
-	// key and keeps it until retainUntil (an erasure; again changes
+	// Anonymise strips a receipt of its address (ErasedEmail) and its
+	// charge's id and keeps it until retainUntil (an erasure; again changes
 	// nothing more).
 	Anonymise(ctx context.Context, number string, retainUntil time.Time) error
 	// DeleteRetained deletes the receipt if an erasure kept it and its
@@ -266,17 +276,43 @@ type Receipts interface {
 	DeleteRetained(ctx context.Context, number string, now time.Time) (int64, error)
 }
 
-// Orders keeps hosted-page purchases.
+// Orders keeps hosted-page purchases. An order's outcome is decided once,
+// at the write (ClaimOutcome), and its status is written after what the
+// outcome made exists (Settled), so a page that reads paid finds it. Orders
+// still pending or processing are looked at again by the reconciliation
+// pass at their check time (Unsettled, Recheck).
 type Orders interface {
+	// Open stores o unless an order with its id exists, and returns the
+	// stored one and whether this call stored it.
 	Open(ctx context.Context, o Order) (Order, bool, error)
+	// Get returns an order, or ErrNoOrder.
 	Get(ctx context.Context, id string) (Order, error)
+	// SetSession records the hosted page opened for the order.
 	SetSession(ctx context.Context, id, session, url string) error
+	// Processing moves a pending order to processing (a delayed method
+	// accepted); an order in any other status stays as it is.
 	Processing(ctx context.Context, id string) error
+	// ClaimOutcome sets the order's outcome unless one is set, at the write,
+	// and returns the outcome that stands (this one, or the first): of
+	// callers racing, one decides. An order settled without an outcome
+	// stands as its status says. ErrNoOrder when absent.
 	ClaimOutcome(ctx context.Context, id, outcome string) (string, error)
-	Settled(ctx context.Context, id, status string, fx Effects) error
+	// Settled writes the order's final status (after its fulfilment).
+	Settled(ctx context.Context, id, status string) error
+	// ChangeEmail writes the buyer's corrected address.
 	ChangeEmail(ctx context.Context, id, email string) error
+	// ByEmail returns the orders of an address (normalised).
+	ByEmail(ctx context.Context, email string) ([]Order, error)
+	// OfSubscription returns the orders made for a subscription.
+	OfSubscription(ctx context.Context, subID string) ([]Order, error)
+	// Unsettled returns up to n orders pending or processing whose check
+	// time is at or before now, earliest check first.
 	Unsettled(ctx context.Context, now time.Time, n int) ([]Order, error)
+	// Recheck sets when the reconciliation looks at the order again; a zero
+	// at means never (nothing left to ask the provider).
 	Recheck(ctx context.Context, id string, at time.Time) error
+	// Delete deletes an order (an erasure); an absent one is no error.
+	Delete(ctx context.Context, id string) error
 }
 
 // CancelLink is a cancel-by-email link.
@@ -343,21 +379,40 @@ type Erasures interface {
 	PurgeRetained(ctx context.Context, now time.Time, n int) (int64, error)
 }
 
-// SandboxSession and SandboxRefund are the sandbox provider's records (Part
-// C exports their fields).
-type (
-	SandboxSession = sandboxSession
-	SandboxRefund  = sandboxRefund
-)
-
-// SandboxRecords are the sandbox provider's own books.
+// SandboxRecords are the sandbox provider's own books: its hosted pages,
+// the charges it took and the refunds it made. A page is paid once: its
+// payment is a record inserted under the page's id, and the insert decides
+// (SQLite: in one transaction with the page's completion). A charge or a
+// refund is answered once per idempotency key: the first stored answers.
+// A charge is kept under an id derived from its key (sandboxChargeID), and
+// its key beside it, which an erasure rewrites (Rekey): so no record names
+// a person once the pages are erased and the keys rewritten.
 type SandboxRecords interface {
+	// OpenSession stores s unless a page with its id exists, and returns
+	// the stored one.
 	OpenSession(ctx context.Context, s SandboxSession) (SandboxSession, error)
+	// Session returns a page, or ErrNoSession.
 	Session(ctx context.Context, id string) (SandboxSession, error)
-	Challenge(ctx context.Context, id string, pm *PaymentMethod) error
-	PaySession(ctx context.Context, id string, paid Charge, set SandboxSession) (bool, error)
+	// Challenge sets the card waiting for its 3-D Secure step while the page
+	// is open; a zero pm clears it.
+	Challenge(ctx context.Context, id string, pm PaymentMethod) error
+	// PaySession stores the page's payment record unless it exists and, when
+	// this call stored it, completes the page as paid says (status, payment
+	// status, method, payment intent; the challenge cleared). It reports
+	// whether this call paid the page.
+	PaySession(ctx context.Context, record Charge, paid SandboxSession) (bool, error)
+	// Charges stores each charge under its ID unless one is stored there,
+	// and returns for each the stored one and whether this call stored it.
 	Charges(ctx context.Context, chs []Charge) ([]Charge, []bool, error)
-	ChargeOf(ctx context.Context, ids []string) (Charge, error)
-	Refund(ctx context.Context, r SandboxRefund) (SandboxRefund, error)
+	// ChargeOf returns the first record stored under one of ids, else one
+	// whose Reference is reference (ErrNoCharge).
+	ChargeOf(ctx context.Context, ids []string, reference string) (Charge, error)
+	// Rekey rewrites the key of the charges stored with oldKey (an
+	// erasure: the key can name the account); again, it changes nothing.
 	Rekey(ctx context.Context, oldKey, newKey string) error
+	// Refund stores r unless a refund with its key (ID) exists, and returns
+	// the stored one.
+	Refund(ctx context.Context, r SandboxRefund) (SandboxRefund, error)
+	// DeleteSession deletes a page (an erasure); an absent one is no error.
+	DeleteSession(ctx context.Context, id string) error
 }

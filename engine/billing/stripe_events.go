@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/stripe/stripe-go/v85"
@@ -13,9 +14,8 @@ import (
 	"glimpse/engine"
 )
 
-// stripeEventsCollection names the old MongoDB collection of the Stripe
-// events handled for EnsureCollections until billing's Collections() goes
-// (they now live in billing's store, StripeEvents, under the same name).
+// stripeEventsCollection names the table and collection of the Stripe
+// events handled (billing's store, StripeEvents), for privacy's fates.
 const stripeEventsCollection = "stripe_events"
 
 // StripeEventMemory is how long a handled event's id is remembered: Stripe
@@ -144,24 +144,30 @@ func (s *Service) HandleStripeEvent(ctx context.Context, ev stripe.Event) (Strip
 				res.Status = ChargeDisputed // warning_closed and the like: still under review
 			}
 		}
-		if res.Key, err = s.stripeChargeKey(ctx, obj); err != nil {
+		chargeID, reference, err := s.stripeCharge(ctx, obj)
+		if err != nil {
 			return res, err
 		}
-		if res.Key != "" {
+		if chargeID != "" || reference != "" {
+			res.Key = chargeID
+			if chargeID == "" {
+				res.Key = "ref:" + reference
+			}
 			at := time.Unix(ev.Created, 0).UTC()
-			if res.Applied, err = s.ApplyChargeEvent(ctx, res.Key, ev.ID, res.Status, at); err != nil {
+			if res.Applied, err = s.addChargeEvent(ctx, ChargeEvent{ChargeID: chargeID, Reference: reference, EventID: ev.ID,
+				Status: res.Status, At: at}); err != nil {
 				return res, err
 			}
-			if res.Applied {
-				if err := s.ApplyChargeAccess(ctx, res.Key, res.Status); err != nil {
+			if res.Applied && chargeID != "" {
+				if err := s.ApplyChargeAccess(ctx, chargeID, res.Status); err != nil {
 					return res, err
 				}
 			}
 		}
 	}
 	chargeID := ""
-	if res.Key != "" {
-		chargeID = ChargeIDOf(res.Key)
+	if res.Key != "" && !strings.HasPrefix(res.Key, "ref:") {
+		chargeID = res.Key
 	}
 	err = s.st.StripeEvents().Record(ctx, StripeEventRecord{ID: ev.ID, Type: string(ev.Type), ChargeID: chargeID,
 		Order: res.Order, Applied: res.Applied, Created: time.Unix(ev.Created, 0).UTC(), ReceivedAt: s.clock.Now()})
@@ -212,10 +218,14 @@ func disputeClosedStatus(status string) string {
 	return ""
 }
 
-// stripeChargeKey finds our idempotency key for the object of an event.
-func (s *Service) stripeChargeKey(ctx context.Context, obj stripeObject) (string, error) {
+// stripeCharge finds the opaque id of the charge an event's object is
+// about: by our idempotency key in its metadata, else by the PaymentIntent
+// id kept as its reference. A charge not in the ledger yet (the payment's
+// own event is still on its way) is named by that reference alone, and the
+// ledger applies the event when the charge is recorded.
+func (s *Service) stripeCharge(ctx context.Context, obj stripeObject) (chargeID, reference string, err error) {
 	if key := obj.Metadata[StripeMetadataKey]; key != "" && obj.Object != "dispute" {
-		return key, nil
+		return ChargeIDOf(key), "", nil
 	}
 	pi := obj.ID
 	if obj.Object != "payment_intent" {
@@ -232,12 +242,9 @@ func (s *Service) stripeChargeKey(ctx context.Context, obj stripeObject) (string
 			pi = id
 		}
 	}
-	key, err := s.ChargeKeyByReference(ctx, pi)
-	if key == "" && err == nil && pi != "" {
-		// Not in the ledger yet (the payment's own event is still on its
-		// way): kept under the reference, and applied when the charge is
-		// written (catchUpCharge).
-		key = referenceKey(pi)
+	id, err := s.ChargeIDByReference(ctx, pi)
+	if id == "" && err == nil {
+		return "", pi, nil
 	}
-	return key, err
+	return id, "", err
 }

@@ -33,7 +33,7 @@ func (s *Stripe) Refund(ctx context.Context, req ProviderRefund) (string, error)
 		PaymentIntent: stripe.String(req.Charge.Reference),
 		Amount:        stripe.Int64(req.Amount.Amount),
 		Reason:        stripe.String(string(stripe.RefundReasonRequestedByCustomer)),
-		Metadata:      map[string]string{StripeMetadataKey: req.Charge.ID, StripeRefundMetadataKey: req.Key},
+		Metadata:      map[string]string{StripeMetadataKey: req.Charge.Key, StripeRefundMetadataKey: req.Key},
 	}
 	params.SetIdempotencyKey(req.Key)
 	ctx, cancel := context.WithTimeout(ctx, stripeTimeout)

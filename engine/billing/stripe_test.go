@@ -17,7 +17,6 @@ import (
 	"glimpse/engine/billing/stripetest"
 
 	"github.com/stripe/stripe-go/v85"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // recordedRequest is one call the Stripe client made.
@@ -314,12 +313,12 @@ func TestStripeCheckout(t *testing.T) {
 	if err != nil || sub.Provider != "stripe" || sub.PaymentMethod.Customer != "cus_paid" || sub.PaymentMethod.Last4 != "4242" {
 		t.Fatalf("subscription = %+v, %v", sub, err)
 	}
-	status, err := f.svc.ChargeStatus(ctx, "checkout:page-1")
+	status, err := f.svc.ChargeStatus(ctx, ChargeIDOf("checkout:page-1"))
 	if err != nil || status != "succeeded" {
 		t.Fatalf("ledger status = %q, %v", status, err)
 	}
-	if key, _ := f.svc.ChargeKeyByReference(ctx, "pi_paid"); key != "checkout:page-1" {
-		t.Fatalf("ledger reference: %q", key)
+	if id, _ := f.svc.ChargeIDByReference(ctx, "pi_paid"); id != ChargeIDOf("checkout:page-1") {
+		t.Fatalf("ledger reference: %q", id)
 	}
 }
 
@@ -360,8 +359,8 @@ func TestRefundsAndDisputesChangeAccess(t *testing.T) {
 	charge := func(key string) string {
 		return `{"object":"charge","id":"ch_` + key + `","metadata":{"` + StripeMetadataKey + `":"` + key + `"}`
 	}
-	var ledger Charge
-	if err := f.svc.db.Collection(chargesCollection).FindOne(ctx, bson.M{"_id": "checkout:k-refund"}).Decode(&ledger); err != nil {
+	ledger, err := f.svc.st.Ledger().ByKey(ctx, "checkout:k-refund")
+	if err != nil {
 		t.Fatal(err)
 	}
 	dispute := func(status string) string {

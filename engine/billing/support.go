@@ -60,7 +60,7 @@ func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
 	if ch.SubscriptionID == "" || (ch.Status != ChargeSucceeded && ch.Status != ChargePartiallyRefunded && ch.Status != ChargeRefunded) {
 		return ErrTookNoMoney
 	}
-	rec, err := s.ReceiptOfCharge(ctx, ch.Key)
+	rec, err := s.ReceiptOfCharge(ctx, ch.ID)
 	if errors.Is(err, ErrNoReceipt) {
 		// A charge from before receipts were kept: issue its receipt now,
 		// which mails it.
@@ -72,7 +72,7 @@ func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
 		if plan, err := s.catalogue.Plan(sub.PlanCode); err == nil && plan.Kind == KindAddOn {
 			kind = ReceiptAddOn
 		}
-		_, err = s.issueReceipt(ctx, Receipt{ChargeKey: ch.Key, SubscriptionID: sub.ID, Email: sub.Email, Brand: sub.Brand,
+		_, err = s.issueReceipt(ctx, Receipt{ChargeID: ch.ID, SubscriptionID: sub.ID, Email: sub.Email, Brand: sub.Brand,
 			Kind: kind, PlanCode: sub.PlanCode, Amount: ch.Amount, CardBrand: sub.PaymentMethod.Brand,
 			CardLast4: sub.PaymentMethod.Last4, PaidAt: ch.CreatedAt})
 		return err

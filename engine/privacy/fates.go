@@ -2,7 +2,6 @@ package privacy
 
 import (
 	"glimpse/engine/billing"
-	"glimpse/engine/store"
 )
 
 // What an account's deletion does to a collection.
@@ -34,25 +33,21 @@ func Fates() []Fate {
 		{"auth_links", Erased, "one-time sign-in and password reset links of the account, activation links of its subscriptions"},
 		{"auth_counters", Kept, "sign-in failure, request and mail-once counters keyed by hashes of an address, IP or account with " +
 			"their window: no personal data, and each expires when its window ends"},
-		{billing.RetainedScheduleCollection, Kept, "the ids of the subscriptions and receipt numbers an erasure keeps, under the end of their tax period: " +
-			"no personal data; each entry goes when its records are purged"},
 		{"subscriptions", Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
-		{billing.FilingsCollection, Anonymised, "lists of a subscription's charges, a charge's status events and the charge a provider reference names: ids only, kept with the ledger; those under a charge key that names the account move with the charge to its anonymous key"},
 		{"billing_outbox", Erased, "mails billing decided and has not yet handed to the mailer (the mail domain erases what it holds)"},
 		{"billing_keys", Kept, "short bindings and attempt counters under keyed hashes, subscription and order ids: no personal data; each expires within hours"},
 		{"subscription_history", Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},
-		{billing.ChargesCollection, Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; kept until the tax period ends"},
-		{billing.ChargeEventsCollection, Kept, "the payment provider's status events per charge key: no personal data, kept with the ledger"},
+		{"charges", Anonymised, "the ledger the tax law makes us keep: amounts, dates and the provider's reference, which name nobody here; the idempotency key, which can name the account, is replaced by a hash; kept until the tax period ends, then purged with its events"},
+		{"charge_events", Kept, "the payment provider's status events per charge, by the charge's opaque id or the provider's reference: no personal data, kept with the ledger"},
 		{billing.StripeEventsCollection, Kept, "ids and types of the provider's webhook events with the opaque id of the charge each concerned (never its key): no personal data; forgotten after 90 days"},
-		{billing.ChecksCollection, Kept, "order ids and subscription ids under the minute a pending payment or refund is looked at again, no personal data; " +
-			"each entry is deleted once its minute has passed"},
-		{billing.SandboxCollection, Kept, "the test payment provider's charges: no personal data"},
+		{"sandbox_charges", Kept, "the test payment provider's charges: amounts, dates and test card tokens under ids derived from our charge keys; " +
+			"a key that names the account is rewritten by the erasure, as the ledger's is: no personal data"},
 		{billing.CancelLinksCollection, Erased, "cancel-by-email links"},
 		{billing.ReceiptsCollection, Anonymised, "receipts belong to the ledger the tax law makes us keep: item, amount, date and card brand and last four digits stay until the tax period ends, without the address or the charge key"},
 		{billing.RefundsCollection, Anonymised, "refunds belong to the ledger: amounts and dates stay until the tax period ends; staff's reason is removed"},
-		{billing.OrdersCollection, Erased, "hosted-page orders: what they bought is in the ledger"},
-		{billing.SandboxSessionsCollection, Erased, "the test payment provider's pages for those orders"},
-		{billing.SandboxRefundsCollection, Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
+		{"checkout_orders", Erased, "hosted-page orders: what they bought is in the ledger"},
+		{"sandbox_sessions", Erased, "the test payment provider's pages for those orders"},
+		{"sandbox_refunds", Kept, "the test payment provider's refunds: charge references and amounts, no personal data"},
 		{"support_audit", Kept, "the support desk's audit log, which nobody can edit: kept for the operator's defence of legal claims (GDPR Art. 17(3)(e)), see docs/support.md"},
 		{"cancel_attempts", Erased, "cancellation flow attempts"},
 		{"cancel_steps", Erased, "answers given in the cancellation flow (reasons, stars, reviews)"},
@@ -68,8 +63,7 @@ func Fates() []Fate {
 		{"profile_chunks", Erased, "the snapshots' follower and following lists, cut under MongoDB's document size limit (MongoDB only)"},
 		{"instagram_links", Erased, "which Instagram account the person connected"},
 		{"mails", Erased, "every mail to the person's addresses, sent or queued (the outbox, engine/mail); the last mail saying the account is deleted is deleted once sent"},
-		{store.ClaimsCollection, Erased, "claims of the domains not yet on stores of their own: none names the account or an address (they name subscriptions, orders, hashes, days or random ids)"},
-		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
+		{"health", Kept, "one write-check row or document per server instance: no personal data"},
 		{"settings", Kept, "the deployment's own secret: no personal data"},
 		{"content_docs", Kept, "editorial content: no subscriber data"},
 		{"content_version", Kept, "the content version number: no subscriber data"},

@@ -190,6 +190,81 @@ func RunLedger(t *testing.T, open func(t *testing.T) billing.Store, o Options) {
 		}
 	})
 
+	t.Run("AnErasedChargeKeepsItsIdUntilItsRetentionEndsThenGoesWithItsEvents", func(t *testing.T) {
+		ledger := open(t).Ledger()
+		ch := Charge("purchase:u1:course", "s1", "pi_1", at)
+		other := Charge("renew:s2:1", "s2", "pi_2", at)
+		if _, err := ledger.Record(ctx, []billing.Charge{ch, other}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ledger.AddEvent(ctx, billing.ChargeEvent{ChargeID: ch.ID, EventID: "evt_1", Status: billing.ChargeRefunded,
+			At: at.Add(time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		retain := t0.AddDate(8, 0, 0)
+		// Run again (an erasure resumed), it changes nothing more: the
+		// first key and period stay.
+		if err := ledger.Erase(ctx, ch.ID, "erased:1", retain); err != nil {
+			t.Fatal(err)
+		}
+		if err := ledger.Erase(ctx, ch.ID, "erased:2", retain.AddDate(1, 0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		want := ch
+		want.Key, want.Erased, want.RetainUntil, want.Status = "erased:1", true, retain, billing.ChargeRefunded
+		for name, read := range map[string]func() (billing.Charge, error){
+			"Charge":      func() (billing.Charge, error) { return ledger.Charge(ctx, ch.ID) },
+			"ByKey":       func() (billing.Charge, error) { return ledger.ByKey(ctx, "erased:1") },
+			"ByReference": func() (billing.Charge, error) { return ledger.ByReference(ctx, "pi_1") },
+		} {
+			if got, err := read(); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s after the erasure\n%+v, %v\nwant\n%+v", name, got, err, want)
+			}
+		}
+		if got, err := ledger.OfSubscriptions(ctx, []string{"s1"}); err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			t.Fatalf("OfSubscriptions after the erasure = %+v, %v", got, err)
+		}
+		if _, err := ledger.ByKey(ctx, ch.Key); !errors.Is(err, billing.ErrNoCharge) {
+			t.Fatalf("the key that named the account still finds the charge: %v", err)
+		}
+		if err := ledger.Erase(ctx, "ch_none", "erased:x", retain); !errors.Is(err, billing.ErrNoCharge) {
+			t.Fatalf("Erase(unknown) = %v, want ErrNoCharge", err)
+		}
+		// Kept until the end of its period, not a moment less.
+		if got, err := ledger.Retained(ctx, retain, 10); err != nil || len(got) != 0 {
+			t.Fatalf("Retained(at its end) = %+v, %v; want none", got, err)
+		}
+		if purged, err := ledger.Purge(ctx, ch.ID, retain); err != nil || purged {
+			t.Fatalf("Purge(at its end) = %v, %v; want kept", purged, err)
+		}
+		after := retain.Add(time.Millisecond)
+		if got, err := ledger.Retained(ctx, after, 10); err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			t.Fatalf("Retained(after) = %+v, %v; want the erased charge alone", got, err)
+		}
+		if purged, err := ledger.Purge(ctx, other.ID, after); err != nil || purged {
+			t.Fatalf("Purge(a charge never erased) = %v, %v", purged, err)
+		}
+		for range 2 { // again: nothing left to purge
+			if _, err := ledger.Purge(ctx, ch.ID, after); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := ledger.Charge(ctx, ch.ID); !errors.Is(err, billing.ErrNoCharge) {
+			t.Fatalf("the purged charge: %v", err)
+		}
+		if got, err := ledger.Retained(ctx, after, 10); err != nil || len(got) != 0 {
+			t.Fatalf("Retained after the purge = %+v, %v", got, err)
+		}
+		// Its events went with it: recorded anew under the same key, it
+		// has the status it is recorded with.
+		if stored, err := ledger.Record(ctx, []billing.Charge{ch}); err != nil || stored[0].Status != billing.ChargeSucceeded {
+			t.Fatalf("recorded again after the purge: %+v, %v; want no event left", stored, err)
+		}
+		if got, err := ledger.Charge(ctx, other.ID); err != nil || got.Erased {
+			t.Fatalf("the charge never erased: %+v, %v", got, err)
+		}
+	})
+
 	t.Run("ARecordStoppedBeforeItsEventIsAppliedIsFinishedByARerun", func(t *testing.T) {
 		if o.Failing == nil {
 			t.Skip("no failing store on this engine")

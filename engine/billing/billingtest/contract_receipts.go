@@ -12,9 +12,9 @@ import (
 )
 
 // Receipt returns a plan's receipt with every field set but the erasure's.
-func Receipt(number, chargeKey string) billing.Receipt {
+func Receipt(number, chargeID string) billing.Receipt {
 	paid := t0.Add(1500 * time.Millisecond)
-	return billing.Receipt{Number: number, ChargeKey: chargeKey, SubscriptionID: "s1", Email: "ann@example.com", Brand: "default",
+	return billing.Receipt{Number: number, ChargeID: chargeID, SubscriptionID: "s1", Email: "ann@example.com", Brand: "default",
 		Kind: billing.ReceiptRenewal, PlanCode: "glimpse_monthly", Amount: billing.USD(1399), CardBrand: "visa", CardLast4: "4242",
 		PaidAt: paid, PeriodStart: paid, PeriodEnd: paid.AddDate(0, 1, 0)}
 }
@@ -36,7 +36,7 @@ func RunReceipts(t *testing.T, open func(t *testing.T) billing.Store) {
 			if got, err := receipts.ByNumber(ctx, want.Number); err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("ByNumber\n%+v, %v\nwant\n%+v", got, err, want)
 			}
-			if got, err := receipts.OfCharge(ctx, want.ChargeKey); err != nil || !reflect.DeepEqual(got, want) {
+			if got, err := receipts.OfCharge(ctx, want.ChargeID); err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("OfCharge\n%+v, %v\nwant\n%+v", got, err, want)
 			}
 		}
@@ -131,7 +131,7 @@ func RunReceipts(t *testing.T, open func(t *testing.T) billing.Store) {
 			}
 		}
 		want := r
-		want.Email, want.ChargeKey, want.Erased, want.RetainUntil = billing.ErasedEmail, "", true, retain
+		want.Email, want.ChargeID, want.Erased, want.RetainUntil = billing.ErasedEmail, "", true, retain
 		if got, err := receipts.ByNumber(ctx, r.Number); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("erased\n%+v, %v\nwant\n%+v", got, err, want)
 		}

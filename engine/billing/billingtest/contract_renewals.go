@@ -16,17 +16,38 @@ import (
 	"glimpse/engine/store/contract"
 )
 
-// renewed is a renewal decided on s as claimed: the next period, its line
-// and its mail, over the version read.
+// renewed is a renewal decided on s as claimed: the charge made, the next
+// period, its line and its mail, over the version read.
 func renewed(s billing.Subscription) billing.Renewal {
 	next := s
 	next.CurrentPeriodStart, next.CurrentPeriodEnd = s.CurrentPeriodEnd, s.CurrentPeriodEnd.AddDate(0, 1, 0)
 	next.DueAt, next.FailedAttempts = next.CurrentPeriodEnd, 0
 	period := s.CurrentPeriodEnd.Format(time.DateOnly)
-	return billing.Renewal{Next: next, Fx: billing.Effects{
+	return billing.Renewal{Next: next, Charge: renewalCharge(s), Fx: billing.Effects{
 		Lines:   []billing.Change{s.Line("renewed:"+period, s.CurrentPeriodEnd, billing.Change{By: "renewal", Kind: billing.ChangeRenewed})},
 		Notices: []billing.Notice{{Key: "renewed:" + s.ID + ":" + period, To: s.Email, Kind: billing.NoticeReceipt}},
 	}}
+}
+
+// renewalCharge is the charge of s's renewal at its period end.
+func renewalCharge(s billing.Subscription) billing.Charge {
+	period := s.CurrentPeriodEnd.Format(time.DateOnly)
+	return Charge("renew:"+s.ID+":"+period, s.ID, "pi_"+s.ID+"_"+period, s.CurrentPeriodEnd)
+}
+
+// charges lists the keys of the charges of ids, oldest first.
+func charges(t *testing.T, st billing.Store, ids ...string) string {
+	t.Helper()
+	chs, err := st.Ledger().OfSubscriptions(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, len(chs))
+	for i, ch := range chs {
+		keys[i] = ch.Key
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, " ")
 }
 
 // runRenewals is the renewal pass's half of the contract: the claim by
@@ -89,9 +110,17 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		if !errors.Is(errs[0], billing.ErrStale) || !errors.Is(errs[1], billing.ErrStale) {
 			t.Fatalf("renewals without the lease: %v", errs)
 		}
+		// Their charges were made: recorded all the same (to be given back).
+		if got := charges(t, st, "s1", "s2"); got != "renew:s1:2026-12-01 renew:s2:2026-12-01" {
+			t.Fatalf("charges of refused renewals: %q", got)
+		}
 		errs, err = subs.Renew(ctx, "w2", []billing.Renewal{renewed(taken[1])})
 		if err != nil || errs[0] != nil {
 			t.Fatalf("the lease holder's renewal: %v, %v", errs, err)
+		}
+		// The same charge again (the lease holder's renewal): still one.
+		if got := charges(t, st, "s2"); got != "renew:s2:2026-12-01" {
+			t.Fatalf("charges of s2: %q", got)
 		}
 		got, _ := subs.Get(ctx, "s2")
 		want := renewed(taken[1]).Next
@@ -263,7 +292,7 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 			}
 		}
 		both := func(st billing.Store) string {
-			return dump(t, st) + "\n" + history(t, st.Subscriptions(), "s2")
+			return dump(t, st) + "\n" + history(t, st.Subscriptions(), "s2") + "\ncharges " + charges(t, st, "s1", "s2")
 		}
 		_, clean := o.Failing(t, 1<<30)
 		setUp(t, clean)
@@ -292,15 +321,16 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 		}
 	})
 
-	t.Run("InsertManyWritesEachOnceWithItsLines", func(t *testing.T) {
-		subs := open(t).Subscriptions()
+	t.Run("InsertManyWritesEachOnceWithItsLinesAndCharges", func(t *testing.T) {
+		st := open(t)
+		subs := st.Subscriptions()
 		var seeded []billing.Seeded
 		for i := range 3 {
 			s := Plan(fmt.Sprintf("s%d", i), fmt.Sprintf("p%d@x", i))
 			s.UserID = fmt.Sprintf("u%d", i)
 			seeded = append(seeded, billing.Seeded{Sub: s, Lines: []billing.Change{
 				s.Line("created", t0, billing.Change{By: "seed", Kind: billing.ChangeCreated, To: s.PlanCode}),
-			}})
+			}, Charges: []billing.Charge{Charge("checkout:"+s.ID, s.ID, "pi_"+s.ID, t0)}})
 		}
 		contract.Must(t, subs.InsertMany(ctx, seeded))
 		// A batch written again (a seeding stopped half-way) writes nothing twice.
@@ -314,6 +344,12 @@ func runRenewals(t *testing.T, open func(t *testing.T) billing.Store, o Options)
 			}
 			if h := history(t, subs, want.ID); h != want.ID+"/created" {
 				t.Fatalf("history of %s: %q", want.ID, h)
+			}
+			if got, err := st.Ledger().ByKey(ctx, "checkout:"+want.ID); err != nil || !reflect.DeepEqual(got, x.Charges[0]) {
+				t.Fatalf("seeded charge of %s: %+v, %v; want %+v", want.ID, got, err, x.Charges[0])
+			}
+			if got := charges(t, st, want.ID); got != "checkout:"+want.ID {
+				t.Fatalf("charges of %s: %q", want.ID, got)
 			}
 		}
 		if due, _ := subs.ClaimDue(ctx, due, "w", time.Minute, 10); !strings.HasPrefix(ids(due), "s0 s1 s2") {

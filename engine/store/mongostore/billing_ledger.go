@@ -24,6 +24,10 @@ var (
 		{name: "of_subscription", keys: bson.D{{Key: "subscriptionId", Value: 1}, {Key: "createdAt", Value: 1}}},
 		{name: "reference", keys: bson.D{{Key: "reference", Value: 1}, {Key: "createdAt", Value: 1}},
 			partial: bson.D{{Key: "reference", Value: bson.D{{Key: "$gt", Value: ""}}}}},
+		// Only an erasure sets retainUntil: the purge's query on it alone is
+		// served by this partial index.
+		{name: "retain_until", keys: bson.D{{Key: "retainUntil", Value: 1}},
+			partial: bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$exists", Value: true}}}}},
 	}}
 	chargeEventsCollection = collection{name: "charge_events", indexes: []index{
 		{name: "newest", keys: bson.D{{Key: "chargeId", Value: 1}, {Key: "at", Value: -1}, {Key: "eventId", Value: -1}}},
@@ -55,6 +59,8 @@ type chargeDoc struct {
 	CreatedAt      time.Time `bson:"createdAt"`
 	Duplicate      bool      `bson:"duplicate,omitempty"`
 	PlanCode       string    `bson:"planCode,omitempty"`
+	Erased         bool      `bson:"erased,omitempty"`
+	RetainUntil    time.Time `bson:"retainUntil,omitempty"`
 	// LastEvent orders the applied event: "" before any, else eventOrder's.
 	LastEvent string `bson:"lastEvent"`
 }
@@ -68,7 +74,13 @@ func eventOrder(ev billing.ChargeEvent) string {
 func (d chargeDoc) charge() billing.Charge {
 	return billing.Charge{ID: d.ID, Key: d.Key, Provider: d.Provider, Reference: d.Reference, Amount: billing.Money(d.Amount),
 		Method: d.Method, SubscriptionID: d.SubscriptionID, Status: d.Status, Failure: d.Failure, CreatedAt: utcOrZero(d.CreatedAt),
-		Duplicate: d.Duplicate, PlanCode: d.PlanCode}
+		Duplicate: d.Duplicate, PlanCode: d.PlanCode, Erased: d.Erased, RetainUntil: utcOrZero(d.RetainUntil)}
+}
+
+func toChargeDoc(ch billing.Charge) chargeDoc {
+	return chargeDoc{ID: ch.ID, Key: ch.Key, Provider: ch.Provider, Reference: ch.Reference,
+		Amount: moneyDoc(ch.Amount), Method: ch.Method, SubscriptionID: ch.SubscriptionID, Status: ch.Status, Failure: ch.Failure,
+		CreatedAt: ch.CreatedAt, Duplicate: ch.Duplicate, PlanCode: ch.PlanCode}
 }
 
 type chargeEventDoc struct {
@@ -108,9 +120,7 @@ func (m mongoLedger) Record(ctx context.Context, chs []billing.Charge) ([]billin
 		if err := m.b.step(); err != nil {
 			return nil, err
 		}
-		_, err := m.charges.InsertOne(ctx, chargeDoc{ID: ch.ID, Key: ch.Key, Provider: ch.Provider, Reference: ch.Reference,
-			Amount: moneyDoc(ch.Amount), Method: ch.Method, SubscriptionID: ch.SubscriptionID, Status: ch.Status, Failure: ch.Failure,
-			CreatedAt: ch.CreatedAt, Duplicate: ch.Duplicate, PlanCode: ch.PlanCode})
+		_, err := m.charges.InsertOne(ctx, toChargeDoc(ch))
 		if err != nil && !mongo.IsDuplicateKeyError(err) {
 			return nil, fmt.Errorf("record charge %s: %w", ch.ID, err)
 		}
@@ -273,4 +283,71 @@ func (m mongoLedger) MarkDuplicate(ctx context.Context, id, planCode string) err
 		return billing.ErrNoCharge
 	}
 	return nil
+}
+
+// Erase rewrites the charge's key and marks it kept until retainUntil, in
+// one update conditional on its not being erased: a rerun changes nothing.
+func (m mongoLedger) Erase(ctx context.Context, id, newKey string, retainUntil time.Time) error {
+	if err := m.b.step(); err != nil {
+		return err
+	}
+	if _, err := m.charges.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "erased", Value: bson.D{{Key: "$ne", Value: true}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "key", Value: newKey}, {Key: "erased", Value: true},
+			{Key: "retainUntil", Value: retainUntil}}}}); err != nil {
+		return fmt.Errorf("erase charge %s: %w", id, err)
+	}
+	_, err := m.Charge(ctx, id)
+	return err
+}
+
+// Retained returns kept charges whose retention ended, earliest first, by
+// the partial index on retainUntil.
+func (m mongoLedger) Retained(ctx context.Context, before time.Time, n int) ([]billing.Charge, error) {
+	cur, err := m.charges.Find(ctx, bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: before}}}},
+		options.Find().SetSort(bson.D{{Key: "retainUntil", Value: 1}}).SetLimit(int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("retained charges: %w", err)
+	}
+	var docs []chargeDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("retained charges: %w", err)
+	}
+	out := make([]billing.Charge, 0, len(docs))
+	for _, d := range docs {
+		if d.Erased {
+			out = append(out, d.charge())
+		}
+	}
+	return out, nil
+}
+
+// Purge deletes a kept charge whose retention ended: its events first,
+// then the charge, so a purge stopped between the two finds the charge
+// again and finishes.
+func (m mongoLedger) Purge(ctx context.Context, id string, now time.Time) (bool, error) {
+	ch, err := m.Charge(ctx, id)
+	if errors.Is(err, billing.ErrNoCharge) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !ch.Erased || !ch.RetainUntil.Before(now) {
+		return false, nil
+	}
+	if err := m.b.step(); err != nil {
+		return false, err
+	}
+	if _, err := m.events.DeleteMany(ctx, bson.D{{Key: "chargeId", Value: id}}); err != nil {
+		return false, fmt.Errorf("purge events of charge %s: %w", id, err)
+	}
+	if err := m.b.step(); err != nil {
+		return false, err
+	}
+	res, err := m.charges.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "erased", Value: true},
+		{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: now}}}})
+	if err != nil {
+		return false, fmt.Errorf("purge charge %s: %w", id, err)
+	}
+	return res.DeletedCount > 0, nil
 }

@@ -40,3 +40,12 @@ func TestBillingLedgerContract(t *testing.T) {
 		},
 	})
 }
+
+func TestBillingOrdersContract(t *testing.T) {
+	billingtest.RunOrders(t, func(t *testing.T) billing.Store { return NewBilling(openDB(t)) },
+		billingtest.Options{Atomic: os.Getenv("GLIMPSE_TEST_MONGODB_URI") != ""})
+}
+
+func TestBillingSandboxContract(t *testing.T) {
+	billingtest.RunSandbox(t, func(t *testing.T) billing.SandboxRecords { return NewSandboxRecords(openDB(t)) })
+}

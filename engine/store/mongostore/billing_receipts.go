@@ -20,7 +20,7 @@ import (
 // as they are. The unique _id is what makes one receipt per charge (the
 // number derives from the charge's key).
 var receiptsCollection = collection{name: "receipts", indexes: []index{
-	{name: "of_charge", keys: bson.D{{Key: "chargeKey", Value: 1}}},
+	{name: "of_charge", keys: bson.D{{Key: "chargeId", Value: 1}}},
 	{name: "of_subscription", keys: bson.D{{Key: "subscriptionId", Value: 1}}},
 }}
 
@@ -31,7 +31,7 @@ func (b *Billing) Receipts() billing.Receipts {
 
 type receiptDoc struct {
 	Number         string    `bson:"_id"`
-	ChargeKey      string    `bson:"chargeKey,omitempty"`
+	ChargeID       string    `bson:"chargeId,omitempty"`
 	SubscriptionID string    `bson:"subscriptionId"`
 	Email          string    `bson:"email"`
 	Brand          string    `bson:"brand"`
@@ -48,13 +48,13 @@ type receiptDoc struct {
 }
 
 func toReceiptDoc(r billing.Receipt) receiptDoc {
-	return receiptDoc{Number: r.Number, ChargeKey: r.ChargeKey, SubscriptionID: r.SubscriptionID, Email: r.Email, Brand: r.Brand,
+	return receiptDoc{Number: r.Number, ChargeID: r.ChargeID, SubscriptionID: r.SubscriptionID, Email: r.Email, Brand: r.Brand,
 		Kind: r.Kind, PlanCode: r.PlanCode, Amount: moneyDoc(r.Amount), CardBrand: r.CardBrand, CardLast4: r.CardLast4,
 		PaidAt: r.PaidAt, PeriodStart: r.PeriodStart, PeriodEnd: r.PeriodEnd, Erased: r.Erased, RetainUntil: r.RetainUntil}
 }
 
 func (d receiptDoc) receipt() billing.Receipt {
-	return billing.Receipt{Number: d.Number, ChargeKey: d.ChargeKey, SubscriptionID: d.SubscriptionID, Email: d.Email, Brand: d.Brand,
+	return billing.Receipt{Number: d.Number, ChargeID: d.ChargeID, SubscriptionID: d.SubscriptionID, Email: d.Email, Brand: d.Brand,
 		Kind: d.Kind, PlanCode: d.PlanCode, Amount: billing.Money(d.Amount), CardBrand: d.CardBrand, CardLast4: d.CardLast4,
 		PaidAt: utcOrZero(d.PaidAt), PeriodStart: utcOrZero(d.PeriodStart), PeriodEnd: utcOrZero(d.PeriodEnd), Erased: d.Erased,
 		RetainUntil: utcOrZero(d.RetainUntil)}
@@ -90,9 +90,9 @@ func (m mongoReceipts) ByNumber(ctx context.Context, number string) (billing.Rec
 	return m.one(ctx, bson.D{{Key: "_id", Value: number}})
 }
 
-// OfCharge returns the receipt of the charge with this key.
-func (m mongoReceipts) OfCharge(ctx context.Context, chargeKey string) (billing.Receipt, error) {
-	return m.one(ctx, bson.D{{Key: "chargeKey", Value: chargeKey}})
+// OfCharge returns the receipt of the charge with this opaque id.
+func (m mongoReceipts) OfCharge(ctx context.Context, chargeID string) (billing.Receipt, error) {
+	return m.one(ctx, bson.D{{Key: "chargeId", Value: chargeID}})
 }
 
 // OfSubscriptions returns the receipts of the subscriptions, oldest paid
@@ -138,7 +138,7 @@ func (m mongoReceipts) Anonymise(ctx context.Context, number string, retainUntil
 	}
 	if _, err := m.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: number}}, bson.D{
 		{Key: "$set", Value: bson.D{{Key: "email", Value: billing.ErasedEmail}, {Key: "erased", Value: true}, {Key: "retainUntil", Value: retainUntil}}},
-		{Key: "$unset", Value: bson.D{{Key: "chargeKey", Value: ""}}},
+		{Key: "$unset", Value: bson.D{{Key: "chargeId", Value: ""}}},
 	}); err != nil {
 		return fmt.Errorf("anonymise receipt %s: %w", number, err)
 	}

@@ -203,29 +203,3 @@ func (m mongoRefunds) DeleteRetained(ctx context.Context, id string, now time.Ti
 	}
 	return res.DeletedCount, nil
 }
-
-// Rekey moves a charge's refunds to its new id, each by an insert of the
-// new document (a rerun finds it there) and then the old one's delete.
-func (m mongoRefunds) Rekey(ctx context.Context, oldChargeID, newChargeID string) error {
-	old, err := m.Of(ctx, oldChargeID)
-	if err != nil {
-		return err
-	}
-	for _, r := range old {
-		oldID := r.ID
-		r.ChargeID, r.ID = newChargeID, billing.RefundID(newChargeID, r.Seq)
-		if err := m.b.step(); err != nil {
-			return err
-		}
-		if _, err := m.c.InsertOne(ctx, toRefundDoc(r)); err != nil && !mongo.IsDuplicateKeyError(err) {
-			return fmt.Errorf("rekey refund %s: %w", oldID, err)
-		}
-		if err := m.b.step(); err != nil {
-			return err
-		}
-		if _, err := m.c.DeleteOne(ctx, bson.D{{Key: "_id", Value: oldID}}); err != nil {
-			return fmt.Errorf("rekey refund %s: %w", oldID, err)
-		}
-	}
-	return nil
-}

@@ -489,11 +489,6 @@ func (s mongoSubscriptions) Put(ctx context.Context, sub billing.Subscription) e
 	return nil
 }
 
-// errChargesElsewhere refuses charges: they are stored with the ledger
-// (part C of the move), so the renewal pass and seed-scale record them
-// there.
-var errChargesElsewhere = errors.New("mongostore: charges are not stored here yet")
-
 // free are the two ways a subscription is held by no worker at now: no
 // lease, or one that ended. (Two filters, not one $or: each is served by
 // the due index, and each conditional update below is atomic per
@@ -563,15 +558,22 @@ func (s mongoSubscriptions) ClaimDue(ctx context.Context, now time.Time, owner s
 }
 
 // Renew writes each renewal as Apply does, conditional on owner's lease
-// too, and clears the lease.
+// too, and clears the lease. Each renewal's charge is inserted (if absent)
+// before its subscription's update: a rerun after a stop between the two
+// finds the charge and writes the renewal.
 func (s mongoSubscriptions) Renew(ctx context.Context, owner string, rs []billing.Renewal) ([]error, error) {
 	for _, r := range rs {
-		if r.Charge.ID != "" || r.Charge.Key != "" {
-			return nil, errChargesElsewhere
+		if (r.Charge.ID == "") != (r.Charge.Key == "") {
+			return nil, errors.New("mongostore: a renewal's charge needs its id and key")
 		}
 	}
 	errs := make([]error, len(rs))
 	for i, r := range rs {
+		if r.Charge.Key != "" {
+			if _, err := s.b.Ledger().Record(ctx, []billing.Charge{r.Charge}); err != nil {
+				return nil, fmt.Errorf("renew subscription %s: %w", r.Next.ID, err)
+			}
+		}
 		next := r.Next
 		next.Lease = billing.Lease{}
 		_, err := s.applyWhere(ctx, next, r.Fx, bson.D{{Key: "lease.owner", Value: owner}})
@@ -601,14 +603,16 @@ func (s mongoSubscriptions) Release(ctx context.Context, owner string, ids []str
 	return nil
 }
 
-// InsertMany writes seeded subscriptions, then their lines, each batch
-// unordered; what is stored already stays as it was, so a batch written
-// again (a seeding stopped half-way) completes it.
+// InsertMany writes seeded subscriptions, then their lines, then their
+// charges, each batch unordered; what is stored already stays as it was
+// (a charge by its id and its unique key), so a batch written again (a
+// seeding stopped half-way) completes it. Seeded charges have no events
+// to catch up with.
 func (s mongoSubscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) error {
-	var subs, lines []any
+	var subs, lines, charges []any
 	for _, x := range seeded {
-		if len(x.Charges) > 0 {
-			return errChargesElsewhere
+		for _, ch := range x.Charges {
+			charges = append(charges, toChargeDoc(ch))
 		}
 		sub := x.Sub
 		if sub.Version == 0 {
@@ -622,7 +626,7 @@ func (s mongoSubscriptions) InsertMany(ctx context.Context, seeded []billing.See
 	for _, batch := range []struct {
 		coll *mongo.Collection
 		docs []any
-	}{{s.b.subs, subs}, {s.b.history, lines}} {
+	}{{s.b.subs, subs}, {s.b.history, lines}, {s.b.subs.Database().Collection(chargesCollection.name), charges}} {
 		if len(batch.docs) == 0 {
 			continue
 		}

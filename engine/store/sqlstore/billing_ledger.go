@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"glimpse/engine/billing"
 	"glimpse/engine/store/sqlite"
 )
 
-// Ledger returns the charges' store (migration 0028).
+// Ledger returns the charges' store (migrations 0028, 0029).
 func (b *Billing) Ledger() billing.Ledger { return ledger{b} }
 
 type ledger struct{ b *Billing }
@@ -28,15 +29,16 @@ type chargeDoc struct {
 	PlanCode  string `json:"planCode,omitempty"`
 }
 
-const chargeColumns = `id, key, coalesce(subscription_id, ''), coalesce(reference, ''), status, created_at, doc`
+const chargeColumns = `id, key, coalesce(subscription_id, ''), coalesce(reference, ''), status, created_at, erased, retain_until, doc`
 
 func scanCharge(row interface{ Scan(...any) error }) (billing.Charge, error) {
 	var (
 		ch      billing.Charge
 		created int64
+		retain  sql.NullInt64
 		doc     string
 	)
-	if err := row.Scan(&ch.ID, &ch.Key, &ch.SubscriptionID, &ch.Reference, &ch.Status, &created, &doc); err != nil {
+	if err := row.Scan(&ch.ID, &ch.Key, &ch.SubscriptionID, &ch.Reference, &ch.Status, &created, &ch.Erased, &retain, &doc); err != nil {
 		return billing.Charge{}, err
 	}
 	var d chargeDoc
@@ -46,6 +48,9 @@ func scanCharge(row interface{ Scan(...any) error }) (billing.Charge, error) {
 	ch.Provider, ch.Amount, ch.Method, ch.Failure = d.Provider, billing.Money{Amount: d.Amount, Currency: d.Currency}, d.Method, d.Failure
 	ch.Duplicate, ch.PlanCode = d.Duplicate, d.PlanCode
 	ch.CreatedAt = fromUnixNano(created)
+	if retain.Valid {
+		ch.RetainUntil = fromUnixNano(retain.Int64)
+	}
 	return ch, nil
 }
 
@@ -65,31 +70,9 @@ func (s ledger) Record(ctx context.Context, chs []billing.Charge) ([]billing.Cha
 	err := s.b.write(ctx, func(q sqlite.Querier) error {
 		out = out[:0]
 		for _, ch := range chs {
-			doc, err := json.Marshal(chargeDoc{Provider: ch.Provider, Amount: ch.Amount.Amount, Currency: ch.Amount.Currency,
-				Method: ch.Method, Failure: ch.Failure, Duplicate: ch.Duplicate, PlanCode: ch.PlanCode})
+			stored, err := recordCharge(ctx, q, ch)
 			if err != nil {
 				return err
-			}
-			if _, err := q.ExecContext(ctx, `INSERT INTO charges (id, key, subscription_id, reference, status, created_at, doc)
-				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, ch.ID, ch.Key, nullIfEmpty(ch.SubscriptionID),
-				nullIfEmpty(ch.Reference), ch.Status, unixNano(ch.CreatedAt), string(doc)); err != nil {
-				return fmt.Errorf("record charge %s: %w", ch.ID, err)
-			}
-			stored, err := chargeWhere(ctx, q, `key = ?`, ch.Key)
-			if err != nil {
-				return fmt.Errorf("record charge %s: %w", ch.ID, err)
-			}
-			newest, ok, err := newestEventOf(ctx, q, stored)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if _, err := applyEvent(ctx, q, `id = ?`, stored.ID, newest); err != nil {
-					return err
-				}
-				if stored, err = chargeWhere(ctx, q, `id = ?`, stored.ID); err != nil {
-					return err
-				}
 			}
 			out = append(out, stored)
 		}
@@ -99,6 +82,33 @@ func (s ledger) Record(ctx context.Context, chs []billing.Charge) ([]billing.Cha
 		return nil, err
 	}
 	return out, nil
+}
+
+// recordCharge is Record of one charge, in the caller's transaction (the
+// renewal pass and seed-scale record theirs with their subscriptions).
+func recordCharge(ctx context.Context, q sqlite.Querier, ch billing.Charge) (billing.Charge, error) {
+	doc, err := json.Marshal(chargeDoc{Provider: ch.Provider, Amount: ch.Amount.Amount, Currency: ch.Amount.Currency,
+		Method: ch.Method, Failure: ch.Failure, Duplicate: ch.Duplicate, PlanCode: ch.PlanCode})
+	if err != nil {
+		return billing.Charge{}, err
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO charges (id, key, subscription_id, reference, status, created_at, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, ch.ID, ch.Key, nullIfEmpty(ch.SubscriptionID),
+		nullIfEmpty(ch.Reference), ch.Status, unixNano(ch.CreatedAt), string(doc)); err != nil {
+		return billing.Charge{}, fmt.Errorf("record charge %s: %w", ch.ID, err)
+	}
+	stored, err := chargeWhere(ctx, q, `key = ?`, ch.Key)
+	if err != nil {
+		return billing.Charge{}, fmt.Errorf("record charge %s: %w", ch.ID, err)
+	}
+	newest, ok, err := newestEventOf(ctx, q, stored)
+	if err != nil || !ok {
+		return stored, err
+	}
+	if _, err := applyEvent(ctx, q, `id = ?`, stored.ID, newest); err != nil {
+		return billing.Charge{}, err
+	}
+	return chargeWhere(ctx, q, `id = ?`, stored.ID)
 }
 
 // newestEventOf is the newest event received about ch, by its id or, from
@@ -257,4 +267,62 @@ func (s ledger) MarkDuplicate(ctx context.Context, id, planCode string) error {
 		}
 		return nil
 	})
+}
+
+// Erase rewrites the charge's key and marks it kept until retainUntil; a
+// charge erased already keeps its first key and period.
+func (s ledger) Erase(ctx context.Context, id, newKey string, retainUntil time.Time) error {
+	return s.b.write(ctx, func(q sqlite.Querier) error {
+		if _, err := q.ExecContext(ctx, `UPDATE charges SET key = ?, erased = 1, retain_until = ? WHERE id = ? AND erased = 0`,
+			newKey, unixNano(retainUntil), id); err != nil {
+			return fmt.Errorf("erase charge %s: %w", id, err)
+		}
+		_, err := chargeWhere(ctx, q, `id = ?`, id)
+		return err
+	})
+}
+
+// Retained returns kept charges whose retention ended, earliest first
+// (the partial index charges_retained).
+func (s ledger) Retained(ctx context.Context, before time.Time, n int) ([]billing.Charge, error) {
+	rows, err := s.b.read().QueryContext(ctx, `SELECT `+chargeColumns+` FROM charges
+		WHERE erased = 1 AND retain_until < ? ORDER BY retain_until LIMIT ?`, unixNano(before), n)
+	if err != nil {
+		return nil, fmt.Errorf("retained charges: %w", err)
+	}
+	defer rows.Close()
+	var out []billing.Charge
+	for rows.Next() {
+		ch, err := scanCharge(rows)
+		if err != nil {
+			return nil, fmt.Errorf("retained charges: %w", err)
+		}
+		out = append(out, ch)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("retained charges: %w", err)
+	}
+	return out, nil
+}
+
+// Purge deletes a kept charge whose retention ended, with its events, in
+// one transaction.
+func (s ledger) Purge(ctx context.Context, id string, now time.Time) (bool, error) {
+	purged := false
+	err := s.b.write(ctx, func(q sqlite.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM charges WHERE id = ? AND erased = 1 AND retain_until < ?`, id, unixNano(now))
+		if err != nil {
+			return fmt.Errorf("purge charge %s: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil || n == 0 {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM charge_events WHERE charge_id = ?`, id); err != nil {
+			return fmt.Errorf("purge events of charge %s: %w", id, err)
+		}
+		purged = true
+		return nil
+	})
+	return purged, err
 }

@@ -35,3 +35,11 @@ func TestBillingLedgerContract(t *testing.T) {
 		},
 	})
 }
+
+func TestBillingOrdersContract(t *testing.T) {
+	billingtest.RunOrders(t, func(t *testing.T) billing.Store { return sqlstore.NewBilling(openDB(t)) }, billingtest.Options{Atomic: true})
+}
+
+func TestBillingSandboxContract(t *testing.T) {
+	billingtest.RunSandbox(t, func(t *testing.T) billing.SandboxRecords { return sqlstore.NewSandboxRecords(openDB(t)) })
+}

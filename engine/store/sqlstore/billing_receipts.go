@@ -33,7 +33,7 @@ type receiptDoc struct {
 	PeriodEnd   time.Time     `json:"periodEnd,omitzero"`
 }
 
-const receiptColumns = `number, coalesce(charge_key, ''), subscription_id, email, erased, coalesce(retain_until, 0), doc`
+const receiptColumns = `number, coalesce(charge_id, ''), subscription_id, email, erased, coalesce(retain_until, 0), doc`
 
 func scanReceipt(row interface{ Scan(...any) error }) (billing.Receipt, error) {
 	var (
@@ -41,7 +41,7 @@ func scanReceipt(row interface{ Scan(...any) error }) (billing.Receipt, error) {
 		retain int64
 		doc    string
 	)
-	if err := row.Scan(&r.Number, &r.ChargeKey, &r.SubscriptionID, &r.Email, &r.Erased, &retain, &doc); err != nil {
+	if err := row.Scan(&r.Number, &r.ChargeID, &r.SubscriptionID, &r.Email, &r.Erased, &retain, &doc); err != nil {
 		return billing.Receipt{}, err
 	}
 	var d receiptDoc
@@ -67,8 +67,8 @@ func (s receipts) Issue(ctx context.Context, rs []billing.Receipt) ([]billing.Re
 			if err != nil {
 				return fmt.Errorf("receipt %s: %w", r.Number, err)
 			}
-			if _, err := q.ExecContext(ctx, `INSERT INTO receipts (number, charge_key, subscription_id, email, erased, retain_until, doc)
-				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (number) DO NOTHING`, r.Number, nullIfEmpty(r.ChargeKey), r.SubscriptionID,
+			if _, err := q.ExecContext(ctx, `INSERT INTO receipts (number, charge_id, subscription_id, email, erased, retain_until, doc)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (number) DO NOTHING`, r.Number, nullIfEmpty(r.ChargeID), r.SubscriptionID,
 				r.Email, r.Erased, optionalNano(r.RetainUntil), string(doc)); err != nil {
 				return fmt.Errorf("receipt %s: %w", r.Number, err)
 			}
@@ -97,9 +97,9 @@ func (s receipts) ByNumber(ctx context.Context, number string) (billing.Receipt,
 	return s.one(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE number = ?`, number)
 }
 
-// OfCharge returns the receipt of the charge with this key.
-func (s receipts) OfCharge(ctx context.Context, chargeKey string) (billing.Receipt, error) {
-	return s.one(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE charge_key = ? LIMIT 1`, chargeKey)
+// OfCharge returns the receipt of the charge with this opaque id.
+func (s receipts) OfCharge(ctx context.Context, chargeID string) (billing.Receipt, error) {
+	return s.one(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE charge_id = ? LIMIT 1`, chargeID)
 }
 
 // OfSubscriptions returns the receipts of the subscriptions, oldest paid
@@ -148,7 +148,7 @@ func (s receipts) one(ctx context.Context, query string, arg string) (billing.Re
 // Anonymise strips a receipt of the person and keeps it until retainUntil.
 func (s receipts) Anonymise(ctx context.Context, number string, retainUntil time.Time) error {
 	return s.b.write(ctx, func(q sqlite.Querier) error {
-		if _, err := q.ExecContext(ctx, `UPDATE receipts SET email = ?, charge_key = NULL, erased = 1, retain_until = ? WHERE number = ?`,
+		if _, err := q.ExecContext(ctx, `UPDATE receipts SET email = ?, charge_id = NULL, erased = 1, retain_until = ? WHERE number = ?`,
 			billing.ErasedEmail, unixNano(retainUntil), number); err != nil {
 			return fmt.Errorf("anonymise receipt %s: %w", number, err)
 		}

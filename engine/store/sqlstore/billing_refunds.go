@@ -252,13 +252,3 @@ func (s refunds) DeleteRetained(ctx context.Context, id string, now time.Time) (
 	}
 	return n, nil
 }
-
-// Rekey moves a charge's refunds to its new id: one statement.
-func (s refunds) Rekey(ctx context.Context, oldChargeID, newChargeID string) error {
-	return s.b.write(ctx, func(q sqlite.Querier) error {
-		if _, err := q.ExecContext(ctx, `UPDATE refunds SET charge_id = ? WHERE charge_id = ?`, newChargeID, oldChargeID); err != nil {
-			return fmt.Errorf("rekey refunds of %s: %w", oldChargeID, err)
-		}
-		return nil
-	})
-}

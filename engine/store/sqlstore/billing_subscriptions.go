@@ -433,6 +433,13 @@ func (s subscriptions) Renew(ctx context.Context, owner string, rs []billing.Ren
 	err := s.b.write(ctx, func(q sqlite.Querier) error {
 		clear(errs)
 		for i, r := range rs {
+			// The charge is recorded whether or not the renewal is
+			// written: the money was taken (a stale one is given back).
+			if r.Charge.Key != "" {
+				if _, err := recordCharge(ctx, q, r.Charge); err != nil {
+					return err
+				}
+			}
 			next := r.Next
 			read := next.Version
 			next.Version++
@@ -472,12 +479,11 @@ func (s subscriptions) Renew(ctx context.Context, owner string, rs []billing.Ren
 	return errs, nil
 }
 
-// checkRenewal refuses what this store cannot write yet: the charge and
-// the receipts are stored with the ledger (part C of the move), so the
-// renewal pass records them there.
+// checkRenewal refuses a renewal this store cannot write: a charge
+// without its key and id, or effects it does not keep.
 func checkRenewal(r billing.Renewal) error {
-	if r.Charge.ID != "" || r.Charge.Key != "" {
-		return errors.New("sqlstore: charges are not stored here yet")
+	if (r.Charge.ID == "") != (r.Charge.Key == "") {
+		return errors.New("sqlstore: a renewal's charge needs its id and key")
 	}
 	return checkEffects(r.Fx)
 }
@@ -495,15 +501,10 @@ func (s subscriptions) Release(ctx context.Context, owner string, ids []string) 
 	})
 }
 
-// InsertMany writes seeded subscriptions and their lines in one
-// transaction; a subscription or line already stored stays as it was, so a
-// batch written again (a seeding stopped half-way) writes nothing twice.
+// InsertMany writes seeded subscriptions, their lines and their charges in
+// one transaction; what is already stored stays as it was, so a batch
+// written again (a seeding stopped half-way) writes nothing twice.
 func (s subscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) error {
-	for _, x := range seeded {
-		if len(x.Charges) > 0 {
-			return errors.New("sqlstore: charges are not stored here yet")
-		}
-	}
 	return s.b.write(ctx, func(q sqlite.Querier) error {
 		for _, x := range seeded {
 			sub := x.Sub
@@ -521,6 +522,11 @@ func (s subscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) 
 			}
 			if err := writeEffects(ctx, q, billing.Effects{Lines: x.Lines}); err != nil {
 				return err
+			}
+			for _, ch := range x.Charges {
+				if _, err := recordCharge(ctx, q, ch); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
