@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"glimpse/engine/store"
 )
@@ -213,23 +212,23 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 
 // TestBackupRefusals: a backup never goes into a directory with files in it,
 // a restore takes only a complete, intact backup, and never a data
-// directory an instance holds, even when that instance's socket is elsewhere.
+// directory an instance holds.
 func TestBackupRefusals(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	// A data directory open to others puts the socket in a temporary
-	// directory, so only SQLite's lock shows that the data is in use.
+	// A data directory open to others: the lock on the directory itself
+	// shows that the data is in use.
 	dataDir := t.TempDir()
 	if err := os.Chmod(dataDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(ctx, store.Config{DataDir: dataDir, Database: "app"}, nil)
+	s, err := store.Open(ctx, store.Config{DataDir: dataDir}, nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer s.Close(ctx)
-	if _, err := s.DB().Collection("docs").InsertOne(ctx, bson.D{{Key: "_id", Value: "a"}}); err != nil {
+	if err := s.CheckWritable(ctx); err != nil {
 		t.Fatal(err)
 	}
 	good := filepath.Join(t.TempDir(), "good")
@@ -248,7 +247,7 @@ func TestBackupRefusals(t *testing.T) {
 		"empty directory": func(string) {},
 		"file changed": func(dir string) {
 			copyBackup(t, good, dir)
-			f, err := os.OpenFile(filepath.Join(dir, "app.sqlite"), os.O_WRONLY|os.O_APPEND, 0)
+			f, err := os.OpenFile(filepath.Join(dir, "glimpse.db"), os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,12 +256,12 @@ func TestBackupRefusals(t *testing.T) {
 		},
 		"file missing": func(dir string) {
 			copyBackup(t, good, dir)
-			if err := os.Remove(filepath.Join(dir, "app.sqlite")); err != nil {
+			if err := os.Remove(filepath.Join(dir, "glimpse.db")); err != nil {
 				t.Fatal(err)
 			}
 		},
 		"name outside the directory": func(dir string) {
-			writeFile(t, filepath.Join(dir, store.ManifestName), `{"files":[{"name":"../app.sqlite","bytes":1,"sha256":""}]}`)
+			writeFile(t, filepath.Join(dir, store.ManifestName), `{"files":[{"name":"../glimpse.db","bytes":1,"sha256":""}]}`)
 		},
 		"not JSON": func(dir string) {
 			writeFile(t, filepath.Join(dir, store.ManifestName), "glimpse")
@@ -287,14 +286,14 @@ func TestBackupRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatalf("restore once the instance stopped: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(r.Previous, "app.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.Previous, "glimpse.db")); err != nil {
 		t.Errorf("the replaced database was not kept: %v", err)
 	}
 }
 
 func copyBackup(t *testing.T, from, to string) {
 	t.Helper()
-	for _, name := range []string{store.ManifestName, "app.sqlite"} {
+	for _, name := range []string{store.ManifestName, "glimpse.db"} {
 		data, err := os.ReadFile(filepath.Join(from, name))
 		if err != nil {
 			t.Fatal(err)

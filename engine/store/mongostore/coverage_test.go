@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 // the test fails on one whose filter and sort no declared index serves.
 func openDB(t *testing.T) *mongo.Database {
 	t.Helper()
-	st := storetest.Open(t)
+	st := storetest.OpenMongo(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := Ensure(ctx, st); err != nil {
