@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-
 	"glimpse/engine/app"
 	"glimpse/engine/config"
 	"glimpse/engine/store"

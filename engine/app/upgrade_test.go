@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-
 	"glimpse/engine"
 	"glimpse/engine/app"
 	"glimpse/engine/brand"

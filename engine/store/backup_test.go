@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-
 	"glimpse/engine/store"
 )
 
