@@ -30,7 +30,7 @@ func TestReadyzFailsWhenWritesFail(t *testing.T) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, store.Config{DataDir: dir, Database: "app"}, nil)
+	st, err := store.Open(ctx, store.Config{DataDir: dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestReadyzFailsWhenWritesFail(t *testing.T) {
 		t.Fatalf("/readyz on a healthy store: %d", got)
 	}
 
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "app.sqlite")+"?mode=rw&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "glimpse.db")+"?mode=rw&_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestReadyzFailsWhenWritesFail(t *testing.T) {
 	if got := readyz(); got != http.StatusServiceUnavailable {
 		t.Errorf("/readyz while no write goes through: %d, want 503", got)
 	}
-	if err := st.Client().Ping(ctx, nil); err != nil {
+	if err := st.Ping(ctx); err != nil {
 		t.Fatalf("ping failed too (%v): the test cannot tell a write check from a ping", err)
 	}
 	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {

@@ -7,21 +7,12 @@ import (
 	"testing"
 )
 
-// ferretDBRemoved says issue #33's final removal is done: store.Open no
-// longer starts FerretDB, so nothing the shipped binary links may import it.
-// Until then TestShippedBinaryHasNoFerretDB skips; the change that removes
-// FerretDB from engine/store flips this to true.
-const ferretDBRemoved = false
-
 // TestShippedBinaryHasNoFerretDB checks that the glimpse binary (the module's
 // root package) depends on no package of github.com/FerretDB/: FerretDB is a
 // test tool (engine/store/storetest/cmd/testdb) and must not ship, with its
 // end-of-life code and its size. A failure names the chain of imports from
 // glimpse to each FerretDB package the binary pulls in.
 func TestShippedBinaryHasNoFerretDB(t *testing.T) {
-	if !ferretDBRemoved {
-		t.Skip("until issue #33's final removal: store.Open still starts FerretDB (flip ferretDBRemoved in engine/app/shipped_deps_test.go)")
-	}
 	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "glimpse")
 	cmd.Dir = filepath.Join("..", "..") // the module root, from engine/app
 	out, err := cmd.Output()

@@ -2,7 +2,6 @@ package privacy
 
 import (
 	"glimpse/engine/billing"
-	"glimpse/engine/store"
 )
 
 // What an account's deletion does to a collection.
@@ -64,8 +63,7 @@ func Fates() []Fate {
 		{"profile_chunks", Erased, "the snapshots' follower and following lists, cut under MongoDB's document size limit (MongoDB only)"},
 		{"instagram_links", Erased, "which Instagram account the person connected"},
 		{"mails", Erased, "every mail to the person's addresses, sent or queued (the outbox, engine/mail); the last mail saying the account is deleted is deleted once sent"},
-		{store.ClaimsCollection, Erased, "claims of the domains not yet on stores of their own: none names the account or an address (they name subscriptions, orders, hashes, days or random ids)"},
-		{store.HealthCollection, Kept, "one write-check document per server instance: no personal data"},
+		{"health", Kept, "one write-check row or document per server instance: no personal data"},
 		{"settings", Kept, "the deployment's own secret: no personal data"},
 		{"content_docs", Kept, "editorial content: no subscriber data"},
 		{"content_version", Kept, "the content version number: no subscriber data"},

@@ -212,9 +212,12 @@ func assignment(t *testing.T, a *app.App, userID string) experiment.Assignment {
 // tables of its embedded SQLite one.
 func collections(t *testing.T, a *app.App) []string {
 	t.Helper()
-	names, err := a.Store.DB().ListCollectionNames(context.Background(), bson.M{})
-	if err != nil {
-		t.Fatal(err)
+	var names []string
+	if db := a.Store.DB(); db != nil {
+		var err error
+		if names, err = db.ListCollectionNames(context.Background(), bson.M{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if db := a.Store.SQL(); db != nil {
 		tables, err := db.Tables(context.Background())
@@ -324,14 +327,7 @@ func testDeleteAccountLeavesNothingAboutThePerson(t *testing.T, open func(testin
 				t.Errorf("table %s (%s) still names the person after deletion: %.300s", name, declared[name].Fate, row)
 			}
 		}
-		cur, err := a.Store.DB().Collection(name).Find(ctx, bson.M{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var docs []bson.Raw
-		if err := cur.All(ctx, &docs); err != nil {
-			t.Fatal(err)
-		}
+		docs := documents(t, a, name)
 		for _, d := range docs {
 			text := d.String()
 			if !strings.Contains(text, p.user.ID) && !strings.Contains(text, p.user.Email) {
@@ -829,15 +825,7 @@ func TestDisconnectInstagram(t *testing.T) {
 // table of that name that contain s, as text.
 func holding(t *testing.T, a *app.App, name, s string) []string {
 	t.Helper()
-	ctx := context.Background()
-	cur, err := a.Store.DB().Collection(name).Find(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []bson.Raw
-	if err := cur.All(ctx, &docs); err != nil {
-		t.Fatal(err)
-	}
+	docs := documents(t, a, name)
 	var out []string
 	for _, d := range docs {
 		if strings.Contains(d.String(), s) {
@@ -938,4 +926,23 @@ func TestRetainInactive(t *testing.T) {
 			t.Errorf("%s was deleted: %v", u.Email, err)
 		}
 	}
+}
+
+// documents returns every document of the named collection of the app's
+// MongoDB database, or nil on the embedded store.
+func documents(t *testing.T, a *app.App, name string) []bson.Raw {
+	t.Helper()
+	db := a.Store.DB()
+	if db == nil {
+		return nil
+	}
+	cur, err := db.Collection(name).Find(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(context.Background(), &docs); err != nil {
+		t.Fatal(err)
+	}
+	return docs
 }

@@ -103,7 +103,7 @@ func newFuzzClient(f *testing.F) *fuzzClient {
 		Secret: a.Secret, Version: "test", Static: content.Static, Sealer: a.Sealer,
 		Renderer: fstest.MapFS{"index.html": {Data: []byte(`<!doctype html><head></head>`)},
 			"assets/app.js": {Data: []byte(`console.info("x")`)}},
-		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }})
+		Ready: a.Store.Ping})
 	if err != nil {
 		f.Fatal(err)
 	}

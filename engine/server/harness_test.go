@@ -89,7 +89,7 @@ func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*con
 		Experiments: a.Experiments, Support: a.Support,
 		Images: imageproxy.New(imageproxy.Config{Secret: []byte("test")}),
 		Secret: a.Secret, Version: "test", Renderer: rendererFS, Static: content.Static,
-		Ready: func(ctx context.Context) error { return a.Store.Client().Ping(ctx, nil) }, ValidateResponses: true,
+		Ready: a.Store.Ping, ValidateResponses: true,
 		Sealer: a.Sealer}
 	if editDeps != nil {
 		editDeps(&deps)

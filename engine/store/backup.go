@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,10 +63,8 @@ func (b Backup) Bytes() int64 {
 	return n
 }
 
-// BackupEmbedded copies every database file in dataDir into dest: the
-// embedded store's own (glimpse.db, sqlite.FileName) and, when present,
-// FerretDB's (one <database>.sqlite each; a data directory of a release
-// after issue #33 has none). dest must not exist or be empty; the manifest
+// BackupEmbedded copies the embedded database in dataDir (glimpse.db,
+// sqlite.FileName) into dest. dest must not exist or be empty; the manifest
 // is written last, so a directory with a manifest holds complete
 // files. It is safe while a server writes to the files, in this process or
 // another: SQLite's VACUUM INTO reads inside one read transaction, which in
@@ -81,7 +78,7 @@ func BackupEmbedded(ctx context.Context, dataDir, dest string) (Backup, error) {
 		return Backup{}, fmt.Errorf("store: backup: %w", err)
 	}
 	if len(sources) == 0 {
-		return Backup{}, fmt.Errorf("store: backup: no database files (*%s, %s) in %s", sqliteExt, sqlite.FileName, dataDir)
+		return Backup{}, fmt.Errorf("store: backup: no database (%s) in %s", sqlite.FileName, dataDir)
 	}
 	if err := newBackupDir(dest); err != nil {
 		return Backup{}, err
@@ -100,25 +97,16 @@ func BackupEmbedded(ctx context.Context, dataDir, dest string) (Backup, error) {
 	return b, nil
 }
 
-// sqliteExt is the extension FerretDB gives its database files
-// (filenameExtension in FerretDB's sqlite/metadata/pool). Backups and
-// restores keep handling them while data directories written by FerretDB
-// may exist, whether or not this binary still runs FerretDB.
-const sqliteExt = ".sqlite"
-
-// databaseFiles lists the SQLite files of dataDir with the given suffix
-// ("", "-wal", "-shm", "-journal"): FerretDB's, one per database, and the
-// embedded store's own (sqlite.FileName).
+// databaseFiles lists the embedded database's file of dataDir with the
+// given suffix ("", "-wal", "-shm", "-journal"), when it exists.
 func databaseFiles(dataDir, suffix string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dataDir, "*"+sqliteExt+suffix))
-	if err != nil {
+	own := filepath.Join(dataDir, sqlite.FileName+suffix)
+	if _, err := os.Stat(own); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
 		return nil, err
 	}
-	own := filepath.Join(dataDir, sqlite.FileName+suffix)
-	if _, err := os.Stat(own); err == nil {
-		files = append(files, own)
-	}
-	return files, nil
+	return []string{own}, nil
 }
 
 // newBackupDir creates dest (0700: the copy holds everyone's data) or
@@ -147,8 +135,8 @@ func newBackupDir(dest string) error {
 // backupFile copies one live database with VACUUM INTO, turns the copy into
 // a single self-contained file (rollback journal, not WAL) and checks it.
 func backupFile(ctx context.Context, src, dst string) (BackupFile, error) {
-	// mode=rw never creates a file; the busy timeout is FerretDB's own, for
-	// the moment a checkpoint holds the locks.
+	// mode=rw never creates a file; the busy timeout is the app's, for the
+	// moment a checkpoint holds the locks.
 	db, err := sql.Open("sqlite", "file:"+src+"?mode=rw&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return BackupFile{}, fmt.Errorf("store: backup: open %s: %w", src, err)
@@ -241,14 +229,14 @@ type Restored struct {
 // that is not a complete, intact backup (ErrNotABackup) and a data directory
 // a running instance holds (ErrDataDirInUse). The database files it replaces
 // are moved, with their WAL files, into a new before-restore-<time>
-// directory inside dataDir, which FerretDB does not look into, so a restore
+// directory inside dataDir, which the app does not look into, so a restore
 // of the wrong backup can be undone.
 func RestoreEmbedded(ctx context.Context, src, dataDir string) (Restored, error) {
 	b, err := checkBackup(ctx, src)
 	if err != nil {
 		return Restored{}, err
 	}
-	if err := checkNotInUse(ctx, dataDir); err != nil {
+	if err := checkNotInUse(dataDir); err != nil {
 		return Restored{}, err
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -261,7 +249,7 @@ func RestoreEmbedded(ctx context.Context, src, dataDir string) (Restored, error)
 		return Restored{}, err
 	}
 	defer func() { _ = unlock() }()
-	// Copy first, under names FerretDB ignores, so a failure here leaves the
+	// Copy first, under names the app ignores, so a failure here leaves the
 	// data directory as it was.
 	for _, f := range b.Files {
 		if err := copyFileSync(filepath.Join(src, f.Name), filepath.Join(dataDir, f.Name+".restoring")); err != nil {
@@ -299,7 +287,7 @@ func checkBackup(ctx context.Context, src string) (Backup, error) {
 	}
 	for _, want := range b.Files {
 		// A name with a separator could write outside the data directory.
-		if want.Name != filepath.Base(want.Name) || !(strings.HasSuffix(want.Name, sqliteExt) || want.Name == sqlite.FileName) || strings.HasPrefix(want.Name, ".") {
+		if want.Name != filepath.Base(want.Name) || want.Name != sqlite.FileName || strings.HasPrefix(want.Name, ".") {
 			return Backup{}, fmt.Errorf("store: restore: %s: %w (bad file name %q)", src, ErrNotABackup, want.Name)
 		}
 		path := filepath.Join(src, want.Name)
@@ -322,29 +310,16 @@ func checkBackup(ctx context.Context, src string) (Backup, error) {
 	return b, nil
 }
 
-// legacySocketName is the socket an embedded FerretDB of an older release
-// listened on in the data directory (socketName in store.go): named here too
-// so the check outlives that server.
-const legacySocketName = "mongodb.sock"
-
 // checkNotInUse refuses a data directory a running instance holds: the
-// embedded server holds the directory's lock (lockDataDir). Two older marks
-// are checked too, for a server of a release before the lock: its socket,
-// mongodb.sock in the data directory, which answers while it runs; and,
-// since a data directory open to others or with a long path has the socket
-// elsewhere, SQLite's own lock: every process with a database open in WAL
-// mode holds a read lock on its -shm file (sqliteHeld).
-func checkNotInUse(ctx context.Context, dataDir string) error {
+// instance holds the directory's lock (lockDataDir). SQLite's own lock is
+// checked too, for a command attached beside a server (Config.Attach), which
+// does not hold the directory's: every process with the database open in
+// WAL mode holds a read lock on its -shm file (sqliteHeld).
+func checkNotInUse(dataDir string) error {
 	if unlock, err := tryLockDir(dataDir); errors.Is(err, errLockHeld) {
 		return fmt.Errorf("store: restore: %s: %w (a process holds its lock); stop it first", dataDir, ErrDataDirInUse)
 	} else if err == nil {
 		_ = unlock()
-	}
-	sock := filepath.Join(dataDir, legacySocketName)
-	d := net.Dialer{Timeout: time.Second}
-	if conn, err := d.DialContext(ctx, "unix", sock); err == nil {
-		_ = conn.Close()
-		return fmt.Errorf("store: restore: %s: %w (its socket %s answers); stop it first", dataDir, ErrDataDirInUse, sock)
 	}
 	shms, err := databaseFiles(dataDir, "-shm")
 	if err != nil {

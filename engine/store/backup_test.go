@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"glimpse/engine/store"
 )
 
@@ -27,8 +24,10 @@ const serverDirEnv = "GLIMPSE_TEST_BACKUP_SERVER_DIR"
 
 // TestBackupServerProcess is the server half of TestBackupUnderWriteLoad:
 // startServerProcess runs the test binary again with only this test and
-// serverDirEnv set, so the server writing the SQLite file is another
-// process, as `glimpse serve` is to `glimpse backup`. Run directly, it skips.
+// serverDirEnv set, so the process writing the SQLite file is another one,
+// as `glimpse serve` is to `glimpse backup`. It opens the data directory as
+// the app does, and four writers insert rows until it is interrupted; each
+// insert's id is printed once it is acknowledged. Run directly, it skips.
 func TestBackupServerProcess(t *testing.T) {
 	dir := os.Getenv(serverDirEnv)
 	if dir == "" {
@@ -36,18 +35,40 @@ func TestBackupServerProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := store.ServeEmbedded(ctx, dir, store.DurableAtCheckpoints, slog.New(slog.DiscardHandler), func(uri string) error {
-		_, err := fmt.Printf("MONGODB_URI=%s\n", uri)
-		return err
-	})
+	s, err := store.Open(ctx, store.Config{DataDir: dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close(context.Background())
+	if _, err := s.SQL().Writer().ExecContext(ctx, `CREATE TABLE docs (id TEXT PRIMARY KEY, i INTEGER NOT NULL, text TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	var printing sync.Mutex
+	var writing sync.WaitGroup
+	for w := range 4 {
+		writing.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				id := fmt.Sprintf("w%d-%06d", w, i)
+				if _, err := s.SQL().Writer().ExecContext(ctx, `INSERT INTO docs (id, i, text) VALUES (?, ?, ?)`,
+					id, i, strings.Repeat("glimpse ", 40)); err != nil {
+					if ctx.Err() == nil {
+						fmt.Printf("ERROR %s: %v\n", id, err)
+					}
+					return
+				}
+				printing.Lock()
+				fmt.Printf("ACK %s\n", id)
+				printing.Unlock()
+			}
+		})
+	}
+	writing.Wait()
 }
 
-// startServerProcess starts the embedded server on dataDir in a process of
-// its own and returns its URI; the server is interrupted when the test ends.
-func startServerProcess(t *testing.T, dataDir string) string {
+// startServerProcess starts the writing server on dataDir in a process of
+// its own and calls acked with each insert it acknowledges; the server is
+// interrupted when the test ends, or by stop.
+func startServerProcess(t *testing.T, dataDir string, acked func(id string)) (stop func()) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBackupServerProcess$")
 	cmd.Env = append(os.Environ(), serverDirEnv+"="+dataDir)
@@ -59,78 +80,59 @@ func startServerProcess(t *testing.T, dataDir string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	lines := bufio.NewScanner(out)
-	for lines.Scan() {
-		if uri, ok := strings.CutPrefix(lines.Text(), "MONGODB_URI="); ok {
-			go func() { // drain the rest, so the process never blocks on a full pipe
-				for lines.Scan() {
-				}
-			}()
-			return uri
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		lines := bufio.NewScanner(out)
+		for lines.Scan() {
+			if id, ok := strings.CutPrefix(lines.Text(), "ACK "); ok {
+				acked(id)
+			} else if strings.HasPrefix(lines.Text(), "ERROR ") {
+				t.Errorf("server: %s", lines.Text())
+			}
 		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			<-read
+			_ = cmd.Wait()
+		})
 	}
-	t.Fatalf("server process ended without printing its URI: %v", lines.Err())
-	return ""
+	t.Cleanup(stop)
+	return stop
 }
 
-// TestBackupUnderWriteLoad takes a backup while four writers insert
-// documents through a server in another process, restores it into a fresh
-// data directory and checks that every insert acknowledged before the backup
-// began is there and that the restored database serves a read and a write.
+// TestBackupUnderWriteLoad takes a backup while four writers in another
+// process insert rows, restores it into a fresh data directory and checks
+// that every insert acknowledged before the backup began is there and that
+// the restored database serves a read and a write.
 func TestBackupUnderWriteLoad(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dataDir := privateDir(t)
-	s, err := store.Open(ctx, store.Config{URI: startServerProcess(t, dataDir), Database: "app"}, nil)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close(ctx)
-	docs := s.DB().Collection("docs")
-
-	const writers, warmUp = 4, 1000
+	const warmUp = 1000
 	var (
-		mu      sync.Mutex
-		acked   []string // ids whose insert returned success, in order
-		warm    = make(chan struct{})
-		warmed  sync.Once
-		stop    = make(chan struct{})
-		writing sync.WaitGroup
+		mu     sync.Mutex
+		acked  []string // ids whose insert returned success, in order
+		warm   = make(chan struct{})
+		warmed sync.Once
 	)
-	for w := range writers {
-		writing.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				id := fmt.Sprintf("w%d-%06d", w, i)
-				if _, err := docs.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "i", Value: i},
-					{Key: "text", Value: strings.Repeat("glimpse ", 40)}}); err != nil {
-					t.Errorf("insert %s: %v", id, err)
-					return
-				}
-				mu.Lock()
-				acked = append(acked, id)
-				n := len(acked)
-				mu.Unlock()
-				if n >= warmUp {
-					warmed.Do(func() { close(warm) })
-				}
-			}
-		})
-	}
+	stopServer := startServerProcess(t, dataDir, func(id string) {
+		mu.Lock()
+		acked = append(acked, id)
+		n := len(acked)
+		mu.Unlock()
+		if n >= warmUp {
+			warmed.Do(func() { close(warm) })
+		}
+	})
 	select {
 	case <-warm:
-	case <-time.After(15 * time.Second):
-		close(stop)
-		writing.Wait()
-		t.Fatalf("only %d inserts in 15 s", len(acked))
+	case <-time.After(30 * time.Second):
+		stopServer()
+		t.Fatalf("only %d inserts in 30 s", len(acked))
 	}
 
 	mu.Lock()
@@ -143,20 +145,20 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	mu.Lock()
 	during := len(acked) - len(before)
 	mu.Unlock()
-	close(stop)
-	writing.Wait()
 	if err != nil {
+		stopServer()
 		t.Fatalf("BackupEmbedded: %v", err)
 	}
 	t.Logf("backup: %d file(s), %d bytes in %v; %d inserts acknowledged before it began, %d while it ran",
 		len(b.Files), b.Bytes(), took.Round(time.Millisecond), len(before), during)
 
-	if fi, err := os.Stat(filepath.Join(dest, "app.sqlite")); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(filepath.Join(dest, "glimpse.db")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("backup file: %v, want mode 0600", err)
 	}
 	if _, err := store.RestoreEmbedded(ctx, dest, dataDir); !errors.Is(err, store.ErrDataDirInUse) {
 		t.Errorf("restore into the data directory the server holds: got %v, want ErrDataDirInUse", err)
 	}
+	stopServer()
 
 	restored := filepath.Join(privateDir(t), "data")
 	r, err := store.RestoreEmbedded(ctx, dest, restored)
@@ -166,24 +168,25 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	if r.Previous != "" {
 		t.Errorf("a fresh data directory had files to move aside: %s", r.Previous)
 	}
-	s2, err := store.Open(ctx, store.Config{DataDir: restored, Database: "app"}, nil)
+	s2, err := store.Open(ctx, store.Config{DataDir: restored}, nil)
 	if err != nil {
 		t.Fatalf("Open the restored data directory: %v", err)
 	}
 	defer s2.Close(ctx)
-	got := map[string]bool{}
-	cur, err := s2.DB().Collection("docs").Find(ctx, bson.D{})
+	rows, err := s2.SQL().Reader().QueryContext(ctx, `SELECT id FROM docs`)
 	if err != nil {
-		t.Fatalf("read the restored documents: %v", err)
+		t.Fatalf("read the restored rows: %v", err)
 	}
-	var all []struct {
-		ID string `bson:"_id"`
+	got := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = true
 	}
-	if err := cur.All(ctx, &all); err != nil {
-		t.Fatalf("read the restored documents: %v", err)
-	}
-	for _, d := range all {
-		got[d.ID] = true
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
 	}
 	var missing []string
 	for _, id := range before {
@@ -195,41 +198,36 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 		t.Errorf("%d of %d inserts acknowledged before the backup are missing from it, e.g. %s",
 			len(missing), len(before), missing[0])
 	}
-	t.Logf("restored %d documents", len(all))
+	t.Logf("restored %d rows", len(got))
 
-	var one struct {
-		I int `bson:"i"`
+	var one int
+	if err := s2.SQL().Reader().QueryRowContext(ctx, `SELECT i FROM docs WHERE id = 'w0-000001'`).Scan(&one); err != nil || one != 1 {
+		t.Errorf("read w0-000001 from the restored store: %d, %v", one, err)
 	}
-	if err := s2.DB().Collection("docs").FindOne(ctx, bson.D{{Key: "_id", Value: "w0-000001"}}).Decode(&one); err != nil || one.I != 1 {
-		t.Errorf("read w0-000001 from the restored store: %+v, %v", one, err)
-	}
-	if _, err := s2.DB().Collection("docs").InsertOne(ctx, bson.D{{Key: "_id", Value: "after-restore"}}); err != nil {
+	if _, err := s2.SQL().Writer().ExecContext(ctx, `INSERT INTO docs (id, i, text) VALUES ('after-restore', 0, '')`); err != nil {
 		t.Errorf("write to the restored store: %v", err)
-	}
-	if n, err := s2.DB().Collection("docs").CountDocuments(ctx, bson.D{{Key: "_id", Value: "after-restore"}}); err != nil || n != 1 {
-		t.Errorf("read back the write to the restored store: %d, %v", n, err)
 	}
 }
 
 // TestBackupRefusals: a backup never goes into a directory with files in it,
 // a restore takes only a complete, intact backup, and never a data
-// directory an instance holds, even when that instance's socket is elsewhere.
+// directory an instance holds.
 func TestBackupRefusals(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	// A data directory open to others puts the socket in a temporary
-	// directory, so only SQLite's lock shows that the data is in use.
+	// A data directory open to others: the lock on the directory itself
+	// shows that the data is in use.
 	dataDir := t.TempDir()
 	if err := os.Chmod(dataDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(ctx, store.Config{DataDir: dataDir, Database: "app"}, nil)
+	s, err := store.Open(ctx, store.Config{DataDir: dataDir}, nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer s.Close(ctx)
-	if _, err := s.DB().Collection("docs").InsertOne(ctx, bson.D{{Key: "_id", Value: "a"}}); err != nil {
+	if err := s.CheckWritable(ctx); err != nil {
 		t.Fatal(err)
 	}
 	good := filepath.Join(t.TempDir(), "good")
@@ -248,7 +246,7 @@ func TestBackupRefusals(t *testing.T) {
 		"empty directory": func(string) {},
 		"file changed": func(dir string) {
 			copyBackup(t, good, dir)
-			f, err := os.OpenFile(filepath.Join(dir, "app.sqlite"), os.O_WRONLY|os.O_APPEND, 0)
+			f, err := os.OpenFile(filepath.Join(dir, "glimpse.db"), os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,12 +255,12 @@ func TestBackupRefusals(t *testing.T) {
 		},
 		"file missing": func(dir string) {
 			copyBackup(t, good, dir)
-			if err := os.Remove(filepath.Join(dir, "app.sqlite")); err != nil {
+			if err := os.Remove(filepath.Join(dir, "glimpse.db")); err != nil {
 				t.Fatal(err)
 			}
 		},
 		"name outside the directory": func(dir string) {
-			writeFile(t, filepath.Join(dir, store.ManifestName), `{"files":[{"name":"../app.sqlite","bytes":1,"sha256":""}]}`)
+			writeFile(t, filepath.Join(dir, store.ManifestName), `{"files":[{"name":"../glimpse.db","bytes":1,"sha256":""}]}`)
 		},
 		"not JSON": func(dir string) {
 			writeFile(t, filepath.Join(dir, store.ManifestName), "glimpse")
@@ -287,14 +285,14 @@ func TestBackupRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatalf("restore once the instance stopped: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(r.Previous, "app.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.Previous, "glimpse.db")); err != nil {
 		t.Errorf("the replaced database was not kept: %v", err)
 	}
 }
 
 func copyBackup(t *testing.T, from, to string) {
 	t.Helper()
-	for _, name := range []string{store.ManifestName, "app.sqlite"} {
+	for _, name := range []string{store.ManifestName, "glimpse.db"} {
 		data, err := os.ReadFile(filepath.Join(from, name))
 		if err != nil {
 			t.Fatal(err)

@@ -20,11 +20,11 @@ func IsUnavailable(err error) bool {
 	return errors.As(err, &selection) || mongo.IsNetworkError(err) || mongo.IsTimeout(err) || isBusy(err)
 }
 
-// isBusy reports SQLite's SQLITE_BUSY as the embedded FerretDB passes it on:
-// a write waited out SQLite's busy timeout (10 s) for the database's one
-// write lock, which happens only when the machine is overloaded. FerretDB
-// sends it as a generic server error whose text is SQLite's, so the text is
-// all there is to go by.
+// isBusy reports SQLite's SQLITE_BUSY: a write waited out the busy timeout
+// (10 s) for the database's one write lock, which happens only when the
+// machine is overloaded or a command attached beside the server holds the
+// lock. The driver's error carries SQLite's text and code name, which is what
+// is left to go by once it has been wrapped.
 func isBusy(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")

@@ -4,29 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"glimpse/engine/store"
+	"glimpse/engine/store/storetest"
 )
 
-// TestServerGoneIsUnavailableQuickly connects a second client to an
-// embedded server, stops the server, and checks that the client's next
-// operation fails within a few seconds with an error IsUnavailable
-// recognises: what the HTTP layer turns into a prompt 503 instead of a page
-// that hangs while the database is away.
+// TestServerGoneIsUnavailableQuickly connects to a MongoDB server of the
+// test's own, stops the server, and checks that the client's next operation
+// fails within a few seconds with an error IsUnavailable recognises: what the
+// HTTP layer turns into a prompt 503 instead of a page that hangs while the
+// database is away.
 func TestServerGoneIsUnavailableQuickly(t *testing.T) {
 	ctx := context.Background()
-	server, err := store.Open(ctx, store.Config{DataDir: filepath.Join(t.TempDir(), "d"), Database: "app"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uri := "mongodb://" + url.PathEscape(server.Socket()) + "/"
+	uri, stop := storetest.StartServer(t)
 	client, err := store.Open(ctx, store.Config{URI: uri, Database: "app"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +30,7 @@ func TestServerGoneIsUnavailableQuickly(t *testing.T) {
 	if _, err := coll.InsertOne(ctx, bson.M{"_id": "before"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := server.Close(ctx); err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -52,7 +46,7 @@ func TestServerGoneIsUnavailableQuickly(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("the failing insert took %v; want a prompt failure", took)
 	}
-	busy := mongo.CommandError{Code: 1, Message: "sqlite: step: database is locked (5) (SQLITE_BUSY)"}
+	busy := errors.New("sqlite: step: database is locked (5) (SQLITE_BUSY)")
 	if !store.IsUnavailable(fmt.Errorf("save: %w", busy)) {
 		t.Error("an overloaded embedded store's SQLITE_BUSY is not unavailable")
 	}

@@ -187,9 +187,11 @@ func TestAuditRecordsEveryActionThatRan(t *testing.T) {
 	}
 	// Each of the four money actions wrote its intent before acting, and
 	// its outcome names it: the log holds eight entries and shows four.
-	var log support.AuditLog = mongostore.NewSupportAudit(a.Store.DB())
+	var log support.AuditLog
 	if db := a.Store.SQL(); db != nil {
 		log = sqlstore.NewSupportAudit(db)
+	} else {
+		log = mongostore.NewSupportAudit(a.Store.DB())
 	}
 	stored, err := log.Newest(ctx, 100)
 	if err != nil {

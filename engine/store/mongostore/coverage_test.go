@@ -19,14 +19,14 @@ import (
 // The MongoDB stores' contract suites run against the test binary's shared
 // server: the embedded FerretDB (which proves the queries and the mappings,
 // not MongoDB's atomicity) or the MongoDB at GLIMPSE_TEST_MONGODB_URI.
-func TestMain(m *testing.M) { os.Exit(storetest.MainUnchecked(m)) }
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 // openDB returns a database of the test's own with every declared
 // collection and index. Every query the test sends is checked when it ends:
 // the test fails on one whose filter and sort no declared index serves.
 func openDB(t *testing.T) *mongo.Database {
 	t.Helper()
-	st := storetest.Open(t)
+	st := storetest.OpenMongo(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := Ensure(ctx, st); err != nil {

@@ -11,7 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"glimpse/engine/mail"
-	"glimpse/engine/store"
 )
 
 // mailsCollection holds the outbox, one document per mail by its key. The
@@ -103,7 +102,7 @@ func (s *Mails) Insert(ctx context.Context, mails []mail.Mail) (int, error) {
 	for i, m := range mails {
 		docs[i] = toMailDoc(m)
 	}
-	taken, err := store.InsertNew(ctx, s.coll, docs)
+	taken, err := insertNew(ctx, s.coll, docs)
 	if err != nil {
 		return 0, fmt.Errorf("insert mails: %w", err)
 	}

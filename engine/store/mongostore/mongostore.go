@@ -63,10 +63,10 @@ func indexes(name string) []index {
 // make test) gets the same indexes without those options: its stores delete
 // expired documents with their sweeps, which every store has anyway.
 func Ensure(ctx context.Context, st *store.Store) error {
-	err := st.EnsureCollections(ctx, specs(true))
+	err := ensure(ctx, st.DB(), true)
 	var cmdErr mongo.CommandError
 	if errors.As(err, &cmdErr) && cmdErr.Code == notImplemented {
-		err = st.EnsureCollections(ctx, specs(false))
+		err = ensure(ctx, st.DB(), false)
 	}
 	if err != nil {
 		return fmt.Errorf("mongostore: %w", err)
@@ -74,28 +74,45 @@ func Ensure(ctx context.Context, st *store.Store) error {
 	return nil
 }
 
-// notImplemented is the server's code for an option it does not have
-// (https://www.mongodb.com/docs/manual/reference/error-codes/).
-const notImplemented = 238
+// Server error codes (https://www.mongodb.com/docs/manual/reference/error-codes/):
+// an option the server does not have, and a collection that exists.
+const (
+	notImplemented  = 238
+	namespaceExists = 48
+)
 
-func specs(full bool) []store.CollectionSpec {
-	var out []store.CollectionSpec
+// ensure creates each declared collection and its indexes if missing; with
+// full false, without the TTL and partial options.
+func ensure(ctx context.Context, db *mongo.Database, full bool) error {
 	for _, c := range collections() {
-		spec := store.CollectionSpec{Name: c.name}
-		for _, ix := range c.indexes {
-			opts := options.Index().SetName(ix.name)
-			if ix.unique {
-				opts.SetUnique(true)
-			}
-			if full && ix.expires {
-				opts.SetExpireAfterSeconds(0)
-			}
-			if full && ix.partial != nil {
-				opts.SetPartialFilterExpression(ix.partial)
-			}
-			spec.Indexes = append(spec.Indexes, mongo.IndexModel{Keys: ix.keys, Options: opts})
+		err := db.CreateCollection(ctx, c.name)
+		var cmdErr mongo.CommandError
+		if err != nil && !(errors.As(err, &cmdErr) && cmdErr.Code == namespaceExists) {
+			return fmt.Errorf("create collection %q: %w", c.name, err)
 		}
-		out = append(out, spec)
+		if models := indexModels(c, full); len(models) > 0 {
+			if _, err := db.Collection(c.name).Indexes().CreateMany(ctx, models); err != nil {
+				return fmt.Errorf("create indexes on %q: %w", c.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func indexModels(c collection, full bool) []mongo.IndexModel {
+	var out []mongo.IndexModel
+	for _, ix := range c.indexes {
+		opts := options.Index().SetName(ix.name)
+		if ix.unique {
+			opts.SetUnique(true)
+		}
+		if full && ix.expires {
+			opts.SetExpireAfterSeconds(0)
+		}
+		if full && ix.partial != nil {
+			opts.SetPartialFilterExpression(ix.partial)
+		}
+		out = append(out, mongo.IndexModel{Keys: ix.keys, Options: opts})
 	}
 	return out
 }
@@ -140,4 +157,31 @@ func leaseEach[D any](ctx context.Context, coll *mongo.Collection, due, sort, ch
 		leased = append(leased, d)
 	}
 	return leased, nil
+}
+
+// insertNew inserts docs with one unordered insertMany, in which each
+// document is still its own unique insert, and reports which were refused
+// because their _id exists already: taken[i] is docs[i]'s. Any other
+// refusal, of one document or of the whole command, is err; the answers in
+// taken are then not to be relied on.
+func insertNew(ctx context.Context, coll *mongo.Collection, docs []any) (taken []bool, err error) {
+	taken = make([]bool, len(docs))
+	if len(docs) == 0 {
+		return taken, nil
+	}
+	_, err = coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	switch {
+	case err == nil:
+		return taken, nil
+	case !errors.As(err, &bwe) || bwe.WriteConcernError != nil:
+		return taken, fmt.Errorf("insert %d into %s: %w", len(docs), coll.Name(), err)
+	}
+	for _, we := range bwe.WriteErrors {
+		if !store.IsDuplicateKey(we) || we.Index < 0 || we.Index >= len(docs) {
+			return taken, fmt.Errorf("insert %d into %s: %w", len(docs), coll.Name(), err)
+		}
+		taken[we.Index] = true
+	}
+	return taken, nil
 }

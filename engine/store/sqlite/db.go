@@ -103,6 +103,14 @@ func (db *DB) Close() error {
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 
+// Ping reports whether the database file can be read.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
+}
+
 // Observe calls fn with the text of every statement this DB runs from now
 // on (tests: the query plan check, plans.go). Pass nil to stop.
 func (db *DB) Observe(fn func(query string)) {

@@ -1,14 +1,16 @@
-// Package storetest gives tests a database of their own on a server shared by
-// the whole test binary. Starting FerretDB per test would cost far more than
-// the tests themselves; a fresh, uniquely named database per test keeps them
-// independent and lets them run in parallel.
+// Package storetest gives each test a database of its own: an embedded SQLite
+// database in the test's temporary directory (Open, OpenSQL), or a fresh,
+// uniquely named database on a MongoDB server shared by the whole test binary
+// (OpenMongo): the MongoDB at $GLIMPSE_TEST_MONGODB_URI, or a test server
+// that speaks MongoDB's wire protocol run as a process of its own
+// ($GLIMPSE_TEST_DB_SERVER), so the MongoDB stores' contract suites run in
+// make test on a machine with no MongoDB.
 package storetest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,7 +23,7 @@ import (
 )
 
 // EnvURI names the environment variable that points the tests at a real
-// MongoDB instead of the embedded FerretDB, to check both speak the same way.
+// MongoDB: OpenMongo's databases are then on it, and so are Open's.
 const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 
 // EnvDBServer names the environment variable holding the path of a built
@@ -41,7 +43,7 @@ const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
 // the app's.
 const EnvDurable = "GLIMPSE_TEST_DB_DURABLE"
 
-// shared is the server of this test binary, started on first use.
+// shared is the MongoDB server of this test binary, started on first use.
 type shared struct {
 	once    sync.Once
 	store   *store.Store
@@ -54,26 +56,19 @@ type shared struct {
 // thing that outlives a single test.
 var server shared
 
-// start opens the shared server. Its logger prints only FerretDB's warnings
-// and errors, which point at real problems rather than routine connections.
+// start connects to the MongoDB at EnvURI, or starts the test server.
 func (sh *shared) start() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// The tests' databases are dropped after each test: nothing waits for the disk,
-	// unless a benchmark asks for the app's durability (EnvDurable).
-	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Durability: store.Throwaway,
-		Monitor: queryMonitor()}
-	if os.Getenv(EnvDurable) != "" {
-		cfg.Durability = store.DurableAtCheckpoints
-	}
+	cfg := store.Config{URI: os.Getenv(EnvURI), Database: "glimpse_test", Monitor: commandMonitor()}
 	if cfg.URI == "" {
 		dir, err := os.MkdirTemp("", "glimpse-storetest-")
 		if err != nil {
 			sh.err = err
 			return
 		}
-		sh.dataDir, cfg.DataDir = dir, dir
+		sh.dataDir = dir
 		// Not under ctx's minute: a first build on a cold cache takes longer.
 		bin, err := testDBBinary(context.Background())
 		if err == nil {
@@ -84,30 +79,24 @@ func (sh *shared) start() {
 			_ = os.RemoveAll(dir)
 			return
 		}
-		cfg.ServerDataDir = dir
 	}
 	sh.store, sh.err = store.Open(ctx, cfg, logger)
-	if sh.err != nil && sh.dataDir != "" {
-		_ = os.RemoveAll(sh.dataDir)
-	}
 }
 
-// Open returns a Store on a new, empty database that is dropped when the test
-// ends. The server behind it is the embedded FerretDB (on a private Unix
-// socket), or the MongoDB at $GLIMPSE_TEST_MONGODB_URI when that is set.
+// Open returns a Store on a new, empty database of the test's own: the
+// embedded SQLite one, as the app runs by default, or, with EnvURI set, a
+// database on that MongoDB.
 func Open(tb testing.TB) *store.Store {
 	tb.Helper()
-	s := OpenMongo(tb)
-	if os.Getenv(EnvURI) == "" {
-		s = s.WithSQL(OpenSQL(tb))
+	if os.Getenv(EnvURI) != "" {
+		return OpenMongo(tb)
 	}
-	return s
+	return store.OnSQL(OpenSQL(tb))
 }
 
-// OpenMongo returns a Store on a new, empty database of the shared server,
-// dropped when the test ends, with no embedded SQLite database: app.Open
-// then takes the MongoDB stores of every domain that has its own
-// (engine/app/stores.go), as in production.
+// OpenMongo returns a Store on a new, empty database of the shared MongoDB
+// server, dropped when the test ends: app.Open then takes the MongoDB stores
+// of every domain (engine/app/stores.go), as in production.
 func OpenMongo(tb testing.TB) *store.Store {
 	tb.Helper()
 	server.once.Do(server.start)
@@ -149,27 +138,8 @@ func OpenSQL(tb testing.TB) *sqlite.DB {
 // directory, which would otherwise be left in os.TempDir. Use it as
 //
 //	func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
-//
-// After tests that passed, on the embedded server, it checks every query they
-// made for a scan of a collection that grows with subscribers (querycheck.go)
-// and fails the run when it finds one.
 func Main(m *testing.M) int {
-	return run(m, true)
-}
-
-// MainUnchecked is Main without the query check, for the store's own tests,
-// which scan made-up collections on purpose.
-func MainUnchecked(m *testing.M) int {
-	return run(m, false)
-}
-
-func run(m *testing.M, checkQueries bool) int {
 	code := m.Run()
-	// FerretDB's plans, in the glimpse-testdb child (dataDir is set for
-	// it); a real MongoDB plans otherwise and is not checked.
-	if code == 0 && checkQueries && server.store != nil && server.dataDir != "" {
-		code = reportQueries(server.store)
-	}
 	if server.store != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -188,21 +158,28 @@ func run(m *testing.M, checkQueries bool) int {
 	return code
 }
 
-// reportQueries runs the query check and says what it found.
-func reportQueries(s *store.Store) int {
-	failures, checked, err := checkQueries(s)
+// StartServer runs a test server of the test's own (glimpse-testdb) and
+// returns its URI and a function that stops it, for tests of what happens
+// when the database goes away. The server stops at the end of the test if
+// stop was not called.
+func StartServer(tb testing.TB) (uri string, stop func() error) {
+	tb.Helper()
+	bin, err := testDBBinary(context.Background())
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "storetest: query check: %v\n", err)
-		return 1
+		tb.Fatalf("%v", err)
 	}
-	if failures != "" {
-		fmt.Fprintf(os.Stderr, "storetest: these queries scan a collection that grows with subscribers (docs/store.md §10);\n"+
-			"key what they look up by _id, or declare the collection in storetest.Bounded, the pass in storetest.Periodic\n"+
-			"or the rare job in storetest.Rare:\n%s", failures)
-		return 1
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, uri, err := startDBServer(ctx, bin, tb.TempDir())
+	if err != nil {
+		tb.Fatalf("storetest: %v", err)
 	}
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "storetest: query check: %d query shapes on growing collections, each searched by an index\n", checked)
+	var once sync.Once
+	var stopErr error
+	stop = func() error {
+		once.Do(func() { stopErr = p.stop() })
+		return stopErr
 	}
-	return 0
+	tb.Cleanup(func() { _ = stop() })
+	return uri, stop
 }
