@@ -219,11 +219,10 @@ func restore(ctx context.Context, cfg config.Config, stdout io.Writer, args []st
 		r.Backup.Created.Format(time.RFC3339), args[0], cfg.DataDir); err != nil {
 		return err
 	}
-	// The app's data is in glimpse.db (sqlite.FileName) and, for a data
-	// directory FerretDB wrote, in <database>.sqlite.
+	// The app's data is in glimpse.db (sqlite.FileName).
 	found := false
 	for _, f := range r.Backup.Files {
-		found = found || f.Name == sqlite.FileName || f.Name == cfg.Database+".sqlite"
+		found = found || f.Name == sqlite.FileName
 		if _, err := fmt.Fprintf(stdout, "  %-24s %s\n", f.Name, size(f.Bytes)); err != nil {
 			return err
 		}
