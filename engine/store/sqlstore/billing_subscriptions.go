@@ -505,27 +505,42 @@ func (s subscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) 
 		}
 	}
 	return s.b.write(ctx, func(q sqlite.Querier) error {
-		for _, x := range seeded {
+		// Multi-row statements: the subscriptions, then all their lines.
+		if _, err := insertRows(ctx, q, seededSubscriptions, seeded, func(args []any, x billing.Seeded) ([]any, error) {
 			sub := x.Sub
 			if sub.Version == 0 {
 				sub.Version = 1
 			}
-			args, err := subscriptionArgs(sub)
+			rest, err := subscriptionArgs(sub)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if _, err := q.ExecContext(ctx, `INSERT INTO subscriptions (id, version, user_id, email, bundle, main_plan, status,
-				due_at, lease_owner, lease_until, erased, retain_until, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (id) DO NOTHING`, append([]any{sub.ID}, args...)...); err != nil {
-				return fmt.Errorf("seed subscription %s: %w", sub.ID, err)
+			return append(append(args, sub.ID), rest...), nil
+		}); err != nil {
+			return fmt.Errorf("seed subscriptions: %w", err)
+		}
+		var lines []billing.Change
+		for _, x := range seeded {
+			lines = append(lines, x.Lines...)
+		}
+		if _, err := insertRows(ctx, q, seededLines, lines, func(args []any, c billing.Change) ([]any, error) {
+			doc, err := json.Marshal(lineDoc(c))
+			if err != nil {
+				return nil, fmt.Errorf("history line %s: %w", c.ID, err)
 			}
-			if err := writeEffects(ctx, q, billing.Effects{Lines: x.Lines}); err != nil {
-				return err
-			}
+			return append(args, c.ID, c.SubscriptionID, unixNano(c.At), string(doc)), nil
+		}); err != nil {
+			return fmt.Errorf("seed history lines: %w", err)
 		}
 		return nil
 	})
 }
+
+var (
+	seededSubscriptions = newMultiRow("subscriptions", `id, version, user_id, email, bundle, main_plan, status,
+		due_at, lease_owner, lease_until, erased, retain_until, doc`, "ON CONFLICT (id) DO NOTHING")
+	seededLines = newMultiRow("subscription_history", "id, subscription_id, at, doc", "ON CONFLICT (id) DO NOTHING")
+)
 
 // History returns a subscription's lines, oldest first.
 func (s subscriptions) History(ctx context.Context, id string) ([]billing.Change, error) {
