@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"glimpse/engine"
 	"glimpse/engine/analysis"
 	"glimpse/engine/auth"
@@ -45,9 +43,14 @@ func ScaleEmail(i int) string { return "subscriber" + strconv.Itoa(i) + "@scale.
 // second seed does not file every address twice.
 const scaleSeedMarker = "scale-seed"
 
-// scaleBatch is how many subscribers go into one round of unordered
-// insertMany calls (one per collection).
-const scaleBatch = 1000
+// scaleBatch is how many subscribers go into one round of inserts (one
+// call per store, each one transaction). On SQLite every commit rewrites
+// the index pages its transaction touched, and with random ids a batch
+// touches most of them, more as the database grows: fewer, larger
+// transactions write fewer pages (docs/benchmarks.md §9: 300,000 took
+// 125 s in batches of 10,000, 102 s in batches of 50,000, with about
+// 4 GiB resident).
+const scaleBatch = 50_000
 
 // ScaleReport says what SeedScale wrote and how long it took.
 type ScaleReport struct {
@@ -68,7 +71,6 @@ type ScaleReport struct {
 // milliseconds per hash; the stored string has the real format).
 func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleReport, error) {
 	start := time.Now()
-	db := a.Store.DB()
 	if _, seeded, err := a.stores.settings.Get(ctx, scaleSeedMarker); err != nil {
 		return ScaleReport{}, fmt.Errorf("seed-scale: %w", err)
 	} else if seeded {
@@ -87,6 +89,21 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	// short and still be measured at the size it reached.
 	stopped := ctx
 	ctx = context.WithoutCancel(ctx)
+	// On the embedded store, the writer is set for a bulk load until the
+	// seed ends (engine/store/sqlite BulkLoad).
+	endBulk := func(context.Context) error { return nil }
+	if sdb := a.Store.SQL(); sdb != nil {
+		end, err := sdb.BulkLoad(ctx)
+		if err != nil {
+			return ScaleReport{}, fmt.Errorf("seed-scale: %w", err)
+		}
+		var once sync.Once
+		endBulk = func(ctx context.Context) (err error) {
+			once.Do(func() { err = end(ctx) })
+			return err
+		}
+		defer func() { _ = endBulk(ctx) }()
+	}
 	report := ScaleReport{Subscribers: 0, Documents: map[string]int{}, Spent: map[string]time.Duration{}}
 	var mu sync.Mutex
 	batches := make(chan scaleDocs, 2)
@@ -99,22 +116,7 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 		go func() {
 			defer wg.Done()
 			for b := range batches {
-				for _, coll := range b.order {
-					docs := b.docs[coll]
-					if len(docs) == 0 {
-						continue
-					}
-					t0 := time.Now()
-					if _, err := db.Collection(coll).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
-						errc <- fmt.Errorf("seed-scale: insert into %s: %w", coll, err)
-						return
-					}
-					mu.Lock()
-					report.Documents[coll] += len(docs)
-					report.Spent[coll] += time.Since(t0)
-					mu.Unlock()
-				}
-				// The moved domains' rows go through their stores.
+				// Every domain's rows go through its store.
 				for _, insert := range []struct {
 					what string
 					n    int
@@ -159,7 +161,7 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 		case sendErr = <-errc:
 		case <-stopped.Done():
 		}
-		if progress != nil && (from/scaleBatch)%100 == 99 {
+		if progress != nil && (from+scaleBatch)%100_000 == 0 {
 			fmt.Fprintf(progress, "seed-scale: %d subscribers in %s\n", from+scaleBatch, time.Since(start).Round(time.Second))
 		}
 	}
@@ -176,6 +178,12 @@ func SeedScale(ctx context.Context, a *App, n int, progress io.Writer) (ScaleRep
 	if _, err := a.stores.settings.PutOnce(ctx, scaleSeedMarker, strconv.Itoa(report.Subscribers)); err != nil {
 		return report, fmt.Errorf("seed-scale: mark seeded: %w", err)
 	}
+	t0 := time.Now()
+	if err := endBulk(ctx); err != nil {
+		return report, fmt.Errorf("seed-scale: %w", err)
+	}
+	report.Documents["checkpoint"] += 0 // listed with the time it took
+	report.Spent["checkpoint"] += time.Since(t0)
 	report.Profiles = report.Documents["profiles"]
 	report.Took = time.Since(start)
 	return report, nil
@@ -267,15 +275,12 @@ func newScaleTemplate(ctx context.Context, a *App) (*scaleTemplate, error) {
 	return t, nil
 }
 
-// scaleDocs is one batch: documents per collection, inserted in order (an
-// account's subscription is filed before anything reads it).
+// scaleDocs is one batch of rows, each kind for its domain's store: users
+// and sessions to auth's, events to tracking's, mails to the outbox's,
+// profiles to profile's, attempts and steps to retention's, the accounts'
+// last uses to privacy's, subscriptions with their history and charges to
+// billing's.
 type scaleDocs struct {
-	order []string
-	docs  map[string][]any
-	// users and sessions go to auth's stores, events to tracking's, mails to
-	// the outbox's, profiles to profile's, attempts and steps to retention's,
-	// the accounts' last uses to privacy's, subscriptions with their
-	// history to billing's.
 	subscriptions []billing.Seeded
 	users         []auth.User
 	sessions      []auth.Session
@@ -290,7 +295,7 @@ type scaleDocs struct {
 // batch builds subscribers [from, to). Subscriber i's choices come from a
 // generator seeded with i, so a seed of N is the same on every machine.
 func (t *scaleTemplate) batch(from, to int) scaleDocs {
-	b := scaleDocs{docs: map[string][]any{}}
+	var b scaleDocs
 	for i := from; i < to; i++ {
 		t.subscriber(&b, i)
 	}

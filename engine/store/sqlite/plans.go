@@ -42,7 +42,9 @@ func Unindexed(plan []string, small map[string]bool) []string {
 	for _, step := range plan {
 		step = strings.TrimSpace(step)
 		switch {
-		case strings.HasPrefix(step, "SCAN CONSTANT ROW"), strings.HasPrefix(step, "SCAN json_each"):
+		case strings.HasPrefix(step, "SCAN CONSTANT ROW"), strings.HasPrefix(step, "SCAN json_each"),
+			// A multi-row INSERT reads its own VALUES (the bulk inserts).
+			strings.HasSuffix(step, "-ROW VALUES CLAUSE"):
 		case strings.HasPrefix(step, "SCAN "):
 			table, _, _ := strings.Cut(strings.TrimPrefix(step, "SCAN "), " ")
 			if !small[table] {

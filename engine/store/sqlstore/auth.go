@@ -32,21 +32,30 @@ func (s *Users) Create(ctx context.Context, u auth.User) error {
 	return insertUser(ctx, s.db.Writer(), u)
 }
 
-// CreateMany stores new accounts in one transaction.
+// CreateMany stores new accounts in one transaction, in multi-row
+// statements; an address taken fails them all with auth.ErrEmailTaken.
 func (s *Users) CreateMany(ctx context.Context, users []auth.User) error {
 	return s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		for _, u := range users {
-			if err := insertUser(ctx, tx, u); err != nil {
-				return err
-			}
+		_, err := insertRows(ctx, tx, usersInsert, users, userValues)
+		if isUnique(err, "users.email") {
+			return auth.ErrEmailTaken
+		}
+		if err != nil {
+			return fmt.Errorf("insert users: %w", err)
 		}
 		return nil
 	})
 }
 
+var usersInsert = newMultiRow("users", userColumns, "")
+
+func userValues(args []any, u auth.User) ([]any, error) {
+	return append(args, u.ID, u.Email, u.PasswordHash, unixNano(u.CreatedAt), u.Disabled, u.SessionEpoch), nil
+}
+
 func insertUser(ctx context.Context, q sqlite.Querier, u auth.User) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO users (id, email, password_hash, created_at, disabled, session_epoch)
-		VALUES (?, ?, ?, ?, ?, ?)`, u.ID, u.Email, u.PasswordHash, unixNano(u.CreatedAt), u.Disabled, u.SessionEpoch)
+	args, _ := userValues(nil, u)
+	_, err := q.ExecContext(ctx, usersInsert.text(1), args...)
 	if isUnique(err, "users.email") {
 		return auth.ErrEmailTaken
 	}
@@ -154,22 +163,26 @@ func (s *Sessions) Insert(ctx context.Context, sess auth.Session) error {
 	return insertSession(ctx, s.db.Writer(), sess)
 }
 
-// InsertMany stores new sessions in one transaction.
+// InsertMany stores new sessions in one transaction, in multi-row
+// statements.
 func (s *Sessions) InsertMany(ctx context.Context, sessions []auth.Session) error {
 	return s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		for _, sess := range sessions {
-			if err := insertSession(ctx, tx, sess); err != nil {
-				return err
-			}
+		if _, err := insertRows(ctx, tx, sessionsInsert, sessions, sessionValues); err != nil {
+			return fmt.Errorf("insert sessions: %w", err)
 		}
 		return nil
 	})
 }
 
+var sessionsInsert = newMultiRow("sessions", "id, user_id, created_at, expires_at, epoch", "")
+
+func sessionValues(args []any, sess auth.Session) ([]any, error) {
+	return append(args, sess.ID, sess.UserID, unixNano(sess.CreatedAt), unixNano(sess.ExpiresAt), sess.Epoch), nil
+}
+
 func insertSession(ctx context.Context, q sqlite.Querier, sess auth.Session) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO sessions (id, user_id, created_at, expires_at, epoch) VALUES (?, ?, ?, ?, ?)`,
-		sess.ID, sess.UserID, unixNano(sess.CreatedAt), unixNano(sess.ExpiresAt), sess.Epoch)
-	if err != nil {
+	args, _ := sessionValues(nil, sess)
+	if _, err := q.ExecContext(ctx, sessionsInsert.text(1), args...); err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
 	return nil

@@ -506,32 +506,60 @@ func (s subscriptions) Release(ctx context.Context, owner string, ids []string) 
 // written again (a seeding stopped half-way) writes nothing twice.
 func (s subscriptions) InsertMany(ctx context.Context, seeded []billing.Seeded) error {
 	return s.b.write(ctx, func(q sqlite.Querier) error {
-		for _, x := range seeded {
+		// Multi-row statements: the subscriptions, then all their lines.
+		if _, err := insertRows(ctx, q, seededSubscriptions, seeded, func(args []any, x billing.Seeded) ([]any, error) {
 			sub := x.Sub
 			if sub.Version == 0 {
 				sub.Version = 1
 			}
-			args, err := subscriptionArgs(sub)
+			rest, err := subscriptionArgs(sub)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if _, err := q.ExecContext(ctx, `INSERT INTO subscriptions (id, version, user_id, email, bundle, main_plan, status,
-				due_at, lease_owner, lease_until, erased, retain_until, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (id) DO NOTHING`, append([]any{sub.ID}, args...)...); err != nil {
-				return fmt.Errorf("seed subscription %s: %w", sub.ID, err)
+			return append(append(args, sub.ID), rest...), nil
+		}); err != nil {
+			return fmt.Errorf("seed subscriptions: %w", err)
+		}
+		var lines []billing.Change
+		for _, x := range seeded {
+			lines = append(lines, x.Lines...)
+		}
+		if _, err := insertRows(ctx, q, seededLines, lines, func(args []any, c billing.Change) ([]any, error) {
+			doc, err := json.Marshal(lineDoc(c))
+			if err != nil {
+				return nil, fmt.Errorf("history line %s: %w", c.ID, err)
 			}
-			if err := writeEffects(ctx, q, billing.Effects{Lines: x.Lines}); err != nil {
-				return err
+			return append(args, c.ID, c.SubscriptionID, unixNano(c.At), string(doc)), nil
+		}); err != nil {
+			return fmt.Errorf("seed history lines: %w", err)
+		}
+		// Seeded charges as they are given: a seed has received no
+		// provider events to apply (Ledger.Record applies them).
+		var charges []billing.Charge
+		for _, x := range seeded {
+			charges = append(charges, x.Charges...)
+		}
+		if _, err := insertRows(ctx, q, seededCharges, charges, func(args []any, ch billing.Charge) ([]any, error) {
+			doc, err := json.Marshal(chargeDoc{Provider: ch.Provider, Amount: ch.Amount.Amount, Currency: ch.Amount.Currency,
+				Method: ch.Method, Failure: ch.Failure, Duplicate: ch.Duplicate, PlanCode: ch.PlanCode})
+			if err != nil {
+				return nil, fmt.Errorf("charge %s: %w", ch.ID, err)
 			}
-			for _, ch := range x.Charges {
-				if _, err := recordCharge(ctx, q, ch); err != nil {
-					return err
-				}
-			}
+			return append(args, ch.ID, ch.Key, nullIfEmpty(ch.SubscriptionID), nullIfEmpty(ch.Reference), ch.Status,
+				unixNano(ch.CreatedAt), string(doc)), nil
+		}); err != nil {
+			return fmt.Errorf("seed charges: %w", err)
 		}
 		return nil
 	})
 }
+
+var (
+	seededSubscriptions = newMultiRow("subscriptions", `id, version, user_id, email, bundle, main_plan, status,
+		due_at, lease_owner, lease_until, erased, retain_until, doc`, "ON CONFLICT (id) DO NOTHING")
+	seededLines   = newMultiRow("subscription_history", "id, subscription_id, at, doc", "ON CONFLICT (id) DO NOTHING")
+	seededCharges = newMultiRow("charges", "id, key, subscription_id, reference, status, created_at, doc", "ON CONFLICT DO NOTHING")
+)
 
 // History returns a subscription's lines, oldest first.
 func (s subscriptions) History(ctx context.Context, id string) ([]billing.Change, error) {

@@ -41,28 +41,29 @@ type mailAttachment struct {
 	Data        []byte `json:"data"`
 }
 
-// Insert stores the mails whose keys are new, in one transaction; a key
-// taken (before, or earlier in mails) is left as it is.
+// Insert stores the mails whose keys are new, in one transaction of
+// multi-row statements; a key taken (before, or earlier in mails) is left
+// as it is.
 func (s *Mails) Insert(ctx context.Context, mails []mail.Mail) (int, error) {
 	if len(mails) == 0 {
 		return 0, nil
 	}
-	var n int
+	var n int64
 	err := s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		n = 0
-		for _, m := range mails {
-			added, err := insertMail(ctx, tx, m)
-			if err != nil {
-				return err
-			}
-			n += int(added)
+		var err error
+		n, err = insertRows(ctx, tx, mailsInsert, mails, mailValues)
+		if err != nil {
+			return fmt.Errorf("insert mails: %w", err)
 		}
 		return nil
 	})
-	return n, err
+	return int(n), err
 }
 
-func insertMail(ctx context.Context, q sqlite.Querier, m mail.Mail) (int64, error) {
+var mailsInsert = newMultiRow("mails", "id, recipient, status, attempts, created_at, next_attempt_at, sent_at, last_error, doc",
+	"ON CONFLICT (id) DO NOTHING")
+
+func mailValues(args []any, m mail.Mail) ([]any, error) {
 	rest := mailRest{To: m.To, Brand: m.Brand, Template: m.Template, Subject: m.Subject, Text: m.Text, HTML: m.HTML,
 		MessageID: m.MessageID, Unlisted: m.Unlisted}
 	for _, a := range m.Attachments {
@@ -70,12 +71,10 @@ func insertMail(ctx context.Context, q sqlite.Querier, m mail.Mail) (int64, erro
 	}
 	doc, err := json.Marshal(rest)
 	if err != nil {
-		return 0, fmt.Errorf("mail %s: %w", m.ID, err)
+		return nil, fmt.Errorf("mail %s: %w", m.ID, err)
 	}
-	return affected(q.ExecContext(ctx, `INSERT INTO mails (id, recipient, status, attempts, created_at, next_attempt_at, sent_at, last_error, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		m.ID, nullString(m.Recipient()), m.Status, m.Attempts, unixNano(m.CreatedAt), nullTime(m.NextAttemptAt),
-		nullTime(m.SentAt), m.LastError, string(doc)))
+	return append(args, m.ID, nullString(m.Recipient()), m.Status, m.Attempts, unixNano(m.CreatedAt), nullTime(m.NextAttemptAt),
+		nullTime(m.SentAt), m.LastError, string(doc)), nil
 }
 
 const mailColumns = `id, status, attempts, created_at, next_attempt_at, sent_at, last_error, doc`

@@ -459,23 +459,22 @@ func (s AccountActivity) Touch(ctx context.Context, userID string, at time.Time)
 	return nil
 }
 
-// InsertMany records first uses in one transaction, leaving the accounts
-// already recorded as they are.
+// InsertMany records first uses in one transaction of multi-row
+// statements, leaving the accounts already recorded as they are.
 func (s AccountActivity) InsertMany(ctx context.Context, uses []privacy.LastUse) error {
 	err := s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		for _, u := range uses {
-			if _, err := s.write(ctx, tx, `INSERT INTO account_activity (user_id, last_active_at, warned_at) VALUES (?, ?, ?)
-				ON CONFLICT (user_id) DO NOTHING`, u.UserID, unixNano(u.LastActiveAt), nullTime(u.WarnedAt)); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := insertRows(ctx, beforeEach{tx, s.beforeWrite}, activityInsert, uses, func(args []any, u privacy.LastUse) ([]any, error) {
+			return append(args, u.UserID, unixNano(u.LastActiveAt), nullTime(u.WarnedAt)), nil
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record first uses: %w", err)
 	}
 	return nil
 }
+
+var activityInsert = newMultiRow("account_activity", "user_id, last_active_at, warned_at", "ON CONFLICT (user_id) DO NOTHING")
 
 func scanUse(row rowScanner) (privacy.LastUse, error) {
 	var u privacy.LastUse

@@ -406,32 +406,47 @@ func (s *Profiles) UserOf(ctx context.Context, instagramID string) (string, erro
 	return userID, nil
 }
 
-// InsertMany writes new profiles and their snapshots in one transaction.
+// InsertMany writes new profiles and their snapshots in one transaction,
+// in multi-row statements.
 func (s *Profiles) InsertMany(ctx context.Context, seeded []profile.Seeded) error {
+	type snapshotRow struct {
+		userID string
+		ref    profile.SnapshotRef
+		snap   analysis.Snapshot
+	}
+	var snaps []snapshotRow
+	for _, sd := range seeded {
+		for i, snap := range sd.Snapshots {
+			snaps = append(snaps, snapshotRow{sd.Profile.UserID, sd.Profile.Snapshots[i], snap})
+		}
+	}
 	return s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		for _, sd := range seeded {
+		q := beforeEach{tx, s.beforeWrite}
+		if _, err := insertRows(ctx, q, profilesInsert, seeded, func(args []any, sd profile.Seeded) ([]any, error) {
 			p := sd.Profile
 			doc, err := json.Marshal(restOf(p))
 			if err != nil {
-				return err
+				return nil, fmt.Errorf("profile %s: %w", p.UserID, err)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO profiles (`+profileColumns+`) VALUES (?, ?, ?, ?, ?)`,
-				p.UserID, p.Status, nullTime(p.NextRefresh), leaseOf(p.LeaseUntil), string(doc)); err != nil {
-				return fmt.Errorf("insert profile %s: %w", p.UserID, err)
+			return append(args, p.UserID, p.Status, nullTime(p.NextRefresh), leaseOf(p.LeaseUntil), string(doc)), nil
+		}); err != nil {
+			return fmt.Errorf("insert profiles: %w", err)
+		}
+		if _, err := insertRows(ctx, q, snapshotsInsert, snaps, func(args []any, r snapshotRow) ([]any, error) {
+			doc, err := json.Marshal(snapshotRest{FollowerCount: r.snap.FollowerCount, Followers: r.snap.Followers,
+				Following: r.snap.Following, Posts: r.snap.Posts})
+			if err != nil {
+				return nil, fmt.Errorf("snapshot %s: %w", r.ref.ID, err)
 			}
-			for i, snap := range sd.Snapshots {
-				ref := p.Snapshots[i]
-				doc, err := json.Marshal(snapshotRest{FollowerCount: snap.FollowerCount, Followers: snap.Followers,
-					Following: snap.Following, Posts: snap.Posts})
-				if err != nil {
-					return err
-				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO profile_snapshots (id, user_id, taken_at, doc) VALUES (?, ?, ?, ?)`,
-					ref.ID, p.UserID, unixNano(ref.TakenAt), string(doc)); err != nil {
-					return fmt.Errorf("insert snapshot %s: %w", ref.ID, err)
-				}
-			}
+			return append(args, r.ref.ID, r.userID, unixNano(r.ref.TakenAt), string(doc)), nil
+		}); err != nil {
+			return fmt.Errorf("insert snapshots: %w", err)
 		}
 		return nil
 	})
 }
+
+var (
+	profilesInsert  = newMultiRow("profiles", profileColumns, "")
+	snapshotsInsert = newMultiRow("profile_snapshots", "id, user_id, taken_at, doc", "")
+)

@@ -74,20 +74,32 @@ func (s *Attempts) Open(ctx context.Context, a retention.Attempt) (got retention
 }
 
 func insertAttempt(ctx context.Context, q sqlite.Querier, a retention.Attempt, open bool) error {
-	rest, err := json.Marshal(attemptRest{Brand: a.Brand, PlanCode: a.PlanCode, Entry: a.Entry, Return: a.Return})
+	args, err := attemptValues(open)(nil, a)
 	if err != nil {
 		return err
 	}
-	openKey := sql.NullString{}
-	if open {
-		openKey = nullString(a.SubscriptionID)
-	}
-	_, err = q.ExecContext(ctx, `INSERT INTO cancel_attempts (id, user_id, subscription_id, open_key, started_at, doc) VALUES (?, ?, ?, ?, ?, ?)`,
-		a.ID, a.UserID, a.SubscriptionID, openKey, unixNano(a.StartedAt), string(rest))
-	if err != nil {
+	if _, err := q.ExecContext(ctx, attemptsInsert.text(1), args...); err != nil {
 		return fmt.Errorf("insert cancel attempt %s: %w", a.ID, err)
 	}
 	return nil
+}
+
+var attemptsInsert = newMultiRow("cancel_attempts", "id, user_id, subscription_id, open_key, started_at, doc", "")
+
+// attemptValues returns an attempt's values, open (holding its
+// subscription's open_key) or not.
+func attemptValues(open bool) func(args []any, a retention.Attempt) ([]any, error) {
+	return func(args []any, a retention.Attempt) ([]any, error) {
+		rest, err := json.Marshal(attemptRest{Brand: a.Brand, PlanCode: a.PlanCode, Entry: a.Entry, Return: a.Return})
+		if err != nil {
+			return nil, err
+		}
+		openKey := sql.NullString{}
+		if open {
+			openKey = nullString(a.SubscriptionID)
+		}
+		return append(args, a.ID, a.UserID, a.SubscriptionID, openKey, unixNano(a.StartedAt), string(rest)), nil
+	}
 }
 
 type rowScanner interface{ Scan(dest ...any) error }
@@ -108,18 +120,15 @@ func scanAttempt(row rowScanner) (retention.Attempt, error) {
 	return a, nil
 }
 
-// InsertMany stores finished attempts and their events in one transaction.
+// InsertMany stores finished attempts and their events in one
+// transaction, in multi-row statements.
 func (s *Attempts) InsertMany(ctx context.Context, attempts []retention.Attempt, events []retention.Event) error {
 	return s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		for _, a := range attempts {
-			if err := insertAttempt(ctx, tx, a, false); err != nil {
-				return err
-			}
+		if _, err := insertRows(ctx, tx, attemptsInsert, attempts, attemptValues(false)); err != nil {
+			return fmt.Errorf("insert cancel attempts: %w", err)
 		}
-		for _, e := range events {
-			if err := insertStep(ctx, tx, e); err != nil {
-				return err
-			}
+		if _, err := insertRows(ctx, tx, stepsInsert, events, stepValues); err != nil {
+			return fmt.Errorf("insert cancel steps: %w", err)
 		}
 		return nil
 	})
@@ -206,17 +215,25 @@ func (s *Attempts) DeleteUser(ctx context.Context, userID string) (int64, error)
 const stepColumns = `id, attempt_id, user_id, at, doc`
 
 func insertStep(ctx context.Context, q sqlite.Querier, e retention.Event) error {
-	rest, err := json.Marshal(stepRest{SubscriptionID: e.SubscriptionID, Kind: e.Kind, Step: e.Step, Reason: e.Reason,
-		Stars: e.Stars, Review: e.Review, Offer: e.Offer, Outcome: e.Outcome, Exit: e.Exit})
+	args, err := stepValues(nil, e)
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO cancel_steps (id, attempt_id, user_id, at, doc) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		e.ID, e.AttemptID, e.UserID, unixNano(e.At), string(rest))
-	if err != nil {
+	if _, err := q.ExecContext(ctx, stepsInsert.text(1), args...); err != nil {
 		return fmt.Errorf("insert cancel step %s: %w", e.ID, err)
 	}
 	return nil
+}
+
+var stepsInsert = newMultiRow("cancel_steps", "id, attempt_id, user_id, at, doc", "ON CONFLICT (id) DO NOTHING")
+
+func stepValues(args []any, e retention.Event) ([]any, error) {
+	rest, err := json.Marshal(stepRest{SubscriptionID: e.SubscriptionID, Kind: e.Kind, Step: e.Step, Reason: e.Reason,
+		Stars: e.Stars, Review: e.Review, Offer: e.Offer, Outcome: e.Outcome, Exit: e.Exit})
+	if err != nil {
+		return nil, err
+	}
+	return append(args, e.ID, e.AttemptID, e.UserID, unixNano(e.At), string(rest)), nil
 }
 
 func (s *Attempts) steps(ctx context.Context, query string, args ...any) ([]retention.Event, error) {

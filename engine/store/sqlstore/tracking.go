@@ -34,30 +34,37 @@ func (s *Events) Insert(ctx context.Context, e tracking.Event) error {
 	return insertEvent(ctx, s.db.Writer(), e)
 }
 
-// InsertMany stores new events in one transaction.
+// InsertMany stores new events in one transaction, in multi-row
+// statements.
 func (s *Events) InsertMany(ctx context.Context, events []tracking.Event) error {
 	return s.db.Update(ctx, func(tx *sqlite.Tx) error {
-		for _, e := range events {
-			if err := insertEvent(ctx, tx, e); err != nil {
-				return err
-			}
+		if _, err := insertRows(ctx, tx, eventsInsert, events, eventValues); err != nil {
+			return fmt.Errorf("insert events: %w", err)
 		}
 		return nil
 	})
 }
 
+var eventsInsert = newMultiRow("events", "id, user_id, name, at, expires_at, doc", "")
+
 func insertEvent(ctx context.Context, q sqlite.Querier, e tracking.Event) error {
-	rest, err := json.Marshal(eventRest{Props: e.Props, Brand: e.Brand, Host: e.Host, Project: e.Project,
-		SubscriptionID: e.SubscriptionID, UserAgent: e.UserAgent})
+	args, err := eventValues(nil, e)
 	if err != nil {
-		return fmt.Errorf("event %s: %w", e.ID, err)
+		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO events (id, user_id, name, at, expires_at, doc) VALUES (?, ?, ?, ?, ?, ?)`,
-		e.ID, nullString(e.UserID), e.Name, unixNano(e.At), unixNano(e.ExpiresAt), string(rest))
-	if err != nil {
+	if _, err := q.ExecContext(ctx, eventsInsert.text(1), args...); err != nil {
 		return fmt.Errorf("insert event %s: %w", e.ID, err)
 	}
 	return nil
+}
+
+func eventValues(args []any, e tracking.Event) ([]any, error) {
+	rest, err := json.Marshal(eventRest{Props: e.Props, Brand: e.Brand, Host: e.Host, Project: e.Project,
+		SubscriptionID: e.SubscriptionID, UserAgent: e.UserAgent})
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	return append(args, e.ID, nullString(e.UserID), e.Name, unixNano(e.At), unixNano(e.ExpiresAt), string(rest)), nil
 }
 
 const eventColumns = `id, coalesce(user_id, ''), name, at, expires_at, doc`
