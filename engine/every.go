@@ -44,11 +44,10 @@ const PassShare = 0.1
 
 // EveryAtMost calls f as Every does, every d until ctx ends, but keeps f to
 // at most share of the wall clock: after a call that took t, the next one
-// starts max(d, t/share) after that call started. It is for passes that read
-// a whole collection (on the embedded store, anything not found by _id is a
-// scan of every document: docs/store.md §10), whose time grows with the
-// subscriber base; run every minute over a large base, such a pass would
-// take the cores the requests need, and with them every page's tail. Over
+// starts max(d, t/share) after that call started. It is for passes whose
+// work grows with the subscriber base (renewals, profile refreshes, sweeps):
+// run every minute over a large base, such a pass would take the cores the
+// requests need, and with them every page's tail. Over
 // a small base nothing changes (its calls take well under share of d); over
 // a large one the pass runs less often, so what it finds waits longer. The
 // wall clock is the right measure: on a busy machine a call takes longer and

@@ -308,7 +308,8 @@ func (a *App) Close(ctx context.Context) error { return a.Store.Close(ctx) }
 const sweepEvery = 10 * time.Minute
 
 // Sweep deletes what has expired: subscriber and staff sessions, sign-in
-// links and counters, analytics events past their retention, and claims.
+// links and counters, analytics events past their retention, billing's keys
+// and spent links, and what privacy keeps for a while.
 // Each finds its rows by an index on their expiry, so every instance may
 // sweep as often as it likes.
 func (a *App) Sweep(ctx context.Context) error {
@@ -334,14 +335,12 @@ func (a *App) Sweep(ctx context.Context) error {
 }
 
 // RunSweeper sweeps every interval until ctx ends, at most
-// engine.PassShare of the time (each sweep reads the sessions and claims
-// whole on the embedded store: what a few hours of activity left, not the
-// base). Every instance runs it; deleting
-// what is expired is the same work whoever does it first.
+// engine.PassShare of the time. Every instance runs it; deleting what is
+// expired is the same work whoever does it first.
 func (a *App) RunSweeper(ctx context.Context, every time.Duration) {
 	engine.EveryAtMost(ctx, every, engine.PassShare, func(ctx context.Context) {
 		if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
-			a.Logger.Error("sweep expired sessions and claims", "error", err)
+			a.Logger.Error("sweep expired data", "error", err)
 		}
 	})
 }

@@ -140,9 +140,9 @@ func staffCommand(ctx context.Context, cfg config.Config, logger *slog.Logger, s
 
 // openBeside opens the app for a short command (login-link, staff). With
 // the embedded database it may run beside the app serving the same data
-// directory: the directory's lock refuses a second server on its files
-// (engine/store), so the command connects to the running one's socket
-// instead (store.Config.Attach), or starts one of its own when none runs.
+// directory: it opens the same glimpse.db without the directory's lock
+// (store.Config.Attach; SQLite's file locks serialise the two processes'
+// writes), or takes the lock when no server runs.
 func openBeside(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, error) {
 	var st *store.Store
 	if cfg.MongoURI == "" {

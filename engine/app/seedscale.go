@@ -63,7 +63,7 @@ type ScaleReport struct {
 
 // SeedScale fills the database with n subscribers as the app would have
 // written them over a few months of business: an account, a main plan (weekly, monthly or twelve-week; most active, some
-// canceled at period end, some expired) filed under its email and account,
+// canceled at period end, some expired),
 // its history and charges, a session, the purchase mail, a few analytics
 // events, a cancel attempt for one in ten, and a connected profile with a
 // snapshot for one in ten. Documents are the domain packages' own types.

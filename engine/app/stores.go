@@ -23,9 +23,8 @@ import (
 )
 
 // stores are the domains' storage: on the embedded SQLite database when the
-// store has one (a bare machine, one process), on MongoDB otherwise. The
-// domains whose stores have not moved yet still use the store's MongoDB
-// connection directly (docs/store.md).
+// store has one (a bare machine, one process), on MongoDB otherwise
+// (docs/store.md).
 type stores struct {
 	events      tracking.Events
 	auth        auth.Stores

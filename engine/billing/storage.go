@@ -140,8 +140,7 @@ type Keys interface {
 	DeleteExpired(ctx context.Context, now time.Time) (int64, error)
 }
 
-// Store is billing's storage on one engine. Parts C and D of the move add
-// the ledger's, the checkout's, the erasure's and the sandbox's accessors.
+// Store is billing's storage on one engine.
 //
 // The interfaces are reached through accessors, not embedded: several share
 // method names (Get, Pending, DeleteExpired, Record), which one interface
@@ -163,10 +162,6 @@ type Store interface {
 	// run (no multi-document transaction is relied on).
 	Atomically(ctx context.Context, fn func(Store) error) error
 }
-
-// The interfaces below are declared for parts B–D of the move (ledger,
-// refunds, receipts, checkout, erasure, sandbox): their stores and the code
-// using them come with those parts.
 
 // Ledger keeps charges and the provider's status events about them. A
 // charge's status is its newest event's (by time, then event id), or the

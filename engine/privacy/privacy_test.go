@@ -47,10 +47,8 @@ func openApp(t *testing.T) (*app.App, *engine.ManualClock) {
 	return openAppOn(t, storetest.Open)
 }
 
-// onEngines runs test on the app over the embedded SQLite database (the
-// domains not moved to stores of their own on FerretDB beside it) and over
-// MongoDB alone, where every domain that has its own stores uses their
-// MongoDB implementation.
+// onEngines runs test on the app over the embedded SQLite database and over
+// MongoDB, where every domain uses its MongoDB store.
 func onEngines(t *testing.T, test func(t *testing.T, open func(testing.TB) *store.Store)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, storetest.Open) })
 	t.Run("mongodb", func(t *testing.T) { test(t, storetest.OpenMongo) })

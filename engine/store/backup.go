@@ -46,7 +46,7 @@ type Backup struct {
 
 // BackupFile is one database file of a backup.
 type BackupFile struct {
-	// Name is the file's base name, "<database>.sqlite".
+	// Name is the file's base name, glimpse.db (sqlite.FileName).
 	Name string `json:"name"`
 	// Bytes is its size.
 	Bytes int64 `json:"bytes"`

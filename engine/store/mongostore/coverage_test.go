@@ -17,8 +17,9 @@ import (
 )
 
 // The MongoDB stores' contract suites run against the test binary's shared
-// server: the embedded FerretDB (which proves the queries and the mappings,
-// not MongoDB's atomicity) or the MongoDB at GLIMPSE_TEST_MONGODB_URI.
+// server: the tests' FerretDB (glimpse-testdb, which proves the queries and
+// the mappings, not MongoDB's atomicity) or the MongoDB at
+// GLIMPSE_TEST_MONGODB_URI.
 func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
 
 // openDB returns a database of the test's own with every declared
