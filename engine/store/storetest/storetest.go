@@ -37,10 +37,10 @@ const EnvURI = "GLIMPSE_TEST_MONGODB_URI"
 // test process (issue #33).
 const EnvDBServer = "GLIMPSE_TEST_DB_SERVER"
 
-// EnvDurable, when set, gives the shared server (glimpse-testdb without
-// --throwaway) and the store opened on it the app's durability (store.DurableAtCheckpoints) instead of
-// store.Throwaway: benchmarks that time writes set it, so their figures are
-// the app's.
+// EnvDurable, when set, gives the tests' databases the app's durability
+// (SQLite's synchronous=NORMAL; glimpse-testdb without --throwaway) instead
+// of never waiting for the disk: benchmarks that time writes set it, so
+// their figures are the app's.
 const EnvDurable = "GLIMPSE_TEST_DB_DURABLE"
 
 // shared is the MongoDB server of this test binary, started on first use.
@@ -117,12 +117,17 @@ func OpenMongo(tb testing.TB) *store.Store {
 }
 
 // OpenSQL returns a new, empty embedded SQLite database of the test's own,
-// closed and removed when the test ends.
+// closed and removed when the test ends. It never waits for the disk, unless
+// EnvDurable asks for the app's durability (benchmarks that time writes).
 func OpenSQL(tb testing.TB) *sqlite.DB {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), sqlite.FileName), sqlite.SyncNever)
+	durability := sqlite.SyncNever
+	if os.Getenv(EnvDurable) != "" {
+		durability = sqlite.SyncAtCheckpoints
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), sqlite.FileName), durability)
 	if err != nil {
 		tb.Fatalf("storetest: %v", err)
 	}
