@@ -138,7 +138,8 @@ seed-scale: build
 	GLIMPSE_ENVIRONMENT=development GLIMPSE_DATA_DIR=$(or $(SCALE_DATA),data-scale) GLIMPSE_LOG_LEVEL=warn ./bin/glimpse seed-scale -n $(or $(SCALE_N),1000000)
 
 ## scale-bench: the real bin/glimpse on the seed-scale database and on a small one, same journeys (sign-in, dashboard,
-## My Plan, Analytics, a cancel attempt, checkout) in interleaved rounds: p50/p99 per journey and the ratio big/small
+## My Plan, Analytics, a cancel attempt, the data export, deleting the account, checkout) in interleaved rounds:
+## p50/p99 per journey and the ratio big/small
 ## (docs/benchmarks.md §7; SCALE_FLAGS e.g. "-rounds 5 -per 40")
 scale-bench: build
 	go run ./scripts/scalebench -bin bin/glimpse -big $(or $(SCALE_DATA),data-scale) $(SCALE_FLAGS)

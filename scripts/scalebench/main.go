@@ -35,6 +35,8 @@ import (
 	"time"
 
 	"glimpse/engine/app"
+	"glimpse/engine/privacy"
+	"glimpse/screens"
 	"glimpse/scripts/serverproc"
 )
 
@@ -61,7 +63,7 @@ func main() {
 }
 
 // journeys, in the order a round walks them.
-var journeys = []string{"sign-in", "dashboard", "My Plan", "Analytics", "cancel attempt", "checkout"}
+var journeys = []string{"sign-in", "dashboard", "My Plan", "Analytics", "cancel attempt", "export", "delete account", "checkout"}
 
 type target struct {
 	name        string
@@ -239,6 +241,46 @@ func (t *target) round(per int) error {
 		}},
 	}
 	for _, s := range later {
+		for _, b := range users {
+			if err := t.timed(s.name, func() error { return s.do(b) }); err != nil {
+				return err
+			}
+		}
+	}
+	// Their data, then their account: the export from its request to the
+	// download the page offers (the export is built by the instance's
+	// export pass, so this waits for it), and the deletion, password
+	// checked (argon2id) and every store's erasure done before it answers.
+	leaving := []struct {
+		name string
+		do   func(b *browser) error
+	}{
+		{"export", func(b *browser) error {
+			if _, err := b.actionBody(screens.PathPrivacyData, screens.ActionRequestExport, map[string]any{}); err != nil {
+				return err
+			}
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+				body, err := b.actionBody(screens.PathPrivacyData, screens.ActionDownloadExport, map[string]any{})
+				if err != nil {
+					return err
+				}
+				if bytes.Contains(body, []byte(privacy.DownloadPath+"?key=")) {
+					return nil
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%s: no export to download after a minute: %.200s", b.email, body)
+				}
+			}
+		}},
+		{"delete account", func(b *browser) error {
+			body, err := b.actionBody(screens.PathDeleteAccount, screens.ActionDeleteAccount, map[string]any{"password": app.ScalePassword})
+			if err == nil && !bytes.Contains(body, []byte(screens.PathAccountDeleted)) {
+				err = fmt.Errorf("%s was not deleted: %.200s", b.email, body)
+			}
+			return err
+		}},
+	}
+	for _, s := range leaving {
 		for _, b := range users {
 			if err := t.timed(s.name, func() error { return s.do(b) }); err != nil {
 				return err
