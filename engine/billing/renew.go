@@ -55,9 +55,23 @@ type renewalTuning struct {
 	limiter *rate.Limiter
 }
 
+// Batch sizes. Every batch is a few transactions, and with random ids each
+// commit rewrites the index pages it touched, so fewer, larger batches write
+// fewer pages: 100,000 renewals on the embedded store took 28.7 s in batches
+// of 500, 22.6 s of 2,000 and 20.8 s of 5,000 (docs/benchmarks.md §10). A
+// provider with a rate limit charges a batch at its pace, and a batch must
+// be done well within its lease (renewLease) with two in flight: at the
+// slowest pace (Stripe's test mode, 10 a second shared by both batches),
+// 500 take under two minutes.
+const (
+	renewBatch        = 5000
+	renewBatchLimited = 500
+)
+
 func defaultRenewalTuning(p Provider) renewalTuning {
-	t := renewalTuning{batch: 500, batchesInFlight: 2, inFlight: 64}
+	t := renewalTuning{batch: renewBatch, batchesInFlight: 2, inFlight: 64}
 	if rl, ok := p.(rateLimitedProvider); ok {
+		t.batch = renewBatchLimited
 		if rps := rl.RenewalRate(); rps > 0 {
 			// Burst 1: charges go out evenly, never a second's worth at once.
 			t.limiter = rate.NewLimiter(rate.Limit(rps), 1)
