@@ -23,40 +23,48 @@ const purgeBatch = 200
 // records went.
 func (s *Service) PurgeRetained(ctx context.Context) (int64, error) {
 	now := s.clock.Now()
+	subs, err := purgeEach(ctx, func() ([]string, error) {
+		kept, err := s.st.Subscriptions().Retained(ctx, now, purgeBatch)
+		ids := make([]string, len(kept))
+		for i, sub := range kept {
+			ids[i] = sub.ID
+		}
+		return ids, err
+	}, func(id string) (int64, error) { return s.purgeSubscription(ctx, id, now) })
+	if err != nil {
+		return subs, err
+	}
+	charges, err := purgeEach(ctx, func() ([]string, error) {
+		kept, err := s.st.Ledger().Retained(ctx, now, purgeBatch)
+		ids := make([]string, len(kept))
+		for i, ch := range kept {
+			ids[i] = ch.ID
+		}
+		return ids, err
+	}, func(id string) (int64, error) { return s.purgeCharge(ctx, id, now) })
+	return subs + charges, err
+}
+
+// purgeEach purges what retained finds, purgeBatch at a time, until a
+// batch is short or purges nothing (what is left is not yet due), and
+// returns how many records went.
+func purgeEach(ctx context.Context, retained func() ([]string, error), purge func(id string) (int64, error)) (int64, error) {
 	var n int64
 	for ctx.Err() == nil {
-		kept, err := s.st.Subscriptions().Retained(ctx, now, purgeBatch)
+		ids, err := retained()
 		if err != nil {
 			return n, fmt.Errorf("purge retained: %w", err)
 		}
 		var gone int64
-		for _, sub := range kept {
-			deleted, err := s.purgeSubscription(ctx, sub.ID, now)
+		for _, id := range ids {
+			deleted, err := purge(id)
 			gone += deleted
 			if err != nil {
 				return n + gone, err
 			}
 		}
 		n += gone
-		if len(kept) < purgeBatch || gone == 0 {
-			break
-		}
-	}
-	for ctx.Err() == nil {
-		kept, err := s.st.Ledger().Retained(ctx, now, purgeBatch)
-		if err != nil {
-			return n, fmt.Errorf("purge retained: %w", err)
-		}
-		var gone int64
-		for _, ch := range kept {
-			deleted, err := s.purgeCharge(ctx, ch.ID, now)
-			gone += deleted
-			if err != nil {
-				return n + gone, err
-			}
-		}
-		n += gone
-		if len(kept) < purgeBatch || gone == 0 {
+		if len(ids) < purgeBatch || gone == 0 {
 			break
 		}
 	}
