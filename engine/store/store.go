@@ -157,7 +157,7 @@ func openEmbedded(ctx context.Context, cfg Config, logger *slog.Logger) (*Store,
 		}
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	logger.InfoContext(ctx, "store: embedded database opened", slog.String("path", db.Path()))
+	logger.DebugContext(ctx, "store: embedded database opened", slog.String("path", db.Path()))
 	return &Store{sql: db, unlock: unlock, owner: true, instance: engine.NewID()}, nil
 }
 
