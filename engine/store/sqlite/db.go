@@ -92,6 +92,11 @@ func Open(ctx context.Context, path string, durability Durability) (*DB, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	// A bulk load that died half way left indexes aside (BulkLoad).
+	if err := db.restoreIndexes(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
