@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -69,7 +70,11 @@ func TestSRM(t *testing.T) {
 func TestRateIntervals(t *testing.T) {
 	fixed, always := Rate(300, 1000, DefaultPlannedN)
 	near(t, "estimate", fixed.Estimate, 0.3, 1e-12)
-	near(t, "fixed half-width", fixed.High-0.3, 0.028413, 2e-6)
+	// Wilson at 300/1,000: centre (0.3 + 3.841459/2000)/(1 + 3.841459/1000)
+	// = 0.300765, half-width 1.959964·sqrt(0.00021 + 0.00000096)/1.003841
+	// = 0.028359: [0.272407, 0.329124].
+	near(t, "fixed low", fixed.Low, 0.272407, 2e-6)
+	near(t, "fixed high", fixed.High, 0.329124, 2e-6)
 	near(t, "always-valid half-width", always.High-0.3, 0.048766, 2e-5)
 	if always.Low > fixed.Low || always.High < fixed.High {
 		t.Error("the always-valid interval must be the wider")
@@ -134,15 +139,16 @@ func TestIntervalsAtSmallCountsAndBounds(t *testing.T) {
 		t.Errorf("1/2 against 0/1: %+v", always)
 	}
 	// The same counts with the rates the other way: 0% and 100% are as
-	// honest as 50%. 0/2 saved: p̃ = 1/4, se = sqrt(0.1875/2) = 0.306186,
-	// fixed [0, 0.600114]; always-valid radius 13.33: [0, 1].
+	// honest as 50%. 0/2 saved: Wilson's upper bound is
+	// (z²/4 + z·sqrt(z²/16))/(1 + z²/2) = (z²/2)/(1 + z²/2) = 0.657620;
+	// always-valid radius 13.33: [0, 1].
 	fixed, always := Rate(0, 2, DefaultPlannedN)
-	near(t, "0/2 fixed high", fixed.High, 0.600114, 2e-6)
+	near(t, "0/2 fixed high", fixed.High, 0.657620, 2e-6)
 	if fixed.Low != 0 || always != (Interval{0, 0, 1}) {
 		t.Errorf("0 of 2: fixed %+v, always %+v", fixed, always)
 	}
 	fixed, always = Rate(2, 2, DefaultPlannedN)
-	near(t, "2/2 fixed low", fixed.Low, 1-0.600114, 2e-6)
+	near(t, "2/2 fixed low", fixed.Low, 1-0.657620, 2e-6)
 	if fixed.High != 1 || always != (Interval{1, 0, 1}) {
 		t.Errorf("2 of 2: fixed %+v, always %+v", fixed, always)
 	}
@@ -327,5 +333,27 @@ func TestVerdict(t *testing.T) {
 	v = verdict(map[string]Counts{"a": {Exposures: 2000, Saves: 600}, "b": {Exposures: 2000, Saves: 600}, "c": {Exposures: 2000, Saves: 600}})
 	if v.Kind != VerdictSame {
 		t.Errorf("same: %+v", v)
+	}
+}
+
+// TestWilsonAgainstNewcombe checks the fixed interval of a rate against the
+// Wilson score intervals published by Newcombe (1998), "Two-sided confidence
+// intervals for the single proportion: comparison of seven methods",
+// Statistics in Medicine 17, Table I (method 3), and the 3 saves in 12 the
+// experiments page showed as 25.0% [0.0%, 50.6%].
+func TestWilsonAgainstNewcombe(t *testing.T) {
+	for _, c := range []struct {
+		s, n      int64
+		low, high float64
+	}{
+		{81, 263, 0.2553, 0.3662},
+		{15, 148, 0.0624, 0.1605},
+		{0, 20, 0, 0.1611},
+		{1, 29, 0.0061, 0.1718},
+		{3, 12, 0.0889, 0.5323},
+	} {
+		fixed, _ := Rate(c.s, c.n, DefaultPlannedN)
+		near(t, fmt.Sprintf("%d/%d low", c.s, c.n), fixed.Low, c.low, 5e-5)
+		near(t, fmt.Sprintf("%d/%d high", c.s, c.n), fixed.High, c.high, 5e-5)
 	}
 }
