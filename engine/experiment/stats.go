@@ -72,7 +72,9 @@ func wilson(s, n int64) Interval {
 	z2 := z95 * z95
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)
 	half := z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / (1 + z2/nf)
-	return clamp(Interval{p, centre - half, centre + half}, 0, 1)
+	// The bounds hold p̂ (exactly 0 at no success, 1 at all): rounding at a
+	// million trials can leave a lower bound of 0 a hair above it.
+	return clamp(Interval{p, min(centre-half, p), max(centre+half, p)}, 0, 1)
 }
 
 // Difference is treatment's rate minus control's with both intervals, each
