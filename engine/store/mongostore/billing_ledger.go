@@ -303,13 +303,8 @@ func (m mongoLedger) Erase(ctx context.Context, id, newKey string, retainUntil t
 // Retained returns kept charges whose retention ended, earliest first, by
 // the partial index on retainUntil.
 func (m mongoLedger) Retained(ctx context.Context, before time.Time, n int) ([]billing.Charge, error) {
-	cur, err := m.charges.Find(ctx, bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: before}}}},
-		options.Find().SetSort(bson.D{{Key: "retainUntil", Value: 1}}).SetLimit(int64(n)))
+	docs, err := findRetained[chargeDoc](ctx, m.charges, before, n)
 	if err != nil {
-		return nil, fmt.Errorf("retained charges: %w", err)
-	}
-	var docs []chargeDoc
-	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("retained charges: %w", err)
 	}
 	out := make([]billing.Charge, 0, len(docs))

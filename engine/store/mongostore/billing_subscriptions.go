@@ -713,13 +713,8 @@ func (s mongoSubscriptions) EraseLines(ctx context.Context, id string, personal 
 // Retained returns kept subscriptions whose retention ended, earliest
 // first.
 func (s mongoSubscriptions) Retained(ctx context.Context, before time.Time, n int) ([]billing.Subscription, error) {
-	cur, err := s.b.subs.Find(ctx, bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: before}}}},
-		options.Find().SetSort(bson.D{{Key: "retainUntil", Value: 1}}).SetLimit(int64(n)))
+	docs, err := findRetained[subscriptionDoc](ctx, s.b.subs, before, n)
 	if err != nil {
-		return nil, fmt.Errorf("retained subscriptions: %w", err)
-	}
-	var docs []subscriptionDoc
-	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("retained subscriptions: %w", err)
 	}
 	out := make([]billing.Subscription, 0, len(docs))
@@ -729,6 +724,21 @@ func (s mongoSubscriptions) Retained(ctx context.Context, before time.Time, n in
 		}
 	}
 	return out, nil
+}
+
+// findRetained finds up to n documents an erasure kept whose retention ended
+// before before, earliest first, by the partial index on retainUntil.
+func findRetained[D any](ctx context.Context, coll *mongo.Collection, before time.Time, n int) ([]D, error) {
+	cur, err := coll.Find(ctx, bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$lt", Value: before}}}},
+		options.Find().SetSort(bson.D{{Key: "retainUntil", Value: 1}}).SetLimit(int64(n)))
+	if err != nil {
+		return nil, err
+	}
+	var docs []D
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, err
+	}
+	return docs, nil
 }
 
 // Purge deletes a kept subscription whose retention ended: its lines

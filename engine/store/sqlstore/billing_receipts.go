@@ -112,20 +112,8 @@ func (s receipts) OfSubscriptions(ctx context.Context, subIDs []string) ([]billi
 	for i, id := range subIDs {
 		args[i] = id
 	}
-	rows, err := s.b.read().QueryContext(ctx, `SELECT `+receiptColumns+` FROM receipts WHERE subscription_id IN (`+placeholders(len(subIDs))+`)`, args...)
+	out, err := queryAll(ctx, s.b.read(), scanReceipt, `SELECT `+receiptColumns+` FROM receipts WHERE subscription_id IN (`+placeholders(len(subIDs))+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("receipts of subscriptions: %w", err)
-	}
-	defer rows.Close()
-	var out []billing.Receipt
-	for rows.Next() {
-		r, err := scanReceipt(rows)
-		if err != nil {
-			return nil, fmt.Errorf("receipts of subscriptions: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("receipts of subscriptions: %w", err)
 	}
 	slices.SortStableFunc(out, func(a, b billing.Receipt) int {

@@ -251,20 +251,8 @@ func (s subscriptions) ByEmail(ctx context.Context, email string) ([]billing.Sub
 // list reads the rows of one person: a handful, sorted here rather than by
 // an index that every write would pay for.
 func (s subscriptions) list(ctx context.Context, query string, args ...any) ([]billing.Subscription, error) {
-	rows, err := s.b.read().QueryContext(ctx, query, args...)
+	out, err := queryAll(ctx, s.b.read(), scanSubscription, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("subscriptions: %w", err)
-	}
-	defer rows.Close()
-	var out []billing.Subscription
-	for rows.Next() {
-		sub, err := scanSubscription(rows)
-		if err != nil {
-			return nil, fmt.Errorf("subscriptions: %w", err)
-		}
-		out = append(out, sub)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("subscriptions: %w", err)
 	}
 	sortSubscriptions(out)
@@ -635,21 +623,9 @@ func (s subscriptions) EraseLines(ctx context.Context, id string, personal []str
 // Retained returns kept subscriptions whose retention ended, earliest
 // first (the partial index subscriptions_retained).
 func (s subscriptions) Retained(ctx context.Context, before time.Time, n int) ([]billing.Subscription, error) {
-	rows, err := s.b.read().QueryContext(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+	out, err := queryAll(ctx, s.b.read(), scanSubscription, `SELECT `+subscriptionColumns+` FROM subscriptions
 		WHERE erased = 1 AND retain_until < ? ORDER BY retain_until LIMIT ?`, unixNano(before), n)
 	if err != nil {
-		return nil, fmt.Errorf("retained subscriptions: %w", err)
-	}
-	defer rows.Close()
-	var out []billing.Subscription
-	for rows.Next() {
-		sub, err := scanSubscription(rows)
-		if err != nil {
-			return nil, fmt.Errorf("retained subscriptions: %w", err)
-		}
-		out = append(out, sub)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("retained subscriptions: %w", err)
 	}
 	return out, nil

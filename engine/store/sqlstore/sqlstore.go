@@ -6,8 +6,11 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
 	"time"
+
+	"glimpse/engine/store/sqlite"
 )
 
 // Times are stored as Unix nanoseconds in UTC: they sort as numbers and
@@ -21,4 +24,22 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 // nullTime stores the zero time as NULL.
 func nullTime(t time.Time) sql.NullInt64 {
 	return sql.NullInt64{Int64: unixNano(t), Valid: !t.IsZero()}
+}
+
+// queryAll runs query on q and scans every row it returns with scan.
+func queryAll[T any](ctx context.Context, q sqlite.Querier, scan func(row interface{ Scan(...any) error }) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
