@@ -24,7 +24,8 @@ func TestFromForm(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e, err := FromForm(" Headline ", KindCopy, " unsubscribe.step1.title ", tc.rows)
+			e, err := FromForm(" Headline ", KindCopy, " unsubscribe.step1.title ",
+				FormQuestions{Hypothesis: "A warmer headline keeps more people", Metric: MetricSaveRate}, tc.rows)
 			if tc.want == nil {
 				if err != nil || e.Name != "Headline" || e.Key != "unsubscribe.step1.title" || len(e.Variants) != 2 {
 					t.Fatalf("FromForm: %+v %v", e, err)
