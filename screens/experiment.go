@@ -156,15 +156,7 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 			Description: c.T("studio.experiments.metricHelp." + m)})
 	}
 	inputs := []*ui.Node{ui.TextInput("name", "text", c.T("studio.experiments.name"), "",
-		ui.Required(c.T("studio.required"))),
-		// What the tester expects and which number decides, asked before
-		// anything runs (a result read without them invites a story told
-		// after the fact).
-		{Type: "textarea", ID: "hypothesis", Bind: "/form/hypothesis", Label: c.T("studio.experiments.hypothesis"),
-			Placeholder: c.T("studio.experiments.hypothesisPlaceholder"), Rows: 2,
-			Rules: []ui.Rule{ui.Required(c.T("studio.experiments.problem.hypothesis"))}},
-		{Type: "choice_list", ID: "metric", Bind: "/form/metric", Label: c.T("studio.experiments.metricLabel"), Options: metrics,
-			Rules: []ui.Rule{ui.Required(c.T("studio.experiments.problem.metric"))}}}
+		ui.Required(c.T("studio.required")))}
 	if s.New {
 		inputs = append(inputs, &ui.Node{Type: "choice_list", ID: "kind", Bind: "/form/kind", Label: c.T("studio.experiments.kindLabel"),
 			Options: []ui.Option{
@@ -180,6 +172,14 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	} else {
 		inputs = append(inputs, ui.Text("label", c.T("studio.experiments.kind."+s.Kind)+" · "+s.Key))
 	}
+	// What the tester expects and which number decides, asked before
+	// anything runs (a result read without them invites a story told after
+	// the fact), once they have said what they vary.
+	inputs = append(inputs, &ui.Node{Type: "textarea", ID: "hypothesis", Bind: "/form/hypothesis", Label: c.T("studio.experiments.hypothesis"),
+		Placeholder: c.T("studio.experiments.hypothesisPlaceholder"), Rows: 2,
+		Rules: []ui.Rule{ui.Required(c.T("studio.experiments.problem.hypothesis"))}},
+		&ui.Node{Type: "choice_list", ID: "metric", Bind: "/form/metric", Label: c.T("studio.experiments.metricLabel"), Options: metrics,
+			Rules: []ui.Rule{ui.Required(c.T("studio.experiments.problem.metric"))}})
 	// The no-offer holdout, for offer experiments only (hidden for copy).
 	holdout := ui.TextInput("holdout", "text", c.T("studio.experiments.holdout"), strconv.Itoa(experiment.DefaultHoldout),
 		ui.Rule{Kind: ui.RuleKindPattern, Value: `^[0-9]*%?$`, Message: c.T("studio.experiments.problem.holdout")})
@@ -208,10 +208,14 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 		// Each input names its variant: a screen reader's list of fields
 		// (and a test) tells "Variant B weight" from "Variant C weight".
 		letter := strings.NewReplacer("{n}", string(rune('A'+i)))
-		inputs = append(inputs, ui.Text("heading", letter.Replace(heading)),
-			ui.TextInput("v"+n+"name", "text", letter.Replace(c.T("studio.experiments.variantName")), ""),
-			&ui.Node{Type: "textarea", ID: "v" + n + "value", Bind: "/form/v" + n + "value", Label: letter.Replace(valueLabel), Rows: 3},
+		// The name and the weight share a line (they wrap on a phone), so
+		// four variants and the questions above still fit a desk's page.
+		nameWeight := ui.Row("md", ui.TextInput("v"+n+"name", "text", letter.Replace(c.T("studio.experiments.variantName")), ""),
 			ui.TextInput("v"+n+"weight", "text", letter.Replace(c.T("studio.experiments.weight")), "50", weight))
+		nameWeight.Wrap = true
+		nameWeight.Align = "start"
+		inputs = append(inputs, ui.Text("heading", letter.Replace(heading)), nameWeight,
+			&ui.Node{Type: "textarea", ID: "v" + n + "value", Bind: "/form/v" + n + "value", Label: letter.Replace(valueLabel), Rows: 3})
 	}
 	state := map[string]any{"form": form, "exp": map[string]any{"id": s.ID}}
 	save := &ui.Action{Type: "submit", Name: "experiment.save", Form: StudioExperimentForm, Include: []string{"/exp/id"}}
