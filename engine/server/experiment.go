@@ -89,7 +89,7 @@ func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
 // experimentPreviewRequest is what the experiment form's live preview
 // sends: every value of the form as the tester has it now.
 type experimentPreviewRequest struct {
-	Form map[string]string `json:"/form" validate:"max=20"`
+	Form map[string]string `json:"/form" validate:"max=24"`
 }
 
 // experimentLivePreview composes each variant of the form, unsaved, in the

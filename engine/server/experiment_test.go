@@ -404,3 +404,27 @@ func TestHoldoutSeesNoOfferAndCountsApart(t *testing.T) {
 		t.Errorf("the experiment's page does not list the holdout: %s", raw)
 	}
 }
+
+// The live preview of an offer experiment draws each arm's step for the
+// sample subscriber, dated by the server's clock (a weekly plan bought on
+// Nov 1 renews Nov 8; a free month moves that to Dec 8), and the holdout's
+// card: the final cancel, with no offer.
+func TestOfferLivePreviewHasDatesAndTheHoldout(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleTester)
+	form := offerForm("Step 7 offer", "offer.step7", "", "50", "plan_change", "50")
+	form["holdout"] = "10"
+	delete(form, "/exp/id")
+	r := h.actionAt("/studio/experiments/new", "experiment.preview", map[string]any{"/form": form})
+	if r.status != http.StatusOK {
+		t.Fatalf("preview: %d %s", r.status, r.raw)
+	}
+	raw := string(r.raw)
+	for _, want := range []string{"your next payment moves to Dec 8, 2026.", `"label":"Holdout (no offer)"`, "$13.99",
+		"You keep access until Nov 8, 2026."} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the preview lacks %q: %s", want, raw)
+		}
+	}
+}
