@@ -48,11 +48,14 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
   // Create the experiment: the control's own headline and a variant's.
   await studio.goto("/studio/experiments/new");
   await studio.getByLabel("Name", { exact: true }).fill(`Step 0 headline ${Date.now()}`);
+  // Issue #34: a hypothesis and a primary metric are asked for at creation.
+  await studio.getByLabel("Hypothesis").fill("A warmer headline keeps more people");
+  await studio.getByRole("radio", { name: /^Save rate/ }).check();
   await studio.getByRole("searchbox", { name: "Search keys and their texts" }).fill("step0.title");
   await studio.getByRole("radio", { name: /^unsubscribe\.step0\.title\b/ }).check();
-  const texts = studio.getByLabel(/^Text \(or offer id\)/);
-  await texts.nth(0).fill(headlines[0]);
-  await texts.nth(1).fill(headlines[1]);
+  // Issue #34: each variant's inputs are named after it.
+  await studio.getByLabel(/^Variant A text/).fill(headlines[0]);
+  await studio.getByLabel(/^Variant B text/).fill(headlines[1]);
   await studio.getByRole("button", { name: "Save", exact: true }).click();
   await expect(studio).toHaveURL(/\/studio\/experiments\/edit\/x[0-9a-f]+$/);
   // The address changes as the saved experiment's screen is asked for; its weights are typed once
@@ -66,15 +69,17 @@ test("a tester's headline experiment: two subscribers, two headlines, one exposu
   const low = Math.min(...buckets);
   expect(Math.max(...buckets), "both subscribers in the same bucket").toBeGreaterThan(low);
   const weightA = low + 1;
-  const weights = studio.getByLabel("Weight", { exact: true });
-  await weights.nth(0).fill(String(weightA));
-  await weights.nth(1).fill(String(10000 - weightA));
+  const weights = [studio.getByLabel("Variant A weight"), studio.getByLabel("Variant B weight")];
+  await weights[0].fill(String(weightA));
+  await weights[1].fill(String(10000 - weightA));
   // Start only once the weights are stored: a change after the start would begin phase 2.
   const saved = studio.waitForResponse((r) => r.url().includes("/ui/actions/experiment.save") && r.ok());
   await studio.getByRole("button", { name: "Save", exact: true }).click();
   await saved;
-  await expect(weights.nth(0)).toHaveValue(String(weightA));
+  await expect(weights[0]).toHaveValue(String(weightA));
+  // Issue #34: Start asks first, in a dialog.
   await studio.getByRole("button", { name: "Start", exact: true }).click();
+  await studio.getByRole("dialog", { name: /^Start '/ }).getByRole("button", { name: "Start", exact: true }).click();
   await expect(studio.getByText("Phase 1 · running")).toBeVisible();
 
   try {
@@ -166,7 +171,7 @@ test("at a desk, a new experiment is a searchable key picker beside a live previ
   if (formBox === null || previewBox === null) throw new Error("the form or the preview has no box");
   expect(previewBox.x).toBeGreaterThanOrEqual(formBox.x + formBox.width);
   expect(previewBox.y).toBeLessThan(formBox.y + 200);
-  await page.getByLabel(/^Text \(or offer id\)/).nth(1).fill("Leaving already? Look at what you keep");
+  await page.getByLabel(/^Variant B text/).fill("Leaving already? Look at what you keep");
   await expect(preview.getByRole("heading", { name: "Leaving already? Look at what you keep" })).toBeVisible();
   await expect(preview.getByRole("heading", { name: "Before you go" })).toBeVisible();
   // A click in the preview goes nowhere: it is a picture of the step.

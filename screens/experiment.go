@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"glimpse/engine/experiment"
 	"glimpse/engine/ui"
 )
 
@@ -38,6 +39,13 @@ type StudioExperimentState struct {
 	ID, Name, Kind, Key, Status string
 	Phase                       int
 	New, Stopped                bool
+	// The questions asked at creation: the hypothesis, the primary metric
+	// (an experiment.Metric… id) and the holdout's percent as typed.
+	Hypothesis, Metric, Holdout string
+	// Arms are the arms subscribers are split between, with their shares
+	// of all attempts, for a stored experiment (the Start dialog and the
+	// arms line say them).
+	Arms []StudioExperimentArm
 	// Keys are the flow's copy keys and offer slots to choose from, each
 	// with its current text and under its step (ExperimentKeyOptions);
 	// empty shows a text input.
@@ -47,6 +55,16 @@ type StudioExperimentState struct {
 	// (StudioExperimentPreview): each variant in the step it changes.
 	Preview *ui.Node
 }
+
+// StudioExperimentArm is one arm of an experiment and its share of the
+// attempts, in percent.
+type StudioExperimentArm struct {
+	Name  string
+	Share float64
+}
+
+// StudioExperimentConfirmStart is the dialog that asks before a start.
+const StudioExperimentConfirmStart = "studio-experiment-confirm-start"
 
 // StudioExperimentResult is one variant's line of the results.
 type StudioExperimentResult struct {
@@ -89,6 +107,9 @@ type StudioExperimentResults struct {
 	SRMP                  string
 	Mismatch, TooFew      bool
 	Verdict               StudioExperimentVerdict
+	// Hypothesis and Metric head the results (issue #34, the form's
+	// questions; expform).
+	Hypothesis, Metric string
 }
 
 // StudioExperimentsLink opens the experiments from the studio's home.
@@ -128,6 +149,12 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	if s.Kind == "" {
 		form["kind"] = "copy"
 	}
+	form["hypothesis"], form["metric"], form["holdout"] = s.Hypothesis, s.Metric, s.Holdout
+	metrics := make([]ui.Option, 0, len(experiment.Metrics))
+	for _, m := range experiment.Metrics {
+		metrics = append(metrics, ui.Option{Value: m, Label: c.T("studio.experiments.metric." + m),
+			Description: c.T("studio.experiments.metricHelp." + m)})
+	}
 	inputs := []*ui.Node{ui.TextInput("name", "text", c.T("studio.experiments.name"), "",
 		ui.Required(c.T("studio.required")))}
 	if s.New {
@@ -145,6 +172,21 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	} else {
 		inputs = append(inputs, ui.Text("label", c.T("studio.experiments.kind."+s.Kind)+" · "+s.Key))
 	}
+	// What the tester expects and which number decides, asked before
+	// anything runs (a result read without them invites a story told after
+	// the fact), once they have said what they vary.
+	inputs = append(inputs, &ui.Node{Type: "textarea", ID: "hypothesis", Bind: "/form/hypothesis", Label: c.T("studio.experiments.hypothesis"),
+		Placeholder: c.T("studio.experiments.hypothesisPlaceholder"), Rows: 2,
+		Rules: []ui.Rule{ui.Required(c.T("studio.experiments.problem.hypothesis"))}},
+		&ui.Node{Type: "choice_list", ID: "metric", Bind: "/form/metric", Label: c.T("studio.experiments.metricLabel"), Options: metrics,
+			Rules: []ui.Rule{ui.Required(c.T("studio.experiments.problem.metric"))}})
+	// The no-offer holdout, for offer experiments only (hidden for copy).
+	holdout := ui.TextInput("holdout", "text", c.T("studio.experiments.holdout"), strconv.Itoa(experiment.DefaultHoldout),
+		ui.Rule{Kind: ui.RuleKindPattern, Value: `^[0-9]*%?$`, Message: c.T("studio.experiments.problem.holdout")})
+	holdoutHelp := ui.Text("caption", strings.ReplaceAll(c.T("studio.experiments.holdoutHelp"), "{max}", strconv.Itoa(experiment.MaxHoldout)))
+	isOffer := ui.Compare("eq", ui.PathOperand("/form/kind"), ui.LiteralOperand(experiment.KindOffer))
+	holdout.Visible, holdoutHelp.Visible = isOffer, isOffer
+	inputs = append(inputs, holdout, holdoutHelp)
 	// A weight is digits; an empty one is left to the server, which needs
 	// it only for variants A and B (the same words either way).
 	weight := ui.Rule{Kind: ui.RuleKindPattern, Value: `^[0-9]*$`, Message: c.T("studio.experiments.problem.weight")}
@@ -163,10 +205,17 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 		if i == 0 {
 			valueLabel = c.T("studio.experiments.controlValueLabel")
 		}
-		inputs = append(inputs, ui.Text("heading", strings.ReplaceAll(heading, "{n}", string(rune('A'+i)))),
-			ui.TextInput("v"+n+"name", "text", c.T("studio.experiments.variantName"), ""),
-			&ui.Node{Type: "textarea", ID: "v" + n + "value", Bind: "/form/v" + n + "value", Label: valueLabel, Rows: 3},
-			ui.TextInput("v"+n+"weight", "text", c.T("studio.experiments.weight"), "50", weight))
+		// Each input names its variant: a screen reader's list of fields
+		// (and a test) tells "Variant B weight" from "Variant C weight".
+		letter := strings.NewReplacer("{n}", string(rune('A'+i)))
+		// The name and the weight share a line (they wrap on a phone), so
+		// four variants and the questions above still fit a desk's page.
+		nameWeight := ui.Row("md", ui.TextInput("v"+n+"name", "text", letter.Replace(c.T("studio.experiments.variantName")), ""),
+			ui.TextInput("v"+n+"weight", "text", letter.Replace(c.T("studio.experiments.weight")), "50", weight))
+		nameWeight.Wrap = true
+		nameWeight.Align = "start"
+		inputs = append(inputs, ui.Text("heading", letter.Replace(heading)), nameWeight,
+			&ui.Node{Type: "textarea", ID: "v" + n + "value", Bind: "/form/v" + n + "value", Label: letter.Replace(valueLabel), Rows: 3})
 	}
 	state := map[string]any{"form": form, "exp": map[string]any{"id": s.ID}}
 	save := &ui.Action{Type: "submit", Name: "experiment.save", Form: StudioExperimentForm, Include: []string{"/exp/id"}}
@@ -174,6 +223,10 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	if !s.New {
 		children = append(children, ui.Badge(strings.ReplaceAll(c.T("studio.experiments.statusPhase"), "{phase}", strconv.Itoa(s.Phase))+
 			" · "+c.T("studio.experiments.status."+s.Status), "brand"))
+		children = append(children, experimentQuestions(c, s.Hypothesis, s.Metric)...)
+		if len(s.Arms) > 0 {
+			children = append(children, ui.Text("body", strings.ReplaceAll(c.T("studio.experiments.armsLine"), "{arms}", armsWithShares(s.Arms))))
+		}
 	}
 	if s.Stopped {
 		children = append(children, errorLine(c.T("studio.experiments.stoppedText")))
@@ -182,13 +235,20 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 			ui.Form(StudioExperimentForm, save, append(inputs, ui.FormError(StudioExperimentForm))...),
 			ui.Button(c.T("studio.experiments.save"), "primary", save))
 	}
+	overlays := map[string]*ui.Node{}
 	if !s.New {
 		actions := ui.Row("sm")
 		actions.Wrap = true
 		id := []string{"/exp/id"}
 		switch s.Status {
 		case "draft", "paused":
-			actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.start"), "primary", ui.Call("experiment.start", id...)))
+			// A start puts the variants before subscribers and fixes the
+			// key and kind: the dialog says so and asks first.
+			actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.start"), "primary",
+				ui.OpenOverlay(StudioExperimentConfirmStart)))
+			overlays[StudioExperimentConfirmStart] = studioConfirm(c, StudioExperimentConfirmStart,
+				strings.ReplaceAll(c.T("studio.experiments.confirmStartTitle"), "{name}", s.Name),
+				startSplit(c, s.Arms), c.T("studio.experiments.start"), ui.Call("experiment.start", id...))
 		case "running":
 			actions.Children = append(actions.Children, ui.Button(c.T("studio.experiments.pause"), "secondary", ui.Call("experiment.pause", id...)))
 		}
@@ -214,7 +274,58 @@ func StudioExperimentEdit(c Context, s StudioExperimentState) Page {
 	body = ui.Split("xl", body, ui.Preview(c.T("studio.experiments.preview"), StudioExperimentPreviewState, "/form", refresh, preview))
 	scr := SubPage(c, "studio-experiment", title, ui.Navigate(PathStudioExperiments), body)
 	scr.Width = "wide"
-	return Page{Screen: scr, State: state}
+	page := Page{Screen: scr, State: state}
+	if len(overlays) > 0 {
+		page.Overlays = overlays
+	}
+	return page
+}
+
+// experimentQuestions are the hypothesis and the primary metric as the
+// experiment's page and its results say them (nothing for an experiment
+// stored before they were asked).
+func experimentQuestions(c Context, hypothesis, metric string) []*ui.Node {
+	var out []*ui.Node
+	if hypothesis != "" {
+		out = append(out, ui.Text("body", strings.ReplaceAll(c.T("studio.experiments.hypothesisLine"), "{hypothesis}", hypothesis)))
+	}
+	if metric != "" {
+		out = append(out, ui.Text("body", strings.ReplaceAll(c.T("studio.experiments.metricLine"), "{metric}",
+			c.T("studio.experiments.metric."+metric))))
+	}
+	return out
+}
+
+// share writes an arm's percent: whole when it is, else to one place.
+func share(p float64) string {
+	if p == float64(int(p)) {
+		return strconv.Itoa(int(p))
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64)
+}
+
+// armsWithShares lists the arms with their shares: "Control 45% ·
+// Variant B 45% · Holdout (no offer) 10%".
+func armsWithShares(arms []StudioExperimentArm) string {
+	parts := make([]string, len(arms))
+	for i, a := range arms {
+		parts[i] = a.Name + " " + share(a.Share) + "%"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// startSplit is what the Start dialog says starts: the split ("50/50")
+// between the arms by name.
+func startSplit(c Context, arms []StudioExperimentArm) string {
+	shares, names := make([]string, len(arms)), make([]string, len(arms))
+	for i, a := range arms {
+		shares[i], names[i] = share(a.Share), a.Name
+	}
+	list := strings.Join(names, ", ")
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " " + c.T("studio.experiments.and") + " " + names[len(names)-1]
+	}
+	return strings.NewReplacer("{split}", strings.Join(shares, "/"), "{arms}", list).Replace(c.T("studio.experiments.confirmStartText"))
 }
 
 // verdictTones are the banner tones of the verdicts.
@@ -227,6 +338,7 @@ var verdictTones = map[string]string{VerdictMismatch: "danger", VerdictBetter: "
 func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 	children := []*ui.Node{ui.Text("caption", strings.NewReplacer("{key}", r.Key, "{status}", c.T("studio.experiments.status."+r.Status),
 		"{phase}", strconv.Itoa(r.Phase)).Replace(c.T("studio.experiments.resultsLine")))}
+	children = append(children, experimentQuestions(c, r.Hypothesis, r.Metric)...)
 	v := r.Verdict
 	if v.Kind == "" {
 		v.Kind = VerdictNoData

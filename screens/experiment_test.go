@@ -1,9 +1,15 @@
 package screens
 
 import (
+	"time"
+
+	"glimpse/engine/billing"
 	"glimpse/engine/experiment"
 	"glimpse/engine/ui"
 )
+
+// goldenSample is the previews' subscriber on a fixed day.
+var goldenSample = ExperimentSampleOf(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), billing.DefaultCatalogue(), "default")
 
 // experimentGoldenCases are the studio's experiment screens.
 func experimentGoldenCases() []goldenCase {
@@ -13,7 +19,7 @@ func experimentGoldenCases() []goldenCase {
 	}
 	preview := func(c Context) *ui.Node {
 		return StudioExperimentPreview(c, experiment.Experiment{Kind: "copy", Key: "unsubscribe.step0.title", Variants: []experiment.Variant{
-			{Name: "Control", Weight: 50}, {Name: "Warmer", Value: "Before you go, look at what you keep", Weight: 50}}})
+			{Name: "Control", Weight: 50}, {Name: "Warmer", Value: "Before you go, look at what you keep", Weight: 50}}}, goldenSample)
 	}
 	return []goldenCase{
 		{"studio-experiments", func(c Context) Page {
@@ -31,7 +37,16 @@ func experimentGoldenCases() []goldenCase {
 		}},
 		{"studio-experiment-edit", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",
-				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants, Preview: preview(c)})
+				Key: "unsubscribe.step0.title", Status: "running", Phase: 2, Variants: variants, Preview: preview(c),
+				Hypothesis: "A warmer headline keeps more people", Metric: experiment.MetricSaveRate,
+				Arms: []StudioExperimentArm{{Name: "Control", Share: 50}, {Name: "Warmer", Share: 50}}})
+		}},
+		{"studio-experiment-edit__offer-holdout", func(c Context) Page {
+			e := experiment.Experiment{ID: "x2", Name: "Step 7 offer", Kind: "offer", Key: "offer.step7", Status: "draft", Phase: 1,
+				Hypothesis: "The plan change keeps more revenue than the free month", Metric: experiment.MetricRevenuePerAttempt,
+				Holdout: 10, Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 50},
+					{ID: "b", Name: "Plan change", Value: "plan_change", Weight: 50}}}
+			return StudioExperimentOf(c, e, goldenSample)
 		}},
 		{"studio-experiment-edit__stopped", func(c Context) Page {
 			return StudioExperimentEdit(c, StudioExperimentState{ID: "x1", Name: "Step 0 headline", Kind: "copy",

@@ -2,11 +2,14 @@ package screens
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"glimpse/engine/billing"
+	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
 	"glimpse/engine/retention"
 	"glimpse/engine/ui"
@@ -23,10 +26,12 @@ func StudioExperimentItems(es []experiment.Experiment) []StudioExperimentItem {
 
 // StudioNewExperiment is the form of a new copy experiment on one of the
 // flow's keys (retention.ExperimentKeys of copyKeys), with a control and a
-// variant B at even weights.
+// variant B at even weights, and the no-offer holdout an offer experiment
+// starts with (the form shows it once the kind is offer).
 func StudioNewExperiment(c Context, copyKeys []string) Page {
 	return StudioExperimentEdit(c, StudioExperimentState{New: true, Kind: experiment.KindCopy,
-		Keys: ExperimentKeyOptions(c, retention.ExperimentKeys(copyKeys)), Variants: []StudioExperimentVariant{
+		Holdout: strconv.Itoa(experiment.DefaultHoldout),
+		Keys:    ExperimentKeyOptions(c, retention.ExperimentKeys(copyKeys)), Variants: []StudioExperimentVariant{
 			{Name: "Control", Weight: "50"}, {Name: "Variant B", Weight: "50"}}})
 }
 
@@ -75,33 +80,94 @@ func slotKind(slot string) string {
 	return "step"
 }
 
+// ExperimentSample is the subscriber the previews show each step to, so
+// that every date and price in it is filled in as a real subscriber's
+// would be: a plan bought at Now (the tester's clock), renewing one period
+// later, and the brand's plan change offer.
+type ExperimentSample struct {
+	Now  time.Time
+	Plan billing.PlanSpec
+	Sale billing.PlanSpec
+}
+
+// ExperimentSampleOf is the previews' subscriber on a brand: its first main
+// plan (the weekly one, which every offer of the flow may be made to) and
+// its premium sale plan, from the catalogue (the spec's when cat is nil).
+func ExperimentSampleOf(now time.Time, cat *billing.Catalogue, brandKey string) ExperimentSample {
+	if cat == nil {
+		cat = billing.DefaultCatalogue()
+	}
+	s := ExperimentSample{Now: now}
+	if plans := cat.ForBrand(brandKey, billing.KindMain); len(plans) > 0 {
+		s.Plan = plans[0]
+	}
+	s.Sale, _ = cat.SaleOf(brandKey, billing.FamilyPremiumOneMonth) // zero: the brand has no plan change
+	return s
+}
+
+// state is the sample subscriber's page of the flow at step, in situation.
+func (s ExperimentSample) state(step retention.Step, sit retention.Situation) UnsubscribeState {
+	period := s.Plan.Period
+	if period.Count == 0 {
+		period = billing.Interval{Unit: "month", Count: 1}
+	}
+	end := period.After(s.Now)
+	sit.Family = billing.FamilyOf(s.Plan.Code)
+	return UnsubscribeState{Attempt: "preview", Step: step, Situation: sit, Return: PathStudioExperiments,
+		Email: "subscriber@example.com", Plan: billing.Describe(s.Plan.Code), Sale: s.Sale,
+		PeriodEnd: brand.Date(end), GiftEnd: brand.Date(end.AddDate(0, 1, 0))}
+}
+
 // StudioExperimentOf is the form of a stored experiment beside the preview
-// of its variants.
-func StudioExperimentOf(c Context, e experiment.Experiment) Page {
+// of its variants, shown to sample.
+func StudioExperimentOf(c Context, e experiment.Experiment, sample ExperimentSample) Page {
 	st := StudioExperimentState{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase,
-		Stopped: e.Status == experiment.StatusStopped, Preview: StudioExperimentPreview(c, e)}
+		Stopped: e.Status == experiment.StatusStopped, Preview: StudioExperimentPreview(c, e, sample),
+		Hypothesis: e.Hypothesis, Metric: e.Metric, Holdout: strconv.Itoa(e.Holdout), Arms: ExperimentArms(e)}
 	for _, v := range e.Variants {
 		st.Variants = append(st.Variants, StudioExperimentVariant{Name: v.Name, Value: v.Value, Weight: strconv.Itoa(v.Weight)})
 	}
 	return StudioExperimentEdit(c, st)
 }
 
+// ExperimentArms are the arms subscribers are split between (the holdout
+// last) with their shares of all attempts, in percent.
+func ExperimentArms(e experiment.Experiment) []StudioExperimentArm {
+	arms := e.Arms()
+	total := 0
+	for _, a := range arms {
+		total += max(a.Weight, 0)
+	}
+	out := make([]StudioExperimentArm, 0, len(arms))
+	for _, a := range arms {
+		sh := 0.0
+		if total > 0 {
+			sh = math.Round(1000*float64(max(a.Weight, 0))/float64(total)) / 10
+		}
+		out = append(out, StudioExperimentArm{Name: a.Name, Share: sh})
+	}
+	return out
+}
+
 // StudioExperimentPreview is the live preview of an experiment as its form
-// holds it: each variant, named, in the step it changes (ExperimentPreview),
-// or its text alone when no step shows the key.
-func StudioExperimentPreview(c Context, e experiment.Experiment) *ui.Node {
+// holds it: each arm, named, in the step it changes (ExperimentPreview)
+// as sample would see it, or its text alone when no step shows the key.
+func StudioExperimentPreview(c Context, e experiment.Experiment, sample ExperimentSample) *ui.Node {
 	if strings.TrimSpace(e.Key) == "" {
 		return ui.Text("caption", c.T("studio.experiments.previewEmpty"))
 	}
-	cards := make([]*ui.Node, 0, len(e.Variants))
-	for i, v := range e.Variants {
-		letter := string(rune('A' + i))
-		label := letter
-		if v.Name != "" {
+	arms := e.Arms()
+	cards := make([]*ui.Node, 0, len(arms))
+	for i, v := range arms {
+		label := string(rune('A' + i))
+		switch {
+		case v.ID == experiment.HoldoutID:
+			label = v.Name
+		case v.Name != "":
 			label += " · " + v.Name
 		}
 		card := []*ui.Node{ui.Badge(label, "brand")}
-		switch step := ExperimentPreview(c, e, v, i); {
+		switch step := ExperimentPreview(c, e, v, i, sample); {
 		case step != nil:
 			card = append(card, step)
 		case v.Value == "":
@@ -114,26 +180,38 @@ func StudioExperimentPreview(c Context, e experiment.Experiment) *ui.Node {
 	return ui.Stack("md", cards...)
 }
 
-// ExperimentPreview composes the flow's step that shows a copy key, with the
-// variant's text in it (a control without text shows the brand's own), as
-// the step draws it: its buttons and links too (the preview's frame keeps
-// them from acting). It returns nil for an offer, or a key no step shows.
-// n numbers the variant, so two previews of one step on a page keep their
-// inputs apart.
-func ExperimentPreview(c Context, e experiment.Experiment, v experiment.Variant, n int) *ui.Node {
-	if e.Kind != experiment.KindCopy {
+// ExperimentPreview composes the flow's step an arm changes, as the step
+// draws it for sample (its dates and prices filled in; its buttons and
+// links too, which the preview's frame keeps from acting): for a copy key,
+// the step that shows it with the variant's text (a control without text
+// shows the brand's own); for an offer slot, the step the arm's offer puts
+// there, or the one the subscriber goes on to when it shows none (the
+// holdout's). It returns nil for a key no step shows. n numbers the arm,
+// so two previews of one step on a page keep their inputs apart.
+func ExperimentPreview(c Context, e experiment.Experiment, v experiment.Variant, n int, sample ExperimentSample) *ui.Node {
+	var st UnsubscribeState
+	switch e.Kind {
+	case experiment.KindCopy:
+		step, ok := retention.StepOfCopyKey(e.Key)
+		if !ok {
+			return nil
+		}
+		over := map[string]string{}
+		if v.Value != "" {
+			over[e.Key] = v.Value
+		}
+		c = Context{Brand: c.Brand, Copy: c.Copy.Layered(over, nil)}
+		st = sample.state(step, retention.Situation{})
+	case experiment.KindOffer:
+		step, sit, ok := offerPreviewStep(e.Key, v)
+		if !ok {
+			return nil
+		}
+		st = sample.state(step, sit)
+	default:
 		return nil
 	}
-	step, ok := retention.StepOfCopyKey(e.Key)
-	if !ok {
-		return nil
-	}
-	over := map[string]string{}
-	if v.Value != "" {
-		over[e.Key] = v.Value
-	}
-	c = Context{Brand: c.Brand, Copy: c.Copy.Layered(over, nil)}
-	page := UnsubscribeStep(c, UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudioExperiments})
+	page := UnsubscribeStep(c, st)
 	d := page.Overlays[UnsubscribeOverlay]
 	if d == nil {
 		return nil
@@ -141,6 +219,37 @@ func ExperimentPreview(c Context, e experiment.Experiment, v experiment.Variant,
 	preview := ui.Stack("sm", ui.Text("heading", d.Title))
 	preview.Children = append(preview.Children, previewTree(d.Children, "pv"+strconv.Itoa(n))...)
 	return preview
+}
+
+// offerPreviewStep is the step an offer slot's arm shows and the situation
+// it is shown in: a step slot's own step with the arm's offer, or the step
+// after it when the arm shows none there; for a reason's slot, the step
+// the review leads to with that reason.
+func offerPreviewStep(slot string, v experiment.Variant) (retention.Step, retention.Situation, bool) {
+	var sit retention.Situation
+	switch {
+	case v.ID == experiment.HoldoutID:
+		sit.Holdout = true
+	case v.Value != "":
+		sit.Offers = map[string]string{slot: v.Value}
+	}
+	if reason, ok := strings.CutPrefix(slot, "offer.reason."); ok {
+		if !retention.ValidReason(reason) {
+			return 0, sit, false
+		}
+		sit.Reason = reason
+		step := retention.Next(retention.StepReview, retention.MoveForward, sit)
+		return step, sit, step.Valid()
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(slot, "offer.step"))
+	step := retention.Step(n)
+	if err != nil || (step != retention.StepPlanChange && step != retention.StepGiftMonth) {
+		return 0, sit, false
+	}
+	if !sit.Shows(step) {
+		step = retention.Next(step, retention.MoveForward, sit)
+	}
+	return step, sit, step.Valid()
 }
 
 // previewTree copies a step's tree for a preview: nothing runs by itself
@@ -173,7 +282,7 @@ func previewTree(nodes []*ui.Node, prefix string) []*ui.Node {
 func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	e := res.Experiment
 	v := StudioExperimentResults{ID: e.ID, Name: e.Name, Key: e.Key, Status: e.Status, Phase: res.Phase, Phases: e.Phase,
-		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch, TooFew: !res.SRMReadable}
+		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch, TooFew: !res.SRMReadable, Hypothesis: e.Hypothesis, Metric: e.Metric}
 	for i, vr := range res.Variants {
 		line := StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
 			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == 0, Significant: vr.Significant,

@@ -1,11 +1,19 @@
 package screens
 
 import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"glimpse/engine/billing"
+	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
+	"glimpse/engine/retention"
 	"glimpse/engine/ui"
 )
 
@@ -78,5 +86,71 @@ func TestPreviewTree(t *testing.T) {
 	}
 	if form.ID != "f" || field.Bind != "/form/reason" || timed.OnLoad == nil {
 		t.Error("the tree given was changed")
+	}
+}
+
+// placeholderLeft finds, in a composed text, a placeholder left unfilled
+// ("{date}") or one filled with nothing: "moves to . Nothing to pay",
+// "renews on ,", a doubled space, a price of nothing ("$ ", "$0").
+var placeholderLeft = regexp.MustCompile(`\{[a-zA-Z]+\}| [.,;:]|  |\$(\s|$|0\b)|\bon\s*$`)
+
+// Every preview of every key an experiment may target (each copy key of
+// the flow, each offer slot with each offer and the holdout) is drawn for a
+// sample subscriber with every date and price filled in: no text of it has
+// an empty placeholder (issue #34: "your next payment moves to . Nothing to
+// pay").
+func TestPreviewsFillEveryPlaceholder(t *testing.T) {
+	t.Parallel()
+	reg, _ := brands(t)
+	b := reg.Get(brand.DefaultKey)
+	c := Context{Brand: b, Copy: reg.Copy(b)}
+	sample := ExperimentSampleOf(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), billing.DefaultCatalogue(), brand.DefaultKey)
+	keys := retention.ExperimentKeys(slices.Collect(maps.Keys(b.Copy)))
+	drawn := 0
+	for _, key := range keys {
+		e := experiment.Experiment{Kind: experiment.KindCopy, Key: key, Variants: []experiment.Variant{{ID: "a", Weight: 1}}}
+		if strings.HasPrefix(key, experiment.OfferPrefix) {
+			e.Kind, e.Holdout = experiment.KindOffer, 10
+			for _, o := range []string{retention.OfferPlanChange, retention.OfferGiftMonth, retention.OfferSkip} {
+				e.Variants = append(e.Variants, experiment.Variant{ID: string(rune('b' + len(e.Variants) - 1)), Value: o, Weight: 1})
+			}
+		}
+		for i, v := range e.Arms() {
+			n := ExperimentPreview(c, e, v, i, sample)
+			if n == nil {
+				continue
+			}
+			drawn++
+			walk(n, func(x *ui.Node) {
+				for _, text := range []string{x.Text, x.Label, x.Title} {
+					if placeholderLeft.MatchString(text) {
+						t.Errorf("%s, arm %s: %q has an empty placeholder", key, v.ID, text)
+					}
+				}
+			})
+		}
+	}
+	if drawn < len(keys) {
+		t.Errorf("%d previews drawn for %d keys", drawn, len(keys))
+	}
+	// The free month's words name the day the next payment moves to: a
+	// period after the sample's plan starts (a week), then a month.
+	gift := ExperimentPreview(c, experiment.Experiment{Kind: experiment.KindOffer, Key: "offer.step7"},
+		experiment.Variant{ID: "a"}, 0, sample)
+	found := false
+	walk(gift, func(x *ui.Node) { found = found || strings.Contains(x.Text, "Jan 6, 2027") })
+	if !found {
+		t.Error("the free month's preview does not name Jan 6, 2027")
+	}
+}
+
+// walk calls f on n and every node under it.
+func walk(n *ui.Node, f func(*ui.Node)) {
+	if n == nil {
+		return
+	}
+	f(n)
+	for _, c := range n.Children {
+		walk(c, f)
 	}
 }

@@ -111,3 +111,86 @@ func TestAssignProportions(t *testing.T) {
 		}
 	}
 }
+
+// The no-offer holdout of an offer experiment: over 100,000 ids it holds
+// its share within 1 point, the variants share the rest by their weights
+// (each within 1 point of its share of all ids), the counts pass the SRM
+// check against the arms' weights (Experiment.Arms), and the holdout's hash
+// is independent of the variants': a subscriber outside the holdout keeps
+// the variant they had without one, and the holdout takes about its share
+// of every variant's people.
+func TestHoldoutProportions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		holdout int
+		weights []int
+	}{{10, []int{50, 50}}, {20, []int{1, 1, 2}}, {5, []int{20, 80}}} {
+		e := testExperiment("hold-"+strconv.Itoa(tc.holdout), tc.weights...)
+		e.Kind, e.Key, e.Holdout = KindOffer, "offer.step3", tc.holdout
+		without := e
+		without.Holdout = 0
+		arms := e.Arms()
+		if len(arms) != len(tc.weights)+1 || arms[len(arms)-1].ID != HoldoutID {
+			t.Fatalf("arms %+v, want the variants then the holdout", arms)
+		}
+		n := 100000
+		index := map[string]int{}
+		for i, a := range arms {
+			index[a.ID] = i
+		}
+		got := make([]int64, len(arms))
+		heldFrom := make([]int, len(tc.weights))
+		for i := range n {
+			id := "subscriber-" + strconv.Itoa(i)
+			v, base := e.Assign(id), without.Assign(id)
+			got[index[v.ID]]++
+			if v.ID == HoldoutID {
+				heldFrom[index[base.ID]]++
+				continue
+			}
+			if v.ID != base.ID {
+				t.Fatalf("holdout %d%%: %s moved from %s to %s", tc.holdout, id, base.ID, v.ID)
+			}
+		}
+		total := 0
+		for _, w := range tc.weights {
+			total += w
+		}
+		h := float64(tc.holdout) / 100
+		for i, a := range arms {
+			want := h
+			if a.ID != HoldoutID {
+				want = (1 - h) * float64(tc.weights[i]) / float64(total)
+			}
+			if share := float64(got[i]) / float64(n); math.Abs(share-want) > 0.01 {
+				t.Errorf("holdout %d%%: arm %s has %.4f, want %.4f ± 0.01", tc.holdout, a.ID, share, want)
+			}
+		}
+		if _, p := SRM(got, e.WithArms().Weights()); p < SRMThreshold {
+			t.Errorf("holdout %d%%: the arms fail the SRM check, p = %g", tc.holdout, p)
+		}
+		// Independent hashes: the holdout takes its share of each variant.
+		for i, w := range tc.weights {
+			people := float64(n) * float64(w) / float64(total)
+			if share := float64(heldFrom[i]) / people; math.Abs(share-h) > 0.01 {
+				t.Errorf("holdout %d%%: holds %.4f of variant %d's people, want %.4f ± 0.01", tc.holdout, share, i, h)
+			}
+		}
+	}
+}
+
+// A copy experiment has no holdout, whatever its field says, and its arms
+// are its variants.
+func TestNoHoldoutOnCopy(t *testing.T) {
+	t.Parallel()
+	e := testExperiment("copy-hold", 50, 50)
+	e.Holdout = 20
+	for i := range 1000 {
+		if e.Assign("u"+strconv.Itoa(i)).ID == HoldoutID {
+			t.Fatal("a copy experiment held someone out")
+		}
+	}
+	if len(e.Arms()) != 2 {
+		t.Errorf("arms %+v", e.Arms())
+	}
+}

@@ -176,6 +176,8 @@ func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results
 		total[t.Variant] = sum
 		addDays(days, map[string]map[string]Counts{t.Day: {t.Variant: t.Counts}})
 	}
+	// The holdout is an arm of the results, after the variants.
+	e = e.WithArms()
 	r := Compute(e, phase, total, DefaultPlannedN)
 	r.Days = Cumulative(e, days)
 	return r, nil

@@ -8,6 +8,7 @@ package experiment
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,31 @@ const (
 	maxName     = 120
 	maxValue    = 2000
 	maxWeight   = 10000
+	maxHypo     = 1000
+)
+
+// Primary metrics: what the tester says decides the experiment.
+const (
+	// MetricSaveRate: held saves over exposed subscribers.
+	MetricSaveRate = "save_rate"
+	// MetricRevenuePerAttempt: the revenue kept over the save window, per
+	// cancel attempt (an offer that saves people by giving money away can
+	// lose on it).
+	MetricRevenuePerAttempt = "revenue_per_attempt"
+)
+
+// Metrics lists the primary metrics in the form's order.
+var Metrics = []string{MetricSaveRate, MetricRevenuePerAttempt}
+
+// The no-offer holdout of an offer experiment.
+const (
+	// HoldoutID is the holdout's arm id in exposures, marks and counters.
+	HoldoutID = "holdout"
+	// MaxHoldout is the largest holdout, in percent: the holdout is a
+	// baseline, not an arm that should cost the offers their traffic.
+	MaxHoldout = 20
+	// DefaultHoldout is the holdout a new offer experiment's form suggests.
+	DefaultHoldout = 10
 )
 
 // Variant is one arm. The first variant is the control; a control whose
@@ -79,6 +105,14 @@ type Experiment struct {
 	CreatedAt time.Time
 	UpdatedBy string
 	UpdatedAt time.Time
+
+	// What the tester set out to learn, asked for at creation (issue #34):
+	// the hypothesis in their words, the one metric that decides (a
+	// Metric… constant) and, for an offer experiment, the share of
+	// attempts held out of every offer (whole percent, 0 to MaxHoldout).
+	Hypothesis string
+	Metric     string
+	Holdout    int
 }
 
 // Weights returns the variants' weights in order.
@@ -151,6 +185,21 @@ func Validate(e Experiment) Problems {
 	}
 	if total == 0 && len(e.Variants) > 0 {
 		problems["v0weight"] = Problem{Code: ProblemNoWeight}
+	}
+	switch {
+	case strings.TrimSpace(e.Hypothesis) == "":
+		problems["hypothesis"] = Problem{Code: ProblemHypothesis}
+	case utf8.RuneCountInString(e.Hypothesis) > maxHypo:
+		problems["hypothesis"] = tooLong(maxHypo)
+	}
+	if !slices.Contains(Metrics, e.Metric) {
+		problems["metric"] = Problem{Code: ProblemMetric}
+	}
+	switch {
+	case e.Holdout < 0 || e.Holdout > MaxHoldout:
+		problems["holdout"] = Problem{Code: ProblemHoldoutRange, Args: map[string]string{ArgMax: strconv.Itoa(MaxHoldout)}}
+	case e.Holdout > 0 && e.Kind != KindOffer:
+		problems["holdout"] = Problem{Code: ProblemHoldoutOffer}
 	}
 	return problems
 }

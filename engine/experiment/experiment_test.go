@@ -11,6 +11,7 @@ import (
 func TestValidateAnswersCodes(t *testing.T) {
 	t.Parallel()
 	two := []Variant{{Weight: 50}, {Value: "B", Weight: 50}}
+	offers := []Variant{{Weight: 50}, {Value: "gift_month", Weight: 50}}
 	tests := []struct {
 		name string
 		e    Experiment
@@ -35,11 +36,31 @@ func TestValidateAnswersCodes(t *testing.T) {
 				"v1weight": {Code: ProblemWeightRange, Args: map[string]string{ArgMax: "10000"}}}},
 		{"no weight", Experiment{Name: "N", Kind: KindCopy, Key: "unsubscribe.step0.title",
 			Variants: []Variant{{}, {Value: "B"}}}, Problems{"v0weight": {Code: ProblemNoWeight}}},
+		// The questions asked at creation (issue #34) and the holdout.
+		{"no hypothesis, an unknown metric", Experiment{Name: "N", Kind: KindCopy, Key: "unsubscribe.step0.title", Variants: two,
+			Hypothesis: " ", Metric: "clicks"}, Problems{"hypothesis": {Code: ProblemHypothesis}, "metric": {Code: ProblemMetric}}},
+		{"a long hypothesis, no metric", Experiment{Name: "N", Kind: KindCopy, Key: "unsubscribe.step0.title", Variants: two,
+			Hypothesis: strings.Repeat("h", maxHypo+1)},
+			Problems{"hypothesis": {Code: ProblemTooLong, Args: map[string]string{ArgUnder: "1001"}}, "metric": {Code: ProblemMetric}}},
+		{"an offer experiment's holdout of 20%", Experiment{Name: "N", Kind: KindOffer, Key: "offer.step3", Variants: offers,
+			Hypothesis: "H", Metric: MetricRevenuePerAttempt, Holdout: MaxHoldout}, Problems{}},
+		{"a holdout above 20%", Experiment{Name: "N", Kind: KindOffer, Key: "offer.step3", Variants: offers,
+			Hypothesis: "H", Metric: MetricSaveRate, Holdout: 21},
+			Problems{"holdout": {Code: ProblemHoldoutRange, Args: map[string]string{ArgMax: "20"}}}},
+		{"a negative holdout", Experiment{Name: "N", Kind: KindOffer, Key: "offer.step3", Variants: offers,
+			Hypothesis: "H", Metric: MetricSaveRate, Holdout: -1},
+			Problems{"holdout": {Code: ProblemHoldoutRange, Args: map[string]string{ArgMax: "20"}}}},
+		{"a copy experiment's holdout", Experiment{Name: "N", Kind: KindCopy, Key: "unsubscribe.step0.title", Variants: two,
+			Hypothesis: "H", Metric: MetricSaveRate, Holdout: 10}, Problems{"holdout": {Code: ProblemHoldoutOffer}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tc.want, Validate(tc.e)); diff != "" {
+			e := tc.e
+			if e.Hypothesis == "" && e.Metric == "" { // the cases before the questions
+				e.Hypothesis, e.Metric = "A warmer headline keeps more people", MetricSaveRate
+			}
+			if diff := cmp.Diff(tc.want, Validate(e)); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})

@@ -14,13 +14,27 @@ const ProblemWeight = "studio.experiments.problem.weight"
 // FormVariant is one variant row of the experiment form, as typed.
 type FormVariant struct{ Name, Value, Weight string }
 
+// FormQuestions are what the form asks besides the variants, as typed:
+// the hypothesis, the primary metric and the holdout's percent.
+type FormQuestions struct{ Hypothesis, Metric, Holdout string }
+
 // FromForm reads the experiment form: the first two variants always, a
-// later one when it has a name, a text or a weight. A weight that is not a
-// whole number (an empty one of the first two) is reported with every other
-// problem of the form, not alone, in an *InvalidError.
-func FromForm(name, kind, key string, rows []FormVariant) (Experiment, error) {
-	e := Experiment{Name: strings.TrimSpace(name), Kind: kind, Key: strings.TrimSpace(key)}
+// later one when it has a name, a text or a weight. A weight or a holdout
+// that is not a whole number (an empty weight of the first two) is reported
+// with every other problem of the form, not alone, in an *InvalidError. The
+// holdout is read for an offer experiment only (the form hides it for
+// copy); an empty one is none.
+func FromForm(name, kind, key string, q FormQuestions, rows []FormVariant) (Experiment, error) {
+	e := Experiment{Name: strings.TrimSpace(name), Kind: kind, Key: strings.TrimSpace(key),
+		Hypothesis: strings.TrimSpace(q.Hypothesis), Metric: q.Metric}
 	problems := Problems{}
+	if h := strings.TrimSpace(q.Holdout); kind == KindOffer && h != "" {
+		n, err := strconv.Atoi(strings.TrimSuffix(h, "%"))
+		if err != nil {
+			problems["holdout"] = Problem{Code: ProblemHoldout}
+		}
+		e.Holdout = n
+	}
 	for i, r := range rows {
 		name, value, weight := strings.TrimSpace(r.Name), strings.TrimSpace(r.Value), strings.TrimSpace(r.Weight)
 		if i >= 2 && value == "" && weight == "" && name == "" {

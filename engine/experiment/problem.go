@@ -31,6 +31,12 @@ const (
 	ProblemOfferID     = "studio.experiments.problem.offerId"
 	ProblemWeightRange = "studio.experiments.problem.weightRange"
 	ProblemNoWeight    = "studio.experiments.problem.noWeight"
+	// The questions asked at creation, and the holdout's share.
+	ProblemHypothesis   = "studio.experiments.problem.hypothesis"
+	ProblemMetric       = "studio.experiments.problem.metric"
+	ProblemHoldout      = "studio.experiments.problem.holdout"
+	ProblemHoldoutRange = "studio.experiments.problem.holdoutRange"
+	ProblemHoldoutOffer = "studio.experiments.problem.holdoutOffer"
 )
 
 // The args of the codes, as the copy names them.
@@ -43,7 +49,8 @@ const (
 // ProblemCodes lists every code above, so a test can check that the default
 // brand has copy for each.
 var ProblemCodes = []string{ProblemRequired, ProblemTooLong, ProblemKind, ProblemCopyKey, ProblemOfferSlot,
-	ProblemKeyFixed, ProblemVariants, ProblemValue, ProblemOfferID, ProblemWeightRange, ProblemNoWeight}
+	ProblemKeyFixed, ProblemVariants, ProblemValue, ProblemOfferID, ProblemWeightRange, ProblemNoWeight,
+	ProblemHypothesis, ProblemMetric, ProblemHoldout, ProblemHoldoutRange, ProblemHoldoutOffer}
 
 // invalid is the error of problems: nil for none.
 func invalid(problems Problems) error { return engine.Invalid("experiment", problems) }

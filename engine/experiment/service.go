@@ -212,10 +212,12 @@ func (s *Service) Update(ctx context.Context, id string, in Experiment, by strin
 	}
 	next := e
 	next.Name, next.Kind, next.Key, next.Variants = in.Name, in.Kind, in.Key, in.Variants
+	next.Hypothesis, next.Metric, next.Holdout = in.Hypothesis, in.Metric, in.Holdout
 	if err := invalid(Validate(next)); err != nil {
 		return Experiment{}, err
 	}
-	if e.Started && variantsChanged(e.Variants, next.Variants) {
+	// A holdout's share moves people in or out of it as a weight does.
+	if e.Started && (variantsChanged(e.Variants, next.Variants) || e.Holdout != next.Holdout) {
 		next.Phase++
 		next.PhaseStartedAt = s.now()
 	}
@@ -297,15 +299,23 @@ type Assignment struct {
 }
 
 // Assignments returns the subscriber's variant in every running experiment.
-// It reads memory only.
+// A subscriber in the no-offer holdout of an offer experiment sees no offer
+// anywhere in the flow, so they take part in no other offer experiment
+// (what those would show them, they are not shown): only the holdouts
+// they are in are kept of their offer assignments. It reads memory only.
 func (s *Service) Assignments(userID string) []Assignment {
 	var out []Assignment
+	held := false
 	for _, e := range *s.all.Load() {
 		if !e.Running() || userID == "" {
 			continue
 		}
 		v := e.Assign(userID)
+		held = held || v.ID == HoldoutID
 		out = append(out, Assignment{Experiment: e.ID, Phase: e.Phase, Kind: e.Kind, Key: e.Key, Variant: v.ID, Value: v.Value})
+	}
+	if held {
+		out = slices.DeleteFunc(out, func(a Assignment) bool { return a.Kind == KindOffer && a.Variant != HoldoutID })
 	}
 	return out
 }

@@ -33,7 +33,8 @@ func sum(cs ...experiment.Counts) experiment.Counts {
 }
 
 func copyExperiment(weights ...int) experiment.Experiment {
-	e := experiment.Experiment{Name: "Step 1 headline", Kind: experiment.KindCopy, Key: "unsubscribe.step1.title"}
+	e := experiment.Experiment{Name: "Step 1 headline", Kind: experiment.KindCopy, Key: "unsubscribe.step1.title",
+		Hypothesis: "A warmer headline keeps more people", Metric: experiment.MetricSaveRate}
 	for i, w := range weights {
 		e.Variants = append(e.Variants, experiment.Variant{Value: "Headline " + strconv.Itoa(i), Weight: w})
 	}
@@ -322,6 +323,7 @@ func TestForgetPersonDeletesEveryExposureAndOutcome(t *testing.T) {
 	}
 	// Run and stopped on the other instance alone.
 	offer := experiment.Experiment{Name: "Step 3 offer", Kind: experiment.KindOffer, Key: "offer.step3",
+		Hypothesis: "The free month keeps more people", Metric: experiment.MetricSaveRate,
 		Variants: []experiment.Variant{{Weight: 1}, {Value: "gift_month", Weight: 1}}}
 	o, err := other.Create(ctx, offer, "t@x")
 	if err != nil {
@@ -461,5 +463,98 @@ func TestEditsSentTogetherAreNeverLost(t *testing.T) {
 	}
 	if stored == 0 || got.Phase != 1+stored || got.Revision != e.Revision+stored {
 		t.Fatalf("%d edits stored, phase %d, revision %d: want phase %d, revision %d", stored, got.Phase, got.Revision, 1+stored, e.Revision+stored)
+	}
+}
+
+// An offer experiment's no-offer holdout: changing its share after a start
+// begins a new phase (as a weight does); a subscriber held out takes part in
+// no other offer experiment (they see no offer anywhere) but still in copy
+// experiments; and the results have the holdout as its own arm, after the
+// variants, counted apart.
+func TestHoldoutPhasesAssignmentsAndResults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newService(t)
+	offer := func(key string, holdout int) experiment.Experiment {
+		return experiment.Experiment{Name: "Offer " + key, Kind: experiment.KindOffer, Key: key, Holdout: holdout,
+			Hypothesis: "The offer keeps more people than no offer", Metric: experiment.MetricRevenuePerAttempt,
+			Variants: []experiment.Variant{{Weight: 1}, {Value: "plan_change", Weight: 1}}}
+	}
+	held, err := s.Create(ctx, offer("offer.step7", 20), "t@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.Create(ctx, offer("offer.step3", 0), "t@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headline, err := s.Create(ctx, copyExperiment(1, 1), "t@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{held.ID, other.ID, headline.ID} {
+		if _, err := s.SetStatus(ctx, id, experiment.ActionStart, "t@x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var heldUser, freeUser string
+	for i := 0; heldUser == "" || freeUser == ""; i++ {
+		id := "u" + strconv.Itoa(i)
+		if held.InHoldout(id) {
+			heldUser = id
+		} else {
+			freeUser = id
+		}
+	}
+	kinds := func(user string) map[string]string {
+		out := map[string]string{}
+		for _, a := range s.Assignments(user) {
+			out[a.Key] = a.Variant
+		}
+		return out
+	}
+	if got := kinds(heldUser); got["offer.step7"] != experiment.HoldoutID || got["offer.step3"] != "" || got["unsubscribe.step1.title"] == "" {
+		t.Errorf("held out: assignments %v, want the holdout, no other offer experiment, the copy one", got)
+	}
+	if got := kinds(freeUser); got["offer.step7"] == experiment.HoldoutID || got["offer.step3"] == "" {
+		t.Errorf("not held out: assignments %v, want both offer experiments", got)
+	}
+	offers, bySlot := s.Offers(heldUser)
+	if offers["offer.step7"] != "none" || bySlot["offer.step7"].Variant != experiment.HoldoutID || len(bySlot) != 1 {
+		t.Errorf("held out: offers %v, slots %v", offers, bySlot)
+	}
+
+	// The holdout's exposure and save count in its own arm.
+	if err := s.Expose(ctx, heldUser, bySlot["offer.step7"]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record(ctx, heldUser, experiment.EventSaved); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := s.Get(ctx, held.ID)
+	res, err := s.Results(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Variants); n != 3 || res.Variants[2].ID != experiment.HoldoutID || res.Variants[2].Name != experiment.HoldoutName {
+		t.Fatalf("results arms %+v, want the two variants and the holdout", res.Variants)
+	}
+	if h := res.Variants[2].Counts; h.Exposures != 1 || h.Saves != 1 {
+		t.Errorf("holdout counts %+v, want 1 exposure, 1 save", h)
+	}
+
+	// A new holdout share is a new phase; a rename is not.
+	in := e
+	in.Name = "Renamed"
+	if e, err = s.Update(ctx, e.ID, in, "t@x"); err != nil || e.Phase != 1 {
+		t.Fatalf("rename: phase %d, %v", e.Phase, err)
+	}
+	in = e
+	in.Holdout = 10
+	if e, err = s.Update(ctx, e.ID, in, "t@x"); err != nil || e.Phase != 2 || e.Holdout != 10 {
+		t.Fatalf("holdout change: phase %d, holdout %d, %v", e.Phase, e.Holdout, err)
 	}
 }

@@ -192,6 +192,10 @@ func (f *Flow) Show(ctx context.Context, m Member, attemptID, page string, visit
 	// is skipped.
 	offer := v.Situation.OfferAt(step)
 	if offer != OfferNone && !v.Situation.Shows(step) {
+		if visit && v.Situation.Passes(step) {
+			// The holdout's subscriber is where the offer would be.
+			f.expose(ctx, m, v, SlotStep(step))
+		}
 		return View{}, &Moved{stepOf(a, Next(step, MoveForward, v.Situation))}
 	}
 	v.Step = step
@@ -267,6 +271,13 @@ func (f *Flow) AnswerReview(ctx context.Context, m Member, attemptID string, sta
 	}
 	// The reason's offer slot decided where the review leads.
 	f.expose(ctx, m, v, SlotReason(v.Situation.Reason))
+	if s := v.Situation; s.Holdout {
+		// The holdout goes straight to the final cancel; the offer step
+		// the review would have led to is where they are exposed.
+		if step := afterReview(s.WouldBe()); step != StepCancel {
+			f.expose(ctx, m, v, SlotStep(step))
+		}
+	}
 	return moveOn(a, Next(StepReview, MoveForward, v.Situation)), nil
 }
 
@@ -361,6 +372,9 @@ func (f *Flow) load(ctx context.Context, m Member, attemptID string) (View, erro
 		Situation: Situation{Family: billing.FamilyOf(sub.PlanCode), GiftUsed: giftKey != "" && giftKey != offerKey(a), Reason: sum.Reason}}
 	if f.experiments != nil {
 		v.Situation.Offers, v.offerSlots = f.experiments.Offers(m.UserID)
+		for _, a := range v.offerSlots {
+			v.Situation.Holdout = v.Situation.Holdout || a.Variant == experiment.HoldoutID
+		}
 	}
 	v.PeriodEnd = sub.CurrentPeriodEnd
 	if sub.ExpiresAt != nil && sub.Canceled() {

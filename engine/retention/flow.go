@@ -162,10 +162,17 @@ type Situation struct {
 	// from their variants in the running offer experiments; a slot missing
 	// (or naming an unknown offer) shows DefaultOffer, the spec's.
 	Offers map[string]string
+	// Holdout: the subscriber is in the no-offer holdout of an offer
+	// experiment, so no slot shows them an offer: where one would be,
+	// they go on as if they had declined it (docs/experiments.md §3).
+	Holdout bool
 }
 
 // Offer is the offer a slot shows this subscriber.
 func (s Situation) Offer(slot string) string {
+	if s.Holdout {
+		return OfferSkip
+	}
 	if o, ok := s.Offers[slot]; ok && knownOffer(o) {
 		return o
 	}
@@ -204,6 +211,19 @@ func (s Situation) CanTake(o string) bool {
 // Shows reports whether an offer step has an offer this subscriber may
 // take; a step that does not is skipped.
 func (s Situation) Shows(step Step) bool { return s.CanTake(s.OfferAt(step)) }
+
+// WouldBe is the situation of a subscriber in the holdout had they not
+// been held out: the spec's offers.
+func (s Situation) WouldBe() Situation {
+	s.Holdout, s.Offers = false, nil
+	return s
+}
+
+// Passes reports whether a subscriber in the holdout reaches an offer
+// step that would show them its offer: they are exposed there as the
+// variants' people are when it shows (the holdout is measured at the same
+// point), and go on without it.
+func (s Situation) Passes(step Step) bool { return s.Holdout && s.WouldBe().Shows(step) }
 
 // Premium reports a premium one-month holder (the sale plan included): the
 // plan change offers them nothing.
@@ -261,7 +281,9 @@ func Next(from Step, m Move, s Situation) Step {
 	case StepPlan:
 		switch m {
 		case MoveChange:
-			if !s.Shows(StepPlanChange) {
+			// The holdout asks for step 3 too: showing it records their
+			// exposure and moves on (Flow.Show).
+			if !s.Shows(StepPlanChange) && !s.Passes(StepPlanChange) {
 				return StepMadeTheMost
 			}
 			return StepPlanChange

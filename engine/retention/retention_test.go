@@ -148,3 +148,42 @@ func TestOfferSlots(t *testing.T) {
 		t.Fatalf("premium, gift used: %d", got)
 	}
 }
+
+// A subscriber in the no-offer holdout is offered nothing at any slot,
+// whatever the experiments' offers say: the review leads to the final
+// cancel, and step 3 is asked for only so that it can record where the
+// offer would have been (Passes) and move on. A premium holder, who would
+// not be offered the plan change either, does not pass it.
+func TestHoldoutShowsNoOffer(t *testing.T) {
+	t.Parallel()
+	s := Situation{Family: billing.FamilyThreeMonth, Reason: "other", Holdout: true,
+		Offers: map[string]string{SlotStep(StepPlanChange): OfferGiftMonth, SlotReason("other"): OfferPlanChange}}
+	for _, slot := range []string{SlotStep(StepPlanChange), SlotStep(StepGiftMonth), SlotReason("other"), SlotReason("price")} {
+		if o := s.Offer(slot); o != OfferSkip {
+			t.Errorf("the holdout's %s offers %q", slot, o)
+		}
+	}
+	if s.Shows(StepPlanChange) || s.Shows(StepGiftMonth) {
+		t.Error("an offer step shows for the holdout")
+	}
+	if !s.Passes(StepPlanChange) || !s.Passes(StepGiftMonth) {
+		t.Error("the holdout does not pass where the spec's offers would be")
+	}
+	if got := Next(StepPlan, MoveChange, s); got != StepPlanChange {
+		t.Errorf("plan change from step 2: %v, want step 3 (which moves on)", got)
+	}
+	if got := Next(StepPlanChange, MoveForward, s); got != StepMadeTheMost {
+		t.Errorf("on from step 3: %v", got)
+	}
+	if got := Next(StepReview, MoveForward, s); got != StepCancel {
+		t.Errorf("after the review: %v, want the final cancel", got)
+	}
+	premium := s
+	premium.Family = billing.FamilyPremiumOneMonth
+	if premium.Passes(StepPlanChange) || Next(StepPlan, MoveChange, premium) != StepMadeTheMost {
+		t.Error("a premium holder in the holdout passes the plan change they would not be offered")
+	}
+	if w := s.WouldBe(); w.Holdout || w.Offer(SlotStep(StepPlanChange)) != OfferPlanChange {
+		t.Errorf("WouldBe: %+v", w)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"glimpse/engine"
+	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
 	"glimpse/engine/ui"
@@ -22,29 +23,34 @@ type experimentIDRequest struct {
 // required, weights digits) are checked first (form: true), then Validate in
 // the experiment package checks the rest.
 type experimentRequest struct {
-	ID      string `json:"/exp/id" validate:"max=40"`
-	Name    string `json:"name" validate:"max=200"`
-	Kind    string `json:"kind" validate:"max=10"`
-	Key     string `json:"key" validate:"max=200"`
-	V0Name  string `json:"v0name" validate:"max=200"`
-	V0Value string `json:"v0value" validate:"max=4000"`
-	V0W     string `json:"v0weight" validate:"max=10"`
-	V1Name  string `json:"v1name" validate:"max=200"`
-	V1Value string `json:"v1value" validate:"max=4000"`
-	V1W     string `json:"v1weight" validate:"max=10"`
-	V2Name  string `json:"v2name" validate:"max=200"`
-	V2Value string `json:"v2value" validate:"max=4000"`
-	V2W     string `json:"v2weight" validate:"max=10"`
-	V3Name  string `json:"v3name" validate:"max=200"`
-	V3Value string `json:"v3value" validate:"max=4000"`
-	V3W     string `json:"v3weight" validate:"max=10"`
+	ID   string `json:"/exp/id" validate:"max=40"`
+	Name string `json:"name" validate:"max=200"`
+	Kind string `json:"kind" validate:"max=10"`
+	Key  string `json:"key" validate:"max=200"`
+	// The questions asked at creation (issue #34).
+	Hypothesis string `json:"hypothesis" validate:"max=4000"`
+	Metric     string `json:"metric" validate:"max=40"`
+	Holdout    string `json:"holdout" validate:"max=10"`
+	V0Name     string `json:"v0name" validate:"max=200"`
+	V0Value    string `json:"v0value" validate:"max=4000"`
+	V0W        string `json:"v0weight" validate:"max=10"`
+	V1Name     string `json:"v1name" validate:"max=200"`
+	V1Value    string `json:"v1value" validate:"max=4000"`
+	V1W        string `json:"v1weight" validate:"max=10"`
+	V2Name     string `json:"v2name" validate:"max=200"`
+	V2Value    string `json:"v2value" validate:"max=4000"`
+	V2W        string `json:"v2weight" validate:"max=10"`
+	V3Name     string `json:"v3name" validate:"max=200"`
+	V3Value    string `json:"v3value" validate:"max=4000"`
+	V3W        string `json:"v3weight" validate:"max=10"`
 }
 
 // experiment reads the form (experiment.FromForm).
 func (q experimentRequest) experiment() (experiment.Experiment, error) {
-	return experiment.FromForm(q.Name, q.Kind, q.Key, []experiment.FormVariant{{Name: q.V0Name, Value: q.V0Value, Weight: q.V0W},
-		{Name: q.V1Name, Value: q.V1Value, Weight: q.V1W}, {Name: q.V2Name, Value: q.V2Value, Weight: q.V2W},
-		{Name: q.V3Name, Value: q.V3Value, Weight: q.V3W}})
+	return experiment.FromForm(q.Name, q.Kind, q.Key, experiment.FormQuestions{Hypothesis: q.Hypothesis, Metric: q.Metric, Holdout: q.Holdout},
+		[]experiment.FormVariant{{Name: q.V0Name, Value: q.V0Value, Weight: q.V0W},
+			{Name: q.V1Name, Value: q.V1Value, Weight: q.V1W}, {Name: q.V2Name, Value: q.V2Value, Weight: q.V2W},
+			{Name: q.V3Name, Value: q.V3Value, Weight: q.V3W}})
 }
 
 // experimentsOn refuses the experiment actions on a server without
@@ -83,7 +89,7 @@ func (s *Server) experimentSave(r *request, in any) (*ui.Result, error) {
 // experimentPreviewRequest is what the experiment form's live preview
 // sends: every value of the form as the tester has it now.
 type experimentPreviewRequest struct {
-	Form map[string]string `json:"/form" validate:"max=20"`
+	Form map[string]string `json:"/form" validate:"max=24"`
 }
 
 // experimentLivePreview composes each variant of the form, unsaved, in the
@@ -96,8 +102,19 @@ func (s *Server) experimentLivePreview(r *request, in any) (*ui.Result, error) {
 		n := strconv.Itoa(i)
 		rows[i] = experiment.FormVariant{Name: f["v"+n+"name"], Value: f["v"+n+"value"], Weight: f["v"+n+"weight"]}
 	}
-	e, _ := experiment.FromForm(f["name"], f["kind"], f["key"], rows)
-	return ui.Effects(ui.SetState(screens.StudioExperimentPreviewState, screens.StudioExperimentPreview(r.copy, e))), nil
+	e, _ := experiment.FromForm(f["name"], f["kind"], f["key"],
+		experiment.FormQuestions{Hypothesis: f["hypothesis"], Metric: f["metric"], Holdout: f["holdout"]}, rows)
+	return ui.Effects(ui.SetState(screens.StudioExperimentPreviewState, screens.StudioExperimentPreview(r.copy, e, s.previewSample(r)))), nil
+}
+
+// previewSample is the subscriber the experiment previews show the flow to:
+// on the request's brand, as of now by the server's clock.
+func (s *Server) previewSample(r *request) screens.ExperimentSample {
+	var cat *billing.Catalogue
+	if s.Billing != nil {
+		cat = s.Billing.Catalogue()
+	}
+	return screens.ExperimentSampleOf(s.Clock.Now(), cat, r.brand.Key)
 }
 
 func (s *Server) experimentStatus(action string) func(*request, any) (*ui.Result, error) {
@@ -132,7 +149,7 @@ func (s *Server) studioExperimentEdit(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.StudioExperimentOf(r.copy, e), nil
+	return screens.StudioExperimentOf(r.copy, e, s.previewSample(r)), nil
 }
 
 func (s *Server) studioExperimentResults(r *request) (screens.Page, error) {

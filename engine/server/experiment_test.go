@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // them: every variant row, those not given empty; values holds a value and
 // a weight for each variant given.
 func experimentForm(name, key string, values ...string) map[string]any {
-	form := map[string]any{"/exp/id": "", "name": name, "kind": "copy", "key": key}
+	form := map[string]any{"/exp/id": "", "name": name, "kind": "copy", "key": key,
+		"hypothesis": "A warmer text keeps more people", "metric": "save_rate", "holdout": ""}
 	for i := range 4 {
 		n := string(rune('0' + i))
 		form["v"+n+"name"], form["v"+n+"value"], form["v"+n+"weight"] = "", "", ""
@@ -330,6 +332,99 @@ func TestExperimentLivePreview(t *testing.T) {
 		`"label":"A"`, `"label":"B"`} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("the preview lacks %s: %s", want, raw)
+		}
+	}
+}
+
+// A subscriber in the no-offer holdout of an offer experiment sees no
+// offer anywhere: step 3 (their experiment's slot) moves on to step 4, the
+// review leads straight to the final cancel where the free month would be,
+// and step 7 asked for directly does too; they are exposed once, where the
+// offer would have been, and counted under the holdout's arm.
+func TestHoldoutSeesNoOfferAndCountsApart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleTester)
+	form := offerForm("Step 3 offer", "offer.step3", "", "50", "gift_month", "50")
+	form["holdout"] = "20"
+	id := h.createExperiment(form)
+	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
+		t.Fatalf("start: %d %s", r.status, r.raw)
+	}
+	ctx := context.Background()
+	e, err := h.app.Experiments.Get(ctx, id)
+	if err != nil || e.Holdout != 20 {
+		t.Fatalf("stored holdout %d, %v", e.Holdout, err)
+	}
+	var userID string
+	for i := 0; userID == "" && i < 200; i++ {
+		sub := h.member("held"+strconv.Itoa(i)+"@example.com", billing.FamilyThreeMonth)
+		if e.InHoldout(sub.UserID) {
+			userID = sub.UserID
+		}
+	}
+	if userID == "" {
+		t.Fatal("nobody of 200 in a 20% holdout")
+	}
+	attempt := h.startFlow()
+	if raw := string(h.step(attempt, 2).raw); !strings.Contains(raw, "/dashboard/unsubscribe/3?attempt=") {
+		t.Fatalf("step 2's plan change does not ask for step 3: %s", raw)
+	}
+	if to := replaced(t, h.screen(stepPath(attempt, 3))); to != stepPath(attempt, 4) {
+		t.Fatalf("the holdout's step 3 went to %s, want step 4", to)
+	}
+	if to := h.answer(attempt, "other"); to != stepPath(attempt, 8) {
+		t.Fatalf("the holdout's review went to %s, want the final cancel", to)
+	}
+	if to := replaced(t, h.screen(stepPath(attempt, 7))); to != stepPath(attempt, 8) {
+		t.Fatalf("the holdout's step 7 went to %s, want the final cancel", to)
+	}
+	if raw := string(h.step(attempt, 8).raw); strings.Contains(raw, `"unsubscribe.gift_month"`) || strings.Contains(raw, `"unsubscribe.change_plan"`) {
+		t.Fatalf("the final cancel offers something: %s", raw)
+	}
+	if s := h.summary(attempt, userID); len(s.OffersShown) != 0 {
+		t.Errorf("offers shown to the holdout: %v", s.OffersShown)
+	}
+	if err := h.app.Experiments.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.app.Experiments.Results(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Variants) != 3 || res.Variants[2].ID != experiment.HoldoutID {
+		t.Fatalf("results arms: %+v", res.Variants)
+	}
+	want := experiment.Counts{Attempts: 1, Exposures: 1}
+	if got := res.Variants[2].Counts; got != want || res.Variants[0].Exposures+res.Variants[1].Exposures != 0 {
+		t.Errorf("holdout %+v (want %+v), variants %+v / %+v", got, want, res.Variants[0].Counts, res.Variants[1].Counts)
+	}
+	// The experiment's page lists the holdout among the arms.
+	if raw := string(h.screen("/studio/experiments/edit/" + id).raw); !strings.Contains(raw, "Holdout (no offer) 20%") {
+		t.Errorf("the experiment's page does not list the holdout: %s", raw)
+	}
+}
+
+// The live preview of an offer experiment draws each arm's step for the
+// sample subscriber, dated by the server's clock (a weekly plan bought on
+// Nov 1 renews Nov 8; a free month moves that to Dec 8), and the holdout's
+// card: the final cancel, with no offer.
+func TestOfferLivePreviewHasDatesAndTheHoldout(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleTester)
+	form := offerForm("Step 7 offer", "offer.step7", "", "50", "plan_change", "50")
+	form["holdout"] = "10"
+	delete(form, "/exp/id")
+	r := h.actionAt("/studio/experiments/new", "experiment.preview", map[string]any{"/form": form})
+	if r.status != http.StatusOK {
+		t.Fatalf("preview: %d %s", r.status, r.raw)
+	}
+	raw := string(r.raw)
+	for _, want := range []string{"your next payment moves to Dec 8, 2026.", `"label":"Holdout (no offer)"`, "$13.99",
+		"You keep access until Nov 8, 2026."} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the preview lacks %q: %s", want, raw)
 		}
 	}
 }

@@ -25,7 +25,8 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 	exp := func(id string, created time.Time) experiment.Experiment {
 		return experiment.Experiment{ID: id, Name: "Step 1 headline", Kind: experiment.KindCopy, Key: "unsubscribe.step1.title",
 			Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 50}, {ID: "b", Name: "B", Value: "Wait", Weight: 50}},
-			Status:   experiment.StatusDraft, Phase: 1, Revision: 1, CreatedBy: "t@x", CreatedAt: created, UpdatedBy: "t@x", UpdatedAt: created}
+			Status:   experiment.StatusDraft, Phase: 1, Revision: 1, CreatedBy: "t@x", CreatedAt: created, UpdatedBy: "t@x", UpdatedAt: created,
+			Hypothesis: "A warmer headline keeps more people", Metric: experiment.MetricSaveRate}
 	}
 	// saved is e saved once more: its next revision.
 	saved := func(e experiment.Experiment) experiment.Experiment {
@@ -53,6 +54,9 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		want = saved(want)
 		want.Status, want.Started, want.Phase, want.PhaseStartedAt = experiment.StatusRunning, true, 2, t0.Add(time.Hour)
 		want.UpdatedBy, want.UpdatedAt, want.Variants[1].Weight = "u@x", t0.Add(time.Hour), 20
+		// The questions of issue #34 and an offer experiment's holdout.
+		want.Kind, want.Key, want.Variants[1].Value, want.Holdout = experiment.KindOffer, "offer.step3", "gift_month", 15
+		want.Hypothesis, want.Metric = "The free month keeps more revenue than no offer", experiment.MetricRevenuePerAttempt
 		contract.Must(t, s.Replace(ctx, want))
 		if got, err = s.Get(ctx, "x1"); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("after Replace: %+v, %v; want %+v", got, err, want)

@@ -59,12 +59,17 @@ type experimentDoc struct {
 	CreatedAt      time.Time    `bson:"createdAt"`
 	UpdatedBy      string       `bson:"updatedBy"`
 	UpdatedAt      time.Time    `bson:"updatedAt"`
+	// Asked at creation (issue #34); absent from older documents.
+	Hypothesis string `bson:"hypothesis,omitempty"`
+	Metric     string `bson:"metric,omitempty"`
+	Holdout    int    `bson:"holdout,omitempty"`
 }
 
 func newExperimentDoc(e experiment.Experiment) experimentDoc {
 	d := experimentDoc{ID: e.ID, Name: e.Name, Kind: e.Kind, Key: e.Key, Status: e.Status, Phase: e.Phase,
 		PhaseStartedAt: e.PhaseStartedAt, Started: e.Started, Revision: e.Revision, RunningKey: e.RunningKey(),
-		CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt, UpdatedBy: e.UpdatedBy, UpdatedAt: e.UpdatedAt}
+		CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt, UpdatedBy: e.UpdatedBy, UpdatedAt: e.UpdatedAt,
+		Hypothesis: e.Hypothesis, Metric: e.Metric, Holdout: e.Holdout}
 	if d.RunningKey == "" {
 		d.RunningKey = "idle:" + e.ID
 	}
@@ -76,7 +81,8 @@ func newExperimentDoc(e experiment.Experiment) experimentDoc {
 
 func (d experimentDoc) experiment() experiment.Experiment {
 	e := experiment.Experiment{ID: d.ID, Name: d.Name, Kind: d.Kind, Key: d.Key, Status: d.Status, Phase: d.Phase,
-		Started: d.Started, Revision: d.Revision, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedBy: d.UpdatedBy, UpdatedAt: d.UpdatedAt.UTC()}
+		Started: d.Started, Revision: d.Revision, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedBy: d.UpdatedBy, UpdatedAt: d.UpdatedAt.UTC(),
+		Hypothesis: d.Hypothesis, Metric: d.Metric, Holdout: d.Holdout}
 	if !d.PhaseStartedAt.IsZero() {
 		e.PhaseStartedAt = d.PhaseStartedAt.UTC()
 	}

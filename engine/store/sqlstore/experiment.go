@@ -38,12 +38,16 @@ type experimentDoc struct {
 	CreatedBy      string               `json:"createdBy"`
 	UpdatedBy      string               `json:"updatedBy"`
 	UpdatedAt      time.Time            `json:"updatedAt"`
+	// Asked at creation (issue #34); absent from older documents.
+	Hypothesis string `json:"hypothesis,omitempty"`
+	Metric     string `json:"metric,omitempty"`
+	Holdout    int    `json:"holdout,omitempty"`
 }
 
 func encodeExperiment(e experiment.Experiment) (string, error) {
 	b, err := json.Marshal(experimentDoc{Name: e.Name, Kind: e.Kind, Key: e.Key, Variants: e.Variants, Status: e.Status,
 		Phase: e.Phase, PhaseStartedAt: e.PhaseStartedAt, Started: e.Started, CreatedBy: e.CreatedBy,
-		UpdatedBy: e.UpdatedBy, UpdatedAt: e.UpdatedAt})
+		UpdatedBy: e.UpdatedBy, UpdatedAt: e.UpdatedAt, Hypothesis: e.Hypothesis, Metric: e.Metric, Holdout: e.Holdout})
 	if err != nil {
 		return "", fmt.Errorf("experiment %s: %w", e.ID, err)
 	}
@@ -64,6 +68,7 @@ func scanExperiment(row rowScanner) (experiment.Experiment, error) {
 	e.Name, e.Kind, e.Key, e.Variants, e.Status, e.Phase, e.Started = d.Name, d.Kind, d.Key, d.Variants, d.Status, d.Phase, d.Started
 	e.PhaseStartedAt, e.CreatedBy, e.UpdatedBy = d.PhaseStartedAt.UTC(), d.CreatedBy, d.UpdatedBy
 	e.CreatedAt, e.UpdatedAt = fromUnixNano(created), d.UpdatedAt.UTC()
+	e.Hypothesis, e.Metric, e.Holdout = d.Hypothesis, d.Metric, d.Holdout
 	return e, nil
 }
 
