@@ -91,7 +91,9 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		if got, err := s.MarksOf(ctx, "ann"); err != nil || len(got) != 1 || got[0].Revenue != 1750 {
 			t.Fatalf("MarksOf = %+v, %v", got, err)
 		}
-		day := func(c experiment.Counts) experiment.Tally { return experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: c} }
+		day := func(c experiment.Counts) experiment.Tally {
+			return experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: c}
+		}
 		contract.Must(t, s.Add(ctx, "x1", 1, day(experiment.Counts{Saves: 2, Revenue: 1750 + 1399, RevenueSq: 1750*1750 + 1399*1399})))
 		contract.Must(t, s.Add(ctx, "x1", 1, day(experiment.Counts{Unsaved: 1, Revenue: -1750, RevenueSq: -1750 * 1750})))
 		want := experiment.Counts{Saves: 2, Unsaved: 1, Revenue: 1399, RevenueSq: 1399 * 1399}
