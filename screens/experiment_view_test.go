@@ -13,24 +13,38 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 	t.Parallel()
 	res := experiment.Results{Experiment: experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 2},
 		Phase: 1, SRMP: 0.00001, Mismatch: true, SRMReadable: true, Variants: []experiment.VariantResult{
-			{Variant: experiment.Variant{Name: "Control"}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
-				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1}},
-			{Variant: experiment.Variant{Name: "B"}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},
+			{Variant: experiment.Variant{Name: "Control", Weight: 1}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
+				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1},
+				Revenue: experiment.Interval{Estimate: 419.7, Low: 100, High: 739.4}},
+			{Variant: experiment.Variant{Name: "B", Weight: 3}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},
 		},
 		Days: []experiment.Day{
 			{Day: "2026-11-24", Cumulative: []experiment.Counts{{Exposures: 4, Saves: 2}, {}}},
 			{Day: "2026-11-25", Cumulative: []experiment.Counts{{Exposures: 10, Saves: 3}, {}}},
 		}}
 	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "< 0.0001", Mismatch: true,
+		Split: "10 / 0", Planned: "25/75", Baseline: "Control",
 		Variants: []StudioExperimentResult{
-			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", SaveRateAlways: "30.0% [0.0%, 100.0%]",
+			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", Revenue: "$4.20 [$1.00, $7.39]",
 				Over: []ui.ChartPoint{{X: "Nov 24", Y: 50, YLabel: "50.0%"}, {X: "Nov 25", Y: 30, YLabel: "30.0%"}}},
 			// No exposures: dashes, not a rate of nothing, and no line.
-			{Name: "B", SaveRate: "–", SaveRateAlways: "–", Diff: "–", DiffAlways: "–"},
+			{Name: "B", SaveRate: "–", Revenue: "–", Diff: "–", DiffAlways: "–", RevenueDiff: "–", Chance: "–"},
 		},
 		Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}}
 	if diff := cmp.Diff(want, StudioExperimentResultsOf(res)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, c := range []struct{ got, want string }{
+		{money(experiment.Interval{Estimate: 412.4, Low: 310, High: 520}, true, false), "$4.12 [$3.10, $5.20]"},
+		{money(experiment.Interval{Estimate: 39, Low: -41.2, High: 119}, true, true), "+$0.39 [-$0.41, +$1.19]"},
+		{money(experiment.Interval{Estimate: 0.2, Low: -0.3, High: 1}, true, true), "+$0.00 [+$0.00, +$0.01]"},
+		{money(experiment.Interval{Low: -1, High: 1}, false, true), "–"},
+		{chance(0.92345, true), "92.3%"}, {chance(0.99995, true), "> 99.9%"}, {chance(0.00001, true), "< 0.1%"},
+		{share(1, 3), "33.3"}, {share(50, 100), "50"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
 	}
 	if got := formatP(0.41421); got != "0.4142" {
 		t.Errorf("formatP: %q", got)

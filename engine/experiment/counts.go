@@ -183,6 +183,12 @@ var ErrNoPhase = errors.New("experiment: no such phase")
 // computes the statistics. Counts still in an instance's memory (up to one
 // flush interval) are not in them.
 func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results, error) {
+	return s.ResultsAgainst(ctx, e, phase, "")
+}
+
+// ResultsAgainst is Results with every difference taken from the arm whose
+// variant id is baseline (CompareTo; the control when "").
+func (s *Service) ResultsAgainst(ctx context.Context, e Experiment, phase int, baseline string) (Results, error) {
 	if phase == 0 {
 		phase = e.Phase
 	}
@@ -200,7 +206,7 @@ func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results
 		total[t.Variant] = sum
 		addDays(days, map[string]map[string]Counts{t.Day: {t.Variant: t.Counts}})
 	}
-	r := Compute(e, phase, total, DefaultPlannedN)
+	r := CompareTo(e, phase, total, DefaultPlannedN, baseline)
 	r.Days = Cumulative(e, days)
 	return r, nil
 }
