@@ -47,7 +47,7 @@ func experimentGoldenCases() []goldenCase {
 						SaveRate: "36.0% [33.0%, 39.0%]", Revenue: "$4.51 [$4.08, $4.94]",
 						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]", RevenueDiff: "+$0.39 [-$0.41, +$1.19]",
 						Chance: "99.8%",
-						Over: []ui.ChartPoint{{X: "Nov 24", Y: 34.2, YLabel: "34.2%"}, {X: "Nov 25", Y: 36, YLabel: "36.0%"}}},
+						Over:   []ui.ChartPoint{{X: "Nov 24", Y: 34.2, YLabel: "34.2%"}, {X: "Nov 25", Y: 36, YLabel: "36.0%"}}},
 				}, Verdict: StudioExperimentVerdict{Kind: VerdictWait, Variant: "Warmer", Diff: "+6.0", More: 1240}})
 		}},
 		{"studio-experiment-results__srm", func(c Context) Page {
