@@ -283,14 +283,12 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		if v.Control {
 			rows = append(rows, ui.Badge(baseline.Replace(c.T("studio.experiments.baselineBadge")), "neutral"))
 		} else {
-			tiles := ui.Row("sm",
+			tiles := ui.Stack("sm",
 				&ui.Node{Type: "stat_tile", Label: baseline.Replace(c.T("studio.experiments.chance")), Value: &ui.NullableString{S: v.Chance, Valid: true}},
 				&ui.Node{Type: "stat_tile", Label: baseline.Replace(c.T("studio.experiments.diff")), Value: &ui.NullableString{S: v.DiffAlways, Valid: true},
 					Caption: c.T("studio.experiments.always")},
 				&ui.Node{Type: "stat_tile", Label: baseline.Replace(c.T("studio.experiments.revenueDiff")), Value: &ui.NullableString{S: v.RevenueDiff, Valid: true},
 					Caption: c.T("studio.experiments.always")})
-			tiles.Wrap = true
-			tiles.Align = "stretch"
 			rows = append(rows, tiles)
 			if v.Significant {
 				rows = append(rows, ui.Badge(baseline.Replace(c.T("studio.experiments.significant")), "positive"))
@@ -315,10 +313,8 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		}
 		children = append(children, links)
 	}
-	counting := ui.Stack("sm", ui.Text("heading", c.T("studio.experiments.countingTitle")),
-		ui.Text("body", c.T("studio.experiments.counting")), ui.Text("caption", c.T("studio.experiments.resultsHelp")))
-	counting.ID = "experiment-counting"
-	children = append(children, counting)
+	children = append(children, ui.Stack("sm", ui.Text("heading", c.T("studio.experiments.countingTitle")),
+		ui.Text("body", c.T("studio.experiments.counting")), ui.Text("caption", c.T("studio.experiments.resultsHelp"))))
 	scr := SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID), ui.Stack("md", children...))
 	scr.Width = "wide"
 	return Page{Screen: scr}
