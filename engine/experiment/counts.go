@@ -24,6 +24,11 @@ type Counts struct {
 	// (cents): a save taken back takes its amount back. With Exposures
 	// they give the mean and variance of revenue per exposed person.
 	Revenue, RevenueSq int64
+	// RevenueMax is the largest revenue one save brought: no person's
+	// revenue is known to exceed it, so the revenue intervals stay within
+	// [0, RevenueMax] (a difference within ±RevenueMax), as a rate's stay
+	// within [0, 1]. Added as a maximum, not a sum.
+	RevenueMax int64
 }
 
 func (c *Counts) plus(o Counts) {
@@ -34,6 +39,7 @@ func (c *Counts) plus(o Counts) {
 	c.Unsaved += o.Unsaved
 	c.Revenue += o.Revenue
 	c.RevenueSq += o.RevenueSq
+	c.RevenueMax = max(c.RevenueMax, o.RevenueMax)
 }
 
 // Held is the saves that held: recorded saves less those taken back.
@@ -275,10 +281,11 @@ func CompareTo(e Experiment, phase int, counts map[string]Counts, plannedN float
 	exposures := make([]int64, len(e.Variants))
 	// The revenue variance's added pair (meanVariance) pads with the
 	// average revenue of a held save over every arm.
-	var held, revenue int64
+	var held, revenue, most int64
 	for _, v := range e.Variants {
 		held += counts[v.ID].Held()
 		revenue += counts[v.ID].Revenue
+		most = max(most, counts[v.ID].RevenueMax)
 	}
 	pad := 0.0
 	if held > 0 {
@@ -294,6 +301,7 @@ func CompareTo(e Experiment, phase int, counts map[string]Counts, plannedN float
 		vr := VariantResult{Variant: v, Counts: c, ChanceToBeat: 0.5}
 		vr.SaveRate, vr.SaveRateAlways = Rate(c.Held(), c.Exposures, plannedN)
 		vr.Revenue, vr.RevenueAlways = Mean(c.Revenue, c.RevenueSq, c.Exposures, pad, plannedN)
+		vr.Revenue, vr.RevenueAlways = clampRevenue(vr.Revenue, 0, most), clampRevenue(vr.RevenueAlways, 0, most)
 		if i != r.Baseline {
 			vr.Diff, vr.DiffAlways = Difference(c.Held(), c.Exposures, c0.Held(), c0.Exposures, plannedN)
 			vr.Significant = c.Exposures > 0 && c0.Exposures > 0 && vr.DiffAlways.Excludes(0)
@@ -301,6 +309,8 @@ func CompareTo(e Experiment, phase int, counts map[string]Counts, plannedN float
 			vr.ChanceToBeat = ChanceToBeat(c.Held(), c.Exposures, c0.Held(), c0.Exposures)
 			vr.RevenueDiff, vr.RevenueDiffAlways = MeanDifference(c.Revenue, c.RevenueSq, c.Exposures,
 				c0.Revenue, c0.RevenueSq, c0.Exposures, pad, plannedN)
+			top := float64(most)
+			vr.RevenueDiff, vr.RevenueDiffAlways = clampRevenue(vr.RevenueDiff, -top, most), clampRevenue(vr.RevenueDiffAlways, -top, most)
 			vr.RevenueSignificant = c.Exposures > 0 && c0.Exposures > 0 && vr.RevenueDiffAlways.Excludes(0)
 		}
 		r.Variants = append(r.Variants, vr)
@@ -390,3 +400,13 @@ func (r Results) Verdict() Verdict {
 }
 
 func abs(x float64) float64 { return max(x, -x) }
+
+// clampRevenue keeps a revenue interval within [low, most], what a mean (or
+// a difference of means) of per-person revenues of at most most can be;
+// with no revenue seen yet (most 0) there is no bound to keep to.
+func clampRevenue(i Interval, low float64, most int64) Interval {
+	if most <= 0 {
+		return i
+	}
+	return clamp(i, low, float64(most))
+}

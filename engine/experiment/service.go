@@ -439,7 +439,7 @@ func (s *Service) RecordOutcome(ctx context.Context, userID, event string, reven
 		}
 		key := phaseKey{e.ID, e.Phase}
 		if event == EventSaved {
-			s.add(key, exp.Variant, Counts{Saves: 1, Revenue: m.Revenue, RevenueSq: m.Revenue * m.Revenue})
+			s.add(key, exp.Variant, Counts{Saves: 1, Revenue: m.Revenue, RevenueSq: m.Revenue * m.Revenue, RevenueMax: m.Revenue})
 			continue
 		}
 		c := Counts{Cancels: 1}

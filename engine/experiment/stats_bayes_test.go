@@ -175,3 +175,27 @@ func TestCompareToBaseline(t *testing.T) {
 		t.Errorf("default baseline: %+v", c.Baseline)
 	}
 }
+
+// TestRevenueIntervalsStayWithinWhatRevenueCanBe: at two people the
+// confidence sequence's radius is many times any revenue (as it was many
+// times 100 points for rates); the intervals keep to [0, the largest
+// revenue a save brought] per arm and ± it for a difference.
+func TestRevenueIntervalsStayWithinWhatRevenueCanBe(t *testing.T) {
+	e := Experiment{ID: "x", Variants: []Variant{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}}}
+	one := Counts{Exposures: 1, Saves: 1, Revenue: 429, RevenueSq: 429 * 429, RevenueMax: 429}
+	r := Compute(e, 1, map[string]Counts{"a": one, "b": one}, DefaultPlannedN)
+	b := r.Variants[1]
+	if b.RevenueDiffAlways != (Interval{0, -429, 429}) {
+		t.Errorf("difference %+v, want 0 in [-429, 429]", b.RevenueDiffAlways)
+	}
+	if b.RevenueAlways != (Interval{429, 0, 429}) {
+		t.Errorf("always-valid mean %+v, want 429 in [0, 429]", b.RevenueAlways)
+	}
+	// The fixed interval of one arm, [32.63, 825.37] unclamped (TestRevenueByHand's way: σ̂² = 40898), keeps to 429.
+	if b.Revenue.High != 429 || math.Abs(b.Revenue.Low-32.63) > 0.01 {
+		t.Errorf("fixed mean %+v", b.Revenue)
+	}
+	if b.RevenueSignificant {
+		t.Error("two people settled the revenue")
+	}
+}

@@ -102,18 +102,19 @@ func markID(exp string, phase int, userID, event string) string {
 }
 
 type countDoc struct {
-	ID        string `bson:"_id"`
-	Exp       string `bson:"exp"`
-	Phase     int    `bson:"phase"`
-	Day       string `bson:"day"`
-	Variant   string `bson:"variant"`
-	Attempts  int64  `bson:"attempts"`
-	Exposures int64  `bson:"exposures"`
-	Saves     int64  `bson:"saves"`
-	Cancels   int64  `bson:"cancels"`
-	Unsaved   int64  `bson:"unsaved"`
-	Revenue   int64  `bson:"revenue"`
-	RevenueSq int64  `bson:"revenueSq"`
+	ID         string `bson:"_id"`
+	Exp        string `bson:"exp"`
+	Phase      int    `bson:"phase"`
+	Day        string `bson:"day"`
+	Variant    string `bson:"variant"`
+	Attempts   int64  `bson:"attempts"`
+	Exposures  int64  `bson:"exposures"`
+	Saves      int64  `bson:"saves"`
+	Cancels    int64  `bson:"cancels"`
+	Unsaved    int64  `bson:"unsaved"`
+	Revenue    int64  `bson:"revenue"`
+	RevenueSq  int64  `bson:"revenueSq"`
+	RevenueMax int64  `bson:"revenueMax"`
 }
 
 // Experiments stores the experiments, marks and counters in MongoDB.
@@ -267,6 +268,7 @@ func (s *Experiments) Add(ctx context.Context, experimentID string, phase int, t
 		{Key: "$inc", Value: bson.D{{Key: "attempts", Value: t.Attempts}, {Key: "exposures", Value: t.Exposures},
 			{Key: "saves", Value: t.Saves}, {Key: "cancels", Value: t.Cancels}, {Key: "unsaved", Value: t.Unsaved},
 			{Key: "revenue", Value: t.Revenue}, {Key: "revenueSq", Value: t.RevenueSq}}},
+		{Key: "$max", Value: bson.D{{Key: "revenueMax", Value: t.RevenueMax}}},
 		{Key: "$setOnInsert", Value: bson.D{{Key: "exp", Value: experimentID}, {Key: "phase", Value: phase},
 			{Key: "day", Value: t.Day}, {Key: "variant", Value: t.Variant}}},
 	}
@@ -297,7 +299,7 @@ func (s *Experiments) Tallies(ctx context.Context, experimentID string, phase in
 	for i, d := range docs {
 		out[i] = experiment.Tally{Day: d.Day, Variant: d.Variant, Counts: experiment.Counts{Attempts: d.Attempts,
 			Exposures: d.Exposures, Saves: d.Saves, Cancels: d.Cancels, Unsaved: d.Unsaved,
-			Revenue: d.Revenue, RevenueSq: d.RevenueSq}}
+			Revenue: d.Revenue, RevenueSq: d.RevenueSq, RevenueMax: d.RevenueMax}}
 	}
 	return out, nil
 }

@@ -208,13 +208,14 @@ func (s *Experiments) DeleteMarks(ctx context.Context, userID string) (int64, er
 // together all count.
 func (s *Experiments) Add(ctx context.Context, experimentID string, phase int, t experiment.Tally) error {
 	_, err := s.db.Writer().ExecContext(ctx, `INSERT INTO experiment_counts
-		(experiment_id, phase, day, variant, attempts, exposures, saves, cancels, unsaved, revenue, revenue_sq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(experiment_id, phase, day, variant, attempts, exposures, saves, cancels, unsaved, revenue, revenue_sq, revenue_max)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (experiment_id, phase, day, variant) DO UPDATE SET
 			attempts = attempts + excluded.attempts, exposures = exposures + excluded.exposures,
 			saves = saves + excluded.saves, cancels = cancels + excluded.cancels, unsaved = unsaved + excluded.unsaved,
-			revenue = revenue + excluded.revenue, revenue_sq = revenue_sq + excluded.revenue_sq`,
-		experimentID, phase, t.Day, t.Variant, t.Attempts, t.Exposures, t.Saves, t.Cancels, t.Unsaved, t.Revenue, t.RevenueSq)
+			revenue = revenue + excluded.revenue, revenue_sq = revenue_sq + excluded.revenue_sq,
+			revenue_max = max(revenue_max, excluded.revenue_max)`,
+		experimentID, phase, t.Day, t.Variant, t.Attempts, t.Exposures, t.Saves, t.Cancels, t.Unsaved, t.Revenue, t.RevenueSq, t.RevenueMax)
 	if err != nil {
 		return fmt.Errorf("add to experiment %s counts: %w", experimentID, err)
 	}
@@ -223,7 +224,7 @@ func (s *Experiments) Add(ctx context.Context, experimentID string, phase int, t
 
 // Tallies returns a phase's counters.
 func (s *Experiments) Tallies(ctx context.Context, experimentID string, phase int) ([]experiment.Tally, error) {
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT day, variant, attempts, exposures, saves, cancels, unsaved, revenue, revenue_sq
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT day, variant, attempts, exposures, saves, cancels, unsaved, revenue, revenue_sq, revenue_max
 		FROM experiment_counts WHERE experiment_id = ? AND phase = ?`, experimentID, phase)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s counts: %w", experimentID, err)
@@ -232,7 +233,7 @@ func (s *Experiments) Tallies(ctx context.Context, experimentID string, phase in
 	var out []experiment.Tally
 	for rows.Next() {
 		var t experiment.Tally
-		if err := rows.Scan(&t.Day, &t.Variant, &t.Attempts, &t.Exposures, &t.Saves, &t.Cancels, &t.Unsaved, &t.Revenue, &t.RevenueSq); err != nil {
+		if err := rows.Scan(&t.Day, &t.Variant, &t.Attempts, &t.Exposures, &t.Saves, &t.Cancels, &t.Unsaved, &t.Revenue, &t.RevenueSq, &t.RevenueMax); err != nil {
 			return nil, fmt.Errorf("experiment %s counts: %w", experimentID, err)
 		}
 		out = append(out, t)
