@@ -2,6 +2,7 @@ package screens
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,12 @@ type StudioExperimentVerdict struct {
 	// difference shows yet.
 	Planned  bool
 	PlannedN int64
+	// Revenue, for a better or worse verdict, is what the variant does to
+	// retained revenue per attempt ("more", "less" when its always-valid
+	// interval excludes 0, else "unsettled"), and RevenueDiff that
+	// difference with its interval: a variant that saves more people by
+	// giving money away says so.
+	Revenue, RevenueDiff string
 }
 
 // StudioExperimentResults is the results screen of one phase.
@@ -107,7 +114,14 @@ type StudioExperimentResults struct {
 	Split, Planned string
 	// Baseline names the arm the differences are taken from.
 	Baseline string
+	// Against are the other arms the results may be compared with (a
+	// no-offer holdout and the control, when the experiment has a
+	// holdout): each a link to the results against it.
+	Against []StudioExperimentArm
 }
+
+// StudioExperimentArm names an arm by its variant id and name.
+type StudioExperimentArm struct{ ID, Name string }
 
 // StudioExperimentsLink opens the experiments from the studio's home.
 func StudioExperimentsLink(c Context) *ui.Node {
@@ -250,13 +264,16 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		v.Kind = VerdictNoData
 	}
 	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP,
-		"{planned}", Thousands(int(v.PlannedN)))
+		"{planned}", Thousands(int(v.PlannedN)), "{baseline}", r.Baseline, "{revenue}", v.RevenueDiff)
 	text := "studio.experiments.verdict." + v.Kind + "Text"
 	if v.Planned {
 		text = "studio.experiments.verdict.waitPlannedText"
 	}
 	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T("studio.experiments.verdict." + v.Kind)),
 		Text: words.Replace(c.T(text))}
+	if v.Revenue != "" {
+		verdict.Text += " " + words.Replace(c.T("studio.experiments.verdict.revenue."+v.Revenue))
+	}
 	verdict.ID = "experiment-verdict"
 	children = append(children, verdict)
 	srm := strings.NewReplacer("{split}", r.Split, "{planned}", r.Planned, "{p}", r.SRMP)
@@ -270,6 +287,15 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 	}
 	baseline := strings.NewReplacer("{baseline}", r.Baseline)
 	children = append(children, ui.Text("body", baseline.Replace(c.T("studio.experiments.intervalHelp"))))
+	if len(r.Against) > 0 {
+		links := ui.Row("sm", ui.Text("body", c.T("studio.experiments.compareWith")))
+		links.Wrap = true
+		for _, a := range r.Against {
+			links.Children = append(links.Children, ui.Link(a.Name,
+				ui.Navigate(PathStudioExperimentResults+r.ID+"?phase="+strconv.Itoa(r.Phase)+"&against="+url.QueryEscape(a.ID))))
+		}
+		children = append(children, links)
+	}
 	cards := ui.Row("md")
 	cards.Wrap = true
 	cards.Align = "start"

@@ -192,6 +192,15 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 		base = res.Variants[res.Baseline]
 		v.Baseline = base.Name
 	}
+	// With a no-offer holdout, the results may be read against it or
+	// against the control.
+	if slices.ContainsFunc(res.Variants, func(vr experiment.VariantResult) bool { return vr.ID == holdoutArm }) {
+		for i, vr := range res.Variants {
+			if i != res.Baseline && (i == 0 || vr.ID == holdoutArm) {
+				v.Against = append(v.Against, StudioExperimentArm{ID: vr.ID, Name: vr.Name})
+			}
+		}
+	}
 	for i, vr := range res.Variants {
 		line := StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
 			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == res.Baseline, Significant: vr.Significant,
@@ -222,9 +231,21 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 		vr := res.Variants[verdict.Variant]
 		v.Verdict.Variant = vr.Name
 		v.Verdict.Diff = fmt.Sprintf("%+.1f", 100*vr.Diff.Estimate)
+		if verdict.Kind != experiment.VerdictWait {
+			v.Verdict.Revenue, v.Verdict.RevenueDiff = "unsettled", money(vr.RevenueDiffAlways, true, true)
+			switch {
+			case vr.RevenueSignificant && vr.RevenueDiff.Estimate > 0:
+				v.Verdict.Revenue = "more"
+			case vr.RevenueSignificant:
+				v.Verdict.Revenue = "less"
+			}
+		}
 	}
 	return v
 }
+
+// holdoutArm is the variant id of an offer experiment's no-offer holdout.
+const holdoutArm = "holdout"
 
 // share is a weight as a percentage of all of them: "50", or "33.3" when
 // it is not whole.

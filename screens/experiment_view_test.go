@@ -1,10 +1,15 @@
 package screens
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"glimpse/content"
+	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
 	"glimpse/engine/ui"
 )
@@ -92,5 +97,60 @@ func TestPreviewTree(t *testing.T) {
 	}
 	if form.ID != "f" || field.Bind != "/form/reason" || timed.OnLoad == nil {
 		t.Error("the tree given was changed")
+	}
+}
+
+// With a no-offer holdout the results link to themselves against the
+// holdout and against the control, whichever is not the baseline now.
+func TestStudioExperimentResultsAgainstAHoldout(t *testing.T) {
+	t.Parallel()
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 45}, {ID: "b", Name: "Free month", Weight: 45},
+			{ID: "holdout", Name: "No offer", Weight: 10}}}
+	counts := map[string]experiment.Counts{"a": {Exposures: 100, Saves: 30}, "b": {Exposures: 100, Saves: 40}, "holdout": {Exposures: 20, Saves: 2}}
+	got := StudioExperimentResultsOf(experiment.CompareTo(e, 1, counts, experiment.DefaultPlannedN, ""))
+	if want := []StudioExperimentArm{{ID: "holdout", Name: "No offer"}}; !slices.Equal(got.Against, want) || got.Baseline != "Control" {
+		t.Errorf("against the control: %+v, baseline %q", got.Against, got.Baseline)
+	}
+	got = StudioExperimentResultsOf(experiment.CompareTo(e, 1, counts, experiment.DefaultPlannedN, "holdout"))
+	if want := []StudioExperimentArm{{ID: "a", Name: "Control"}}; !slices.Equal(got.Against, want) || got.Baseline != "No offer" {
+		t.Errorf("against the holdout: %+v, baseline %q", got.Against, got.Baseline)
+	}
+	if !got.Variants[2].Control || got.Variants[0].Control || got.Variants[0].DiffAlways == "–" || got.Variants[0].Chance == "" {
+		t.Errorf("the holdout is the baseline: %+v", got.Variants)
+	}
+	raw, err := json.Marshal(StudioExperimentResultsPage(Context{}, got).Screen)
+	if err != nil || !strings.Contains(string(raw), `/studio/experiments/results/x1?phase=1\u0026against=a`) {
+		t.Errorf("no link to the results against the control: %s %v", raw, err)
+	}
+	if got := StudioExperimentResultsOf(experiment.Compute(experiment.Experiment{Variants: e.Variants[:2]}, 1, counts, 5000)); got.Against != nil {
+		t.Errorf("no holdout, no links: %+v", got.Against)
+	}
+}
+
+// A variant that saves more people by giving a free month away is better
+// on saves and worse on revenue, and the verdict says both.
+func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
+	t.Parallel()
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 1}, {ID: "b", Name: "Free month", Weight: 1}}}
+	counts := map[string]experiment.Counts{
+		"a": {Exposures: 5000, Saves: 1500, Revenue: 1500 * 1399, RevenueSq: 1500 * 1399 * 1399, RevenueMax: 1399},
+		"b": {Exposures: 5000, Saves: 2000}, // every save a free month: nothing over the window
+	}
+	got := StudioExperimentResultsOf(experiment.Compute(e, 1, counts, experiment.DefaultPlannedN))
+	if v := got.Verdict; v.Kind != VerdictBetter || v.Revenue != "less" || !strings.HasPrefix(v.RevenueDiff, "-$4.20 [") {
+		t.Fatalf("verdict %+v", v)
+	}
+	seed, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	b := reg.Get(brand.DefaultKey)
+	raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, got).Screen)
+	if !strings.Contains(string(raw), "But it keeps less revenue: -$4.20 [") {
+		t.Errorf("the verdict does not say the revenue falls: %s", raw)
 	}
 }
