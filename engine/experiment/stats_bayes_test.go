@@ -199,3 +199,44 @@ func TestRevenueIntervalsStayWithinWhatRevenueCanBe(t *testing.T) {
 		t.Error("two people settled the revenue")
 	}
 }
+
+// TestCSRadiusAgainstGrowthBook checks the confidence sequence's radius
+// against the published expected intervals of GrowthBook's statistics
+// engine (github.com/growthbook/growthbook, packages/stats/tests/frequentist/
+// test_tests.py, TestSequentialTTest: test_sequential_test_runs with n* =
+// 1000 and test_sequential_test_runs_prop with the default n* = 5000). Both
+// are relative lifts (B − A)/A whose variance is the delta method's,
+// σ²_B/(μ_A² n_B) + σ²_A μ_B²/(μ_A⁴ n_A), computed here as GrowthBook does
+// (sample variance with n − 1 for means, p(1 − p) for proportions); the
+// radius is CSRadius(sqrt(N·Var), N) with N = n_A + n_B, as in stats.go.
+func TestCSRadiusAgainstGrowthBook(t *testing.T) {
+	relative := func(ma, va, na, mb, vb, nb float64) (d, v float64) {
+		return (mb - ma) / ma, vb/(ma*ma*nb) + va*mb*mb/(ma*ma*ma*ma*na)
+	}
+	sampleVar := func(sum, sumSq, n float64) float64 { return (sumSq - sum*sum/n) / (n - 1) }
+	for _, c := range []struct {
+		name                     string
+		ma, va, na, mb, vb, nb   float64
+		plannedN                 float64
+		wantD, wantLow, wantHigh float64
+	}{
+		{"means, n* = 1000", 1396.87 / 3000, sampleVar(1396.87, 52377.9767, 3000), 3000,
+			2422.7 / 3461, sampleVar(2422.7, 134698.29, 3461), 3461, 1000, 0.50336, -0.55844, 1.56516},
+		{"proportions, n* = 5000", 1396.0 / 3000, (1396.0 / 3000) * (1 - 1396.0/3000), 3000,
+			2422.0 / 3461, (2422.0 / 3461) * (1 - 2422.0/3461), 3461, 5000, 0.50386, 0.40098, 0.60675},
+	} {
+		d, v := relative(c.ma, c.va, c.na, c.mb, c.vb, c.nb)
+		n := c.na + c.nb
+		r := CSRadius(math.Sqrt(v*n), n, Alpha, c.plannedN)
+		// GrowthBook rounds its expected values to five places.
+		for _, x := range []struct {
+			what      string
+			got, want float64
+		}{
+			{"estimate", d, c.wantD}, {"low", d - r, c.wantLow}, {"high", d + r, c.wantHigh}} {
+			if math.Abs(x.got-x.want) > 0.5e-5 {
+				t.Errorf("%s: %s %.6f, GrowthBook %.5f", c.name, x.what, x.got, x.want)
+			}
+		}
+	}
+}
