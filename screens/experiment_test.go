@@ -39,7 +39,7 @@ func experimentGoldenCases() []goldenCase {
 		}},
 		{"studio-experiment-results", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
-				Status: "running", Phase: 2, Phases: 2, SRMP: "0.4142", Split: "1,000 / 1,000", Planned: "50/50", Baseline: "Control",
+				Status: "running", Phase: 2, Phases: 2, SRMP: "p = 0.4142", Split: "1,000 / 1,000", Planned: "50/50", Baseline: "Control",
 				Variants: []StudioExperimentResult{
 					{Name: "Control", Attempts: 1210, Exposures: 1000, Saves: 310, Unsaved: 10, Cancels: 690, Control: true,
 						SaveRate: "30.0% [27.2%, 32.8%]", Revenue: "$4.12 [$3.71, $4.53]"},
@@ -52,7 +52,7 @@ func experimentGoldenCases() []goldenCase {
 		}},
 		{"studio-experiment-results__srm", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
-				Status: "running", Phase: 1, Phases: 1, SRMP: "< 0.0001", Mismatch: true, Split: "5,200 / 4,800", Planned: "50/50",
+				Status: "running", Phase: 1, Phases: 1, SRMP: "p < 0.0001", Mismatch: true, Split: "5,200 / 4,800", Planned: "50/50",
 				Baseline: "Control", Variants: []StudioExperimentResult{
 					{Name: "Control", Attempts: 6000, Exposures: 5200, Saves: 1560, Cancels: 3640, Control: true,
 						SaveRate: "30.0% [28.8%, 31.2%]", Revenue: "$4.20 [$4.03, $4.37]"},

@@ -323,10 +323,11 @@ func pts(i experiment.Interval, ok bool) string {
 	return fmt.Sprintf("%+.1f pts [%+.1f, %+.1f]", 100*i.Estimate, 100*i.Low, 100*i.High)
 }
 
-// formatP is a p-value to four places, or a bound below them.
+// formatP is a p-value as a sentence reads it: "p = 0.0455" to four
+// places, or "p < 0.0001" below them.
 func formatP(p float64) string {
 	if p < 0.0001 {
-		return "< 0.0001"
+		return "p < 0.0001"
 	}
-	return strconv.FormatFloat(p, 'f', 4, 64)
+	return "p = " + strconv.FormatFloat(p, 'f', 4, 64)
 }

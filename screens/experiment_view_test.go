@@ -27,7 +27,7 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 			{Day: "2026-11-24", Cumulative: []experiment.Counts{{Exposures: 4, Saves: 2}, {}}},
 			{Day: "2026-11-25", Cumulative: []experiment.Counts{{Exposures: 10, Saves: 3}, {}}},
 		}}
-	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "< 0.0001", Mismatch: true,
+	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "p < 0.0001", Mismatch: true,
 		Split: "10 / 0", Planned: "25/75", Baseline: "Control",
 		Variants: []StudioExperimentResult{
 			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", Revenue: "$4.20 [$1.00, $7.39]",
@@ -51,7 +51,7 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
-	if got := formatP(0.41421); got != "0.4142" {
+	if got := formatP(0.41421); got != "p = 0.4142" {
 		t.Errorf("formatP: %q", got)
 	}
 	if got := pts(experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}, true); got != "+5.0 pts [-10.0, +20.0]" {
@@ -152,5 +152,34 @@ func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
 	raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, got).Screen)
 	if !strings.Contains(string(raw), "But it keeps less revenue: -$4.20 [") {
 		t.Errorf("the verdict does not say the revenue falls: %s", raw)
+	}
+}
+
+// The sample-ratio check reads as a sentence: the split, the planned
+// shares and whether that is as expected (5,100 / 4,900 of 50/50:
+// χ² = 4, p = 0.0455) or not (5,200 / 4,800: χ² = 16, p < 0.0001).
+func TestStudioExperimentSampleRatioInWords(t *testing.T) {
+	t.Parallel()
+	seed, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	b := reg.Get(brand.DefaultKey)
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 50}, {ID: "b", Name: "B", Weight: 50}}}
+	for _, c := range []struct {
+		a, b int64
+		want string
+	}{
+		{5100, 4900, "Exposures split 5,100 / 4,900 against the planned 50/50: that is as expected (p = 0.0455)."},
+		{5200, 4800, "Exposures split 5,200 / 4,800 against the planned 50/50: that is not what the weights give (p < 0.0001), so assignment or logging is broken."},
+	} {
+		res := experiment.Compute(e, 1, map[string]experiment.Counts{"a": {Exposures: c.a}, "b": {Exposures: c.b}}, experiment.DefaultPlannedN)
+		raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, StudioExperimentResultsOf(res)).Screen)
+		if text := strings.ReplaceAll(string(raw), `\u003c`, "<"); !strings.Contains(text, c.want) {
+			t.Errorf("%d / %d: no %q in %s", c.a, c.b, c.want, text)
+		}
 	}
 }
