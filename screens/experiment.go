@@ -2,6 +2,7 @@ package screens
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -56,11 +57,11 @@ type StudioExperimentState struct {
 	Preview *ui.Node
 }
 
-// StudioExperimentArm is one arm of an experiment and its share of the
-// attempts, in percent.
+// StudioExperimentArm is one arm of an experiment: its variant id, name and
+// share of the attempts, in percent.
 type StudioExperimentArm struct {
-	Name  string
-	Share float64
+	ID, Name string
+	Share    float64
 }
 
 // StudioExperimentConfirmStart is the dialog that asks before a start.
@@ -70,9 +71,22 @@ const StudioExperimentConfirmStart = "studio-experiment-confirm-start"
 type StudioExperimentResult struct {
 	Name                                         string
 	Attempts, Exposures, Saves, Unsaved, Cancels int64
-	// Already formatted: "31.2% [28.4%, 34.0%]".
-	SaveRate, SaveRateAlways, Diff, DiffAlways string
-	Control, Significant                       bool
+	// Already formatted: the save rate with Wilson's interval ("31.2%
+	// [28.4%, 34.0%]"), the difference from the baseline with its
+	// always-valid interval ("+6.0 pts [-0.6, +12.6]"), and the
+	// fixed-sample one (Diff) kept for the record, not shown.
+	SaveRate, Diff, DiffAlways string
+	// Control: this is the arm the others are compared against (the
+	// control, or a holdout).
+	Control, Significant bool
+	// Revenue is retained revenue per attempt over 30 days with its 95%
+	// interval ("$4.12 [$3.10, $5.20]"); RevenueDiff its difference from
+	// the baseline with the always-valid interval.
+	Revenue, RevenueDiff string
+	RevenueSignificant   bool
+	// Chance is the probability of beating the baseline's save rate
+	// ("92.3%").
+	Chance string
 	// Over is the save rate at the end of each day, running totals.
 	Over []ui.ChartPoint
 }
@@ -97,6 +111,12 @@ type StudioExperimentVerdict struct {
 	// difference shows yet.
 	Planned  bool
 	PlannedN int64
+	// Revenue, for a better or worse verdict, is what the variant does to
+	// retained revenue per attempt ("more", "less" when its always-valid
+	// interval excludes 0, else "unsettled"), and RevenueDiff that
+	// difference with its interval: a variant that saves more people by
+	// giving money away says so.
+	Revenue, RevenueDiff string
 }
 
 // StudioExperimentResults is the results screen of one phase.
@@ -110,6 +130,15 @@ type StudioExperimentResults struct {
 	// Hypothesis and Metric head the results (issue #34, the form's
 	// questions; expform).
 	Hypothesis, Metric string
+	// Split is the exposures per arm ("5,100 / 4,900") and Planned the
+	// shares the weights give ("50/50"), for the sample-ratio sentence.
+	Split, Planned string
+	// Baseline names the arm the differences are taken from.
+	Baseline string
+	// Against are the other arms the results may be compared with (a
+	// no-offer holdout and the control, when the experiment has a
+	// holdout): each a link to the results against it.
+	Against []StudioExperimentArm
 }
 
 // StudioExperimentsLink opens the experiments from the studio's home.
@@ -344,38 +373,63 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		v.Kind = VerdictNoData
 	}
 	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP,
-		"{planned}", Thousands(int(v.PlannedN)))
+		"{planned}", Thousands(int(v.PlannedN)), "{baseline}", r.Baseline, "{revenue}", v.RevenueDiff)
 	text := "studio.experiments.verdict." + v.Kind + "Text"
 	if v.Planned {
 		text = "studio.experiments.verdict.waitPlannedText"
 	}
 	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T("studio.experiments.verdict." + v.Kind)),
 		Text: words.Replace(c.T(text))}
+	if v.Revenue != "" {
+		verdict.Text += " " + words.Replace(c.T("studio.experiments.verdict.revenue."+v.Revenue))
+	}
 	verdict.ID = "experiment-verdict"
 	children = append(children, verdict)
+	srm := strings.NewReplacer("{split}", r.Split, "{planned}", r.Planned, "{p}", r.SRMP)
 	switch {
 	case r.TooFew:
-		children = append(children, ui.Text("caption", c.T("studio.experiments.srmTooFew")))
-	case !r.Mismatch:
-		children = append(children, ui.Text("caption", strings.ReplaceAll(c.T("studio.experiments.srmOK"), "{p}", r.SRMP)))
+		children = append(children, ui.Text("body", srm.Replace(c.T("studio.experiments.srmTooFew"))))
+	case r.Mismatch:
+		children = append(children, ui.Text("body", srm.Replace(c.T("studio.experiments.srmBad"))))
+	default:
+		children = append(children, ui.Text("body", srm.Replace(c.T("studio.experiments.srmOK"))))
+	}
+	baseline := strings.NewReplacer("{baseline}", r.Baseline)
+	children = append(children, ui.Text("body", baseline.Replace(c.T("studio.experiments.intervalHelp"))))
+	if len(r.Against) > 0 {
+		links := ui.Row("sm", ui.Text("body", c.T("studio.experiments.compareWith")))
+		links.Wrap = true
+		for _, a := range r.Against {
+			links.Children = append(links.Children, ui.Link(a.Name,
+				ui.Navigate(PathStudioExperimentResults+r.ID+"?phase="+strconv.Itoa(r.Phase)+"&against="+url.QueryEscape(a.ID))))
+		}
+		children = append(children, links)
 	}
 	cards := ui.Row("md")
 	cards.Wrap = true
 	cards.Align = "start"
 	for _, v := range r.Variants {
 		rows := []*ui.Node{ui.Text("heading", v.Name),
-			ui.Text("body", fmt.Sprintf("%s %d · %s %d · %s %d · %s %d", c.T("studio.experiments.attempts"), v.Attempts,
-				c.T("studio.experiments.exposures"), v.Exposures, c.T("studio.experiments.saves"), v.Saves-v.Unsaved,
-				c.T("studio.experiments.cancels"), v.Cancels)),
+			ui.Text("body", fmt.Sprintf("%s %s · %s %s · %s %s · %s %s", c.T("studio.experiments.attempts"), Thousands(int(v.Attempts)),
+				c.T("studio.experiments.exposures"), Thousands(int(v.Exposures)), c.T("studio.experiments.saves"), Thousands(int(v.Saves-v.Unsaved)),
+				c.T("studio.experiments.cancels"), Thousands(int(v.Cancels)))),
 			ui.Text("body", c.T("studio.experiments.saveRate")+" "+v.SaveRate),
-			ui.Text("caption", c.T("studio.experiments.always")+" "+v.SaveRateAlways)}
+			ui.Text("body", c.T("studio.experiments.revenue")+" "+v.Revenue)}
 		if v.Control {
-			rows = append(rows, ui.Badge(c.T("studio.experiments.controlBadge"), "neutral"))
+			rows = append(rows, ui.Badge(baseline.Replace(c.T("studio.experiments.baselineBadge")), "neutral"))
 		} else {
-			rows = append(rows, ui.Text("body", c.T("studio.experiments.diff")+" "+v.Diff),
-				ui.Text("caption", c.T("studio.experiments.always")+" "+v.DiffAlways))
+			tiles := ui.Stack("sm",
+				&ui.Node{Type: "stat_tile", Label: baseline.Replace(c.T("studio.experiments.chance")), Value: &ui.NullableString{S: v.Chance, Valid: true}},
+				&ui.Node{Type: "stat_tile", Label: baseline.Replace(c.T("studio.experiments.diff")), Value: &ui.NullableString{S: v.DiffAlways, Valid: true},
+					Caption: c.T("studio.experiments.always")},
+				&ui.Node{Type: "stat_tile", Label: baseline.Replace(c.T("studio.experiments.revenueDiff")), Value: &ui.NullableString{S: v.RevenueDiff, Valid: true},
+					Caption: c.T("studio.experiments.always")})
+			rows = append(rows, tiles)
 			if v.Significant {
-				rows = append(rows, ui.Badge(c.T("studio.experiments.significant"), "positive"))
+				rows = append(rows, ui.Badge(baseline.Replace(c.T("studio.experiments.significant")), "positive"))
+			}
+			if v.RevenueSignificant {
+				rows = append(rows, ui.Badge(baseline.Replace(c.T("studio.experiments.revenueSignificant")), "positive"))
 			}
 		}
 		if len(v.Over) > 0 {
@@ -394,7 +448,8 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 		}
 		children = append(children, links)
 	}
-	children = append(children, ui.Text("caption", c.T("studio.experiments.resultsHelp")))
+	children = append(children, ui.Stack("sm", ui.Text("heading", c.T("studio.experiments.countingTitle")),
+		ui.Text("body", c.T("studio.experiments.counting")), ui.Text("caption", c.T("studio.experiments.resultsHelp"))))
 	scr := SubPage(c, "studio-experiment-results", r.Name, ui.Navigate(PathStudioExperimentEdit+r.ID), ui.Stack("md", children...))
 	scr.Width = "wide"
 	return Page{Screen: scr}

@@ -54,23 +54,27 @@ func experimentGoldenCases() []goldenCase {
 		}},
 		{"studio-experiment-results", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
-				Status: "running", Phase: 2, Phases: 2, SRMP: "0.4142", Variants: []StudioExperimentResult{
+				Status: "running", Phase: 2, Phases: 2, SRMP: "p = 0.4142", Split: "1,000 / 1,000", Planned: "50/50", Baseline: "Control",
+				Variants: []StudioExperimentResult{
 					{Name: "Control", Attempts: 1210, Exposures: 1000, Saves: 310, Unsaved: 10, Cancels: 690, Control: true,
-						SaveRate: "30.0% [27.2%, 32.8%]", SaveRateAlways: "30.0% [25.1%, 34.9%]"},
+						SaveRate: "30.0% [27.2%, 32.8%]", Revenue: "$4.12 [$3.71, $4.53]"},
 					{Name: "Warmer", Attempts: 1190, Exposures: 1000, Saves: 365, Unsaved: 5, Cancels: 640, Significant: false,
-						SaveRate: "36.0% [33.0%, 39.0%]", SaveRateAlways: "36.0% [31.0%, 41.0%]",
-						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]",
-						Over: []ui.ChartPoint{{X: "Nov 24", Y: 34.2, YLabel: "34.2%"}, {X: "Nov 25", Y: 36, YLabel: "36.0%"}}},
+						SaveRate: "36.0% [33.0%, 39.0%]", Revenue: "$4.51 [$4.08, $4.94]",
+						Diff: "+6.0 pts [+1.9, +10.1]", DiffAlways: "+6.0 pts [-0.6, +12.6]", RevenueDiff: "+$0.39 [-$0.41, +$1.19]",
+						Chance: "99.8%",
+						Over:   []ui.ChartPoint{{X: "Nov 24", Y: 34.2, YLabel: "34.2%"}, {X: "Nov 25", Y: 36, YLabel: "36.0%"}}},
 				}, Verdict: StudioExperimentVerdict{Kind: VerdictWait, Variant: "Warmer", Diff: "+6.0", More: 1240}})
 		}},
 		{"studio-experiment-results__srm", func(c Context) Page {
 			return StudioExperimentResultsPage(c, StudioExperimentResults{ID: "x1", Name: "Step 0 headline", Key: "unsubscribe.step0.title",
-				Status: "running", Phase: 1, Phases: 1, SRMP: "< 0.0001", Mismatch: true, Variants: []StudioExperimentResult{
+				Status: "running", Phase: 1, Phases: 1, SRMP: "p < 0.0001", Mismatch: true, Split: "5,200 / 4,800", Planned: "50/50",
+				Baseline: "Control", Variants: []StudioExperimentResult{
 					{Name: "Control", Attempts: 6000, Exposures: 5200, Saves: 1560, Cancels: 3640, Control: true,
-						SaveRate: "30.0% [28.8%, 31.2%]", SaveRateAlways: "30.0% [28.0%, 32.0%]"},
+						SaveRate: "30.0% [28.8%, 31.2%]", Revenue: "$4.20 [$4.03, $4.37]"},
 					{Name: "Warmer", Attempts: 5000, Exposures: 4800, Saves: 1728, Cancels: 3072, Significant: true,
-						SaveRate: "36.0% [34.6%, 37.4%]", SaveRateAlways: "36.0% [33.8%, 38.2%]",
-						Diff: "+6.0 pts [+4.2, +7.8]", DiffAlways: "+6.0 pts [+3.0, +9.0]"},
+						SaveRate: "36.0% [34.6%, 37.4%]", Revenue: "$5.04 [$4.85, $5.23]",
+						Diff: "+6.0 pts [+4.2, +7.8]", DiffAlways: "+6.0 pts [+3.0, +9.0]", RevenueDiff: "+$0.84 [+$0.52, +$1.16]",
+						Chance: "> 99.9%", RevenueSignificant: true},
 				}, Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}})
 		}},
 	}

@@ -278,18 +278,47 @@ func previewTree(nodes []*ui.Node, prefix string) []*ui.Node {
 	return out
 }
 
-// StudioExperimentResultsOf formats an experiment's results for the screen.
+// StudioExperimentResultsOf formats an experiment's results for the screen:
+// every difference is from res.Baseline (the control unless a holdout was
+// named).
 func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	e := res.Experiment
 	v := StudioExperimentResults{ID: e.ID, Name: e.Name, Key: e.Key, Status: e.Status, Phase: res.Phase, Phases: e.Phase,
 		SRMP: formatP(res.SRMP), Mismatch: res.Mismatch, TooFew: !res.SRMReadable, Hypothesis: e.Hypothesis, Metric: e.Metric}
+	var split, planned []string
+	wsum := 0
+	for _, vr := range res.Variants {
+		wsum += vr.Weight
+	}
+	for _, vr := range res.Variants {
+		split = append(split, Thousands(int(vr.Exposures)))
+		planned = append(planned, weightShare(vr.Weight, wsum))
+	}
+	v.Split, v.Planned = strings.Join(split, " / "), strings.Join(planned, "/")
+	var base experiment.VariantResult
+	if len(res.Variants) > 0 {
+		base = res.Variants[res.Baseline]
+		v.Baseline = base.Name
+	}
+	// With a no-offer holdout, the results may be read against it or
+	// against the control.
+	if slices.ContainsFunc(res.Variants, func(vr experiment.VariantResult) bool { return vr.ID == experiment.HoldoutID }) {
+		for i, vr := range res.Variants {
+			if i != res.Baseline && (i == 0 || vr.ID == experiment.HoldoutID) {
+				v.Against = append(v.Against, StudioExperimentArm{ID: vr.ID, Name: vr.Name})
+			}
+		}
+	}
 	for i, vr := range res.Variants {
 		line := StudioExperimentResult{Name: vr.Name, Attempts: vr.Attempts, Exposures: vr.Exposures, Saves: vr.Saves,
-			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == 0, Significant: vr.Significant,
-			SaveRate: pct(vr.SaveRate, vr.Exposures > 0), SaveRateAlways: pct(vr.SaveRateAlways, vr.Exposures > 0)}
-		if i > 0 {
-			ok := vr.Exposures > 0 && res.Variants[0].Exposures > 0
+			Unsaved: vr.Unsaved, Cancels: vr.Cancels, Control: i == res.Baseline, Significant: vr.Significant,
+			RevenueSignificant: vr.RevenueSignificant,
+			SaveRate:           pct(vr.SaveRate, vr.Exposures > 0), Revenue: money(vr.Revenue, vr.Exposures > 0, false)}
+		if i != res.Baseline {
+			ok := vr.Exposures > 0 && base.Exposures > 0
 			line.Diff, line.DiffAlways = pts(vr.Diff, ok), pts(vr.DiffAlways, ok)
+			line.RevenueDiff = money(vr.RevenueDiffAlways, ok, true)
+			line.Chance = chance(vr.ChanceToBeat, ok)
 		}
 		for _, d := range res.Days {
 			c := d.Cumulative[i]
@@ -304,12 +333,68 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	verdict := res.Verdict()
 	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More, Planned: verdict.Planned,
 		PlannedN: int64(res.PlannedN)}
-	if verdict.Variant > 0 {
+	switch {
+	case verdict.Kind == experiment.VerdictBetter || verdict.Kind == experiment.VerdictWorse,
+		verdict.Kind == experiment.VerdictWait && !verdict.Planned:
 		vr := res.Variants[verdict.Variant]
 		v.Verdict.Variant = vr.Name
 		v.Verdict.Diff = fmt.Sprintf("%+.1f", 100*vr.Diff.Estimate)
+		if verdict.Kind != experiment.VerdictWait {
+			v.Verdict.Revenue, v.Verdict.RevenueDiff = "unsettled", money(vr.RevenueDiffAlways, true, true)
+			switch {
+			case vr.RevenueSignificant && vr.RevenueDiff.Estimate > 0:
+				v.Verdict.Revenue = "more"
+			case vr.RevenueSignificant:
+				v.Verdict.Revenue = "less"
+			}
+		}
 	}
 	return v
+}
+
+
+// weightShare is a weight as a percentage of all of them: "50", or "33.3"
+// when it is not whole.
+func weightShare(w, total int) string {
+	if total <= 0 {
+		return "0"
+	}
+	return share(100 * float64(w) / float64(total))
+}
+
+// money is an amount in cents with its interval, in dollars (the
+// catalogue's currency): "$4.12 [$3.10, $5.20]", signed for a difference;
+// a dash without data.
+func money(i experiment.Interval, ok, signed bool) string {
+	if !ok || math.IsInf(i.Low, 0) || math.IsInf(i.High, 0) {
+		return "–"
+	}
+	return dollars(i.Estimate, signed) + " [" + dollars(i.Low, signed) + ", " + dollars(i.High, signed) + "]"
+}
+
+func dollars(cents float64, signed bool) string {
+	sign := ""
+	switch {
+	case cents < 0 && math.Round(cents) != 0:
+		sign = "-"
+	case signed:
+		sign = "+"
+	}
+	return sign + "$" + strconv.FormatFloat(math.Abs(cents)/100, 'f', 2, 64)
+}
+
+// chance is a probability to beat the baseline, to one decimal, never
+// rounded to a certainty it is not.
+func chance(p float64, ok bool) string {
+	switch {
+	case !ok:
+		return "–"
+	case p > 0.999:
+		return "> 99.9%"
+	case p < 0.001:
+		return "< 0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*p)
 }
 
 // dayLabel writes a results day (experiment.DayLayout) as a chart's axis
@@ -340,10 +425,11 @@ func pts(i experiment.Interval, ok bool) string {
 	return fmt.Sprintf("%+.1f pts [%+.1f, %+.1f]", 100*i.Estimate, 100*i.Low, 100*i.High)
 }
 
-// formatP is a p-value to four places, or a bound below them.
+// formatP is a p-value as a sentence reads it: "p = 0.0455" to four
+// places, or "p < 0.0001" below them.
 func formatP(p float64) string {
 	if p < 0.0001 {
-		return "< 0.0001"
+		return "p < 0.0001"
 	}
-	return strconv.FormatFloat(p, 'f', 4, 64)
+	return "p = " + strconv.FormatFloat(p, 'f', 4, 64)
 }

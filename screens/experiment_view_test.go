@@ -1,6 +1,7 @@
 package screens
 
 import (
+	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"glimpse/content"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
@@ -21,26 +23,40 @@ func TestStudioExperimentResultsOf(t *testing.T) {
 	t.Parallel()
 	res := experiment.Results{Experiment: experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 2},
 		Phase: 1, SRMP: 0.00001, Mismatch: true, SRMReadable: true, Variants: []experiment.VariantResult{
-			{Variant: experiment.Variant{Name: "Control"}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
-				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1}},
-			{Variant: experiment.Variant{Name: "B"}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},
+			{Variant: experiment.Variant{Name: "Control", Weight: 1}, Counts: experiment.Counts{Exposures: 10, Saves: 3},
+				SaveRate: experiment.Interval{Estimate: 0.3, Low: 0, High: 0.6}, SaveRateAlways: experiment.Interval{Estimate: 0.3, Low: 0, High: 1},
+				Revenue: experiment.Interval{Estimate: 419.7, Low: 100, High: 739.4}},
+			{Variant: experiment.Variant{Name: "B", Weight: 3}, Diff: experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}},
 		},
 		Days: []experiment.Day{
 			{Day: "2026-11-24", Cumulative: []experiment.Counts{{Exposures: 4, Saves: 2}, {}}},
 			{Day: "2026-11-25", Cumulative: []experiment.Counts{{Exposures: 10, Saves: 3}, {}}},
 		}}
-	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "< 0.0001", Mismatch: true,
+	want := StudioExperimentResults{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1, Phases: 2, SRMP: "p < 0.0001", Mismatch: true,
+		Split: "10 / 0", Planned: "25/75", Baseline: "Control",
 		Variants: []StudioExperimentResult{
-			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", SaveRateAlways: "30.0% [0.0%, 100.0%]",
+			{Name: "Control", Exposures: 10, Saves: 3, Control: true, SaveRate: "30.0% [0.0%, 60.0%]", Revenue: "$4.20 [$1.00, $7.39]",
 				Over: []ui.ChartPoint{{X: "Nov 24", Y: 50, YLabel: "50.0%"}, {X: "Nov 25", Y: 30, YLabel: "30.0%"}}},
 			// No exposures: dashes, not a rate of nothing, and no line.
-			{Name: "B", SaveRate: "–", SaveRateAlways: "–", Diff: "–", DiffAlways: "–"},
+			{Name: "B", SaveRate: "–", Revenue: "–", Diff: "–", DiffAlways: "–", RevenueDiff: "–", Chance: "–"},
 		},
 		Verdict: StudioExperimentVerdict{Kind: VerdictMismatch}}
 	if diff := cmp.Diff(want, StudioExperimentResultsOf(res)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if got := formatP(0.41421); got != "0.4142" {
+	for _, c := range []struct{ got, want string }{
+		{money(experiment.Interval{Estimate: 412.4, Low: 310, High: 520}, true, false), "$4.12 [$3.10, $5.20]"},
+		{money(experiment.Interval{Estimate: 39, Low: -41.2, High: 119}, true, true), "+$0.39 [-$0.41, +$1.19]"},
+		{money(experiment.Interval{Estimate: 0.2, Low: -0.3, High: 1}, true, true), "+$0.00 [+$0.00, +$0.01]"},
+		{money(experiment.Interval{Low: -1, High: 1}, false, true), "–"},
+		{chance(0.92345, true), "92.3%"}, {chance(0.99995, true), "> 99.9%"}, {chance(0.00001, true), "< 0.1%"},
+		{weightShare(1, 3), "33.3"}, {weightShare(50, 100), "50"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if got := formatP(0.41421); got != "p = 0.4142" {
 		t.Errorf("formatP: %q", got)
 	}
 	if got := pts(experiment.Interval{Estimate: 0.05, Low: -0.1, High: 0.2}, true); got != "+5.0 pts [-10.0, +20.0]" {
@@ -152,5 +168,96 @@ func walk(n *ui.Node, f func(*ui.Node)) {
 	f(n)
 	for _, c := range n.Children {
 		walk(c, f)
+	}
+}
+
+// With a no-offer holdout the results link to themselves against the
+
+// holdout and against the control, whichever is not the baseline now.
+
+func TestStudioExperimentResultsAgainstAHoldout(t *testing.T) {
+	t.Parallel()
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 45}, {ID: "b", Name: "Free month", Weight: 45},
+			{ID: "holdout", Name: "No offer", Weight: 10}}}
+	counts := map[string]experiment.Counts{"a": {Exposures: 100, Saves: 30}, "b": {Exposures: 100, Saves: 40}, "holdout": {Exposures: 20, Saves: 2}}
+	got := StudioExperimentResultsOf(experiment.CompareTo(e, 1, counts, experiment.DefaultPlannedN, ""))
+	if want := []StudioExperimentArm{{ID: "holdout", Name: "No offer"}}; !slices.Equal(got.Against, want) || got.Baseline != "Control" {
+		t.Errorf("against the control: %+v, baseline %q", got.Against, got.Baseline)
+	}
+	got = StudioExperimentResultsOf(experiment.CompareTo(e, 1, counts, experiment.DefaultPlannedN, "holdout"))
+	if want := []StudioExperimentArm{{ID: "a", Name: "Control"}}; !slices.Equal(got.Against, want) || got.Baseline != "No offer" {
+		t.Errorf("against the holdout: %+v, baseline %q", got.Against, got.Baseline)
+	}
+	if !got.Variants[2].Control || got.Variants[0].Control || got.Variants[0].DiffAlways == "–" || got.Variants[0].Chance == "" {
+		t.Errorf("the holdout is the baseline: %+v", got.Variants)
+	}
+	raw, err := json.Marshal(StudioExperimentResultsPage(Context{}, got).Screen)
+	if err != nil || !strings.Contains(string(raw), `/studio/experiments/results/x1?phase=1\u0026against=a`) {
+		t.Errorf("no link to the results against the control: %s %v", raw, err)
+	}
+	if got := StudioExperimentResultsOf(experiment.Compute(experiment.Experiment{Variants: e.Variants[:2]}, 1, counts, 5000)); got.Against != nil {
+		t.Errorf("no holdout, no links: %+v", got.Against)
+	}
+}
+
+// A variant that saves more people by giving a free month away is better
+
+// on saves and worse on revenue, and the verdict says both.
+
+func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
+	t.Parallel()
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 1}, {ID: "b", Name: "Free month", Weight: 1}}}
+	counts := map[string]experiment.Counts{
+		"a": {Exposures: 5000, Saves: 1500, Revenue: 1500 * 1399, RevenueSq: 1500 * 1399 * 1399, RevenueMax: 1399},
+		"b": {Exposures: 5000, Saves: 2000}, // every save a free month: nothing over the window
+	}
+	got := StudioExperimentResultsOf(experiment.Compute(e, 1, counts, experiment.DefaultPlannedN))
+	if v := got.Verdict; v.Kind != VerdictBetter || v.Revenue != "less" || !strings.HasPrefix(v.RevenueDiff, "-$4.20 [") {
+		t.Fatalf("verdict %+v", v)
+	}
+	seed, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	b := reg.Get(brand.DefaultKey)
+	raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, got).Screen)
+	if !strings.Contains(string(raw), "But it keeps less revenue: -$4.20 [") {
+		t.Errorf("the verdict does not say the revenue falls: %s", raw)
+	}
+}
+
+// The sample-ratio check reads as a sentence: the split, the planned
+
+// shares and whether that is as expected (5,100 / 4,900 of 50/50:
+
+// χ² = 4, p = 0.0455) or not (5,200 / 4,800: χ² = 16, p < 0.0001).
+
+func TestStudioExperimentSampleRatioInWords(t *testing.T) {
+	t.Parallel()
+	seed, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	b := reg.Get(brand.DefaultKey)
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 50}, {ID: "b", Name: "B", Weight: 50}}}
+	for _, c := range []struct {
+		a, b int64
+		want string
+	}{
+		{5100, 4900, "Exposures split 5,100 / 4,900 against the planned 50/50: that is as expected (p = 0.0455)."},
+		{5200, 4800, "Exposures split 5,200 / 4,800 against the planned 50/50: that is not what the weights give (p < 0.0001), so assignment or logging is broken."},
+	} {
+		res := experiment.Compute(e, 1, map[string]experiment.Counts{"a": {Exposures: c.a}, "b": {Exposures: c.b}}, experiment.DefaultPlannedN)
+		raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, StudioExperimentResultsOf(res)).Screen)
+		if text := strings.ReplaceAll(string(raw), `\u003c`, "<"); !strings.Contains(text, c.want) {
+			t.Errorf("%d / %d: no %q in %s", c.a, c.b, c.want, text)
+		}
 	}
 }

@@ -19,6 +19,16 @@ type Counts struct {
 	Cancels   int64
 	// Unsaved counts saves taken back by a cancel within SaveWindow.
 	Unsaved int64
+	// Revenue and RevenueSq are the sum and the sum of squares of the
+	// held saves' revenue over SaveWindow (RecordOutcome), in minor units
+	// (cents): a save taken back takes its amount back. With Exposures
+	// they give the mean and variance of revenue per exposed person.
+	Revenue, RevenueSq int64
+	// RevenueMax is the largest revenue one save brought: no person's
+	// revenue is known to exceed it, so the revenue intervals stay within
+	// [0, RevenueMax] (a difference within ±RevenueMax), as a rate's stay
+	// within [0, 1]. Added as a maximum, not a sum.
+	RevenueMax int64
 }
 
 func (c *Counts) plus(o Counts) {
@@ -27,6 +37,9 @@ func (c *Counts) plus(o Counts) {
 	c.Saves += o.Saves
 	c.Cancels += o.Cancels
 	c.Unsaved += o.Unsaved
+	c.Revenue += o.Revenue
+	c.RevenueSq += o.RevenueSq
+	c.RevenueMax = max(c.RevenueMax, o.RevenueMax)
 }
 
 // Held is the saves that held: recorded saves less those taken back.
@@ -125,6 +138,19 @@ type VariantResult struct {
 	// (MoreNeeded in stats.go). Zero for the control.
 	MoreNeeded int64
 	MoreKnown  bool
+	// ChanceToBeat is the probability that this variant's true save rate
+	// is above the baseline's (ChanceToBeat in stats.go; ½ for the
+	// baseline itself).
+	ChanceToBeat float64
+	// Revenue is retained revenue per exposed person over SaveWindow, in
+	// minor units, with its fixed-sample and always-valid 95% intervals
+	// (Mean); RevenueDiff and RevenueDiffAlways its difference from the
+	// baseline's (MeanDifference; zero for the baseline).
+	Revenue, RevenueAlways         Interval
+	RevenueDiff, RevenueDiffAlways Interval
+	// RevenueSignificant: the always-valid interval of the revenue
+	// difference excludes 0.
+	RevenueSignificant bool
 }
 
 // Day is the counts by variant (in the experiment's order) of everything up
@@ -150,6 +176,10 @@ type Results struct {
 	Days []Day
 	// PlannedN is n*, the total the always-valid interval is tuned to.
 	PlannedN float64
+	// Baseline is the index of the arm every difference is taken from:
+	// the control (0) unless CompareTo named another (a no-offer
+	// holdout).
+	Baseline int
 }
 
 // ErrNoPhase is returned for a phase the experiment never had.
@@ -159,6 +189,12 @@ var ErrNoPhase = errors.New("experiment: no such phase")
 // computes the statistics. Counts still in an instance's memory (up to one
 // flush interval) are not in them.
 func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results, error) {
+	return s.ResultsAgainst(ctx, e, phase, "")
+}
+
+// ResultsAgainst is Results with every difference taken from the arm whose
+// variant id is baseline (CompareTo; the control when "").
+func (s *Service) ResultsAgainst(ctx context.Context, e Experiment, phase int, baseline string) (Results, error) {
 	if phase == 0 {
 		phase = e.Phase
 	}
@@ -178,7 +214,7 @@ func (s *Service) Results(ctx context.Context, e Experiment, phase int) (Results
 	}
 	// The holdout is an arm of the results, after the variants.
 	e = e.WithArms()
-	r := Compute(e, phase, total, DefaultPlannedN)
+	r := CompareTo(e, phase, total, DefaultPlannedN, baseline)
 	r.Days = Cumulative(e, days)
 	return r, nil
 }
@@ -227,20 +263,57 @@ func Cumulative(e Experiment, days map[string]map[string]Counts) []Day {
 	return out
 }
 
-// Compute turns counts by variant id into results.
+// Compute turns counts by variant id into results, every difference taken
+// from the control.
 func Compute(e Experiment, phase int, counts map[string]Counts, plannedN float64) Results {
+	return CompareTo(e, phase, counts, plannedN, "")
+}
+
+// CompareTo is Compute with the differences, the chance to beat and the
+// verdict taken from the arm whose variant id is baseline (the control
+// when "" or unknown): an offer experiment's no-offer holdout is compared
+// against as the control is.
+func CompareTo(e Experiment, phase int, counts map[string]Counts, plannedN float64, baseline string) Results {
 	r := Results{Experiment: e, Phase: phase, PlannedN: plannedN}
+	for i, v := range e.Variants {
+		if v.ID == baseline {
+			r.Baseline = i
+		}
+	}
 	exposures := make([]int64, len(e.Variants))
+	// The revenue variance's added pair (meanVariance) pads with the
+	// average revenue of a held save over every arm.
+	var held, revenue, most int64
+	for _, v := range e.Variants {
+		held += counts[v.ID].Held()
+		revenue += counts[v.ID].Revenue
+		most = max(most, counts[v.ID].RevenueMax)
+	}
+	pad := 0.0
+	if held > 0 {
+		pad = float64(revenue) / float64(held)
+	}
+	c0 := Counts{}
+	if len(e.Variants) > 0 {
+		c0 = counts[e.Variants[r.Baseline].ID]
+	}
 	for i, v := range e.Variants {
 		c := counts[v.ID]
 		exposures[i] = c.Exposures
-		vr := VariantResult{Variant: v, Counts: c}
+		vr := VariantResult{Variant: v, Counts: c, ChanceToBeat: 0.5}
 		vr.SaveRate, vr.SaveRateAlways = Rate(c.Held(), c.Exposures, plannedN)
-		if i > 0 {
-			c0 := counts[e.Variants[0].ID]
+		vr.Revenue, vr.RevenueAlways = Mean(c.Revenue, c.RevenueSq, c.Exposures, pad, plannedN)
+		vr.Revenue, vr.RevenueAlways = clampRevenue(vr.Revenue, 0, most), clampRevenue(vr.RevenueAlways, 0, most)
+		if i != r.Baseline {
 			vr.Diff, vr.DiffAlways = Difference(c.Held(), c.Exposures, c0.Held(), c0.Exposures, plannedN)
 			vr.Significant = c.Exposures > 0 && c0.Exposures > 0 && vr.DiffAlways.Excludes(0)
 			vr.MoreNeeded, vr.MoreKnown = MoreNeeded(c.Held(), c.Exposures, c0.Held(), c0.Exposures, plannedN)
+			vr.ChanceToBeat = ChanceToBeat(c.Held(), c.Exposures, c0.Held(), c0.Exposures)
+			vr.RevenueDiff, vr.RevenueDiffAlways = MeanDifference(c.Revenue, c.RevenueSq, c.Exposures,
+				c0.Revenue, c0.RevenueSq, c0.Exposures, pad, plannedN)
+			top := float64(most)
+			vr.RevenueDiff, vr.RevenueDiffAlways = clampRevenue(vr.RevenueDiff, -top, most), clampRevenue(vr.RevenueDiffAlways, -top, most)
+			vr.RevenueSignificant = c.Exposures > 0 && c0.Exposures > 0 && vr.RevenueDiffAlways.Excludes(0)
 		}
 		r.Variants = append(r.Variants, vr)
 	}
@@ -288,14 +361,13 @@ func (r Results) Verdict() Verdict {
 	if r.Mismatch {
 		return Verdict{Kind: VerdictMismatch}
 	}
-	if len(r.Variants) < 2 || r.Variants[0].Exposures == 0 {
+	if len(r.Variants) < 2 || r.Variants[r.Baseline].Exposures == 0 {
 		return Verdict{Kind: VerdictNoData}
 	}
 	best, wait := Verdict{}, Verdict{Kind: VerdictSame}
 	anyData := false
-	for i, v := range r.Variants[1:] {
-		i++
-		if v.Exposures == 0 {
+	for i, v := range r.Variants {
+		if i == r.Baseline || v.Exposures == 0 {
 			continue
 		}
 		anyData = true
@@ -330,3 +402,13 @@ func (r Results) Verdict() Verdict {
 }
 
 func abs(x float64) float64 { return max(x, -x) }
+
+// clampRevenue keeps a revenue interval within [low, most], what a mean (or
+// a difference of means) of per-person revenues of at most most can be;
+// with no revenue seen yet (most 0) there is no bound to keep to.
+func clampRevenue(i Interval, low float64, most int64) Interval {
+	if most <= 0 {
+		return i
+	}
+	return clamp(i, low, float64(most))
+}

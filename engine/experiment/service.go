@@ -83,6 +83,10 @@ type Mark struct {
 	Event      string
 	Variant    string
 	At         time.Time
+	// Revenue is a save's revenue over SaveWindow in minor units
+	// (RecordOutcome), kept so that a cancel taking the save back takes
+	// back that amount; 0 for other marks.
+	Revenue int64
 }
 
 // MarkExposure is the Event of an exposure's mark.
@@ -399,6 +403,15 @@ func (s *Service) Expose(ctx context.Context, userID string, a Assignment) error
 // once per exposed subscriber and phase). A cancel within SaveWindow of a
 // recorded save takes the save back.
 func (s *Service) Record(ctx context.Context, userID, event string) error {
+	return s.RecordOutcome(ctx, userID, event, 0)
+}
+
+// RecordOutcome is Record with the outcome's revenue: for EventSaved, what
+// the save brings in over SaveWindow in minor units (the flow works it out
+// from the plan and the offer taken: retention's saveRevenue). A held save
+// adds it and its square to the variant's counters; a cancel that takes the
+// save back within SaveWindow takes back the amount its mark kept.
+func (s *Service) RecordOutcome(ctx context.Context, userID, event string, revenue int64) error {
 	if userID == "" {
 		return nil
 	}
@@ -423,7 +436,11 @@ func (s *Service) Record(ctx context.Context, userID, event string) error {
 		if !exposed {
 			continue
 		}
-		stored, err := s.store.Mark(ctx, Mark{Experiment: e.ID, Phase: e.Phase, UserID: userID, Event: event, Variant: exp.Variant, At: now})
+		m := Mark{Experiment: e.ID, Phase: e.Phase, UserID: userID, Event: event, Variant: exp.Variant, At: now}
+		if event == EventSaved {
+			m.Revenue = max(revenue, 0)
+		}
+		stored, err := s.store.Mark(ctx, m)
 		if err != nil {
 			return fmt.Errorf("record outcome: %w", err)
 		}
@@ -432,7 +449,7 @@ func (s *Service) Record(ctx context.Context, userID, event string) error {
 		}
 		key := phaseKey{e.ID, e.Phase}
 		if event == EventSaved {
-			s.add(key, exp.Variant, Counts{Saves: 1})
+			s.add(key, exp.Variant, Counts{Saves: 1, Revenue: m.Revenue, RevenueSq: m.Revenue * m.Revenue, RevenueMax: m.Revenue})
 			continue
 		}
 		c := Counts{Cancels: 1}
@@ -442,6 +459,7 @@ func (s *Service) Record(ctx context.Context, userID, event string) error {
 		}
 		if found && now.Sub(saved.At) <= SaveWindow {
 			c.Unsaved = 1
+			c.Revenue, c.RevenueSq = -saved.Revenue, -saved.Revenue*saved.Revenue
 		}
 		s.add(key, exp.Variant, c)
 	}

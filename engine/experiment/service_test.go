@@ -558,3 +558,50 @@ func TestHoldoutPhasesAssignmentsAndResults(t *testing.T) {
 		t.Fatalf("holdout change: phase %d, holdout %d, %v", e.Phase, e.Holdout, err)
 	}
 }
+
+// TestRevenueIsHeldAndTakenBack: a save's revenue and its square go to the
+
+// variant's counters; a cancel within the save window takes that amount
+
+// back, a cancel after it does not; a cancel's own revenue is ignored.
+
+func TestRevenueIsHeldAndTakenBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clock, _ := newService(t)
+	e, _ := s.Create(ctx, copyExperiment(100, 0), "t@x") // everyone in the control
+	e, _ = s.SetStatus(ctx, e.ID, experiment.ActionStart, "t@x")
+	for _, u := range []string{"u1", "u2", "u3", "u4"} {
+		_, byKey := s.CopyOverrides(u)
+		if err := s.Expose(ctx, u, byKey[e.Key]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.RecordOutcome(ctx, "u1", experiment.EventSaved, 1399))
+	must(s.RecordOutcome(ctx, "u1", experiment.EventSaved, 99999)) // once per person and phase
+	must(s.RecordOutcome(ctx, "u2", experiment.EventSaved, 1750))
+	must(s.RecordOutcome(ctx, "u3", experiment.EventSaved, 0)) // a free month: saved, no revenue
+	must(s.RecordOutcome(ctx, "u4", experiment.EventCanceled, 500))
+	clock.Advance(10 * 24 * time.Hour)
+	must(s.Record(ctx, "u2", experiment.EventCanceled)) // within 30 days: 1,750 taken back
+	clock.Advance(30 * 24 * time.Hour)
+	must(s.Record(ctx, "u1", experiment.EventCanceled)) // 40 days on: the save held
+	must(s.Flush(ctx))
+	r, err := s.Results(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Variants[0].Counts
+	if c.Revenue != 1399 || c.RevenueSq != 1399*1399 || c.Held() != 2 {
+		t.Fatalf("counts %+v: want revenue 1399 (1399²) from 2 held saves", c)
+	}
+	if got := r.Variants[0].Revenue.Estimate; got != 1399.0/4 {
+		t.Errorf("revenue per exposed person %v, want 349.75", got)
+	}
+}

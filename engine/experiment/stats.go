@@ -264,3 +264,108 @@ func gammaQFraction(a, x float64) float64 {
 	}
 	return math.Exp(logGammaPrefix(a, x)) * h
 }
+
+// ProbBeats is P(p_B > p_A) for p_A ~ Beta(αA, βA) and p_B ~ Beta(αB, βB)
+// with integer αB (Evan Miller, "Formulas for Bayesian A/B Testing",
+// evanmiller.org/bayesian-ab-testing.html):
+//
+//	Σ_{i=0}^{αB−1} B(αA+i, βB+βA) / ((βB+i) · B(1+i, βB) · B(αA, βA)),
+//
+// each term in log space (lgamma), so counts in the thousands neither
+// overflow nor underflow. The sum has αB terms; by symmetry
+// (P(p_B > p_A) = 1 − P(p_A > p_B) for continuous posteriors) it runs over
+// the smaller of αA and αB. Past maxBetaTerms terms (a million saves in
+// both arms) the posteriors are normal to many decimals and their normal
+// approximation answers.
+func ProbBeats(alphaA, betaA, alphaB, betaB float64) float64 {
+	if alphaA < alphaB {
+		return clamp01(1 - ProbBeats(alphaB, betaB, alphaA, betaA))
+	}
+	if alphaB > maxBetaTerms {
+		ma, mb := alphaA/(alphaA+betaA), alphaB/(alphaB+betaB)
+		va := alphaA * betaA / ((alphaA + betaA) * (alphaA + betaA) * (alphaA + betaA + 1))
+		vb := alphaB * betaB / ((alphaB + betaB) * (alphaB + betaB) * (alphaB + betaB + 1))
+		return 0.5 * math.Erfc(-(mb-ma)/math.Sqrt(2*(va+vb)))
+	}
+	lbAA := logBeta(alphaA, betaA)
+	total := 0.0
+	for i := 0.0; i < alphaB; i++ {
+		total += math.Exp(logBeta(alphaA+i, betaB+betaA) - math.Log(betaB+i) - logBeta(1+i, betaB) - lbAA)
+	}
+	return clamp01(total)
+}
+
+// maxBetaTerms bounds ProbBeats's sum (see there).
+const maxBetaTerms = 1_000_000
+
+func logBeta(a, b float64) float64 {
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	return la + lb - lab
+}
+
+func clamp01(x float64) float64 { return min(max(x, 0), 1) }
+
+// ChanceToBeat is the probability that a variant's true save rate is above
+// the control's, given s₁ held saves of n₁ and s₀ of n₀, under a uniform
+// Beta(1, 1) prior on each rate: the posteriors are Beta(s+1, n−s+1)
+// (ProbBeats). With nobody exposed in an arm it is ½: nothing is known.
+func ChanceToBeat(s1, n1, s0, n0 int64) float64 {
+	if n1 <= 0 || n0 <= 0 {
+		return 0.5
+	}
+	s1, s0 = min(max(s1, 0), n1), min(max(s0, 0), n0)
+	return ProbBeats(float64(s0+1), float64(n0-s0+1), float64(s1+1), float64(n1-s1+1))
+}
+
+// Mean is a per-person average (retained revenue per exposed person, in
+// minor units) with its fixed-sample and always-valid 95% intervals, from
+// n people whose values sum to sum with squares summing to sumSq. The
+// per-person variance is the sample's with one value of pad and one of 0
+// added (meanVariance): with no spread seen yet (every value 0, or one
+// person) the interval is not a point. The lower bounds stop at 0 (revenue
+// is never negative).
+func Mean(sum, sumSq, n int64, pad float64, plannedN float64) (fixed, always Interval) {
+	if n <= 0 {
+		return Interval{}, Interval{High: math.Inf(1)}
+	}
+	m := float64(sum) / float64(n)
+	v := meanVariance(sum, sumSq, n, pad)
+	se := math.Sqrt(v / float64(n))
+	fixed = Interval{m, max(m-z95*se, 0), m + z95*se}
+	r := CSRadius(math.Sqrt(v), float64(n), Alpha, plannedN)
+	always = Interval{m, max(m-r, 0), m + r}
+	return fixed, always
+}
+
+// meanVariance is the per-person variance of n values (sum, sumSq) with one
+// value of pad and one of 0 added, as Agresti and Caffo add a success and a
+// failure to a rate: for revenue pad is the average revenue of a held save
+// across the arms, and when every save brings the same amount r the result
+// is r²·p̃(1−p̃), bernoulliVariance scaled by r². It is the variance of the
+// n + 2 values about their own mean (the population form, as p̃(1−p̃) is).
+func meanVariance(sum, sumSq, n int64, pad float64) float64 {
+	k := float64(n) + 2
+	m := (float64(sum) + pad) / k
+	return max((float64(sumSq)+pad*pad)/k-m*m, 0)
+}
+
+// MeanDifference is treatment's mean minus control's with both intervals:
+// Var(d) = σ̂₁²/n₁ + σ̂₀²/n₀ (meanVariance per arm), the fixed-sample
+// interval d ± z·sqrt(Var(d)), and the always-valid one with the confidence
+// sequence's radius for n = n₀ + n₁ and σ̂ = sqrt(n·Var(d)), as Difference
+// does for rates. While an arm has nobody both are unbounded.
+func MeanDifference(sum1, sq1, n1, sum0, sq0, n0 int64, pad float64, plannedN float64) (fixed, always Interval) {
+	if n1 <= 0 || n0 <= 0 {
+		return Interval{Low: math.Inf(-1), High: math.Inf(1)}, Interval{Low: math.Inf(-1), High: math.Inf(1)}
+	}
+	d := float64(sum1)/float64(n1) - float64(sum0)/float64(n0)
+	v := meanVariance(sum1, sq1, n1, pad)/float64(n1) + meanVariance(sum0, sq0, n0, pad)/float64(n0)
+	se := math.Sqrt(v)
+	fixed = Interval{d, d - z95*se, d + z95*se}
+	n := float64(n1 + n0)
+	r := CSRadius(math.Sqrt(v*n), n, Alpha, plannedN)
+	always = Interval{d, d - r, d + r}
+	return fixed, always
+}

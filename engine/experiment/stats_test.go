@@ -236,6 +236,24 @@ func FuzzIntervals(f *testing.F) {
 		if ad.Low > fd.Low+1e-12 || ad.High < fd.High-1e-12 {
 			t.Fatalf("always-valid %+v narrower than fixed %+v", ad, fd)
 		}
+		// The chance to beat is a probability, and ½ at equal counts.
+		if c := ChanceToBeat(s1, n1, s0, n0); math.IsNaN(c) || c < 0 || c > 1 || (s1 == s0 && n1 == n0 && math.Abs(c-0.5) > 1e-9) {
+			t.Fatalf("chance to beat of %d/%d vs %d/%d: %v", s1, n1, s0, n0, c)
+		}
+		// Revenue: the held saves each bring 1,399 cents; the arms' results
+		// keep to [0, 1399] and ±1399 around their estimates.
+		e := Experiment{Variants: []Variant{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}}}
+		arm := func(s, n int64) Counts {
+			return Counts{Exposures: n, Saves: s, Revenue: 1399 * s, RevenueSq: 1399 * 1399 * s, RevenueMax: 1399 * min(s, 1)}
+		}
+		r := Compute(e, 1, map[string]Counts{"a": arm(s0, n0), "b": arm(s1, n1)}, DefaultPlannedN)
+		if s0+s1 > 0 && n0 > 0 && n1 > 0 {
+			b := r.Variants[1]
+			holds("revenue", Interval{b.Revenue.Estimate / 1399, b.Revenue.Low / 1399, b.Revenue.High / 1399}, 0, 1)
+			holds("always-valid revenue", Interval{b.RevenueAlways.Estimate / 1399, b.RevenueAlways.Low / 1399, b.RevenueAlways.High / 1399}, 0, 1)
+			d := b.RevenueDiffAlways
+			holds("always-valid revenue difference", Interval{d.Estimate / 1399, d.Low / 1399, d.High / 1399}, -1, 1)
+		}
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +38,9 @@ type Billing interface {
 type Experiments interface {
 	Offers(userID string) (offers map[string]string, bySlot map[string]experiment.Assignment)
 	Expose(ctx context.Context, userID string, a experiment.Assignment) error
-	Record(ctx context.Context, userID, event string) error
+	// RecordOutcome counts an event of the flow with, for a save, its
+	// revenue over experiment.SaveWindow in minor units (saveRevenue).
+	RecordOutcome(ctx context.Context, userID, event string, revenue int64) error
 }
 
 // Flow runs the unsubscribe flow's use cases.
@@ -143,7 +146,7 @@ func (f *Flow) Start(ctx context.Context, m Member, brandKey, entry, returnPath 
 		return Place{}, err
 	}
 	if started { // a resumed attempt was counted when it started
-		f.recordExperiment(ctx, m, experiment.EventAttempt)
+		f.recordExperiment(ctx, m, experiment.EventAttempt, 0)
 	}
 	if sub.Status == billing.StatusCanceled {
 		return resultOf(a, ResultCanceled), nil
@@ -391,8 +394,46 @@ func (f *Flow) outcome(ctx context.Context, m Member, v View, step Step, outcome
 	if err := f.attempts.Record(ctx, v.Summary.Attempt, Event{Kind: EventOutcome, Step: int(step), Outcome: outcome, Exit: exit}); err != nil {
 		return err
 	}
-	f.recordExperiment(ctx, m, experimentEvent(outcome))
+	f.recordExperiment(ctx, m, experimentEvent(outcome), saveRevenue(f.billing.Catalogue(), v, outcome))
 	return nil
+}
+
+// saveRevenue is what a save brings in over the experiments' save window
+// (experiment.SaveWindow, 30 days), in minor units, net of the offer taken:
+// staying pays the plan's price for 30 days, a plan change the new plan's, a
+// free month nothing (it covers the window), a cancel nothing. A plan is
+// valued per 30 days (a weekly $1 plan at 30/7 × $1, a 12-week $49 one at
+// 30/84 × $49) so that where in a period the subscriber stands does not
+// change the value of their save.
+func saveRevenue(cat *billing.Catalogue, v View, outcome string) int64 {
+	switch outcome {
+	case OutcomeStayed:
+		if cat == nil {
+			return 0
+		}
+		if plan, err := cat.Plan(v.Subscription.PlanCode); err == nil {
+			return perWindow(plan.Price.Amount, plan.Period)
+		}
+		return perWindow(v.Subscription.Price.Amount, billing.Interval{Unit: "month", Count: 1})
+	case OutcomePlanChanged:
+		return perWindow(v.Sale.Price.Amount, v.Sale.Period)
+	}
+	return 0
+}
+
+// perWindow is a price per period valued over the 30-day save window; a
+// plan without a period (an add-on) brings nothing more in.
+func perWindow(amount int64, period billing.Interval) int64 {
+	days := 0.0
+	switch {
+	case period.Count <= 0:
+		return 0
+	case period.Unit == "month":
+		days = 30 * float64(period.Count)
+	default:
+		days = 7 * float64(period.Count)
+	}
+	return int64(math.Round(float64(amount) * experiment.SaveWindow.Hours() / 24 / days))
 }
 
 // experimentEvent is what an outcome counts as in an experiment: a cancel
@@ -407,11 +448,11 @@ func experimentEvent(outcome string) string {
 
 // recordExperiment counts an event of the flow; counting must not break
 // the flow, so a failure is logged.
-func (f *Flow) recordExperiment(ctx context.Context, m Member, event string) {
+func (f *Flow) recordExperiment(ctx context.Context, m Member, event string, revenue int64) {
 	if f.experiments == nil {
 		return
 	}
-	if err := f.experiments.Record(ctx, m.UserID, event); err != nil {
+	if err := f.experiments.RecordOutcome(ctx, m.UserID, event, revenue); err != nil {
 		f.logger.Error("record experiment outcome", "event", event, "error", err)
 	}
 }

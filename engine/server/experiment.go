@@ -170,7 +170,9 @@ func (s *Server) studioExperimentResults(r *request) (screens.Page, error) {
 	if err := s.Experiments.Flush(ctx); err != nil {
 		return screens.Page{}, err
 	}
-	res, err := s.Experiments.Results(ctx, e, phase)
+	// ?against=<variant id> compares with that arm (a no-offer holdout);
+	// an id the experiment lacks compares with the control.
+	res, err := s.Experiments.ResultsAgainst(ctx, e, phase, r.query.Get("against"))
 	if err != nil {
 		return screens.Page{}, redirect(screens.PathStudioExperimentResults + e.ID)
 	}

@@ -71,10 +71,40 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		if got, found, err := s.MarkOf(ctx, "x1", 1, "ann", experiment.MarkExposure); err != nil || !found || got != m {
 			t.Fatalf("MarkOf = %+v, %v, %v; want %+v", got, found, err, m)
 		}
-		tally := experiment.Tally{Day: "2026-11-01", Variant: "b", Counts: experiment.Counts{Attempts: 1, Exposures: 2, Saves: 3, Cancels: 4, Unsaved: 5}}
+		tally := experiment.Tally{Day: "2026-11-01", Variant: "b", Counts: experiment.Counts{Attempts: 1, Exposures: 2, Saves: 3, Cancels: 4, Unsaved: 5,
+			Revenue: 1399, RevenueSq: 1399 * 1399, RevenueMax: 1399}}
 		contract.Must(t, s.Add(ctx, "x1", 1, tally))
 		if got, err := s.Tallies(ctx, "x1", 1); err != nil || len(got) != 1 || got[0] != tally {
 			t.Fatalf("Tallies = %+v, %v; want %+v", got, err, tally)
+		}
+	})
+
+	// A save's mark keeps its revenue (the amount a cancel within the save
+	// window takes back), and a take-back's negative amounts add like the
+	// rest.
+	t.Run("RevenueIsKeptAndAdded", func(t *testing.T) {
+		s := open(t)
+		m := mark("ann", experiment.EventSaved, t0)
+		m.Revenue = 1750
+		if stored, err := s.Mark(ctx, m); err != nil || !stored {
+			t.Fatalf("Mark = %v, %v", stored, err)
+		}
+		if got, found, err := s.MarkOf(ctx, "x1", 1, "ann", experiment.EventSaved); err != nil || !found || got != m {
+			t.Fatalf("MarkOf = %+v, %v, %v; want %+v", got, found, err, m)
+		}
+		if got, err := s.MarksOf(ctx, "ann"); err != nil || len(got) != 1 || got[0].Revenue != 1750 {
+			t.Fatalf("MarksOf = %+v, %v", got, err)
+		}
+		day := func(c experiment.Counts) experiment.Tally {
+			return experiment.Tally{Day: "2026-11-01", Variant: "a", Counts: c}
+		}
+		contract.Must(t, s.Add(ctx, "x1", 1, day(experiment.Counts{Saves: 2, Revenue: 1750 + 1399, RevenueSq: 1750*1750 + 1399*1399, RevenueMax: 1750})))
+		contract.Must(t, s.Add(ctx, "x1", 1, day(experiment.Counts{Unsaved: 1, Revenue: -1750, RevenueSq: -1750 * 1750})))
+		contract.Must(t, s.Add(ctx, "x1", 1, day(experiment.Counts{Saves: 1, Revenue: 429, RevenueSq: 429 * 429, RevenueMax: 429})))
+		// The maximum is a maximum: 429 after 1,750 leaves 1,750.
+		want := experiment.Counts{Saves: 3, Unsaved: 1, Revenue: 1399 + 429, RevenueSq: 1399*1399 + 429*429, RevenueMax: 1750}
+		if got, err := s.Tallies(ctx, "x1", 1); err != nil || len(got) != 1 || got[0].Counts != want {
+			t.Fatalf("Tallies = %+v, %v; want %+v", got, err, want)
 		}
 	})
 
@@ -318,14 +348,14 @@ func Run(t *testing.T, open func(t *testing.T) experiment.Storage, opts Options)
 		for range n {
 			wg.Go(func() {
 				if err := s.Add(ctx, "x1", 1, experiment.Tally{Day: "2026-11-01", Variant: "a",
-					Counts: experiment.Counts{Attempts: 1, Exposures: 1, Saves: 1, Cancels: 1, Unsaved: 1}}); err != nil {
+					Counts: experiment.Counts{Attempts: 1, Exposures: 1, Saves: 1, Cancels: 1, Unsaved: 1, Revenue: 1399, RevenueSq: 1399 * 1399, RevenueMax: 1399}}); err != nil {
 					t.Error(err)
 				}
 			})
 		}
 		wg.Wait()
 		got, err := s.Tallies(ctx, "x1", 1)
-		want := experiment.Counts{Attempts: n, Exposures: n, Saves: n, Cancels: n, Unsaved: n}
+		want := experiment.Counts{Attempts: n, Exposures: n, Saves: n, Cancels: n, Unsaved: n, Revenue: n * 1399, RevenueSq: n * 1399 * 1399, RevenueMax: 1399}
 		if err != nil || len(got) != 1 || got[0].Counts != want {
 			t.Fatalf("Tallies = %+v, %v; want one row of %+v", got, err, want)
 		}

@@ -100,6 +100,7 @@ type markDoc struct {
 	Event      string    `bson:"event"`
 	Variant    string    `bson:"variant"`
 	At         time.Time `bson:"at"`
+	Revenue    int64     `bson:"revenue,omitempty"`
 }
 
 func markID(exp string, phase int, userID, event string) string {
@@ -107,16 +108,19 @@ func markID(exp string, phase int, userID, event string) string {
 }
 
 type countDoc struct {
-	ID        string `bson:"_id"`
-	Exp       string `bson:"exp"`
-	Phase     int    `bson:"phase"`
-	Day       string `bson:"day"`
-	Variant   string `bson:"variant"`
-	Attempts  int64  `bson:"attempts"`
-	Exposures int64  `bson:"exposures"`
-	Saves     int64  `bson:"saves"`
-	Cancels   int64  `bson:"cancels"`
-	Unsaved   int64  `bson:"unsaved"`
+	ID         string `bson:"_id"`
+	Exp        string `bson:"exp"`
+	Phase      int    `bson:"phase"`
+	Day        string `bson:"day"`
+	Variant    string `bson:"variant"`
+	Attempts   int64  `bson:"attempts"`
+	Exposures  int64  `bson:"exposures"`
+	Saves      int64  `bson:"saves"`
+	Cancels    int64  `bson:"cancels"`
+	Unsaved    int64  `bson:"unsaved"`
+	Revenue    int64  `bson:"revenue"`
+	RevenueSq  int64  `bson:"revenueSq"`
+	RevenueMax int64  `bson:"revenueMax"`
 }
 
 // Experiments stores the experiments, marks and counters in MongoDB.
@@ -207,7 +211,7 @@ func (s *Experiments) keyHeldByAnother(ctx context.Context, e experiment.Experim
 // one winner on every server.
 func (s *Experiments) Mark(ctx context.Context, m experiment.Mark) (bool, error) {
 	_, err := s.people.InsertOne(ctx, markDoc{ID: markID(m.Experiment, m.Phase, m.UserID, m.Event), Experiment: m.Experiment,
-		Phase: m.Phase, UserID: m.UserID, Event: m.Event, Variant: m.Variant, At: m.At})
+		Phase: m.Phase, UserID: m.UserID, Event: m.Event, Variant: m.Variant, At: m.At, Revenue: m.Revenue})
 	if store.IsDuplicateKey(err) {
 		return false, nil
 	}
@@ -218,7 +222,7 @@ func (s *Experiments) Mark(ctx context.Context, m experiment.Mark) (bool, error)
 }
 
 func (d markDoc) mark() experiment.Mark {
-	return experiment.Mark{Experiment: d.Experiment, Phase: d.Phase, UserID: d.UserID, Event: d.Event, Variant: d.Variant, At: d.At.UTC()}
+	return experiment.Mark{Experiment: d.Experiment, Phase: d.Phase, UserID: d.UserID, Event: d.Event, Variant: d.Variant, At: d.At.UTC(), Revenue: d.Revenue}
 }
 
 // MarkOf returns one mark of a person.
@@ -268,7 +272,9 @@ func (s *Experiments) Add(ctx context.Context, experimentID string, phase int, t
 	id := experimentID + ":" + strconv.Itoa(phase) + ":" + t.Day + ":" + t.Variant
 	update := bson.D{
 		{Key: "$inc", Value: bson.D{{Key: "attempts", Value: t.Attempts}, {Key: "exposures", Value: t.Exposures},
-			{Key: "saves", Value: t.Saves}, {Key: "cancels", Value: t.Cancels}, {Key: "unsaved", Value: t.Unsaved}}},
+			{Key: "saves", Value: t.Saves}, {Key: "cancels", Value: t.Cancels}, {Key: "unsaved", Value: t.Unsaved},
+			{Key: "revenue", Value: t.Revenue}, {Key: "revenueSq", Value: t.RevenueSq}}},
+		{Key: "$max", Value: bson.D{{Key: "revenueMax", Value: t.RevenueMax}}},
 		{Key: "$setOnInsert", Value: bson.D{{Key: "exp", Value: experimentID}, {Key: "phase", Value: phase},
 			{Key: "day", Value: t.Day}, {Key: "variant", Value: t.Variant}}},
 	}
@@ -298,7 +304,8 @@ func (s *Experiments) Tallies(ctx context.Context, experimentID string, phase in
 	out := make([]experiment.Tally, len(docs))
 	for i, d := range docs {
 		out[i] = experiment.Tally{Day: d.Day, Variant: d.Variant, Counts: experiment.Counts{Attempts: d.Attempts,
-			Exposures: d.Exposures, Saves: d.Saves, Cancels: d.Cancels, Unsaved: d.Unsaved}}
+			Exposures: d.Exposures, Saves: d.Saves, Cancels: d.Cancels, Unsaved: d.Unsaved,
+			Revenue: d.Revenue, RevenueSq: d.RevenueSq, RevenueMax: d.RevenueMax}}
 	}
 	return out, nil
 }

@@ -152,20 +152,20 @@ func keyTaken(err error) bool {
 // Mark stores a person's mark once: the primary key refuses a second, and
 // the statement's row count says which call stored it.
 func (s *Experiments) Mark(ctx context.Context, m experiment.Mark) (bool, error) {
-	n, err := affected(s.db.Writer().ExecContext(ctx, `INSERT INTO experiment_people (experiment_id, phase, user_id, event, variant, at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, m.Experiment, m.Phase, m.UserID, m.Event, m.Variant, unixNano(m.At)))
+	n, err := affected(s.db.Writer().ExecContext(ctx, `INSERT INTO experiment_people (experiment_id, phase, user_id, event, variant, at, revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, m.Experiment, m.Phase, m.UserID, m.Event, m.Variant, unixNano(m.At), m.Revenue))
 	if err != nil {
 		return false, fmt.Errorf("mark %s in experiment %s: %w", m.Event, m.Experiment, err)
 	}
 	return n == 1, nil
 }
 
-const markColumns = `experiment_id, phase, user_id, event, variant, at`
+const markColumns = `experiment_id, phase, user_id, event, variant, at, revenue`
 
 func scanMark(row rowScanner) (experiment.Mark, error) {
 	var m experiment.Mark
 	var at int64
-	if err := row.Scan(&m.Experiment, &m.Phase, &m.UserID, &m.Event, &m.Variant, &at); err != nil {
+	if err := row.Scan(&m.Experiment, &m.Phase, &m.UserID, &m.Event, &m.Variant, &at, &m.Revenue); err != nil {
 		return experiment.Mark{}, err
 	}
 	m.At = fromUnixNano(at)
@@ -213,11 +213,14 @@ func (s *Experiments) DeleteMarks(ctx context.Context, userID string) (int64, er
 // together all count.
 func (s *Experiments) Add(ctx context.Context, experimentID string, phase int, t experiment.Tally) error {
 	_, err := s.db.Writer().ExecContext(ctx, `INSERT INTO experiment_counts
-		(experiment_id, phase, day, variant, attempts, exposures, saves, cancels, unsaved) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(experiment_id, phase, day, variant, attempts, exposures, saves, cancels, unsaved, revenue, revenue_sq, revenue_max)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (experiment_id, phase, day, variant) DO UPDATE SET
 			attempts = attempts + excluded.attempts, exposures = exposures + excluded.exposures,
-			saves = saves + excluded.saves, cancels = cancels + excluded.cancels, unsaved = unsaved + excluded.unsaved`,
-		experimentID, phase, t.Day, t.Variant, t.Attempts, t.Exposures, t.Saves, t.Cancels, t.Unsaved)
+			saves = saves + excluded.saves, cancels = cancels + excluded.cancels, unsaved = unsaved + excluded.unsaved,
+			revenue = revenue + excluded.revenue, revenue_sq = revenue_sq + excluded.revenue_sq,
+			revenue_max = max(revenue_max, excluded.revenue_max)`,
+		experimentID, phase, t.Day, t.Variant, t.Attempts, t.Exposures, t.Saves, t.Cancels, t.Unsaved, t.Revenue, t.RevenueSq, t.RevenueMax)
 	if err != nil {
 		return fmt.Errorf("add to experiment %s counts: %w", experimentID, err)
 	}
@@ -226,7 +229,7 @@ func (s *Experiments) Add(ctx context.Context, experimentID string, phase int, t
 
 // Tallies returns a phase's counters.
 func (s *Experiments) Tallies(ctx context.Context, experimentID string, phase int) ([]experiment.Tally, error) {
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT day, variant, attempts, exposures, saves, cancels, unsaved
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT day, variant, attempts, exposures, saves, cancels, unsaved, revenue, revenue_sq, revenue_max
 		FROM experiment_counts WHERE experiment_id = ? AND phase = ?`, experimentID, phase)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s counts: %w", experimentID, err)
@@ -235,7 +238,7 @@ func (s *Experiments) Tallies(ctx context.Context, experimentID string, phase in
 	var out []experiment.Tally
 	for rows.Next() {
 		var t experiment.Tally
-		if err := rows.Scan(&t.Day, &t.Variant, &t.Attempts, &t.Exposures, &t.Saves, &t.Cancels, &t.Unsaved); err != nil {
+		if err := rows.Scan(&t.Day, &t.Variant, &t.Attempts, &t.Exposures, &t.Saves, &t.Cancels, &t.Unsaved, &t.Revenue, &t.RevenueSq, &t.RevenueMax); err != nil {
 			return nil, fmt.Errorf("experiment %s counts: %w", experimentID, err)
 		}
 		out = append(out, t)
