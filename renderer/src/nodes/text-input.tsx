@@ -34,6 +34,7 @@ export function TextInput({ node }: NodeProps<"text_input">) {
           autoCapitalize={kind === "text" ? undefined : "none"}
           aria-invalid={error !== undefined || undefined}
           aria-describedby={error !== undefined ? errorId : undefined}
+          step={kind === "datetime-local" ? 1 : undefined}
           onChange={(event) => setValue(event.target.value)}
         />
         {kind === "password" && (

@@ -25,6 +25,8 @@ export const FALLBACK_COPY = {
   "rating.star": "{n} of {max}",
   chooseFile: "Choose file",
   noFile: "No file chosen",
+  "diff.added": "added",
+  "diff.removed": "removed",
 } as const satisfies Record<string, string>;
 
 export type CopyKey = keyof typeof FALLBACK_COPY;
