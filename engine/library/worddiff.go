@@ -1,6 +1,7 @@
 package library
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -46,24 +47,71 @@ func WordDiff(before, after string) []DiffPart {
 	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
 		suf++
 	}
+	runs := []tokenRun{{DiffEqual, a[:pre]}}
+	runs = append(runs, myers(a[pre:len(a)-suf], b[pre:len(b)-suf])...)
+	runs = append(runs, tokenRun{DiffEqual, a[len(a)-suf:]})
 	var parts []DiffPart
-	add := func(op string, toks []string) {
-		if len(toks) == 0 {
-			return
+	for _, r := range slide(runs) {
+		if len(r.toks) == 0 {
+			continue
 		}
-		text := strings.Join(toks, "")
-		if n := len(parts); n > 0 && parts[n-1].Op == op {
+		text := strings.Join(r.toks, "")
+		if n := len(parts); n > 0 && parts[n-1].Op == r.op {
 			parts[n-1].Text += text
-			return
+			continue
 		}
-		parts = append(parts, DiffPart{Op: op, Text: text})
+		parts = append(parts, DiffPart{Op: r.op, Text: text})
 	}
-	add(DiffEqual, a[:pre])
-	for _, p := range myers(a[pre:len(a)-suf], b[pre:len(b)-suf]) {
-		add(p.op, p.toks)
-	}
-	add(DiffEqual, a[len(a)-suf:])
 	return tidy(parts)
+}
+
+// slide moves an edit that sits alone between equal runs to the right,
+// where the same tokens repeat after it, when that ends it at a line's end
+// or the text's: the shortest script may mark "words.\nThree" + "." where
+// a reader expects "." + "\nThree.", an added line.
+func slide(runs []tokenRun) []tokenRun {
+	var out []tokenRun
+	for _, r := range runs {
+		if len(r.toks) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].op == r.op {
+			out[n-1].toks = append(slices.Clip(out[n-1].toks), r.toks...)
+			continue
+		}
+		out = append(out, tokenRun{r.op, slices.Clip(r.toks)})
+	}
+	for i := 0; i+1 < len(out); i++ {
+		edit, next := out[i], out[i+1]
+		if edit.op == DiffEqual || next.op != DiffEqual || (i > 0 && out[i-1].op != DiffEqual) {
+			continue
+		}
+		n := len(edit.toks)
+		best := 0
+		for j := 1; j <= len(next.toks) && edit.toks[(j-1)%n] == next.toks[j-1]; j++ {
+			last := edit.toks[(j+n-1)%n]
+			if j == len(next.toks) && i+2 == len(out) || strings.Contains(last, "\n") {
+				best = j
+			}
+		}
+		if best == 0 {
+			continue
+		}
+		moved := make([]string, 0, n)
+		for k := range n {
+			moved = append(moved, edit.toks[(best+k)%n])
+		}
+		shifted := next.toks[:best]
+		if i > 0 {
+			out[i-1].toks = append(slices.Clip(out[i-1].toks), shifted...)
+		} else {
+			out = slices.Insert(out, 0, tokenRun{DiffEqual, slices.Clone(shifted)})
+			i++
+		}
+		out[i].toks = moved
+		out[i+1].toks = next.toks[best:]
+	}
+	return out
 }
 
 // tidy puts a deletion before the insertion that replaces it, so "a b" to

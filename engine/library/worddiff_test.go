@@ -29,6 +29,10 @@ func TestWordDiffMarksWholeWords(t *testing.T) {
 			[]library.DiffPart{eq("Post "), del("twice "), eq("daily")}},
 		{"punctuation alone", "Hello, world", "Hello; world",
 			[]library.DiffPart{eq("Hello"), del(","), ins(";"), eq(" world")}},
+		{"an added line ends at the line's end", "Two words.", "Two words.\nThree.",
+			[]library.DiffPart{eq("Two words."), ins("\nThree.")}},
+		{"an added last sentence", "Post. Then rest.", "Post. Then rest. Then post.",
+			[]library.DiffPart{eq("Post. Then rest."), ins(" Then post.")}},
 		{"a word's letters are not split", "colour", "color", []library.DiffPart{del("colour"), ins("color")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
