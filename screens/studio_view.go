@@ -65,9 +65,15 @@ func StudioNewItem(c Context, kind string, canEdit bool, pictures []string) Page
 // StudioNewCopy is the edit screen of a copy item not edited yet: it starts
 // from current, the text the brand shows now.
 func StudioNewCopy(c Context, slug, current string, canEdit bool) Page {
+	return StudioEdit(c, StudioNewCopyState(c, slug, current, canEdit))
+}
+
+// StudioNewCopyState is what StudioNewCopy shows, for a caller that adds to
+// it (scheduled publishing) before composing the screen with StudioEdit.
+func StudioNewCopyState(c Context, slug, current string, canEdit bool) StudioEditState {
 	_, key, _ := strings.Cut(slug, "/")
-	return StudioEdit(c, StudioEditState{Kind: library.KindCopy, Slug: slug, Title: key, Status: library.StatusDraft,
-		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current}})
+	return StudioEditState{Kind: library.KindCopy, Slug: slug, Title: key, Status: library.StatusDraft,
+		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current}}
 }
 
 // StudioItemEdit is the edit screen of a stored item, its revisions newest

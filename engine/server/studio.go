@@ -112,7 +112,7 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		// Copy not edited yet: start from the text the brand shows now.
 		brandKey, key, _ := strings.Cut(slug, "/")
 		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
-		return screens.StudioNewCopy(r.copy, slug, current, r.member.CanEdit()), nil
+		return s.withSchedules(r, screens.StudioNewCopyState(r.copy, slug, current, r.member.CanEdit()))
 	}
 	if engine.IsNotFound(err) {
 		return screens.Page{}, redirect(screens.PathStudio)

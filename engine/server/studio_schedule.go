@@ -11,16 +11,22 @@ import (
 )
 
 // studioItemPage is the edit screen of a stored item with its scheduled
-// publishes (when the server schedules).
+// publishes.
 func (s *Server) studioItemPage(r *request, d library.Doc, pictures []string, preview *ui.Node) (screens.Page, error) {
-	st := screens.StudioItemState(r.copy, d, r.member.CanEdit(), pictures, preview)
+	return s.withSchedules(r, screens.StudioItemState(r.copy, d, r.member.CanEdit(), pictures, preview))
+}
+
+// withSchedules composes an edit screen with the item's pending publishes
+// and the form setting one (when the server schedules): a stored item's, or
+// a copy key's not edited yet (the schedule saves it first).
+func (s *Server) withSchedules(r *request, st screens.StudioEditState) (screens.Page, error) {
 	if s.Schedules != nil {
-		pending, err := s.Schedules.Pending(r.fiber.Context(), d.Kind, d.Slug)
+		pending, err := s.Schedules.Pending(r.fiber.Context(), st.Kind, st.Slug)
 		if err != nil {
 			return screens.Page{}, err
 		}
 		st.CanSchedule, st.Now = true, s.Clock.Now()
-		st.Schedules = screens.StudioSchedules(pending, map[string]string{d.ID: st.Title})
+		st.Schedules = screens.StudioSchedules(pending, map[string]string{library.DocID(st.Kind, st.Slug): st.Title})
 	}
 	return screens.StudioEdit(r.copy, st), nil
 }
