@@ -4,7 +4,9 @@ import { expect, test } from "./fixtures";
 // The studio's history and scheduled publishing at a desk (#34): a revision
 // is read whole with its changes marked before it is restored, and a news
 // item goes out at the time an editor set, once, on the public page.
-test.use({ viewport: { width: 1440, height: 900 } });
+// The editor's browser is in Berlin: the times typed are UTC, and the
+// input also says them in the editor's zone.
+test.use({ viewport: { width: 1440, height: 900 }, timezoneId: "Europe/Berlin" });
 
 async function signInToStudio(page: Page): Promise<void> {
   await page.goto("/studio");
@@ -71,7 +73,10 @@ test("a news item is published at the time set, on the public page; another sche
   await page.getByLabel("Publish at (UTC)").fill(utcInput(-3600));
   await page.getByRole("button", { name: "Schedule publish" }).click();
   await expect(page.getByText("Choose a time after now (times are in UTC).")).toBeVisible();
-  // An hour ahead: listed on the item, to be cancelled below.
+  // An hour ahead: listed on the item, to be cancelled below. The input
+  // says the moment in the editor's zone too (December: UTC+1).
+  await page.getByLabel("Publish at (UTC)").fill("2026-12-01T09:00");
+  await expect(page.getByText("Dec 1, 2026, 10:00 AM in your time zone (Europe/Berlin)")).toBeVisible();
   await page.getByLabel("Publish at (UTC)").fill(utcInput(3600));
   await page.getByRole("button", { name: "Schedule publish" }).click();
   await expect(schedules.getByText(/^Scheduled for .* UTC by editor@example.com$/)).toBeVisible();

@@ -27,6 +27,7 @@ export const FALLBACK_COPY = {
   noFile: "No file chosen",
   "diff.added": "added",
   "diff.removed": "removed",
+  "datetime.inZone": "{time} in your time zone ({zone})",
 } as const satisfies Record<string, string>;
 
 export type CopyKey = keyof typeof FALLBACK_COPY;
