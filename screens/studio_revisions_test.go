@@ -45,3 +45,19 @@ func TestDiffBlocksKeepLinesAndMarks(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func FuzzParseStudioRevisionPath(f *testing.F) {
+	for _, s := range []string{"/studio/revision/3/news/launch", "/studio/revision/1/copy/default/home.title", "/studio/revision//x", "/studio/revision/-1/a/b", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		n, kind, slug, ok := ParseStudioRevisionPath(path)
+		if !ok {
+			return
+		}
+		// What is read names the same page again.
+		if n < 1 || kind == "" || slug == "" || StudioRevisionPath(kind, slug, n) != path {
+			t.Fatalf("%q read as %d %q %q", path, n, kind, slug)
+		}
+	})
+}
