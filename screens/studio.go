@@ -3,6 +3,7 @@ package screens
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
@@ -73,6 +74,12 @@ type StudioEditState struct {
 	// Preview is the body of the subscriber screen for the draft; nil for an
 	// item no reading screen shows (copy).
 	Preview *ui.Node
+	// CanSchedule offers scheduled publishing (a stored item, or copy);
+	// Schedules are the item's pending publishes, Now the time they are set
+	// against (studio_schedule.go).
+	CanSchedule bool
+	Schedules   []StudioSchedule
+	Now         time.Time
 }
 
 // StudioSignIn is the staff sign-in screen.
@@ -151,7 +158,8 @@ func StudioTurnedAway(c Context, home Page, configured bool) Page {
 // StudioEdit edits one item: its fields, save, publish or unpublish, a
 // preview link, and its revisions with restore.
 func StudioEdit(c Context, s StudioEditState) Page {
-	state := map[string]any{"doc": map[string]any{"kind": s.Kind, "slug": s.Slug}, "restore": 0}
+	state := map[string]any{"doc": map[string]any{"kind": s.Kind, "slug": s.Slug}, "restore": 0,
+		"schedule": map[string]any{"publishAt": "", "cancel": ""}}
 	form := map[string]any{}
 	inputs := []*ui.Node{}
 	if s.New {
@@ -212,14 +220,20 @@ func StudioEdit(c Context, s StudioEditState) Page {
 				ui.Button(c.T("studio.unpublish"), "secondary", ui.Call("studio.unpublish", include...)))
 		}
 	}
+	if s.CanSchedule {
+		children = append(children, studioScheduleNodes(c, s)...)
+	}
 	if len(s.Revisions) > 0 {
 		rows := make([]*ui.Node, 0, len(s.Revisions))
 		for _, r := range s.Revisions {
 			line := strings.NewReplacer("{n}", strconv.Itoa(r.N), "{action}", r.Action, "{by}", r.By, "{at}", r.At).Replace(c.T("studio.revision"))
 			item := &ui.Node{Type: "list_item", Title: line, Subtitle: strings.Join(r.Changed, ", ")}
+			// The revision whole, with what it changed marked, before any restore.
+			view := ui.Link(c.T("studio.revisionView.open"), ui.Navigate(StudioRevisionPath(s.Kind, s.Slug, r.N)))
+			item.Trailing = view
 			if s.CanEdit {
-				item.Trailing = ui.Button(c.T("studio.restore"), "tertiary",
-					ui.Sequence(ui.SetState("/restore", r.N), ui.OpenOverlay(StudioConfirmRestore)))
+				item.Trailing = ui.Row("sm", view, ui.Button(c.T("studio.restore"), "tertiary",
+					ui.Sequence(ui.SetState("/restore", r.N), ui.OpenOverlay(StudioConfirmRestore))))
 			}
 			rows = append(rows, item)
 		}

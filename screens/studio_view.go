@@ -65,23 +65,35 @@ func StudioNewItem(c Context, kind string, canEdit bool, pictures []string) Page
 // StudioNewCopy is the edit screen of a copy item not edited yet: it starts
 // from current, the text the brand shows now.
 func StudioNewCopy(c Context, slug, current string, canEdit bool) Page {
+	return StudioEdit(c, StudioNewCopyState(c, slug, current, canEdit))
+}
+
+// StudioNewCopyState is what StudioNewCopy shows, for a caller that adds to
+// it (scheduled publishing) before composing the screen with StudioEdit.
+func StudioNewCopyState(c Context, slug, current string, canEdit bool) StudioEditState {
 	_, key, _ := strings.Cut(slug, "/")
-	return StudioEdit(c, StudioEditState{Kind: library.KindCopy, Slug: slug, Title: key, Status: library.StatusDraft,
-		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current}})
+	return StudioEditState{Kind: library.KindCopy, Slug: slug, Title: key, Status: library.StatusDraft,
+		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current}}
 }
 
 // StudioItemEdit is the edit screen of a stored item, its revisions newest
 // first; preview is the body of its subscriber screen (StudioPreviewBody).
 func StudioItemEdit(c Context, d library.Doc, canEdit bool, pictures []string, preview *ui.Node) Page {
+	return StudioEdit(c, StudioItemState(c, d, canEdit, pictures, preview))
+}
+
+// StudioItemState is what StudioItemEdit shows, for a caller that adds to it
+// (scheduled publishing) before composing the screen with StudioEdit.
+func StudioItemState(c Context, d library.Doc, canEdit bool, pictures []string, preview *ui.Node) StudioEditState {
 	revs := make([]StudioRevision, 0, len(d.Revisions))
 	for i := len(d.Revisions) - 1; i >= 0; i-- {
 		rv := d.Revisions[i]
 		revs = append(revs, StudioRevision{N: rv.N, Action: rv.Action, By: rv.By,
-			At: rv.At.UTC().Format("Jan 2, 2006 15:04 UTC"), Changed: rv.Changed})
+			At: rv.At.UTC().Format(studioTimeLayout), Changed: rv.Changed})
 	}
-	return StudioEdit(c, StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d), Status: d.Status,
+	return StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d), Status: d.Status,
 		Pending: d.HasUnpublishedChanges(), CanEdit: canEdit, Fields: StudioFields(c, d.Kind, d.Slug), Values: d.Draft,
-		Revisions: revs, Pictures: StudioPictures(pictures), Preview: preview})
+		Revisions: revs, Pictures: StudioPictures(pictures), Preview: preview}
 }
 
 // studioTitle names an item in the studio: its title, or a copy item's key.

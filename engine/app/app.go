@@ -61,6 +61,8 @@ type App struct {
 	Staff *staff.Service
 	// Content is the editors' content repository.
 	Content *library.Repo
+	// Schedules publishes content at the times editors set.
+	Schedules *library.Scheduler
 	// Library is the reading content (insights, articles, news).
 	Library *library.Library
 	// Passwords answers whether a password appears in known breaches.
@@ -111,6 +113,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, clock eng
 	// apart from theirs by the limiter's scope.
 	a.Staff = staff.NewService(a.stores.staff, clock, passwordHasher(cfg), auth.NewLimiter(a.stores.auth.Counters, clock, "staff", auth.DefaultLimits))
 	a.Content = library.NewRepo(a.stores.content, clock)
+	a.Schedules = library.NewScheduler(a.stores.schedules, a.Content, clock, logger)
 	// An experiment's change bumps the content version, so every instance's
 	// content watch reloads the experiments within seconds.
 	a.Experiments = experiment.NewService(a.stores.experiments, clock, func(ctx context.Context) error {
@@ -257,7 +260,7 @@ func (a *App) Server(version string, validateResponses bool) (*server.Server, er
 	return server.New(server.Deps{
 		Config: a.Config, Clock: a.Clock, Logger: a.Logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library,
 		Images:    imageproxy.New(imageproxy.Config{Secret: deriveKey(a.Secret, "image-proxy")}),
-		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
+		Instagram: a.Instagram, Sealer: a.Sealer, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Schedules: a.Schedules, Billing: a.Billing, Events: a.Events, Experiments: a.Experiments,
 		Retention: a.Retention, Accounts: a.Accounts, Support: a.Support, Privacy: a.Privacy,
 		Secret: a.Secret, Version: version, Renderer: renderer.Build(), Static: content.Static,
 		// A write, not a ping: a full disk still answers pings.

@@ -82,6 +82,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout i
 			logger.Error("reload experiments", "error", err)
 		}
 	})
+	// Scheduled publishes: every instance looks every few seconds, and the
+	// claim (a conditional update) lets one publish each; the publish bumps
+	// the content version, so the watch above reloads every instance.
+	go a.Schedules.Run(ctx, 3*time.Second)
 	// Experiment counts are kept in memory and flushed as documents of
 	// their own (engine/experiment/counts.go).
 	go a.Experiments.Run(ctx, 10*time.Second)

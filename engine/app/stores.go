@@ -34,6 +34,7 @@ type stores struct {
 	attempts    retention.Attempts
 	experiments experiment.Storage
 	content     library.Items
+	schedules   library.Schedules
 	staff       staff.Accounts
 	// supportAudit is the support desk's audit log.
 	supportAudit support.AuditLog
@@ -48,7 +49,7 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	if db := st.SQL(); db != nil {
 		return stores{events: sqlstore.NewEvents(db), mails: sqlstore.NewMails(db), profiles: sqlstore.NewProfiles(db),
 			attempts: sqlstore.NewAttempts(db), experiments: sqlstore.NewExperiments(db),
-			content: sqlstore.NewContentItems(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
+			content: sqlstore.NewContentItems(db), schedules: sqlstore.NewContentSchedules(db), staff: sqlstore.NewStaffAccounts(db), supportAudit: sqlstore.NewSupportAudit(db),
 			breach: sqlstore.NewBreachRecords(db), auth: sqlstore.AuthStores(db),
 			settings: sqlstore.NewSettings(db), privacy: sqlstore.NewPrivacy(db), billing: sqlstore.NewBilling(db),
 			sandbox: sqlstore.NewSandboxRecords(db)}, nil
@@ -58,7 +59,7 @@ func openStores(ctx context.Context, st *store.Store) (stores, error) {
 	}
 	return stores{events: mongostore.NewEvents(st.DB()), mails: mongostore.NewMails(st.DB()), profiles: mongostore.NewProfiles(st.DB()),
 		attempts: mongostore.NewAttempts(st.DB()), experiments: mongostore.NewExperiments(st.DB()),
-		content: mongostore.NewContentItems(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
+		content: mongostore.NewContentItems(st.DB()), schedules: mongostore.NewContentSchedules(st.DB()), staff: mongostore.NewStaffAccounts(st.DB()), supportAudit: mongostore.NewSupportAudit(st.DB()),
 		breach: mongostore.NewBreachRecords(st.DB()), auth: mongostore.AuthStores(st.DB()),
 		settings: mongostore.NewSettings(st.DB()), privacy: mongostore.NewPrivacy(st.DB()), billing: mongostore.NewBilling(st.DB()),
 		sandbox: mongostore.NewSandboxRecords(st.DB())}, nil

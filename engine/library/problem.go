@@ -42,7 +42,7 @@ const ArgUnder = "under"
 // brand has copy for each.
 var ProblemCodes = []string{ProblemRequired, ProblemUnknownKind, ProblemNotEditable, ProblemTooLong, ProblemDate,
 	ProblemImage, ProblemPart, ProblemSlug, ProblemArticleSlug, ProblemCopySlug, ProblemUnknownPage,
-	ProblemSlugTooLong, ProblemSlugUsed}
+	ProblemSlugTooLong, ProblemSlugUsed, ProblemScheduleTime, ProblemSchedulePast}
 
 // invalid is the error of problems: nil for none.
 func invalid(problems Problems) error { return engine.Invalid("content", problems) }

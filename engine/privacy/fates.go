@@ -67,6 +67,7 @@ func Fates() []Fate {
 		{"settings", Kept, "the deployment's own secret: no personal data"},
 		{"content_docs", Kept, "editorial content: no subscriber data"},
 		{"content_version", Kept, "the content version number: no subscriber data"},
+		{"content_schedules", Kept, "publishes editors set for a time, with the editor who set or cancelled each: staff, not subscribers"},
 		{"staff", Kept, "staff accounts, not subscribers"},
 		{"staff_sessions", Kept, "staff sessions, not subscribers"},
 		{ExportsCollection, Erased, "data exports"},

@@ -84,7 +84,7 @@ func newHarnessDeps(t testing.TB, editDeps func(*server.Deps), edit ...func(*con
 			`"dynamicImports":["src/main.tsx"]},"src/main.tsx":{"file":"assets/main-def456.js","isDynamicEntry":true,` +
 			`"imports":["index.html"]}}`)},
 	}
-	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content,
+	deps := server.Deps{Config: cfg, Clock: clock, Logger: logger, Auth: a.Auth, Brands: a.Brands, Breach: a.Breach, Profiles: a.Profiles, Library: a.Library, Lessons: a.Lessons, Staff: a.Staff, Content: a.Content, Schedules: a.Schedules,
 		Billing: a.Billing, Mail: a.Outbox, Events: a.Events, Retention: a.Retention, Privacy: a.Privacy,
 		Experiments: a.Experiments, Support: a.Support,
 		Images: imageproxy.New(imageproxy.Config{Secret: []byte("test")}),

@@ -87,6 +87,9 @@ type Deps struct {
 	// Staff and Content serve the editors' studio.
 	Staff   *staff.Service
 	Content *library.Repo
+	// Schedules publishes items at the times editors set (nil: the studio
+	// offers no scheduling).
+	Schedules *library.Scheduler
 	// Library is the reading content, held in memory.
 	Library *library.Library
 	Secret  []byte // keys CSRF tokens

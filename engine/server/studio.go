@@ -76,7 +76,10 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 		}
 		docs = append(docs, d...)
 	}
-	var extra []*ui.Node
+	extra, err := s.studioScheduledNodes(r, docs)
+	if err != nil {
+		return screens.Page{}, err
+	}
 	if r.member.CanExperiment() && s.Experiments != nil {
 		extra = append(extra, screens.StudioExperimentsLink(r.copy))
 	}
@@ -109,7 +112,7 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		// Copy not edited yet: start from the text the brand shows now.
 		brandKey, key, _ := strings.Cut(slug, "/")
 		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
-		return screens.StudioNewCopy(r.copy, slug, current, r.member.CanEdit()), nil
+		return s.withSchedules(r, screens.StudioNewCopyState(r.copy, slug, current, r.member.CanEdit()))
 	}
 	if engine.IsNotFound(err) {
 		return screens.Page{}, redirect(screens.PathStudio)
@@ -121,7 +124,7 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 	if err != nil {
 		return screens.Page{}, err
 	}
-	return screens.StudioItemEdit(r.copy, d, r.member.CanEdit(), pictures, preview), nil
+	return s.studioItemPage(r, d, pictures, preview)
 }
 
 // studioSignInRequest is the studio sign-in form's values; as with
@@ -289,11 +292,15 @@ func (s *Server) studioUnpublish(r *request, in any) (*ui.Result, error) {
 	})
 }
 
+// studioRestore makes a revision the draft and shows the item's edit
+// screen (from a revision's own page too), where the draft can be
+// previewed and published.
 func (s *Server) studioRestore(r *request, in any) (*ui.Result, error) {
-	return s.studioChange(r, in, func(req *studioItemRequest, by string) error {
-		_, err := s.Content.Restore(r.fiber.Context(), req.Kind, req.Slug, req.Restore, by)
-		return err
-	})
+	req := in.(*studioItemRequest)
+	if _, err := s.Content.Restore(r.fiber.Context(), req.Kind, req.Slug, req.Restore, r.member.Email); err != nil {
+		return nil, err
+	}
+	return ui.Effects(ui.Replace(screens.PathStudioEdit + req.Kind + "/" + req.Slug)), nil
 }
 
 // studioChange runs a change to a stored item, reloads what subscribers read

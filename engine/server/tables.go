@@ -69,6 +69,7 @@ func (s *Server) routeTable() ([]route, error) {
 		{screens.PathStudioNew + "*", guardStaff, s.studioEdit, nil},
 		{screens.PathStudioEdit + "*", guardStaff, s.studioEdit, nil},
 		{screens.PathStudioPreview + "*", guardStaff, s.studioPreview, nil},
+		{screens.PathStudioRevision + "*", guardStaff, s.studioRevision, nil},
 		{screens.PathStudioCopy + "*", guardStaff, s.studioCopy, nil},
 		{screens.PathStudioExperiments, guardStaff, s.studioExperiments, nil},
 		{screens.PathStudioExperimentNew, guardStaff, s.studioExperimentEdit, nil},
@@ -155,6 +156,8 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"studio.publish", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioPublish, staff: staff.RoleEditor}},
 		{"studio.unpublish", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioUnpublish, staff: staff.RoleEditor}},
 		{"studio.restore", actionSpec{newRequest: empty[studioItemRequest], handle: s.studioRestore, staff: staff.RoleEditor}},
+		{"studio.schedule", actionSpec{newRequest: empty[studioScheduleRequest], handle: s.studioSchedule, staff: staff.RoleEditor, form: true}},
+		{"studio.cancel_schedule", actionSpec{newRequest: empty[studioCancelScheduleRequest], handle: s.studioCancelSchedule, staff: staff.RoleEditor}},
 		// Any staff member: a preview changes nothing, and testers may look
 		// at every item.
 		{"studio.preview", actionSpec{newRequest: empty[studioPreviewRequest], handle: s.studioLivePreview, staff: staff.RoleTester}},

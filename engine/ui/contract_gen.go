@@ -126,7 +126,7 @@ var EnumValues = map[string][]string{
 	"node_badge.tone":          {"neutral", "info", "positive", "warning", "danger", "brand"},
 	"node_banner.tone":         {"neutral", "info", "positive", "warning", "danger", "brand"},
 	"node_banner.sticky":       {"top", "bottom"},
-	"node_text_input.kind":     {"text", "email", "password"},
+	"node_text_input.kind":     {"text", "email", "password", "datetime-local"},
 	"node_dialog.presentation": {"modal", "fullscreen", "drawer"},
 	"node_dialog.outcome":      {"success"},
 	"node_split.gap":           {"none", "xs", "sm", "md", "lg", "xl"},

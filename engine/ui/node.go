@@ -227,12 +227,17 @@ type RichBlock struct {
 	Items   [][]Span `json:"items,omitempty"`
 }
 
-// Span is a run of inline text with optional emphasis or a link.
+// Span is a run of inline text with optional emphasis, a diff's mark or a
+// link.
 type Span struct {
 	Text   string `json:"text"`
 	Strong bool   `json:"strong,omitempty"`
 	Em     bool   `json:"em,omitempty"`
-	Href   string `json:"href,omitempty"`
+	// Ins and Del mark text a revision added or removed (a word diff):
+	// drawn as <ins> and <del>, each also named in words for screen readers.
+	Ins  bool   `json:"ins,omitempty"`
+	Del  bool   `json:"del,omitempty"`
+	Href string `json:"href,omitempty"`
 }
 
 // Rule is a declarative validation rule with the message it shows. The

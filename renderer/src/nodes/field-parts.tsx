@@ -7,6 +7,17 @@ export function asText(value: unknown): string {
   return "";
 }
 
+/**
+ * A UTC date and time input's value (kind datetime-local: the studio's times are UTC) as the same
+ * moment in zone, or undefined when zone is UTC or the value is not a date and time yet.
+ */
+export function inZone(value: string, zone: string, locale?: string): string | undefined {
+  if (zone === "UTC" || zone === "Etc/UTC" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
+  const at = new Date(`${value}Z`);
+  if (Number.isNaN(at.getTime())) return undefined;
+  return at.toLocaleString(locale, { timeZone: zone, dateStyle: "medium", timeStyle: "short" });
+}
+
 /** A field's error, announced and referenced by aria-describedby. */
 export function FieldError({ id, message }: { id: string; message: string | undefined }) {
   if (message === undefined) return null;

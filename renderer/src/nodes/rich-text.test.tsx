@@ -36,6 +36,17 @@ describe("rich_text", () => {
     expect(screen.getAllByRole("listitem").map((item) => item.textContent)).toEqual(["First", "Second"]);
   });
 
+  it("marks a diff's added and removed text, in words for screen readers", async () => {
+    await renderNode({
+      type: "rich_text",
+      blocks: [{ kind: "paragraph", spans: [{ text: "Reels grow " }, { text: "fast", del: true }, { text: "slowly", ins: true }] }],
+    });
+    const removed = screen.getByText("fast").closest("del");
+    const added = screen.getByText("slowly").closest("ins");
+    expect(removed?.textContent).toBe("removed: fast");
+    expect(added?.textContent).toBe("added: slowly");
+  });
+
   it("routes a same-origin span link without a page load", async () => {
     const { user, server } = await renderApp({
       "/": envelope([{ type: "rich_text", blocks: [{ kind: "paragraph", spans: [{ text: "News", href: "/news" }] }] }]),

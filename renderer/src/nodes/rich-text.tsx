@@ -1,4 +1,4 @@
-import { normaliseHref, type NodeProps } from "../runtime/hooks";
+import { normaliseHref, t, type NodeProps } from "../runtime/hooks";
 import type { RichBlock, Span } from "../schema/node";
 import "./rich-text.css";
 
@@ -6,6 +6,21 @@ function SpanView({ span }: { span: Span }) {
   let content = <>{span.text}</>;
   if (span.em === true) content = <em>{content}</em>;
   if (span.strong === true) content = <strong>{content}</strong>;
+  // A diff's marks: the tag says it to assistive tech that reads it, the hidden word to the rest.
+  if (span.ins === true)
+    content = (
+      <ins>
+        <span className="sr-only">{t("diff.added")}: </span>
+        {content}
+      </ins>
+    );
+  if (span.del === true)
+    content = (
+      <del>
+        <span className="sr-only">{t("diff.removed")}: </span>
+        {content}
+      </del>
+    );
   if (span.href === undefined) return content;
   // A target the browser would read as another origin or a script is shown as plain text.
   const href = normaliseHref(span.href);

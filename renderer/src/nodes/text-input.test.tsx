@@ -1,6 +1,7 @@
 import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { renderNode } from "../test/harness";
+import { inZone } from "./field-parts";
 
 const input = {
   type: "text_input",
@@ -50,5 +51,15 @@ describe("text_input", () => {
   it("can be disabled", async () => {
     await renderNode({ ...input, disabled: true });
     expect(screen.getByLabelText<HTMLInputElement>("Email address").disabled).toBe(true);
+  });
+});
+
+describe("inZone", () => {
+  it("shows a UTC date and time in another zone, and nothing for UTC or a partial value", () => {
+    expect(inZone("2026-12-01T09:00", "Europe/Berlin", "en-US")).toBe("Dec 1, 2026, 10:00 AM");
+    expect(inZone("2026-12-01T09:00:30", "America/New_York", "en-US")).toBe("Dec 1, 2026, 4:00 AM");
+    expect(inZone("2026-12-01T09:00", "UTC", "en-US")).toBeUndefined();
+    expect(inZone("2026-12-01", "Europe/Berlin", "en-US")).toBeUndefined();
+    expect(inZone("", "Europe/Berlin", "en-US")).toBeUndefined();
   });
 });

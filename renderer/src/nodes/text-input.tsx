@@ -1,7 +1,7 @@
 import { useId, useRef, useState } from "react";
 import { type NodeProps, useField, t } from "../runtime/hooks";
 import { cx } from "./class-names";
-import { asText, FieldError } from "./field-parts";
+import { asText, FieldError, inZone } from "./field-parts";
 import { Glyph } from "./icon";
 import "./field.css";
 
@@ -13,6 +13,11 @@ export function TextInput({ node }: NodeProps<"text_input">) {
   const errorId = `${inputId}-error`;
   const [revealed, setRevealed] = useState(false);
   const kind = node.kind ?? "text";
+  // A UTC time is also shown in the editor's own zone, when the browser's is another.
+  const zone = kind === "datetime-local" ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  const local = zone === undefined ? undefined : inZone(asText(value), zone);
+  const hintId = `${inputId}-hint`;
+  const describedBy = [error !== undefined ? errorId : "", local !== undefined ? hintId : ""].filter(Boolean).join(" ");
   return (
     <div className={cx("field", error !== undefined && "field--invalid")}>
       <label className="field__label" htmlFor={inputId}>
@@ -33,7 +38,8 @@ export function TextInput({ node }: NodeProps<"text_input">) {
           spellCheck={kind === "text" ? undefined : false}
           autoCapitalize={kind === "text" ? undefined : "none"}
           aria-invalid={error !== undefined || undefined}
-          aria-describedby={error !== undefined ? errorId : undefined}
+          aria-describedby={describedBy === "" ? undefined : describedBy}
+          step={kind === "datetime-local" ? 1 : undefined}
           onChange={(event) => setValue(event.target.value)}
         />
         {kind === "password" && (
@@ -48,6 +54,11 @@ export function TextInput({ node }: NodeProps<"text_input">) {
           </button>
         )}
       </div>
+      {local !== undefined && zone !== undefined && (
+        <p id={hintId} className="field__hint">
+          {t("datetime.inZone", { time: local, zone })}
+        </p>
+      )}
       <FieldError id={errorId} message={error} />
     </div>
   );

@@ -25,6 +25,9 @@ export const FALLBACK_COPY = {
   "rating.star": "{n} of {max}",
   chooseFile: "Choose file",
   noFile: "No file chosen",
+  "diff.added": "added",
+  "diff.removed": "removed",
+  "datetime.inZone": "{time} in your time zone ({zone})",
 } as const satisfies Record<string, string>;
 
 export type CopyKey = keyof typeof FALLBACK_COPY;

@@ -41,7 +41,7 @@ export const NODE_CARD_TONE_VALUES = ["neutral", "info", "positive", "warning", 
 export const NODE_BADGE_TONE_VALUES = ["neutral", "info", "positive", "warning", "danger", "brand"] as const;
 export const NODE_BANNER_TONE_VALUES = ["neutral", "info", "positive", "warning", "danger", "brand"] as const;
 export const NODE_BANNER_STICKY_VALUES = ["top", "bottom"] as const;
-export const NODE_TEXT_INPUT_KIND_VALUES = ["text", "email", "password"] as const;
+export const NODE_TEXT_INPUT_KIND_VALUES = ["text", "email", "password", "datetime-local"] as const;
 export const NODE_DIALOG_PRESENTATION_VALUES = ["modal", "fullscreen", "drawer"] as const;
 export const NODE_DIALOG_OUTCOME_VALUES = ["success"] as const;
 export const NODE_SPLIT_GAP_VALUES = ["none", "xs", "sm", "md", "lg", "xl"] as const;
@@ -187,7 +187,7 @@ export type ImageRef = z.infer<typeof imageRefSchema>;
 export const postSchema = z.lazy(() => z.object({ image: imageRefSchema, dateLabel: z.string(), countLabel: z.string(), date: z.optional(z.iso.datetime({ offset: true })) }));
 export type Post = z.infer<typeof postSchema>;
 
-export const spanSchema = z.lazy(() => z.object({ text: z.string(), strong: z.optional(z.boolean()), em: z.optional(z.boolean()), href: z.optional(z.string().check(z.regex(new RegExp("^(https://|mailto:|/([^/\\\\]|$))", "u")))) }));
+export const spanSchema = z.lazy(() => z.object({ text: z.string(), strong: z.optional(z.boolean()), em: z.optional(z.boolean()), ins: z.optional(z.boolean()), del: z.optional(z.boolean()), href: z.optional(z.string().check(z.regex(new RegExp("^(https://|mailto:|/([^/\\\\]|$))", "u")))) }));
 export type Span = z.infer<typeof spanSchema>;
 
 export const richBlockSchema = z.lazy(() => z.discriminatedUnion("kind", [
