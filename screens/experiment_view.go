@@ -352,7 +352,6 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	return v
 }
 
-
 // weightShare is a weight as a percentage of all of them: "50", or "33.3"
 // when it is not whole.
 func weightShare(w, total int) string {
