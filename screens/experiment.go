@@ -117,6 +117,12 @@ type StudioExperimentVerdict struct {
 	// difference with its interval: a variant that saves more people by
 	// giving money away says so.
 	Revenue, RevenueDiff string
+	// ByRevenue: the primary metric is retained revenue per attempt, so
+	// the verdict is about revenue (Diff is then money) and Saves says
+	// what the variant does to the save rate ("more", "fewer",
+	// "unsettled"), with SavesDiff in points.
+	ByRevenue        bool
+	Saves, SavesDiff string
 }
 
 // StudioExperimentResults is the results screen of one phase.
@@ -374,14 +380,20 @@ func StudioExperimentResultsPage(c Context, r StudioExperimentResults) Page {
 	}
 	words := strings.NewReplacer("{variant}", v.Variant, "{diff}", v.Diff, "{n}", Thousands(int(v.More)), "{p}", r.SRMP,
 		"{planned}", Thousands(int(v.PlannedN)), "{baseline}", r.Baseline, "{revenue}", v.RevenueDiff)
-	text := "studio.experiments.verdict." + v.Kind + "Text"
+	title, text := "studio.experiments.verdict."+v.Kind, "studio.experiments.verdict."+v.Kind+"Text"
 	if v.Planned {
 		text = "studio.experiments.verdict.waitPlannedText"
 	}
-	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T("studio.experiments.verdict." + v.Kind)),
+	if v.ByRevenue && v.Kind != VerdictMismatch && v.Kind != VerdictNoData {
+		title, text = title+"Revenue", text+"Revenue"
+	}
+	verdict := &ui.Node{Type: "banner", Tone: verdictTones[v.Kind], Title: words.Replace(c.T(title)),
 		Text: words.Replace(c.T(text))}
 	if v.Revenue != "" {
 		verdict.Text += " " + words.Replace(c.T("studio.experiments.verdict.revenue."+v.Revenue))
+	}
+	if v.Saves != "" {
+		verdict.Text += " " + strings.ReplaceAll(c.T("studio.experiments.verdict.saves."+v.Saves), "{diff}", v.SavesDiff)
 	}
 	verdict.ID = "experiment-verdict"
 	children = append(children, verdict)

@@ -332,8 +332,19 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	}
 	verdict := res.Verdict()
 	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More, Planned: verdict.Planned,
-		PlannedN: int64(res.PlannedN)}
+		PlannedN: int64(res.PlannedN), ByRevenue: verdict.Revenue}
 	switch {
+	case verdict.Revenue && (verdict.Kind == experiment.VerdictBetter || verdict.Kind == experiment.VerdictWorse):
+		vr := res.Variants[verdict.Variant]
+		v.Verdict.Variant = vr.Name
+		v.Verdict.Diff = money(vr.RevenueDiffAlways, true, true)
+		v.Verdict.Saves, v.Verdict.SavesDiff = "unsettled", fmt.Sprintf("%+.1f", 100*vr.Diff.Estimate)
+		switch {
+		case vr.Significant && vr.Diff.Estimate > 0:
+			v.Verdict.Saves = "more"
+		case vr.Significant:
+			v.Verdict.Saves = "fewer"
+		}
 	case verdict.Kind == experiment.VerdictBetter || verdict.Kind == experiment.VerdictWorse,
 		verdict.Kind == experiment.VerdictWait && !verdict.Planned:
 		vr := res.Variants[verdict.Variant]

@@ -172,9 +172,7 @@ func walk(n *ui.Node, f func(*ui.Node)) {
 }
 
 // With a no-offer holdout the results link to themselves against the
-
 // holdout and against the control, whichever is not the baseline now.
-
 func TestStudioExperimentResultsAgainstAHoldout(t *testing.T) {
 	t.Parallel()
 	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
@@ -202,9 +200,7 @@ func TestStudioExperimentResultsAgainstAHoldout(t *testing.T) {
 }
 
 // A variant that saves more people by giving a free month away is better
-
 // on saves and worse on revenue, and the verdict says both.
-
 func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
 	t.Parallel()
 	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
@@ -231,11 +227,9 @@ func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
 }
 
 // The sample-ratio check reads as a sentence: the split, the planned
-
 // shares and whether that is as expected (5,100 / 4,900 of 50/50:
 
 // χ² = 4, p = 0.0455) or not (5,200 / 4,800: χ² = 16, p < 0.0001).
-
 func TestStudioExperimentSampleRatioInWords(t *testing.T) {
 	t.Parallel()
 	seed, err := brand.ReadShipped(content.Brands)
@@ -259,5 +253,44 @@ func TestStudioExperimentSampleRatioInWords(t *testing.T) {
 		if text := strings.ReplaceAll(string(raw), `\u003c`, "<"); !strings.Contains(text, c.want) {
 			t.Errorf("%d / %d: no %q in %s", c.a, c.b, c.want, text)
 		}
+	}
+}
+
+// With retained revenue per attempt as the primary metric the verdict is
+// about revenue: the free month that saves more people (2,000 of 5,000
+// against 1,500) but keeps $4.20 less per attempt is the worse variant, and
+// the save rate's gain is the second sentence; with nothing settled it
+// waits for the planned size instead of counting to a save-rate difference.
+func TestStudioExperimentVerdictFollowsThePrimaryMetric(t *testing.T) {
+	t.Parallel()
+	e := experiment.Experiment{ID: "x1", Name: "N", Key: "offer.step3", Kind: experiment.KindOffer, Status: "running", Phase: 1,
+		Metric:   experiment.MetricRevenuePerAttempt,
+		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 1}, {ID: "b", Name: "Free month", Weight: 1}}}
+	counts := map[string]experiment.Counts{
+		"a": {Exposures: 5000, Saves: 1500, Revenue: 1500 * 1399, RevenueSq: 1500 * 1399 * 1399, RevenueMax: 1399},
+		"b": {Exposures: 5000, Saves: 2000},
+	}
+	got := StudioExperimentResultsOf(experiment.Compute(e, 1, counts, experiment.DefaultPlannedN))
+	if v := got.Verdict; v.Kind != VerdictWorse || !v.ByRevenue || v.Saves != "more" || v.Revenue != "" || !strings.HasPrefix(v.Diff, "-$4.20 [") {
+		t.Fatalf("verdict %+v", v)
+	}
+	seed, err := brand.ReadShipped(content.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := brand.NewRegistry(nil)
+	reg.Set(seed)
+	b := reg.Get(brand.DefaultKey)
+	raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, got).Screen)
+	for _, want := range []string{"Free month keeps less revenue than Control: -$4.20 [", "It also saves more people: +10.0 pts."} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the page does not say %q: %s", want, raw)
+		}
+	}
+	// A few people: nothing settled, and no save-rate count to wait for.
+	few := map[string]experiment.Counts{"a": {Exposures: 20, Saves: 5, Revenue: 5 * 1399, RevenueSq: 5 * 1399 * 1399, RevenueMax: 1399},
+		"b": {Exposures: 20, Saves: 12}}
+	if v := experiment.Compute(e, 1, few, experiment.DefaultPlannedN).Verdict(); v.Kind != experiment.VerdictWait || !v.Planned || !v.Revenue {
+		t.Errorf("few people: %+v, want a wait to the planned size about revenue", v)
 	}
 }

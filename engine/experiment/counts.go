@@ -352,11 +352,15 @@ type Verdict struct {
 	More    int64
 	// Planned: More counts to the planned size, not to a difference seen.
 	Planned bool
+	// Revenue: the verdict reads retained revenue per attempt, the
+	// experiment's primary metric, instead of the save rate.
+	Revenue bool
 }
 
 // Verdict reads the results: a mismatch first (nothing else may be read),
-// then no data, then the variant whose difference from the control is
-// certain (the largest), then the variant closest to being settled.
+// then no data, then the variant whose difference from the control in the
+// primary metric is certain (the largest), then the variant closest to
+// being settled.
 func (r Results) Verdict() Verdict {
 	if r.Mismatch {
 		return Verdict{Kind: VerdictMismatch}
@@ -364,20 +368,32 @@ func (r Results) Verdict() Verdict {
 	if len(r.Variants) < 2 || r.Variants[r.Baseline].Exposures == 0 {
 		return Verdict{Kind: VerdictNoData}
 	}
-	best, wait := Verdict{}, Verdict{Kind: VerdictSame}
+	// The tester's primary metric decides: the save rate, or retained
+	// revenue per attempt (whose "more attempts needed" is not estimated:
+	// it waits for the planned size).
+	revenue := r.Experiment.Metric == MetricRevenuePerAttempt
+	primary := func(v VariantResult) (diff float64, significant bool) {
+		if revenue {
+			return v.RevenueDiff.Estimate, v.RevenueSignificant
+		}
+		return v.Diff.Estimate, v.Significant
+	}
+	best, wait := Verdict{Revenue: revenue}, Verdict{Kind: VerdictSame, Revenue: revenue}
+	bestDiff := 0.0
 	anyData := false
 	for i, v := range r.Variants {
 		if i == r.Baseline || v.Exposures == 0 {
 			continue
 		}
 		anyData = true
-		if v.Significant && (best.Kind == "" || abs(v.Diff.Estimate) > abs(r.Variants[best.Variant].Diff.Estimate)) {
-			best = Verdict{Kind: VerdictBetter, Variant: i}
-			if v.Diff.Estimate < 0 {
+		diff, significant := primary(v)
+		if significant && (best.Kind == "" || abs(diff) > abs(bestDiff)) {
+			best, bestDiff = Verdict{Kind: VerdictBetter, Variant: i, Revenue: revenue}, diff
+			if diff < 0 {
 				best.Kind = VerdictWorse
 			}
 		}
-		if v.MoreKnown && (wait.Kind == VerdictSame || v.MoreNeeded < wait.More) {
+		if !revenue && v.MoreKnown && (wait.Kind == VerdictSame || v.MoreNeeded < wait.More) {
 			wait = Verdict{Kind: VerdictWait, Variant: i, More: v.MoreNeeded}
 		}
 	}
@@ -396,7 +412,7 @@ func (r Results) Verdict() Verdict {
 		n += v.Exposures
 	}
 	if left := int64(math.Ceil(r.PlannedN)) - n; left > 0 {
-		return Verdict{Kind: VerdictWait, More: left, Planned: true}
+		return Verdict{Kind: VerdictWait, More: left, Planned: true, Revenue: revenue}
 	}
 	return wait
 }

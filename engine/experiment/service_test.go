@@ -560,11 +560,9 @@ func TestHoldoutPhasesAssignmentsAndResults(t *testing.T) {
 }
 
 // TestRevenueIsHeldAndTakenBack: a save's revenue and its square go to the
-
 // variant's counters; a cancel within the save window takes that amount
 
 // back, a cancel after it does not; a cancel's own revenue is ignored.
-
 func TestRevenueIsHeldAndTakenBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
