@@ -64,15 +64,28 @@ func StudioNewItem(c Context, kind string, canEdit bool, pictures []string) Page
 
 // StudioNewCopy is the edit screen of a copy item not edited yet: it starts
 // from current, the text the brand shows now.
-func StudioNewCopy(c Context, slug, current string, canEdit bool) Page {
+// It says which brand's copy is edited and draws the text in place on its
+// screen (preview, CopyPreview).
+func StudioNewCopy(c Context, slug, current string, canEdit bool, target StudioCopyTarget, preview *ui.Node) Page {
 	_, key, _ := strings.Cut(slug, "/")
 	return StudioEdit(c, StudioEditState{Kind: library.KindCopy, Slug: slug, Title: key, Status: library.StatusDraft,
-		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current}})
+		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current},
+		Brand: target.BrandName, Preview: preview})
+}
+
+// StudioCopyEdit is the edit screen of a stored copy item: StudioItemEdit's,
+// with its brand named and its text drawn in place on its screen.
+func StudioCopyEdit(c Context, d library.Doc, canEdit bool, pictures []string, target StudioCopyTarget, preview *ui.Node) Page {
+	return studioItemEdit(c, d, canEdit, pictures, preview, target.BrandName)
 }
 
 // StudioItemEdit is the edit screen of a stored item, its revisions newest
 // first; preview is the body of its subscriber screen (StudioPreviewBody).
 func StudioItemEdit(c Context, d library.Doc, canEdit bool, pictures []string, preview *ui.Node) Page {
+	return studioItemEdit(c, d, canEdit, pictures, preview, "")
+}
+
+func studioItemEdit(c Context, d library.Doc, canEdit bool, pictures []string, preview *ui.Node, brandName string) Page {
 	revs := make([]StudioRevision, 0, len(d.Revisions))
 	for i := len(d.Revisions) - 1; i >= 0; i-- {
 		rv := d.Revisions[i]
@@ -81,7 +94,7 @@ func StudioItemEdit(c Context, d library.Doc, canEdit bool, pictures []string, p
 	}
 	return StudioEdit(c, StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d), Status: d.Status,
 		Pending: d.HasUnpublishedChanges(), CanEdit: canEdit, Fields: StudioFields(c, d.Kind, d.Slug), Values: d.Draft,
-		Revisions: revs, Pictures: StudioPictures(pictures), Preview: preview})
+		Revisions: revs, Pictures: StudioPictures(pictures), Preview: preview, Brand: brandName})
 }
 
 // studioTitle names an item in the studio: its title, or a copy item's key.
