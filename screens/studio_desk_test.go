@@ -56,7 +56,9 @@ func TestStudioCopySearch(t *testing.T) {
 	}
 	items := StudioCopyItems(c.Copy, brand.DefaultKey, keys)
 	all := listLabels(StudioCopy(c, brand.DefaultKey, nil, items, "").Screen)
-	step := func(n string) int { return slices.IndexFunc(all, func(l string) bool { return strings.HasPrefix(l, "Unsubscribe · step "+n) }) }
+	step := func(n string) int {
+		return slices.IndexFunc(all, func(l string) bool { return strings.HasPrefix(l, "Unsubscribe · step "+n) })
+	}
 	if !(step("0") >= 0 && step("0") < step("3") && step("3") < step("8")) {
 		t.Errorf("steps out of order: %v", all)
 	}
