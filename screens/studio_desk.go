@@ -385,21 +385,40 @@ func StudioCopyMissing(c Context, brandKey, key string) Page {
 // of a screen draws it.
 const copyPreviewMark = "\u27e6copy-preview\u27e7"
 
-// copyPreviewScreens compose, for a screen of copyScreens, the screen as a
-// person first meets it, from c alone (no subscriber's data): what the copy
-// editor draws a key's text in.
-var copyPreviewScreens = map[string]func(c Context) Page{
-	"signIn":           func(c Context) Page { return SignIn(c, PathCheckout) },
-	"createAccount":    func(c Context) Page { return CreateAccount(c, CreateAccountState{}) },
-	"accessRecovery":   func(c Context) Page { return AccessRecovery(c, "") },
-	"passwordRecovery": func(c Context) Page { return PasswordRecovery(c, ResetState{}) },
-	"unsubscription":   Unsubscription,
-	"deleteAccount":    func(c Context) Page { return DeleteAccount(c, DeleteAccountState{}) },
-	"privacyData":      func(c Context) Page { return PrivacyData(c, PrivacyDataState{}) },
-	"breach":           func(c Context) Page { return PasswordSafety(c, PasswordSafetyState{}) },
-	"course":           func(c Context) Page { return Course(c, nil) },
-	"billing":          func(c Context) Page { return BillingHistory(c, nil) },
-	"studio":           StudioSignIn,
+// copyPreviewScreens compose, for a screen of copyScreens, the screens it
+// stands for as a person first meets them, from c alone (no subscriber's
+// data): what the copy editor draws a key's text in. A key is drawn on the
+// first of them that shows it.
+var copyPreviewScreens = map[string][]func(c Context) Page{
+	"signIn":           {func(c Context) Page { return SignIn(c, PathCheckout) }},
+	"createAccount":    {func(c Context) Page { return CreateAccount(c, CreateAccountState{}) }},
+	"accessRecovery":   {func(c Context) Page { return AccessRecovery(c, "") }},
+	"passwordRecovery": {func(c Context) Page { return PasswordRecovery(c, ResetState{}) }},
+	"home":             {func(c Context) Page { return Home(c, HomeState{}) }},
+	"analytics":        {func(c Context) Page { return Analytics(c, AnalyticsState{}) }},
+	"news":             {func(c Context) Page { return NewsList(c, nil) }},
+	"course":           {func(c Context) Page { return Course(c, nil) }},
+	"breach":           {func(c Context) Page { return PasswordSafety(c, PasswordSafetyState{}) }},
+	"billing":          {func(c Context) Page { return BillingHistory(c, nil) }},
+	"receipt":          {func(c Context) Page { return Receipt(c, nil) }},
+	"checkout": {func(c Context) Page { return Checkout(c, CheckoutState{}) },
+		func(c Context) Page { return CheckoutDone(c, OrderState{}) }},
+	"confirm":        {func(c Context) Page { return ConfirmPayment(c, ConfirmState{}) }},
+	"updateCard":     {func(c Context) Page { return UpdateCard(c, "preview", "", PathBilling) }},
+	"unsubscribe":    {func(c Context) Page { return unsubscribePreviewStep(c, 0) }},
+	"unsubscription": {Unsubscription},
+	"privacyData":    {func(c Context) Page { return PrivacyData(c, PrivacyDataState{}) }},
+	"deleteAccount": {func(c Context) Page { return DeleteAccount(c, DeleteAccountState{}) }, AccountDeleted,
+		func(c Context) Page { return DeletionStatus(c, DeletionStatusState{}) }},
+	"devMail":     {func(c Context) Page { return DevMailbox(c, nil) }},
+	"studio":      {StudioSignIn, func(c Context) Page { return StudioHome(c, "", nil) }},
+	"experiments": {func(c Context) Page { return StudioExperiments(c, nil) }},
+}
+
+// unsubscribePreviewStep is a step of the flow as the copy editor draws it:
+// a subscriber on the weekly plan.
+func unsubscribePreviewStep(c Context, step retention.Step) Page {
+	return UnsubscribeStep(c, UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe("")})
 }
 
 // CopyPreview draws a copy key's text in place: the screen the key appears
@@ -412,26 +431,24 @@ var copyPreviewScreens = map[string]func(c Context) Page{
 func CopyPreview(c Context, key, text string) *ui.Node {
 	_, id, name := copyScreenOf(c, key)
 	caption := ui.Text("caption", strings.ReplaceAll(c.T("studio.copyPreview.on"), "{screen}", name))
-	compose := copyPreviewScreens[id]
+	composers := copyPreviewScreens[id]
 	if step, ok := retention.StepOfCopyKey(key); ok {
-		compose = func(c Context) Page {
-			// A subscriber's plan, as the step shows one (the weekly plan).
-			return UnsubscribeStep(c, UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio,
-				Plan: billing.Describe("")})
-		}
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step) }}
 	}
-	if compose != nil {
+	marked := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: copyPreviewMark}, nil)}
+	drawn := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: text}, nil)}
+	for _, compose := range composers {
 		// First with a mark for the text, to find the part of the screen
 		// that shows the key (its body, or one of its dialogs); then that
 		// part with the text itself.
-		marked := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: copyPreviewMark}, nil)}
-		if _, part, ok := copyPreviewPart(compose(marked), true, ""); ok {
-			drawn := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: text}, nil)}
-			if nodes, _, ok := copyPreviewPart(compose(drawn), false, part); ok {
-				tree := ui.Stack("sm", append([]*ui.Node{caption}, previewTree(nodes, "pv")...)...)
-				if validPreview(tree) {
-					return tree
-				}
+		_, part, ok := copyPreviewPart(compose(marked), true, "")
+		if !ok {
+			continue
+		}
+		if nodes, _, ok := copyPreviewPart(compose(drawn), false, part); ok {
+			tree := ui.Stack("sm", append([]*ui.Node{caption}, previewTree(nodes, "pv")...)...)
+			if validPreview(tree) {
+				return tree
 			}
 		}
 	}
