@@ -237,15 +237,15 @@ func goldenCases() []goldenCase {
 		}},
 		{"studio-copy-edit__sign-in", func(c Context) Page {
 			return StudioNewCopy(c, "default/signIn.submit", c.T("signIn.submit"), true,
-				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "signIn.submit", "Let me in"))
+				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "signIn.submit", "Let me in", CopySample{PeriodEnd: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}))
 		}},
 		{"studio-copy-edit__step", func(c Context) Page {
 			return StudioNewCopy(c, "default/unsubscribe.step3.title", c.T("unsubscribe.step3.title"), true,
-				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "unsubscribe.step3.title", "A kinder price"))
+				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "unsubscribe.step3.title", "A kinder price", CopySample{PeriodEnd: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}))
 		}},
 		{"studio-copy-edit__alone", func(c Context) Page {
 			return StudioNewCopy(c, "default/mail.welcome.subject", "Welcome", true,
-				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "mail.welcome.subject", "Welcome"))
+				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "mail.welcome.subject", "Welcome", CopySample{PeriodEnd: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}))
 		}},
 		{"studio-copy-missing", func(c Context) Page { return StudioCopyMissing(c, "default", "no.such.key") }},
 		{"studio-edit", func(c Context) Page {

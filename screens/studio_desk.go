@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
@@ -85,10 +86,7 @@ func matchesWords(query string, text ...string) bool {
 func studioSearch(c Context, label, q string) *ui.Node {
 	find := ui.Call("studio.find", "/form/"+StudioQueryParam, "/"+StudioFindState)
 	in := ui.TextInput(StudioQueryParam, "text", label, c.T("studio.search.placeholder"))
-	row := ui.Row("sm", in, ui.Button(c.T("studio.search.submit"), "primary", find))
-	row.Align = "end"
-	row.Wrap = true
-	return ui.Form("studio-find", find, row)
+	return ui.Form("studio-find", find, in, ui.Button(c.T("studio.search.submit"), "secondary", find))
 }
 
 // StudioHomeView is the studio's home for a query: the items it matches,
@@ -405,7 +403,6 @@ var copyPreviewScreens = map[string][]func(c Context) Page{
 		func(c Context) Page { return CheckoutDone(c, OrderState{}) }},
 	"confirm":        {func(c Context) Page { return ConfirmPayment(c, ConfirmState{}) }},
 	"updateCard":     {func(c Context) Page { return UpdateCard(c, "preview", "", PathBilling) }},
-	"unsubscribe":    {func(c Context) Page { return unsubscribePreviewStep(c, 0) }},
 	"unsubscription": {Unsubscription},
 	"privacyData":    {func(c Context) Page { return PrivacyData(c, PrivacyDataState{}) }},
 	"deleteAccount": {func(c Context) Page { return DeleteAccount(c, DeleteAccountState{}) }, AccountDeleted,
@@ -415,10 +412,23 @@ var copyPreviewScreens = map[string][]func(c Context) Page{
 	"experiments": {func(c Context) Page { return StudioExperiments(c, nil) }},
 }
 
+// CopySample is the subscriber the copy editor's preview draws a screen
+// for, where a screen shows one: the brand's plan-change offer and a
+// current period ending a week from today (the server's clock).
+type CopySample struct {
+	Sale      billing.PlanSpec
+	PeriodEnd time.Time
+}
+
 // unsubscribePreviewStep is a step of the flow as the copy editor draws it:
-// a subscriber on the weekly plan.
-func unsubscribePreviewStep(c Context, step retention.Step) Page {
-	return UnsubscribeStep(c, UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe("")})
+// a subscriber on the weekly plan, with the sample's offer and dates.
+func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample) Page {
+	st := UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe(""), Sale: sample.Sale}
+	if !sample.PeriodEnd.IsZero() {
+		st.PeriodEnd = brand.Date(sample.PeriodEnd)
+		st.GiftEnd = brand.Date(sample.PeriodEnd.AddDate(0, 1, 0))
+	}
+	return UnsubscribeStep(c, st)
 }
 
 // CopyPreview draws a copy key's text in place: the screen the key appears
@@ -428,12 +438,16 @@ func unsubscribePreviewStep(c Context, step retention.Step) Page {
 // screen's name and the text alone, so the editor still reads it. Ids and
 // bindings are renamed (previewTree), so the preview's inputs never touch
 // the editor's form.
-func CopyPreview(c Context, key, text string) *ui.Node {
+func CopyPreview(c Context, key, text string, sample CopySample) *ui.Node {
 	_, id, name := copyScreenOf(c, key)
 	caption := ui.Text("caption", strings.ReplaceAll(c.T("studio.copyPreview.on"), "{screen}", name))
 	composers := copyPreviewScreens[id]
-	if step, ok := retention.StepOfCopyKey(key); ok {
-		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step) }}
+	switch step, ok := retention.StepOfCopyKey(key); {
+	case ok:
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step, sample) }}
+	case id == "unsubscribe":
+		// The flow's own words (Back, Close…) show on every step.
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, 0, sample) }}
 	}
 	marked := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: copyPreviewMark}, nil)}
 	drawn := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: text}, nil)}

@@ -97,7 +97,7 @@ func TestCopyPreviewEveryKey(t *testing.T) {
 	drawn := 0
 	for key := range c.Brand.Copy {
 		text := "Preview text for " + key
-		tree := CopyPreview(c, key, text)
+		tree := CopyPreview(c, key, text, CopySample{})
 		page := StudioNewCopy(c, brand.DefaultKey+"/"+key, c.T(key), true, StudioCopyTarget{BrandKey: brand.DefaultKey, BrandName: "Glimpse"}, tree)
 		raw, err := json.Marshal(page.Envelope(ui.Meta{ServerNow: "2026-11-01T12:00:00Z", TraceID: "t", Brand: c.Brand.UI(), CSRF: "c", Version: "v"}))
 		if err != nil {
@@ -116,7 +116,7 @@ func TestCopyPreviewEveryKey(t *testing.T) {
 	}
 	for _, key := range []string{"signIn.submit", "signIn.headline", "unsubscribe.step3.title", "unsubscribe.step7.accept",
 		"createAccount.title", "accessRecovery.title", "studio.signInText"} {
-		if tree := CopyPreview(c, key, "X"); tree.Children[1].Text == c.T("studio.copyPreview.alone") {
+		if tree := CopyPreview(c, key, "X", CopySample{}); tree.Children[1].Text == c.T("studio.copyPreview.alone") {
 			t.Errorf("%s: drawn alone, want its screen", key)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
+	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
 	"glimpse/engine/metrics"
@@ -161,7 +162,15 @@ func (s *Server) brandLabel(r *request, b brand.Brand) string {
 func (s *Server) copyPreview(slug, text string) *ui.Node {
 	brandKey, key, _ := strings.Cut(slug, "/")
 	b := s.Brands.Get(brandKey)
-	return screens.CopyPreview(screens.Context{Brand: b, Copy: s.Brands.Copy(b)}, key, text)
+	// A subscriber of the brand whose period ends in a week: the flow's
+	// steps then read with the brand's offer and real dates.
+	sample := screens.CopySample{PeriodEnd: s.Clock.Now().AddDate(0, 0, 7)}
+	if s.Billing != nil {
+		if sale, err := s.Billing.Catalogue().SaleOf(b.Key, billing.FamilyPremiumOneMonth); err == nil {
+			sample.Sale = sale
+		}
+	}
+	return screens.CopyPreview(screens.Context{Brand: b, Copy: s.Brands.Copy(b)}, key, text, sample)
 }
 
 // studioSignInRequest is the studio sign-in form's values; as with
