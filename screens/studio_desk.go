@@ -262,13 +262,15 @@ var copyScreens = []struct{ prefix, id string }{
 	{"studio.experiments", "experiments"}, {"support", "support"},
 }
 
-// copyScreenRank orders the groups: the table's order, the flow's steps in
-// theirs within "unsubscribe", then keys no screen is known for.
+// copyScreenOf returns the screen a copy key appears on: its rank (the
+// groups' order: the table's, the flow's steps in theirs right after the
+// flow's own words, keys no screen is known for last), its id and its name.
+// The reasons' texts are the reason step's.
 func copyScreenOf(c Context, key string) (rank int, id, name string) {
-	if step, ok := retention.StepOfCopyKey(key); ok && strings.HasPrefix(key, "unsubscribe.step") {
-		rank, id, _ = copyScreenOf(c, "unsubscribe")
+	if step, ok := retention.StepOfCopyKey(key); ok {
+		base, _, _ := copyScreenOf(c, "unsubscribe")
 		n := strconv.Itoa(int(step))
-		return rank + 1 + int(step), "unsubscribe.step" + n, strings.NewReplacer("{n}", n,
+		return base + 1 + int(step), "unsubscribe.step" + n, strings.NewReplacer("{n}", n,
 			"{title}", c.T("unsubscribe.step"+n+".title")).Replace(c.T("studio.screen.unsubscribeStep"))
 	}
 	best := -1
