@@ -409,9 +409,20 @@ var copyPreviewScreens = map[string][]func(c Context) Page{
 	"privacyData":    {func(c Context) Page { return PrivacyData(c, PrivacyDataState{}) }},
 	"deleteAccount": {func(c Context) Page { return DeleteAccount(c, DeleteAccountState{}) }, AccountDeleted,
 		func(c Context) Page { return DeletionStatus(c, DeletionStatusState{}) }},
-	"devMail":     {func(c Context) Page { return DevMailbox(c, nil) }},
-	"studio":      {StudioSignIn, func(c Context) Page { return StudioHome(c, "", nil) }},
-	"experiments": {func(c Context) Page { return StudioExperiments(c, nil) }},
+	"devMail": {func(c Context) Page { return DevMailbox(c, nil) }},
+	"studio":  {StudioSignIn, func(c Context) Page { return StudioHome(c, "", nil) }},
+	"experiments": {func(c Context) Page { return StudioExperiments(c, nil) },
+		func(c Context) Page { return StudioNewExperiment(c, nil) }},
+	"support": {func(c Context) Page { return SupportDesk(c, SupportState{}) }},
+	"plan":    {planPreview(MyPlan), planPreview(ChangePlan)},
+}
+
+// planPreview draws a part of My Plan (a node, not a page) for a subscriber
+// on the weekly plan.
+func planPreview(part func(Context, PlanState) *ui.Node) func(Context) Page {
+	return func(c Context) Page {
+		return Page{Screen: ui.Screen("plan", "", part(c, PlanState{Plan: billing.Describe("")}))}
+	}
 }
 
 // CopySample is the subscriber the copy editor's preview draws a screen
