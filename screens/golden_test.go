@@ -221,6 +221,33 @@ func goldenCases() []goldenCase {
 				"page": {{Kind: "page", Slug: "insights", Title: "Tips & Insights", Status: "published"}},
 			})
 		}},
+		{"studio-home__by-date", func(c Context) Page {
+			at := time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
+			return StudioHomeView(c, "ed@glimpse.example (editor)", []StudioItem{
+				{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back", Status: "published", Pending: true, UpdatedAt: at, By: "ed@glimpse.example"},
+				{Kind: "page", Slug: "insights", Title: "Tips & Insights", Status: "published", UpdatedAt: at.Add(-time.Hour)},
+			}, StudioHomeQuery{Sort: StudioSortDate, Q: "a"})
+		}},
+		{"studio-home__by-editor", func(c Context) Page {
+			at := time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
+			return StudioHomeView(c, "ed@glimpse.example (editor)", []StudioItem{
+				{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back", Status: "published", UpdatedAt: at, By: "ed@glimpse.example"},
+				{Kind: "page", Slug: "insights", Title: "Tips & Insights", Status: "published"},
+			}, StudioHomeQuery{Sort: StudioSortEditor})
+		}},
+		{"studio-copy-edit__sign-in", func(c Context) Page {
+			return StudioNewCopy(c, "default/signIn.submit", c.T("signIn.submit"), true,
+				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "signIn.submit", "Let me in", CopySample{PeriodEnd: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}))
+		}},
+		{"studio-copy-edit__step", func(c Context) Page {
+			return StudioNewCopy(c, "default/unsubscribe.step3.title", c.T("unsubscribe.step3.title"), true,
+				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "unsubscribe.step3.title", "A kinder price", CopySample{PeriodEnd: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}))
+		}},
+		{"studio-copy-edit__alone", func(c Context) Page {
+			return StudioNewCopy(c, "default/mail.welcome.subject", "Welcome", true,
+				StudioCopyTarget{BrandKey: "default", BrandName: c.Brand.Name}, CopyPreview(c, "mail.welcome.subject", "Welcome", CopySample{PeriodEnd: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}))
+		}},
+		{"studio-copy-missing", func(c Context) Page { return StudioCopyMissing(c, "default", "no.such.key") }},
 		{"studio-edit", func(c Context) Page {
 			picture := "/static/news/carousels-are-back.svg"
 			return StudioEdit(c, StudioEditState{Kind: "news", Slug: "carousels-are-back", Title: "Carousels Are Back",
@@ -243,7 +270,7 @@ func goldenCases() []goldenCase {
 		}},
 		{"studio-copy", func(c Context) Page {
 			return StudioCopy(c, "_x_", []StudioBrand{{"_x_", "Profilio"}, {"_y_", "Followly"}, {"default", "Glimpse"}}, []StudioItem{
-				{Kind: "copy", Slug: "_x_/signIn.headline", Title: "Analyze your Instagram account and gain valuable insights"}})
+				{Kind: "copy", Slug: "_x_/signIn.headline", Title: "Analyze your Instagram account and gain valuable insights"}}, "")
 		}},
 		{"dev-mail", func(c Context) Page { return DevMailbox(c, goldenMail()) }},
 		{"dev-mail__empty", func(c Context) Page { return DevMailbox(c, nil) }},

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"glimpse/engine/brand"
 	"glimpse/engine/library"
 	"glimpse/engine/ui"
 )
@@ -28,6 +27,9 @@ const (
 type StudioItem struct {
 	Kind, Slug, Title, Status string
 	Pending                   bool // published, with unpublished changes
+	// UpdatedAt and By are the item's last edit, for the home's sorts.
+	UpdatedAt time.Time
+	By        string
 }
 
 // StudioRevision is one line of an item's history.
@@ -71,8 +73,9 @@ type StudioEditState struct {
 	Revisions                 []StudioRevision // newest first
 	// Pictures are the images a picture field offers.
 	Pictures []ui.Option
-	// Preview is the body of the subscriber screen for the draft; nil for an
-	// item no reading screen shows (copy).
+	// Preview is the body of the subscriber screen for the draft (for copy,
+	// the key's screen drawn with its text, CopyPreview); nil for an item no
+	// screen shows.
 	Preview *ui.Node
 	// CanSchedule offers scheduled publishing (a stored item, or copy);
 	// Schedules are the item's pending publishes, Now the time they are set
@@ -80,6 +83,8 @@ type StudioEditState struct {
 	CanSchedule bool
 	Schedules   []StudioSchedule
 	Now         time.Time
+	// Brand names the brand whose copy is edited; empty for other kinds.
+	Brand string
 }
 
 // StudioSignIn is the staff sign-in screen.
@@ -201,6 +206,9 @@ func StudioEdit(c Context, s StudioEditState) Page {
 	if !s.New {
 		children = append(children, ui.Badge(status, "brand"))
 	}
+	if s.Brand != "" {
+		children = append(children, ui.Badge(strings.ReplaceAll(c.T("studio.brandEdited"), "{name}", s.Brand), "info"))
+	}
 	if !s.CanEdit {
 		children = append(children, errorLine(c.T("studio.readOnly")))
 	}
@@ -215,7 +223,7 @@ func StudioEdit(c Context, s StudioEditState) Page {
 			overlays[StudioConfirmPublish] = studioConfirm(c, StudioConfirmPublish, c.T("studio.confirmPublishTitle"),
 				c.T("studio.confirmPublishText"), c.T("studio.publish"), publish)
 			children = append(children,
-				ui.If(s.Preview != nil, ui.Link(c.T("studio.previewLink"), ui.Navigate(PathStudioPreview+s.Kind+"/"+s.Slug))),
+				ui.If(s.Preview != nil && s.Kind != library.KindCopy, ui.Link(c.T("studio.previewLink"), ui.Navigate(PathStudioPreview+s.Kind+"/"+s.Slug))),
 				ui.Button(c.T("studio.publish"), "primary", ui.OpenOverlay(StudioConfirmPublish)),
 				ui.Button(c.T("studio.unpublish"), "secondary", ui.Call("studio.unpublish", include...)))
 		}
@@ -286,36 +294,3 @@ func studioConfirm(c Context, id, title, text, act string, action *ui.Action) *u
 // StudioBrand is one brand of the copy page's switcher: its key (in the
 // address) and the name people know it by.
 type StudioBrand struct{ Key, Name string }
-
-// StudioCopy lists one brand's copy: every key with the text it shows now,
-// under a switcher naming the brands (the one shown is marked, not linked).
-func StudioCopy(c Context, brandKey string, brands []StudioBrand, items []StudioItem) Page {
-	name := brandKey
-	switcher := make([]*ui.Node, 0, len(brands))
-	for _, b := range brands {
-		label := b.Name
-		if b.Key == brand.DefaultKey {
-			label = strings.ReplaceAll(c.T("studio.brandDefault"), "{name}", b.Name)
-		}
-		if b.Key == brandKey {
-			name = label
-			switcher = append(switcher, ui.Badge(strings.ReplaceAll(c.T("studio.brandShown"), "{name}", label), "brand"))
-			continue
-		}
-		switcher = append(switcher, ui.Link(label, ui.Navigate(PathStudioCopy+b.Key)))
-	}
-	rows := make([]*ui.Node, 0, len(items))
-	for _, it := range items {
-		_, key, _ := strings.Cut(it.Slug, "/")
-		rows = append(rows, &ui.Node{Type: "list_item", Title: key, Subtitle: it.Title,
-			Action: ui.Navigate(PathStudioEdit + it.Kind + "/" + it.Slug)})
-	}
-	list := ui.List(true, rows...)
-	list.Label = c.T("studio.copyList")
-	row := ui.Row("md", switcher...)
-	row.Wrap = true
-	body := ui.Stack("md", ui.Text("body", strings.ReplaceAll(c.T("studio.copyText"), "{brand}", name)), row, list)
-	scr := SubPage(c, "studio-copy", c.T("studio.editCopy"), ui.Navigate(PathStudio), body)
-	scr.Width = "wide"
-	return Page{Screen: scr}
-}

@@ -64,16 +64,30 @@ func StudioNewItem(c Context, kind string, canEdit bool, pictures []string) Page
 
 // StudioNewCopy is the edit screen of a copy item not edited yet: it starts
 // from current, the text the brand shows now.
-func StudioNewCopy(c Context, slug, current string, canEdit bool) Page {
-	return StudioEdit(c, StudioNewCopyState(c, slug, current, canEdit))
+// It says which brand's copy is edited and draws the text in place on its
+// screen (preview, CopyPreview).
+func StudioNewCopy(c Context, slug, current string, canEdit bool, target StudioCopyTarget, preview *ui.Node) Page {
+	return StudioEdit(c, StudioNewCopyState(c, slug, current, canEdit, target, preview))
 }
 
 // StudioNewCopyState is what StudioNewCopy shows, for a caller that adds to
 // it (scheduled publishing) before composing the screen with StudioEdit.
-func StudioNewCopyState(c Context, slug, current string, canEdit bool) StudioEditState {
+func StudioNewCopyState(c Context, slug, current string, canEdit bool, target StudioCopyTarget, preview *ui.Node) StudioEditState {
 	_, key, _ := strings.Cut(slug, "/")
 	return StudioEditState{Kind: library.KindCopy, Slug: slug, Title: key, Status: library.StatusDraft,
-		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current}}
+		CanEdit: canEdit, Fields: StudioFields(c, library.KindCopy, slug), Values: map[string]string{"body": current},
+		Brand: target.BrandName, Preview: preview}
+}
+
+// StudioCopyEdit is the edit screen of a stored copy item: StudioItemEdit's,
+// with its brand named and its text drawn in place on its screen.
+func StudioCopyEdit(c Context, d library.Doc, canEdit bool, pictures []string, target StudioCopyTarget, preview *ui.Node) Page {
+	return StudioEdit(c, StudioCopyState(c, d, canEdit, pictures, target, preview))
+}
+
+// StudioCopyState is what StudioCopyEdit shows, for a caller that adds to it.
+func StudioCopyState(c Context, d library.Doc, canEdit bool, pictures []string, target StudioCopyTarget, preview *ui.Node) StudioEditState {
+	return studioItemState(c, d, canEdit, pictures, preview, target.BrandName)
 }
 
 // StudioItemEdit is the edit screen of a stored item, its revisions newest
@@ -85,6 +99,10 @@ func StudioItemEdit(c Context, d library.Doc, canEdit bool, pictures []string, p
 // StudioItemState is what StudioItemEdit shows, for a caller that adds to it
 // (scheduled publishing) before composing the screen with StudioEdit.
 func StudioItemState(c Context, d library.Doc, canEdit bool, pictures []string, preview *ui.Node) StudioEditState {
+	return studioItemState(c, d, canEdit, pictures, preview, "")
+}
+
+func studioItemState(c Context, d library.Doc, canEdit bool, pictures []string, preview *ui.Node, brandName string) StudioEditState {
 	revs := make([]StudioRevision, 0, len(d.Revisions))
 	for i := len(d.Revisions) - 1; i >= 0; i-- {
 		rv := d.Revisions[i]
@@ -93,7 +111,7 @@ func StudioItemState(c Context, d library.Doc, canEdit bool, pictures []string, 
 	}
 	return StudioEditState{Kind: d.Kind, Slug: d.Slug, Title: studioTitle(d), Status: d.Status,
 		Pending: d.HasUnpublishedChanges(), CanEdit: canEdit, Fields: StudioFields(c, d.Kind, d.Slug), Values: d.Draft,
-		Revisions: revs, Pictures: StudioPictures(pictures), Preview: preview}
+		Revisions: revs, Pictures: StudioPictures(pictures), Preview: preview, Brand: brandName}
 }
 
 // studioTitle names an item in the studio: its title, or a copy item's key.

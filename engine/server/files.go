@@ -18,9 +18,8 @@ import (
 // `glimpse serve` calls it once.
 func (s *Server) PrecompressFiles() { go s.files.Precompress() }
 
-// serveApp answers every other GET: paths without a file extension are app
-// routes and get index.html; anything that looks like a file and is not one
-// is a 404.
+// serveApp answers every other GET: paths of a screen route (appRoute) get
+// index.html; anything else that looks like a file and is not one is a 404.
 //
 // The page carries this browser's CSRF token in a meta tag, because the
 // renderer's first request may be a POST (a sign-in link) made before any
@@ -29,7 +28,7 @@ func (s *Server) PrecompressFiles() { go s.files.Precompress() }
 // that depends on the session, hence Vary: Cookie.
 func (s *Server) serveApp(c fiber.Ctx) error {
 	index := s.files.Index()
-	if path.Ext(c.Path()) != "" || index == nil {
+	if index == nil || !(s.appRoute(c.Path()) || browserNavigation(c)) {
 		return engine.Errorf(engine.CodeNotFound, "Not found")
 	}
 	copyTag, err := s.shellCopyMeta(c)
@@ -75,6 +74,29 @@ func (s *Server) serveApp(c fiber.Ctx) error {
 	c.Set(fiber.HeaderVary, "Cookie")
 	c.Set("Content-Security-Policy", policy)
 	return c.Send(page)
+}
+
+// appRoute reports whether a GET of p is a page of the app: a path without a
+// file extension, or one a screen route answers although its last segment
+// has a dot (a copy key's editor, /studio/edit/copy/default/signIn.title, or
+// a news post whose slug has one). Asking the route table rather than the
+// extension alone is what lets every screen's address be reloaded and
+// shared.
+func (s *Server) appRoute(p string) bool {
+	if path.Ext(p) == "" {
+		return true
+	}
+	_, ok := s.match(p)
+	return ok
+}
+
+// browserNavigation reports whether the request is a person opening an
+// address in a browser tab (its Accept names HTML, as a navigation's does and
+// an image's, a script's or a fetch's does not): such a request gets the app,
+// which shows its own screen for an address it does not know, never a raw
+// JSON 404.
+func browserNavigation(c fiber.Ctx) bool {
+	return strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMETextHTML)
 }
 
 // emptyRoot is index.html's mount point, which a drawn screen fills.

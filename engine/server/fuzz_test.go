@@ -34,6 +34,7 @@ var fuzzActions = []string{
 	"event.track",
 	"studio.save",
 	"studio.sign_in",
+	"studio.find",
 	"session.sign_out",
 }
 
@@ -49,6 +50,7 @@ func FuzzActionBody(f *testing.F) {
 		`{"values":{"login":"abc"}}`,
 		`{"values":{"event":"x","props":{"a":1,"b":[1,2,{"c":null}]}}}`,
 		`{"values":{"/doc/kind":"article","/doc/slug":"../../etc","/restore":-1}}`,
+		`{"values":{"/form/q":"free month","/find":{"sort":"date","brand":"../_x_"}}}`,
 		`{"values":null}`,
 		`{"values":[]}`,
 		`{"values":"x"}`,

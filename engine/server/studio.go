@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 
 	"glimpse/engine"
+	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
 	"glimpse/engine/metrics"
@@ -86,7 +87,8 @@ func (s *Server) studioHome(r *request) (screens.Page, error) {
 	if r.member.CanSupport() && s.Support != nil {
 		extra = append(extra, screens.StudioSupportLink(r.copy))
 	}
-	page := screens.StudioHome(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItems(docs), extra...)
+	q := screens.StudioHomeQuery{Q: r.query.Get(screens.StudioQueryParam), Sort: r.query.Get(screens.StudioSortParam)}
+	page := screens.StudioHomeView(r.copy, r.member.Email+" ("+r.member.Role+")", screens.StudioItemsOf(docs), q, extra...)
 	if r.query.Get(screens.StudioFromParam) == screens.StudioFromExperiments {
 		// Sent here from an experiment screen this member may not open.
 		page = screens.StudioTurnedAway(r.copy, page, s.Experiments != nil)
@@ -107,13 +109,10 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		return screens.Page{}, redirect(screens.PathStudio)
 	}
 	kind, slug, _ := strings.Cut(strings.TrimPrefix(r.path, screens.PathStudioEdit), "/")
-	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
-	if engine.IsNotFound(err) && kind == library.KindCopy {
-		// Copy not edited yet: start from the text the brand shows now.
-		brandKey, key, _ := strings.Cut(slug, "/")
-		current := s.Brands.Copy(s.Brands.Get(brandKey)).T(key)
-		return s.withSchedules(r, screens.StudioNewCopyState(r.copy, slug, current, r.member.CanEdit()))
+	if kind == library.KindCopy {
+		return s.studioEditCopy(r, slug, pictures)
 	}
+	d, err := s.Content.Get(r.fiber.Context(), kind, slug)
 	if engine.IsNotFound(err) {
 		return screens.Page{}, redirect(screens.PathStudio)
 	}
@@ -125,6 +124,56 @@ func (s *Server) studioEdit(r *request) (screens.Page, error) {
 		return screens.Page{}, err
 	}
 	return s.studioItemPage(r, d, pictures, preview)
+}
+
+// studioEditCopy is the editor of one brand's copy key (slug is
+// "<brand>/<key>"): the stored item, or for a key not edited yet the text the
+// brand shows now, beside the key's screen drawn with the text. A brand or a
+// key that does not exist gets the studio's own not-found screen.
+func (s *Server) studioEditCopy(r *request, slug string, pictures []string) (screens.Page, error) {
+	brandKey, key, _ := strings.Cut(slug, "/")
+	b := s.Brands.Get(brandKey)
+	// The default brand ships every key (shellCopyMeta).
+	if _, known := s.Brands.Get(brand.DefaultKey).Copy[key]; b.Key != brandKey || !known {
+		return screens.StudioCopyMissing(r.copy, brandKey, key), nil
+	}
+	target := screens.StudioCopyTarget{BrandKey: b.Key, BrandName: s.brandLabel(r, b)}
+	d, err := s.Content.Get(r.fiber.Context(), library.KindCopy, slug)
+	if engine.IsNotFound(err) {
+		// Copy not edited yet: start from the text the brand shows now.
+		current := s.Brands.Copy(b).T(key)
+		return s.withSchedules(r, screens.StudioNewCopyState(r.copy, slug, current, r.member.CanEdit(), target,
+			s.copyPreview(slug, current)))
+	}
+	if err != nil {
+		return screens.Page{}, err
+	}
+	return s.withSchedules(r, screens.StudioCopyState(r.copy, d, r.member.CanEdit(), pictures, target,
+		s.copyPreview(slug, d.Draft["body"])))
+}
+
+// brandLabel is how the studio names a brand: the default one as such.
+func (s *Server) brandLabel(r *request, b brand.Brand) string {
+	if b.Key == brand.DefaultKey {
+		return strings.ReplaceAll(r.copy.T("studio.brandDefault"), "{name}", b.Name)
+	}
+	return b.Name
+}
+
+// copyPreview draws a copy key's text in place on the screen that shows it,
+// in the edited brand's words (screens.CopyPreview).
+func (s *Server) copyPreview(slug, text string) *ui.Node {
+	brandKey, key, _ := strings.Cut(slug, "/")
+	b := s.Brands.Get(brandKey)
+	// A subscriber of the brand whose period ends in a week: the flow's
+	// steps then read with the brand's offer and real dates.
+	sample := screens.CopySample{PeriodEnd: s.Clock.Now().AddDate(0, 0, 7)}
+	if s.Billing != nil {
+		if sale, err := s.Billing.Catalogue().SaleOf(b.Key, billing.FamilyPremiumOneMonth); err == nil {
+			sample.Sale = sale
+		}
+	}
+	return screens.CopyPreview(screens.Context{Brand: b, Copy: s.Brands.Copy(b)}, key, text, sample)
 }
 
 // studioSignInRequest is the studio sign-in form's values; as with
@@ -351,7 +400,30 @@ func (s *Server) studioCopy(r *request) (screens.Page, error) {
 	for _, key := range s.Brands.Keys() {
 		brands = append(brands, screens.StudioBrand{Key: key, Name: s.Brands.Get(key).Name})
 	}
-	return screens.StudioCopy(r.copy, brandKey, brands, items), nil
+	return screens.StudioCopy(r.copy, brandKey, brands, items, r.query.Get(screens.StudioQueryParam)), nil
+}
+
+// studioFindRequest is what a studio list's search box sends: the words
+// typed and the list's context (the home's sort, or the copy list's brand).
+type studioFindRequest struct {
+	Q    string `json:"/form/q" validate:"max=200"`
+	Find struct {
+		Sort  string `json:"sort" validate:"max=20"`
+		Brand string `json:"brand" validate:"max=64"`
+	} `json:"/find"`
+}
+
+// studioFind opens the searched list's address, so the view reloads and can
+// be shared: the copy list of the brand it was typed on, else the home.
+func (s *Server) studioFind(r *request, in any) (*ui.Result, error) {
+	req := in.(*studioFindRequest)
+	if b := req.Find.Brand; b != "" {
+		if s.Brands.Get(b).Key != b {
+			b = brand.DefaultKey
+		}
+		return ui.Effects(ui.Replace(screens.StudioCopyURL(b, req.Q))), nil
+	}
+	return ui.Effects(ui.Replace(screens.StudioHomeURL(screens.StudioHomeQuery{Q: req.Q, Sort: req.Find.Sort}))), nil
 }
 
 // studioPreview shows a draft as subscribers would see it once published.
@@ -392,6 +464,9 @@ func (s *Server) subscriberPage(r *request, kind, slug string, fields map[string
 // their rules left out, library.PreviewFields), or nil when no reading
 // screen shows the item.
 func (s *Server) draftPreview(r *request, kind, slug string, fields map[string]string) (*ui.Node, error) {
+	if kind == library.KindCopy {
+		return s.copyPreview(slug, fields["body"]), nil
+	}
 	page, ok, err := s.subscriberPage(r, kind, slug, library.PreviewFields(kind, slug, fields, s.Clock.Now()))
 	if err != nil || !ok {
 		return nil, err

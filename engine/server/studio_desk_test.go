@@ -90,13 +90,14 @@ func TestStudioEditIsWideWithALivePreviewAndAPicturePicker(t *testing.T) {
 		t.Error("brand logos are offered as pictures")
 	}
 
-	// The copy editor has no preview: copy shows all over the app.
+	// The copy editor previews its key on the screen that shows it (#34;
+	// it had none).
 	cp := h.screen("/studio/edit/copy/default/studio.title")
 	if err := ui.ValidateEnvelope(cp.raw); err != nil {
 		t.Fatal(err)
 	}
-	if len(nodesOfType(cp.body["screen"], "preview")) != 0 {
-		t.Error("a copy item has a preview")
+	if p := nodesOfType(cp.body["screen"], "preview"); len(p) != 1 || !contains(texts(p[0]), "On screen: Studio") {
+		t.Errorf("a copy item's preview: %v", p)
 	}
 	// A topic's background is a picture too.
 	topic := h.screen("/studio/edit/topic/secret-admirers")
@@ -158,9 +159,11 @@ func TestStudioLivePreviewComposesTheUnsavedDraft(t *testing.T) {
 	} else if today := h.clock.Now().UTC().Format("January 2, 2006"); !contains(texts(got[0]["value"]), today) {
 		t.Errorf("a new item without a date is not dated today (%s): %s", today, res.raw)
 	}
-	// Copy has no reading screen: nothing to set.
-	res = h.action("studio.preview", map[string]any{"/form": map[string]any{"body": "x"}, "/doc/kind": "copy", "/doc/slug": "default/studio.title"})
-	if res.status != http.StatusOK || len(effects(res)) != 0 {
+	// Copy is drawn on the screen that shows it (#34; it had no preview):
+	// the studio's title on the studio's sign-in screen.
+	res = h.action("studio.preview", map[string]any{"/form": map[string]any{"body": "Typed title"}, "/doc/kind": "copy", "/doc/slug": "default/studio.title"})
+	if got := effects(res); res.status != http.StatusOK || len(got) != 1 || got[0]["path"] != "/preview" ||
+		!contains(texts(got[0]["value"]), "Typed title") || !contains(texts(got[0]["value"]), "On screen: Studio") {
 		t.Errorf("a copy preview: %d %s", res.status, res.raw)
 	}
 }

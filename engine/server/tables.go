@@ -160,6 +160,7 @@ func (s *Server) actionTable() (map[string]actionSpec, error) {
 		{"studio.cancel_schedule", actionSpec{newRequest: empty[studioCancelScheduleRequest], handle: s.studioCancelSchedule, staff: staff.RoleEditor}},
 		// Any staff member: a preview changes nothing, and testers may look
 		// at every item.
+		{"studio.find", actionSpec{newRequest: empty[studioFindRequest], handle: s.studioFind, staff: staff.RoleTester}},
 		{"studio.preview", actionSpec{newRequest: empty[studioPreviewRequest], handle: s.studioLivePreview, staff: staff.RoleTester}},
 		{"experiment.save", actionSpec{newRequest: empty[experimentRequest], handle: s.experimentsOn(s.experimentSave), staff: staff.RoleExperimenter, form: true}},
 		{"experiment.preview", actionSpec{newRequest: empty[experimentPreviewRequest], handle: s.experimentsOn(s.experimentLivePreview), staff: staff.RoleExperimenter}},
