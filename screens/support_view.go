@@ -264,7 +264,12 @@ func dossierParts(c Context, d support.Dossier, focus bool) []*ui.Node {
 
 	charges := make([]*ui.Node, 0, len(d.Charges))
 	for _, ch := range d.Charges {
-		parts := []string{fill(c.T("support.chargeOn"), "{status}", c.T("support.charge."+ch.Status), "{date}", brand.Date(ch.CreatedAt))}
+		// A charge refunded since was paid on its date: the refunds say the rest.
+		status := ch.Status
+		if status == billing.ChargeRefunded || status == billing.ChargePartiallyRefunded {
+			status = billing.ChargeSucceeded
+		}
+		parts := []string{fill(c.T("support.chargeOn"), "{status}", c.T("support.charge."+status), "{date}", brand.Date(ch.CreatedAt))}
 		if ch.Card != "" {
 			parts[0] += " " + fill(c.T("support.withCard"), "{card}", ch.Card)
 		}
