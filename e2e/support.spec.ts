@@ -110,7 +110,10 @@ test.describe("the support desk at 1440x900", () => {
 
   test("finds a subscriber by the start of an email, a card's last four, a receipt number or a charge id; several are listed beside the dossier", async ({
     page,
+    browser,
   }) => {
+    // The subscriber signs in from a browser: the desk's sign-ins name it.
+    await (await demoPlan(browser)).close();
     await signInToStudio(page, "support@example.com", "glimpse-support");
     await expect(page).toHaveURL(/\/studio\/support$/);
     const search = page.getByLabel("Subscriber's email");
@@ -132,6 +135,8 @@ test.describe("the support desk at 1440x900", () => {
     expect(chargeId).not.toBe("");
     // No raw keys: the charge's line shows no "purchase:…" key.
     await expect(line).not.toContainText("purchase:");
+    // Sign-ins name the browser and system (Debian's headless Chromium here); no place is stored, so none is shown.
+    await expect(page.getByRole("list", { name: "Recent sign-ins" }).getByRole("listitem").first()).toContainText("Chrome on Linux");
 
     // A card's last four: everyone paying with it, listed with their plan; nobody opened until picked.
     await search.fill("4242");
@@ -163,11 +168,15 @@ test.describe("the support desk at 1440x900", () => {
     expect(find?.width ?? 1000).toBeLessThan(200);
 
     // A receipt number as quoted on the phone (lower case, no dashes), and a charge's id: each opens the subscriber.
-    for (const q of [receipt.toLowerCase().replaceAll("-", ""), chargeId]) {
+    for (const q of [receipt.toLowerCase().replaceAll("-", ""), chargeId, "nobody-here"]) {
+      // From the empty desk each time, so what opens is this search's answer.
+      await page.goto("/studio/support");
+      await expect(page.getByRole("list", { name: "Audit log" })).toBeVisible();
+      if (q === "nobody-here") break;
       await search.fill(q);
       await page.getByRole("button", { name: "Find", exact: true }).click();
       await expect(page).toHaveURL(/\/studio\/support\?email=demo%40example\.com$/);
-      await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeFocused();
     }
 
     // Nothing found is said in words.

@@ -328,7 +328,11 @@ func dossierParts(c Context, d support.Dossier, focus bool) []*ui.Node {
 		if s.Live {
 			state = fill(c.T("support.liveUntil"), "{date}", supportTime(s.Until))
 		}
-		signIns = append(signIns, deskLine(supportTime(s.At), state))
+		title := supportTime(s.At)
+		if s.Device != "" {
+			title += " · " + s.Device
+		}
+		signIns = append(signIns, deskLine(title, state))
 	}
 	parts = append(parts, deskSection(c, c.T("support.signIns"), c.T("support.none"), signIns))
 	parts = append(parts, auditList(c, c.T("support.auditOf"), d.Audit))

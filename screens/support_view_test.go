@@ -36,7 +36,7 @@ func goldenDossier() support.Dossier {
 			{StartedAt: at, From: at, Repeats: 1, Plan: "Weekly Plan", Entry: "my_plan", Reason: "cutting_expenses", Stars: 4,
 				Review: "Nice", OffersShown: []string{"gift_month"}, OffersAccepted: []string{"gift_month"}, Outcome: "saved_gift_month"}},
 		Profile: &support.ProfileLine{Source: "demo", Username: "glimpse_demo", Status: "completed", Snapshots: 12},
-		SignIns: []support.SignIn{{At: at, Until: at.Add(5 * time.Hour), Live: true}},
+		SignIns: []support.SignIn{{At: at, Until: at.Add(5 * time.Hour), Live: true, Device: "Chrome on Android"}},
 		Audit: []support.Entry{{ID: "1", At: at, Staff: "support@example.com", Action: support.ActionExtend, Subscriber: "demo@example.com",
 			Target: "demo-weekly", Reason: "Outage last week", Detail: "7 days", Outcome: support.OutcomeDone}},
 	}

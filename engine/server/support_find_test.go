@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"glimpse/engine/auth"
 	"glimpse/engine/staff"
 )
 
@@ -89,11 +90,16 @@ func TestSupportDossierInWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A sign-in keeps its browser's label, which the desk shows.
+	phone := auth.WithDevice(context.Background(), auth.DeviceOf("Mozilla/5.0 (Linux; Android 14; Pixel 8) Chrome/131.0.0.0 Mobile Safari/537.36"))
+	if _, err := h.app.Auth.SignIn(phone, "ann@example.com", "correct-horse", "1.2.3.4", "glimpse.web"); err != nil {
+		t.Fatal(err)
+	}
 	h.studioSignIn(staff.RoleSupport)
 	desk := h.screen(deskPath("ann@example.com"))
 	raw := string(desk.raw)
 	for _, want := range []string{"Reels playbook · $28.99", "paid Nov 1, 2026 with Visa ••4242 · receipt " + receipt.Number,
-		"New renewal date: Nov 14, 2026 (now Nov 7, 2026).", `"focus":true`} {
+		"New renewal date: Nov 14, 2026 (now Nov 7, 2026).", `"focus":true`, " · Chrome on Android"} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("the dossier lacks %q: %s", want, raw)
 		}

@@ -176,6 +176,10 @@ type ProfileLine struct {
 type SignIn struct {
 	At, Until time.Time
 	Live      bool
+	// Device is the browser and system it was opened in ("Chrome on
+	// Android"); "" for a session from before sessions kept it. No place
+	// is kept, so none is shown.
+	Device string
 }
 
 // SearchLimit bounds the subscriptions one search reads, and so the
@@ -474,7 +478,8 @@ func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string
 		if i == signInLimit {
 			break
 		}
-		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended})
+		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended,
+			Device: s.Device})
 	}
 	return nil
 }
