@@ -202,8 +202,10 @@ test.describe("the support desk at 1440x900", () => {
     const date = /New renewal date: ([A-Z][a-z]{2} \d{1,2}, \d{4})/.exec((await thirty.textContent()) ?? "")?.[1] ?? "";
     expect(date).not.toBe("");
     await dialog.getByLabel("Reason").fill("Outage last week, asked by mail");
+    if (process.env.E2E_SHOTS !== undefined) await page.screenshot({ path: `${process.env.E2E_SHOTS}/extend-1440.png` });
     await dialog.getByRole("button", { name: "Extend", exact: true }).click();
     await expect(dialog).toBeHidden();
+    if (process.env.E2E_SHOTS !== undefined) await page.screenshot({ path: `${process.env.E2E_SHOTS}/extended-1440.png` });
     await expect(page.getByText(`Extended by 30 days: demo@example.com's plan now runs to ${date}.`)).toBeFocused();
     await expect(
       page.getByRole("list", { name: "Subscriptions" }).getByRole("listitem").filter({ hasText: "Weekly Plan" }),
