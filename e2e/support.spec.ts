@@ -48,12 +48,12 @@ test("support refunds the demo subscriber's add-on with a reason; it leaves My P
   const charges = page.getByRole("list", { name: "Charges" });
   const charge = charges.getByRole("listitem").filter({ hasText: "Reels playbook · $28.99" });
   await expect(charge).toBeVisible();
-  // Desktop-first: what Glimpse holds on the left, the actions on the right.
+  // Desktop-first (#34): the search on the left, the subscriber's dossier (its actions first) beside it.
+  const searchBox = await page.getByLabel("Subscriber's email").boundingBox();
   const chargesBox = await charges.boundingBox();
-  const actionsBox = await page.getByRole("heading", { name: "Actions" }).boundingBox();
+  expect(searchBox).not.toBeNull();
   expect(chargesBox).not.toBeNull();
-  expect(actionsBox).not.toBeNull();
-  if (chargesBox !== null && actionsBox !== null) expect(actionsBox.x).toBeGreaterThan(chargesBox.x + chargesBox.width - 1);
+  if (searchBox !== null && chargesBox !== null) expect(chargesBox.x).toBeGreaterThan(searchBox.x + searchBox.width - 1);
 
   await charge.getByRole("button", { name: "Refund" }).click();
   const dialog = page.getByRole("dialog", { name: "Refund a charge" });
@@ -69,6 +69,8 @@ test("support refunds the demo subscriber's add-on with a reason; it leaves My P
   await dialog.getByRole("radio", { name: /All that is left/ }).check();
   await dialog.getByRole("button", { name: "Refund", exact: true }).click();
   await expect(dialog).toBeHidden();
+  // Every action is confirmed on screen, in words (#34).
+  await expect(page.getByText("Refunded $28.99 (nothing left) to demo@example.com.")).toBeVisible();
 
   await expect(charge.getByText(/refunded/).first()).toBeVisible();
   const audit = page.getByRole("list", { name: "Audit log for this subscriber" });
@@ -100,4 +102,147 @@ test("an editor is refused the support desk", async ({ page }) => {
   await page.goto("/studio/support");
   await expect(page.getByText("Only support staff and admins may use the support desk.")).toBeVisible();
   await expect(page.getByLabel("Subscriber's email")).toHaveCount(0);
+});
+
+// The desk at a desk's size (#34): Stripe's customer view as the bar.
+test.describe("the support desk at 1440x900", () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test("finds a subscriber by the start of an email, a card's last four, a receipt number or a charge id; several are listed beside the dossier", async ({
+    page,
+    browser,
+  }) => {
+    // The subscriber signs in from a browser: the desk's sign-ins name it.
+    await (await demoPlan(browser)).close();
+    await signInToStudio(page, "support@example.com", "glimpse-support");
+    await expect(page).toHaveURL(/\/studio\/support$/);
+    const search = page.getByLabel("Subscriber's email");
+
+    // Part of an email: "demo" is no longer "Wrong email format"; its one match opens, the keyboard on its heading.
+    await search.fill("demo");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page).toHaveURL(/\/studio\/support\?email=demo%40example\.com$/);
+    await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeFocused();
+    await expect(page.getByText("Wrong email format")).toHaveCount(0);
+
+    // Charges in words: what, how much, when, with which card, the receipt's number and the charge's id.
+    const line = page.getByRole("list", { name: "Charges" }).getByRole("listitem").filter({ hasText: "Reels playbook · $28.99" });
+    await expect(line).toContainText(/(paid|refunded) [A-Z][a-z]{2} \d{1,2}, \d{4} with Visa ••4242 · receipt [0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/);
+    const words = (await line.textContent()) ?? "";
+    const receipt = /receipt ([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})/.exec(words)?.[1] ?? "";
+    const chargeId = /charge (ch_[0-9a-f]+)/.exec(words)?.[1] ?? "";
+    expect(receipt).not.toBe("");
+    expect(chargeId).not.toBe("");
+    // No raw keys: the charge's line shows no "purchase:…" key.
+    await expect(line).not.toContainText("purchase:");
+    // Sign-ins name the browser and system (Debian's headless Chromium here); no place is stored, so none is shown.
+    await expect(page.getByRole("list", { name: "Recent sign-ins" }).getByRole("listitem").first()).toContainText("Chrome on Linux");
+
+    // A card's last four: everyone paying with it, listed with their plan; nobody opened until picked.
+    await search.fill("4242");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page).toHaveURL(/\?q=4242$/);
+    const matches = page.getByRole("list", { name: /^Matches \(\d+\)$/ });
+    await expect(matches.getByRole("listitem").filter({ hasText: "demo@example.com" })).toContainText("Weekly Plan");
+    expect(await matches.getByRole("listitem").count()).toBeGreaterThan(1);
+    await expect(page.getByRole("heading", { name: "Actions" })).toHaveCount(0);
+    await matches.getByRole("link", { name: /demo@example\.com/ }).or(matches.getByRole("button", { name: /demo@example\.com/ })).click();
+    await expect(page).toHaveURL(/\?q=4242&email=demo%40example\.com$/);
+    await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeFocused();
+    // Side by side: the list on the left, the dossier beside it, the list still there.
+    const listBox = await matches.boundingBox();
+    const dossierBox = await page.getByRole("heading", { name: "demo@example.com" }).boundingBox();
+    expect(listBox).not.toBeNull();
+    expect(dossierBox).not.toBeNull();
+    if (listBox !== null && dossierBox !== null) {
+      expect(dossierBox.x).toBeGreaterThan(listBox.x + listBox.width - 1);
+      // Both in the first screenful: no scrolling between the list and the subscriber.
+      expect(listBox.y + 40).toBeLessThan(900);
+      expect(dossierBox.y + dossierBox.height).toBeLessThan(900);
+    }
+    if (process.env.E2E_SHOTS !== undefined) {
+      await page.screenshot({ path: `${process.env.E2E_SHOTS}/desk-1440.png` });
+    }
+    // Buttons as wide as their label at a desk, not stretched across the column.
+    const find = await page.getByRole("button", { name: "Find", exact: true }).boundingBox();
+    expect(find?.width ?? 1000).toBeLessThan(200);
+
+    // A receipt number as quoted on the phone (lower case, no dashes), and a charge's id: each opens the subscriber.
+    for (const q of [receipt.toLowerCase().replaceAll("-", ""), chargeId, "nobody-here"]) {
+      // From the empty desk each time, so what opens is this search's answer.
+      await page.goto("/studio/support");
+      await expect(page.getByRole("list", { name: "Audit log" })).toBeVisible();
+      if (q === "nobody-here") break;
+      await search.fill(q);
+      await page.getByRole("button", { name: "Find", exact: true }).click();
+      await expect(page).toHaveURL(/\/studio\/support\?email=demo%40example\.com$/);
+      await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeFocused();
+    }
+
+    // Nothing found is said in words.
+    await search.fill("nobody-here");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page.getByText("Nothing matches “nobody-here”.")).toBeVisible();
+  });
+
+  test("an extension has its only plan chosen, shows the new date before it is confirmed, and is confirmed on screen", async ({ page }) => {
+    await signInToStudio(page, "support@example.com", "glimpse-support");
+    await expect(page).toHaveURL(/\/studio\/support$/);
+    await page.goto("/studio/support?email=demo%40example.com");
+    await page.getByRole("button", { name: "Extend", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Extend a plan" });
+    await expect(dialog.getByRole("radio", { name: /Weekly Plan/ })).toBeChecked();
+    await dialog.getByRole("radio", { name: "7 days", exact: true }).check();
+    const seven = dialog.getByText(/^New renewal date: /);
+    await expect(seven).toBeVisible();
+    const sevenText = (await seven.textContent()) ?? "";
+    await dialog.getByRole("radio", { name: "30 days", exact: true }).check();
+    const thirty = dialog.getByText(/^New renewal date: /);
+    await expect(thirty).not.toHaveText(sevenText);
+    const date = /New renewal date: ([A-Z][a-z]{2} \d{1,2}, \d{4})/.exec((await thirty.textContent()) ?? "")?.[1] ?? "";
+    expect(date).not.toBe("");
+    await dialog.getByLabel("Reason").fill("Outage last week, asked by mail");
+    if (process.env.E2E_SHOTS !== undefined) await page.screenshot({ path: `${process.env.E2E_SHOTS}/extend-1440.png` });
+    await dialog.getByRole("button", { name: "Extend", exact: true }).click();
+    await expect(dialog).toBeHidden();
+    if (process.env.E2E_SHOTS !== undefined) await page.screenshot({ path: `${process.env.E2E_SHOTS}/extended-1440.png` });
+    await expect(page.getByText(`Extended by 30 days: demo@example.com's plan now runs to ${date}.`)).toBeFocused();
+    await expect(
+      page.getByRole("list", { name: "Subscriptions" }).getByRole("listitem").filter({ hasText: "Weekly Plan" }),
+    ).toContainText(`renews ${date}`);
+  });
+
+  test("keyboard only: find a subscriber, open them and sign them out everywhere", async ({ page }) => {
+    await signInToStudio(page, "support@example.com", "glimpse-support");
+    await expect(page).toHaveURL(/\/studio\/support$/);
+    const search = page.getByLabel("Subscriber's email");
+    // Tab from the top of the page to the search box.
+    for (let i = 0; i < 15 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(search).toBeFocused();
+    await page.keyboard.type("4242");
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\?q=4242$/);
+    // Tab to demo's match, open it with Enter: the keyboard lands on their heading.
+    const demo = page.getByRole("list", { name: /^Matches/ }).getByRole("listitem").filter({ hasText: "demo@example.com" });
+    for (let i = 0; i < 15 && !(await demo.evaluate((el) => el.contains(document.activeElement))); i++) await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    const heading = page.getByRole("heading", { name: "demo@example.com" });
+    await expect(heading).toBeFocused();
+    // From the heading, the next stops are the actions.
+    const signOut = page.getByRole("button", { name: "Sign out everywhere" });
+    for (let i = 0; i < 10 && !(await signOut.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(signOut).toBeFocused();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Sign out everywhere" });
+    await expect(dialog).toBeVisible();
+    const reason = dialog.getByLabel("Reason");
+    for (let i = 0; i < 5 && !(await reason.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(reason).toBeFocused();
+    await page.keyboard.type("Lost their phone, asked by mail");
+    await page.keyboard.press("Tab");
+    await expect(dialog.getByRole("button", { name: "Sign out everywhere" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeHidden();
+    await expect(page.getByText("Signed demo@example.com out of every browser.")).toBeFocused();
+  });
 });

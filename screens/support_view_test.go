@@ -22,17 +22,21 @@ func goldenDossier() support.Dossier {
 			{ID: "add_1", PlanCode: "glimpse_reels_playbook", Plan: "Reels Playbook", Status: "active", Brand: "default",
 				Price: billing.USD(2899), Counts: true, StartedAt: at},
 			{ID: "demo-weekly", PlanCode: "glimpse_weekly_trial", Plan: "Weekly Plan", Status: "active", Brand: "default",
-				Card: "Visa ••4242", Price: billing.USD(100), MainPlan: true, Counts: true, StartedAt: at, PeriodEnd: end},
+				Card: "Visa ••4242", Price: billing.USD(100), MainPlan: true, Counts: true, StartedAt: at, PeriodEnd: end,
+				NextPlan: "Monthly Plan", ExtendFrom: end},
 		},
 		Charges: []support.ChargeLine{
 			{ID: "purchase:demo-subscriber:glimpse_reels_playbook", SubscriptionID: "add_1", What: "Reels Playbook",
-				Status: "succeeded", Amount: billing.USD(2899), Refunded: billing.USD(0), Refundable: true, CreatedAt: at},
+				Status: "succeeded", Amount: billing.USD(2899), Refunded: billing.USD(0), Refundable: true, CreatedAt: at,
+				Receipt: "KAYY-SDRR-SN4N", Card: "Visa ••4242"},
 		},
 		Mails: []mail.Sent{{ID: "receipt:add_1", Template: "receipt", Subject: "Your receipt", Status: "sent", CreatedAt: at, SentAt: at.Add(time.Minute)}},
-		Attempts: []support.AttemptLine{{StartedAt: at, Plan: "Weekly Plan", Entry: "my_plan", Reason: "too_expensive", Stars: 4,
-			Review: "Nice", OffersShown: []string{"gift_month"}, Outcome: "never_mind"}},
+		Attempts: []support.AttemptLine{
+			{StartedAt: at.Add(48 * time.Hour), From: at.Add(-10 * 24 * time.Hour), Repeats: 12, Plan: "Weekly Plan", Entry: "my_plan"},
+			{StartedAt: at, From: at, Repeats: 1, Plan: "Weekly Plan", Entry: "my_plan", Reason: "cutting_expenses", Stars: 4,
+				Review: "Nice", OffersShown: []string{"gift_month"}, OffersAccepted: []string{"gift_month"}, Outcome: "saved_gift_month"}},
 		Profile: &support.ProfileLine{Source: "demo", Username: "glimpse_demo", Status: "completed", Snapshots: 12},
-		SignIns: []support.SignIn{{At: at, Until: at.Add(5 * time.Hour), Live: true}},
+		SignIns: []support.SignIn{{At: at, Until: at.Add(5 * time.Hour), Live: true, Device: "Chrome on Android"}},
 		Audit: []support.Entry{{ID: "1", At: at, Staff: "support@example.com", Action: support.ActionExtend, Subscriber: "demo@example.com",
 			Target: "demo-weekly", Reason: "Outage last week", Detail: "7 days", Outcome: support.OutcomeDone}},
 	}
@@ -43,6 +47,13 @@ func supportGoldenCases() []goldenCase {
 		{"studio-support", func(c Context) Page {
 			d := goldenDossier()
 			return SupportDesk(c, SupportState{Staff: "support@example.com (support)", Email: d.Email, Dossier: &d, Key: "desk-key"})
+		}},
+		{"studio-support__matches", func(c Context) Page {
+			d := goldenDossier()
+			return SupportDesk(c, SupportState{Staff: "support@example.com (support)", Query: "dem", Email: d.Email, Dossier: &d, Key: "desk-key",
+				Done: support.ActionExtend, Matches: []support.Match{
+					{Email: "dembo@example.com", Plans: []string{"Monthly Plan"}, Via: support.ViaEmail},
+					{Email: "demo@example.com", Plans: []string{"Weekly Plan", "Reels playbook"}, Via: support.ViaEmail}}})
 		}},
 		{"studio-support__audit", func(c Context) Page {
 			return SupportDesk(c, SupportState{Staff: "admin@example.com (admin)", Audit: goldenDossier().Audit, Key: "desk-key", Admin: true})

@@ -28,6 +28,9 @@ type Session struct {
 	ExpiresAt time.Time
 	// Epoch is the account's SessionEpoch when the session was opened.
 	Epoch int
+	// Device is the browser and system it was opened in, as a short label
+	// ("Chrome on Android", DeviceOf); "" when unknown.
+	Device string
 	// Ended says a SignOutAll ended the session before it expired (its
 	// Epoch is not the account's); set when read, never stored.
 	Ended bool

@@ -47,6 +47,14 @@ type Subscriptions interface {
 	// ByEmail returns the subscriptions whose current address is email
 	// (normalised by the caller), oldest start first.
 	ByEmail(ctx context.Context, email string) ([]Subscription, error)
+	// WithEmailPrefix returns up to n subscriptions whose current address
+	// starts with prefix (normalised by the caller), in address order: the
+	// support desk's search, a range on the address's index.
+	WithEmailPrefix(ctx context.Context, prefix string, n int) ([]Subscription, error)
+	// WithCard returns up to n subscriptions whose card's last four digits
+	// are last4, in address order (an index on the card's last four and the
+	// address).
+	WithCard(ctx context.Context, last4 string, n int) ([]Subscription, error)
 	// Create inserts a new subscription at Version 1 with its effects. When
 	// the id exists it writes nothing and returns the stored one and false.
 	Create(ctx context.Context, s Subscription, fx Effects) (Subscription, bool, error)
@@ -89,6 +97,12 @@ type Subscriptions interface {
 	// already stays as it was.
 	InsertMany(ctx context.Context, seeded []Seeded) error
 }
+
+// PrefixEnd is the least string above every string that starts with
+// prefix and goes on in valid UTF-8 (prefix followed by U+10FFFF, the
+// largest code point): the upper bound of a range that finds a prefix by an
+// index, on SQLite and on MongoDB alike.
+func PrefixEnd(prefix string) string { return prefix + "\U0010FFFF" }
 
 // Renewal is one renewal's writes: the subscription's next state (its
 // Version the one read), the charge made and the effects.

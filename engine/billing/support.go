@@ -3,7 +3,10 @@ package billing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -92,4 +95,62 @@ func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
 	s.send(ctx, Notice{Key: rec.MailKey() + ":again:" + strconv.FormatInt(s.clock.Now().UnixNano(), 10),
 		To: rec.Email, Brand: rec.Brand, Kind: NoticeReceipt, Data: data})
 	return nil
+}
+
+// What the support desk looks a subscriber up by: the start of an address,
+// a card's last four, a receipt number, a charge's id or the provider's
+// reference for it. Each is one indexed read (docs/support.md).
+
+// SubscriptionsFrom returns up to n subscriptions whose address starts with
+// prefix (lower-cased here, as addresses are stored), by address.
+func (s *Service) SubscriptionsFrom(ctx context.Context, prefix string, n int) ([]Subscription, error) {
+	out, err := s.st.Subscriptions().WithEmailPrefix(ctx, strings.ToLower(strings.TrimSpace(prefix)), n)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions from %q: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// SubscriptionsWithCard returns up to n subscriptions whose card on file
+// ends in last4, by address.
+func (s *Service) SubscriptionsWithCard(ctx context.Context, last4 string, n int) ([]Subscription, error) {
+	out, err := s.st.Subscriptions().WithCard(ctx, last4, n)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions with card %s: %w", last4, err)
+	}
+	return out, nil
+}
+
+// ReceiptByNumber returns a receipt by the number people quote; ErrNoReceipt.
+func (s *Service) ReceiptByNumber(ctx context.Context, number string) (Receipt, error) {
+	r, err := s.st.Receipts().ByNumber(ctx, number)
+	if err != nil && !errors.Is(err, ErrNoReceipt) {
+		return Receipt{}, fmt.Errorf("read receipt %s: %w", number, err)
+	}
+	return r, err
+}
+
+// ChargeByReference returns the charge the provider knows as ref (Stripe's
+// pi_…, the sandbox's own); ErrNoCharge.
+func (s *Service) ChargeByReference(ctx context.Context, ref string) (Charge, error) {
+	ch, err := s.st.Ledger().ByReference(ctx, ref)
+	if err != nil && !errors.Is(err, ErrNoCharge) {
+		return Charge{}, fmt.Errorf("read charge %s: %w", ref, err)
+	}
+	return ch, err
+}
+
+// ReceiptsOf returns the receipts of the subscriptions, oldest paid first.
+func (s *Service) ReceiptsOf(ctx context.Context, subIDs []string) ([]Receipt, error) {
+	out, err := s.st.Receipts().OfSubscriptions(ctx, subIDs)
+	if err != nil {
+		return nil, fmt.Errorf("receipts: %w", err)
+	}
+	return out, nil
+}
+
+// ExtendedEnd is the date an extension of days would move the plan's period
+// end to, as Extend computes it: the desk shows it before staff confirm.
+func (s *Service) ExtendedEnd(sub Subscription, days int) time.Time {
+	return s.periodEnd(sub, s.clock.Now()).AddDate(0, 0, days)
 }

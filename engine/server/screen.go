@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -81,6 +82,13 @@ type request struct {
 
 // newRequest resolves the brand and the session of a request. A missing,
 // unknown or expired session is simply a signed-out request.
+// deviceContext is the request's context carrying its browser's label
+// (auth.DeviceOf its User-Agent), for the calls that may open a session: the
+// session keeps the label, which the support desk's sign-ins show.
+func (r *request) deviceContext() context.Context {
+	return auth.WithDevice(r.fiber.Context(), auth.DeviceOf(r.fiber.Get(fiber.HeaderUserAgent)))
+}
+
 func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 	b := s.Brands.ForHost(c.Hostname())
 	r := &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}

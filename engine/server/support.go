@@ -2,11 +2,11 @@ package server
 
 import (
 	"errors"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"glimpse/engine"
+	"glimpse/engine/auth"
 	"glimpse/engine/billing"
 	"glimpse/engine/staff"
 	"glimpse/engine/support"
@@ -23,6 +23,9 @@ import (
 type deskRequest struct {
 	Email string `json:"/desk/email" validate:"required,max=254"`
 	Key   string `json:"/desk/key" validate:"required,max=64"`
+	// Query is the search the desk was opened from, kept so its matches
+	// stay listed after the action.
+	Query string `json:"/desk/q" validate:"max=254"`
 }
 
 // act is the desk's Act for this request and reason.
@@ -31,7 +34,7 @@ func (q deskRequest) act(r *request, reason string) support.Act {
 }
 
 type supportFindRequest struct {
-	Email string `json:"email" validate:"max=254"`
+	Query string `json:"query" validate:"max=254"`
 }
 
 type supportRefundRequest struct {
@@ -79,14 +82,28 @@ func (s *Server) supportOn(h func(*request, any) (*ui.Result, error)) func(*requ
 	}
 }
 
-// supportDesk composes the desk for the address in ?email= (if any).
+// supportDesk composes the desk for the search in ?q= and the subscriber
+// in ?email= (each optional); ?done= names the action just taken, which
+// the desk confirms.
 func (s *Server) supportDesk(r *request) (screens.Page, error) {
 	if s.Support == nil {
 		return screens.Page{}, engine.Errorf(engine.CodeUnavailable, "%s", r.copy.T("support.unavailable"))
 	}
 	ctx := r.fiber.Context()
-	st := screens.SupportState{Staff: r.member.Email + " (" + r.member.Role + ")", Email: strings.TrimSpace(r.query.Get("email")),
+	st := screens.SupportState{Staff: r.member.Email + " (" + r.member.Role + ")", Query: strings.TrimSpace(r.query.Get("q")),
+		Email: strings.TrimSpace(r.query.Get("email")), Done: r.query.Get("done"),
 		Key: engine.NewToken()[:24], Admin: r.member.Role == staff.RoleAdmin}
+	if st.Query != "" {
+		matches, err := s.Support.Search(ctx, st.Query)
+		if err != nil && !errors.Is(err, support.ErrQuery) {
+			return screens.Page{}, err
+		}
+		st.Matches = matches
+		// One match is opened at once.
+		if st.Email == "" && len(matches) == 1 {
+			st.Email = matches[0].Email
+		}
+	}
 	if st.Email != "" {
 		d, err := s.Support.Find(ctx, st.Email)
 		switch {
@@ -105,16 +122,29 @@ func (s *Server) supportDesk(r *request) (screens.Page, error) {
 	return screens.SupportDesk(r.copy, st), nil
 }
 
-// supportFind opens the desk on an address.
+// supportFind searches: one match opens that subscriber; several are
+// listed to choose from; none says so.
 func (s *Server) supportFind(r *request, in any) (*ui.Result, error) {
 	req := in.(*supportFindRequest)
-	return ui.Effects(ui.Replace(screens.PathStudioSupport + "?email=" + url.QueryEscape(strings.TrimSpace(req.Email)))), nil
+	q := strings.TrimSpace(req.Query)
+	matches, err := s.Support.Search(r.fiber.Context(), q)
+	if err != nil {
+		var e *engine.Error
+		if errors.As(err, &e) && e.Code == engine.CodeInvalid {
+			return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"query": e.Message}, Err: err}
+		}
+		return nil, err
+	}
+	if len(matches) == 1 {
+		return ui.Effects(ui.Replace(screens.SupportPath("", matches[0].Email, ""))), nil
+	}
+	return ui.Effects(ui.Replace(screens.SupportPath(q, "", ""))), nil
 }
 
 // deskDone closes an action's dialog and shows the desk again, with what
-// the action changed and its audit entry.
-func deskDone(dialog string) *ui.Result {
-	return ui.Effects(ui.CloseOverlay(dialog), ui.Refresh())
+// the action changed, its audit entry and a line confirming it.
+func deskDone(dialog string, q deskRequest, action string) *ui.Result {
+	return ui.Effects(ui.CloseOverlay(dialog), ui.Replace(screens.SupportPath(q.Query, auth.NormaliseEmail(q.Email), action)))
 }
 
 // deskProblem words the desk's errors for the dialog: a reason that breaks
@@ -147,7 +177,7 @@ func (s *Server) supportRefund(r *request, in any) (*ui.Result, error) {
 	if _, err := s.Support.Refund(r.fiber.Context(), req.act(r, req.Reason), req.Charge, req.Kind == screens.SupportRefundFull, amount); err != nil {
 		return nil, deskProblem(err, "refundReason")
 	}
-	return deskDone(screens.SupportRefund), nil
+	return deskDone(screens.SupportRefund, req.deskRequest, support.ActionRefund), nil
 }
 
 // parseAmount reads the refund dialog's amount, its error under the input.
@@ -163,11 +193,15 @@ func parseAmount(typed string) (int64, error) {
 
 func (s *Server) supportCancel(r *request, in any) (*ui.Result, error) {
 	req := in.(*supportCancelRequest)
-	err := s.Support.Cancel(r.fiber.Context(), req.act(r, req.Reason), req.Subscription, req.When == screens.SupportWhenNow)
-	if err != nil {
+	now := req.When == screens.SupportWhenNow
+	if err := s.Support.Cancel(r.fiber.Context(), req.act(r, req.Reason), req.Subscription, now); err != nil {
 		return nil, deskProblem(err, "cancelReason")
 	}
-	return deskDone(screens.SupportCancel), nil
+	action := support.ActionCancelAtEnd
+	if now {
+		action = support.ActionCancelNow
+	}
+	return deskDone(screens.SupportCancel, req.deskRequest, action), nil
 }
 
 func (s *Server) supportExtend(r *request, in any) (*ui.Result, error) {
@@ -179,17 +213,19 @@ func (s *Server) supportExtend(r *request, in any) (*ui.Result, error) {
 	if err := s.Support.Extend(r.fiber.Context(), req.act(r, req.Reason), req.Subscription, days); err != nil {
 		return nil, deskProblem(err, "extendReason")
 	}
-	return deskDone(screens.SupportExtend), nil
+	return deskDone(screens.SupportExtend, req.deskRequest, support.ActionExtend), nil
 }
 
 func (s *Server) supportResend(r *request, in any) (*ui.Result, error) {
 	req := in.(*supportResendRequest)
 	kind, id, _ := strings.Cut(req.What, ":")
 	var err error
+	action := support.ActionResendActivation
 	switch kind {
 	case screens.SupportResendActivation:
 		err = s.Support.ResendActivation(r.fiber.Context(), req.act(r, req.Reason), id)
 	case screens.SupportResendReceipt:
+		action = support.ActionResendReceipt
 		err = s.Support.ResendReceipt(r.fiber.Context(), req.act(r, req.Reason), id)
 	default:
 		return nil, &engine.Error{Code: engine.CodeInvalid, Fields: map[string]string{"resendWhat": r.copy.T("support.chooseMail")}}
@@ -197,7 +233,7 @@ func (s *Server) supportResend(r *request, in any) (*ui.Result, error) {
 	if err != nil {
 		return nil, deskProblem(err, "resendReason")
 	}
-	return deskDone(screens.SupportResend), nil
+	return deskDone(screens.SupportResend, req.deskRequest, action), nil
 }
 
 func (s *Server) supportSignOut(r *request, in any) (*ui.Result, error) {
@@ -205,7 +241,7 @@ func (s *Server) supportSignOut(r *request, in any) (*ui.Result, error) {
 	if err := s.Support.SignOutEverywhere(r.fiber.Context(), req.act(r, req.Reason)); err != nil {
 		return nil, deskProblem(err, "signOutReason")
 	}
-	return deskDone(screens.SupportSignOut), nil
+	return deskDone(screens.SupportSignOut, req.deskRequest, support.ActionSignOut), nil
 }
 
 // staffMayOpen says whether a signed-in member may open a studio route:

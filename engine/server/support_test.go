@@ -59,7 +59,7 @@ func deskState(r response) map[string]any {
 func TestSupportDeskGuard(t *testing.T) {
 	t.Parallel()
 	actions := map[string]map[string]any{
-		"support.find":     {"email": "ann@example.com"},
+		"support.find":     {"query": "ann@example.com"},
 		"support.refund":   {"refundCharge": "x", "refundKind": "full", "refundAmount": "", "refundReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
 		"support.cancel":   {"cancelSubscription": "x", "cancelWhen": "now", "cancelReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
 		"support.extend":   {"extendSubscription": "x", "extendDays": "3", "extendReason": "Asked for it", "/desk/email": "ann@example.com", "/desk/key": "k"},
@@ -161,8 +161,8 @@ func TestSupportRefundsAnAddOn(t *testing.T) {
 	userID, chargeID := h.buyer("ann@example.com")
 	h.studioSignIn(staff.RoleSupport)
 	// support.find is posted from the desk: the form check composes it.
-	res := h.actionAt("/studio/support", "support.find", map[string]any{"email": "Ann@Example.com"})
-	if got := effects(res); len(got) != 1 || got[0]["to"] != deskPath("Ann@Example.com") {
+	res := h.actionAt("/studio/support", "support.find", map[string]any{"query": "Ann@Example.com"})
+	if got := effects(res); len(got) != 1 || got[0]["to"] != deskPath("ann@example.com") {
 		t.Fatalf("find: %d %s", res.status, res.raw)
 	}
 	desk := h.screen(deskPath("ann@example.com"))
@@ -206,8 +206,13 @@ func TestSupportRefundsAnAddOn(t *testing.T) {
 	}
 	values["refundKind"] = "full"
 	r := h.actionAt(deskPath("ann@example.com"), "support.refund", values)
-	if got := effects(r); r.status != http.StatusOK || len(got) != 2 || got[0]["type"] != "close_overlay" || got[1]["type"] != "refresh" {
+	if got := effects(r); r.status != http.StatusOK || len(got) != 2 || got[0]["type"] != "close_overlay" ||
+		got[1]["type"] != "replace" || got[1]["to"] != deskPath("ann@example.com")+"&done=refund" {
 		t.Fatalf("refund: %d %s", r.status, r.raw)
+	}
+	// The desk it goes back to says what was done.
+	if done := h.screen(deskPath("ann@example.com") + "&done=refund"); !strings.Contains(string(done.raw), "Refunded $") {
+		t.Fatalf("no confirmation of the refund: %s", done.raw)
 	}
 	subs, err := h.app.Billing.ForUser(context.Background(), userID)
 	if err != nil {

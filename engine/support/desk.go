@@ -39,6 +39,10 @@ const (
 	ActionSignOut          = "sign_out_everywhere"
 )
 
+// ExtensionDays are the extensions the desk offers: a choice, each with
+// the date it moves the plan to, rather than a number typed blind.
+var ExtensionDays = []int{1, 3, 7, 14, 30, 60, 90}
+
 // Bounds of a reason, in characters.
 const (
 	MinReason = 5
@@ -119,15 +123,24 @@ type Account struct {
 type SubscriptionLine struct {
 	ID, PlanCode, Plan, Status, Brand, Card string
 	Price                                   billing.Money
-	MainPlan, Counts, AwaitsAccount         bool
-	CancelAtPeriodEnd, Suspended            bool
-	StartedAt, PeriodEnd                    time.Time
-	ExpiresAt                               *time.Time
+	// NextPlan names the plan a scheduled change moves to at PeriodEnd
+	// ("" for none).
+	NextPlan string
+	// ExtendFrom is the date an extension counts its days from (the
+	// period's end), so the desk shows the new date before staff confirm.
+	ExtendFrom                      time.Time
+	MainPlan, Counts, AwaitsAccount bool
+	CancelAtPeriodEnd, Suspended    bool
+	StartedAt, PeriodEnd            time.Time
+	ExpiresAt                       *time.Time
 }
 
-// ChargeLine is one charge with its refunds.
+// ChargeLine is one charge with its refunds, its receipt's number and the
+// card it was taken from (brand and last four, from its receipt, else the
+// subscription's card on file).
 type ChargeLine struct {
 	ID, SubscriptionID, What, Status string
+	Receipt, Card                    string
 	Amount, Refunded                 billing.Money
 	Refundable                       bool
 	CreatedAt                        time.Time
@@ -140,8 +153,12 @@ func (c ChargeLine) Left() billing.Money {
 }
 
 // AttemptLine is one cancel attempt and the subscriber's answers in it.
+// Repeats counts the attempts it stands for: attempts left without an
+// answer, one after the other on the same plan, are one line (the newest,
+// From the oldest's start), so twelve openings of the flow read as one.
 type AttemptLine struct {
-	StartedAt                   time.Time
+	StartedAt, From             time.Time
+	Repeats                     int
 	Plan, Entry, Reason, Review string
 	Stars                       int
 	OffersShown, OffersAccepted []string
@@ -159,6 +176,162 @@ type ProfileLine struct {
 type SignIn struct {
 	At, Until time.Time
 	Live      bool
+	// Device is the browser and system it was opened in ("Chrome on
+	// Android"); "" for a session from before sessions kept it. No place
+	// is kept, so none is shown.
+	Device string
+}
+
+// SearchLimit bounds the subscriptions one search reads, and so the
+// matches it lists: a query that finds more asks staff for more of it.
+const SearchLimit = 20
+
+// MaxQuery bounds what staff type in the search box, in bytes.
+const MaxQuery = 254
+
+// What a search matched on.
+const (
+	ViaEmail   = "email"
+	ViaCard    = "card"
+	ViaReceipt = "receipt"
+	ViaCharge  = "charge"
+)
+
+// Match is one subscriber a search found: their address, the plans found
+// with it (main plans first) and what matched.
+type Match struct {
+	Email string
+	Plans []string
+	Via   string
+}
+
+// ErrQuery is a search too long to be anything the desk looks up.
+var ErrQuery = engine.Errorf(engine.CodeInvalid, "Type part of an email, a receipt number, a charge id or a card's last four digits.")
+
+// Search finds subscribers by what staff typed: the start of an address (a
+// whole one included), a receipt number, a charge's id or the provider's
+// reference for it, or a card's last four digits. Each kind is one indexed
+// read of at most SearchLimit rows (docs/support.md); the matches are in
+// address order, one per address.
+func (d *Desk) Search(ctx context.Context, query string) ([]Match, error) {
+	q := strings.TrimSpace(query)
+	if len(q) > MaxQuery {
+		return nil, ErrQuery
+	}
+	if q == "" {
+		return nil, nil
+	}
+	if isLast4(q) {
+		subs, err := d.billing.SubscriptionsWithCard(ctx, q, SearchLimit)
+		if err != nil {
+			return nil, err
+		}
+		return d.matches(subs, ViaCard), nil
+	}
+	if number, ok := receiptNumber(q); ok {
+		r, err := d.billing.ReceiptByNumber(ctx, number)
+		switch {
+		case err == nil:
+			return d.matchOf(ctx, r.SubscriptionID, ViaReceipt)
+		case !errors.Is(err, billing.ErrNoReceipt):
+			return nil, err
+		}
+	}
+	if !strings.ContainsAny(q, " @") {
+		ch, err := d.billing.Charge(ctx, q)
+		if errors.Is(err, billing.ErrNoCharge) {
+			ch, err = d.billing.ChargeByReference(ctx, q)
+		}
+		switch {
+		case err == nil:
+			return d.matchOf(ctx, ch.SubscriptionID, ViaCharge)
+		case !errors.Is(err, billing.ErrNoCharge):
+			return nil, err
+		}
+	}
+	subs, err := d.billing.SubscriptionsFrom(ctx, q, SearchLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := d.matches(subs, ViaEmail)
+	// An account with no subscription (they all ended and went) is found by
+	// its whole address.
+	if email := auth.NormaliseEmail(q); strings.Contains(q, "@") && !slices.ContainsFunc(out, func(m Match) bool { return m.Email == email }) {
+		if _, err := d.auth.UserByEmail(ctx, email); err == nil {
+			out = append([]Match{{Email: email, Via: ViaEmail}}, out...)
+		} else if !engine.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// matchOf is the match of the subscriber of one subscription.
+func (d *Desk) matchOf(ctx context.Context, subscriptionID, via string) ([]Match, error) {
+	sub, err := d.billing.Subscription(ctx, subscriptionID)
+	if errors.Is(err, billing.ErrNoSubscription) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.matches([]billing.Subscription{sub}, via), nil
+}
+
+// matches groups subscriptions (in address order) by address.
+func (d *Desk) matches(subs []billing.Subscription, via string) []Match {
+	var out []Match
+	for _, s := range subs {
+		if s.Erased {
+			continue
+		}
+		if n := len(out); n == 0 || out[n-1].Email != s.Email {
+			out = append(out, Match{Email: s.Email, Via: via})
+		}
+		m := &out[len(out)-1]
+		name := d.planName(s.Brand, s.PlanCode)
+		switch {
+		case slices.Contains(m.Plans, name):
+		case s.MainPlan:
+			m.Plans = append([]string{name}, m.Plans...)
+		default:
+			m.Plans = append(m.Plans, name)
+		}
+	}
+	return out
+}
+
+// isLast4 reports four digits: a card's last four.
+func isLast4(q string) bool {
+	if len(q) != 4 {
+		return false
+	}
+	for _, c := range q {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// receiptNumber reads a receipt number as people quote it: any case, with
+// or without its dashes ("abcd efgh 2345" too), as "ABCD-EFGH-2345".
+func receiptNumber(q string) (string, bool) {
+	var b strings.Builder
+	for _, c := range strings.ToUpper(q) {
+		switch {
+		case c == '-' || c == ' ':
+		case c >= '0' && c <= '9' || c >= 'A' && c <= 'Z':
+			b.WriteRune(c)
+		default:
+			return "", false
+		}
+	}
+	raw := b.String()
+	if len(raw) != 12 {
+		return "", false
+	}
+	return raw[:4] + "-" + raw[4:8] + "-" + raw[8:], true
 }
 
 // Find reads everything the desk shows of the subscriber with this email.
@@ -178,22 +351,43 @@ func (d *Desk) Find(ctx context.Context, email string) (Dossier, error) {
 		ids = append(ids, s.ID)
 		line := subscriptionLine(s, d.bundleOf(s), now)
 		line.Plan = d.planName(s.Brand, s.PlanCode)
+		line.ExtendFrom = d.billing.ExtendedEnd(s, 0)
+		if s.NextPlanCode != "" && s.NextPlanCode != s.PlanCode {
+			line.NextPlan = d.planName(s.Brand, s.NextPlanCode)
+		}
 		out.Subscriptions = append(out.Subscriptions, line)
 	}
 	charges, err := d.billing.ChargesFor(ctx, ids)
 	if err != nil {
 		return Dossier{}, err
 	}
-	plans := map[string]string{}
+	receipts, err := d.billing.ReceiptsOf(ctx, ids)
+	if err != nil {
+		return Dossier{}, err
+	}
+	byCharge := make(map[string]billing.Receipt, len(receipts))
+	for _, r := range receipts {
+		byCharge[r.ChargeID] = r
+	}
+	plans, cards := map[string]string{}, map[string]string{}
 	for _, s := range subs {
 		plans[s.ID] = d.planName(s.Brand, s.PlanCode)
+		if pm := s.PaymentMethod; pm.Last4 != "" {
+			cards[s.ID] = brand.CardLabel(pm.Brand, pm.Last4)
+		}
 	}
 	for _, ch := range charges {
 		refunds, err := d.billing.RefundsOf(ctx, ch.ID)
 		if err != nil {
 			return Dossier{}, err
 		}
+		r := byCharge[ch.ID]
+		card := cards[ch.SubscriptionID]
+		if r.CardLast4 != "" {
+			card = brand.CardLabel(r.CardBrand, r.CardLast4)
+		}
 		out.Charges = append(out.Charges, ChargeLine{ID: ch.ID, SubscriptionID: ch.SubscriptionID, What: plans[ch.SubscriptionID],
+			Receipt: r.Number, Card: card,
 			Status: ch.Status, Amount: ch.Amount, CreatedAt: ch.CreatedAt, Refunds: refunds,
 			Refunded:   billing.Money{Amount: billing.Refunded(refunds), Currency: ch.Amount.Currency},
 			Refundable: d.billing.Refundable(ch) && billing.Refunded(refunds) < ch.Amount.Amount})
@@ -260,11 +454,13 @@ func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string
 	if err != nil {
 		return err
 	}
+	lines := make([]AttemptLine, 0, len(attempts))
 	for _, a := range attempts {
-		out.Attempts = append(out.Attempts, AttemptLine{StartedAt: a.StartedAt, Plan: billing.Describe(a.PlanCode).Name,
+		lines = append(lines, AttemptLine{StartedAt: a.StartedAt, From: a.StartedAt, Repeats: 1, Plan: billing.Describe(a.PlanCode).Name,
 			Entry: a.Entry, Reason: a.Reason, Review: a.Review, Stars: a.Stars, OffersShown: a.OffersShown,
 			OffersAccepted: a.OffersAccepted, Outcome: a.Outcome})
 	}
+	out.Attempts = collapseAttempts(lines)
 	p, err := d.profiles.Get(ctx, userID)
 	if err != nil {
 		return err
@@ -282,9 +478,33 @@ func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string
 		if i == signInLimit {
 			break
 		}
-		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended})
+		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended,
+			Device: s.Device})
 	}
 	return nil
+}
+
+// silent reports an attempt left without an answer: no outcome, nothing
+// said and no offer taken.
+func (a AttemptLine) silent() bool {
+	return a.Outcome == "" && a.Reason == "" && a.Review == "" && a.Stars == 0 && len(a.OffersAccepted) == 0
+}
+
+// collapseAttempts folds runs of silent attempts on one plan, in the order
+// given (newest first), into one line each: the newest, with the run's
+// count and its oldest start.
+func collapseAttempts(in []AttemptLine) []AttemptLine {
+	var out []AttemptLine
+	for _, a := range in {
+		if n := len(out); n > 0 && a.silent() && out[n-1].silent() && out[n-1].Plan == a.Plan &&
+			slices.Equal(out[n-1].OffersShown, a.OffersShown) {
+			out[n-1].Repeats++
+			out[n-1].From = a.StartedAt
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // subscriptions returns every subscription bought with the address or held

@@ -102,7 +102,7 @@ var EnumValues = map[string][]string{
 	"rich_block.kind":          {"heading", "paragraph", "list"},
 	"node.type":                {"screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice", "name_list"},
 	"node_screen.layout":       {"page", "sub", "bare", "centered"},
-	"node_screen.width":        {"phone", "wide"},
+	"node_screen.width":        {"phone", "wide", "desk"},
 	"node_stack.gap":           {"none", "xs", "sm", "md", "lg", "xl"},
 	"node_stack.align":         {"start", "center", "end", "stretch"},
 	"node_stack.tone":          {"neutral", "info", "positive", "warning", "danger", "brand"},

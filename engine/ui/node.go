@@ -53,6 +53,9 @@ type Node struct {
 	Style   string `json:"style,omitempty"`
 	Tone    string `json:"tone,omitempty"`
 	Live    string `json:"live,omitempty"`
+	// Focus is a text's: it takes the keyboard focus when the screen shows
+	// it (the heading of what a desk just opened).
+	Focus bool `json:"focus,omitempty"`
 
 	Blocks []RichBlock `json:"blocks,omitzero"`
 

@@ -195,11 +195,14 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		u.SessionEpoch = 2
 		contract.Must(t, st.Users.Create(ctx, u))
 		want := session("s1", "u1", t0)
-		want.Epoch = 2
+		want.Epoch, want.Device = 2, "Chrome on Android"
 		contract.Must(t, st.Sessions.Insert(ctx, want))
 		got, gotUser, err := st.Sessions.WithUser(ctx, "s1")
 		if err != nil || got != want || gotUser != u {
 			t.Fatalf("WithUser = %+v %+v %v; want %+v %+v", got, gotUser, err, want, u)
+		}
+		if all, err := st.Sessions.OfUser(ctx, "u1"); err != nil || len(all) != 1 || all[0] != want {
+			t.Fatalf("OfUser = %+v, %v; want [%+v]", all, err, want)
 		}
 		if _, _, err := st.Sessions.WithUser(ctx, "nothing"); !errors.Is(err, auth.ErrNoSession) {
 			t.Fatalf("unknown session: %v, want ErrNoSession", err)

@@ -180,14 +180,16 @@ type sessionDoc struct {
 	CreatedAt time.Time `bson:"createdAt"`
 	ExpiresAt time.Time `bson:"expiresAt"`
 	Epoch     int       `bson:"epoch"`
+	Device    string    `bson:"device,omitempty"`
 }
 
 func (d sessionDoc) session() auth.Session {
-	return auth.Session{ID: d.ID, UserID: d.UserID, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(), Epoch: d.Epoch}
+	return auth.Session{ID: d.ID, UserID: d.UserID, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(), Epoch: d.Epoch,
+		Device: d.Device}
 }
 
 func newSessionDoc(s auth.Session) sessionDoc {
-	return sessionDoc{ID: s.ID, UserID: s.UserID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, Epoch: s.Epoch}
+	return sessionDoc{ID: s.ID, UserID: s.UserID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, Epoch: s.Epoch, Device: s.Device}
 }
 
 // Sessions stores sessions in MongoDB.

@@ -35,6 +35,9 @@ var (
 		// served by this partial index.
 		{name: "retain_until", keys: bson.D{{Key: "retainUntil", Value: 1}},
 			partial: bson.D{{Key: "retainUntil", Value: bson.D{{Key: "$exists", Value: true}}}}},
+		// The support desk's lookup by a card's last four digits, in
+		// address order (Subscriptions.WithCard).
+		{name: "by_card", keys: bson.D{{Key: "paymentMethod.last4", Value: 1}, {Key: "email", Value: 1}}},
 		{name: "pending", keys: bson.D{{Key: "pendingSince", Value: 1}},
 			partial: bson.D{{Key: "pendingSince", Value: bson.D{{Key: "$exists", Value: true}}}}},
 	}}
@@ -281,6 +284,43 @@ func (s mongoSubscriptions) OfUser(ctx context.Context, userID string) ([]billin
 // ByEmail returns the subscriptions whose current address is email.
 func (s mongoSubscriptions) ByEmail(ctx context.Context, email string) ([]billing.Subscription, error) {
 	return s.find(ctx, bson.D{{Key: "email", Value: email}})
+}
+
+// WithEmailPrefix returns up to n subscriptions whose current address
+// starts with prefix, by address: a range on the by_email index.
+func (s mongoSubscriptions) WithEmailPrefix(ctx context.Context, prefix string, n int) ([]billing.Subscription, error) {
+	if prefix == "" || n < 1 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "email", Value: bson.D{{Key: "$gte", Value: prefix}, {Key: "$lt", Value: billing.PrefixEnd(prefix)}}}}
+	return s.findBounded(ctx, filter, bson.D{{Key: "email", Value: 1}}, n)
+}
+
+// WithCard returns up to n subscriptions whose card ends in last4, by
+// address (the by_card index).
+func (s mongoSubscriptions) WithCard(ctx context.Context, last4 string, n int) ([]billing.Subscription, error) {
+	if last4 == "" || n < 1 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "paymentMethod.last4", Value: last4}}
+	return s.findBounded(ctx, filter, bson.D{{Key: "email", Value: 1}}, n)
+}
+
+// findBounded reads at most n subscriptions in the index's order.
+func (s mongoSubscriptions) findBounded(ctx context.Context, filter, sort bson.D, n int) ([]billing.Subscription, error) {
+	cur, err := s.b.subs.Find(ctx, filter, options.Find().SetSort(sort).SetLimit(int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions: %w", err)
+	}
+	var docs []subscriptionDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("subscriptions: %w", err)
+	}
+	out := make([]billing.Subscription, len(docs))
+	for i, d := range docs {
+		out[i] = d.subscription()
+	}
+	return out, nil
 }
 
 // find reads one person's few subscriptions, sorted here.

@@ -248,6 +248,35 @@ func (s subscriptions) ByEmail(ctx context.Context, email string) ([]billing.Sub
 	return s.list(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE email = ?`, email)
 }
 
+// WithEmailPrefix returns up to n subscriptions whose current address
+// starts with prefix, by address: a range on subscriptions_email, so it
+// reads n rows at most, never the table.
+func (s subscriptions) WithEmailPrefix(ctx context.Context, prefix string, n int) ([]billing.Subscription, error) {
+	if prefix == "" || n < 1 {
+		return nil, nil
+	}
+	out, err := queryAll(ctx, s.b.read(), scanSubscription, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE email >= ? AND email < ? ORDER BY email LIMIT ?`, prefix, billing.PrefixEnd(prefix), n)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions from %q: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// WithCard returns up to n subscriptions whose card ends in last4, by
+// address: subscriptions_card (0040) serves both the match and the order.
+func (s subscriptions) WithCard(ctx context.Context, last4 string, n int) ([]billing.Subscription, error) {
+	if last4 == "" || n < 1 {
+		return nil, nil
+	}
+	out, err := queryAll(ctx, s.b.read(), scanSubscription, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE json_extract(doc, '$.paymentMethod.last4') = ? ORDER BY email LIMIT ?`, last4, n)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions with card %s: %w", last4, err)
+	}
+	return out, nil
+}
+
 // list reads the rows of one person: a handful, sorted here rather than by
 // an index that every write would pay for.
 func (s subscriptions) list(ctx context.Context, query string, args ...any) ([]billing.Subscription, error) {

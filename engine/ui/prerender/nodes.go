@@ -14,7 +14,7 @@ import (
 func (d *drawer) screen(n map[string]any) error {
 	_, hasHeader := n["header"]
 	d.raw(`<div class="` + classes("screen", "screen--"+strOr(n, "layout", "page"),
-		when(strOr(n, "width", "") == "wide", "screen--wide"), when(hasHeader, "screen--with-header")) + `">`)
+		when(strOr(n, "width", "") == "wide" || strOr(n, "width", "") == "desk", "screen--wide"), when(strOr(n, "width", "") == "desk", "screen--desk"), when(hasHeader, "screen--with-header")) + `">`)
 	if err := d.child(n, "header"); err != nil {
 		return err
 	}

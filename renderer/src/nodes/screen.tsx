@@ -22,7 +22,8 @@ export function Screen({ node, pointer }: NodeProps<"screen">) {
       className={cx(
         "screen",
         `screen--${layout}`,
-        node.width === "wide" && "screen--wide",
+        (node.width === "wide" || node.width === "desk") && "screen--wide",
+        node.width === "desk" && "screen--desk",
         node.header !== undefined && "screen--with-header",
       )}
     >

@@ -33,6 +33,17 @@ describe("text", () => {
     expect(paragraph.className).toContain("tone-text-danger");
   });
 
+  it("takes the focus when asked, without becoming a tab stop", async () => {
+    await renderNodes([
+      { type: "text", text: "Other", style: "heading" },
+      { type: "text", text: "demo@example.com", style: "title", focus: true },
+    ]);
+    const heading = screen.getByRole("heading", { name: "demo@example.com" });
+    expect(document.activeElement).toBe(heading);
+    expect(heading.getAttribute("tabindex")).toBe("-1");
+    expect(screen.getByRole("heading", { name: "Other" }).getAttribute("tabindex")).toBeNull();
+  });
+
   it("is a live region when asked", async () => {
     await renderNode({ type: "text", text: "Saved", live: "polite" });
     expect(screen.getByText("Saved").getAttribute("aria-live")).toBe("polite");

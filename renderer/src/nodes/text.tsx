@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import type { NodeProps } from "../runtime/hooks";
 import { cx } from "./class-names";
 import "./text.css";
@@ -21,8 +22,17 @@ const TAGS = {
 export function Text({ node }: NodeProps<"text">) {
   const style = node.style ?? "body";
   const Tag = TAGS[style];
+  const focus = node.focus === true;
+  const ref = useRef<HTMLElement>(null);
+  // A desk's heading of what was just opened takes the focus, so the keyboard starts there (not
+  // at the top of the page again); tabIndex -1 makes it focusable without adding a tab stop.
+  useEffect(() => {
+    if (focus) ref.current?.focus();
+  }, [focus, node.text]);
   return (
     <Tag
+      ref={ref as never}
+      tabIndex={focus ? -1 : undefined}
       className={cx(
         "text",
         `text--${style}`,

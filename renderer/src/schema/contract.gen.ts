@@ -17,7 +17,7 @@ export const ACTION_SUBMIT_VALIDATE_VALUES = ["form", "none"] as const;
 export const RICH_BLOCK_KINDS = ["heading", "paragraph", "list"] as const;
 export const NODE_TYPES = ["screen", "header", "footer", "stack", "row", "text", "rich_text", "image", "icon", "button", "link", "card", "list", "list_item", "divider", "badge", "stat_tile", "level_meter", "post_list", "countdown", "loader", "banner", "form", "form_error", "text_input", "textarea", "choice_list", "rating", "dialog", "steps", "empty_state", "chart", "file_input", "split", "preview", "image_choice", "name_list"] as const;
 export const NODE_SCREEN_LAYOUT_VALUES = ["page", "sub", "bare", "centered"] as const;
-export const NODE_SCREEN_WIDTH_VALUES = ["phone", "wide"] as const;
+export const NODE_SCREEN_WIDTH_VALUES = ["phone", "wide", "desk"] as const;
 export const NODE_STACK_GAP_VALUES = ["none", "xs", "sm", "md", "lg", "xl"] as const;
 export const NODE_STACK_ALIGN_VALUES = ["start", "center", "end", "stretch"] as const;
 export const NODE_STACK_TONE_VALUES = ["neutral", "info", "positive", "warning", "danger", "brand"] as const;
@@ -212,7 +212,7 @@ export type NodeStack = z.infer<typeof nodeStackSchema>;
 export const nodeRowSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), children: z.array(z.unknown()), gap: z.optional(z.enum(NODE_ROW_GAP_VALUES)), align: z.optional(z.enum(NODE_ROW_ALIGN_VALUES)), justify: z.optional(z.enum(NODE_ROW_JUSTIFY_VALUES)), wrap: z.optional(z.boolean()), type: z.literal("row") }));
 export type NodeRow = z.infer<typeof nodeRowSchema>;
 
-export const nodeTextSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), text: z.string(), style: z.optional(z.enum(NODE_TEXT_STYLE_VALUES)), tone: z.optional(z.enum(NODE_TEXT_TONE_VALUES)), align: z.optional(z.enum(NODE_TEXT_ALIGN_VALUES)), live: z.optional(z.enum(NODE_TEXT_LIVE_VALUES)), type: z.literal("text") }));
+export const nodeTextSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), text: z.string(), style: z.optional(z.enum(NODE_TEXT_STYLE_VALUES)), tone: z.optional(z.enum(NODE_TEXT_TONE_VALUES)), align: z.optional(z.enum(NODE_TEXT_ALIGN_VALUES)), live: z.optional(z.enum(NODE_TEXT_LIVE_VALUES)), focus: z.optional(z.boolean()), type: z.literal("text") }));
 export type NodeText = z.infer<typeof nodeTextSchema>;
 
 export const nodeRichTextSchema = z.lazy(() => z.object({ id: z.optional(z.string().check(z.minLength(1))), visible: z.optional(conditionSchema), fallback: z.optional(z.unknown()), blocks: z.array(richBlockSchema), type: z.literal("rich_text") }));

@@ -1,0 +1,68 @@
+package auth
+
+import (
+	"context"
+	"strings"
+)
+
+// A session keeps the kind of browser it was opened in, as a short label
+// ("Chrome on Android"), so the support desk can tell a subscriber's phone
+// from their laptop. Only the label is kept: not the user agent (a
+// fingerprint) and not the address it came from (a place), which the desk
+// has no need of.
+
+type deviceKey struct{}
+
+// WithDevice returns ctx carrying the device label of the request that may
+// open a session (DeviceOf its User-Agent).
+func WithDevice(ctx context.Context, device string) context.Context {
+	return context.WithValue(ctx, deviceKey{}, device)
+}
+
+func deviceFrom(ctx context.Context) string {
+	d, _ := ctx.Value(deviceKey{}).(string)
+	return d
+}
+
+// maxDevice bounds a label: the longest DeviceOf writes is well under it.
+const maxDevice = 40
+
+// DeviceOf names a browser and its system from a User-Agent header, as
+// people say them: "Chrome on Android", "Safari on iPhone", "Firefox on
+// Windows"; "" when it names neither. The order of the checks matters:
+// Edge, Opera and Samsung Internet also say "Chrome", Chrome says "Safari",
+// and Chrome on iOS says "CriOS" (see
+// https://developer.mozilla.org/en-US/docs/Web/HTTP/Guides/Browser_detection_using_the_user_agent).
+func DeviceOf(ua string) string {
+	if len(ua) > 1024 {
+		ua = ua[:1024]
+	}
+	browser := ""
+	for _, b := range [...]struct{ token, name string }{
+		{"Edg/", "Edge"}, {"EdgiOS/", "Edge"}, {"EdgA/", "Edge"}, {"OPR/", "Opera"}, {"SamsungBrowser/", "Samsung Internet"},
+		{"Firefox/", "Firefox"}, {"FxiOS/", "Firefox"}, {"CriOS/", "Chrome"}, {"Chrome/", "Chrome"}, {"Safari/", "Safari"},
+	} {
+		if strings.Contains(ua, b.token) {
+			browser = b.name
+			break
+		}
+	}
+	system := ""
+	for _, s := range [...]struct{ token, name string }{
+		{"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Android", "Android"}, {"CrOS", "ChromeOS"}, {"Windows", "Windows"},
+		{"Macintosh", "Mac"}, {"Linux", "Linux"},
+	} {
+		if strings.Contains(ua, s.token) {
+			system = s.name
+			break
+		}
+	}
+	switch {
+	case browser != "" && system != "":
+		return browser + " on " + system
+	case browser != "":
+		return browser
+	default:
+		return system
+	}
+}

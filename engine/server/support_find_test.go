@@ -1,0 +1,114 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"glimpse/engine/auth"
+	"glimpse/engine/staff"
+)
+
+// The desk's one search box (#34): the start of an address lists every
+// subscriber it fits, each with their plan; a whole address, a receipt
+// number (any case, dashes or none), a charge id and a card's last four
+// each find theirs; one match opens it at once. Typing "demo" is no
+// longer "Wrong email format".
+func TestSupportFindsBySearch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	_, annCharge := h.buyer("ann@example.com")
+	h.buyer("anna@example.com")
+	h.buyer("bob@example.com")
+	ctx := context.Background()
+	receipt, err := h.app.Billing.ReceiptOfCharge(ctx, annCharge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.studioSignIn(staff.RoleSupport)
+	find := func(q string) string {
+		t.Helper()
+		r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
+		got := effects(r)
+		if r.status != http.StatusOK || len(got) != 1 {
+			t.Fatalf("find %q: %d %s", q, r.status, r.raw)
+		}
+		to, _ := got[0]["to"].(string)
+		return to
+	}
+	// Several: listed, each with its plan, nobody opened.
+	if to := find("An"); to != "/studio/support?q=An" {
+		t.Fatalf("find An: %s", to)
+	}
+	listed := h.screen("/studio/support?q=An")
+	for _, want := range []string{"Matches (2)", "ann@example.com", "anna@example.com", "Weekly Plan, Reels playbook"} {
+		if !strings.Contains(string(listed.raw), want) {
+			t.Errorf("the list of An's matches lacks %q: %s", want, listed.raw)
+		}
+	}
+	if strings.Contains(string(listed.raw), "bob@example.com") || strings.Contains(string(listed.raw), `"Actions"`) {
+		t.Errorf("An lists bob, or opens a dossier: %s", listed.raw)
+	}
+	// One: opened.
+	for _, q := range []string{"ann@example.com", " ANN@example.com ", receipt.Number, strings.ToLower(strings.ReplaceAll(receipt.Number, "-", "")), annCharge} {
+		if to := find(q); to != deskPath("ann@example.com") {
+			t.Errorf("find %q: %s, want ann's dossier", q, to)
+		}
+	}
+	if to := find("bo"); to != deskPath("bob@example.com") {
+		t.Errorf("find bo: %s", to)
+	}
+	// A card's last four: everyone paying with it.
+	if to := find("4242"); to != "/studio/support?q=4242" {
+		t.Errorf("find 4242: %s", to)
+	}
+	if cards := h.screen("/studio/support?q=4242"); !strings.Contains(string(cards.raw), "Matches (3)") {
+		t.Errorf("4242 does not list the three: %s", cards.raw)
+	}
+	// Nothing: said so, in words.
+	if to := find("demo"); to != "/studio/support?q=demo" {
+		t.Errorf("find demo: %s", to)
+	}
+	if none := h.screen("/studio/support?q=demo"); !strings.Contains(string(none.raw), "Nothing matches “demo”.") {
+		t.Errorf("no match is not said: %s", none.raw)
+	}
+	// Too long to be anything: refused under the box.
+	if r := h.actionAt("/studio/support", "support.find", map[string]any{"query": strings.Repeat("a", 300)}); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("a 300-character query: %d %s", r.status, r.raw)
+	}
+}
+
+// The dossier reads in words: a charge as what it paid for, when, with
+// which card and its receipt number; the extend dialog has the only plan
+// chosen and shows the date each choice of days moves it to.
+func TestSupportDossierInWords(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	userID, chargeID := h.buyer("ann@example.com")
+	receipt, err := h.app.Billing.ReceiptOfCharge(context.Background(), chargeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sign-in keeps its browser's label, which the desk shows.
+	phone := auth.WithDevice(context.Background(), auth.DeviceOf("Mozilla/5.0 (Linux; Android 14; Pixel 8) Chrome/131.0.0.0 Mobile Safari/537.36"))
+	if _, err := h.app.Auth.SignIn(phone, "ann@example.com", "correct-horse", "1.2.3.4", "glimpse.web"); err != nil {
+		t.Fatal(err)
+	}
+	h.studioSignIn(staff.RoleSupport)
+	desk := h.screen(deskPath("ann@example.com"))
+	raw := string(desk.raw)
+	for _, want := range []string{"Reels playbook · $28.99", "paid Nov 1, 2026 with Visa ••4242 · receipt " + receipt.Number,
+		"New renewal date: Nov 14, 2026 (now Nov 7, 2026).", `"focus":true`, " · Chrome on Android"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the dossier lacks %q: %s", want, raw)
+		}
+	}
+	form, _ := desk.body["state"].(map[string]any)["form"].(map[string]any)
+	if got := form["extendSubscription"]; got != "sub-"+userID {
+		t.Errorf("the only plan is not chosen in the extend dialog: %v", got)
+	}
+	if got := form["cancelSubscription"]; got != "sub-"+userID {
+		t.Errorf("the only plan is not chosen in the cancel dialog: %v", got)
+	}
+}

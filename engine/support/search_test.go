@@ -1,0 +1,67 @@
+package support
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A receipt number is read as people quote it: any case, with its dashes,
+// without them or with spaces; anything else is not one.
+func TestReceiptNumberReadsWhatPeopleQuote(t *testing.T) {
+	for q, want := range map[string]string{
+		"KAYY-SDRR-SN4N": "KAYY-SDRR-SN4N", "kayysdrrsn4n": "KAYY-SDRR-SN4N", "kayy sdrr sn4n": "KAYY-SDRR-SN4N",
+		"KAYY-SDRR": "", "demo": "", "ch_f824a77a7fe936af22a4dcba": "", "ann@example.co": "", "KAYY-SDRR-SN4N-1": "",
+	} {
+		got, ok := receiptNumber(q)
+		if got != want || ok != (want != "") {
+			t.Errorf("receiptNumber(%q) = %q, %v; want %q", q, got, ok, want)
+		}
+	}
+	for q, want := range map[string]bool{"4242": true, "0005": true, "424": false, "42424": false, "42a2": false, "٤٢٤٢": false} {
+		if got := isLast4(q); got != want {
+			t.Errorf("isLast4(%q) = %v", q, got)
+		}
+	}
+}
+
+// Whatever is typed, the readers of a query never panic, and what they
+// accept is well-formed: a receipt number of 14 characters in its
+// alphabet's shape, a last four of four ASCII digits.
+func FuzzSearchQuery(f *testing.F) {
+	for _, seed := range []string{"demo", "4242", "KAYY-SDRR-SN4N", "kayysdrrsn4n", "ch_x", "pi_3Q", "ann@example.com", "", " ", "ÄÖÜ-ÄÖÜ-ÄÖÜ"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if n, ok := receiptNumber(q); ok && (len(n) != 14 || n[4] != '-' || n[9] != '-' || strings.ToUpper(n) != n) {
+			t.Fatalf("receiptNumber(%q) = %q", q, n)
+		}
+		if isLast4(q) && strings.Trim(q, "0123456789") != "" {
+			t.Fatalf("isLast4(%q)", q)
+		}
+	})
+}
+
+// Attempts left without an answer one after the other on one plan are one
+// line with their count, from the oldest's start to the newest's; an
+// answered attempt breaks the run.
+func TestSilentAttemptsCollapse(t *testing.T) {
+	day := func(n int) time.Time { return time.Date(2026, 11, n, 9, 0, 0, 0, time.UTC) }
+	var in []AttemptLine
+	for n := 20; n > 8; n-- {
+		in = append(in, AttemptLine{StartedAt: day(n), Plan: "Weekly Plan", Repeats: 1})
+	}
+	in = append(in, AttemptLine{StartedAt: day(8), Plan: "Weekly Plan", Reason: "cutting_expenses", Outcome: "saved_gift_month", Repeats: 1},
+		AttemptLine{StartedAt: day(7), Plan: "Weekly Plan", Repeats: 1},
+		AttemptLine{StartedAt: day(6), Plan: "Monthly Plan", Repeats: 1})
+	got := collapseAttempts(in)
+	if len(got) != 4 {
+		t.Fatalf("%d lines: %+v", len(got), got)
+	}
+	if got[0].Repeats != 12 || !got[0].StartedAt.Equal(day(20)) || !got[0].From.Equal(day(9)) {
+		t.Errorf("the run: %+v", got[0])
+	}
+	if got[1].Outcome != "saved_gift_month" || got[2].Repeats != 1 || got[3].Plan != "Monthly Plan" {
+		t.Errorf("after the run: %+v", got[1:])
+	}
+}
