@@ -196,7 +196,7 @@ func assignment(t *testing.T, a *app.App, userID string) experiment.Assignment {
 		return running[0]
 	}
 	e, err := a.Experiments.Create(ctx, experiment.Experiment{Name: "Headline", Kind: experiment.KindCopy,
-		Key: "unsubscribe.step1.title", Variants: []experiment.Variant{{Weight: 1}, {Value: "Before you go", Weight: 1}}}, "tester")
+		Key: "unsubscribe.step1.title", Hypothesis: "A warmer headline keeps more people", Metric: experiment.MetricSaveRate, Variants: []experiment.Variant{{Weight: 1}, {Value: "Before you go", Weight: 1}}}, "tester")
 	if err != nil {
 		t.Fatal(err)
 	}
