@@ -219,11 +219,15 @@ func (s Situation) WouldBe() Situation {
 	return s
 }
 
-// Passes reports whether a subscriber in the holdout reaches an offer
-// step that would show them its offer: they are exposed there as the
-// variants' people are when it shows (the holdout is measured at the same
-// point), and go on without it.
-func (s Situation) Passes(step Step) bool { return s.Holdout && s.WouldBe().Shows(step) }
+// Passes reports whether a subscriber whom an offer experiment shows no
+// offer at a step (the holdout, or a variant whose offer there is "none")
+// reaches that step where the spec's offer would show them: they are
+// exposed there as the other arms' people are when theirs shows (every arm
+// is measured at the same point, or the "none" arm would never be counted
+// and its exposures would fall short of its weight), and go on without it.
+func (s Situation) Passes(step Step) bool {
+	return s.OfferAt(step) == OfferSkip && s.WouldBe().Shows(step)
+}
 
 // Premium reports a premium one-month holder (the sale plan included): the
 // plan change offers them nothing.

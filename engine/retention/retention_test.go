@@ -187,3 +187,22 @@ func TestHoldoutShowsNoOffer(t *testing.T) {
 		t.Errorf("WouldBe: %+v", w)
 	}
 }
+
+// A variant whose offer at a step is "none" passes that step where the
+// spec's offer would show (and is exposed there, as the holdout is), but not
+// where the subscriber could not have taken the spec's offer either.
+func TestNoOfferVariantPassesWhereTheOfferWouldShow(t *testing.T) {
+	t.Parallel()
+	s := Situation{Family: billing.FamilyThreeMonth, Offers: map[string]string{SlotStep(StepPlanChange): OfferSkip}}
+	if s.Shows(StepPlanChange) || !s.Passes(StepPlanChange) {
+		t.Errorf("step 3 with no offer: shows %v, passes %v; want passes only", s.Shows(StepPlanChange), s.Passes(StepPlanChange))
+	}
+	if s.Passes(StepGiftMonth) {
+		t.Error("step 7, whose offer shows, is passed")
+	}
+	premium := s
+	premium.Family = billing.FamilyPremiumOneMonth
+	if premium.Passes(StepPlanChange) {
+		t.Error("a premium holder passes the plan change they would not be offered")
+	}
+}

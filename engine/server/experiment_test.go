@@ -428,3 +428,50 @@ func TestOfferLivePreviewHasDatesAndTheHoldout(t *testing.T) {
 		}
 	}
 }
+
+// A variant whose offer at a step is "none" is exposed where the control's
+// offer shows (step 3 here, which it skips), not never: without that, its
+// arm counted no one and every such experiment read as a sample ratio
+// mismatch.
+func TestNoOfferVariantIsExposedWhereTheOfferWouldShow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.studioSignIn(staff.RoleTester)
+	id := h.createExperiment(offerForm("Step 3: offer or nothing", "offer.step3", "", "50", "none", "50"))
+	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
+		t.Fatalf("start: %d %s", r.status, r.raw)
+	}
+	ctx := context.Background()
+	e, err := h.app.Experiments.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i := 0; len(seen) < 2 && i < 40; i++ {
+		sub := h.member("n"+string(rune('a'+i%26))+string(rune('a'+i/26))+"@example.com", billing.FamilyThreeMonth)
+		v := e.Assign(sub.UserID).ID
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		attempt := h.startFlow()
+		r := h.screen(stepPath(attempt, 3))
+		if v == "b" && strings.Contains(string(r.raw), `"unsubscribe.change_plan"`) {
+			t.Fatalf("the no-offer variant was offered the plan change: %s", r.raw)
+		}
+		h.screen(stepPath(attempt, 3)) // again: still one exposure
+	}
+	if len(seen) < 2 {
+		t.Fatalf("40 subscribers all in one variant: %v", seen)
+	}
+	if err := h.app.Experiments.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.app.Experiments.Results(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Variants[0].Exposures != 1 || res.Variants[1].Exposures != 1 {
+		t.Errorf("exposures: control %+v, no offer %+v; want one each", res.Variants[0].Counts, res.Variants[1].Counts)
+	}
+}
