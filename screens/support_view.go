@@ -333,8 +333,10 @@ func dossierParts(c Context, d support.Dossier, focus bool) []*ui.Node {
 			state = fill(c.T("support.liveUntil"), "{date}", supportTime(s.Until))
 		}
 		title := supportTime(s.At)
-		if s.Device != "" {
-			title += " · " + s.Device
+		for _, part := range []string{s.Device, s.Place} {
+			if part != "" {
+				title += " · " + part
+			}
 		}
 		signIns = append(signIns, deskLine(title, state))
 	}

@@ -177,9 +177,13 @@ type SignIn struct {
 	At, Until time.Time
 	Live      bool
 	// Device is the browser and system it was opened in ("Chrome on
-	// Android"); "" for a session from before sessions kept it. No place
-	// is kept, so none is shown.
+	// Android"); "" for a session from before sessions kept it.
 	Device string
+	// Place is the country it was opened from, in English ("Germany"), as
+	// the proxy in front reported it (auth.CountryOf); "" when unknown:
+	// no header configured, none sent, or a session from before. No IP
+	// address is kept, so nothing finer is shown.
+	Place string
 }
 
 // SearchLimit bounds the subscriptions one search reads, and so the
@@ -550,7 +554,7 @@ func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string
 			break
 		}
 		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended,
-			Device: s.Device})
+			Device: s.Device, Place: auth.CountryName(s.Country)})
 	}
 	return nil
 }
