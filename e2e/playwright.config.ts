@@ -48,7 +48,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development GLIMPSE_BRAND_HOSTS=localhost=_x_ GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn GLIMPSE_INSTAGRAM_APP_SECRET=e2e-meta-app-secret ${binary} serve`,
+    command: `rm -rf ${dataDir} && GLIMPSE_DEMO=1 GLIMPSE_DEV_MAILBOX=1 GLIMPSE_ENVIRONMENT=development GLIMPSE_BRAND_HOSTS=localhost=_x_ GLIMPSE_ADDR=127.0.0.1:${port} GLIMPSE_DATA_DIR=${dataDir} GLIMPSE_LOG_LEVEL=warn GLIMPSE_COUNTRY_HEADER=CF-IPCountry GLIMPSE_INSTAGRAM_APP_SECRET=e2e-meta-app-secret ${binary} serve`,
     cwd: "..",
     url: `${baseURL}/readyz`,
     timeout: 120_000,

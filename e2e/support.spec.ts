@@ -13,9 +13,9 @@ async function signInToStudio(page: Page, email: string, password: string): Prom
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-/** Opens the demo subscriber's My Plan in a browser of their own. */
-async function demoPlan(browser: Browser): Promise<{ page: Page; close: () => Promise<void> }> {
-  const context = await browser.newContext();
+/** Opens the demo subscriber's My Plan in a browser of their own (with headers, e.g. the country a proxy reports). */
+async function demoPlan(browser: Browser, headers?: Record<string, string>): Promise<{ page: Page; close: () => Promise<void> }> {
+  const context = await browser.newContext({ extraHTTPHeaders: headers });
   const page = await context.newPage();
   await page.goto("/sign-in");
   await page.getByLabel("Email address").fill("demo@example.com");
@@ -108,12 +108,13 @@ test("an editor is refused the support desk", async ({ page }) => {
 test.describe("the support desk at 1440x900", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 
-  test("finds a subscriber by the start of an email, a card's last four, a receipt number or a charge id; several are listed beside the dossier", async ({
+  test("finds a subscriber by the start of an email or Instagram username, a card's last four, a receipt number or a charge id; several are listed beside the dossier", async ({
     page,
     browser,
   }) => {
-    // The subscriber signs in from a browser: the desk's sign-ins name it.
-    await (await demoPlan(browser)).close();
+    // The subscriber signs in from a browser, through a proxy that reports their country (the e2e server reads
+    // CF-IPCountry: GLIMPSE_COUNTRY_HEADER in playwright.config.ts): the desk's sign-ins name the browser and the country.
+    await (await demoPlan(browser, { "CF-IPCountry": "DE" })).close();
     await signInToStudio(page, "support@example.com", "glimpse-support");
     await expect(page).toHaveURL(/\/studio\/support$/);
     const search = page.getByLabel("Subscriber's email");
@@ -135,8 +136,26 @@ test.describe("the support desk at 1440x900", () => {
     expect(chargeId).not.toBe("");
     // No raw keys: the charge's line shows no "purchase:…" key.
     await expect(line).not.toContainText("purchase:");
-    // Sign-ins name the browser and system (Debian's headless Chromium here); no place is stored, so none is shown.
-    await expect(page.getByRole("list", { name: "Recent sign-ins" }).getByRole("listitem").first()).toContainText("Chrome on Linux");
+    // Sign-ins name the browser and system (Debian's headless Chromium here) and the country the proxy reported; no IP.
+    const signIn = page.getByRole("list", { name: "Recent sign-ins" }).getByRole("listitem").first();
+    await expect(signIn).toContainText("Chrome on Linux · Germany");
+    await expect(signIn).not.toContainText(/\d+\.\d+\.\d+\.\d+/);
+
+    // The start of the Instagram username (the one name Glimpse keeps), with its "@", in any case: the demo
+    // subscriber's "glimpse.demo" is found, said to be matched by it, and the dossier names it.
+    await page.goto("/studio/support");
+    await search.fill("@Glimpse.De");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page).toHaveURL(/\/studio\/support\?(q=%40Glimpse\.De&)?email=demo%40example\.com$|\?q=%40Glimpse\.De$/);
+    const byName = page.getByRole("list", { name: /^Matches \(\d+\)$/ });
+    if ((await byName.count()) > 0) {
+      // Another spec's subscriber may share the start: the list says what matched; pick demo.
+      const demoMatch = byName.getByRole("listitem").filter({ hasText: "demo@example.com" });
+      await expect(demoMatch).toContainText("Instagram @glimpse.demo");
+      await byName.getByRole("link", { name: /demo@example\.com/ }).or(byName.getByRole("button", { name: /demo@example\.com/ })).click();
+    }
+    await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeFocused();
+    await expect(page.getByRole("list", { name: "Connected profile" })).toContainText("@glimpse.demo");
 
     // A card's last four: everyone paying with it, listed with their plan; nobody opened until picked.
     await search.fill("4242");

@@ -146,7 +146,11 @@ func SupportDesk(c Context, s SupportState) Page {
 func matchList(c Context, s SupportState) *ui.Node {
 	rows := make([]*ui.Node, 0, len(s.Matches))
 	for _, m := range s.Matches {
-		sub := []string{c.T("support.via." + m.Via)}
+		sub := []string{fill(c.T("support.via."+m.Via), "{username}", m.Username)}
+		if m.Via != support.ViaInstagram && m.Username != "" {
+			// Found by address and by username too: say both.
+			sub = append(sub, fill(c.T("support.via."+support.ViaInstagram), "{username}", m.Username))
+		}
 		if len(m.Plans) > 0 {
 			sub = append([]string{strings.Join(m.Plans, ", ")}, sub...)
 		}
@@ -310,8 +314,8 @@ func dossierParts(c Context, d support.Dossier, focus bool) []*ui.Node {
 
 	var profile []*ui.Node
 	if p := d.Profile; p != nil {
-		name := p.Username
-		if name == "" {
+		name := "@" + p.Username
+		if p.Username == "" {
 			name = c.T("support.noUsername")
 		}
 		facts := []string{p.Source, p.Status, fill(c.T("support.snapshots"), "{n}", strconv.Itoa(p.Snapshots))}
@@ -329,8 +333,10 @@ func dossierParts(c Context, d support.Dossier, focus bool) []*ui.Node {
 			state = fill(c.T("support.liveUntil"), "{date}", supportTime(s.Until))
 		}
 		title := supportTime(s.At)
-		if s.Device != "" {
-			title += " · " + s.Device
+		for _, part := range []string{s.Device, s.Place} {
+			if part != "" {
+				title += " · " + part
+			}
 		}
 		signIns = append(signIns, deskLine(title, state))
 	}

@@ -36,7 +36,7 @@ func goldenDossier() support.Dossier {
 			{StartedAt: at, From: at, Repeats: 1, Plan: "Weekly Plan", Entry: "my_plan", Reason: "cutting_expenses", Stars: 4,
 				Review: "Nice", OffersShown: []string{"gift_month"}, OffersAccepted: []string{"gift_month"}, Outcome: "saved_gift_month"}},
 		Profile: &support.ProfileLine{Source: "demo", Username: "glimpse_demo", Status: "completed", Snapshots: 12},
-		SignIns: []support.SignIn{{At: at, Until: at.Add(5 * time.Hour), Live: true, Device: "Chrome on Android"}},
+		SignIns: []support.SignIn{{At: at, Until: at.Add(5 * time.Hour), Live: true, Device: "Chrome on Android", Place: "Germany"}},
 		Audit: []support.Entry{{ID: "1", At: at, Staff: "support@example.com", Action: support.ActionExtend, Subscriber: "demo@example.com",
 			Target: "demo-weekly", Reason: "Outage last week", Detail: "7 days", Outcome: support.OutcomeDone}},
 	}
@@ -53,7 +53,8 @@ func supportGoldenCases() []goldenCase {
 			return SupportDesk(c, SupportState{Staff: "support@example.com (support)", Query: "dem", Email: d.Email, Dossier: &d, Key: "desk-key",
 				Done: support.ActionExtend, Matches: []support.Match{
 					{Email: "dembo@example.com", Plans: []string{"Monthly Plan"}, Via: support.ViaEmail},
-					{Email: "demo@example.com", Plans: []string{"Weekly Plan", "Reels playbook"}, Via: support.ViaEmail}}})
+					{Email: "demo@example.com", Plans: []string{"Weekly Plan", "Reels playbook"}, Via: support.ViaEmail},
+					{Email: "rita@example.com", Plans: []string{"Weekly Plan"}, Via: support.ViaInstagram, Username: "demo.rita"}}})
 		}},
 		{"studio-support__audit", func(c Context) Page {
 			return SupportDesk(c, SupportState{Staff: "admin@example.com (admin)", Audit: goldenDossier().Audit, Key: "desk-key", Admin: true})

@@ -31,6 +31,10 @@ type Session struct {
 	// Device is the browser and system it was opened in, as a short label
 	// ("Chrome on Android", DeviceOf); "" when unknown.
 	Device string
+	// Country is the ISO 3166-1 alpha-2 code of the country it was opened
+	// from, as the proxy in front reported it (CountryOf); "" when unknown.
+	// The IP address itself is never kept.
+	Country string
 	// Ended says a SignOutAll ended the session before it expired (its
 	// Epoch is not the account's); set when read, never stored.
 	Ended bool

@@ -210,7 +210,7 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	token := engine.NewToken()
 	now := s.clock.Now()
 	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime), Epoch: u.SessionEpoch,
-		Device: deviceFrom(ctx)}
+		Device: deviceFrom(ctx), Country: countryFrom(ctx)}
 	if err := s.sessions.Insert(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}

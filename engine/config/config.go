@@ -70,6 +70,12 @@ type Config struct {
 	// the server; only a request from one of them has its X-Forwarded-For
 	// believed. Empty trusts none, and the client is the socket peer.
 	TrustedProxies []netip.Prefix // GLIMPSE_TRUSTED_PROXIES: "10.0.0.0/8,192.0.2.7"
+	// CountryHeader names the request header in which the proxy in front
+	// reports the client's country as an ISO 3166-1 alpha-2 code
+	// ("CF-IPCountry" behind Cloudflare): a session keeps the country it
+	// was opened from, for the support desk. Empty (the default) reads no
+	// header, since without a proxy that sets it a client could send any.
+	CountryHeader string // GLIMPSE_COUNTRY_HEADER: "CF-IPCountry"
 
 	// Error reporting to a Sentry-compatible service; off without a DSN
 	// (docs/error-reporting.md).
@@ -252,6 +258,9 @@ func load(getenv func(string) string, serving bool) (Config, error) {
 		return c, err
 	}
 	if c.TrustedProxies, err = trustedProxies(getenv("GLIMPSE_TRUSTED_PROXIES")); err != nil {
+		return c, err
+	}
+	if c.CountryHeader, err = headerName("GLIMPSE_COUNTRY_HEADER", getenv("GLIMPSE_COUNTRY_HEADER")); err != nil {
 		return c, err
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
@@ -496,6 +505,19 @@ func trustedProxies(v string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// headerName reads an HTTP header's name: a token (RFC 9110 §5.1, §5.6.2),
+// so that a typo such as "CF IPCountry" is refused at start rather than
+// never matching. Empty stays empty.
+func headerName(variable, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	for _, c := range v {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", c)) {
+			return "", fmt.Errorf("%s: %q is not an HTTP header name", variable, v)
+		}
+	}
+	return v, nil
 }
 
 func or(v, fallback string) string {

@@ -77,6 +77,18 @@ func TestSettingsAndSecretFiles(t *testing.T) {
 
 // An https origin written in capitals is https: Secure cookies, __Host-
 // and HSTS follow the parsed scheme (they were all off for "HTTPS://").
+// The country header is off unless named; named, it is kept as written
+// (header names are matched in any case).
+func TestCountryHeader(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{"": "", "CF-IPCountry": "CF-IPCountry", " X-Country-Code ": "X-Country-Code"} {
+		c, err := Load(env(map[string]string{"GLIMPSE_COUNTRY_HEADER": v}))
+		if err != nil || c.CountryHeader != want {
+			t.Errorf("GLIMPSE_COUNTRY_HEADER=%q: %q, %v; want %q", v, c.CountryHeader, err, want)
+		}
+	}
+}
+
 func TestBaseURLSchemeDecidesHTTPS(t *testing.T) {
 	t.Parallel()
 	c, err := Load(env(map[string]string{"GLIMPSE_BASE_URL": "HTTPS://Glimpse.Example/"}))
@@ -105,6 +117,9 @@ func TestRejectsBadValues(t *testing.T) {
 		"tls":      {"GLIMPSE_SMTP_TLS": "sometimes"},
 		"from":     {"GLIMPSE_SMTP_FROM": "not an address"},
 		"mailbox":  {"GLIMPSE_DEV_MAILBOX": "maybe"},
+		// A header's name is a token: a space or a colon never matches one.
+		"country header":       {"GLIMPSE_COUNTRY_HEADER": "CF IPCountry"},
+		"country header colon": {"GLIMPSE_COUNTRY_HEADER": "CF-IPCountry:"},
 		// The dev mailbox shows sign-in links to anyone: never over https.
 		"mailbox https": {"GLIMPSE_DEV_MAILBOX": "1", "GLIMPSE_ENVIRONMENT": "development", "GLIMPSE_BASE_URL": "https://glimpse.example"},
 		// The scheme decides, however it is written.

@@ -162,7 +162,21 @@ type Profiles interface {
 	// InsertMany writes new profiles with their snapshots in bulk (the scale
 	// seed).
 	InsertMany(ctx context.Context, profiles []Seeded) error
+	// WithUsernamePrefix returns up to n profiles whose username starts with
+	// prefix (as stored: byte for byte), in username order, each as its user
+	// and username only: an index range that reads n entries at most, never
+	// the table (the support desk's search).
+	WithUsernamePrefix(ctx context.Context, prefix string, n int) ([]Handle, error)
 }
+
+// Handle is a connected profile's username and whose it is.
+type Handle struct {
+	UserID, Username string
+}
+
+// UsernamePrefixEnd is the first string after every string that starts
+// with prefix, the range's end for a prefix lookup.
+func UsernamePrefixEnd(prefix string) string { return prefix + "\U0010FFFF" }
 
 // Fetcher takes a new snapshot of a profile from its source, returning the
 // credential to keep (a refreshed token) or "" to keep the old one.
@@ -223,7 +237,7 @@ func (s *Service) Get(ctx context.Context, userID string) (Profile, error) {
 // Connect creates (or resets) a user's profile for a source; the first
 // snapshot arrives with AddSnapshot.
 func (s *Service) Connect(ctx context.Context, userID, source, username string, seed int64) error {
-	p := Profile{UserID: userID, Source: source, Username: username, Status: StatusPending, Seed: seed,
+	p := Profile{UserID: userID, Source: source, Username: NormaliseUsername(username), Status: StatusPending, Seed: seed,
 		Snapshots: []SnapshotRef{}, NextRefresh: s.clock.Now()}
 	err := s.profiles.Put(ctx, p)
 	s.summaries.Drop(userID)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -78,20 +79,42 @@ type request struct {
 	// (Server.insights).
 	insights     profile.Summary
 	insightsRead bool
+	// country is the client's country as the proxy in front reported it
+	// (Server.countryOf); "" when unknown or not configured.
+	country string
+}
+
+// deviceContext is the request's context carrying its browser's label
+// (auth.DeviceOf its User-Agent) and its country (Server.countryOf), for
+// the calls that may open a session: the session keeps both, which the
+// support desk's sign-ins show.
+func (r *request) deviceContext() context.Context {
+	ctx := auth.WithDevice(r.fiber.Context(), auth.DeviceOf(r.fiber.Get(fiber.HeaderUserAgent)))
+	return auth.WithCountry(ctx, r.country)
+}
+
+// countryOf reads the client's country from the header the proxy in front
+// sets (GLIMPSE_COUNTRY_HEADER, e.g. Cloudflare's CF-IPCountry) as an ISO
+// 3166-1 alpha-2 code (auth.CountryOf). Without the setting no header is
+// read: a client can send any header, and only a proxy that sets it on
+// every request makes it true. With GLIMPSE_TRUSTED_PROXIES set, it is
+// believed only from one of them, like X-Forwarded-For. The IP address the
+// country was found from is never kept.
+func (s *Server) countryOf(c fiber.Ctx) string {
+	if s.Config.CountryHeader == "" {
+		return ""
+	}
+	if peer, ok := netip.AddrFromSlice(c.RequestCtx().RemoteIP()); len(s.Config.TrustedProxies) > 0 && (!ok || !s.trustedProxy(peer)) {
+		return ""
+	}
+	return auth.CountryOf(c.Get(s.Config.CountryHeader))
 }
 
 // newRequest resolves the brand and the session of a request. A missing,
 // unknown or expired session is simply a signed-out request.
-// deviceContext is the request's context carrying its browser's label
-// (auth.DeviceOf its User-Agent), for the calls that may open a session: the
-// session keeps the label, which the support desk's sign-ins show.
-func (r *request) deviceContext() context.Context {
-	return auth.WithDevice(r.fiber.Context(), auth.DeviceOf(r.fiber.Get(fiber.HeaderUserAgent)))
-}
-
 func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 	b := s.Brands.ForHost(c.Hostname())
-	r := &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}
+	r := &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}, country: s.countryOf(c)}
 	token := c.Cookies(s.sessionCookie())
 	if token == "" {
 		return r, nil

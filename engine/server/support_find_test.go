@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"glimpse/engine/auth"
+	"glimpse/engine/profile"
 	"glimpse/engine/staff"
 )
 
@@ -110,5 +111,75 @@ func TestSupportDossierInWords(t *testing.T) {
 	}
 	if got := form["cancelSubscription"]; got != "sub-"+userID {
 		t.Errorf("the only plan is not chosen in the cancel dialog: %v", got)
+	}
+}
+
+// The desk's one box finds a subscriber by the start of their Instagram
+// username, "@" or not, in any case (#34: "by part of an email or name";
+// the username is the only name Glimpse keeps): merged with the matches by
+// address, one per address, each saying what matched. An account erased,
+// or being erased, is never found.
+func TestSupportFindsByInstagramUsername(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	ann, _ := h.buyer("ann@example.com")
+	bob, _ := h.buyer("bob@example.com")
+	h.buyer("annie@example.com")
+	gone, _ := h.buyer("gone@example.com")
+	closing, _ := h.buyer("closing@example.com")
+	for user, name := range map[string]string{ann: "ann.insta", bob: "@Annabel_B", gone: "ann.gone", closing: "ann.closing"} {
+		if err := h.app.Profiles.Connect(ctx, user, profile.SourceExport, name, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goneUser, err := h.app.Auth.User(ctx, gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Privacy.Erase(ctx, goneUser, "request"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Auth.Close(ctx, closing); err != nil { // an erasure under way closes the account first
+		t.Fatal(err)
+	}
+	h.studioSignIn(staff.RoleSupport)
+	find := func(q string) string {
+		t.Helper()
+		r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
+		got := effects(r)
+		if r.status != http.StatusOK || len(got) != 1 {
+			t.Fatalf("find %q: %d %s", q, r.status, r.raw)
+		}
+		to, _ := got[0]["to"].(string)
+		return to
+	}
+	// "ann": two addresses start with it, and bob's username does; ann is
+	// found both ways, once. The erased and the closing are not listed.
+	if to := find("ann"); to != "/studio/support?q=ann" {
+		t.Fatalf("find ann: %s", to)
+	}
+	raw := string(h.screen("/studio/support?q=ann").raw)
+	for _, want := range []string{"Matches (3)", "ann@example.com", "annie@example.com", "bob@example.com",
+		"Weekly Plan, Reels playbook · Instagram @annabel_b", "Weekly Plan, Reels playbook · email · Instagram @ann.insta"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the matches of ann lack %q: %s", want, raw)
+		}
+	}
+	for _, never := range []string{"gone@example.com", "closing@example.com", "ann.gone", "ann.closing"} {
+		if strings.Contains(raw, never) {
+			t.Errorf("the matches of ann list %q: %s", never, raw)
+		}
+	}
+	// "@Annab": the username alone, any case, with its "@": one, opened,
+	// the dossier naming the username.
+	if to := find("@Annab"); to != deskPath("bob@example.com") {
+		t.Fatalf("find @Annab: %s", to)
+	}
+	if dossier := string(h.screen(deskPath("bob@example.com")).raw); !strings.Contains(dossier, `"@annabel_b"`) {
+		t.Errorf("bob's dossier does not name @annabel_b: %s", dossier)
+	}
+	if to := find("ann.c"); to != "/studio/support?q=ann.c" {
+		t.Errorf("find ann.c (the closing account's username): %s, want no match", to)
 	}
 }

@@ -177,9 +177,13 @@ type SignIn struct {
 	At, Until time.Time
 	Live      bool
 	// Device is the browser and system it was opened in ("Chrome on
-	// Android"); "" for a session from before sessions kept it. No place
-	// is kept, so none is shown.
+	// Android"); "" for a session from before sessions kept it.
 	Device string
+	// Place is the country it was opened from, in English ("Germany"), as
+	// the proxy in front reported it (auth.CountryOf); "" when unknown:
+	// no header configured, none sent, or a session from before. No IP
+	// address is kept, so nothing finer is shown.
+	Place string
 }
 
 // SearchLimit bounds the subscriptions one search reads, and so the
@@ -195,24 +199,29 @@ const (
 	ViaCard    = "card"
 	ViaReceipt = "receipt"
 	ViaCharge  = "charge"
+	// ViaInstagram is the start of the connected Instagram username.
+	ViaInstagram = "instagram"
 )
 
 // Match is one subscriber a search found: their address, the plans found
-// with it (main plans first) and what matched.
+// with it (main plans first) and what matched; Username is their Instagram
+// username when that is what matched.
 type Match struct {
-	Email string
-	Plans []string
-	Via   string
+	Email    string
+	Plans    []string
+	Via      string
+	Username string
 }
 
 // ErrQuery is a search too long to be anything the desk looks up.
-var ErrQuery = engine.Errorf(engine.CodeInvalid, "Type part of an email, a receipt number, a charge id or a card's last four digits.")
+var ErrQuery = engine.Errorf(engine.CodeInvalid, "Type part of an email or an Instagram username, a receipt number, a charge id or a card's last four digits.")
 
 // Search finds subscribers by what staff typed: the start of an address (a
-// whole one included), a receipt number, a charge's id or the provider's
-// reference for it, or a card's last four digits. Each kind is one indexed
-// read of at most SearchLimit rows (docs/support.md); the matches are in
-// address order, one per address.
+// whole one included) or of an Instagram username ("@" or not), a receipt
+// number, a charge's id or the provider's reference for it, or a card's
+// last four digits. Each kind is one indexed read of at most SearchLimit
+// rows (docs/support.md); the matches are in address order, one per
+// address, SearchLimit at most.
 func (d *Desk) Search(ctx context.Context, query string) ([]Match, error) {
 	q := strings.TrimSpace(query)
 	if len(q) > MaxQuery {
@@ -254,6 +263,11 @@ func (d *Desk) Search(ctx context.Context, query string) ([]Match, error) {
 		return nil, err
 	}
 	out := d.matches(subs, ViaEmail)
+	named, err := d.byUsername(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out = merge(out, named)
 	// An account with no subscription (they all ended and went) is found by
 	// its whole address.
 	if email := auth.NormaliseEmail(q); strings.Contains(q, "@") && !slices.ContainsFunc(out, func(m Match) bool { return m.Email == email }) {
@@ -264,6 +278,60 @@ func (d *Desk) Search(ctx context.Context, query string) ([]Match, error) {
 		}
 	}
 	return out, nil
+}
+
+// byUsername finds the subscribers whose Instagram username starts with q:
+// one range of the profiles' username index (SearchLimit entries at most),
+// then each one's account (by its key) and the plans it holds (by the
+// subscriptions' index on their holder). An account being erased (closed:
+// only an erasure closes one) or gone is no match; its profile goes with
+// the erasure.
+func (d *Desk) byUsername(ctx context.Context, q string) ([]Match, error) {
+	handles, err := d.profiles.WithUsernamePrefix(ctx, q, SearchLimit)
+	if err != nil {
+		return nil, err
+	}
+	var out []Match
+	for _, h := range handles {
+		u, err := d.auth.User(ctx, h.UserID)
+		if engine.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if u.Disabled {
+			continue
+		}
+		held, err := d.billing.ForUser(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		m := Match{Email: u.Email, Via: ViaInstagram, Username: h.Username}
+		for _, s := range sortSubs(held) {
+			if !s.Erased {
+				m.Plans = d.withPlan(m.Plans, s)
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// merge adds the matches by username to those by address: one per
+// address (an address found both ways says so once, as found by address,
+// with the username), in address order, SearchLimit at most.
+func merge(byEmail, byName []Match) []Match {
+	out := slices.Clone(byEmail)
+	for _, n := range byName {
+		if i := slices.IndexFunc(out, func(m Match) bool { return m.Email == n.Email }); i >= 0 {
+			out[i].Username = n.Username
+			continue
+		}
+		out = append(out, n)
+	}
+	slices.SortStableFunc(out, func(a, b Match) int { return strings.Compare(a.Email, b.Email) })
+	return out[:min(len(out), SearchLimit)]
 }
 
 // matchOf is the match of the subscriber of one subscription.
@@ -289,16 +357,23 @@ func (d *Desk) matches(subs []billing.Subscription, via string) []Match {
 			out = append(out, Match{Email: s.Email, Via: via})
 		}
 		m := &out[len(out)-1]
-		name := d.planName(s.Brand, s.PlanCode)
-		switch {
-		case slices.Contains(m.Plans, name):
-		case s.MainPlan:
-			m.Plans = append([]string{name}, m.Plans...)
-		default:
-			m.Plans = append(m.Plans, name)
-		}
+		m.Plans = d.withPlan(m.Plans, s)
 	}
 	return out
+}
+
+// withPlan adds a subscription's plan to a match's, once, main plans
+// first.
+func (d *Desk) withPlan(plans []string, s billing.Subscription) []string {
+	name := d.planName(s.Brand, s.PlanCode)
+	switch {
+	case slices.Contains(plans, name):
+		return plans
+	case s.MainPlan:
+		return append([]string{name}, plans...)
+	default:
+		return append(plans, name)
+	}
 }
 
 // isLast4 reports four digits: a card's last four.
@@ -479,7 +554,7 @@ func (d *Desk) accountParts(ctx context.Context, userID string, plans map[string
 			break
 		}
 		out.SignIns = append(out.SignIns, SignIn{At: s.CreatedAt, Until: s.ExpiresAt, Live: now.Before(s.ExpiresAt) && !s.Ended,
-			Device: s.Device})
+			Device: s.Device, Place: auth.CountryName(s.Country)})
 	}
 	return nil
 }

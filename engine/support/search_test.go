@@ -1,6 +1,8 @@
 package support
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +65,32 @@ func TestSilentAttemptsCollapse(t *testing.T) {
 	}
 	if got[1].Outcome != "saved_gift_month" || got[2].Repeats != 1 || got[3].Plan != "Monthly Plan" {
 		t.Errorf("after the run: %+v", got[1:])
+	}
+}
+
+// Matches by Instagram username join those by address: an address found
+// both ways is one match, found by address and naming the username; the
+// rest are in address order, SearchLimit at most.
+func TestMatchesByUsernameJoinThoseByAddress(t *testing.T) {
+	byEmail := []Match{{Email: "ann@example.com", Via: ViaEmail, Plans: []string{"Weekly Plan"}}, {Email: "zed@example.com", Via: ViaEmail}}
+	byName := []Match{{Email: "zed@example.com", Via: ViaInstagram, Username: "zed.z"},
+		{Email: "bob@example.com", Via: ViaInstagram, Username: "zebra", Plans: []string{"Monthly Plan"}}}
+	got := merge(byEmail, byName)
+	want := []Match{{Email: "ann@example.com", Via: ViaEmail, Plans: []string{"Weekly Plan"}},
+		{Email: "bob@example.com", Via: ViaInstagram, Username: "zebra", Plans: []string{"Monthly Plan"}},
+		{Email: "zed@example.com", Via: ViaEmail, Username: "zed.z"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merge = %+v\nwant %+v", got, want)
+	}
+	if byEmail[1].Username != "" {
+		t.Error("merge changed the matches it was given")
+	}
+	var many, more []Match
+	for i := range SearchLimit {
+		many = append(many, Match{Email: fmt.Sprintf("a%02d@example.com", i), Via: ViaEmail})
+		more = append(more, Match{Email: fmt.Sprintf("b%02d@example.com", i), Via: ViaInstagram, Username: fmt.Sprintf("b%02d", i)})
+	}
+	if got := merge(many, more); len(got) != SearchLimit || got[SearchLimit-1].Email != many[SearchLimit-1].Email {
+		t.Errorf("merge of %d and %d: %d matches, last %+v", len(many), len(more), len(got), got[len(got)-1])
 	}
 }

@@ -195,7 +195,7 @@ func Run(t *testing.T, open func(t *testing.T) auth.Stores, opts Options) {
 		u.SessionEpoch = 2
 		contract.Must(t, st.Users.Create(ctx, u))
 		want := session("s1", "u1", t0)
-		want.Epoch, want.Device = 2, "Chrome on Android"
+		want.Epoch, want.Device, want.Country = 2, "Chrome on Android", "DE"
 		contract.Must(t, st.Sessions.Insert(ctx, want))
 		got, gotUser, err := st.Sessions.WithUser(ctx, "s1")
 		if err != nil || got != want || gotUser != u {

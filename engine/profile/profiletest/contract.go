@@ -432,6 +432,44 @@ func Run(t *testing.T, open func(t *testing.T) profile.Profiles, o Options) {
 			t.Fatalf("seeded profiles due: %s", got)
 		}
 	})
+
+	// The support desk's search by Instagram username: a prefix, in byte
+	// order ('.' < '_' < letters), at most n.
+	t.Run("UsernamesAreFoundByTheirStartInOrderAndBounded", func(t *testing.T) {
+		s := open(t)
+		for user, name := range map[string]string{"u1": "glimpse.demo", "u2": "glimpse_two", "u3": "glimpsed", "u4": "other.glimpse",
+			"u5": "gl", "u6": ""} {
+			p := pending(user)
+			p.Username = name
+			contract.Must(t, s.Put(ctx, p))
+		}
+		for _, c := range []struct {
+			prefix string
+			n      int
+			want   string
+		}{
+			{"glimpse", 10, "[{u1 glimpse.demo} {u2 glimpse_two} {u3 glimpsed}]"},
+			{"glimpse", 2, "[{u1 glimpse.demo} {u2 glimpse_two}]"},
+			{"glimpse.", 10, "[{u1 glimpse.demo}]"},
+			{"glimpse.demo", 10, "[{u1 glimpse.demo}]"},
+			{"glimpse.demo.x", 10, "[]"},
+			{"g", 10, "[{u5 gl} {u1 glimpse.demo} {u2 glimpse_two} {u3 glimpsed}]"},
+			{"other", 10, "[{u4 other.glimpse}]"},
+			{"nobody", 10, "[]"},
+			{"", 10, "[]"}, // no prefix finds nothing, not everyone
+			{"glimpse", 0, "[]"},
+		} {
+			got, err := s.WithUsernamePrefix(ctx, c.prefix, c.n)
+			if err != nil || fmt.Sprint(handles(got)) != c.want {
+				t.Errorf("WithUsernamePrefix(%q, %d) = %v, %v; want %s", c.prefix, c.n, handles(got), err, c.want)
+			}
+		}
+		// A deleted profile (an erased account's) is found no more.
+		contract.Must(t, s.Delete(ctx, "u1"))
+		if got, err := s.WithUsernamePrefix(ctx, "glimpse.", 10); err != nil || len(got) != 0 {
+			t.Errorf("after the delete: %v, %v", got, err)
+		}
+	})
 }
 
 func assertGone(t *testing.T, s profile.Profiles, userID, snapshotID string) {
@@ -513,4 +551,12 @@ func together(t *testing.T, n int, fn func(i int) error) {
 	for err := range errs {
 		contract.Must(t, err)
 	}
+}
+
+// handles lists found profiles as "{user name}", never nil.
+func handles(hs []profile.Handle) []profile.Handle {
+	if hs == nil {
+		return []profile.Handle{}
+	}
+	return hs
 }

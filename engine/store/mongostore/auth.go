@@ -181,15 +181,17 @@ type sessionDoc struct {
 	ExpiresAt time.Time `bson:"expiresAt"`
 	Epoch     int       `bson:"epoch"`
 	Device    string    `bson:"device,omitempty"`
+	Country   string    `bson:"country,omitempty"`
 }
 
 func (d sessionDoc) session() auth.Session {
 	return auth.Session{ID: d.ID, UserID: d.UserID, CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(), Epoch: d.Epoch,
-		Device: d.Device}
+		Device: d.Device, Country: d.Country}
 }
 
 func newSessionDoc(s auth.Session) sessionDoc {
-	return sessionDoc{ID: s.ID, UserID: s.UserID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, Epoch: s.Epoch, Device: s.Device}
+	return sessionDoc{ID: s.ID, UserID: s.UserID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, Epoch: s.Epoch, Device: s.Device,
+		Country: s.Country}
 }
 
 // Sessions stores sessions in MongoDB.

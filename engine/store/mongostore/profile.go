@@ -21,6 +21,9 @@ import (
 // never) and leases each with a findOneAndUpdate conditional on leaseUntil.
 var profilesCollection = collection{name: "profiles", indexes: []index{
 	{name: "by_next_refresh", keys: bson.D{{Key: "nextRefresh", Value: 1}}},
+	// The support desk's lookup by the start of a username
+	// (WithUsernamePrefix): a range on it, in its order.
+	{name: "by_username", keys: bson.D{{Key: "username", Value: 1}}},
 }}
 
 // snapshotsCollection holds a snapshot's figures and posts; its follower and
@@ -542,4 +545,30 @@ func (s *Profiles) InsertMany(ctx context.Context, seeded []profile.Seeded) erro
 		}
 	}
 	return nil
+}
+
+// WithUsernamePrefix reads a range of the by_username index, in its order,
+// the user's id and username only.
+func (s *Profiles) WithUsernamePrefix(ctx context.Context, prefix string, n int) ([]profile.Handle, error) {
+	if prefix == "" || n < 1 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "username", Value: bson.D{{Key: "$gte", Value: prefix}, {Key: "$lt", Value: profile.UsernamePrefixEnd(prefix)}}}}
+	cur, err := s.profiles.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "username", Value: 1}}).SetLimit(int64(n)).
+		SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "username", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("profiles from @%s: %w", prefix, err)
+	}
+	var docs []struct {
+		UserID   string `bson:"_id"`
+		Username string `bson:"username"`
+	}
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("profiles from @%s: %w", prefix, err)
+	}
+	out := make([]profile.Handle, len(docs))
+	for i, d := range docs {
+		out[i] = profile.Handle{UserID: d.UserID, Username: d.Username}
+	}
+	return out, nil
 }

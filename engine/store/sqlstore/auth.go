@@ -174,10 +174,10 @@ func (s *Sessions) InsertMany(ctx context.Context, sessions []auth.Session) erro
 	})
 }
 
-var sessionsInsert = newMultiRow("sessions", "id, user_id, created_at, expires_at, epoch, device", "")
+var sessionsInsert = newMultiRow("sessions", "id, user_id, created_at, expires_at, epoch, device, country", "")
 
 func sessionValues(args []any, sess auth.Session) ([]any, error) {
-	return append(args, sess.ID, sess.UserID, unixNano(sess.CreatedAt), unixNano(sess.ExpiresAt), sess.Epoch, sess.Device), nil
+	return append(args, sess.ID, sess.UserID, unixNano(sess.CreatedAt), unixNano(sess.ExpiresAt), sess.Epoch, sess.Device, sess.Country), nil
 }
 
 func insertSession(ctx context.Context, q sqlite.Querier, sess auth.Session) error {
@@ -194,10 +194,10 @@ func (s *Sessions) WithUser(ctx context.Context, id string) (auth.Session, auth.
 	var sess auth.Session
 	var u auth.User
 	var sessCreated, sessExpires, userCreated int64
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.created_at, s.expires_at, s.epoch, s.device,
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.created_at, s.expires_at, s.epoch, s.device, s.country,
 		u.id, u.email, u.password_hash, u.created_at, u.disabled, u.session_epoch
 		FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = ?`, id).
-		Scan(&sess.ID, &sess.UserID, &sessCreated, &sessExpires, &sess.Epoch, &sess.Device,
+		Scan(&sess.ID, &sess.UserID, &sessCreated, &sessExpires, &sess.Epoch, &sess.Device, &sess.Country,
 			&u.ID, &u.Email, &u.PasswordHash, &userCreated, &u.Disabled, &u.SessionEpoch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return auth.Session{}, auth.User{}, auth.ErrNoSession
@@ -211,7 +211,7 @@ func (s *Sessions) WithUser(ctx context.Context, id string) (auth.Session, auth.
 
 // OfUser returns the account's sessions, newest first.
 func (s *Sessions) OfUser(ctx context.Context, userID string) ([]auth.Session, error) {
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id, user_id, created_at, expires_at, epoch, device
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id, user_id, created_at, expires_at, epoch, device, country
 		FROM sessions WHERE user_id = ? ORDER BY created_at DESC`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", userID, err)
@@ -221,7 +221,7 @@ func (s *Sessions) OfUser(ctx context.Context, userID string) ([]auth.Session, e
 	for rows.Next() {
 		var sess auth.Session
 		var created, expires int64
-		if err := rows.Scan(&sess.ID, &sess.UserID, &created, &expires, &sess.Epoch, &sess.Device); err != nil {
+		if err := rows.Scan(&sess.ID, &sess.UserID, &created, &expires, &sess.Epoch, &sess.Device, &sess.Country); err != nil {
 			return nil, fmt.Errorf("sessions of %s: %w", userID, err)
 		}
 		sess.CreatedAt, sess.ExpiresAt = fromUnixNano(created), fromUnixNano(expires)

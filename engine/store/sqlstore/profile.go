@@ -450,3 +450,30 @@ var (
 	profilesInsert  = newMultiRow("profiles", profileColumns, "")
 	snapshotsInsert = newMultiRow("profile_snapshots", "id, user_id, taken_at, doc", "")
 )
+
+// WithUsernamePrefix reads a range of profiles_username (0043), which holds
+// the username and the user's id: n index entries at most, no row.
+func (s *Profiles) WithUsernamePrefix(ctx context.Context, prefix string, n int) ([]profile.Handle, error) {
+	if prefix == "" || n < 1 {
+		return nil, nil
+	}
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT user_id, json_extract(doc, '$.username') FROM profiles
+		WHERE json_extract(doc, '$.username') >= ? AND json_extract(doc, '$.username') < ?
+		ORDER BY json_extract(doc, '$.username') LIMIT ?`, prefix, profile.UsernamePrefixEnd(prefix), n)
+	if err != nil {
+		return nil, fmt.Errorf("profiles from @%s: %w", prefix, err)
+	}
+	defer rows.Close()
+	var out []profile.Handle
+	for rows.Next() {
+		var h profile.Handle
+		if err := rows.Scan(&h.UserID, &h.Username); err != nil {
+			return nil, fmt.Errorf("profiles from @%s: %w", prefix, err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("profiles from @%s: %w", prefix, err)
+	}
+	return out, nil
+}
