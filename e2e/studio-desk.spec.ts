@@ -162,6 +162,12 @@ test("a copy key is edited beside its screen drawn with the text, and the brand 
   const formBox = await page.locator("form").first().boundingBox();
   const previewBox = await preview.boundingBox();
   expect(formBox !== null && previewBox !== null && previewBox.x >= formBox.x + formBox.width).toBe(true);
+  // A desk's buttons are as wide as their label; the subscriber's step in the preview keeps its
+  // phone's full-width buttons.
+  const save = await page.getByRole("button", { name: "Save draft" }).boundingBox();
+  expect(save !== null && formBox !== null && save.width < formBox.width / 2).toBe(true);
+  const stepButton = await preview.getByRole("button").first().boundingBox();
+  expect(stepButton !== null && previewBox !== null && stepButton.width > previewBox.width * 0.8).toBe(true);
 
   // Typing redraws the step with the new text, unsaved.
   await page.getByRole("textbox", { name: "Text" }).fill("A kinder price, just for you");
