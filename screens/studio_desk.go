@@ -431,6 +431,11 @@ func planPreview(part func(Context, PlanState) *ui.Node) func(Context) Page {
 type CopySample struct {
 	Sale      billing.PlanSpec
 	PeriodEnd time.Time
+	// Operator and Support name the seller and the support address a
+	// mail is signed with, Origin the address its links point at (the
+	// server's configuration; empty: the brand's name, its support
+	// address, an example address).
+	Operator, Support, Origin string
 }
 
 // unsubscribePreviewStep is a step of the flow as the copy editor draws it:
@@ -454,13 +459,20 @@ func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample) P
 func CopyPreview(c Context, key, text string, sample CopySample) *ui.Node {
 	_, id, name := copyScreenOf(c, key)
 	caption := ui.Text("caption", strings.ReplaceAll(c.T("studio.copyPreview.on"), "{screen}", name))
-	composers := copyPreviewScreens[id]
+	composers := append(slices.Clone(copyPreviewScreens[id]), stateScreens[id]...)
 	switch step, ok := retention.StepOfCopyKey(key); {
 	case ok:
 		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step, sample) }}
+	case id == "mail":
+		composers = mailPreviews(sample)
 	case id == "unsubscribe":
 		// The flow's own words (Back, Close…) show on every step.
 		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, 0, sample) }}
+	}
+	if form, ok := copyPreviewFormErrors[key]; ok {
+		for i, compose := range composers {
+			composers[i] = withFormError(compose, form, key)
+		}
 	}
 	marked := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: copyPreviewMark}, nil)}
 	drawn := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: text}, nil)}
