@@ -516,7 +516,12 @@ func copyPreviewPart(p Page, find bool, name string) ([]*ui.Node, string, bool) 
 		if p.Screen.Header != nil && p.Screen.Header.Title != "" {
 			body = append(body, ui.Text("heading", p.Screen.Header.Title))
 		}
-		parts = append(parts, part{"", append(body, p.Screen.Children...)})
+		body = append(body, p.Screen.Children...)
+		if p.Screen.Footer != nil {
+			// The footer's links are the page's too.
+			body = append(body, p.Screen.Footer)
+		}
+		parts = append(parts, part{"", body})
 	}
 	for _, id := range slices.Sorted(maps.Keys(p.Overlays)) {
 		d := p.Overlays[id]

@@ -101,6 +101,15 @@ var stateScreens = map[string][]func(c Context) Page{
 			return DeletionStatus(c, DeletionStatusState{Found: true, Code: "preview", Status: "no_data", Date: copySampleDate})
 		},
 	},
+	"home":           {copySampleHome},
+	"menu":           {copySampleHome},
+	"footer":         {copySampleHome},
+	"noSubscription": {func(c Context) Page { return SignIn(c, PathCheckout) }},
+	"plan":           copySamplePlans(),
+	"receipt":        copySampleReceipts(),
+	"billing":        {copySampleHistory},
+	"devMail":        copySampleMailbox(),
+	"studio":         copySampleStudio(),
 	"unsubscription": {
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{SentTo: copySampleEmail}) },
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{Spent: true}) },
