@@ -110,6 +110,7 @@ var stateScreens = map[string][]func(c Context) Page{
 	"billing":        {copySampleHistory},
 	"devMail":        copySampleMailbox(),
 	"studio":         copySampleStudio(),
+	"experiments":    copySampleExperiments(),
 	"unsubscription": {
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{SentTo: copySampleEmail}) },
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{Spent: true}) },
@@ -138,6 +139,7 @@ var copyPreviewFormErrors = map[string]string{
 	"auth.userDisabled":           SignInForm,
 	"auth.linkInvalid":            SignInForm,
 	"accessRecovery.alreadySent":  AccessRecoveryForm,
+	"studio.invalidCredential":    StudioSignInForm,
 	"checkout.keyReused":          CheckoutForm,
 	"checkout.tooManyForEmail":    CheckoutForm,
 	"checkout.tooManyFromNetwork": CheckoutForm,
