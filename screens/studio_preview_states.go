@@ -111,6 +111,7 @@ var stateScreens = map[string][]func(c Context) Page{
 	"devMail":        copySampleMailbox(),
 	"studio":         copySampleStudio(),
 	"experiments":    copySampleExperiments(),
+	"support":        copySampleDesk(),
 	"unsubscription": {
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{SentTo: copySampleEmail}) },
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{Spent: true}) },
