@@ -439,9 +439,10 @@ type CopySample struct {
 }
 
 // unsubscribePreviewStep is a step of the flow as the copy editor draws it:
-// a subscriber on the weekly plan, with the sample's offer and dates.
-func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample) Page {
-	st := UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe(""), Sale: sample.Sale}
+// a subscriber on the weekly plan, with the sample's offer and dates; with a
+// result, the outcome page the step ended on.
+func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample, result string) Page {
+	st := UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe(""), Sale: sample.Sale, Result: result}
 	if !sample.PeriodEnd.IsZero() {
 		st.PeriodEnd = brand.Date(sample.PeriodEnd)
 		st.GiftEnd = brand.Date(sample.PeriodEnd.AddDate(0, 1, 0))
@@ -462,12 +463,16 @@ func CopyPreview(c Context, key, text string, sample CopySample) *ui.Node {
 	composers := append(slices.Clone(copyPreviewScreens[id]), stateScreens[id]...)
 	switch step, ok := retention.StepOfCopyKey(key); {
 	case ok:
-		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step, sample) }}
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step, sample, "") }}
+		// The outcome pages an accepted offer or a cancel ends on.
+		for _, result := range []string{UnsubscribeUpdated, UnsubscribeGifted, UnsubscribeCanceled} {
+			composers = append(composers, func(c Context) Page { return unsubscribePreviewStep(c, step, sample, result) })
+		}
 	case id == "mail":
 		composers = mailPreviews(sample)
 	case id == "unsubscribe":
 		// The flow's own words (Back, Close…) show on every step.
-		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, 0, sample) }}
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, 0, sample, "") }}
 	}
 	if form, ok := copyPreviewFormErrors[key]; ok {
 		for i, compose := range composers {

@@ -52,9 +52,13 @@ var stateScreens = map[string][]func(c Context) Page{
 			return CreateAccount(c, CreateAccountState{Problem: "createAccount.noSubscription"})
 		},
 	},
-	"accessRecovery":   {func(c Context) Page { return AccessRecovery(c, copySampleEmail) }},
-	"passwordRecovery": {func(c Context) Page { return PasswordRecovery(c, ResetState{LinkInvalid: true}) }},
-	"checkout":         orderStates(),
+	"accessRecovery": {func(c Context) Page { return AccessRecovery(c, copySampleEmail) }},
+	"passwordRecovery": {func(c Context) Page { return PasswordRecovery(c, ResetState{LinkInvalid: true}) },
+		// The dialog sign-in opens once a new password is set.
+		func(c Context) Page { return SignIn(c, PathCheckout) }},
+	"course":   {copySampleHome},
+	"purchase": copySamplePlans(),
+	"checkout": orderStates(),
 	"confirm": {
 		func(c Context) Page {
 			return ConfirmPayment(c, ConfirmState{Found: true, Token: "preview", Plan: billing.Describe("").Name, Price: billing.Describe("").Price})
@@ -113,6 +117,8 @@ var stateScreens = map[string][]func(c Context) Page{
 	"experiments":    copySampleExperiments(),
 	"support":        copySampleDesk(),
 	"unsubscription": {
+		// Cancel by email, asked from My Plan over the dashboard.
+		copySampleHome,
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{SentTo: copySampleEmail}) },
 		func(c Context) Page { return UnsubscriptionFor(c, UnsubscriptionState{Spent: true}) },
 		unsubscriptionOutcome(UnsubscriptionConfirm), unsubscriptionOutcome(UnsubscriptionCanceled),
