@@ -58,7 +58,11 @@ var stateScreens = map[string][]func(c Context) Page{
 		func(c Context) Page { return SignIn(c, PathCheckout) }},
 	"course":   {copySampleHome},
 	"purchase": copySamplePlans(),
-	"checkout": orderStates(),
+	"checkout": append([]func(Context) Page{func(c Context) Page {
+		// The brand's plans as its checkout offers them, in the sandbox.
+		plans := billing.DefaultCatalogue().ForBrand(c.Brand.Key, billing.KindMain)
+		return Checkout(c, CheckoutState{Plans: plans, Key: "preview", Sandbox: true})
+	}}, orderStates()...),
 	"confirm": {
 		func(c Context) Page {
 			return ConfirmPayment(c, ConfirmState{Found: true, Token: "preview", Plan: billing.Describe("").Name, Price: billing.Describe("").Price})
