@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"glimpse/engine/analysis"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/library"
@@ -158,4 +159,35 @@ func copySampleStudio() []func(Context) Page {
 		})
 	}
 	return out
+}
+
+// copySampleAnalytics are Analytics before a profile is connected (with
+// the upload and a refused connection), while it is analysed, and with a
+// small made-up analysis of two snapshots and its charts.
+func copySampleAnalytics() []func(Context) Page {
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 9, 0, 0, 0, time.UTC) }
+	r := analysis.Analyse(analysis.Input{
+		Previous: &analysis.Snapshot{TakenAt: day(28), Followers: []string{"ana.lopez", "bo.kim"}},
+		Current: analysis.Snapshot{TakenAt: day(29), FollowerCount: 1240,
+			Followers: []string{"bo.kim", "cy.meyer"}, Following: []string{"bo.kim", "dee.rossi"},
+			Posts: []analysis.Post{
+				{ID: "p1", TakenAt: day(29), Likes: 84, Comments: 6, Commenters: []string{"eve.hart"}},
+				{ID: "p2", TakenAt: day(28), Likes: 41},
+			}},
+	})
+	return []func(Context) Page{
+		func(c Context) Page {
+			return Analytics(c, AnalyticsState{Status: InsightsCompleted, Result: &r, Source: "Instagram", ReportURL: "/reports/profile.pdf",
+				Pictures:   map[string]string{"p1": "/static/posts/demo-1.svg"},
+				Followers:  []analysis.Point{{At: day(27), Value: 1200}, {At: day(28), Value: 1221}, {At: day(29), Value: 1240}},
+				Engagement: []analysis.Point{{At: day(27), Value: 2.3}, {At: day(29), Value: 2.41}}})
+		},
+		func(c Context) Page {
+			return Analytics(c, AnalyticsState{Status: InsightsIdle, ConnectURL: "/instagram/connect", CanUpload: true,
+				Notice: c.T("instagram.denied")})
+		},
+		func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsIdle, ReportPending: true}) },
+		func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsPending}) },
+		func(c Context) Page { return Analytics(c, AnalyticsState{Status: InsightsProcessing}) },
+	}
 }

@@ -119,6 +119,8 @@ var stateScreens = map[string][]func(c Context) Page{
 	"devMail":        copySampleMailbox(),
 	"studio":         copySampleStudio(),
 	"experiments":    copySampleExperiments(),
+	"analytics":      copySampleAnalytics(),
+	"upload":         copySampleAnalytics(),
 	"support":        copySampleDesk(),
 	"unsubscription": {
 		// Cancel by email, asked from My Plan over the dashboard.
