@@ -47,19 +47,34 @@ func copySampleDossier() support.Dossier {
 			Refundable: status == "succeeded" || status == "partially_refunded", CreatedAt: at.Add(-time.Duration(i) * 24 * time.Hour)}
 		if status == "partially_refunded" {
 			line.Refunded = billing.USD(50)
+			for j, rs := range []string{billing.RefundSucceeded, billing.RefundPending, billing.RefundFailed} {
+				line.Refunds = append(line.Refunds, billing.Refund{ID: line.ID + "#" + string(rune('1'+j)), ChargeID: line.ID,
+					SubscriptionID: "sub_weekly", Seq: j + 1, Amount: billing.USD(50), Status: rs, CreatedAt: at})
+			}
 		}
 		d.Charges = append(d.Charges, line)
 	}
-	for _, outcome := range []string{"saved_gift_month", "saved_plan_change", "never_mind", "canceled", ""} {
-		d.Attempts = append(d.Attempts, support.AttemptLine{StartedAt: at, From: at.Add(-72 * time.Hour), Repeats: 3, Plan: "Weekly Plan",
+	// Attempts of each outcome, one left unanswered, and a run of three.
+	for i, outcome := range []string{"saved_gift_month", "saved_plan_change", "never_mind", "canceled", "", ""} {
+		repeats := 1
+		if i == 5 {
+			repeats = 3
+		}
+		d.Attempts = append(d.Attempts, support.AttemptLine{StartedAt: at, From: at.Add(-72 * time.Hour), Repeats: repeats, Plan: "Weekly Plan",
 			Entry: "my_plan", Reason: "cutting_expenses", Stars: 4, Review: "Good app, too pricey for me now",
 			OffersShown: []string{"gift_month"}, OffersAccepted: []string{"gift_month"}, Outcome: outcome})
 	}
 	for i, action := range []string{support.ActionExtend, support.ActionRefund, support.ActionCancelNow, support.ActionCancelAtEnd,
 		support.ActionResendActivation, support.ActionResendReceipt, support.ActionSignOut} {
-		outcome := []string{support.OutcomeDone, support.OutcomeFailed, support.OutcomeStarted}[i%3]
-		d.Audit = append(d.Audit, support.Entry{ID: action, At: at, Staff: "support@example.com", Action: action,
-			Subscriber: copySampleEmail, Target: "sub_weekly", Reason: "Outage last week", Detail: "7 days", Outcome: outcome})
+		d.Audit = append(d.Audit, support.Entry{ID: action, At: at.Add(-time.Duration(i) * time.Hour), Staff: "support@example.com",
+			Action: action, Subscriber: copySampleEmail, Target: "sub_weekly", Reason: "Outage last week", Detail: "7 days",
+			Outcome: support.OutcomeDone})
+	}
+	// Older entries that failed or are still running.
+	for _, outcome := range []string{support.OutcomeFailed, support.OutcomeStarted} {
+		d.Audit = append(d.Audit, support.Entry{ID: outcome, At: at.AddDate(0, 0, -3), Staff: "support@example.com",
+			Action: support.ActionRefund, Subscriber: copySampleEmail, Target: "ch_succeeded", Reason: "Charged twice", Detail: "$1.00",
+			Outcome: outcome})
 	}
 	return d
 }
@@ -77,6 +92,19 @@ func copySampleDesk() []func(Context) Page {
 		})
 	}
 	return append(out,
+		// An account the subscriber cannot use, its plan suspended.
+		func(c Context) Page {
+			d := copySampleDossier()
+			d.Account.Disabled = true
+			d.Subscriptions[0].Suspended = true
+			return SupportDesk(c, SupportState{Staff: staff, Email: d.Email, Dossier: &d, Key: "preview"})
+		},
+		// A plan bought, its account not created yet, nothing connected.
+		func(c Context) Page {
+			d := copySampleDossier()
+			d.Account, d.Profile = nil, nil
+			return SupportDesk(c, SupportState{Staff: staff, Email: d.Email, Dossier: &d, Key: "preview"})
+		},
 		func(c Context) Page {
 			return SupportDesk(c, SupportState{Staff: "admin@example.com (admin)", Audit: copySampleDossier().Audit, Key: "preview", Admin: true})
 		},
