@@ -50,6 +50,10 @@ func copySamplePlans() []func(Context) Page {
 			planPreview(func(c Context, _ PlanState) *ui.Node { return ChangePlan(c, st) }),
 			func(c Context) Page {
 				return Page{Screen: ui.Screen("plan", "", ui.Stack("md")), Overlays: PurchaseConfirms(c, st.Offers, st.Card)}
+			},
+			// The dialog "Resume my plan" answers with.
+			func(c Context) Page {
+				return Page{Screen: ui.Screen("plan", "", ui.Stack("md")), Overlays: map[string]*ui.Node{ResumedOverlay: Resumed(c, st)}}
 			})
 	}
 	return out

@@ -57,7 +57,7 @@ var stateScreens = map[string][]func(c Context) Page{
 		// The dialog sign-in opens once a new password is set.
 		func(c Context) Page { return SignIn(c, PathCheckout) }},
 	"course":   {copySampleHome},
-	"purchase": copySamplePlans(),
+	"purchase": append(copySamplePlans(), copySampleReceipts()...),
 	"checkout": append([]func(Context) Page{func(c Context) Page {
 		// The brand's plans as its checkout offers them, in the sandbox.
 		plans := billing.DefaultCatalogue().ForBrand(c.Brand.Key, billing.KindMain)
