@@ -235,3 +235,31 @@ test("the studio's home is searched and sorted by date and by editor from its ad
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+test("a mail's text and a form's error are drawn in place in the preview as the editor types", async ({ browser }) => {
+  const { context, page } = await editor(browser);
+  const preview = page.getByRole("region", { name: "Preview of the draft" });
+  const text = page.getByRole("textbox", { name: "Text" });
+
+  // A receipt's subject: the mail as the dev mailbox shows it, for a sample subscriber, its
+  // placeholders filled in.
+  await page.goto("/studio/edit/copy/default/mail.receipt.subject");
+  await expect(preview.getByText("On screen: Emails")).toBeVisible();
+  await text.fill("Receipt {number} from {brand}");
+  await expect(preview.getByRole("heading", { name: "Receipt GL-2026-004217 from Glimpse" })).toBeVisible();
+  await expect(preview.getByText("To: jamie.rivera@example.com")).toBeVisible();
+  await expect(preview.getByText("Thank you for your payment", { exact: true })).toBeVisible();
+
+  // The welcome mail's button, in the body with its (sample) link.
+  await page.goto("/studio/edit/copy/default/mail.purchase.button");
+  await text.fill("Set up my account");
+  await expect(preview.getByText(/^Set up my account:\s*http.*\/access-recovery\?key=/)).toBeVisible();
+
+  // A sign-in error: the sign-in screen with the message where its form shows an error.
+  await page.goto("/studio/edit/copy/default/auth.invalidCredential");
+  await expect(preview.getByText("On screen: Sign in")).toBeVisible();
+  await text.fill("That email and password do not match");
+  await expect(preview.getByText("That email and password do not match", { exact: true })).toBeVisible();
+  await expect(preview.getByRole("button", { name: "Sign in" })).toBeVisible();
+  await context.close();
+});

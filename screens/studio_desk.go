@@ -431,12 +431,18 @@ func planPreview(part func(Context, PlanState) *ui.Node) func(Context) Page {
 type CopySample struct {
 	Sale      billing.PlanSpec
 	PeriodEnd time.Time
+	// Operator and Support name the seller and the support address a
+	// mail is signed with, Origin the address its links point at (the
+	// server's configuration; empty: the brand's name, its support
+	// address, an example address).
+	Operator, Support, Origin string
 }
 
 // unsubscribePreviewStep is a step of the flow as the copy editor draws it:
-// a subscriber on the weekly plan, with the sample's offer and dates.
-func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample) Page {
-	st := UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe(""), Sale: sample.Sale}
+// a subscriber on the weekly plan, with the sample's offer and dates; with a
+// result, the outcome page the step ended on.
+func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample, result string) Page {
+	st := UnsubscribeState{Attempt: "preview", Step: step, Return: PathStudio, Plan: billing.Describe(""), Sale: sample.Sale, Result: result}
 	if !sample.PeriodEnd.IsZero() {
 		st.PeriodEnd = brand.Date(sample.PeriodEnd)
 		st.GiftEnd = brand.Date(sample.PeriodEnd.AddDate(0, 1, 0))
@@ -454,13 +460,24 @@ func unsubscribePreviewStep(c Context, step retention.Step, sample CopySample) P
 func CopyPreview(c Context, key, text string, sample CopySample) *ui.Node {
 	_, id, name := copyScreenOf(c, key)
 	caption := ui.Text("caption", strings.ReplaceAll(c.T("studio.copyPreview.on"), "{screen}", name))
-	composers := copyPreviewScreens[id]
+	composers := append(slices.Clone(copyPreviewScreens[id]), stateScreens[id]...)
 	switch step, ok := retention.StepOfCopyKey(key); {
 	case ok:
-		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step, sample) }}
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, step, sample, "") }}
+		// The outcome pages an accepted offer or a cancel ends on.
+		for _, result := range []string{UnsubscribeUpdated, UnsubscribeGifted, UnsubscribeCanceled} {
+			composers = append(composers, func(c Context) Page { return unsubscribePreviewStep(c, step, sample, result) })
+		}
+	case id == "mail":
+		composers = mailPreviews(sample)
 	case id == "unsubscribe":
 		// The flow's own words (Back, Close…) show on every step.
-		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, 0, sample) }}
+		composers = []func(Context) Page{func(c Context) Page { return unsubscribePreviewStep(c, 0, sample, "") }}
+	}
+	if form, ok := copyPreviewFormErrors[key]; ok {
+		for i, compose := range composers {
+			composers[i] = withFormError(compose, form, key)
+		}
 	}
 	marked := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: copyPreviewMark}, nil)}
 	drawn := Context{Brand: c.Brand, Copy: c.Copy.Layered(map[string]string{key: text}, nil)}
@@ -504,7 +521,12 @@ func copyPreviewPart(p Page, find bool, name string) ([]*ui.Node, string, bool) 
 		if p.Screen.Header != nil && p.Screen.Header.Title != "" {
 			body = append(body, ui.Text("heading", p.Screen.Header.Title))
 		}
-		parts = append(parts, part{"", append(body, p.Screen.Children...)})
+		body = append(body, p.Screen.Children...)
+		if p.Screen.Footer != nil {
+			// The footer's links are the page's too.
+			body = append(body, p.Screen.Footer)
+		}
+		parts = append(parts, part{"", body})
 	}
 	for _, id := range slices.Sorted(maps.Keys(p.Overlays)) {
 		d := p.Overlays[id]

@@ -115,12 +115,56 @@ func TestCopyPreviewEveryKey(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"signIn.submit", "signIn.headline", "unsubscribe.step3.title", "unsubscribe.step7.accept",
-		"createAccount.title", "accessRecovery.title", "studio.signInText"} {
+		"createAccount.title", "accessRecovery.title", "studio.signInText",
+		// A mail of each kind, its shared words, a variant's sentence, an
+		// error in its form and screens after an action.
+		"mail.receipt.subject", "mail.purchase.body", "mail.activation.button", "mail.greeting", "mail.footer", "mail.demoSubject",
+		"mail.canceled.dropped", "mail.refunded.duplicate", "mail.receipt.refunded", "auth.invalidCredential",
+		"accessRecovery.alreadySent", "createAccount.emailInUse", "checkout.done.accountReady", "breach.compromised",
+		"unsubscription.canceledTitle"} {
 		if tree := CopyPreview(c, key, "X", CopySample{}); tree.Children[1].Text == c.T("studio.copyPreview.alone") {
 			t.Errorf("%s: drawn alone, want its screen", key)
 		}
 	}
-	t.Logf("%d of %d keys drawn on their screen", drawn, len(c.Brand.Copy))
+	// The coverage may only grow: a key that stops being drawn on its
+	// screen (a composer dropped, a screen's state renamed) fails here.
+	const floor = copyPreviewFloor
+	t.Logf("%d of %d keys drawn on their screen (floor %d)", drawn, len(c.Brand.Copy), floor)
+	if drawn < floor {
+		t.Errorf("%d keys drawn on their screen, want at least %d", drawn, floor)
+	}
+}
+
+// copyPreviewFloor is how many of the catalogue's keys the copy editor
+// draws on their screen (docs/studio-desk.md §3); raise it with each
+// composer added.
+const copyPreviewFloor = 901
+
+// A mail's text is drawn in the mail as the dev mailbox shows it, with the
+// sample subscriber's values filled in; a form's error in its form.
+func TestCopyPreviewMailAndError(t *testing.T) {
+	c := deskContext(t)
+	sample := CopySample{PeriodEnd: time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC), Operator: "Example Ltd", Origin: "https://app.example"}
+	tree := CopyPreview(c, "mail.receipt.subject", "Receipt {number} from {brand}", sample)
+	b, _ := json.Marshal(tree)
+	for _, want := range []string{"Receipt GL-2026-004217 from " + c.Brand.Name, "Nov 30, 2026", copySampleEmail, "Example Ltd"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("receipt mail: no %q in %s", want, b)
+		}
+	}
+	tree = CopyPreview(c, "mail.purchase.button", "Make my account", sample)
+	b, _ = json.Marshal(tree)
+	if !strings.Contains(string(b), "Make my account:") || !strings.Contains(string(b), "https://app.example/access-recovery?key=") {
+		t.Errorf("purchase mail: button or link missing: %s", b)
+	}
+	tree = CopyPreview(c, "auth.invalidCredential", "Wrong email or password, sorry", sample)
+	found := false
+	walk(tree, func(n *ui.Node) {
+		found = found || n.Type == "banner" && n.Tone == "danger" && n.Text == "Wrong email or password, sorry"
+	})
+	if !found {
+		t.Errorf("sign-in error not drawn in its form: %+v", tree)
+	}
 }
 
 // The home's sorts: by date newest first, by editor under each name (the

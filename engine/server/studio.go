@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,7 +168,9 @@ func (s *Server) copyPreview(slug, text string) *ui.Node {
 	b := s.Brands.Get(brandKey)
 	// A subscriber of the brand whose period ends in a week: the flow's
 	// steps then read with the brand's offer and real dates.
-	sample := screens.CopySample{PeriodEnd: s.Clock.Now().AddDate(0, 0, 7)}
+	// Its mails are signed and linked as the outbox signs and links them.
+	sample := screens.CopySample{PeriodEnd: s.Clock.Now().AddDate(0, 0, 7), Operator: s.Config.OperatorName,
+		Support: s.Config.SupportEmail, Origin: cmp.Or(s.Config.BrandOrigin(b.Key), s.Config.BaseURL)}
 	if s.Billing != nil {
 		if sale, err := s.Billing.Catalogue().SaleOf(b.Key, billing.FamilyPremiumOneMonth); err == nil {
 			sample.Sale = sale
