@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"glimpse/engine"
 	"glimpse/engine/brand"
@@ -114,10 +113,10 @@ func (s *Service) SubscriptionsFrom(ctx context.Context, prefix string, n int) (
 
 // SubscriptionsContaining returns up to n subscriptions, not erased, whose
 // address contains part (lower-cased here, as addresses are stored), by
-// address; nothing for a part shorter than MinContaining characters.
+// address; nothing for a part Containable refuses (too short).
 func (s *Service) SubscriptionsContaining(ctx context.Context, part string, n int) ([]Subscription, error) {
 	part = strings.ToLower(strings.TrimSpace(part))
-	if utf8.RuneCountInString(part) < MinContaining {
+	if !Containable(part) {
 		return nil, nil
 	}
 	out, err := s.st.Subscriptions().WithEmailContaining(ctx, part, n)

@@ -333,7 +333,7 @@ func (d *Desk) byUsername(ctx context.Context, q string) ([]Match, error) {
 // rest fill the list up to SearchLimit, and all are in address order. A
 // part shorter than billing.MinContaining characters reads nothing.
 func (d *Desk) withPart(ctx context.Context, q string, found []Match) ([]Match, error) {
-	if len(found) >= SearchLimit || utf8.RuneCountInString(q) < billing.MinContaining {
+	if len(found) >= SearchLimit || !billing.Containable(q) {
 		return found, nil
 	}
 	subs, err := d.billing.SubscriptionsContaining(ctx, q, SearchLimit)

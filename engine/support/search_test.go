@@ -31,7 +31,7 @@ func TestReceiptNumberReadsWhatPeopleQuote(t *testing.T) {
 // accept is well-formed: a receipt number of 14 characters in its
 // alphabet's shape, a last four of four ASCII digits.
 func FuzzSearchQuery(f *testing.F) {
-	for _, seed := range []string{"demo", "4242", "KAYY-SDRR-SN4N", "kayysdrrsn4n", "ch_x", "pi_3Q", "ann@example.com", "", " ", "ÄÖÜ-ÄÖÜ-ÄÖÜ"} {
+	for _, seed := range []string{"demo", "4242", "KAYY-SDRR-SN4N", "kayysdrrsn4n", "ch_x", "pi_3Q", "ann@example.com", "", " ", "ÄÖÜ-ÄÖÜ-ÄÖÜ", "example.com", "MO@exam", `o"neil`, "ab\x00c"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, q string) {

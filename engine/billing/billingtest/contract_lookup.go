@@ -88,6 +88,7 @@ func RunLookup(t *testing.T, open func(t *testing.T) billing.Store) {
 			{"nobody", 10, ""},
 			// Shorter than MinContaining: nothing, even where it occurs.
 			{"ex", 10, ""},
+			{"mo\x00@", 10, ""},
 			{"", 10, ""},
 			{"example.com", 0, ""},
 		} {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -312,7 +311,7 @@ func (s mongoSubscriptions) WithEmailPrefix(ctx context.Context, prefix string, 
 // lower-cased, so no case-insensitive option is needed. An erased
 // subscription's address is billing.ErasedEmail, kept out on the key too.
 func (s mongoSubscriptions) WithEmailContaining(ctx context.Context, part string, n int) ([]billing.Subscription, error) {
-	if utf8.RuneCountInString(part) < billing.MinContaining || n < 1 {
+	if !billing.Containable(part) || n < 1 {
 		return nil, nil
 	}
 	filter := bson.D{{Key: "email", Value: bson.D{

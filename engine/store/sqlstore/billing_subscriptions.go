@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"glimpse/engine/billing"
 	"glimpse/engine/store/sqlite"
@@ -272,7 +271,7 @@ func (s subscriptions) WithEmailPrefix(ctx context.Context, prefix string, n int
 // matching rows in its own order until LIMIT, so at most n are read
 // whatever the table's size; those n are then put in address order here.
 func (s subscriptions) WithEmailContaining(ctx context.Context, part string, n int) ([]billing.Subscription, error) {
-	if utf8.RuneCountInString(part) < billing.MinContaining || n < 1 {
+	if !billing.Containable(part) || n < 1 {
 		return nil, nil
 	}
 	phrase := `"` + strings.ReplaceAll(part, `"`, `""`) + `"`
