@@ -204,6 +204,45 @@ test.describe("the support desk at 1440x900", () => {
     await expect(page.getByText("Nothing matches “nobody-here”.")).toBeVisible();
   });
 
+  test("finds subscribers by a part inside their email, as Stripe's search does: a domain lists several, a middle opens the one", async ({ page }) => {
+    await signInToStudio(page, "support@example.com", "glimpse-support");
+    await expect(page).toHaveURL(/\/studio\/support$/);
+    const search = page.getByLabel("Subscriber's email");
+
+    // "example.com" starts no address but is inside every demo subscriber's: they are listed, each saying so.
+    await search.fill("example.com");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page).toHaveURL(/\?q=example\.com$/);
+    const matches = page.getByRole("list", { name: /^Matches \(\d+\)$/ });
+    for (const email of ["ab@example.com", "clean@example.com", "demo@example.com"]) {
+      await expect(matches.getByRole("listitem").filter({ hasText: email })).toContainText("address contains “example.com”");
+    }
+    await expect(matches.getByRole("listitem").filter({ hasText: "demo@example.com" })).toContainText("Weekly Plan");
+    expect(await matches.getByRole("listitem").count()).toBeGreaterThanOrEqual(3);
+    // In address order.
+    const listed = (await matches.getByRole("listitem").allTextContents()).map((t) => /[^\s·]+@[^\s·]+/.exec(t)?.[0] ?? "");
+    expect(listed).toEqual([...listed].sort());
+    // Nobody opened until picked; picking one opens them beside the list.
+    await expect(page.getByRole("heading", { name: "Actions" })).toHaveCount(0);
+    await matches.getByRole("link", { name: /clean@example\.com/ }).or(matches.getByRole("button", { name: /clean@example\.com/ })).click();
+    await expect(page).toHaveURL(/\?q=example\.com&email=clean%40example\.com$/);
+    await expect(page.getByRole("heading", { name: "clean@example.com" })).toBeFocused();
+    if (process.env.E2E_SHOTS !== undefined) await page.screenshot({ path: `${process.env.E2E_SHOTS}/contains-1440.png` });
+
+    // The middle of an address, across the "@", in any case: only demo@example.com has it, so it opens at once.
+    await page.goto("/studio/support");
+    await search.fill("MO@exam");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page).toHaveURL(/\/studio\/support\?email=demo%40example\.com$/);
+    await expect(page.getByRole("heading", { name: "demo@example.com" })).toBeFocused();
+
+    // Two characters are searched as a start only: "xa" is inside every address here, and starts none.
+    await page.goto("/studio/support");
+    await search.fill("xa");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await expect(page.getByText("Nothing matches “xa”.")).toBeVisible();
+  });
+
   test("an extension has its only plan chosen, shows the new date before it is confirmed, and is confirmed on screen", async ({ page }) => {
     await signInToStudio(page, "support@example.com", "glimpse-support");
     await expect(page).toHaveURL(/\/studio\/support$/);

@@ -146,7 +146,7 @@ func SupportDesk(c Context, s SupportState) Page {
 func matchList(c Context, s SupportState) *ui.Node {
 	rows := make([]*ui.Node, 0, len(s.Matches))
 	for _, m := range s.Matches {
-		sub := []string{fill(c.T("support.via."+m.Via), "{username}", m.Username)}
+		sub := []string{fill(c.T("support.via."+m.Via), "{username}", m.Username, "{part}", m.Part)}
 		if m.Via != support.ViaInstagram && m.Username != "" {
 			// Found by address and by username too: say both.
 			sub = append(sub, fill(c.T("support.via."+support.ViaInstagram), "{username}", m.Username))

@@ -54,7 +54,8 @@ func supportGoldenCases() []goldenCase {
 				Done: support.ActionExtend, Matches: []support.Match{
 					{Email: "dembo@example.com", Plans: []string{"Monthly Plan"}, Via: support.ViaEmail},
 					{Email: "demo@example.com", Plans: []string{"Weekly Plan", "Reels playbook"}, Via: support.ViaEmail},
-					{Email: "rita@example.com", Plans: []string{"Weekly Plan"}, Via: support.ViaInstagram, Username: "demo.rita"}}})
+					{Email: "rita@example.com", Plans: []string{"Weekly Plan"}, Via: support.ViaInstagram, Username: "demo.rita"},
+					{Email: "ted@demo.example", Plans: []string{"Weekly Plan"}, Via: support.ViaEmailPart, Part: "dem"}}})
 		}},
 		{"studio-support__audit", func(c Context) Page {
 			return SupportDesk(c, SupportState{Staff: "admin@example.com (admin)", Audit: goldenDossier().Audit, Key: "desk-key", Admin: true})

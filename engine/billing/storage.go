@@ -3,7 +3,9 @@ package billing
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Billing's storage, in its own words (issue #33, docs/store.md §0). Each
@@ -51,6 +53,14 @@ type Subscriptions interface {
 	// starts with prefix (normalised by the caller), in address order: the
 	// support desk's search, a range on the address's index.
 	WithEmailPrefix(ctx context.Context, prefix string, n int) ([]Subscription, error)
+	// WithEmailContaining returns up to n subscriptions, not erased, whose
+	// current address contains part (normalised by the caller, at least
+	// MinContaining characters, no NUL: see Containable; another part finds
+	// nothing), in address
+	// order: the support desk's search inside an address, on a substring
+	// index, read until n are found. When more than n match, which n is the
+	// store's (the first the index yields).
+	WithEmailContaining(ctx context.Context, part string, n int) ([]Subscription, error)
 	// WithCard returns up to n subscriptions whose card's last four digits
 	// are last4, in address order (an index on the card's last four and the
 	// address).
@@ -103,6 +113,20 @@ type Subscriptions interface {
 // largest code point): the upper bound of a range that finds a prefix by an
 // index, on SQLite and on MongoDB alike.
 func PrefixEnd(prefix string) string { return prefix + "\U0010FFFF" }
+
+// MinContaining is the shortest part of an address, in characters, that
+// Subscriptions.WithEmailContaining looks for: SQLite's trigram index
+// answers a part of three characters or more (a shorter one has no
+// trigram, and finding it would read every address), and both stores hold
+// to the same rule.
+const MinContaining = 3
+
+// Containable reports whether WithEmailContaining looks for part: at least
+// MinContaining characters and no NUL (no address holds one, and MongoDB
+// refuses one in a regular expression).
+func Containable(part string) bool {
+	return utf8.RuneCountInString(part) >= MinContaining && !strings.ContainsRune(part, 0)
+}
 
 // Renewal is one renewal's writes: the subscription's next state (its
 // Version the one read), the charge made and the effects.

@@ -97,8 +97,8 @@ func (s *Service) ResendReceipt(ctx context.Context, chargeID string) error {
 	return nil
 }
 
-// What the support desk looks a subscriber up by: the start of an address,
-// a card's last four, a receipt number, a charge's id or the provider's
+// What the support desk looks a subscriber up by: the start of an address
+// or a part of it, a card's last four, a receipt number, a charge's id or the provider's
 // reference for it. Each is one indexed read (docs/support.md).
 
 // SubscriptionsFrom returns up to n subscriptions whose address starts with
@@ -107,6 +107,21 @@ func (s *Service) SubscriptionsFrom(ctx context.Context, prefix string, n int) (
 	out, err := s.st.Subscriptions().WithEmailPrefix(ctx, strings.ToLower(strings.TrimSpace(prefix)), n)
 	if err != nil {
 		return nil, fmt.Errorf("subscriptions from %q: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// SubscriptionsContaining returns up to n subscriptions, not erased, whose
+// address contains part (lower-cased here, as addresses are stored), by
+// address; nothing for a part Containable refuses (too short).
+func (s *Service) SubscriptionsContaining(ctx context.Context, part string, n int) ([]Subscription, error) {
+	part = strings.ToLower(strings.TrimSpace(part))
+	if !Containable(part) {
+		return nil, nil
+	}
+	out, err := s.st.Subscriptions().WithEmailContaining(ctx, part, n)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions containing %q: %w", part, err)
 	}
 	return out, nil
 }

@@ -23,6 +23,10 @@ type Fate struct {
 	Why        string
 }
 
+// ftsWhy is what happens to the support desk's index of address parts.
+const ftsWhy = "the support desk's index of parts of subscriptions' addresses (SQLite's FTS5, migration 0044): " +
+	"the erasure rewrites the subscription's address, and a trigger deletes its row and, with secure-delete on, its trigrams at once"
+
 // Fates declares, for every collection the application uses, what Erase
 // does to it. A test fails for a collection the application creates that
 // is missing here, so a new collection cannot be forgotten by deletion.
@@ -34,6 +38,13 @@ func Fates() []Fate {
 		{"auth_counters", Kept, "sign-in failure, request and mail-once counters keyed by hashes of an address, IP or account with " +
 			"their window: no personal data, and each expires when its window ends"},
 		{"subscriptions", Anonymised, "ended now; plan, price and dates stay with no address, account or card reference until the tax period ends (GLIMPSE_TAX_RETENTION), then the sweeper deletes them"},
+		// The FTS5 table and the tables it keeps its index in.
+		{"subscriptions_email_fts", Erased, ftsWhy},
+		{"subscriptions_email_fts_config", Kept, "the address index's settings: no personal data"},
+		{"subscriptions_email_fts_content", Erased, ftsWhy},
+		{"subscriptions_email_fts_data", Erased, ftsWhy},
+		{"subscriptions_email_fts_docsize", Erased, ftsWhy},
+		{"subscriptions_email_fts_idx", Erased, ftsWhy},
 		{"billing_outbox", Erased, "mails billing decided and has not yet handed to the mailer (the mail domain erases what it holds)"},
 		{"billing_keys", Kept, "short bindings and attempt counters under keyed hashes, subscription and order ids: no personal data; each expires within hours"},
 		{"subscription_history", Anonymised, "what changed and when stay with the kept subscription; who made the change and its free text are removed"},

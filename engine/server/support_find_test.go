@@ -183,3 +183,62 @@ func TestSupportFindsByInstagramUsername(t *testing.T) {
 		t.Errorf("find ann.c (the closing account's username): %s, want no match", to)
 	}
 }
+
+// A part inside an address finds it, as Stripe's search does ("smith",
+// "example.com"; #34): listed after and beside the starts, each saying
+// what its address contains; a part that one address contains opens it; a
+// start is still said to be the address. Fewer than three characters
+// search starts only, and an erased subscriber is found by no part of the
+// address they had.
+func TestSupportFindsInsideAnAddress(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	h.buyer("ann.smith@example.com")
+	h.buyer("bob@smith.example")
+	h.buyer("smithers@mail.test")
+	gone, _ := h.buyer("old.smith@example.com")
+	goneUser, err := h.app.Auth.User(ctx, gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Privacy.Erase(ctx, goneUser, "request"); err != nil {
+		t.Fatal(err)
+	}
+	h.studioSignIn(staff.RoleSupport)
+	find := func(q string) string {
+		t.Helper()
+		r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
+		got := effects(r)
+		if r.status != http.StatusOK || len(got) != 1 {
+			t.Fatalf("find %q: %d %s", q, r.status, r.raw)
+		}
+		to, _ := got[0]["to"].(string)
+		return to
+	}
+	if to := find("Smith"); to != "/studio/support?q=Smith" {
+		t.Fatalf("find Smith: %s", to)
+	}
+	raw := string(h.screen("/studio/support?q=Smith").raw)
+	for _, want := range []string{"Matches (3)", "Weekly Plan, Reels playbook · address contains “smith”",
+		"ann.smith@example.com", "bob@smith.example", "smithers@mail.test"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the matches of Smith lack %q: %s", want, raw)
+		}
+	}
+	if strings.Count(raw, "address contains") != 2 || !strings.Contains(raw, "Weekly Plan, Reels playbook · email") {
+		t.Errorf("smithers@ is not said to start with smith, or the others not to contain it: %s", raw)
+	}
+	if strings.Contains(raw, "old.smith") {
+		t.Errorf("an erased subscriber is found by a part of their old address: %s", raw)
+	}
+	for q, want := range map[string]string{"b@smi": deskPath("bob@smith.example"), "TH@EXAMPLE.C": deskPath("ann.smith@example.com"),
+		"old.smith": "/studio/support?q=old.smith", "th": "/studio/support?q=th"} {
+		if to := find(q); to != want {
+			t.Errorf("find %q: %s, want %s", q, to, want)
+		}
+	}
+	if none := h.screen("/studio/support?q=th"); !strings.Contains(string(none.raw), "Nothing matches “th”.") {
+		t.Errorf("a part of two characters is searched inside addresses: %s", none.raw)
+	}
+}

@@ -201,23 +201,28 @@ const (
 	ViaCharge  = "charge"
 	// ViaInstagram is the start of the connected Instagram username.
 	ViaInstagram = "instagram"
+	// ViaEmailPart is a part inside the address (not its start).
+	ViaEmailPart = "email_part"
 )
 
 // Match is one subscriber a search found: their address, the plans found
 // with it (main plans first) and what matched; Username is their Instagram
-// username when that is what matched.
+// username when that is what matched; Part is what the address was found
+// to contain (lower case, as searched) when that is what matched.
 type Match struct {
 	Email    string
 	Plans    []string
 	Via      string
 	Username string
+	Part     string
 }
 
 // ErrQuery is a search too long to be anything the desk looks up.
 var ErrQuery = engine.Errorf(engine.CodeInvalid, "Type part of an email or an Instagram username, a receipt number, a charge id or a card's last four digits.")
 
 // Search finds subscribers by what staff typed: the start of an address (a
-// whole one included) or of an Instagram username ("@" or not), a receipt
+// whole one included) or of an Instagram username ("@" or not), a part
+// inside an address (billing.MinContaining characters or more), a receipt
 // number, a charge's id or the provider's reference for it, or a card's
 // last four digits. Each kind is one indexed read of at most SearchLimit
 // rows (docs/support.md); the matches are in address order, one per
@@ -268,6 +273,9 @@ func (d *Desk) Search(ctx context.Context, query string) ([]Match, error) {
 		return nil, err
 	}
 	out = merge(out, named)
+	if out, err = d.withPart(ctx, q, out); err != nil {
+		return nil, err
+	}
 	// An account with no subscription (they all ended and went) is found by
 	// its whole address.
 	if email := auth.NormaliseEmail(q); strings.Contains(q, "@") && !slices.ContainsFunc(out, func(m Match) bool { return m.Email == email }) {
@@ -316,6 +324,43 @@ func (d *Desk) byUsername(ctx context.Context, q string) ([]Match, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// withPart adds, when the starts found fewer than SearchLimit, the
+// subscribers whose address contains q elsewhere than at its start ("smith",
+// "example.com"): one read of the addresses' substring index, at most
+// SearchLimit subscriptions. A start found already stays as found; the
+// rest fill the list up to SearchLimit, and all are in address order. A
+// part shorter than billing.MinContaining characters reads nothing.
+func (d *Desk) withPart(ctx context.Context, q string, found []Match) ([]Match, error) {
+	if len(found) >= SearchLimit || !billing.Containable(q) {
+		return found, nil
+	}
+	subs, err := d.billing.SubscriptionsContaining(ctx, q, SearchLimit)
+	if err != nil {
+		return nil, err
+	}
+	return addParts(found, d.matches(subs, ViaEmailPart), strings.ToLower(q)), nil
+}
+
+// addParts adds the matches found inside an address to those found by a
+// start: an address already found stays as it was, the others (each
+// saying the part it contains) fill the list up to SearchLimit in their
+// address order, and the whole is in address order.
+func addParts(found, inside []Match, part string) []Match {
+	out := slices.Clone(found)
+	for _, m := range inside {
+		if len(out) >= SearchLimit {
+			break
+		}
+		if slices.ContainsFunc(out, func(f Match) bool { return f.Email == m.Email }) {
+			continue
+		}
+		m.Part = part
+		out = append(out, m)
+	}
+	slices.SortStableFunc(out, func(a, b Match) int { return strings.Compare(a.Email, b.Email) })
+	return out
 }
 
 // merge adds the matches by username to those by address: one per

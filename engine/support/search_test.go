@@ -31,7 +31,7 @@ func TestReceiptNumberReadsWhatPeopleQuote(t *testing.T) {
 // accept is well-formed: a receipt number of 14 characters in its
 // alphabet's shape, a last four of four ASCII digits.
 func FuzzSearchQuery(f *testing.F) {
-	for _, seed := range []string{"demo", "4242", "KAYY-SDRR-SN4N", "kayysdrrsn4n", "ch_x", "pi_3Q", "ann@example.com", "", " ", "ÄÖÜ-ÄÖÜ-ÄÖÜ"} {
+	for _, seed := range []string{"demo", "4242", "KAYY-SDRR-SN4N", "kayysdrrsn4n", "ch_x", "pi_3Q", "ann@example.com", "", " ", "ÄÖÜ-ÄÖÜ-ÄÖÜ", "example.com", "MO@exam", `o"neil`, "ab\x00c"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -92,5 +92,37 @@ func TestMatchesByUsernameJoinThoseByAddress(t *testing.T) {
 	}
 	if got := merge(many, more); len(got) != SearchLimit || got[SearchLimit-1].Email != many[SearchLimit-1].Email {
 		t.Errorf("merge of %d and %d: %d matches, last %+v", len(many), len(more), len(got), got[len(got)-1])
+	}
+}
+
+// Matches inside an address come after the starts: an address found by its
+// start stays as found (not "contains"), the others say the part they
+// contain and fill the list up to SearchLimit, and the whole is in address
+// order.
+func TestMatchesInsideAnAddressFillTheList(t *testing.T) {
+	found := []Match{{Email: "example.fan@mail.test", Via: ViaEmail}, {Email: "zed@example.org", Via: ViaInstagram, Username: "example"}}
+	inside := []Match{{Email: "ann@example.com", Via: ViaEmailPart, Plans: []string{"Weekly Plan"}},
+		{Email: "example.fan@mail.test", Via: ViaEmailPart}, {Email: "zed@example.org", Via: ViaEmailPart}}
+	got := addParts(found, inside, "example")
+	want := []Match{{Email: "ann@example.com", Via: ViaEmailPart, Plans: []string{"Weekly Plan"}, Part: "example"},
+		{Email: "example.fan@mail.test", Via: ViaEmail}, {Email: "zed@example.org", Via: ViaInstagram, Username: "example"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("addParts = %+v\nwant %+v", got, want)
+	}
+	if inside[0].Part != "" || len(found) != 2 {
+		t.Error("addParts changed the matches it was given")
+	}
+	// The starts keep their places; the parts fill what is left, in their
+	// (address) order.
+	var starts, parts []Match
+	for i := range SearchLimit - 2 {
+		starts = append(starts, Match{Email: fmt.Sprintf("m%02d@example.com", i), Via: ViaEmail})
+	}
+	for i := range SearchLimit {
+		parts = append(parts, Match{Email: fmt.Sprintf("a%02d@example.com", i), Via: ViaEmailPart})
+	}
+	got = addParts(starts, parts, "example")
+	if len(got) != SearchLimit || got[0].Email != "a00@example.com" || got[1].Email != "a01@example.com" || got[2].Email != "m00@example.com" {
+		t.Errorf("addParts of %d starts and %d parts: %d, first %+v", len(starts), len(parts), len(got), got[:3])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -296,6 +297,30 @@ func (s mongoSubscriptions) WithEmailPrefix(ctx context.Context, prefix string, 
 	return s.findBounded(ctx, filter, bson.D{{Key: "email", Value: 1}}, n)
 }
 
+// WithEmailContaining returns up to n subscriptions, not erased, whose
+// address contains part, by address. MongoDB has no substring index (its
+// text index matches words, Atlas Search is not MongoDB), so this walks the
+// by_email index in address order, hinted so no other plan is tried,
+// testing each key against an unanchored regular expression of the quoted
+// part: the keys are read and tested in the index alone, a document is
+// fetched only for a key that matches, and the walk stops at the nth. Its
+// cost is the keys read before the nth match: few for a common part
+// ("example.com"), every key for one that matches fewer than n (at a
+// million subscriptions, a million index keys; docs/support.md).
+// Addresses are stored lower case (auth.NormaliseEmail) and part comes
+// lower-cased, so no case-insensitive option is needed. An erased
+// subscription's address is billing.ErasedEmail, kept out on the key too.
+func (s mongoSubscriptions) WithEmailContaining(ctx context.Context, part string, n int) ([]billing.Subscription, error) {
+	if !billing.Containable(part) || n < 1 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "email", Value: bson.D{
+		{Key: "$regex", Value: regexp.QuoteMeta(part)},
+		{Key: "$ne", Value: billing.ErasedEmail},
+	}}}
+	return s.findBounded(ctx, filter, bson.D{{Key: "email", Value: 1}}, n, "by_email")
+}
+
 // WithCard returns up to n subscriptions whose card ends in last4, by
 // address (the by_card index).
 func (s mongoSubscriptions) WithCard(ctx context.Context, last4 string, n int) ([]billing.Subscription, error) {
@@ -306,9 +331,14 @@ func (s mongoSubscriptions) WithCard(ctx context.Context, last4 string, n int) (
 	return s.findBounded(ctx, filter, bson.D{{Key: "email", Value: 1}}, n)
 }
 
-// findBounded reads at most n subscriptions in the index's order.
-func (s mongoSubscriptions) findBounded(ctx context.Context, filter, sort bson.D, n int) ([]billing.Subscription, error) {
-	cur, err := s.b.subs.Find(ctx, filter, options.Find().SetSort(sort).SetLimit(int64(n)))
+// findBounded reads at most n subscriptions in the index's order (the
+// index named by hint, when one is).
+func (s mongoSubscriptions) findBounded(ctx context.Context, filter, sort bson.D, n int, hint ...string) ([]billing.Subscription, error) {
+	opts := options.Find().SetSort(sort).SetLimit(int64(n))
+	for _, h := range hint {
+		opts.SetHint(h)
+	}
+	cur, err := s.b.subs.Find(ctx, filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("subscriptions: %w", err)
 	}

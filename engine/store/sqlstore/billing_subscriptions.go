@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -260,6 +261,28 @@ func (s subscriptions) WithEmailPrefix(ctx context.Context, prefix string, n int
 	if err != nil {
 		return nil, fmt.Errorf("subscriptions from %q: %w", prefix, err)
 	}
+	return out, nil
+}
+
+// WithEmailContaining returns up to n subscriptions, not erased, whose
+// address contains part, by address. subscriptions_email_fts (0044) holds
+// every live address's trigrams: the part, quoted as one FTS5 string (its
+// double quotes doubled), is a phrase of them, and the index yields the
+// matching rows in its own order until LIMIT, so at most n are read
+// whatever the table's size; those n are then put in address order here.
+func (s subscriptions) WithEmailContaining(ctx context.Context, part string, n int) ([]billing.Subscription, error) {
+	if !billing.Containable(part) || n < 1 {
+		return nil, nil
+	}
+	phrase := `"` + strings.ReplaceAll(part, `"`, `""`) + `"`
+	out, err := queryAll(ctx, s.b.read(), scanSubscription, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE id IN (SELECT id FROM subscriptions_email_fts WHERE subscriptions_email_fts MATCH ? LIMIT ?) AND erased = 0`, phrase, n)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions containing %q: %w", part, err)
+	}
+	slices.SortFunc(out, func(a, b billing.Subscription) int {
+		return cmp.Or(strings.Compare(a.Email, b.Email), strings.Compare(a.ID, b.ID))
+	})
 	return out, nil
 }
 
