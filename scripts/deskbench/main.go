@@ -8,19 +8,16 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"glimpse/scripts/sduiclient"
 )
 
 func main() {
@@ -47,12 +44,11 @@ func (q *queryList) String() string     { return strings.Join(*q, ",") }
 func (q *queryList) Set(v string) error { *q = append(*q, v); return nil }
 
 func run(base, email, password string, rounds int, queries []string) error {
-	jar, _ := cookiejar.New(nil)
-	c := &client{base: base, http: &http.Client{Jar: jar, Timeout: time.Minute}}
-	if err := c.boot(); err != nil {
+	c := sduiclient.New(base)
+	if err := c.Boot("/studio"); err != nil {
 		return err
 	}
-	body, err := c.action("/studio", "studio.sign_in", map[string]any{"email": email, "password": password})
+	body, err := c.Action("/studio", "studio.sign_in", map[string]any{"email": email, "password": password})
 	if err != nil {
 		return fmt.Errorf("sign in: %w", err)
 	}
@@ -70,11 +66,15 @@ func run(base, email, password string, rounds int, queries []string) error {
 		var last []byte
 		for range rounds {
 			start := time.Now()
-			last, err = c.screen(path)
+			answer, raw, err := c.Screen(path)
 			if err != nil {
 				return err
 			}
+			if len(answer.Screen) == 0 {
+				return fmt.Errorf("%s: no screen: %.200s", path, raw)
+			}
 			times = append(times, time.Since(start))
+			last = raw
 		}
 		fmt.Printf("%-10s %-28s %8.2f %8.2f %8d\n", kind, q, ms(pct(times, 50)), ms(pct(times, 99)), matches(last))
 	}
@@ -95,75 +95,6 @@ func matches(screen []byte) int {
 		return 1
 	}
 	return 0
-}
-
-type client struct {
-	base, csrf string
-	http       *http.Client
-}
-
-var csrfMeta = regexp.MustCompile(`<meta name="glimpse-csrf" content="([^"]+)">`)
-
-func (c *client) boot() error {
-	req, _ := http.NewRequest(http.MethodGet, c.base+"/studio", nil)
-	req.Header.Set("Accept", "text/html")
-	body, err := c.do(req)
-	if err != nil {
-		return err
-	}
-	m := csrfMeta.FindSubmatch(body)
-	if m == nil {
-		return errors.New("no CSRF token in the page shell")
-	}
-	c.csrf = string(m[1])
-	return nil
-}
-
-func (c *client) screen(path string) ([]byte, error) {
-	req, _ := http.NewRequest(http.MethodGet, c.base+"/ui/screen?path="+url.QueryEscape(path), nil)
-	req.Header.Set("X-SDUI-Version", "1")
-	req.Header.Set("Accept", "application/json")
-	body, err := c.do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var answer struct {
-		Screen json.RawMessage `json:"screen"`
-	}
-	if err := json.Unmarshal(body, &answer); err != nil || len(answer.Screen) == 0 {
-		return nil, fmt.Errorf("%s: no screen: %.200s", path, body)
-	}
-	return body, nil
-}
-
-func (c *client) action(path, name string, values map[string]any) ([]byte, error) {
-	raw, _ := json.Marshal(map[string]any{"values": values, "path": path})
-	req, _ := http.NewRequest(http.MethodPost, c.base+"/ui/actions/"+name, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-SDUI-Version", "1")
-	req.Header.Set("X-CSRF-Token", c.csrf)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Origin", c.base)
-	return c.do(req)
-}
-
-func (c *client) do(req *http.Request) ([]byte, error) {
-	res, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	if tok := res.Header.Get("X-CSRF-Token"); tok != "" {
-		c.csrf = tok
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status %d: %.300s", res.StatusCode, body)
-	}
-	return body, nil
 }
 
 func pct(d []time.Duration, p int) time.Duration {

@@ -15,15 +15,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -37,6 +34,7 @@ import (
 	"glimpse/engine/app"
 	"glimpse/engine/privacy"
 	"glimpse/screens"
+	"glimpse/scripts/sduiclient"
 	"glimpse/scripts/serverproc"
 )
 
@@ -344,9 +342,9 @@ func (t *target) newBrowser() *browser {
 // newVisitor is a browser with no account, from a client address of its
 // own.
 func (t *target) newVisitor() *browser {
-	jar, _ := cookiejar.New(nil)
-	ip := net.IPv4(10, byte(rand.IntN(256)), byte(rand.IntN(256)), byte(1+rand.IntN(254))).String()
-	return &browser{base: t.base, client: &http.Client{Jar: jar, Timeout: 2 * time.Minute}, ip: ip}
+	c := sduiclient.New(t.base)
+	c.ForwardedFor = net.IPv4(10, byte(rand.IntN(256)), byte(rand.IntN(256)), byte(1+rand.IntN(254))).String()
+	return &browser{Client: c}
 }
 
 // activeAmong counts the active subscribers among a seed of n.
@@ -360,52 +358,20 @@ func activeAmong(n int) int {
 	return active
 }
 
-// browser sends what the renderer sends: the page shell first (its CSRF
-// token), then screens and actions as JSON with the protocol's headers.
+// browser is one person's browser (sduiclient), the account it signs in
+// to, and where the last screen sent it on, if anywhere.
 type browser struct {
-	base, ip, email, csrf string
-	client                *http.Client
-	redirect              string // where the last screen sent the browser on, if anywhere
+	*sduiclient.Client
+	email    string
+	redirect string
 }
 
-var csrfMeta = regexp.MustCompile(`<meta name="glimpse-csrf" content="([^"]+)">`)
-
-func (b *browser) boot() error {
-	req, _ := http.NewRequest(http.MethodGet, b.base+"/", nil)
-	res, err := b.do(req)
-	if err != nil {
-		return err
-	}
-	m := csrfMeta.FindSubmatch(res)
-	if m == nil {
-		return errors.New("no CSRF token in the page shell")
-	}
-	b.csrf = string(m[1])
-	return nil
-}
+func (b *browser) boot() error { return b.Boot("/") }
 
 func (b *browser) screen(path string) error {
-	req, _ := http.NewRequest(http.MethodGet, b.base+"/ui/screen?path="+url.QueryEscape(path), nil)
-	req.Header.Set("X-SDUI-Version", "1")
-	req.Header.Set("Accept", "application/json")
-	body, err := b.do(req)
+	answer, body, err := b.Screen(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	var answer struct {
-		Screen  json.RawMessage `json:"screen"`
-		Effects []struct {
-			Type, To string
-		} `json:"effects"`
-		Meta struct {
-			CSRF string `json:"csrf"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(body, &answer); err != nil {
-		return fmt.Errorf("%s: %w: %.200s", path, err, body)
-	}
-	if answer.Meta.CSRF != "" {
-		b.csrf = answer.Meta.CSRF
+		return err
 	}
 	b.redirect = ""
 	for _, e := range answer.Effects {
@@ -429,49 +395,18 @@ var hostedPage = regexp.MustCompile(`/sandbox-pay/[A-Za-z0-9_-]+`)
 // form posts it, following its redirect to the success page.
 func (b *browser) payOnPage(page string) error {
 	form := url.Values{"step": {"card"}, "number": {"4242424242424242"}, "expiry": {"12/30"}, "cvc": {"123"}}
-	req, _ := http.NewRequest(http.MethodPost, b.base+page, strings.NewReader(form.Encode()))
+	req, _ := http.NewRequest(http.MethodPost, b.Base+page, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Origin", b.base)
-	if _, err := b.do(req); err != nil {
+	req.Header.Set("Origin", b.Base)
+	if _, err := b.Do(req); err != nil {
 		return fmt.Errorf("the hosted page: %w", err)
 	}
 	return nil
 }
 
 func (b *browser) actionBody(path, name string, values map[string]any) ([]byte, error) {
-	raw, _ := json.Marshal(map[string]any{"values": values, "path": path})
-	req, _ := http.NewRequest(http.MethodPost, b.base+"/ui/actions/"+name, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-SDUI-Version", "1")
-	req.Header.Set("X-CSRF-Token", b.csrf)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Origin", b.base)
-	body, err := b.do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return body, nil
-}
-
-func (b *browser) do(req *http.Request) ([]byte, error) {
-	req.Header.Set("X-Forwarded-For", b.ip)
-	res, err := b.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	if tok := res.Header.Get("X-CSRF-Token"); tok != "" {
-		b.csrf = tok
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status %d: %.300s", res.StatusCode, body)
-	}
-	return body, nil
+	return b.Action(path, name, values)
 }
 
 func randomHex() string { return strconv.FormatUint(rand.Uint64(), 16) }
