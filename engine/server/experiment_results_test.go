@@ -17,10 +17,7 @@ func TestOpeningTheFlowTwiceIsOneAttempt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.studioSignIn(staff.RoleTester)
-	id := h.createExperiment(experimentForm("Headline", "unsubscribe.step0.title", "", "50", "Before you go…", "50"))
-	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
-		t.Fatalf("start: %d %s", r.status, r.raw)
-	}
+	id := h.startExperiment(experimentForm("Headline", "unsubscribe.step0.title", "", "50", "Before you go…", "50"))
 	h.member("twice@example.com", billing.FamilyThreeMonth)
 	first := h.startFlow()
 	h.step(first, 0)
@@ -58,10 +55,7 @@ func TestOutcomesCarryTheirRevenue(t *testing.T) {
 	h := newHarness(t)
 	h.studioSignIn(staff.RoleTester)
 	// Everyone in the control of step 3's slot: the plan change.
-	id := h.createExperiment(offerForm("Step 3 offer", "offer.step3", "", "100", "gift_month", "0"))
-	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
-		t.Fatalf("start: %d %s", r.status, r.raw)
-	}
+	id := h.startExperiment(offerForm("Step 3 offer", "offer.step3", "", "100", "gift_month", "0"))
 	outcomes := []func(attempt string){
 		func(a string) { // stays at step 3
 			h.step(a, 3)

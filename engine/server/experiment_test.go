@@ -55,6 +55,16 @@ func (h *harness) createExperiment(form map[string]any) string {
 	return id
 }
 
+// startExperiment creates the experiment of form and starts it.
+func (h *harness) startExperiment(form map[string]any) string {
+	h.t.Helper()
+	id := h.createExperiment(form)
+	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
+		h.t.Fatalf("start: %d %s", r.status, r.raw)
+	}
+	return id
+}
+
 // Testers and admins run experiments; editors and subscribers cannot, and a
 // tester cannot edit articles.
 func TestExperimentRoles(t *testing.T) {
@@ -347,10 +357,7 @@ func TestHoldoutSeesNoOfferAndCountsApart(t *testing.T) {
 	h.studioSignIn(staff.RoleTester)
 	form := offerForm("Step 3 offer", "offer.step3", "", "50", "gift_month", "50")
 	form["holdout"] = "20"
-	id := h.createExperiment(form)
-	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
-		t.Fatalf("start: %d %s", r.status, r.raw)
-	}
+	id := h.startExperiment(form)
 	ctx := context.Background()
 	e, err := h.app.Experiments.Get(ctx, id)
 	if err != nil || e.Holdout != 20 {
@@ -437,10 +444,7 @@ func TestNoOfferVariantIsExposedWhereTheOfferWouldShow(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.studioSignIn(staff.RoleTester)
-	id := h.createExperiment(offerForm("Step 3: offer or nothing", "offer.step3", "", "50", "none", "50"))
-	if r := h.action("experiment.start", map[string]any{"/exp/id": id}); r.status != http.StatusOK {
-		t.Fatalf("start: %d %s", r.status, r.raw)
-	}
+	id := h.startExperiment(offerForm("Step 3: offer or nothing", "offer.step3", "", "50", "none", "50"))
 	ctx := context.Background()
 	e, err := h.app.Experiments.Get(ctx, id)
 	if err != nil {
