@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"glimpse/content"
 	"glimpse/engine/billing"
 	"glimpse/engine/brand"
 	"glimpse/engine/experiment"
@@ -117,9 +116,8 @@ var placeholderLeft = regexp.MustCompile(`\{[a-zA-Z]+\}| [.,;:]|  |\$(\s|$|0\b)|
 // pay").
 func TestPreviewsFillEveryPlaceholder(t *testing.T) {
 	t.Parallel()
-	reg, _ := brands(t)
-	b := reg.Get(brand.DefaultKey)
-	c := Context{Brand: b, Copy: reg.Copy(b)}
+	c := shippedContext(t)
+	b := c.Brand
 	sample := ExperimentSampleOf(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), billing.DefaultCatalogue(), brand.DefaultKey)
 	keys := retention.ExperimentKeys(slices.Collect(maps.Keys(b.Copy)))
 	drawn := 0
@@ -213,14 +211,8 @@ func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
 	if v := got.Verdict; v.Kind != VerdictBetter || v.Revenue != "less" || !strings.HasPrefix(v.RevenueDiff, "-$4.20 [") {
 		t.Fatalf("verdict %+v", v)
 	}
-	seed, err := brand.ReadShipped(content.Brands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := brand.NewRegistry(nil)
-	reg.Set(seed)
-	b := reg.Get(brand.DefaultKey)
-	raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, got).Screen)
+	c := shippedContext(t)
+	raw, _ := json.Marshal(StudioExperimentResultsPage(c, got).Screen)
 	if !strings.Contains(string(raw), "But it keeps less revenue: -$4.20 [") {
 		t.Errorf("the verdict does not say the revenue falls: %s", raw)
 	}
@@ -228,17 +220,10 @@ func TestStudioExperimentVerdictSaysWhatRevenueDoes(t *testing.T) {
 
 // The sample-ratio check reads as a sentence: the split, the planned
 // shares and whether that is as expected (5,100 / 4,900 of 50/50:
-
 // χ² = 4, p = 0.0455) or not (5,200 / 4,800: χ² = 16, p < 0.0001).
 func TestStudioExperimentSampleRatioInWords(t *testing.T) {
 	t.Parallel()
-	seed, err := brand.ReadShipped(content.Brands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := brand.NewRegistry(nil)
-	reg.Set(seed)
-	b := reg.Get(brand.DefaultKey)
+	ctx := shippedContext(t)
 	e := experiment.Experiment{ID: "x1", Name: "N", Key: "k", Status: "running", Phase: 1,
 		Variants: []experiment.Variant{{ID: "a", Name: "Control", Weight: 50}, {ID: "b", Name: "B", Weight: 50}}}
 	for _, c := range []struct {
@@ -249,7 +234,7 @@ func TestStudioExperimentSampleRatioInWords(t *testing.T) {
 		{5200, 4800, "Exposures split 5,200 / 4,800 against the planned 50/50: that is not what the weights give (p < 0.0001), so assignment or logging is broken."},
 	} {
 		res := experiment.Compute(e, 1, map[string]experiment.Counts{"a": {Exposures: c.a}, "b": {Exposures: c.b}}, experiment.DefaultPlannedN)
-		raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, StudioExperimentResultsOf(res)).Screen)
+		raw, _ := json.Marshal(StudioExperimentResultsPage(ctx, StudioExperimentResultsOf(res)).Screen)
 		if text := strings.ReplaceAll(string(raw), `\u003c`, "<"); !strings.Contains(text, c.want) {
 			t.Errorf("%d / %d: no %q in %s", c.a, c.b, c.want, text)
 		}
@@ -274,14 +259,8 @@ func TestStudioExperimentVerdictFollowsThePrimaryMetric(t *testing.T) {
 	if v := got.Verdict; v.Kind != VerdictWorse || !v.ByRevenue || v.Saves != "more" || v.Revenue != "" || !strings.HasPrefix(v.Diff, "-$4.20 [") {
 		t.Fatalf("verdict %+v", v)
 	}
-	seed, err := brand.ReadShipped(content.Brands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := brand.NewRegistry(nil)
-	reg.Set(seed)
-	b := reg.Get(brand.DefaultKey)
-	raw, _ := json.Marshal(StudioExperimentResultsPage(Context{Brand: b, Copy: reg.Copy(b)}, got).Screen)
+	c := shippedContext(t)
+	raw, _ := json.Marshal(StudioExperimentResultsPage(c, got).Screen)
 	for _, want := range []string{"Free month keeps less revenue than Control: -$4.20 [", "It also saves more people: +10.0 pts."} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("the page does not say %q: %s", want, raw)

@@ -395,6 +395,15 @@ func brands(t *testing.T) (*brand.Registry, []brand.Brand) {
 	return r, seed
 }
 
+// shippedContext composes screens for the default brand with the shipped
+// copy.
+func shippedContext(t *testing.T) Context {
+	t.Helper()
+	reg, _ := brands(t)
+	b := reg.Get(brand.DefaultKey)
+	return Context{Brand: b, Copy: reg.Copy(b)}
+}
+
 // copyKey matches a string that is a copy key left unresolved.
 var copyKey = regexp.MustCompile(`^[a-z][a-zA-Z]*(\.[a-zA-Z]+)+$`)
 
