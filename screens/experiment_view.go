@@ -334,6 +334,9 @@ func StudioExperimentResultsOf(res experiment.Results) StudioExperimentResults {
 	v.Verdict = StudioExperimentVerdict{Kind: verdict.Kind, More: verdict.More, Planned: verdict.Planned,
 		PlannedN: int64(res.PlannedN), ByRevenue: verdict.Revenue}
 	switch {
+	case verdict.Revenue && verdict.Kind == experiment.VerdictWait && !verdict.Planned:
+		vr := res.Variants[verdict.Variant]
+		v.Verdict.Variant, v.Verdict.Diff = vr.Name, money(vr.RevenueDiffAlways, true, true)
 	case verdict.Revenue && (verdict.Kind == experiment.VerdictBetter || verdict.Kind == experiment.VerdictWorse):
 		vr := res.Variants[verdict.Variant]
 		v.Verdict.Variant = vr.Name

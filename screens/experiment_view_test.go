@@ -266,10 +266,17 @@ func TestStudioExperimentVerdictFollowsThePrimaryMetric(t *testing.T) {
 			t.Errorf("the page does not say %q: %s", want, raw)
 		}
 	}
-	// A few people: nothing settled, and no save-rate count to wait for.
+	// A few people: nothing settled yet; the wait counts the attempts the
+	// revenue difference needs, and the page words it in money.
 	few := map[string]experiment.Counts{"a": {Exposures: 20, Saves: 5, Revenue: 5 * 1399, RevenueSq: 5 * 1399 * 1399, RevenueMax: 1399},
 		"b": {Exposures: 20, Saves: 12}}
-	if v := experiment.Compute(e, 1, few, experiment.DefaultPlannedN).Verdict(); v.Kind != experiment.VerdictWait || !v.Planned || !v.Revenue {
-		t.Errorf("few people: %+v, want a wait to the planned size about revenue", v)
+	res := experiment.Compute(e, 1, few, experiment.DefaultPlannedN)
+	v := res.Verdict()
+	if v.Kind != experiment.VerdictWait || v.Planned || !v.Revenue || v.More != res.Variants[1].RevenueMoreNeeded || v.More <= 0 {
+		t.Fatalf("few people: %+v, want a wait for the revenue difference's attempts", v)
+	}
+	raw, _ = json.Marshal(StudioExperimentResultsPage(c, StudioExperimentResultsOf(res)).Screen)
+	if want := "would tell Free month (-$3.50 ["; !strings.Contains(string(raw), want) {
+		t.Errorf("the wait does not name the revenue difference %q: %s", want, raw)
 	}
 }

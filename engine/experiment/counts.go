@@ -151,6 +151,10 @@ type VariantResult struct {
 	// RevenueSignificant: the always-valid interval of the revenue
 	// difference excludes 0.
 	RevenueSignificant bool
+	// RevenueMoreNeeded and RevenueMoreKnown are MoreNeeded for the
+	// revenue difference (MeanMoreNeeded).
+	RevenueMoreNeeded int64
+	RevenueMoreKnown  bool
 }
 
 // Day is the counts by variant (in the experiment's order) of everything up
@@ -314,6 +318,8 @@ func CompareTo(e Experiment, phase int, counts map[string]Counts, plannedN float
 			top := float64(most)
 			vr.RevenueDiff, vr.RevenueDiffAlways = clampRevenue(vr.RevenueDiff, -top, most), clampRevenue(vr.RevenueDiffAlways, -top, most)
 			vr.RevenueSignificant = c.Exposures > 0 && c0.Exposures > 0 && vr.RevenueDiffAlways.Excludes(0)
+			vr.RevenueMoreNeeded, vr.RevenueMoreKnown = MeanMoreNeeded(c.Revenue, c.RevenueSq, c.Exposures,
+				c0.Revenue, c0.RevenueSq, c0.Exposures, pad, plannedN)
 		}
 		r.Variants = append(r.Variants, vr)
 	}
@@ -369,14 +375,13 @@ func (r Results) Verdict() Verdict {
 		return Verdict{Kind: VerdictNoData}
 	}
 	// The tester's primary metric decides: the save rate, or retained
-	// revenue per attempt (whose "more attempts needed" is not estimated:
-	// it waits for the planned size).
+	// revenue per attempt.
 	revenue := r.Experiment.Metric == MetricRevenuePerAttempt
-	primary := func(v VariantResult) (diff float64, significant bool) {
+	primary := func(v VariantResult) (diff float64, significant bool, more int64, known bool) {
 		if revenue {
-			return v.RevenueDiff.Estimate, v.RevenueSignificant
+			return v.RevenueDiff.Estimate, v.RevenueSignificant, v.RevenueMoreNeeded, v.RevenueMoreKnown
 		}
-		return v.Diff.Estimate, v.Significant
+		return v.Diff.Estimate, v.Significant, v.MoreNeeded, v.MoreKnown
 	}
 	best, wait := Verdict{Revenue: revenue}, Verdict{Kind: VerdictSame, Revenue: revenue}
 	bestDiff := 0.0
@@ -386,15 +391,15 @@ func (r Results) Verdict() Verdict {
 			continue
 		}
 		anyData = true
-		diff, significant := primary(v)
+		diff, significant, more, known := primary(v)
 		if significant && (best.Kind == "" || abs(diff) > abs(bestDiff)) {
 			best, bestDiff = Verdict{Kind: VerdictBetter, Variant: i, Revenue: revenue}, diff
 			if diff < 0 {
 				best.Kind = VerdictWorse
 			}
 		}
-		if !revenue && v.MoreKnown && (wait.Kind == VerdictSame || v.MoreNeeded < wait.More) {
-			wait = Verdict{Kind: VerdictWait, Variant: i, More: v.MoreNeeded}
+		if known && (wait.Kind == VerdictSame || more < wait.More) {
+			wait = Verdict{Kind: VerdictWait, Variant: i, More: more, Revenue: revenue}
 		}
 	}
 	switch {

@@ -117,11 +117,29 @@ func MoreNeeded(s1, n1, s0, n0 int64, plannedN float64) (more int64, ok bool) {
 		return 0, false
 	}
 	d := math.Abs(float64(s1)/float64(n1) - float64(s0)/float64(n0))
+	n := n1 + n0
+	return moreNeeded(d, math.Sqrt(differenceVariance(s1, n1, s0, n0)*float64(n)), n, plannedN)
+}
+
+// MeanMoreNeeded is MoreNeeded for a difference of means (retained revenue
+// per attempt): the per-observation deviation is MeanDifference's,
+// sqrt(n·Var(d)) with meanVariance per arm.
+func MeanMoreNeeded(sum1, sq1, n1, sum0, sq0, n0 int64, pad float64, plannedN float64) (more int64, ok bool) {
+	if n1 <= 0 || n0 <= 0 {
+		return 0, false
+	}
+	d := math.Abs(float64(sum1)/float64(n1) - float64(sum0)/float64(n0))
+	n := n1 + n0
+	v := meanVariance(sum1, sq1, n1, pad)/float64(n1) + meanVariance(sum0, sq0, n0, pad)/float64(n0)
+	return moreNeeded(d, math.Sqrt(v*float64(n)), n, plannedN)
+}
+
+// moreNeeded is the search both share: the smallest total N ≥ n whose
+// confidence-sequence radius with deviation sigma is under d, less n.
+func moreNeeded(d, sigma float64, n int64, plannedN float64) (more int64, ok bool) {
 	if d == 0 {
 		return 0, false
 	}
-	n := n1 + n0
-	sigma := math.Sqrt(differenceVariance(s1, n1, s0, n0) * float64(n))
 	enough := func(total int64) bool { return CSRadius(sigma, float64(total), Alpha, plannedN) < d }
 	if enough(n) {
 		return 0, true

@@ -194,6 +194,40 @@ func TestMoreNeeded(t *testing.T) {
 	}
 }
 
+// MeanMoreNeeded is the same search for retained revenue: 300 of 1,000
+// keeping $13.99 each against 250 of 1,000 keeping $17.50 (a mean of $4.197
+// against $4.375 a person) needs the least total whose radius, with the
+// deviation MeanDifference uses, is under the $0.178 seen; and 0 once the
+// always-valid interval already excludes 0.
+func TestMeanMoreNeeded(t *testing.T) {
+	const a, b = 1399, 1750
+	sum1, sq1, sum0, sq0 := int64(300*a), int64(300*a*a), int64(250*b), int64(250*b*b)
+	pad := float64(sum1+sum0) / 550
+	more, ok := MeanMoreNeeded(sum1, sq1, 1000, sum0, sq0, 1000, pad, DefaultPlannedN)
+	if !ok || more <= 0 {
+		t.Fatalf("more = %d, %v", more, ok)
+	}
+	d := math.Abs(float64(sum1)/1000 - float64(sum0)/1000)
+	v := meanVariance(sum1, sq1, 1000, pad)/1000 + meanVariance(sum0, sq0, 1000, pad)/1000
+	sigma := math.Sqrt(v * 2000)
+	if r := CSRadius(sigma, float64(2000+more), Alpha, DefaultPlannedN); r >= d {
+		t.Errorf("after %d more the radius %.3f is still ≥ %.3f", more, r, d)
+	}
+	if r := CSRadius(sigma, float64(2000+more-1), Alpha, DefaultPlannedN); r < d {
+		t.Errorf("%d more is not the least: one fewer gives %.3f", more, r)
+	}
+	_, always := MeanDifference(sum1, sq1, 1000, sum0, sq0, 1000, pad, DefaultPlannedN)
+	if always.Excludes(0) {
+		t.Fatalf("the interval %+v already excludes 0", always)
+	}
+	if _, ok := MeanMoreNeeded(sum1, sq1, 1000, sum1, sq1, 1000, pad, DefaultPlannedN); ok {
+		t.Error("no difference can never be told apart")
+	}
+	if more, ok := MeanMoreNeeded(1000*a, 1000*a*a, 1000, 0, 0, 1000, a, DefaultPlannedN); !ok || more != 0 {
+		t.Errorf("a settled result needs no more, got %d, %v", more, ok)
+	}
+}
+
 // The radius falls as n grows (MoreNeeded's search relies on it).
 func TestRadiusFalls(t *testing.T) {
 	prev := math.Inf(1)
