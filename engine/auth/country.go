@@ -1,9 +1,6 @@
 package auth
 
-import (
-	"context"
-	"strings"
-)
+import "strings"
 
 // A session keeps the country it was opened from, as the proxy in front
 // reports it (config GLIMPSE_COUNTRY_HEADER, e.g. Cloudflare's
@@ -11,19 +8,6 @@ import (
 // Germany". Only the country is kept, never the IP address: a country is
 // enough to tell a subscriber's trip from a stranger's sign-in, and it
 // names no household.
-
-type countryKey struct{}
-
-// WithCountry returns ctx carrying the country (an ISO 3166-1 alpha-2
-// code, CountryOf) of the request that may open a session.
-func WithCountry(ctx context.Context, code string) context.Context {
-	return context.WithValue(ctx, countryKey{}, code)
-}
-
-func countryFrom(ctx context.Context) string {
-	c, _ := ctx.Value(countryKey{}).(string)
-	return c
-}
 
 // CountryOf reads a proxy's country header: an officially assigned ISO
 // 3166-1 alpha-2 code, in either case ("de" reads "DE"); "" for anything

@@ -11,17 +11,25 @@ import (
 // fingerprint) and not the address it came from (a place), which the desk
 // has no need of.
 
-type deviceKey struct{}
-
-// WithDevice returns ctx carrying the device label of the request that may
-// open a session (DeviceOf its User-Agent).
-func WithDevice(ctx context.Context, device string) context.Context {
-	return context.WithValue(ctx, deviceKey{}, device)
+// Origin is where a session is being opened from, as the request that may
+// open one tells it: its browser's label (DeviceOf) and its country
+// (CountryOf); either may be "". The session keeps both.
+type Origin struct {
+	Device, Country string
 }
 
-func deviceFrom(ctx context.Context) string {
-	d, _ := ctx.Value(deviceKey{}).(string)
-	return d
+type originKey struct{}
+
+// WithOrigin returns ctx carrying the origin of the request that may open a
+// session (sign-in, a sign-in link, an account's creation): those calls take
+// it from their context rather than from one more parameter each.
+func WithOrigin(ctx context.Context, o Origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+func originFrom(ctx context.Context) Origin {
+	o, _ := ctx.Value(originKey{}).(Origin)
+	return o
 }
 
 // maxDevice bounds a label: the longest DeviceOf writes is well under it.

@@ -209,8 +209,9 @@ func (s *Service) openSession(ctx context.Context, u User, bundle string) (strin
 	}
 	token := engine.NewToken()
 	now := s.clock.Now()
+	origin := originFrom(ctx)
 	sess := Session{ID: engine.HashToken(token), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime), Epoch: u.SessionEpoch,
-		Device: deviceFrom(ctx), Country: countryFrom(ctx)}
+		Device: origin.Device, Country: origin.Country}
 	if err := s.sessions.Insert(ctx, sess); err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}

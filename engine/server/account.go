@@ -239,7 +239,7 @@ func (s *Server) activateIfNoAccount(r *request, email string) {
 // subscription to it and signs in (auth.Accounts.Create).
 func (s *Server) createAccount(r *request, in any) (*ui.Result, error) {
 	req := in.(*createAccountRequest)
-	u, token, err := s.accounts.Create(r.deviceContext(), auth.NewAccount{Key: req.Key,
+	u, token, err := s.accounts.Create(s.originContext(r), auth.NewAccount{Key: req.Key,
 		Password: req.Password, Bundle: r.brand.Bundle, IP: r.fiber.IP()})
 	if problem, ok := accountProblem(err); ok {
 		return nil, engine.Wrap(engine.CodeInvalid, err, r.copy.T(problem))

@@ -162,7 +162,7 @@ func jsonName(fe validator.FieldError) string { return fe.Field() }
 
 func (s *Server) signIn(r *request, in any) (*ui.Result, error) {
 	req := in.(*signInRequest)
-	token, err := s.Auth.SignIn(r.deviceContext(), req.Email, req.Password, r.fiber.IP(), r.brand.Bundle)
+	token, err := s.Auth.SignIn(s.originContext(r), req.Email, req.Password, r.fiber.IP(), r.brand.Bundle)
 	if errors.Is(err, auth.ErrInvalidCredential) {
 		s.activateIfNoAccount(r, req.Email)
 	}
@@ -177,13 +177,13 @@ func (s *Server) signInFromURL(r *request, in any) (*ui.Result, error) {
 	var token string
 	var err error
 	if req.Login != "" {
-		token, err = s.Auth.ConsumeLoginLink(r.deviceContext(), req.Login, r.fiber.IP(), r.brand.Bundle)
+		token, err = s.Auth.ConsumeLoginLink(s.originContext(r), req.Login, r.fiber.IP(), r.brand.Bundle)
 	} else {
 		email, password, decodeErr := auth.DecodeCreds(req.Creds)
 		if decodeErr != nil {
 			err = auth.ErrInvalidCredential
 		} else {
-			token, err = s.Auth.SignIn(r.deviceContext(), email, password, r.fiber.IP(), r.brand.Bundle)
+			token, err = s.Auth.SignIn(s.originContext(r), email, password, r.fiber.IP(), r.brand.Bundle)
 		}
 	}
 	if err != nil {

@@ -79,18 +79,15 @@ type request struct {
 	// (Server.insights).
 	insights     profile.Summary
 	insightsRead bool
-	// country is the client's country as the proxy in front reported it
-	// (Server.countryOf); "" when unknown or not configured.
-	country string
 }
 
-// deviceContext is the request's context carrying its browser's label
-// (auth.DeviceOf its User-Agent) and its country (Server.countryOf), for
-// the calls that may open a session: the session keeps both, which the
-// support desk's sign-ins show.
-func (r *request) deviceContext() context.Context {
-	ctx := auth.WithDevice(r.fiber.Context(), auth.DeviceOf(r.fiber.Get(fiber.HeaderUserAgent)))
-	return auth.WithCountry(ctx, r.country)
+// originContext is the request's context carrying where a session opened
+// by it comes from: its browser's label (auth.DeviceOf its User-Agent) and
+// its country (countryOf), read only by the calls that may open a session,
+// not on every request. The session keeps both; the support desk's
+// sign-ins show them.
+func (s *Server) originContext(r *request) context.Context {
+	return auth.WithOrigin(r.fiber.Context(), auth.Origin{Device: auth.DeviceOf(r.fiber.Get(fiber.HeaderUserAgent)), Country: s.countryOf(r.fiber)})
 }
 
 // countryOf reads the client's country from the header the proxy in front
@@ -114,7 +111,7 @@ func (s *Server) countryOf(c fiber.Ctx) string {
 // unknown or expired session is simply a signed-out request.
 func (s *Server) newRequest(c fiber.Ctx) (*request, error) {
 	b := s.Brands.ForHost(c.Hostname())
-	r := &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}, country: s.countryOf(c)}
+	r := &request{fiber: c, brand: b, copy: screens.Context{Brand: b, Copy: s.Brands.Copy(b)}}
 	token := c.Cookies(s.sessionCookie())
 	if token == "" {
 		return r, nil

@@ -92,7 +92,7 @@ func TestSupportDossierInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A sign-in keeps its browser's label, which the desk shows.
-	phone := auth.WithDevice(context.Background(), auth.DeviceOf("Mozilla/5.0 (Linux; Android 14; Pixel 8) Chrome/131.0.0.0 Mobile Safari/537.36"))
+	phone := auth.WithOrigin(context.Background(), auth.Origin{Device: auth.DeviceOf("Mozilla/5.0 (Linux; Android 14; Pixel 8) Chrome/131.0.0.0 Mobile Safari/537.36")})
 	if _, err := h.app.Auth.SignIn(phone, "ann@example.com", "correct-horse", "1.2.3.4", "glimpse.web"); err != nil {
 		t.Fatal(err)
 	}
