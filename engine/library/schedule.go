@@ -137,6 +137,18 @@ func (s *Scheduler) Schedule(ctx context.Context, kind, slug, at, by string) (Sc
 	return sc, nil
 }
 
+// ScheduleEdit saves the editor's form (fields, when there are any) as the
+// item's draft, as Publish saves it, then schedules the item as Schedule
+// does: what goes out at that time is the draft then.
+func (s *Scheduler) ScheduleEdit(ctx context.Context, kind, slug string, fields map[string]string, at, by string) (Schedule, error) {
+	if len(fields) > 0 {
+		if _, err := s.repo.Edit(ctx, kind, slug, fields, by, false); err != nil {
+			return Schedule{}, err
+		}
+	}
+	return s.Schedule(ctx, kind, slug, at, by)
+}
+
 // Cancel cancels a schedule still scheduled; one already claimed or done is
 // a conflict *engine.Error (the publish won the race).
 func (s *Scheduler) Cancel(ctx context.Context, id, by string) (Schedule, error) {

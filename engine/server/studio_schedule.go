@@ -76,12 +76,7 @@ func (s *Server) studioSchedule(r *request, in any) (*ui.Result, error) {
 			fields[f.Name] = v
 		}
 	}
-	if len(fields) > 0 {
-		if _, err := s.Content.Edit(r.fiber.Context(), req.Kind, req.Slug, fields, r.member.Email, false); err != nil {
-			return nil, studioProblems(r, err)
-		}
-	}
-	if _, err := s.Schedules.Schedule(r.fiber.Context(), req.Kind, req.Slug, req.At, r.member.Email); err != nil {
+	if _, err := s.Schedules.ScheduleEdit(r.fiber.Context(), req.Kind, req.Slug, fields, req.At, r.member.Email); err != nil {
 		return nil, studioScheduleProblems(r, err)
 	}
 	return ui.Effects(ui.Refresh()), nil
