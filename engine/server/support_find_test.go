@@ -28,16 +28,7 @@ func TestSupportFindsBySearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.studioSignIn(staff.RoleSupport)
-	find := func(q string) string {
-		t.Helper()
-		r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
-		got := effects(r)
-		if r.status != http.StatusOK || len(got) != 1 {
-			t.Fatalf("find %q: %d %s", q, r.status, r.raw)
-		}
-		to, _ := got[0]["to"].(string)
-		return to
-	}
+	find := h.supportFind
 	// Several: listed, each with its plan, nobody opened.
 	if to := find("An"); to != "/studio/support?q=An" {
 		t.Fatalf("find An: %s", to)
@@ -144,16 +135,7 @@ func TestSupportFindsByInstagramUsername(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.studioSignIn(staff.RoleSupport)
-	find := func(q string) string {
-		t.Helper()
-		r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
-		got := effects(r)
-		if r.status != http.StatusOK || len(got) != 1 {
-			t.Fatalf("find %q: %d %s", q, r.status, r.raw)
-		}
-		to, _ := got[0]["to"].(string)
-		return to
-	}
+	find := h.supportFind
 	// "ann": two addresses start with it, and bob's username does; ann is
 	// found both ways, once. The erased and the closing are not listed.
 	if to := find("ann"); to != "/studio/support?q=ann" {
@@ -206,16 +188,7 @@ func TestSupportFindsInsideAnAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.studioSignIn(staff.RoleSupport)
-	find := func(q string) string {
-		t.Helper()
-		r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
-		got := effects(r)
-		if r.status != http.StatusOK || len(got) != 1 {
-			t.Fatalf("find %q: %d %s", q, r.status, r.raw)
-		}
-		to, _ := got[0]["to"].(string)
-		return to
-	}
+	find := h.supportFind
 	if to := find("Smith"); to != "/studio/support?q=Smith" {
 		t.Fatalf("find Smith: %s", to)
 	}
@@ -241,4 +214,17 @@ func TestSupportFindsInsideAnAddress(t *testing.T) {
 	if none := h.screen("/studio/support?q=th"); !strings.Contains(string(none.raw), "Nothing matches “th”.") {
 		t.Errorf("a part of two characters is searched inside addresses: %s", none.raw)
 	}
+}
+
+// supportFind submits the desk's search box and returns where it sends the
+// desk.
+func (h *harness) supportFind(q string) string {
+	h.t.Helper()
+	r := h.actionAt("/studio/support", "support.find", map[string]any{"query": q})
+	got := effects(r)
+	if r.status != http.StatusOK || len(got) != 1 {
+		h.t.Fatalf("find %q: %d %s", q, r.status, r.raw)
+	}
+	to, _ := got[0]["to"].(string)
+	return to
 }
