@@ -85,8 +85,13 @@ func newUpstream(tb testing.TB) *upstream {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
-		// Block until the proxy gives up and closes the connection.
+		// Block until the proxy gives up and closes the connection, and a
+		// while longer: a handler that returned as soon as its context
+		// ended could still answer an empty 200 that a loaded machine's
+		// client reads before its own timeout fires (seen in CI as "not an
+		// image", content type "").
 		<-r.Context().Done()
+		time.Sleep(time.Second)
 	})
 	mux.HandleFunc("/redirect-elsewhere", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "https://evil.test/png", http.StatusFound)
